@@ -1,0 +1,96 @@
+# wp: which instructions write to this memory address?
+PREFIX	?= /usr/local
+BINDIR	?= $(PREFIX)/bin
+MANDIR	?= $(PREFIX)/share/man
+DESTDIR	?=
+O	?= build
+
+CC	?= cc
+CFLAGS	?= -O2 -g
+WPFLAGS	 = -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -iquote lib
+LDLIBS	 = -lcapstone -ldw -lelf -ljson-c
+SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer \
+	   -fno-sanitize-recover=undefined
+
+TOOLS	 = wp-resolve
+SCRIPTS	 =
+LIBSRC	 = $(wildcard lib/*.c)
+LIBOBJ	 = $(LIBSRC:lib/%.c=$(O)/lib/%.o)
+MAN1	 = $(wildcard man/*.1)
+MAN7	 = $(wildcard man/*.7)
+TARGETS	 = $(patsubst tests/targets/%.c,%,$(filter-out tests/targets/lib%,\
+	   $(wildcard tests/targets/*.c)))
+
+# Debian packages the build, the tests and the guest suite need.
+DEPS	 = gcc make pkg-config libelf-dev libdw-dev libcapstone-dev \
+	   libjson-c-dev bats bats-support bats-assert jq binutils \
+	   qemu-system-x86 linux-image-amd64 busybox-static cpio gzip \
+	   util-linux procps
+
+all: $(TOOLS:%=$(O)/%) targets
+
+$(O)/lib/%.o: lib/%.c lib/*.h
+	@mkdir -p $(@D)
+	$(CC) $(WPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(O)/libwp.a: $(LIBOBJ)
+	rm -f $@
+	ar rcs $@ $(LIBOBJ)
+
+$(O)/%: cmd/%.c $(O)/libwp.a lib/*.h
+	$(CC) $(WPFLAGS) $(CFLAGS) -o $@ $< $(O)/libwp.a $(LDLIBS)
+
+# Test targets: plain -O1 programs, PIE and non-PIE, and a shared library.
+TCFLAGS	 = -O1 -g -Wall -Wextra -Werror -pthread
+targets: $(TARGETS:%=$(O)/targets/%) $(O)/targets/mt-writer-nopie \
+	 $(O)/targets/mt-writer-stripped $(O)/targets/libwpt.so \
+	 $(O)/targets/libwpt2.so $(O)/targets/i386-pause
+
+$(O)/targets/lib%.so: tests/targets/lib%.c tests/targets/libwpt.h
+	@mkdir -p $(@D)
+	$(CC) $(TCFLAGS) -fPIC -shared -o $@ $<
+
+$(O)/targets/shlib-writer: tests/targets/shlib-writer.c $(O)/targets/libwpt.so \
+	$(O)/targets/libwpt2.so
+	$(CC) $(TCFLAGS) -o $@ $< -L$(O)/targets -lwpt -lwpt2 \
+	    -Wl,--no-as-needed -Wl,-rpath,'$$ORIGIN'
+
+# A 32-bit program, made without a 32-bit libc: wp must refuse it.
+$(O)/targets/i386-pause: tests/targets/i386-pause.S
+	@mkdir -p $(@D)
+	as --32 -o $@.o $<
+	ld -m elf_i386 -o $@ $@.o
+	rm -f $@.o
+
+$(O)/targets/%: tests/targets/%.c $(O)/targets/libwpt.so tests/targets/*.h
+	@mkdir -p $(@D)
+	$(CC) $(TCFLAGS) -o $@ $< -L$(O)/targets -lwpt -Wl,-rpath,'$$ORIGIN'
+
+$(O)/targets/mt-writer-nopie: tests/targets/mt-writer.c tests/targets/*.h
+	$(CC) $(TCFLAGS) -fno-pie -no-pie -o $@ $<
+
+$(O)/targets/mt-writer-stripped: $(O)/targets/mt-writer
+	strip -o $@ $<
+
+deps:
+	@sh tests/deps.sh $(DEPS)
+
+check: deps all
+	@WP_BUILD=$(CURDIR)/$(O) sh tests/run.sh
+
+asan-check:
+	$(MAKE) O=build-asan CFLAGS="-O1 -g $(SANFLAGS)" check
+
+install: $(TOOLS:%=$(O)/%)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
+	    $(DESTDIR)$(MANDIR)/man7
+	install -m 755 $(TOOLS:%=$(O)/%) $(DESTDIR)$(BINDIR)
+	$(if $(SCRIPTS),install -m 755 $(SCRIPTS) $(DESTDIR)$(BINDIR))
+	install -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1
+	install -m 644 $(MAN7) $(DESTDIR)$(MANDIR)/man7
+
+clean:
+	rm -rf build build-asan
+
+.PHONY: all targets deps check asan-check install clean demo
+.SECONDARY:

@@ -1,0 +1,210 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "elf.h"
+#include "util.h"
+
+static void
+init_libelf(void)
+{
+	static int done;
+
+	if (!done) {
+		elf_version(EV_CURRENT);
+		done = 1;
+	}
+}
+
+static void
+read_build_id(Elf *e, char *out, size_t outsz)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	Elf_Data *d;
+	GElf_Nhdr nh;
+	size_t off, noff, doff, i;
+	const unsigned char *p;
+
+	out[0] = '\0';
+	while ((scn = elf_nextscn(e, scn)) != NULL) {
+		if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_NOTE)
+			continue;
+		if ((d = elf_getdata(scn, NULL)) == NULL)
+			continue;
+		off = 0;
+		while ((off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
+			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
+			    memcmp((char *)d->d_buf + noff, "GNU", 4) != 0)
+				continue;
+			p = (const unsigned char *)d->d_buf + doff;
+			for (i = 0; i < nh.n_descsz && 2 * i + 2 < outsz; i++)
+				snprintf(out + 2 * i, 3, "%02x", p[i]);
+			return;
+		}
+	}
+}
+
+struct wp_elf *
+wp_elf_open(const char *path, char *errbuf, size_t errsz)
+{
+	struct wp_elf *w;
+	GElf_Ehdr eh;
+	GElf_Phdr ph;
+	size_t n, i;
+	Elf *e;
+	int fd;
+
+	init_libelf();
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
+		snprintf(errbuf, errsz, "%s", strerror(errno));
+		return NULL;
+	}
+	if ((e = elf_begin(fd, ELF_C_READ_MMAP, NULL)) == NULL ||
+	    elf_kind(e) != ELF_K_ELF || gelf_getehdr(e, &eh) == NULL) {
+		snprintf(errbuf, errsz, "not an ELF file");
+		if (e != NULL)
+			elf_end(e);
+		close(fd);
+		return NULL;
+	}
+	w = wp_xcalloc(1, sizeof *w);
+	w->path = wp_xstrdup(path);
+	w->fd = fd;
+	w->elf = e;
+	w->type = eh.e_type;
+	w->machine = eh.e_machine;
+	w->is64 = gelf_getclass(e) == ELFCLASS64;
+	read_build_id(e, w->build_id, sizeof w->build_id);
+	if (elf_getphdrnum(e, &n) == 0) {
+		w->loads = wp_xcalloc(n, sizeof *w->loads);
+		for (i = 0; i < n; i++) {
+			if (gelf_getphdr(e, (int)i, &ph) == NULL ||
+			    ph.p_type != PT_LOAD)
+				continue;
+			w->loads[w->nloads].vaddr = ph.p_vaddr;
+			w->loads[w->nloads].memsz = ph.p_memsz;
+			w->loads[w->nloads].offset = ph.p_offset;
+			w->loads[w->nloads].filesz = ph.p_filesz;
+			w->loads[w->nloads].flags = (int)ph.p_flags;
+			w->nloads++;
+		}
+	}
+	return w;
+}
+
+void
+wp_elf_close(struct wp_elf *w)
+{
+	if (w == NULL)
+		return;
+	elf_end(w->elf);
+	close(w->fd);
+	free(w->loads);
+	free(w->path);
+	free(w);
+}
+
+int
+wp_elf_build_id_of(const char *path, char *out, size_t sz)
+{
+	struct wp_elf *w;
+	char eb[128];
+
+	if ((w = wp_elf_open(path, eb, sizeof eb)) == NULL)
+		return -1;
+	snprintf(out, sz, "%s", w->build_id);
+	wp_elf_close(w);
+	return 0;
+}
+
+/*
+ * Looks NAME up in .symtab and .dynsym.  Returns the number of distinct
+ * addresses found: 0 (unknown), 1 (value and size set), more (ambiguous).
+ */
+int
+wp_elf_symbol(struct wp_elf *w, const char *name, uint64_t *value,
+    uint64_t *size)
+{
+	Elf *e = w->elf;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	GElf_Sym sym;
+	Elf_Data *d;
+	uint64_t vals[16];
+	size_t i, j, n, nvals = 0;
+	const char *s;
+	int found = 0;
+
+	while ((scn = elf_nextscn(e, scn)) != NULL) {
+		if (gelf_getshdr(scn, &sh) == NULL ||
+		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
+			continue;
+		if ((d = elf_getdata(scn, NULL)) == NULL || sh.sh_entsize == 0)
+			continue;
+		n = sh.sh_size / sh.sh_entsize;
+		for (i = 1; i < n; i++) {
+			if (gelf_getsym(d, (int)i, &sym) == NULL ||
+			    sym.st_shndx == SHN_UNDEF ||
+			    GELF_ST_TYPE(sym.st_info) == STT_SECTION ||
+			    GELF_ST_TYPE(sym.st_info) == STT_FILE ||
+			    GELF_ST_TYPE(sym.st_info) == STT_TLS)
+				continue;
+			s = elf_strptr(e, sh.sh_link, sym.st_name);
+			if (s == NULL || strcmp(s, name) != 0)
+				continue;
+			for (j = 0; j < nvals; j++)
+				if (vals[j] == sym.st_value)
+					break;
+			if (j < nvals)
+				continue;
+			if (nvals < sizeof vals / sizeof vals[0])
+				vals[nvals++] = sym.st_value;
+			if (!found) {
+				*value = sym.st_value;
+				*size = sym.st_size;
+				found = 1;
+			}
+		}
+	}
+	return (int)nvals;
+}
+
+const struct wp_elf_load *
+wp_elf_load_at(struct wp_elf *w, uint64_t vaddr)
+{
+	size_t i;
+
+	for (i = 0; i < w->nloads; i++)
+		if (vaddr >= w->loads[i].vaddr &&
+		    vaddr - w->loads[i].vaddr < w->loads[i].memsz)
+			return &w->loads[i];
+	return NULL;
+}
+
+/*
+ * The load bias of a module from one of its file mappings: the PT_LOAD
+ * segment whose page holds that file offset was placed at map_start.
+ */
+int
+wp_elf_bias(struct wp_elf *w, uint64_t map_start, uint64_t map_offset,
+    uint64_t *bias)
+{
+	const uint64_t pg = 4096;
+	size_t i;
+
+	for (i = 0; i < w->nloads; i++) {
+		const struct wp_elf_load *l = &w->loads[i];
+
+		if ((l->offset & ~(pg - 1)) == map_offset) {
+			*bias = map_start - (l->vaddr & ~(pg - 1));
+			return 0;
+		}
+	}
+	return -1;
+}

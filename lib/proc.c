@@ -1,0 +1,195 @@
+#include <sys/types.h>
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "proc.h"
+#include "util.h"
+
+int
+wp_proc_exists(pid_t pid)
+{
+	char path[64];
+
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	return access(path, F_OK) == 0;
+}
+
+/* Field 22 of /proc/PID/stat, in clock ticks since boot. */
+int
+wp_proc_starttime(pid_t pid, unsigned long long *st)
+{
+	char path[64], buf[1024], *p;
+	ssize_t n;
+	int fd, field;
+
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	if ((p = strrchr(buf, ')')) == NULL)
+		return -1;
+	/* p[2] is field 3 (state). */
+	p += 2;
+	for (field = 3; field < 22 && *p != '\0'; p++)
+		if (*p == ' ')
+			field++;
+	if (field != 22 || sscanf(p, "%llu", st) != 1) {
+		errno = EINVAL;
+		return -1;
+	}
+	return 0;
+}
+
+int
+wp_proc_exe(pid_t pid, char *buf, size_t sz)
+{
+	char path[64];
+	ssize_t n;
+
+	snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
+	if ((n = readlink(path, buf, sz - 1)) == -1)
+		return -1;
+	buf[n] = '\0';
+	return 0;
+}
+
+int
+wp_proc_maps(pid_t pid, struct wp_maps *m)
+{
+	char path[64], *line = NULL, perms[8];
+	size_t cap = 0, alloc = 0;
+	unsigned long long start, end, off;
+	FILE *f;
+	int n;
+
+	memset(m, 0, sizeof *m);
+	snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return -1;
+	while (getline(&line, &cap, f) > 0) {
+		struct wp_map *mp;
+		char *p;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &start,
+		    &end, perms, &off, &n) < 4)
+			continue;
+		if (m->n == alloc) {
+			alloc = alloc ? alloc * 2 : 64;
+			m->v = wp_xrealloc(m->v, alloc * sizeof *m->v);
+		}
+		mp = &m->v[m->n++];
+		mp->start = start;
+		mp->end = end;
+		mp->offset = off;
+		memcpy(mp->perms, perms, 4);
+		mp->perms[4] = '\0';
+		p = line + n;
+		p[strcspn(p, "\n")] = '\0';
+		mp->path = *p ? wp_xstrdup(p) : NULL;
+	}
+	free(line);
+	fclose(f);
+	if (m->n == 0) {
+		errno = ESRCH;
+		return -1;
+	}
+	return 0;
+}
+
+void
+wp_proc_maps_free(struct wp_maps *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i++)
+		free(m->v[i].path);
+	free(m->v);
+	memset(m, 0, sizeof *m);
+}
+
+const struct wp_map *
+wp_proc_maps_find(const struct wp_maps *m, uint64_t addr)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i++)
+		if (addr >= m->v[i].start && addr < m->v[i].end)
+			return &m->v[i];
+	return NULL;
+}
+
+int
+wp_proc_mem_open(pid_t pid)
+{
+	char path[64];
+
+	snprintf(path, sizeof path, "/proc/%d/mem", (int)pid);
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+int
+wp_proc_read(int fd, uint64_t addr, void *buf, size_t len)
+{
+	ssize_t n;
+
+	if (addr > (uint64_t)INT64_MAX) {
+		errno = EFAULT;
+		return -1;
+	}
+	n = pread(fd, buf, len, (off_t)addr);
+	if (n < 0)
+		return -1;
+	if ((size_t)n != len) {
+		errno = EFAULT;
+		return -1;
+	}
+	return 0;
+}
+
+static int
+cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+int
+wp_proc_tasks(pid_t pid, pid_t **tids, size_t *n)
+{
+	char path[64];
+	struct dirent *d;
+	size_t alloc = 0;
+	DIR *dir;
+
+	*tids = NULL;
+	*n = 0;
+	snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+	if ((dir = opendir(path)) == NULL)
+		return -1;
+	while ((d = readdir(dir)) != NULL) {
+		if (!isdigit((unsigned char)d->d_name[0]))
+			continue;
+		if (*n == alloc) {
+			alloc = alloc ? alloc * 2 : 16;
+			*tids = wp_xrealloc(*tids, alloc * sizeof **tids);
+		}
+		(*tids)[(*n)++] = (pid_t)atoi(d->d_name);
+	}
+	closedir(dir);
+	qsort(*tids, *n, sizeof **tids, cmp_pid);
+	return 0;
+}

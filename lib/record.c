@@ -1,0 +1,243 @@
+#include <sys/stat.h>
+
+#include <err.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "record.h"
+#include "util.h"
+
+static FILE	*out;
+static int	 flush_each;
+
+void
+wp_record_reader_init(struct wp_reader *r, FILE *in, const char *name)
+{
+	memset(r, 0, sizeof *r);
+	r->in = in;
+	r->name = name;
+	if ((r->tok = json_tokener_new()) == NULL)
+		errx(WP_EXIT_ERROR, "json_tokener_new failed");
+}
+
+void
+wp_record_reader_free(struct wp_reader *r)
+{
+	if (r->obj != NULL)
+		json_object_put(r->obj);
+	if (r->tok != NULL)
+		json_tokener_free(r->tok);
+	free(r->buf);
+	memset(r, 0, sizeof *r);
+}
+
+static int
+bad(struct wp_reader *r, const char *why)
+{
+	warnx("%s: line %ld: %s", r->name, r->lineno, why);
+	r->nbad++;
+	return 0;
+}
+
+static int
+parse(struct wp_reader *r, char *line, size_t len, struct wp_record *rec)
+{
+	json_object *obj, *t;
+	enum json_tokener_error jerr;
+	size_t used, i;
+
+	if (len == 0)
+		return bad(r, "empty line, expected a JSON object");
+	json_tokener_reset(r->tok);
+	obj = json_tokener_parse_ex(r->tok, line, (int)len);
+	jerr = json_tokener_get_error(r->tok);
+	if (obj == NULL) {
+		if (jerr == json_tokener_continue)
+			return bad(r, "truncated JSON");
+		return bad(r, json_tokener_error_desc(jerr));
+	}
+	used = json_tokener_get_parse_end(r->tok);
+	for (i = used; i < len; i++)
+		if (line[i] != ' ' && line[i] != '\t' && line[i] != '\r') {
+			json_object_put(obj);
+			return bad(r, "text after the JSON object");
+		}
+	if (!json_object_is_type(obj, json_type_object)) {
+		json_object_put(obj);
+		return bad(r, "not a JSON object");
+	}
+	if (!json_object_object_get_ex(obj, "type", &t) ||
+	    !json_object_is_type(t, json_type_string)) {
+		json_object_put(obj);
+		return bad(r, "no \"type\" string field");
+	}
+	r->obj = obj;
+	rec->line = line;
+	rec->len = len;
+	rec->lineno = r->lineno;
+	rec->obj = obj;
+	rec->type = json_object_get_string(t);
+	return 1;
+}
+
+/*
+ * Reads the next well-formed record.  Malformed lines are reported on
+ * stderr with their line number, counted in nbad, and skipped.
+ * Returns 1 for a record, 0 at end of input.
+ */
+int
+wp_record_read(struct wp_reader *r, struct wp_record *rec)
+{
+	ssize_t n;
+
+	if (r->obj != NULL) {
+		json_object_put(r->obj);
+		r->obj = NULL;
+	}
+	for (;;) {
+		errno = 0;
+		n = getline(&r->buf, &r->cap, r->in);
+		if (n < 0) {
+			if (ferror(r->in) && errno != 0)
+				warn("%s: read", r->name);
+			return 0;
+		}
+		r->lineno++;
+		if (n > 0 && r->buf[n - 1] == '\n')
+			r->buf[--n] = '\0';
+		else if (!feof(r->in) || n > 0) {
+			/* last line without a newline: accept it */
+		}
+		if (memchr(r->buf, '\0', (size_t)n) != NULL) {
+			bad(r, "NUL byte in line");
+			continue;
+		}
+		if (parse(r, r->buf, (size_t)n, rec))
+			return 1;
+	}
+}
+
+/*
+ * Records are flushed one by one unless stdout is a regular file, so a
+ * consumer on a pipe or terminal sees each record as soon as it exists.
+ */
+void
+wp_record_out_init(FILE *f)
+{
+	struct stat st;
+
+	out = f;
+	signal(SIGPIPE, SIG_IGN);
+	flush_each = !(fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode));
+	setvbuf(f, NULL, _IOFBF, 1 << 16);
+}
+
+int
+wp_record_out_flush(void)
+{
+	if (fflush(out) == EOF || ferror(out))
+		return -1;
+	return 0;
+}
+
+int
+wp_record_write(const char *line, size_t len)
+{
+	if (fwrite(line, 1, len, out) != len || putc('\n', out) == EOF)
+		return -1;
+	if (flush_each)
+		return wp_record_out_flush();
+	return 0;
+}
+
+int
+wp_record_pass(const struct wp_record *rec)
+{
+	return wp_record_write(rec->line, rec->len);
+}
+
+int
+wp_record_emit(json_object *o)
+{
+	size_t len;
+	const char *s;
+
+	s = json_object_to_json_string_length(o,
+	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
+	return wp_record_write(s, len);
+}
+
+/* Writes the record with the text "extra" (",\"k\":v...") added as fields. */
+int
+wp_record_append(const struct wp_record *rec, const char *extra)
+{
+	size_t n = rec->len;
+
+	while (n > 0 && rec->line[n - 1] != '}')
+		n--;
+	if (n == 0)
+		return wp_record_pass(rec);
+	if (fwrite(rec->line, 1, n - 1, out) != n - 1 ||
+	    fputs(extra, out) == EOF || fputs("}\n", out) == EOF)
+		return -1;
+	if (flush_each)
+		return wp_record_out_flush();
+	return 0;
+}
+
+json_object *
+wp_json_hex(uint64_t v)
+{
+	char buf[24];
+
+	wp_hex(buf, sizeof buf, v);
+	return json_object_new_string(buf);
+}
+
+/* A "0x..." string field.  Returns -1 when absent or not hex. */
+int
+wp_json_get_hex(json_object *o, const char *key, uint64_t *v)
+{
+	json_object *f;
+	const char *s;
+	char *end;
+
+	if (!json_object_object_get_ex(o, key, &f) ||
+	    !json_object_is_type(f, json_type_string))
+		return -1;
+	s = json_object_get_string(f);
+	if (s[0] != '0' || (s[1] != 'x' && s[1] != 'X') || s[2] == '\0')
+		return -1;
+	errno = 0;
+	*v = strtoull(s + 2, &end, 16);
+	if (errno != 0 || *end != '\0')
+		return -1;
+	return 0;
+}
+
+int
+wp_json_get_int(json_object *o, const char *key, int64_t *v)
+{
+	json_object *f;
+
+	if (!json_object_object_get_ex(o, key, &f) ||
+	    !json_object_is_type(f, json_type_int))
+		return -1;
+	*v = json_object_get_int64(f);
+	return 0;
+}
+
+const char *
+wp_json_get_str(json_object *o, const char *key)
+{
+	json_object *f;
+
+	if (!json_object_object_get_ex(o, key, &f) ||
+	    !json_object_is_type(f, json_type_string))
+		return NULL;
+	return json_object_get_string(f);
+}

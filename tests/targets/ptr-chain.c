@@ -1,0 +1,66 @@
+/*
+ * ptr-chain [-g generations] [-n writes]
+ *
+ * Prints one JSON line, then for each step waits for SIGUSR1:
+ * generation g (1..generations) allocates a new object, stores its
+ * address in wpt_ptr (and in wpt_holder->inner for the two-level chain),
+ * and writes obj->value n times; after the last generation wpt_ptr is
+ * set to NULL (the null phase), and after one more SIGUSR1 the program
+ * prints "done" and exits.  Each step prints "gen G OBJ" when finished.
+ */
+#include <stdint.h>
+
+#include "wpt.h"
+
+struct obj {
+	long		pad[2];
+	volatile int	value;		/* offset 0x10 */
+};
+
+struct holder {
+	long		pad;
+	struct obj	*volatile inner;	/* offset 0x8 */
+};
+
+struct obj *volatile wpt_ptr;
+struct holder *volatile wpt_holder;
+
+int
+main(int argc, char *argv[])
+{
+	long gens = 3, n = 10, g, i;
+	struct obj *o;
+	int ch;
+
+	while ((ch = getopt(argc, argv, "g:n:")) != -1) {
+		switch (ch) {
+		case 'g': gens = atol(optarg); break;
+		case 'n': n = atol(optarg); break;
+		default: return 64;
+		}
+	}
+	wpt_block_go();
+	wpt_holder = calloc(1, sizeof *wpt_holder);
+	printf("{\"pid\":%d,\"ptr\":\"0x%lx\",\"holder\":\"0x%lx\"}\n",
+	    (int)getpid(), WPT_ADDR(&wpt_ptr), WPT_ADDR(&wpt_holder));
+	fflush(stdout);
+	for (g = 1; g <= gens; g++) {
+		wpt_wait_go();
+		o = calloc(1, sizeof *o);
+		wpt_ptr = o;
+		wpt_holder->inner = o;
+		for (i = 0; i < n; i++)
+			o->value = (int)(g * 1000 + i);
+		printf("gen %ld 0x%lx\n", g, WPT_ADDR(o));
+		fflush(stdout);
+	}
+	wpt_wait_go();
+	wpt_ptr = NULL;
+	wpt_holder->inner = NULL;
+	printf("null\n");
+	fflush(stdout);
+	wpt_wait_go();
+	printf("done\n");
+	fflush(stdout);
+	return 0;
+}
