@@ -52,8 +52,8 @@ $(O)/targets/lib%.so: tests/targets/lib%.c tests/targets/libwpt.h
 
 $(O)/targets/shlib-writer: tests/targets/shlib-writer.c $(O)/targets/libwpt.so \
 	$(O)/targets/libwpt2.so
-	$(CC) $(TCFLAGS) -o $@ $< -L$(O)/targets -lwpt -lwpt2 \
-	    -Wl,--no-as-needed -Wl,-rpath,'$$ORIGIN'
+	$(CC) $(TCFLAGS) -o $@ $< -L$(O)/targets -Wl,--no-as-needed -lwpt \
+	    -lwpt2 -Wl,-rpath,'$$ORIGIN'
 
 # A 32-bit program, made without a 32-bit libc: wp must refuse it.
 $(O)/targets/i386-pause: tests/targets/i386-pause.S

@@ -106,10 +106,16 @@ wp_target_locate(struct wp_view *v, const struct wp_addr *a, uint64_t *addr,
 			    (n = lookup_in(m, a->symbol, &val1, &sz1)) == 0)
 				continue;
 			if (n > 1 || ++nmods > 1 || found != NULL) {
+				const char *p1 = found ? found->path : m->path;
+				const char *p2 = m->path;
+
+				if (strcmp(p1, p2) > 0) {
+					p2 = p1;
+					p1 = m->path;
+				}
 				snprintf(err, errsz, "ambiguous symbol '%s': "
 				    "defined in %s and %s; write MODULE:%s",
-				    a->symbol, found ? found->path : m->path,
-				    m->path, a->symbol);
+				    a->symbol, p1, p2, a->symbol);
 				return -1;
 			}
 			found = m;

@@ -11,3 +11,9 @@ wpt_lib_write(long n, long base)
 	for (i = 0; i < n; i++)
 		wpt_lib_counter = base + i;
 }
+
+volatile long *
+wpt_lib_addr(void)
+{
+	return &wpt_lib_counter;
+}

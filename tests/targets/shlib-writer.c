@@ -20,11 +20,11 @@ main(int argc, char *argv[])
 	}
 	wpt_block_go();
 	printf("{\"pid\":%d,\"lib_counter\":\"0x%lx\"}\n", (int)getpid(),
-	    WPT_ADDR(&wpt_lib_counter));
+	    WPT_ADDR(wpt_lib_addr()));
 	fflush(stdout);
 	wpt_wait_go();
 	wpt_lib_write(n, 1);
-	printf("done %ld\n", wpt_lib_counter);
+	printf("done %ld\n", *wpt_lib_addr());
 	fflush(stdout);
 	return 0;
 }

@@ -1,0 +1,136 @@
+#!/usr/bin/env bats
+# wp-resolve against live test targets: every ADDR form, PIE and non-PIE.
+
+load helpers
+
+@test "wp-resolve: runtime address in a PIE binary, exact target record" {
+	start_target mt-writer
+	local addr static slide
+	addr=$(tinfo counter)
+	static=$(static_of "$T/mt-writer" wpt_counter)
+	run --separate-stderr wp-resolve -p "$TPID" -l 8 "$addr"
+	assert_success
+	assert_ndjson "$output"
+	[ -z "$stderr" ] || fail "unexpected stderr: $stderr"
+	slide=$(printf '0x%x' $(( addr - static )))
+	assert_json_eq "$(jq -n --arg a "$addr" --arg s "$static" --arg exe "$T/mt-writer" '
+		{type:"target", id:0, input:$a, runtime_addr:$a, static_addr:$s,
+		 module:$exe, region:$exe, perms:"rw-p", len:8, access:"w",
+		 slots:1, initial_value:"0x0", initial_bytes:"0000000000000000",
+		 warnings:[]}')" "$(sed -n 2p <<< "$output")"
+	run jq -r 'select(.type=="session") | [.schema_version, .pid, .pie, .pie_slide, .arch, .exe, .binary_match] | @tsv' <<< "$output"
+	assert_output "$(printf '1\t%s\ttrue\t%s\tx86_64\t%s\tnot_checked' "$TPID" "$slide" "$T/mt-writer")"
+}
+
+@test "wp-resolve: session record carries start time, build-id and mappings" {
+	start_target mt-writer
+	run --separate-stderr wp-resolve -p "$TPID" wpt_counter
+	assert_success
+	local st bid
+	st=$(awk '{ sub(/.*\) /, ""); split($0, f, " "); print f[20] }' "/proc/$TPID/stat")
+	bid=$(readelf -n "$T/mt-writer" | awk '/Build ID/ { print $3 }')
+	run jq -r 'select(.type=="session") | [.start_time, .exe_build_id] | @tsv' <<< "$output"
+	assert_output "$(printf '%s\t%s' "$st" "$bid")"
+	# every file-backed mapping of the process is listed with its offset
+	local want got
+	want=$(awk '$6 ~ /^\// { split($1, a, "-"); printf "0x%s %s 0x%s %s\n", a[1], $2, $3, $6 }' "/proc/$TPID/maps" | sed 's/0x0*\([0-9a-f]\)/0x\1/g')
+	got=$(jq -r 'select(.type=="session") | .mappings[] | select(.path != null) | "\(.start) \(.perms) \(.offset) \(.path)"' <<< "$(wp-resolve -p "$TPID" wpt_counter)")
+	assert_equal "$got" "$want"
+}
+
+@test "wp-resolve: static:0xHEX is moved by the PIE slide" {
+	start_target mt-writer
+	local static
+	static=$(static_of "$T/mt-writer" wpt_score)
+	run --separate-stderr wp-resolve -p "$TPID" "static:$static"
+	assert_success
+	run jq -r 'select(.type=="target") | [.runtime_addr, .static_addr, .len, .initial_value] | @tsv' <<< "$output"
+	assert_output "$(printf '%s\t%s\t4\t0x7' "$(tinfo score)" "$static")"
+}
+
+@test "wp-resolve: a symbol takes its size as the length; SYMBOL+OFF does not" {
+	start_target mt-writer
+	run --separate-stderr wp-resolve -p "$TPID" wpt_small wpt_byte wpt_array+8
+	assert_success
+	run jq -r 'select(.type=="target") | "\(.input) \(.runtime_addr) \(.len)"' <<< "$output"
+	assert_output "wpt_small $(tinfo small) 2
+wpt_byte $(tinfo byte) 1
+wpt_array+8 $(hexadd "$(tinfo array)" 8) 4"
+}
+
+@test "wp-resolve: non-PIE binary has slide 0 and static equals runtime" {
+	start_target mt-writer-nopie
+	run --separate-stderr wp-resolve -p "$TPID" wpt_counter "static:$(static_of "$T/mt-writer-nopie" wpt_score)"
+	assert_success
+	run jq -r '[.pie, .pie_slide, .runtime_addr, .static_addr] | map(tostring) | join(" ")' <<< "$output"
+	assert_output "false 0x0 null null
+null null $(tinfo counter) $(tinfo counter)
+null null $(tinfo score) $(tinfo score)"
+}
+
+@test "wp-resolve: a shared-library symbol, plain and as MODULE:SYMBOL" {
+	start_target shlib-writer
+	local lib=$T/libwpt.so static
+	static=$(static_of "$lib" wpt_lib_counter)
+	run --separate-stderr wp-resolve -p "$TPID" libwpt:wpt_lib_counter
+	assert_success
+	run jq -r 'select(.type=="target") | [.runtime_addr, .static_addr, .module, .len] | @tsv' <<< "$output"
+	assert_output "$(printf '%s\t%s\t%s\t8' "$(tinfo lib_counter)" "$static" "$(realpath "$lib")")"
+	run --separate-stderr wp-resolve -p "$TPID" libwpt.so:wpt_lib_counter
+	assert_success
+	run --separate-stderr wp-resolve -p "$TPID" "$(tinfo lib_counter)"
+	assert_success
+	run jq -r 'select(.type=="target") | .static_addr' <<< "$output"
+	assert_output "$static"
+}
+
+@test "wp-resolve: a libc symbol by MODULE:SYMBOL" {
+	start_target mt-writer
+	run --separate-stderr wp-resolve -p "$TPID" libc:program_invocation_name
+	assert_success
+	run jq -r 'select(.type=="target") | .module' <<< "$output"
+	assert_output --regexp '/libc\.so\.6$'
+}
+
+@test "wp-resolve: --bin with the same build (unstripped for a stripped process)" {
+	start_target mt-writer-stripped
+	run --separate-stderr wp-resolve -p "$TPID" wpt_counter
+	assert_failure 1
+	assert_equal "$stderr" "wp-resolve: wpt_counter: unknown symbol 'wpt_counter' (not in $T/mt-writer-stripped or its shared objects)"
+	run --separate-stderr wp-resolve -p "$TPID" --bin "$T/mt-writer" wpt_counter
+	assert_success
+	run jq -r 'select(.type=="session") | [.binary_match, .bin, .bin_build_id == .exe_build_id] | @tsv' <<< "$output"
+	assert_output "$(printf 'match\t%s\ttrue' "$T/mt-writer")"
+}
+
+@test "wp-resolve: -a rw and -l are carried into the target record" {
+	start_target mt-writer
+	run --separate-stderr wp-resolve -p "$TPID" -a rw -l 2 wpt_counter
+	assert_success
+	run jq -r 'select(.type=="target") | "\(.access) \(.len) \(.initial_bytes)"' <<< "$output"
+	assert_output "rw 2 0000"
+}
+
+@test "wp-resolve: heap and stack addresses have no module or static address" {
+	start_target mt-writer
+	run --separate-stderr wp-resolve -p "$TPID" "$(tinfo stack)"
+	assert_success
+	run jq -r 'select(.type=="target") | "\(.region) \(.module) \(.static_addr)"' <<< "$output"
+	assert_output "[stack] null null"
+}
+
+@test "wp-resolve: --no-slot-limit allows any length and count" {
+	start_target mt-writer
+	run --separate-stderr wp-resolve -p "$TPID" --no-slot-limit -l 16 wpt_score wpt_array wpt_array+16 wpt_counter wpt_counter+16
+	assert_success
+	run jq -r 'select(.type=="session") | .slot_limit' <<< "$output"
+	assert_output null
+	run jq -sr 'map(select(.type=="target")) | "\(length) \(.[0].len) \(.[0].initial_value) \(.[0].initial_bytes | length)"' <<< "$(wp-resolve -p "$TPID" --no-slot-limit -l 32 wpt_array)"
+	assert_output "1 32 null 64"
+}
+
+@test "wp-resolve: --help prints the usage line and exits 0" {
+	run --separate-stderr wp-resolve --help
+	assert_success
+	assert_line --index 0 --partial "usage: wp-resolve -p pid"
+}

@@ -1,0 +1,129 @@
+#!/usr/bin/env bats
+# wp-resolve refuses what cannot be watched, with one line naming the
+# thing and a documented exit status, and writes no records then.
+
+load helpers
+
+# expect_error STATUS MESSAGE CMD...: fails with STATUS, prints exactly
+# MESSAGE on stderr, nothing on stdout.
+expect_error() {
+	local status=$1 msg=$2
+	shift 2
+	run --separate-stderr "$@"
+	assert_failure "$status"
+	assert_equal "$stderr" "$msg"
+	assert_equal "$output" ""
+}
+
+@test "wp-resolve: no such process (status 4)" {
+	local pid=$(( $(cat /proc/sys/kernel/pid_max) - 1 ))
+	expect_error 4 "wp-resolve: pid $pid: no such process" wp-resolve -p "$pid" 0x1000
+}
+
+@test "wp-resolve: a kernel thread is no process to watch (status 4)" {
+	expect_error 4 "wp-resolve: pid 2: no such process (or a kernel thread)" wp-resolve -p 2 0x1000
+}
+
+@test "wp-resolve: permission denied for another user's process (status 4)" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root to run wp-resolve as another user"
+	command -v setpriv > /dev/null || skip "setpriv (util-linux) is not installed"
+	start_target mt-writer
+	expect_error 4 "wp-resolve: pid $TPID: permission denied (run as the process's user with ptrace allowed, or as root)" \
+	    setpriv --reuid=65534 --regid=65534 --clear-groups "$WP_BUILD/wp-resolve" -p "$TPID" wpt_counter
+}
+
+@test "wp-resolve: a 32-bit process is refused (status 4)" {
+	"$T/i386-pause" & local p=$!
+	WP_TARGET_PIDS+=("$p")
+	sleep 0.2
+	kill -0 "$p" 2>/dev/null || skip "this kernel cannot run 32-bit x86 programs (no IA32 emulation)"
+	expect_error 4 "wp-resolve: pid $p: $T/i386-pause is not an x86-64 program (ELF machine 3)" wp-resolve -p "$p" 0x8049000
+}
+
+@test "wp-resolve: unmapped address (status 1)" {
+	start_target mt-writer
+	expect_error 1 "wp-resolve: 0x10: not mapped in pid $TPID" wp-resolve -p "$TPID" 0x10
+}
+
+@test "wp-resolve: an address not aligned to its length (status 1)" {
+	start_target mt-writer
+	local a
+	a=$(hexadd "$(tinfo counter)" 2)
+	expect_error 1 "wp-resolve: $a: not aligned to its length 4 (debug registers need natural alignment)" \
+	    wp-resolve -p "$TPID" "$a"
+	expect_error 1 "wp-resolve: wpt_counter+2: at $a: not aligned to its length 8 (debug registers need natural alignment)" \
+	    wp-resolve -p "$TPID" -l 8 wpt_counter+2
+}
+
+@test "wp-resolve: LEN other than 1, 2, 4, 8 (status 64)" {
+	start_target mt-writer
+	expect_error 64 "wp-resolve: -l 3: debug registers watch 1, 2, 4 or 8 bytes (--no-slot-limit allows any length)" \
+	    wp-resolve -p "$TPID" -l 3 wpt_counter
+	expect_error 64 "wp-resolve: -l x: not a length" wp-resolve -p "$TPID" -l x wpt_counter
+}
+
+@test "wp-resolve: a read-only region for -a w is a warning, not an error" {
+	start_target mt-writer
+	run --separate-stderr wp-resolve -p "$TPID" wpt_const
+	assert_success
+	assert_equal "$stderr" "wp-resolve: wpt_const: warning: region is not writable: a write there would fault"
+	run jq -r 'select(.type=="target") | "\(.perms) \(.initial_value) \(.warnings[0])"' <<< "$output"
+	assert_output "r--p 0x2a region is not writable: a write there would fault"
+}
+
+@test "wp-resolve: unknown symbol, unknown module (status 1)" {
+	start_target mt-writer
+	expect_error 1 "wp-resolve: wpt_nope: unknown symbol 'wpt_nope' (not in $T/mt-writer or its shared objects)" \
+	    wp-resolve -p "$TPID" wpt_nope
+	expect_error 1 "wp-resolve: libnope:x: no module 'libnope' is loaded" wp-resolve -p "$TPID" libnope:x
+}
+
+@test "wp-resolve: ambiguous symbol across shared objects (status 1)" {
+	start_target shlib-writer
+	local l1 l2
+	l1=$(realpath "$T/libwpt.so")
+	l2=$(realpath "$T/libwpt2.so")
+	expect_error 1 "wp-resolve: wpt_lib_counter: ambiguous symbol 'wpt_lib_counter': defined in $l1 and $l2; write MODULE:wpt_lib_counter" \
+	    wp-resolve -p "$TPID" wpt_lib_counter
+	run wp-resolve -p "$TPID" libwpt2:wpt_lib_counter
+	assert_success
+}
+
+@test "wp-resolve: duplicate and overlapping targets (status 1)" {
+	start_target mt-writer
+	expect_error 1 "wp-resolve: $(tinfo counter): overlaps target 0 (wpt_counter) at $(tinfo counter); watch it once" \
+	    wp-resolve -p "$TPID" wpt_counter "$(tinfo counter)"
+}
+
+@test "wp-resolve: a fifth hardware slot is refused (status 1)" {
+	start_target mt-writer
+	expect_error 1 "wp-resolve: 5 hardware slots requested (5 addresses, 0 follow chains): x86-64 has 4 (DR0..DR3); watch fewer, or use --no-slot-limit with the ptrace backend" \
+	    wp-resolve -p "$TPID" wpt_counter wpt_score wpt_small wpt_byte wpt_array
+	expect_error 1 "wp-resolve: 6 hardware slots requested (2 addresses, 2 follow chains): x86-64 has 4 (DR0..DR3); watch fewer, or use --no-slot-limit with the ptrace backend" \
+	    wp-resolve -p "$TPID" wpt_counter wpt_score --follow wpt_array+8 --follow wpt_array+16
+}
+
+@test "wp-resolve: --bin of another build is refused unless --force-bin" {
+	start_target mt-writer
+	local b1 b2
+	b1=$(readelf -n "$T/mt-writer" | awk '/Build ID/ { print $3 }')
+	b2=$(readelf -n "$T/mt-writer-nopie" | awk '/Build ID/ { print $3 }')
+	expect_error 4 "wp-resolve: --bin $T/mt-writer-nopie: build-id $b2 differs from the running $T/mt-writer ($b1); use --force-bin to go on" \
+	    wp-resolve -p "$TPID" --bin "$T/mt-writer-nopie" 0x10
+	run --separate-stderr wp-resolve -p "$TPID" --bin "$T/mt-writer-nopie" --force-bin "$(tinfo counter)"
+	assert_success
+	assert_equal "$stderr" "wp-resolve: --bin $T/mt-writer-nopie: warning: build-id $b2 differs from $T/mt-writer's $b1 (--force-bin)"
+	run jq -r 'select(.type=="session") | "\(.binary_match) \(.warnings | length)"' <<< "$output"
+	assert_output "mismatch_forced 1"
+}
+
+@test "wp-resolve: usage errors name the argument (status 64)" {
+	expect_error 64 "wp-resolve: -p abc: not a process id" wp-resolve -p abc 0x10
+	expect_error 64 "wp-resolve: -a x: access is w or rw" wp-resolve -p 1 -a x 0x10
+	expect_error 64 "wp-resolve: 12: addresses are written 0xHEX" wp-resolve -p 1 12
+	expect_error 64 "wp-resolve: static:12: static address must be 0xHEX" wp-resolve -p 1 static:12
+	expect_error 64 "wp-resolve: --follow wpt_ptr: expected SLOT+OFF or [SLOT]+OFF" wp-resolve -p 1 --follow wpt_ptr
+	run --separate-stderr wp-resolve -p 1
+	assert_failure 64
+	assert_equal "${stderr_lines[0]}" "wp-resolve: no address to watch"
+}
