@@ -27,7 +27,10 @@ DEPS	 = gcc make pkg-config libelf-dev libdw-dev libcapstone-dev \
 	   qemu-system-x86 linux-image-amd64 busybox-static cpio gzip \
 	   util-linux procps
 
-all: $(TOOLS:%=$(O)/%) targets
+all: $(TOOLS:%=$(O)/%) $(O)/wp-demo targets
+
+$(O)/wp-demo: share/demo/wp-demo.c
+	$(CC) -O1 -g -Wall -Wextra -Werror -o $@ $<
 
 $(O)/lib/%.o: lib/%.c lib/*.h
 	@mkdir -p $(@D)
@@ -71,6 +74,9 @@ $(O)/targets/mt-writer-nopie: tests/targets/mt-writer.c tests/targets/*.h
 
 $(O)/targets/mt-writer-stripped: $(O)/targets/mt-writer
 	strip -o $@ $<
+
+demo: deps all
+	@sh share/demo/run-demo.sh $(O)
 
 deps:
 	@sh tests/deps.sh $(DEPS)
