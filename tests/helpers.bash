@@ -73,3 +73,52 @@ assert_json_eq() {
 	diff -u <(jq -cS . <<< "$1") <(jq -cS . <<< "$2") ||
 		fail "JSON differs"
 }
+
+# require_bp: skip where hardware breakpoints do not fire; in the guest
+# (WP_GUEST=1) that is a failure, never a skip.
+require_bp() {
+	local why
+	why=$(wp-arm --check-bp 2>&1) && return 0
+	[ "${WP_GUEST:-0}" = 1 ] && fail "breakpoints must fire in the guest: $why"
+	skip "hardware breakpoints do not fire on this machine; the QEMU guest suite runs this test"
+}
+
+# wait_for FILE PATTERN [SECONDS]: until a line of FILE matches.
+wait_for() {
+	local i n=$(( ${3:-30} * 20 ))
+	for (( i = 0; i < n; i++ )); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	fail "timed out waiting for '$2' in $(basename "$1")"
+}
+
+# watch_start ADDR... -- ARM-ARGS...: runs wp-resolve -p $TPID ADDR... |
+# wp-arm ARM-ARGS... in the background into $WOUT and $WERR, sets WPID
+# (wp-arm's pid) and waits for the armed record.
+watch_start() {
+	local r=()
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do r+=("$1"); shift; done
+	[ $# -gt 0 ] && shift
+	WOUT=$BATS_TEST_TMPDIR/watch.out
+	WERR=$BATS_TEST_TMPDIR/watch.err
+	wp-resolve -p "$TPID" "${r[@]}" | wp-arm "$@" > "$WOUT" 2> "$WERR" &
+	WPID=$!
+	wait_for "$WOUT" '"type":"armed"' 60
+}
+
+# watch_wait: waits for wp-arm; sets WSTATUS and OBS (the observation).
+watch_wait() {
+	WSTATUS=0
+	wait "$WPID" || WSTATUS=$?
+	OBS=$(jq -c 'select(.type=="observation")' "$WOUT")
+}
+
+# hits [JQ-FILTER]: number of hit records (matching the filter).
+hits() {
+	jq -s "map(select(.type==\"hit\") | select(${1:-true})) | length" "$WOUT"
+}
+
+obs() {
+	jq -r "$1" <<< "$OBS"
+}

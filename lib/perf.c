@@ -1,0 +1,331 @@
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+
+#include <linux/hw_breakpoint.h>
+#include <linux/perf_event.h>
+#include <asm/perf_regs.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "perf.h"
+#include "util.h"
+
+const char *const wp_perf_reg_names[WP_PERF_NREGS] = {
+	"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp", "rip",
+	"rflags", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15"
+};
+
+#define REGS_MASK (((1ULL << (PERF_REG_X86_FLAGS + 1)) - 1) | \
+	(((1ULL << 8) - 1) << PERF_REG_X86_R8))
+
+#define SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | \
+	PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
+
+static int
+perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu, int group,
+    unsigned long flags)
+{
+	return (int)syscall(SYS_perf_event_open, a, pid, cpu, group, flags);
+}
+
+static int
+bp_len(int len)
+{
+	switch (len) {
+	case 1: return HW_BREAKPOINT_LEN_1;
+	case 2: return HW_BREAKPOINT_LEN_2;
+	case 4: return HW_BREAKPOINT_LEN_4;
+	default: return HW_BREAKPOINT_LEN_8;
+	}
+}
+
+/*
+ * A breakpoint event on thread tid (cpu -1: any CPU, else that CPU),
+ * sampling every hit.  With inherit, threads and processes the thread
+ * creates later carry the event from their first instruction.
+ */
+int
+wp_perf_open_bp(const struct wp_perf_bp *bp, pid_t tid, int cpu, int inherit)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof a);
+	a.type = PERF_TYPE_BREAKPOINT;
+	a.size = sizeof a;
+	a.bp_type = bp->rw ? HW_BREAKPOINT_RW : HW_BREAKPOINT_W;
+	a.bp_addr = bp->addr;
+	a.bp_len = (unsigned)bp_len(bp->len);
+	a.sample_period = 1;
+	a.sample_type = SAMPLE_TYPE;
+	if (bp->regs) {
+		a.sample_type |= PERF_SAMPLE_REGS_USER;
+		a.sample_regs_user = REGS_MASK;
+	}
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	a.inherit = inherit ? 1 : 0;
+	a.remove_on_exec = 1;
+	a.sample_id_all = 1;
+	a.use_clockid = 1;
+	a.clockid = CLOCK_MONOTONIC;
+	a.watermark = 1;
+	a.wakeup_watermark = 4096;
+	return perf_event_open(&a, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+/*
+ * A dummy event that carries only fork, exit and exec records.  It
+ * stays across exec, where breakpoints are removed, so the exec is seen.
+ */
+int
+wp_perf_open_task(pid_t tid, int cpu)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_DUMMY;
+	a.size = sizeof a;
+	a.sample_type = SAMPLE_TYPE;
+	a.sample_id_all = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	a.inherit = 1;
+	a.use_clockid = 1;
+	a.clockid = CLOCK_MONOTONIC;
+	a.watermark = 1;
+	a.wakeup_watermark = 4096;
+	a.task = 1;
+	a.comm = 1;
+	a.comm_exec = 1;
+	return perf_event_open(&a, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+static volatile long canary_var;
+
+/*
+ * Arms a breakpoint on a variable of our own and writes it four times.
+ * Returns -1 (errno set) when the event cannot be opened, else the
+ * number of writes counted in *count.
+ */
+int
+wp_perf_canary(uint64_t *count)
+{
+	struct perf_event_attr a;
+	int fd, i;
+
+	memset(&a, 0, sizeof a);
+	a.type = PERF_TYPE_BREAKPOINT;
+	a.size = sizeof a;
+	a.bp_type = HW_BREAKPOINT_W;
+	a.bp_addr = (uintptr_t)&canary_var;
+	a.bp_len = HW_BREAKPOINT_LEN_8;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	if ((fd = perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC)) == -1)
+		return -1;
+	for (i = 0; i < 4; i++)
+		canary_var = i;
+	*count = 0;
+	if (read(fd, count, sizeof *count) != sizeof *count) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+int
+wp_perf_ring_map(struct wp_perf_ring *r, int fd, int cpu, size_t pages)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+
+	memset(r, 0, sizeof *r);
+	r->base = mmap(NULL, (pages + 1) * (size_t)pg, PROT_READ | PROT_WRITE,
+	    MAP_SHARED, fd, 0);
+	if (r->base == MAP_FAILED) {
+		r->base = NULL;
+		return -1;
+	}
+	r->fd = fd;
+	r->cpu = cpu;
+	r->pages = pages;
+	r->size = pages * (size_t)pg;
+	r->tmp = wp_xmalloc(65536);
+	return 0;
+}
+
+void
+wp_perf_ring_unmap(struct wp_perf_ring *r)
+{
+	if (r->base != NULL)
+		munmap(r->base, r->size + (size_t)sysconf(_SC_PAGESIZE));
+	free(r->tmp);
+	r->base = NULL;
+	r->tmp = NULL;
+}
+
+int
+wp_perf_set_output(int fd, int ringfd)
+{
+	return ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ringfd);
+}
+
+int
+wp_perf_id(int fd, uint64_t *id)
+{
+	return ioctl(fd, PERF_EVENT_IOC_ID, id);
+}
+
+int
+wp_perf_paranoid(void)
+{
+	FILE *f;
+	int v = -99;
+
+	if ((f = fopen("/proc/sys/kernel/perf_event_paranoid", "re")) != NULL) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = -99;
+		fclose(f);
+	}
+	return v;
+}
+
+/* The sample_id trailer of non-sample records, for SAMPLE_TYPE. */
+static void
+sample_id(const unsigned char *end, struct wp_perf_rec *r)
+{
+	const uint64_t *p = (const uint64_t *)end - 4;
+
+	r->pid = (uint32_t)p[0];
+	r->tid = (uint32_t)(p[0] >> 32);
+	r->time = p[1];
+	r->cpu = (uint32_t)p[2];
+	r->id = p[3];
+}
+
+static void
+parse(const unsigned char *b, size_t len, int regs, struct wp_perf_rec *r)
+{
+	const struct perf_event_header *h = (const void *)b;
+	const uint64_t *p = (const uint64_t *)(b + sizeof *h);
+	const uint32_t *u;
+	size_t need, i;
+
+	memset(r, 0, sizeof *r);
+	r->kind = WP_PERF_BAD;
+	switch (h->type) {
+	case PERF_RECORD_SAMPLE:
+		need = sizeof *h + 5 * 8;
+		if (len < need)
+			return;
+		r->id = p[0];
+		r->ip = p[1];
+		r->pid = (uint32_t)p[2];
+		r->tid = (uint32_t)(p[2] >> 32);
+		r->time = p[3];
+		r->cpu = (uint32_t)p[4];
+		if (regs) {
+			if (len < need + 8)
+				return;
+			if (p[5] != PERF_SAMPLE_REGS_ABI_NONE) {
+				if (len < need + 8 + WP_PERF_NREGS * 8)
+					return;
+				for (i = 0; i < WP_PERF_NREGS; i++)
+					r->regs[i] = p[6 + i];
+				r->nregs = WP_PERF_NREGS;
+			}
+		}
+		r->kind = WP_PERF_SAMPLE;
+		return;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		if (len < sizeof *h + 24 + 32)
+			return;
+		u = (const uint32_t *)p;
+		r->pid = u[0];
+		r->ppid = u[1];
+		r->tid = u[2];
+		r->ptid = u[3];
+		r->time = p[2];
+		r->kind = h->type == PERF_RECORD_FORK ? WP_PERF_FORK :
+		    WP_PERF_EXIT;
+		return;
+	case PERF_RECORD_LOST:
+		if (len < sizeof *h + 16 + 32)
+			return;
+		r->id = p[0];
+		r->lost = p[1];
+		sample_id(b + len, r);
+		r->kind = WP_PERF_LOST;
+		return;
+	case PERF_RECORD_COMM:
+		if (len < sizeof *h + 8 + 32)
+			return;
+		u = (const uint32_t *)p;
+		sample_id(b + len, r);
+		r->pid = u[0];
+		r->tid = u[1];
+		r->kind = (h->misc & PERF_RECORD_MISC_COMM_EXEC) ?
+		    WP_PERF_EXEC : WP_PERF_OTHER;
+		return;
+	default:
+		r->kind = WP_PERF_OTHER;
+		return;
+	}
+}
+
+/*
+ * Hands every record in the ring to fn, then frees the space.  Returns
+ * the number of records, or -1 when fn asked to stop (the rest stays).
+ */
+int
+wp_perf_drain(struct wp_perf_ring *r, int regs,
+    int (*fn)(const struct wp_perf_rec *, void *), void *arg)
+{
+	struct perf_event_mmap_page *mp = r->base;
+	unsigned char *data = (unsigned char *)r->base +
+	    sysconf(_SC_PAGESIZE);
+	uint64_t head, tail;
+	struct perf_event_header h;
+	struct wp_perf_rec rec;
+	size_t off, first;
+	int n = 0, stop = 0;
+
+	head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
+	tail = mp->data_tail;
+	while (tail < head && !stop) {
+		const unsigned char *b;
+
+		off = (size_t)(tail % r->size);
+		first = r->size - off;
+		if (first >= sizeof h)
+			memcpy(&h, data + off, sizeof h);
+		else {
+			memcpy(&h, data + off, first);
+			memcpy((char *)&h + first, data, sizeof h - first);
+		}
+		if (h.size < sizeof h || h.size > head - tail)
+			break;
+		if (first >= h.size)
+			b = data + off;
+		else {
+			memcpy(r->tmp, data + off, first);
+			memcpy(r->tmp + first, data, h.size - first);
+			b = r->tmp;
+		}
+		parse(b, h.size, regs, &rec);
+		if (fn(&rec, arg) == -1)
+			stop = 1;
+		tail += h.size;
+		n++;
+	}
+	__atomic_store_n(&mp->data_tail, tail, __ATOMIC_RELEASE);
+	return stop ? -1 : n;
+}
