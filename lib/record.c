@@ -56,9 +56,13 @@ parse(struct wp_reader *r, char *line, size_t len, struct wp_record *rec)
 	obj = json_tokener_parse_ex(r->tok, line, (int)len);
 	jerr = json_tokener_get_error(r->tok);
 	if (obj == NULL) {
+		char why[128];
+
 		if (jerr == json_tokener_continue)
-			return bad(r, "truncated JSON");
-		return bad(r, json_tokener_error_desc(jerr));
+			return bad(r, "invalid JSON: truncated");
+		snprintf(why, sizeof why, "invalid JSON: %s",
+		    json_tokener_error_desc(jerr));
+		return bad(r, why);
 	}
 	used = json_tokener_get_parse_end(r->tok);
 	for (i = used; i < len; i++)

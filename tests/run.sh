@@ -8,7 +8,7 @@ export WP_BUILD
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-set -- "$top"/tests/*.bats
+set -- "$top"/tests/*.bats "$top"/tests/live/*.bats
 echo "== host suite (${#}) files"
 bats --tap "$@" | tee "$out/host.tap"
 

@@ -172,3 +172,28 @@ target"
 	assert_failure 4
 	assert_equal "$stderr" "wp-arm: pid $TPID: the process has exited or its pid was reused"
 }
+
+@test "wp-arm perf: a malformed line is reported, the watch still runs (status 2)" {
+	start_target mt-writer -t 1 -n 30
+	wp-resolve -p "$TPID" wpt_counter | sed '1a{oops' > "$BATS_TEST_TMPDIR/in.ndjson"
+	wp-arm -d 120s < "$BATS_TEST_TMPDIR/in.ndjson" > "$BATS_TEST_TMPDIR/watch.out" 2> "$BATS_TEST_TMPDIR/watch.err" &
+	WPID=$!
+	WOUT=$BATS_TEST_TMPDIR/watch.out
+	wait_for "$WOUT" '"type":"armed"' 60
+	kill -USR1 "$TPID"
+	watch_wait
+	assert_equal "$WSTATUS" 2
+	assert_equal "$(hits)" 30
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/watch.err")" "wp-arm: stdin: line 2: invalid JSON: quoted object property name expected"
+}
+
+@test "wp-arm perf: a closed stdout stops the watch and leaves the target running" {
+	start_target mt-writer -t 1 -n 10 -w
+	run --separate-stderr timeout 100 bash -c "wp-resolve -p $TPID wpt_counter | wp-arm -d 300s | head -n 3"
+	assert_success
+	assert_equal "${#lines[@]}" 3
+	# wp-arm has gone (it did not wait for its 300 s), the target runs on
+	kill -USR1 "$TPID"
+	wait_for "$TOUT" '^done' 60
+	kill -0 "$TPID"
+}
