@@ -9,7 +9,7 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
 set -- "$top"/tests/*.bats "$top"/tests/live/*.bats
-echo "== host suite (${#}) files"
+echo "== host suite: ${#} files"
 bats --tap "$@" | tee "$out/host.tap"
 
 if [ "${WP_GUEST:-1}" != 0 ] && [ -x "$top/tests/vm/run-guest" ]; then
