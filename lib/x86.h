@@ -1,0 +1,67 @@
+#ifndef WP_X86_H
+#define WP_X86_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Register file, in perf's order (see wp_perf_reg_names), then bases. */
+enum {
+	WP_RAX, WP_RBX, WP_RCX, WP_RDX, WP_RSI, WP_RDI, WP_RBP, WP_RSP,
+	WP_RIP, WP_RFLAGS, WP_R8, WP_R9, WP_R10, WP_R11, WP_R12, WP_R13,
+	WP_R14, WP_R15, WP_FS_BASE, WP_GS_BASE, WP_NREGS
+};
+
+struct wp_x86_regs {
+	uint64_t	v[WP_NREGS];
+	uint32_t	have;		/* bit per register known */
+};
+
+enum wp_x86_kind {
+	WP_X86_NONE,		/* writes no memory */
+	WP_X86_REG_STORE,	/* mov [m], reg */
+	WP_X86_IMM_STORE,	/* mov [m], imm */
+	WP_X86_RMW,		/* add [m], ...; inc; or; shl; setcc */
+	WP_X86_XCHG,		/* xchg, xadd, cmpxchg: source overwritten */
+	WP_X86_PUSH,		/* push, call, enter, pushf */
+	WP_X86_STRING,		/* stos, movs (rep too) */
+	WP_X86_SIMD,		/* a store from a vector or x87 register */
+	WP_X86_OTHER		/* another memory write */
+};
+
+struct wp_x86_mem {
+	int		seg;		/* 0, or WP_FS_BASE / WP_GS_BASE */
+	int		base;		/* register index, -1 none */
+	int		index;		/* register index, -1 none */
+	int		base_bytes;	/* 4 with an address-size prefix */
+	int		scale;
+	int64_t		disp;
+	int		rip_rel;
+};
+
+struct wp_x86_insn {
+	uint64_t	 addr;
+	int		 size;
+	char		 text[128];
+	enum wp_x86_kind kind;
+	int		 writes;	/* writes memory */
+	int		 reads;		/* reads memory */
+	int		 width;		/* bytes stored, 0 unknown */
+	int		 has_mem;	/* the written operand, explicit */
+	struct wp_x86_mem mem;
+	int		 src_reg;	/* WP_R*, -1 */
+	int		 src_bytes;
+	int		 src_shift;	/* 8 for ah, bh, ch, dh */
+	const char	*src_name;
+	uint64_t	 imm;
+	int		 rep;
+	int		 is_syscall;
+};
+
+int	 wp_x86_init(void);
+int	 wp_x86_decode(const uint8_t *, size_t, uint64_t, struct wp_x86_insn *);
+int	 wp_x86_store_range(const struct wp_x86_insn *,
+	    const struct wp_x86_regs *, int, uint64_t *, uint64_t *);
+int	 wp_x86_load_range(const struct wp_x86_insn *,
+	    const struct wp_x86_regs *, uint64_t *, uint64_t *);
+
+#endif
