@@ -12,7 +12,7 @@ LDLIBS	 = -lcapstone -ldw -lelf -ljson-c
 SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer \
 	   -fno-sanitize-recover=undefined
 
-TOOLS	 = wp-resolve wp-arm
+TOOLS	 = wp-resolve wp-arm wp-decode
 SCRIPTS	 =
 LIBSRC	 = $(wildcard lib/*.c)
 LIBOBJ	 = $(LIBSRC:lib/%.c=$(O)/lib/%.o)
@@ -46,7 +46,8 @@ $(O)/%: cmd/%.c $(O)/libwp.a lib/*.h
 # Test targets: plain -O1 programs, PIE and non-PIE, and a shared library.
 TCFLAGS	 = -O1 -g -Wall -Wextra -Werror -pthread
 targets: $(TARGETS:%=$(O)/targets/%) $(O)/targets/mt-writer-nopie \
-	 $(O)/targets/mt-writer-stripped $(O)/targets/libwpt.so \
+	 $(O)/targets/mt-writer-stripped $(O)/targets/stores-stripped \
+	 $(O)/targets/libwpt.so \
 	 $(O)/targets/libwpt2.so $(O)/targets/i386-pause
 
 $(O)/targets/lib%.so: tests/targets/lib%.c tests/targets/libwpt.h
@@ -72,7 +73,7 @@ $(O)/targets/%: tests/targets/%.c $(O)/targets/libwpt.so tests/targets/*.h
 $(O)/targets/mt-writer-nopie: tests/targets/mt-writer.c tests/targets/*.h
 	$(CC) $(TCFLAGS) -fno-pie -no-pie -o $@ $<
 
-$(O)/targets/mt-writer-stripped: $(O)/targets/mt-writer
+$(O)/targets/%-stripped: $(O)/targets/%
 	strip -o $@ $<
 
 demo: deps all

@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <elfutils/libdw.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdio.h>
@@ -103,9 +104,12 @@ wp_elf_close(struct wp_elf *w)
 {
 	if (w == NULL)
 		return;
+	if (w->dwarf != NULL)
+		dwarf_end(w->dwarf);
 	elf_end(w->elf);
 	close(w->fd);
 	free(w->loads);
+	free(w->funcs);
 	free(w->path);
 	free(w);
 }
@@ -207,4 +211,121 @@ wp_elf_bias(struct wp_elf *w, uint64_t map_start, uint64_t map_offset,
 		}
 	}
 	return -1;
+}
+
+static int
+cmp_func(const void *a, const void *b)
+{
+	const struct wp_elf_func *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return (x->addr > y->addr) - (x->addr < y->addr);
+	return (x->size < y->size) - (x->size > y->size);
+}
+
+static void
+load_funcs(struct wp_elf *w)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	GElf_Sym sym;
+	Elf_Data *d;
+	size_t i, n, cap = 0, j, k;
+	const char *name;
+
+	w->funcs_done = 1;
+	while ((scn = elf_nextscn(w->elf, scn)) != NULL) {
+		if (gelf_getshdr(scn, &sh) == NULL ||
+		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
+		    sh.sh_entsize == 0 || (d = elf_getdata(scn, NULL)) == NULL)
+			continue;
+		n = sh.sh_size / sh.sh_entsize;
+		for (i = 1; i < n; i++) {
+			if (gelf_getsym(d, (int)i, &sym) == NULL ||
+			    GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+			    sym.st_shndx == SHN_UNDEF || sym.st_value == 0)
+				continue;
+			name = elf_strptr(w->elf, sh.sh_link, sym.st_name);
+			if (name == NULL)
+				continue;
+			if (w->nfuncs == cap) {
+				cap = cap ? cap * 2 : 256;
+				w->funcs = wp_xrealloc(w->funcs,
+				    cap * sizeof *w->funcs);
+			}
+			w->funcs[w->nfuncs].addr = sym.st_value;
+			w->funcs[w->nfuncs].size = sym.st_size;
+			w->funcs[w->nfuncs++].name = name;
+		}
+	}
+	if (w->nfuncs == 0)
+		return;
+	qsort(w->funcs, w->nfuncs, sizeof *w->funcs, cmp_func);
+	/* one entry per address: .symtab and .dynsym repeat each other */
+	for (j = 0, k = 1; k < w->nfuncs; k++)
+		if (w->funcs[k].addr != w->funcs[j].addr)
+			w->funcs[++j] = w->funcs[k];
+	w->nfuncs = j + 1;
+}
+
+/* The function symbol whose [addr, addr+size) holds vaddr. */
+const struct wp_elf_func *
+wp_elf_func_at(struct wp_elf *w, uint64_t vaddr)
+{
+	size_t lo = 0, hi, mid;
+	const struct wp_elf_func *f;
+
+	if (!w->funcs_done)
+		load_funcs(w);
+	hi = w->nfuncs;
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (w->funcs[mid].addr <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	f = &w->funcs[lo - 1];
+	if (vaddr - f->addr < (f->size ? f->size : 1))
+		return f;
+	return NULL;
+}
+
+/* Reads file bytes backing [vaddr, vaddr+len); returns bytes read. */
+size_t
+wp_elf_read(struct wp_elf *w, uint64_t vaddr, void *buf, size_t len)
+{
+	const struct wp_elf_load *l = wp_elf_load_at(w, vaddr);
+	uint64_t off;
+	ssize_t n;
+
+	if (l == NULL || vaddr - l->vaddr >= l->filesz)
+		return 0;
+	if (len > l->filesz - (vaddr - l->vaddr))
+		len = (size_t)(l->filesz - (vaddr - l->vaddr));
+	off = l->offset + (vaddr - l->vaddr);
+	n = pread(w->fd, buf, len, (off_t)off);
+	return n > 0 ? (size_t)n : 0;
+}
+
+/* Source file and line of vaddr from DWARF, when there is any. */
+int
+wp_elf_srcline(struct wp_elf *w, uint64_t vaddr, const char **file, int *line)
+{
+	Dwarf_Die cu;
+	Dwarf_Line *l;
+
+	if (!w->dwarf_done) {
+		w->dwarf_done = 1;
+		w->dwarf = dwarf_begin_elf(w->elf, DWARF_C_READ, NULL);
+	}
+	if (w->dwarf == NULL || dwarf_addrdie(w->dwarf, vaddr, &cu) == NULL ||
+	    (l = dwarf_getsrc_die(&cu, vaddr)) == NULL)
+		return -1;
+	*file = dwarf_linesrc(l, NULL, NULL);
+	if (*file == NULL || dwarf_lineno(l, line) != 0)
+		return -1;
+	return 0;
 }

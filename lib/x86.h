@@ -41,7 +41,7 @@ struct wp_x86_mem {
 struct wp_x86_insn {
 	uint64_t	 addr;
 	int		 size;
-	char		 text[128];
+	char		 text[200];
 	enum wp_x86_kind kind;
 	int		 writes;	/* writes memory */
 	int		 reads;		/* reads memory */

@@ -1,0 +1,323 @@
+#include <capstone/capstone.h>
+
+#include <err.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "util.h"
+#include "x86.h"
+
+static csh cs;
+static int cs_ready;
+
+struct regmap {
+	x86_reg		reg;
+	int		idx;
+	int		bytes;
+	int		shift;
+};
+
+#define R4(n, q, d, w, b) \
+	{ X86_REG_##q, n, 8, 0 }, { X86_REG_##d, n, 4, 0 }, \
+	{ X86_REG_##w, n, 2, 0 }, { X86_REG_##b, n, 1, 0 }
+
+static const struct regmap regmap[] = {
+	R4(WP_RAX, RAX, EAX, AX, AL), { X86_REG_AH, WP_RAX, 1, 8 },
+	R4(WP_RBX, RBX, EBX, BX, BL), { X86_REG_BH, WP_RBX, 1, 8 },
+	R4(WP_RCX, RCX, ECX, CX, CL), { X86_REG_CH, WP_RCX, 1, 8 },
+	R4(WP_RDX, RDX, EDX, DX, DL), { X86_REG_DH, WP_RDX, 1, 8 },
+	R4(WP_RSI, RSI, ESI, SI, SIL),
+	R4(WP_RDI, RDI, EDI, DI, DIL),
+	R4(WP_RBP, RBP, EBP, BP, BPL),
+	R4(WP_RSP, RSP, ESP, SP, SPL),
+	R4(WP_R8, R8, R8D, R8W, R8B),
+	R4(WP_R9, R9, R9D, R9W, R9B),
+	R4(WP_R10, R10, R10D, R10W, R10B),
+	R4(WP_R11, R11, R11D, R11W, R11B),
+	R4(WP_R12, R12, R12D, R12W, R12B),
+	R4(WP_R13, R13, R13D, R13W, R13B),
+	R4(WP_R14, R14, R14D, R14W, R14B),
+	R4(WP_R15, R15, R15D, R15W, R15B),
+	{ X86_REG_RIP, WP_RIP, 8, 0 }, { X86_REG_EIP, WP_RIP, 4, 0 },
+};
+
+static const struct regmap *
+reg_lookup(x86_reg r)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof regmap / sizeof regmap[0]; i++)
+		if (regmap[i].reg == r)
+			return &regmap[i];
+	return NULL;
+}
+
+int
+wp_x86_init(void)
+{
+	if (cs_ready)
+		return 0;
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
+		return -1;
+	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
+	cs_ready = 1;
+	return 0;
+}
+
+static int
+prefix(const char *m, const char *p)
+{
+	return strncmp(m, p, strlen(p)) == 0;
+}
+
+static int
+one_of(const char *m, const char *const *list)
+{
+	for (; *list != NULL; list++)
+		if (strcmp(m, *list) == 0)
+			return 1;
+	return 0;
+}
+
+/* Mnemonics whose first memory operand is only read. */
+static const char *const readonly_dest[] = {
+	"cmp", "test", "bt", "push", "call", "jmp", "ucomiss", "ucomisd",
+	"comiss", "comisd", "vucomiss", "vucomisd", "vcomiss", "vcomisd",
+	"ptest", "vptest", "nop", "prefetch", "prefetchw", "prefetcht0",
+	"prefetcht1", "prefetcht2", "prefetchnta", "clflush", "clflushopt",
+	"clwb", "lea", "fld", "fild", "fldcw", "fldenv", "frstor", "fcom",
+	"fcomp", "ficom", "ficomp", "fadd", "fmul", "fsub", "fsubr", "fdiv",
+	"fdivr", "fiadd", "fimul", "fisub", "fisubr", "fidiv", "fidivr",
+	"lgdt", "lidt", "lldt", "ltr", "verr", "verw", "ldmxcsr",
+	"vldmxcsr", "xrstor", "xrstor64", "fxrstor", "fxrstor64", "bound",
+	"lods", "lodsb", "lodsw", "lodsd", "lodsq", "scasb", "scasw",
+	"scasd", "scasq", "cmpsb", "cmpsw", "cmpsd", "cmpsq", NULL
+};
+
+static const char *const plain_stores[] = {
+	"mov", "movabs", "movnti", "movbe", NULL
+};
+
+static const char *const xchg_like[] = {
+	"xchg", "xadd", "cmpxchg", "cmpxchg8b", "cmpxchg16b", NULL
+};
+
+static const char *const push_like[] = {
+	"push", "call", "enter", "pushfq", "pushf", "pushal", NULL
+};
+
+static const char *const string_stores[] = {
+	"stosb", "stosw", "stosd", "stosq", "movsb", "movsw", "movsq", NULL
+};
+
+static void
+mem_of(const cs_x86_op *op, struct wp_x86_insn *in, int addr_size)
+{
+	const struct regmap *m;
+
+	in->mem.seg = op->mem.segment == X86_REG_FS ? WP_FS_BASE :
+	    op->mem.segment == X86_REG_GS ? WP_GS_BASE : 0;
+	in->mem.base = -1;
+	in->mem.index = -1;
+	in->mem.base_bytes = addr_size ? addr_size : 8;
+	if (op->mem.base == X86_REG_RIP || op->mem.base == X86_REG_EIP)
+		in->mem.rip_rel = 1;
+	else if ((m = reg_lookup(op->mem.base)) != NULL)
+		in->mem.base = m->idx;
+	if ((m = reg_lookup(op->mem.index)) != NULL)
+		in->mem.index = m->idx;
+	in->mem.scale = op->mem.scale;
+	in->mem.disp = op->mem.disp;
+	in->has_mem = 1;
+}
+
+/*
+ * Decodes one instruction at addr and classifies how it writes memory.
+ * Returns 0, or -1 when the bytes are not an instruction.
+ */
+int
+wp_x86_decode(const uint8_t *code, size_t len, uint64_t addr,
+    struct wp_x86_insn *in)
+{
+	cs_insn *ci;
+	cs_x86 *x;
+	const cs_x86_op *op0 = NULL, *op1 = NULL;
+	const struct regmap *m;
+	const char *mn;
+	int i, memop = -1;
+
+	memset(in, 0, sizeof *in);
+	in->src_reg = -1;
+	if (wp_x86_init() == -1 || cs_disasm(cs, code, len, addr, 1, &ci) != 1)
+		return -1;
+	x = &ci->detail->x86;
+	mn = ci->mnemonic;
+	in->addr = addr;
+	in->size = ci->size;
+	snprintf(in->text, sizeof in->text, "%s%s%s", ci->mnemonic,
+	    ci->op_str[0] ? " " : "", ci->op_str);
+	in->rep = x->prefix[0] == X86_PREFIX_REP ||
+	    prefix(mn, "rep ") || prefix(mn, "repe ") || prefix(mn, "repne ");
+	if (in->rep && strchr(mn, ' ') != NULL)
+		mn = strchr(mn, ' ') + 1;
+	if (prefix(mn, "lock ") || prefix(mn, "notrack "))
+		mn = strchr(mn, ' ') + 1;
+	in->is_syscall = strcmp(mn, "syscall") == 0;
+	if (x->op_count > 0)
+		op0 = &x->operands[0];
+	if (x->op_count > 1)
+		op1 = &x->operands[1];
+	for (i = 0; i < x->op_count; i++)
+		if (x->operands[i].type == X86_OP_MEM) {
+			memop = i;
+			break;
+		}
+	if (memop >= 0 && strcmp(mn, "lea") != 0 && !prefix(mn, "nop"))
+		in->reads = 1;
+
+	if (one_of(mn, string_stores)) {
+		in->kind = WP_X86_STRING;
+		in->writes = 1;
+		in->width = mn[4] == 'b' ? 1 : mn[4] == 'w' ? 2 :
+		    mn[4] == 'd' ? 4 : 8;
+		in->mem.base = WP_RDI;
+		in->mem.index = -1;
+		in->mem.base_bytes = 8;
+	} else if (one_of(mn, push_like) &&
+	    !(op0 != NULL && op0->type == X86_OP_MEM && strcmp(mn, "call") != 0 &&
+	    strcmp(mn, "push") != 0)) {
+		in->kind = WP_X86_PUSH;
+		in->writes = 1;
+		in->width = (op0 != NULL && op0->size == 2) ? 2 : 8;
+		in->mem.base = WP_RSP;
+		in->mem.index = -1;
+		in->mem.base_bytes = 8;
+		in->mem.disp = -in->width;
+	} else if (memop >= 0 && op0 != NULL && (op0->type == X86_OP_MEM ||
+	    (one_of(mn, xchg_like) && op1 != NULL && op1->type == X86_OP_MEM)) &&
+	    !one_of(mn, readonly_dest) && !prefix(mn, "j") &&
+	    !prefix(mn, "prefetch")) {
+		const cs_x86_op *dst = &x->operands[memop];
+
+		in->writes = 1;
+		in->width = dst->size;
+		mem_of(dst, in, x->addr_size);
+		if (one_of(mn, xchg_like))
+			in->kind = WP_X86_XCHG;
+		else if (one_of(mn, plain_stores) && op1 != NULL &&
+		    op1->type == X86_OP_REG &&
+		    (m = reg_lookup(op1->reg)) != NULL) {
+			in->kind = WP_X86_REG_STORE;
+			in->src_reg = m->idx;
+			in->src_bytes = m->bytes;
+			in->src_shift = m->shift;
+			in->src_name = cs_reg_name(cs, op1->reg);
+		} else if (one_of(mn, plain_stores) && op1 != NULL &&
+		    op1->type == X86_OP_IMM) {
+			in->kind = WP_X86_IMM_STORE;
+			in->imm = (uint64_t)op1->imm;
+		} else if (op1 != NULL && op1->type == X86_OP_REG &&
+		    reg_lookup(op1->reg) == NULL && !prefix(mn, "set"))
+			in->kind = WP_X86_SIMD;	/* xmm, ymm, st, mm, sreg */
+		else if (prefix(mn, "f") || prefix(mn, "xsave") ||
+		    prefix(mn, "fxsave") || prefix(mn, "stmxcsr") ||
+		    prefix(mn, "vstmxcsr") || prefix(mn, "sgdt") ||
+		    prefix(mn, "sidt") || prefix(mn, "vmov") ||
+		    prefix(mn, "movnt") || prefix(mn, "vextract") ||
+		    prefix(mn, "pextr") || prefix(mn, "vpextr") ||
+		    prefix(mn, "extractps") || prefix(mn, "vextractps") ||
+		    prefix(mn, "vmaskmov") || prefix(mn, "vpmaskmov") ||
+		    prefix(mn, "maskmov"))
+			in->kind = WP_X86_SIMD;
+		else
+			in->kind = WP_X86_RMW;
+	} else {
+		in->kind = WP_X86_NONE;
+		if (memop >= 0) {
+			mem_of(&x->operands[memop], in, x->addr_size);
+			in->width = x->operands[memop].size;
+			in->has_mem = 0;
+		}
+	}
+	cs_free(ci, 1);
+	return 0;
+}
+
+static int
+have(const struct wp_x86_regs *r, int idx)
+{
+	return idx < 0 || (r->have & (1u << idx)) != 0;
+}
+
+static int
+effective(const struct wp_x86_insn *in, const struct wp_x86_regs *r,
+    uint64_t *ea)
+{
+	uint64_t a;
+
+	if (!have(r, in->mem.base) || !have(r, in->mem.index) ||
+	    (in->mem.seg && !have(r, in->mem.seg)))
+		return -1;
+	a = (uint64_t)in->mem.disp;
+	if (in->mem.rip_rel)
+		a += in->addr + (uint64_t)in->size;
+	if (in->mem.base >= 0)
+		a += in->mem.base_bytes == 4 ? (uint32_t)r->v[in->mem.base] :
+		    r->v[in->mem.base];
+	if (in->mem.index >= 0)
+		a += r->v[in->mem.index] * (uint64_t)in->mem.scale;
+	if (in->mem.base_bytes == 4)
+		a = (uint32_t)a;
+	if (in->mem.seg)
+		a += r->v[in->mem.seg];
+	*ea = a;
+	return 0;
+}
+
+/*
+ * The bytes the instruction stores, [*lo, *hi), from the registers
+ * before it ran (after = 0) or after it ran (after = 1: push and call
+ * have then moved rsp down to the slot, string stores moved rdi on).
+ * Returns -1 when it stores nothing or the registers are not known.
+ */
+int
+wp_x86_store_range(const struct wp_x86_insn *in, const struct wp_x86_regs *r,
+    int after, uint64_t *lo, uint64_t *hi)
+{
+	struct wp_x86_insn tmp;
+	uint64_t ea;
+	int w = in->width > 0 ? in->width : 8;
+
+	if (!in->writes)
+		return -1;
+	tmp = *in;
+	if (after && in->kind == WP_X86_PUSH)
+		tmp.mem.disp = 0;
+	if (after && in->kind == WP_X86_STRING) {
+		if (!have(r, WP_RFLAGS))
+			return -1;
+		tmp.mem.disp = (r->v[WP_RFLAGS] & 0x400) ? w : -w;
+	}
+	if (effective(&tmp, r, &ea) == -1)
+		return -1;
+	if (in->kind == WP_X86_XCHG && in->width == 0)
+		w = 8;
+	*lo = ea;
+	*hi = ea + (uint64_t)w;
+	return 0;
+}
+
+int
+wp_x86_load_range(const struct wp_x86_insn *in, const struct wp_x86_regs *r,
+    uint64_t *lo, uint64_t *hi)
+{
+	uint64_t ea;
+
+	if (!in->reads || in->kind == WP_X86_STRING || in->kind == WP_X86_PUSH)
+		return -1;
+	if (effective(in, r, &ea) == -1)
+		return -1;
+	*lo = ea;
+	*hi = ea + (uint64_t)(in->width > 0 ? in->width : 8);
+	return 0;
+}

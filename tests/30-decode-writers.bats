@@ -1,0 +1,195 @@
+#!/usr/bin/env bats
+# wp-decode against hit streams built from compiled programs: each trap
+# IP is the address after a known store, found with objdump.
+
+load helpers
+
+# insns FILE FUNC: "ADDR TEXT" per instruction of FUNC, then the first
+# address after it.
+insns() {
+	objdump -d --no-show-raw-insn "$1" | awk -v f="<$2>:" '
+		$2 == f { g = 1; next }
+		g && /^[0-9a-f]+ </ { sub(/ .*/, ""); print $0 " <next>"; exit }
+		g && NF == 0 { next }
+		g { a = $1; sub(/:$/, "", a); $1 = ""; print a $0 }'
+}
+
+# trap FILE FUNC N: the static address after the Nth instruction.
+trap_after() {
+	printf '0x%s\n' "$(insns "$1" "$2" | sed -n "$(( $3 + 1 ))p" | cut -d' ' -f1)"
+}
+
+setup_stores() {
+	start_target "${1:-stores}"
+	wp-resolve -p "$TPID" -l 8 "$(tinfo buf)" > "$BATS_TEST_TMPDIR/in.ndjson"
+	SLIDE=$(jq -r 'select(.type=="session") | .pie_slide' "$BATS_TEST_TMPDIR/in.ndjson")
+	BUF=$(tinfo buf)
+}
+
+# hit FUNC N [REGS-JSON]: appends a hit trapping after instruction N.
+hit() {
+	local ip
+	ip=$(printf '0x%x' $(( SLIDE + $(trap_after "$T/stores" "$1" "$2") )))
+	jq -cn --arg ip "$ip" --argjson regs "${3:-null}" \
+		'{type:"hit", target:0, pid:1, tid:1, cpu:0, time_ns:0, ip:$ip} + (if $regs then {regs:$regs} else {} end)' \
+		>> "$BATS_TEST_TMPDIR/in.ndjson"
+}
+
+project() {
+	jq -r 'select(.type=="hit") | [.writer.symbol, .writer.confidence, (.writer.insn // "-" | split(" ")[0]),
+		.written_value.kind, (.written_value.register // "-"), (.written_value.value // .written_value.reason),
+		(.writer.caveat // "-")] | join(" | ")'
+}
+
+@test "wp-decode: register and immediate stores of widths 1, 2, 4, 8, base+index, RMW, atomics, stack, strings, SIMD" {
+	setup_stores
+	local r='{"rax":"0x1234","rdi":"0x1122334455667788","rsi":"0x99"}'
+	for f in st_reg1 st_reg2 st_reg4 st_reg8 st_regh st_imm1 st_imm2 st_imm4 st_imm8; do
+		hit "$f" 1 "$r"
+	done
+	hit st_index 2 "{\"rax\":\"$BUF\",\"rdi\":\"0x0\",\"rsi\":\"0x99\"}"
+	hit st_index 2 "{\"rax\":\"$BUF\",\"rdi\":\"0x1\",\"rsi\":\"0x99\"}"
+	for f in st_add st_inc st_xchg st_xadd st_cmpxchg st_push st_movups st_movq st_movnti st_vmovdqa; do
+		hit "$f" 1 "$r"
+	done
+	hit st_stos 2		# trapped between iterations: IP on the rep stos
+	hit st_stos 3		# the last iteration: IP after it
+	hit st_movs 3
+	hit st_long 4 "$r"
+	hit st_long 4		# no registers
+	hit st_tail 1 "$r"	# the trap IP is st_after's first instruction
+	run --separate-stderr wp-decode < "$BATS_TEST_TMPDIR/in.ndjson"
+	assert_success
+	[ -z "$stderr" ] || fail "stderr: $stderr"
+	assert_ndjson "$output"
+	project <<< "$output" > "$BATS_TEST_TMPDIR/got"
+	[ -z "${WP_BLESS:-}" ] || cp "$BATS_TEST_TMPDIR/got" "$WP_BLESS"
+	diff -u "$BATS_TEST_DIRNAME/data/decode-stores.expected" "$BATS_TEST_TMPDIR/got"
+}
+
+@test "wp-decode: writer and trap addresses agree with objdump; records pass through unchanged" {
+	setup_stores
+	hit st_reg4 1 '{"rdi":"0x5"}'
+	hit st_tail 1
+	run --separate-stderr wp-decode < "$BATS_TEST_TMPDIR/in.ndjson"
+	assert_success
+	local w4 t4 wt
+	w4=0x$(insns "$T/stores" st_reg4 | sed -n 1p | cut -d' ' -f1)
+	t4=$(trap_after "$T/stores" st_reg4 1)
+	wt=0x$(insns "$T/stores" st_tail | sed -n 1p | cut -d' ' -f1)
+	run jq -r 'select(.type=="hit") | "\(.writer.writer_static_ip) \(.writer.trap_static_ip) \(.writer.writer_ip) \(.writer.function_static) \(.writer.module)"' <<< "$output"
+	assert_line --index 0 "$(printf '0x%x 0x%x 0x%x 0x%x %s' "$w4" "$t4" $((SLIDE + w4)) "$w4" "$T/stores")"
+	assert_line --index 1 --partial "$(printf '0x%x' "$wt")"
+	# session and target lines are byte for byte what came in; hits keep their fields
+	diff <(head -n 2 "$BATS_TEST_TMPDIR/in.ndjson") <(wp-decode < "$BATS_TEST_TMPDIR/in.ndjson" | head -n 2)
+	run jq -c 'select(.type=="hit") | del(.writer, .written_value)' <<< "$(wp-decode < "$BATS_TEST_TMPDIR/in.ndjson")"
+	assert_equal "$output" "$(jq -c 'select(.type=="hit")' "$BATS_TEST_TMPDIR/in.ndjson")"
+}
+
+@test "wp-decode: source file and line from DWARF" {
+	start_target mt-writer -t 0
+	wp-resolve -p "$TPID" wpt_counter > "$BATS_TEST_TMPDIR/in.ndjson"
+	SLIDE=$(jq -r 'select(.type=="session") | .pie_slide' "$BATS_TEST_TMPDIR/in.ndjson")
+	local n ip line
+	n=$(insns "$T/mt-writer" write_counter | grep -n wpt_counter | head -n 1 | cut -d: -f1)
+	ip=$(printf '0x%x' $(( SLIDE + $(trap_after "$T/mt-writer" write_counter "$n") )))
+	echo "{\"type\":\"hit\",\"target\":0,\"ip\":\"$ip\",\"regs\":{\"rdi\":\"0x2a\"}}" >> "$BATS_TEST_TMPDIR/in.ndjson"
+	line=$(grep -n 'wpt_counter = v;' "$BATS_TEST_DIRNAME/targets/mt-writer.c" | cut -d: -f1)
+	run --separate-stderr wp-decode < "$BATS_TEST_TMPDIR/in.ndjson"
+	assert_success
+	run jq -r 'select(.type=="hit") | "\(.writer.function) \(.writer.source.file | split("/") | last) \(.writer.source.line) \(.writer.confidence) \(.written_value.value)"' <<< "$output"
+	assert_output "write_counter mt-writer.c $line high 0x2a"
+}
+
+@test "wp-decode: a store in a shared library" {
+	start_target shlib-writer
+	wp-resolve -p "$TPID" libwpt:wpt_lib_counter > "$BATS_TEST_TMPDIR/in.ndjson"
+	local lib bias n ip
+	lib=$(realpath "$T/libwpt.so")
+	bias=$(jq -r --arg l "$lib" 'select(.type=="session") | .modules[] | select(.path == $l) | .load_bias' "$BATS_TEST_TMPDIR/in.ndjson")
+	n=$(insns "$lib" wpt_lib_write | grep -n 'mov .*,(%r[a-z0-9]*)$' | head -n 1 | cut -d: -f1)
+	[ -n "$n" ] || n=$(insns "$lib" wpt_lib_write | grep -n 'mov  *%r.*,(' | head -n 1 | cut -d: -f1)
+	[ -n "$n" ] || fail "no store in wpt_lib_write"
+	ip=$(printf '0x%x' $(( bias + $(trap_after "$lib" wpt_lib_write "$n") )))
+	echo "{\"type\":\"hit\",\"target\":0,\"ip\":\"$ip\"}" >> "$BATS_TEST_TMPDIR/in.ndjson"
+	run --separate-stderr wp-decode < "$BATS_TEST_TMPDIR/in.ndjson"
+	assert_success
+	run jq -r 'select(.type=="hit") | "\(.writer.module) \(.writer.function) \(.writer.confidence) \(.writer.source.file | split("/") | last)"' <<< "$output"
+	assert_output "$lib wpt_lib_write high libwpt.c"
+}
+
+@test "wp-decode: a stripped binary falls back to the backward scan" {
+	setup_stores stores-stripped
+	hit st_reg8 1
+	hit st_reg8 1 "{\"rdi\":\"0x7\",\"rip\":\"0x0\"}"
+	hit st_index 2 "{\"rax\":\"$BUF\",\"rdi\":\"0x0\",\"rsi\":\"0x99\"}"
+	run --separate-stderr wp-decode < "$BATS_TEST_TMPDIR/in.ndjson"
+	assert_success
+	local w8 wi
+	w8=$(printf '0x%x' 0x$(insns "$T/stores" st_reg8 | sed -n 1p | cut -d' ' -f1))
+	wi=$(printf '0x%x' 0x$(insns "$T/stores" st_index | sed -n 2p | cut -d' ' -f1))
+	run jq -r 'select(.type=="hit") | "\(.writer.function) \(.writer.writer_static_ip) \(.writer.confidence) \(.writer.candidates) \(.written_value.value // .written_value.reason)"' <<< "$output"
+	# without symbols the scan finds several instructions that end at
+	# the trap IP: low, the longest taken; registers that put exactly
+	# one store on the watched range raise it
+	assert_line --index 0 --regexp "^null $w8 low [2-9] no registers sampled \(watch with --regs\)$"
+	assert_line --index 1 --regexp "^null $w8 (medium|high) [1-9] 0x7$"
+	assert_line --index 2 --regexp "^null $wi (medium|high) [1-9] 0x99$"
+}
+
+@test "wp-decode: a missing module file is reported once; hits pass with unknown writers" {
+	cp "$T/stores" "$BATS_TEST_TMPDIR/stores-copy"
+	"$BATS_TEST_TMPDIR/stores-copy" > "$BATS_TEST_TMPDIR/copy.out" &
+	TPID=$!
+	WP_TARGET_PIDS+=("$TPID")
+	wait_for "$BATS_TEST_TMPDIR/copy.out" pid 10
+	wp-resolve -p "$TPID" -l 8 wpt_buf > "$BATS_TEST_TMPDIR/in.ndjson"
+	SLIDE=$(jq -r 'select(.type=="session") | .pie_slide' "$BATS_TEST_TMPDIR/in.ndjson")
+	stop_targets
+	rm "$BATS_TEST_TMPDIR/stores-copy"
+	hit st_reg4 1
+	hit st_reg8 1
+	run --separate-stderr wp-decode < "$BATS_TEST_TMPDIR/in.ndjson"
+	assert_success
+	assert_equal "$stderr" "wp-decode: $BATS_TEST_TMPDIR/stores-copy: No such file or directory; its writers are unknown"
+	run jq -r 'select(.type=="hit") | "\(.writer.confidence) \(.writer.reason) \(.written_value.kind)"' <<< "$output"
+	assert_output "unknown module file missing or changed unknown
+unknown module file missing or changed unknown"
+}
+
+@test "wp-decode: a module whose build-id changed is not trusted" {
+	setup_stores
+	hit st_reg4 1
+	jq -c 'if .type == "session" then .modules[0].build_id = "00ff" else . end' "$BATS_TEST_TMPDIR/in.ndjson" > "$BATS_TEST_TMPDIR/changed.ndjson"
+	run --separate-stderr wp-decode < "$BATS_TEST_TMPDIR/changed.ndjson"
+	assert_success
+	assert_equal "$stderr" "wp-decode: $T/stores: build-id $(readelf -n "$T/stores" | awk '/Build ID/ { print $3 }') differs from the capture's 00ff (the file changed); its writers are unknown"
+}
+
+@test "wp-decode: exact hits from the ptrace backend keep their writer and value" {
+	setup_stores
+	local w4
+	w4=$(printf '0x%x' $(( SLIDE + 0x$(insns "$T/stores" st_reg4 | sed -n 1p | cut -d' ' -f1) )))
+	echo "{\"type\":\"hit\",\"target\":0,\"ip\":\"0x1\",\"writer_ip\":\"$w4\",\"new_value\":\"0x2a\",\"new_bytes\":\"2a00000000000000\"}" >> "$BATS_TEST_TMPDIR/in.ndjson"
+	run --separate-stderr wp-decode < "$BATS_TEST_TMPDIR/in.ndjson"
+	assert_success
+	run jq -r 'select(.type=="hit") | "\(.writer.symbol) \(.writer.confidence) \(.written_value.kind) \(.written_value.value)"' <<< "$output"
+	assert_output "st_reg4+0x0 exact observed 0x2a"
+}
+
+@test "wp-decode: malformed lines are named, the rest decoded and passed on (status 2)" {
+	setup_stores
+	hit st_reg4 1
+	sed -i '2a{"type":' "$BATS_TEST_TMPDIR/in.ndjson"
+	echo 'garbage' >> "$BATS_TEST_TMPDIR/in.ndjson"
+	echo '{"type":"custom","keep":"me"}' >> "$BATS_TEST_TMPDIR/in.ndjson"
+	run --separate-stderr wp-decode "$BATS_TEST_TMPDIR/in.ndjson"
+	assert_failure 2
+	assert_equal "$stderr" "wp-decode: $BATS_TEST_TMPDIR/in.ndjson: line 3: invalid JSON: truncated
+wp-decode: $BATS_TEST_TMPDIR/in.ndjson: line 5: invalid JSON: unexpected character"
+	run jq -r .type <<< "$output"
+	assert_output "session
+target
+hit
+custom"
+}
