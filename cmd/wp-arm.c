@@ -57,21 +57,25 @@ read_input(struct wp_watch *w, long *nbad)
 			return -1;
 		}
 		if (strcmp(rec.type, "session") == 0 && !have_session) {
-			if (wp_json_get_int(rec.obj, "pid", &v) == -1 || v <= 0 ||
-			    wp_json_get_int(rec.obj, "start_time", &v) == -1) {
+			json_object *o = wp_record_obj(&rec);
+
+			if (wp_json_get_int(o, "pid", &v) == -1 || v <= 0 ||
+			    wp_json_get_int(o, "start_time", &v) == -1) {
 				warnx("stdin: line %ld: session record without "
 				    "pid or start_time", rec.lineno);
 				bad = 1;
 				continue;
 			}
-			wp_json_get_int(rec.obj, "pid", &v);
+			wp_json_get_int(o, "pid", &v);
 			w->pid = (pid_t)v;
-			wp_json_get_int(rec.obj, "start_time", &v);
+			wp_json_get_int(o, "start_time", &v);
 			w->start_time = (unsigned long long)v;
 			have_session = 1;
 		} else if (strcmp(rec.type, "target") == 0) {
-			if (wp_json_get_int(rec.obj, "id", &v) == -1 ||
-			    wp_json_get_hex(rec.obj, "runtime_addr", &addr) == -1) {
+			json_object *o = wp_record_obj(&rec);
+
+			if (wp_json_get_int(o, "id", &v) == -1 ||
+			    wp_json_get_hex(o, "runtime_addr", &addr) == -1) {
 				warnx("stdin: line %ld: target record without "
 				    "id or runtime_addr", rec.lineno);
 				bad = 1;
@@ -82,10 +86,10 @@ read_input(struct wp_watch *w, long *nbad)
 			memset(t, 0, sizeof *t);
 			t->id = (int)v;
 			t->addr = addr;
-			if (wp_json_get_int(rec.obj, "len", &v) == -1)
+			if (wp_json_get_int(o, "len", &v) == -1)
 				v = 4;
 			t->len = (int)v;
-			acc = wp_json_get_str(rec.obj, "access");
+			acc = wp_json_get_str(o, "access");
 			t->rw = acc != NULL && strcmp(acc, "rw") == 0;
 			if (t->len != 1 && t->len != 2 && t->len != 4 &&
 			    t->len != 8) {

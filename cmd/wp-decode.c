@@ -56,12 +56,12 @@ main(int argc, char *argv[])
 	d = wp_decode_new();
 	while (wp_record_read(&rd, &rec)) {
 		if (strcmp(rec.type, "hit") == 0)
-			rc = wp_record_append(&rec, wp_decode_hit(d, rec.obj));
+			rc = wp_record_append(&rec, wp_decode_hit(d, &rec));
 		else {
 			if (strcmp(rec.type, "session") == 0)
-				wp_decode_session(d, rec.obj);
+				wp_decode_session(d, wp_record_obj(&rec));
 			else if (strcmp(rec.type, "target") == 0 &&
-			    wp_decode_target(d, rec.obj) == -1)
+			    wp_decode_target(d, wp_record_obj(&rec)) == -1)
 				warnx("%s: line %ld: target record without id "
 				    "or runtime_addr", name, rec.lineno);
 			rc = wp_record_pass(&rec);

@@ -10,11 +10,20 @@
 #include "elf.h"
 #include "perf.h"
 #include "proc.h"
+#include "json.h"
 #include "record.h"
 #include "util.h"
 #include "x86.h"
 
 #define MAXCAND 4
+#define MAXVAR 4
+
+struct variant {
+	int		 wi;
+	const char	*conf;
+	const char	*caveat;
+	char		*text;
+};
 
 struct dmod {
 	char		*path;		/* as mapped */
@@ -48,6 +57,8 @@ struct site {
 	struct wp_x86_insn cand[MAXCAND];
 	char		*place;		/* JSON fields of module and function */
 	char		*fname;		/* function symbol, or NULL */
+	struct variant	 var[MAXVAR];
+	int		 nvar;
 	uint64_t	 faddr;
 	const char	*reason;	/* why no candidate */
 };
@@ -87,7 +98,7 @@ wp_decode_new(void)
 static void
 clear_session(struct wp_decoder *d)
 {
-	size_t i;
+	size_t i, j;
 
 	for (i = 0; i < d->nmods; i++) {
 		free(d->mods[i].path);
@@ -102,6 +113,8 @@ clear_session(struct wp_decoder *d)
 	for (i = 0; i < d->cap; i++) {
 		free(d->sites[i].place);
 		free(d->sites[i].fname);
+		for (j = 0; j < (size_t)d->sites[i].nvar; j++)
+			free(d->sites[i].var[j].text);
 	}
 	memset(d->sites, 0, d->cap * sizeof *d->sites);
 	d->used = 0;
@@ -441,29 +454,39 @@ site_get(struct wp_decoder *d, uint64_t trap, int exact)
 	return &d->sites[h];
 }
 
+/* The registers of a hit, from its "regs" object. */
 static int
-read_regs(json_object *hit, struct wp_x86_regs *r)
+read_regs(const struct wp_record *rec, struct wp_x86_regs *r)
 {
-	json_object *o;
+	struct wp_json_field f[WP_JSON_MAXFIELDS];
+	const char *raw, *err;
+	size_t n, nf, col, i;
 	uint64_t v;
-	int i;
+	int k;
 
-	memset(r, 0, sizeof *r);
-	if (!json_object_object_get_ex(hit, "regs", &o) ||
-	    !json_object_is_type(o, json_type_object))
+	r->have = 0;
+	if (wp_record_raw(rec, "regs", &raw, &n) == -1 || n < 2 ||
+	    raw[0] != '{' || wp_json_scan(raw, n, f, &nf, &err, &col) == -1)
 		return 0;
-	for (i = 0; i < WP_PERF_NREGS; i++)
-		if (wp_json_get_hex(o, wp_perf_reg_names[i], &v) == 0) {
-			r->v[i] = v;
-			r->have |= 1u << i;
+	for (i = 0; i < nf; i++) {
+		for (k = 0; k < WP_PERF_NREGS; k++)
+			if (strlen(wp_perf_reg_names[k]) == f[i].klen &&
+			    memcmp(wp_perf_reg_names[k], f[i].key,
+			    f[i].klen) == 0)
+				break;
+		if (k == WP_PERF_NREGS) {
+			if (f[i].klen == 7 && memcmp(f[i].key, "fs_base", 7) == 0)
+				k = WP_FS_BASE;
+			else if (f[i].klen == 7 &&
+			    memcmp(f[i].key, "gs_base", 7) == 0)
+				k = WP_GS_BASE;
+			else
+				continue;
 		}
-	if (wp_json_get_hex(o, "fs_base", &v) == 0) {
-		r->v[WP_FS_BASE] = v;
-		r->have |= 1u << WP_FS_BASE;
-	}
-	if (wp_json_get_hex(o, "gs_base", &v) == 0) {
-		r->v[WP_GS_BASE] = v;
-		r->have |= 1u << WP_GS_BASE;
+		if (wp_json_hexval(f[i].val, f[i].vlen, &v) == 0) {
+			r->v[k] = v;
+			r->have |= 1u << k;
+		}
 	}
 	return r->have != 0;
 }
@@ -540,12 +563,84 @@ value_json(char *buf, size_t sz, const struct wp_x86_insn *in,
 	return snprintf(buf, sz, "{\"kind\":\"unknown\",\"reason\":\"%s\"}", why);
 }
 
+/* The writer object after its trap addresses, cached per choice. */
+static const char *
+writer_rest(struct wp_decoder *d, struct site *st, int wi, const char *conf,
+    const char *caveat, const char *reason)
+{
+	const struct wp_x86_insn *w = wi >= 0 ? &st->cand[wi] : NULL;
+	struct variant *v;
+	char ins[300], src[600], sym[600], nm[512], buf[4096], fj[512];
+	const char *file;
+	int i, line, n;
+
+	for (i = 0; i < st->nvar; i++) {
+		v = &st->var[i];
+		if (v->wi == wi && v->conf == conf && v->caveat == caveat)
+			return v->text;
+	}
+	n = snprintf(buf, sizeof buf, ",%s", st->place);
+	if (w != NULL) {
+		json_str(ins, sizeof ins, w->text);
+		snprintf(src, sizeof src, "null");
+		if (st->mod >= 0 && d->mods[st->mod].elf != NULL &&
+		    wp_elf_srcline(d->mods[st->mod].elf, w->addr - st->bias,
+		    &file, &line) == 0) {
+			json_str(fj, sizeof fj, file);
+			snprintf(src, sizeof src, "{\"file\":%s,\"line\":%d}",
+			    fj, line);
+		}
+		snprintf(sym, sizeof sym, "null");
+		if (st->fname != NULL) {
+			json_str(nm, sizeof nm, st->fname);
+			nm[strlen(nm) - 1] = '\0';
+			snprintf(sym, sizeof sym, "%s+0x%" PRIx64 "\"", nm,
+			    w->addr - st->bias - st->faddr);
+		}
+		n += snprintf(buf + n, sizeof buf - (size_t)n,
+		    ",\"writer_ip\":\"0x%" PRIx64 "\",\"writer_static_ip\":",
+		    w->addr);
+		if (st->mod >= 0)
+			n += snprintf(buf + n, sizeof buf - (size_t)n,
+			    "\"0x%" PRIx64 "\"", w->addr - st->bias);
+		else
+			n += snprintf(buf + n, sizeof buf - (size_t)n, "null");
+		n += snprintf(buf + n, sizeof buf - (size_t)n,
+		    ",\"symbol\":%s,\"source\":%s,\"insn\":%s,\"confidence\":"
+		    "\"%s\",\"candidates\":%d,\"reason\":null", sym, src, ins,
+		    conf, st->ncand);
+	} else
+		n += snprintf(buf + n, sizeof buf - (size_t)n,
+		    ",\"writer_ip\":null,\"writer_static_ip\":null,\"symbol\":"
+		    "null,\"source\":null,\"insn\":null,\"confidence\":"
+		    "\"unknown\",\"candidates\":0,\"reason\":\"%s\"",
+		    reason ? reason : "unknown");
+	if (caveat != NULL)
+		snprintf(buf + n, sizeof buf - (size_t)n, ",\"caveat\":\"%s\"}",
+		    caveat);
+	else
+		snprintf(buf + n, sizeof buf - (size_t)n, ",\"caveat\":null}");
+	if (st->nvar == MAXVAR) {
+		free(st->var[MAXVAR - 1].text);
+		st->nvar--;
+	}
+	v = &st->var[st->nvar++];
+	v->wi = wi;
+	v->conf = conf;
+	v->caveat = caveat;
+	v->text = wp_xstrdup(buf);
+	return v->text;
+}
+
+static const char *const no_overlap =
+    "its store address does not overlap the watched range";
+
 /*
  * Returns the text to append to a hit record: ,"writer":{...},
  * "written_value":{...}.  The text stays valid until the next call.
  */
 const char *
-wp_decode_hit(struct wp_decoder *d, json_object *hit)
+wp_decode_hit(struct wp_decoder *d, const struct wp_record *rec)
 {
 	struct wp_x86_regs r;
 	const struct dtarget *t;
@@ -553,20 +648,19 @@ wp_decode_hit(struct wp_decoder *d, json_object *hit)
 	struct site *st;
 	uint64_t ip, wip, lo, hi, vbytes;
 	int64_t tid = -1;
-	const char *conf = "unknown", *caveat = NULL, *reason = NULL;
-	const char *obs_bytes;
-	char val[512], ins[300], src[600], cav[300];
-	const char *file;
+	const char *conf = "unknown", *caveat = NULL, *rest, *raw;
+	char val[512], head[128];
+	size_t need, rl;
 	int have_regs, exact, i, matched = 0, computable = 0, first = -1;
-	int line, n;
+	int wi = -1, hn, vn;
 
-	if (wp_json_get_hex(hit, "ip", &ip) == -1)
+	if (wp_record_hex(rec, "ip", &ip) == -1)
 		return ",\"writer\":{\"confidence\":\"unknown\",\"reason\":"
 		    "\"hit without ip\"},\"written_value\":{\"kind\":\"unknown\","
 		    "\"reason\":\"hit without ip\"}";
-	exact = wp_json_get_hex(hit, "writer_ip", &wip) == 0;
-	have_regs = read_regs(hit, &r);
-	wp_json_get_int(hit, "target", &tid);
+	exact = wp_record_hex(rec, "writer_ip", &wip) == 0;
+	have_regs = read_regs(rec, &r);
+	wp_record_int(rec, "target", &tid);
 	t = target_by_id(d, (int)tid);
 	st = site_get(d, exact ? wip : ip, exact);
 
@@ -583,116 +677,78 @@ wp_decode_hit(struct wp_decoder *d, json_object *hit)
 			}
 		}
 		if (exact) {
-			w = &st->cand[0];
+			wi = 0;
 			conf = "exact";
 		} else if (st->sweep) {
-			w = &st->cand[0];
+			wi = 0;
 			conf = "high";
 			if (computable > 0 && matched == 0) {
 				conf = "low";
-				snprintf(cav, sizeof cav, "its store address "
-				    "does not overlap the watched range");
-				caveat = cav;
+				caveat = no_overlap;
 			}
 		} else if (matched > 0) {
-			w = &st->cand[first];
+			wi = first;
 			conf = matched > 1 ? "medium" : computable == st->ncand ?
 			    "high" : "medium";
 		} else {
-			w = &st->cand[st->ncand - 1];
+			wi = st->ncand - 1;
 			conf = st->ncand == 1 && computable == 0 ? "medium" :
 			    "low";
 		}
+		w = &st->cand[wi];
 		if (caveat == NULL && st->at_trap)
 			caveat = "rep string instruction trapped between "
 			    "iterations: the IP is the writer itself";
-		if (caveat == NULL && w != NULL)
+		if (caveat == NULL)
 			caveat = kind_caveat(w);
-	} else
-		reason = st->reason;
+	}
 
 	if (exact) {
-		obs_bytes = wp_json_get_str(hit, "new_bytes");
-		if (wp_json_get_hex(hit, "new_value", &vbytes) == 0)
-			snprintf(val, sizeof val, "{\"kind\":\"observed\","
-			    "\"width\":%d,\"value\":\"0x%" PRIx64 "\","
-			    "\"bytes\":\"%s\"}", t ? t->len : 0, vbytes,
-			    obs_bytes ? obs_bytes : "");
-		else if (obs_bytes != NULL)
-			snprintf(val, sizeof val, "{\"kind\":\"observed\","
-			    "\"width\":%d,\"value\":null,\"bytes\":\"%s\"}",
-			    t ? t->len : 0, obs_bytes);
+		const char *nb = NULL;
+		size_t nbl = 0;
+
+		if (wp_record_raw(rec, "new_bytes", &raw, &rl) == 0 &&
+		    rl >= 2 && raw[0] == '"') {
+			nb = raw;
+			nbl = rl;
+		}
+		if (wp_record_hex(rec, "new_value", &vbytes) == 0)
+			vn = snprintf(val, sizeof val, "{\"kind\":\"observed\","
+			    "\"width\":%d,\"value\":\"0x%" PRIx64 "\",\"bytes\":"
+			    "%.*s}", t ? t->len : 0, vbytes, nb ? (int)nbl : 4,
+			    nb ? nb : "null");
+		else if (nb != NULL)
+			vn = snprintf(val, sizeof val, "{\"kind\":\"observed\","
+			    "\"width\":%d,\"value\":null,\"bytes\":%.*s}",
+			    t ? t->len : 0, (int)nbl, nb);
 		else
-			snprintf(val, sizeof val, "{\"kind\":\"unknown\","
+			vn = snprintf(val, sizeof val, "{\"kind\":\"unknown\","
 			    "\"reason\":\"no value in the hit\"}");
 	} else if (w != NULL)
-		value_json(val, sizeof val, w, &r, have_regs);
+		vn = value_json(val, sizeof val, w, &r, have_regs);
 	else
-		snprintf(val, sizeof val, "{\"kind\":\"unknown\",\"reason\":"
-		    "\"writer unknown\"}");
+		vn = snprintf(val, sizeof val, "{\"kind\":\"unknown\","
+		    "\"reason\":\"writer unknown\"}");
+	if (vn < 0 || (size_t)vn >= sizeof val)
+		vn = (int)strlen(val);
 
-	if (w != NULL) {
-		json_str(ins, sizeof ins, w->text);
-		src[0] = '\0';
-		if (st->mod >= 0 && d->mods[st->mod].elf != NULL &&
-		    wp_elf_srcline(d->mods[st->mod].elf, w->addr - st->bias,
-		    &file, &line) == 0) {
-			char fj[512];
-
-			json_str(fj, sizeof fj, file);
-			snprintf(src, sizeof src, "{\"file\":%s,\"line\":%d}",
-			    fj, line);
-		} else
-			snprintf(src, sizeof src, "null");
-	}
-	n = snprintf(NULL, 0, "%s%s", st->place, val) + 1024 +
-	    (w ? (int)strlen(ins) + (int)strlen(src) : 0);
-	if ((size_t)n > d->outcap) {
-		d->outcap = (size_t)n;
+	rest = writer_rest(d, st, wi, conf, caveat, st->reason);
+	if (st->mod >= 0)
+		hn = snprintf(head, sizeof head, ",\"writer\":{\"trap_ip\":"
+		    "\"0x%" PRIx64 "\",\"trap_static_ip\":\"0x%" PRIx64 "\"",
+		    ip, ip - st->bias);
+	else
+		hn = snprintf(head, sizeof head, ",\"writer\":{\"trap_ip\":"
+		    "\"0x%" PRIx64 "\",\"trap_static_ip\":null", ip);
+	rl = strlen(rest);
+	need = (size_t)hn + rl + 20 + (size_t)vn + 1;
+	if (need > d->outcap) {
+		d->outcap = need;
 		d->out = wp_xrealloc(d->out, d->outcap);
 	}
-	n = snprintf(d->out, d->outcap, ",\"writer\":{\"trap_ip\":\"0x%" PRIx64
-	    "\",\"trap_static_ip\":", ip);
-	if (st->mod >= 0)
-		n += snprintf(d->out + n, d->outcap - (size_t)n, "\"0x%" PRIx64
-		    "\"", ip - st->bias);
-	else
-		n += snprintf(d->out + n, d->outcap - (size_t)n, "null");
-	n += snprintf(d->out + n, d->outcap - (size_t)n, ",%s", st->place);
-	if (w != NULL) {
-		char sym[600] = "null", nm[512];
-
-		if (st->fname != NULL) {
-			json_str(nm, sizeof nm, st->fname);
-			nm[strlen(nm) - 1] = '\0';
-			snprintf(sym, sizeof sym, "%s+0x%" PRIx64 "\"", nm,
-			    w->addr - st->bias - st->faddr);
-		}
-		n += snprintf(d->out + n, d->outcap - (size_t)n,
-		    ",\"writer_ip\":\"0x%" PRIx64 "\",\"writer_static_ip\":",
-		    w->addr);
-		if (st->mod >= 0)
-			n += snprintf(d->out + n, d->outcap - (size_t)n,
-			    "\"0x%" PRIx64 "\"", w->addr - st->bias);
-		else
-			n += snprintf(d->out + n, d->outcap - (size_t)n, "null");
-		n += snprintf(d->out + n, d->outcap - (size_t)n,
-		    ",\"symbol\":%s,\"source\":%s,\"insn\":%s,\"confidence\":"
-		    "\"%s\",\"candidates\":%d,\"reason\":null", sym, src, ins,
-		    conf, st->ncand);
-	} else
-		n += snprintf(d->out + n, d->outcap - (size_t)n,
-		    ",\"writer_ip\":null,\"writer_static_ip\":null,\"symbol\":"
-		    "null,\"source\":null,\"insn\":null,\"confidence\":"
-		    "\"unknown\",\"candidates\":0,\"reason\":\"%s\"",
-		    reason ? reason : "unknown");
-	if (caveat != NULL)
-		n += snprintf(d->out + n, d->outcap - (size_t)n,
-		    ",\"caveat\":\"%s\"}", caveat);
-	else
-		n += snprintf(d->out + n, d->outcap - (size_t)n,
-		    ",\"caveat\":null}");
-	snprintf(d->out + n, d->outcap - (size_t)n, ",\"written_value\":%s",
-	    val);
+	memcpy(d->out, head, (size_t)hn);
+	memcpy(d->out + hn, rest, rl);
+	memcpy(d->out + hn + rl, ",\"written_value\":", 17);
+	memcpy(d->out + hn + rl + 17, val, (size_t)vn + 1);
 	return d->out;
 }

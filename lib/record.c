@@ -46,46 +46,83 @@ bad(struct wp_reader *r, const char *why)
 static int
 parse(struct wp_reader *r, char *line, size_t len, struct wp_record *rec)
 {
-	json_object *obj, *t;
-	enum json_tokener_error jerr;
-	size_t used, i;
+	const struct wp_json_field *t;
+	const char *err;
+	char why[128];
+	size_t col;
 
-	if (len == 0)
-		return bad(r, "empty line, expected a JSON object");
-	json_tokener_reset(r->tok);
-	obj = json_tokener_parse_ex(r->tok, line, (int)len);
-	jerr = json_tokener_get_error(r->tok);
-	if (obj == NULL) {
-		char why[128];
-
-		if (jerr == json_tokener_continue)
-			return bad(r, "invalid JSON: truncated");
-		snprintf(why, sizeof why, "invalid JSON: %s",
-		    json_tokener_error_desc(jerr));
+	if (wp_json_scan(line, len, rec->f, &rec->nf, &err, &col) == -1) {
+		if (strcmp(err, "empty line") == 0 ||
+		    strcmp(err, "not a JSON object") == 0 ||
+		    strcmp(err, "text after the JSON object") == 0)
+			return bad(r, err);
+		snprintf(why, sizeof why, "invalid JSON at byte %zu: %s", col,
+		    err);
 		return bad(r, why);
 	}
-	used = json_tokener_get_parse_end(r->tok);
-	for (i = used; i < len; i++)
-		if (line[i] != ' ' && line[i] != '\t' && line[i] != '\r') {
-			json_object_put(obj);
-			return bad(r, "text after the JSON object");
-		}
-	if (!json_object_is_type(obj, json_type_object)) {
-		json_object_put(obj);
-		return bad(r, "not a JSON object");
-	}
-	if (!json_object_object_get_ex(obj, "type", &t) ||
-	    !json_object_is_type(t, json_type_string)) {
-		json_object_put(obj);
+	t = wp_json_find(rec->f, rec->nf, "type");
+	if (t == NULL || t->vlen < 2 || t->val[0] != '"' ||
+	    t->vlen - 2 >= sizeof rec->typebuf ||
+	    memchr(t->val, '\\', t->vlen) != NULL)
 		return bad(r, "no \"type\" string field");
-	}
-	r->obj = obj;
+	memcpy(rec->typebuf, t->val + 1, t->vlen - 2);
+	rec->typebuf[t->vlen - 2] = '\0';
+	rec->type = rec->typebuf;
 	rec->line = line;
 	rec->len = len;
 	rec->lineno = r->lineno;
-	rec->obj = obj;
-	rec->type = json_object_get_string(t);
+	rec->rd = r;
 	return 1;
+}
+
+/* The record as a json-c object, parsed on first use. */
+json_object *
+wp_record_obj(struct wp_record *rec)
+{
+	struct wp_reader *r = rec->rd;
+
+	if (r->obj == NULL) {
+		json_tokener_reset(r->tok);
+		r->obj = json_tokener_parse_ex(r->tok, rec->line, (int)rec->len);
+		if (r->obj == NULL)
+			r->obj = json_object_new_object();
+	}
+	return r->obj;
+}
+
+int
+wp_record_raw(const struct wp_record *rec, const char *key, const char **val,
+    size_t *vlen)
+{
+	const struct wp_json_field *f = wp_json_find(rec->f, rec->nf, key);
+
+	if (f == NULL)
+		return -1;
+	*val = f->val;
+	*vlen = f->vlen;
+	return 0;
+}
+
+int
+wp_record_hex(const struct wp_record *rec, const char *key, uint64_t *v)
+{
+	const char *s;
+	size_t n;
+
+	if (wp_record_raw(rec, key, &s, &n) == -1)
+		return -1;
+	return wp_json_hexval(s, n, v);
+}
+
+int
+wp_record_int(const struct wp_record *rec, const char *key, int64_t *v)
+{
+	const char *s;
+	size_t n;
+
+	if (wp_record_raw(rec, key, &s, &n) == -1)
+		return -1;
+	return wp_json_intval(s, n, v);
 }
 
 /*

@@ -4,12 +4,19 @@
 #include <stdio.h>
 #include <json-c/json.h>
 
+#include "json.h"
+
+struct wp_reader;
+
 struct wp_record {
 	char		*line;	/* the original text, no newline */
 	size_t		 len;
 	long		 lineno;
-	json_object	*obj;	/* parsed object, owned by the reader */
-	const char	*type;	/* points into obj */
+	const char	*type;
+	char		 typebuf[64];
+	struct wp_json_field f[WP_JSON_MAXFIELDS];	/* top-level members */
+	size_t		 nf;
+	struct wp_reader *rd;
 };
 
 struct wp_reader {
@@ -20,12 +27,17 @@ struct wp_reader {
 	long		 lineno;
 	long		 nbad;
 	json_tokener	*tok;
-	json_object	*obj;
+	json_object	*obj;	/* of the current record, parsed on demand */
 };
 
 void	 wp_record_reader_init(struct wp_reader *, FILE *, const char *);
 void	 wp_record_reader_free(struct wp_reader *);
 int	 wp_record_read(struct wp_reader *, struct wp_record *);
+json_object *wp_record_obj(struct wp_record *);
+int	 wp_record_raw(const struct wp_record *, const char *, const char **,
+	    size_t *);
+int	 wp_record_hex(const struct wp_record *, const char *, uint64_t *);
+int	 wp_record_int(const struct wp_record *, const char *, int64_t *);
 
 void	 wp_record_out_init(FILE *);
 int	 wp_record_write(const char *, size_t);

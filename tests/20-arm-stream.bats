@@ -38,7 +38,7 @@ load helpers
 	assert_failure 1
 	assert_equal "$output" '{"type":"session","pid":1,"start_time":1}
 {"type":"x", "spaced" : [1, 2]}'
-	assert_equal "$stderr" "wp-arm: stdin: line 2: invalid JSON: null expected
+	assert_equal "$stderr" "wp-arm: stdin: line 2: invalid JSON at byte 1: expected a value
 wp-arm: stdin: line 4: not a JSON object
 wp-arm: stdin: line 5: no \"type\" string field
 wp-arm: stdin: line 6: text after the JSON object

@@ -185,8 +185,8 @@ unknown module file missing or changed unknown"
 	echo '{"type":"custom","keep":"me"}' >> "$BATS_TEST_TMPDIR/in.ndjson"
 	run --separate-stderr wp-decode "$BATS_TEST_TMPDIR/in.ndjson"
 	assert_failure 2
-	assert_equal "$stderr" "wp-decode: $BATS_TEST_TMPDIR/in.ndjson: line 3: invalid JSON: truncated
-wp-decode: $BATS_TEST_TMPDIR/in.ndjson: line 5: invalid JSON: unexpected character"
+	assert_equal "$stderr" "wp-decode: $BATS_TEST_TMPDIR/in.ndjson: line 3: invalid JSON at byte 9: truncated
+wp-decode: $BATS_TEST_TMPDIR/in.ndjson: line 5: invalid JSON at byte 1: expected a value"
 	run jq -r .type <<< "$output"
 	assert_output "session
 target

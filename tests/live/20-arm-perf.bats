@@ -184,7 +184,7 @@ target"
 	watch_wait
 	assert_equal "$WSTATUS" 2
 	assert_equal "$(hits)" 30
-	assert_equal "$(cat "$BATS_TEST_TMPDIR/watch.err")" "wp-arm: stdin: line 2: invalid JSON: quoted object property name expected"
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/watch.err")" "wp-arm: stdin: line 2: invalid JSON at byte 2: expected a quoted member name"
 }
 
 @test "wp-arm perf: a closed stdout stops the watch and leaves the target running" {
