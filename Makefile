@@ -12,7 +12,7 @@ LDLIBS	 = -lcapstone -ldw -lelf -ljson-c
 SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer \
 	   -fno-sanitize-recover=undefined
 
-TOOLS	 = wp-resolve wp-arm wp-decode
+TOOLS	 = wp-resolve wp-arm wp-decode wp-report
 SCRIPTS	 =
 LIBSRC	 = $(wildcard lib/*.c)
 LIBOBJ	 = $(LIBSRC:lib/%.c=$(O)/lib/%.o)

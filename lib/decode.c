@@ -542,7 +542,7 @@ value_json(char *buf, size_t sz, const struct wp_x86_insn *in,
 		    "\"width\":%d,\"value\":\"0x%" PRIx64 "\"}", in->width,
 		    in->imm & mask);
 	case WP_X86_RMW:
-		why = "read-modify-write: the result depends on the old value";
+		why = "read-modify-write";
 		break;
 	case WP_X86_XCHG:
 		why = "source register overwritten by the same instruction";

@@ -1,0 +1,68 @@
+#!/usr/bin/env bats
+# wp-report: fixture streams to expected reports (JSON after jq -S, and
+# the table as text).
+
+load helpers
+
+# check NAME [OPTS...]: JSON and table of tests/data/NAME.in.ndjson.
+check() {
+	local name=$1
+	shift
+	run --separate-stderr wp-report --json "$@" "$DATA/$name.in.ndjson"
+	RSTATUS=$status
+	[ "$(wc -l <<< "$output")" -eq 1 ] || fail "--json wrote more than one line"
+	diff -u "$DATA/$name.expected.json" <(jq -S . <<< "$output")
+	run --separate-stderr wp-report "$@" "$DATA/$name.in.ndjson"
+	assert_equal "$status" "$RSTATUS"
+	diff -u "$DATA/$name.expected.txt" <(printf '%s\n' "$output")
+	awk 'length > 100 { print FILENAME ": line " NR " is " length " columns"; bad = 1 } END { exit bad }' \
+		"$DATA/$name.expected.txt"
+}
+
+@test "wp-report: writer sites sorted by hits then address, threads, samples truncated to --samples" {
+	check report-basic --samples 4
+	assert_equal "$RSTATUS" 0
+	# every writer keeps a sample when the samples are full
+	run jq -r '.watches[0] | [.samples_truncated, (.samples | map(.writer_symbol) | unique | length)] | @tsv' <<< "$(wp-report --json --samples 4 "$DATA/report-basic.in.ndjson")"
+	assert_output "$(printf 'true\t3')"
+	# the records wp-report does not know are counted, not lost
+	run jq -r '.stream | "\(.records) \(.hits) \(.other_records) \(.thread_records)"' <<< "$(wp-report --json "$DATA/report-basic.in.ndjson")"
+	assert_output "18 11 1 1"
+}
+
+@test "wp-report: lost events, truncation and partial coverage make counts a lower bound" {
+	check report-lower --samples 4
+	assert_equal "$RSTATUS" 0
+	run jq -c '[.counts_are_lower_bound, .lower_bound_reasons]' <<< "$(wp-report --json "$DATA/report-lower.in.ndjson")"
+	assert_output '[true,["lost_events","truncated_by_max_events","partial_thread_coverage"]]'
+}
+
+@test "wp-report: a stream without an observation still reports, marked incomplete (status 3)" {
+	check report-incomplete --samples 4
+	assert_equal "$RSTATUS" 3
+	assert_equal "$stderr" "wp-report: $DATA/report-incomplete.in.ndjson: the stream ended without an observation record; the report is incomplete"
+}
+
+@test "wp-report: --samples 0 keeps no samples; all samples when fewer than N" {
+	run jq -r '.watches[0] | "\(.samples | length) \(.samples_truncated)"' <<< "$(wp-report --json --samples 0 "$DATA/report-basic.in.ndjson")"
+	assert_output "0 true"
+	run jq -r '.watches[0] | "\(.samples | length) \(.samples_truncated)"' <<< "$(wp-report --json --samples 100 "$DATA/report-basic.in.ndjson")"
+	assert_output "11 false"
+}
+
+@test "wp-report: malformed lines are named and counted, the report still written (status 2)" {
+	sed '5a{"type":"hit",' "$DATA/report-basic.in.ndjson" > "$BATS_TEST_TMPDIR/bad.ndjson"
+	run --separate-stderr wp-report --json < "$BATS_TEST_TMPDIR/bad.ndjson"
+	assert_failure 2
+	assert_equal "$stderr" "wp-report: stdin: line 6: invalid JSON at byte 15: truncated"
+	run jq -c '[.watches[0].accepted_hits, .stream.malformed_lines, .counts_are_lower_bound, .lower_bound_reasons]' <<< "$output"
+	assert_output '[11,1,true,["malformed_input_lines"]]'
+}
+
+@test "wp-report: usage errors (status 64)" {
+	run --separate-stderr wp-report --samples x
+	assert_failure 64
+	assert_equal "$stderr" "wp-report: --samples x: not a count (0 to 1000000)"
+	run --separate-stderr wp-report a b
+	assert_failure 64
+}
