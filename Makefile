@@ -13,7 +13,7 @@ SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer \
 	   -fno-sanitize-recover=undefined
 
 TOOLS	 = wp-resolve wp-arm wp-decode wp-report
-SCRIPTS	 =
+SCRIPTS	 = scripts/wp
 LIBSRC	 = $(wildcard lib/*.c)
 LIBOBJ	 = $(LIBSRC:lib/%.c=$(O)/lib/%.o)
 MAN1	 = $(wildcard man/*.1)

@@ -52,10 +52,15 @@ main(int argc, char *argv[])
 			err(WP_EXIT_ERROR, "%s", name);
 	}
 	wp_record_out_init(stdout);
+	wp_record_finish_on_interrupt();
 	wp_record_reader_init(&rd, in, name);
 	d = wp_decode_new();
 	while (wp_record_read(&rd, &rec)) {
-		if (strcmp(rec.type, "hit") == 0)
+		const char *raw;
+		size_t rl;
+
+		if (strcmp(rec.type, "hit") == 0 &&
+		    wp_record_raw(&rec, "writer", &raw, &rl) == -1)
 			rc = wp_record_append(&rec, wp_decode_hit(d, &rec));
 		else {
 			if (strcmp(rec.type, "session") == 0)

@@ -1,5 +1,10 @@
 /* wp-report: aggregate a decoded stream into the report a user reads. */
+#include <sys/time.h>
+
 #include <err.h>
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,14 +18,90 @@ static void
 usage(int status)
 {
 	fprintf(status ? stderr : stdout,
-	    "usage: wp-report [--json | --table] [--samples n] [file]\n");
+	    "usage: wp-report [--json | --table] [--samples n] [--progress] "
+	    "[file]\n");
 	exit(status);
+}
+
+static volatile sig_atomic_t progress_hits, progress_on;
+static struct timespec progress_t0;
+
+static size_t
+fmt_u(char *p, unsigned long v)
+{
+	char tmp[24];
+	size_t n = 0, i;
+
+	do
+		tmp[n++] = (char)('0' + v % 10);
+	while ((v /= 10) > 0);
+	for (i = 0; i < n; i++)
+		p[i] = tmp[n - 1 - i];
+	return n;
+}
+
+/* The live line: async-signal-safe formatting, written to stderr. */
+static void
+on_tick(int sig)
+{
+	struct timespec now;
+	char buf[96];
+	size_t n = 0;
+	long ds;
+
+	(void)sig;
+	if (!progress_on)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ds = (now.tv_sec - progress_t0.tv_sec) * 10 +
+	    (now.tv_nsec - progress_t0.tv_nsec) / 100000000;
+	memcpy(buf, "\rwp: watching ", 15);
+	n = 15;
+	n += fmt_u(buf + n, (unsigned long)(ds / 10));
+	buf[n++] = '.';
+	n += fmt_u(buf + n, (unsigned long)(ds % 10));
+	memcpy(buf + n, " s, ", 4);
+	n += 4;
+	n += fmt_u(buf + n, (unsigned long)progress_hits);
+	memcpy(buf + n, " hits  ", 7);
+	n += 7;
+	if (write(STDERR_FILENO, buf, n) < 0)
+		progress_on = 0;
+}
+
+static void
+progress_start(void)
+{
+	struct sigaction sa;
+	struct itimerval it;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_tick;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGALRM, &sa, NULL);
+	it.it_interval.tv_sec = 0;
+	it.it_interval.tv_usec = 250000;
+	it.it_value = it.it_interval;
+	setitimer(ITIMER_REAL, &it, NULL);
+}
+
+static void
+progress_stop(void)
+{
+	struct itimerval it;
+
+	memset(&it, 0, sizeof it);
+	setitimer(ITIMER_REAL, &it, NULL);
+	if (progress_on)
+		(void)!write(STDERR_FILENO, "\n", 1);
+	progress_on = 0;
 }
 
 static const struct option longopts[] = {
 	{ "json",	no_argument,		NULL, 'j' },
 	{ "table",	no_argument,		NULL, 't' },
 	{ "samples",	required_argument,	NULL, 's' },
+	{ "progress",	no_argument,		NULL, 'p' },
 	{ "help",	no_argument,		NULL, 'h' },
 	{ "version",	no_argument,		NULL, 'V' },
 	{ NULL,		0,			NULL, 0 }
@@ -36,7 +117,7 @@ main(int argc, char *argv[])
 	const char *name = "stdin";
 	FILE *in = stdin;
 	uint64_t nsamples = 16;
-	int ch, json = 0, rc, complete;
+	int ch, json = 0, rc, complete, progress = 0;
 	long nbad;
 
 	while ((ch = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
@@ -52,6 +133,9 @@ main(int argc, char *argv[])
 			    nsamples > 1000000)
 				errx(WP_EXIT_USAGE, "--samples %s: not a count "
 				    "(0 to 1000000)", optarg);
+			break;
+		case 'p':
+			progress = isatty(STDERR_FILENO);
 			break;
 		case 'h':
 			usage(0);
@@ -71,9 +155,24 @@ main(int argc, char *argv[])
 			err(WP_EXIT_ERROR, "%s", name);
 	}
 	r = wp_report_new((size_t)nsamples);
+	wp_record_finish_on_interrupt();
 	wp_record_reader_init(&rd, in, name);
-	while (wp_record_read(&rd, &rec))
+	if (progress)
+		progress_start();
+	while (wp_record_read(&rd, &rec)) {
 		wp_report_add(r, &rec);
+		if (!progress)
+			continue;
+		if (strcmp(rec.type, "hit") == 0)
+			progress_hits++;
+		else if (strcmp(rec.type, "armed") == 0) {
+			clock_gettime(CLOCK_MONOTONIC, &progress_t0);
+			progress_on = 1;
+		} else if (strcmp(rec.type, "observation") == 0)
+			progress_stop();
+	}
+	if (progress)
+		progress_stop();
 	nbad = rd.nbad;
 	wp_record_reader_free(&rd);
 	complete = wp_report_complete(r);

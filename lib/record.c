@@ -12,6 +12,7 @@
 #include "util.h"
 
 static FILE	*out;
+static volatile sig_atomic_t interrupted;
 static int	 flush_each;
 
 void
@@ -281,4 +282,28 @@ wp_json_get_str(json_object *o, const char *key)
 	    !json_object_is_type(f, json_type_string))
 		return NULL;
 	return json_object_get_string(f);
+}
+
+static void
+on_interrupt(int sig)
+{
+	if (interrupted)
+		_exit(128 + sig);
+	interrupted = 1;
+}
+
+/*
+ * For the filters after wp-arm: the first SIGINT (a Ctrl-C that reaches
+ * the whole pipeline) lets them finish the records wp-arm still sends,
+ * up to its observation; a second one quits.
+ */
+void
+wp_record_finish_on_interrupt(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_interrupt;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGINT, &sa, NULL);
 }

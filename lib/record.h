@@ -40,6 +40,7 @@ int	 wp_record_hex(const struct wp_record *, const char *, uint64_t *);
 int	 wp_record_int(const struct wp_record *, const char *, int64_t *);
 
 void	 wp_record_out_init(FILE *);
+void	 wp_record_finish_on_interrupt(void);
 int	 wp_record_write(const char *, size_t);
 int	 wp_record_pass(const struct wp_record *);
 int	 wp_record_emit(json_object *);
