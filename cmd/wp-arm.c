@@ -19,7 +19,7 @@ usage(int status)
 {
 	fprintf(status ? stderr : stdout,
 	    "usage: wp-arm [-d duration] [-n max_events] [--regs] "
-	    "[--backend auto|perf]\n"
+	    "[--backend auto|perf|ptrace]\n"
 	    "              [--ring-pages n]\n"
 	    "       wp-arm --check-bp\n");
 	exit(status);
@@ -47,7 +47,7 @@ read_input(struct wp_watch *w, long *nbad)
 	int64_t v;
 	uint64_t addr;
 	const char *acc;
-	int have_session = 0, bad = 0, slots = 0;
+	int have_session = 0, bad = 0;
 
 	wp_record_reader_init(&rd, stdin, "stdin");
 	while (wp_record_read(&rd, &rec)) {
@@ -91,17 +91,6 @@ read_input(struct wp_watch *w, long *nbad)
 			t->len = (int)v;
 			acc = wp_json_get_str(o, "access");
 			t->rw = acc != NULL && strcmp(acc, "rw") == 0;
-			if (t->len != 1 && t->len != 2 && t->len != 4 &&
-			    t->len != 8) {
-				warnx("target %d: a debug register cannot watch "
-				    "%d bytes (1, 2, 4 or 8)", t->id, t->len);
-				bad = 1;
-			} else if (addr % (uint64_t)t->len != 0) {
-				warnx("target %d: 0x%" PRIx64 " is not aligned "
-				    "to its length %d", t->id, addr, t->len);
-				bad = 1;
-			}
-			slots++;
 		} else if (strcmp(rec.type, "follow") == 0) {
 			warnx("stdin: line %ld: follow chains are not supported "
 			    "by this wp-arm yet", rec.lineno);
@@ -121,11 +110,6 @@ read_input(struct wp_watch *w, long *nbad)
 	}
 	if (w->nt == 0 && !bad) {
 		warnx("stdin: no target records: nothing to watch");
-		return -1;
-	}
-	if (slots > 4) {
-		warnx("%d hardware slots in the stream: x86-64 has 4 "
-		    "(DR0..DR3)", slots);
 		return -1;
 	}
 	return bad ? -1 : 0;
@@ -160,13 +144,49 @@ add_latest(struct wp_watch *w, json_object *obs)
 		close(fd);
 }
 
+/*
+ * Whether debug registers can watch the targets: four slots, lengths of
+ * 1, 2, 4 or 8, natural alignment.  Says why not when verbose.
+ */
+static int
+perf_fits(const struct wp_watch *w, int verbose)
+{
+	const struct wp_watch_target *t;
+	size_t i;
+	int ok = 1;
+
+	for (i = 0; i < w->nt; i++) {
+		t = &w->t[i];
+		if (t->len != 1 && t->len != 2 && t->len != 4 && t->len != 8) {
+			if (verbose)
+				warnx("target %d: a debug register cannot watch "
+				    "%d bytes (1, 2, 4 or 8)", t->id, t->len);
+			ok = 0;
+		} else if (t->addr % (uint64_t)t->len != 0) {
+			if (verbose)
+				warnx("target %d: 0x%" PRIx64 " is not aligned "
+				    "to its length %d", t->id, t->addr, t->len);
+			ok = 0;
+		}
+	}
+	if (w->nt > 4) {
+		if (verbose)
+			warnx("%zu hardware slots in the stream: x86-64 has 4 "
+			    "(DR0..DR3)", w->nt);
+		ok = 0;
+	}
+	return ok;
+}
+
 /* Returns 0 when a breakpoint on our own variable counts writes. */
 static int
-canary(void)
+canary(int verbose)
 {
 	uint64_t count;
 
 	if (wp_perf_canary(&count) == -1) {
+		if (!verbose)
+			return -1;
 		if (errno == EACCES || errno == EPERM)
 			warnx("perf_event_open: %s (kernel.perf_event_paranoid "
 			    "is %d; run as root or with CAP_PERFMON)",
@@ -176,6 +196,8 @@ canary(void)
 		return -1;
 	}
 	if (count == 0) {
+		if (!verbose)
+			return -1;
 		warnx("hardware breakpoints do not fire on this machine: a "
 		    "breakpoint on wp-arm's own variable counted 0 of 4 writes "
 		    "(a VM that does not virtualize debug registers?)");
@@ -191,7 +213,8 @@ main(int argc, char *argv[])
 	json_object *obs;
 	uint64_t u;
 	long nbad = 0;
-	int ch, status, check = 0;
+	const char *backend = "auto", *used;
+	int ch, status, check = 0, rc;
 
 	memset(&w, 0, sizeof w);
 	w.duration_ms = 5000;
@@ -214,13 +237,12 @@ main(int argc, char *argv[])
 			w.regs = 1;
 			break;
 		case 'B':
-			if (strcmp(optarg, "ptrace") == 0)
-				errx(WP_EXIT_USAGE, "--backend ptrace: not "
-				    "available in this version");
 			if (strcmp(optarg, "perf") != 0 &&
-			    strcmp(optarg, "auto") != 0)
-				errx(WP_EXIT_USAGE, "--backend %s: expected auto "
-				    "or perf", optarg);
+			    strcmp(optarg, "auto") != 0 &&
+			    strcmp(optarg, "ptrace") != 0)
+				errx(WP_EXIT_USAGE, "--backend %s: expected auto, "
+				    "perf or ptrace", optarg);
+			backend = optarg;
 			break;
 		case 'P':
 			if (wp_parse_u64(optarg, &u) == -1 || u == 0 ||
@@ -246,7 +268,7 @@ main(int argc, char *argv[])
 		usage(WP_EXIT_USAGE);
 
 	if (check) {
-		if (optind != argc || canary() == -1)
+		if (optind != argc || canary(1) == -1)
 			return WP_EXIT_NOBP;
 		printf("hardware breakpoints fire: 4 of 4 writes counted\n");
 		return 0;
@@ -256,18 +278,40 @@ main(int argc, char *argv[])
 		wp_watch_free(&w);
 		return WP_EXIT_ERROR;
 	}
-	if (canary() == -1) {
-		wp_watch_free(&w);
-		return WP_EXIT_NOBP;
-	}
-	if (wp_watch_perf(&w) == -1) {
+	if (strcmp(backend, "perf") == 0) {
+		if (!perf_fits(&w, 1)) {
+			wp_watch_free(&w);
+			return WP_EXIT_ERROR;
+		}
+		if (canary(1) == -1) {
+			wp_watch_free(&w);
+			return WP_EXIT_NOBP;
+		}
+		used = "perf_breakpoint";
+	} else if (strcmp(backend, "ptrace") == 0)
+		used = "ptrace_singlestep";
+	else if (!perf_fits(&w, 0)) {
+		warnx("the targets do not fit the four debug registers: using "
+		    "the ptrace single-step backend (the target runs 10,000 "
+		    "times slower or more while watched)");
+		used = "ptrace_singlestep";
+	} else if (canary(0) == -1) {
+		warnx("hardware breakpoints do not fire on this machine: using "
+		    "the ptrace single-step backend (the target runs 10,000 "
+		    "times slower or more while watched)");
+		used = "ptrace_singlestep";
+	} else
+		used = "perf_breakpoint";
+	rc = strcmp(used, "perf_breakpoint") == 0 ? wp_watch_perf(&w) :
+	    wp_watch_ptrace(&w);
+	if (rc == -1) {
 		warnx("%s", w.error);
 		status = strstr(w.error, "reused") ? WP_EXIT_PROCESS :
 		    WP_EXIT_ERROR;
 		wp_watch_free(&w);
 		return status;
 	}
-	obs = wp_watch_observation(&w, "perf_breakpoint");
+	obs = wp_watch_observation(&w, used);
 	add_latest(&w, obs);
 	status = nbad ? WP_EXIT_MALFORMED : WP_EXIT_OK;
 	if (w.output_closed || wp_record_emit(obs) == -1 ||

@@ -692,6 +692,18 @@ wp_watch_observation(struct wp_watch *w, const char *backend)
 		json_object_array_add(a, tt);
 	}
 	json_object_object_add(o, "targets", a);
+	if (strcmp(backend, "ptrace_singlestep") == 0) {
+		c = json_object_new_object();
+		json_object_object_add(c, "steps", jint(w->steps));
+		json_object_object_add(c, "steps_per_second", jint(
+		    w->elapsed_ms ? w->steps * 1000 / w->elapsed_ms : 0));
+		json_object_object_add(c, "unexplained_changes",
+		    jint(w->unexplained));
+		json_object_object_add(c, "kernel_writes", jint(w->syscall_writes));
+		json_object_object_add(c, "signals_passed",
+		    jint(w->signals_passed));
+		json_object_object_add(o, "ptrace", c);
+	}
 	return o;
 }
 

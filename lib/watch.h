@@ -55,9 +55,15 @@ struct wp_watch {
 	uint64_t		 lost_records;
 	int			 output_closed;
 	char			 error[256];
+	/* ptrace backend */
+	uint64_t		 steps;
+	uint64_t		 unexplained;
+	uint64_t		 syscall_writes;
+	uint64_t		 signals_passed;
 };
 
 int	 wp_watch_perf(struct wp_watch *);
+int	 wp_watch_ptrace(struct wp_watch *);
 json_object *wp_watch_observation(struct wp_watch *, const char *);
 void	 wp_watch_free(struct wp_watch *);
 

@@ -16,7 +16,7 @@ load helpers
 	assert_equal "$stderr" "wp-arm: --ring-pages 3: a power of two, 1 to 65536"
 	run --separate-stderr wp-arm --backend gdb
 	assert_failure 64
-	assert_equal "$stderr" "wp-arm: --backend gdb: expected auto or perf"
+	assert_equal "$stderr" "wp-arm: --backend gdb: expected auto, perf or ptrace"
 	run wp-arm --help
 	assert_success
 	assert_line --index 0 --partial "usage: wp-arm [-d duration]"
@@ -45,37 +45,37 @@ wp-arm: stdin: line 6: text after the JSON object
 wp-arm: stdin: no target records: nothing to watch"
 }
 
-@test "wp-arm: a target the debug registers cannot watch is refused before arming" {
+@test "wp-arm --backend perf: a target the debug registers cannot watch is refused before arming" {
 	printf '%s\n' '{"type":"session","pid":1,"start_time":1}' \
 		'{"type":"target","id":0,"runtime_addr":"0x1001","len":4}' \
 		'{"type":"target","id":1,"runtime_addr":"0x2000","len":16}' \
 		> "$BATS_TEST_TMPDIR/in.ndjson"
-	run --separate-stderr wp-arm < "$BATS_TEST_TMPDIR/in.ndjson"
+	run --separate-stderr wp-arm --backend perf < "$BATS_TEST_TMPDIR/in.ndjson"
 	assert_failure 1
 	assert_equal "$stderr" "wp-arm: target 0: 0x1001 is not aligned to its length 4
 wp-arm: target 1: a debug register cannot watch 16 bytes (1, 2, 4 or 8)"
 	assert_equal "${#lines[@]}" 3
 }
 
-@test "wp-arm: more than four slots in the stream are refused" {
+@test "wp-arm --backend perf: more than four slots in the stream are refused" {
 	{
 		echo '{"type":"session","pid":1,"start_time":1}'
 		for i in 0 1 2 3 4; do
 			echo "{\"type\":\"target\",\"id\":$i,\"runtime_addr\":\"$(printf 0x%x $((0x1000 + i * 8)))\",\"len\":8}"
 		done
 	} > "$BATS_TEST_TMPDIR/in.ndjson"
-	run --separate-stderr wp-arm < "$BATS_TEST_TMPDIR/in.ndjson"
+	run --separate-stderr wp-arm --backend perf < "$BATS_TEST_TMPDIR/in.ndjson"
 	assert_failure 1
 	assert_equal "$stderr" "wp-arm: 5 hardware slots in the stream: x86-64 has 4 (DR0..DR3)"
 }
 
-@test "wp-arm: where breakpoints do not fire, it says so (status 5) and passes the records on" {
+@test "wp-arm --backend perf: where breakpoints do not fire, it says so (status 5) and passes the records on" {
 	if wp-arm --check-bp > /dev/null 2>&1; then
 		skip "hardware breakpoints fire on this machine"
 	fi
 	start_target mt-writer -t 0
 	wp-resolve -p "$TPID" wpt_counter > "$BATS_TEST_TMPDIR/r.ndjson"
-	run --separate-stderr wp-arm -d 1s < "$BATS_TEST_TMPDIR/r.ndjson"
+	run --separate-stderr wp-arm --backend perf -d 1s < "$BATS_TEST_TMPDIR/r.ndjson"
 	assert_failure 5
 	assert_equal "$stderr" "wp-arm: hardware breakpoints do not fire on this machine: a breakpoint on wp-arm's own variable counted 0 of 4 writes (a VM that does not virtualize debug registers?)"
 	assert_equal "$output" "$(cat "$BATS_TEST_TMPDIR/r.ndjson")"
