@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,13 +63,24 @@ struct pstate_all {
 	size_t			 rr;
 };
 
-static volatile sig_atomic_t got_signal;
+static volatile sig_atomic_t got_signal, ticked;
 
 static void
 on_signal(int sig)
 {
-	if (sig != SIGALRM)
+	if (sig == SIGALRM)
+		ticked = 1;
+	else
 		got_signal = sig;
+}
+
+/* A reader that went away shows as an error on our end of the pipe. */
+static int
+stdout_closed(void)
+{
+	struct pollfd pf = { STDOUT_FILENO, 0, 0 };
+
+	return poll(&pf, 1, 0) == 1 && (pf.revents & (POLLERR | POLLHUP));
 }
 
 static struct pthr *
@@ -634,9 +646,16 @@ wp_watch_ptrace(struct wp_watch *w)
 			    got_signal == SIGTERM ? "SIGTERM" : "SIGHUP";
 			break;
 		}
-		if (wp_now_ns() >= deadline) {
-			w->stop_reason = "duration";
-			break;
+		if (ticked) {
+			ticked = 0;
+			if (wp_now_ns() >= deadline) {
+				w->stop_reason = "duration";
+				break;
+			}
+			if (stdout_closed()) {
+				w->output_closed = 1;
+				break;
+			}
 		}
 		if (s.exec_seen) {
 			w->stop_reason = "target_exec";

@@ -1,12 +1,18 @@
 /*
  * mt-writer [-t threads] [-n writes] [-L late_writes] [-s] [-w]
+ *           [-c iterations] [-r]
  *
  * Prints one JSON line (pid, addresses), waits for SIGUSR1, then:
  * each of the threads (created before the ready line) writes wpt_counter
  * n times; when they are done, a late thread is created that writes it
- * late_writes times.  -s writes the same value every time.  -w waits
- * for another SIGUSR1 before exiting.  Prints "done" and exits 0.
+ * late_writes times.  -s writes the same value every time.  -c: then
+ * the main thread computes a checksum in wpt_counter over that many
+ * iterations and prints "sum HEX" (the same in every run, watched or
+ * not).  -r: then the kernel writes wpt_counter, with read(2) of the
+ * first 8 bytes of the program's own file.  -w waits for another
+ * SIGUSR1 before exiting.  Prints "done" and exits 0.
  */
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
@@ -55,16 +61,18 @@ int
 main(int argc, char *argv[])
 {
 	pthread_t th[64], lt;
-	long nthreads = 2, nlate = 0, i;
-	int ch, waitend = 0;
+	long nthreads = 2, nlate = 0, ncompute = 0, i;
+	int ch, waitend = 0, kread = 0, fd;
 
-	while ((ch = getopt(argc, argv, "t:n:L:sw")) != -1) {
+	while ((ch = getopt(argc, argv, "t:n:L:swc:r")) != -1) {
 		switch (ch) {
 		case 't': nthreads = atol(optarg); break;
 		case 'n': nwrites = atol(optarg); break;
 		case 'L': nlate = atol(optarg); break;
 		case 's': same = 1; break;
 		case 'w': waitend = 1; break;
+		case 'c': ncompute = atol(optarg); break;
+		case 'r': kread = 1; break;
 		default: return 64;
 		}
 	}
@@ -88,6 +96,21 @@ main(int argc, char *argv[])
 	if (nlate > 0) {
 		pthread_create(&lt, NULL, late, (void *)(intptr_t)nlate);
 		pthread_join(lt, NULL);
+	}
+	if (ncompute > 0) {
+		unsigned long x = 1;
+
+		for (i = 0; i < ncompute; i++) {
+			x = x * 6364136223846793005UL + 1442695040888963407UL;
+			wpt_counter = (long)(x ^ (unsigned long)wpt_counter);
+		}
+		printf("sum %lx\n", (unsigned long)wpt_counter);
+	}
+	if (kread) {
+		if ((fd = open("/proc/self/exe", O_RDONLY)) == -1 ||
+		    read(fd, (void *)&wpt_counter, 8) != 8)
+			return 1;
+		close(fd);
 	}
 	printf("done %ld\n", wpt_counter);
 	fflush(stdout);
