@@ -1,0 +1,48 @@
+#!/usr/bin/env bats
+# wp, the front command, end to end on a live target (with whichever
+# backend works here: perf where breakpoints fire, else ptrace).
+
+load helpers
+
+@test "wp watch: the whole pipeline on a live target; --save keeps the raw stream for wp report" {
+	start_target mt-writer -t 2 -n 50
+	local save=$BATS_TEST_TMPDIR/raw.ndjson
+	wp watch --json --save "$save" -d 120s --regs "$TPID" wpt_counter > "$BATS_TEST_TMPDIR/report.json" 2> "$BATS_TEST_TMPDIR/err" &
+	local w=$!
+	wait_for "$save" '"type":"armed"' 60
+	kill -USR1 "$TPID"
+	wait "$w"
+	run jq -r '[.complete, .watches[0].accepted_hits, .watches[0].writer_sites[0].writer_function, .watches[0].writer_sites[0].hits, (.watches[0].threads | length), .observation.stop_reason] | map(tostring) | join(" ")' "$BATS_TEST_TMPDIR/report.json"
+	assert_output "true 100 write_counter 100 2 target_exited"
+	# the saved stream is the raw one: hits without writers
+	assert_equal "$(jq -s 'map(select(.type=="hit")) | length' "$save")" 100
+	assert_equal "$(jq -s 'map(select(.writer)) | length' "$save")" 0
+	# and wp report decodes it again to the same answer
+	run wp report --json "$save"
+	assert_success
+	assert_equal "$(jq -c '.watches[0].writer_sites | map([.writer_symbol, .hits])' <<< "$output")" \
+		"$(jq -c '.watches[0].writer_sites | map([.writer_symbol, .hits])' "$BATS_TEST_TMPDIR/report.json")"
+	run wp report "$save"
+	assert_success
+	assert_line --index 0 --partial "process  pid $TPID  mt-writer"
+	assert_output --partial "write_counter+0x"
+}
+
+@test "wp watch: errors of a stage come back with its status" {
+	run --separate-stderr wp watch 99999999999 0x1000
+	assert_failure 64
+	assert_equal "$stderr" "wp-resolve: -p 99999999999: not a process id"
+	local pid=$(( $(cat /proc/sys/kernel/pid_max) - 1 ))
+	run --separate-stderr wp watch "$pid" 0x1000
+	assert_failure 4
+	assert_equal "$stderr" "wp-resolve: pid $pid: no such process"
+	run --separate-stderr wp watch --frobnicate 1 0x10
+	assert_failure 64
+	assert_equal "$stderr" "wp: watch: unknown option --frobnicate (wp --help)"
+	run --separate-stderr wp report "$BATS_TEST_TMPDIR/none"
+	assert_failure 1
+	assert_equal "$stderr" "wp: report: $BATS_TEST_TMPDIR/none: cannot read"
+	run wp --help
+	assert_success
+	assert_line --index 0 --partial "usage: wp watch"
+}
