@@ -173,8 +173,11 @@ decode_at(struct pstate_all *s, uint64_t rip, struct wp_x86_insn *out)
 	memset(code, 0, sizeof code);
 	if (pread(s->memfd, code, sizeof code, (off_t)rip) <= 0 ||
 	    wp_x86_decode(code, sizeof code, rip, out) == -1) {
+		/* not decoded: it may write anything, compare after it */
 		memset(out, 0, sizeof *out);
 		out->addr = rip;
+		out->kind = WP_X86_OTHER;
+		out->writes = 1;
 		return -1;
 	}
 	c->used = 1;
@@ -196,17 +199,19 @@ hex_bytes(char *out, const unsigned char *b, size_t n)
 
 static void
 emit_hit(struct pstate_all *s, struct pthr *p, size_t ti,
-    const unsigned char *now, const char *flag, uint64_t after_ip)
+    const unsigned char *now, const char *flag)
 {
 	struct wp_watch *w = s->w;
 	struct wp_watch_target *t = &w->t[ti];
 	struct user_regs_struct u;
 	char buf[2048], hb[160];
-	uint64_t v = 0;
-	int n, k;
+	uint64_t v = 0, after_ip;
+	int n, k, have_u;
 
 	if (s->stop)
 		return;
+	have_u = ptrace(PTRACE_GETREGS, p->tid, 0, &u) == 0;
+	after_ip = have_u ? u.rip : 0;
 	for (k = t->len < 8 ? t->len : 8; k > 0; k--)
 		v = (v << 8) | now[k - 1];
 	hex_bytes(hb, now, (size_t)t->len);
@@ -223,7 +228,7 @@ emit_hit(struct pstate_all *s, struct pthr *p, size_t ti,
 	n += snprintf(buf + n, sizeof buf - (size_t)n, ",\"new_bytes\":\"%s\","
 	    "\"flags\":[%s%s%s]", hb, flag ? "\"" : "", flag ? flag : "",
 	    flag ? "\"" : "");
-	if (w->regs && ptrace(PTRACE_GETREGS, p->tid, 0, &u) == 0)
+	if (w->regs && have_u)
 		n += snprintf(buf + n, sizeof buf - (size_t)n, ",\"regs\":{"
 		    "\"rax\":\"0x%llx\",\"rbx\":\"0x%llx\",\"rcx\":\"0x%llx\","
 		    "\"rdx\":\"0x%llx\",\"rsi\":\"0x%llx\",\"rdi\":\"0x%llx\","
@@ -243,6 +248,17 @@ emit_hit(struct pstate_all *s, struct pthr *p, size_t ti,
 		s->stop = 1;
 	}
 	emit(s, buf, n);
+}
+
+static int
+any_rw(const struct wp_watch *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->nt; i++)
+		if (w->t[i].rw)
+			return 1;
+	return 0;
 }
 
 static int
@@ -266,14 +282,18 @@ after_step(struct pstate_all *s, struct pthr *p, int was_syscall)
 {
 	struct wp_watch *w = s->w;
 	struct wp_x86_regs r;
-	struct user_regs_struct u;
-	uint64_t lo, hi, after_ip;
+	uint64_t lo, hi;
 	size_t ti;
 	int hit, changed;
 
-	if (ptrace(PTRACE_GETREGS, p->tid, 0, &u) == -1)
+	/*
+	 * Only a step that writes memory, or a system call, can change a
+	 * target: other threads are stopped while this one steps, and a
+	 * kernel write during another thread's system call is found at
+	 * that call's exit.
+	 */
+	if (!was_syscall && !p->insn.writes && !(p->insn.reads && any_rw(w)))
 		return;
-	after_ip = u.rip;
 	to_regs(&p->pre, &r);
 	for (ti = 0; ti < w->nt; ti++) {
 		struct wp_watch_target *t = &w->t[ti];
@@ -287,16 +307,16 @@ after_step(struct pstate_all *s, struct pthr *p, int was_syscall)
 		    lo < t->addr + (uint64_t)t->len && t->addr < hi)
 			hit = 1;
 		if (hit)
-			emit_hit(s, p, ti, s->buf, NULL, after_ip);
+			emit_hit(s, p, ti, s->buf, NULL);
 		else if (t->rw && wp_x86_load_range(&p->insn, &r, &lo, &hi) == 0 &&
 		    lo < t->addr + (uint64_t)t->len && t->addr < hi)
-			emit_hit(s, p, ti, s->buf, "read", after_ip);
+			emit_hit(s, p, ti, s->buf, "read");
 		else if (changed && was_syscall) {
 			w->syscall_writes++;
-			emit_hit(s, p, ti, s->buf, "syscall", after_ip);
+			emit_hit(s, p, ti, s->buf, "syscall");
 		} else if (changed && !in_syscall(s)) {
 			w->unexplained++;
-			emit_hit(s, p, ti, s->buf, "unexplained", after_ip);
+			emit_hit(s, p, ti, s->buf, "unexplained");
 		} else if (changed)
 			continue;	/* a kernel write: its syscall reports it */
 		memcpy(s->last[ti], s->buf, (size_t)t->len);
@@ -533,6 +553,17 @@ ours(struct pstate_all *s, pid_t tid)
 	return access(path, F_OK) == 0;
 }
 
+static int
+any_ready(const struct pstate_all *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->t[i].state == P_READY)
+			return 1;
+	return 0;
+}
+
 static struct pthr *
 next_ready(struct pstate_all *s)
 {
@@ -563,7 +594,7 @@ wp_watch_ptrace(struct wp_watch *w)
 	uint64_t deadline;
 	sigset_t block, orig;
 	size_t i, maxlen = 1;
-	int status, rc = 0;
+	int status, rc = 0, collect = 1;
 	pid_t tid;
 
 	memset(&s, 0, sizeof s);
@@ -639,6 +670,7 @@ wp_watch_ptrace(struct wp_watch *w)
 	setitimer(ITIMER_REAL, &it, NULL);
 
 	deadline = s.t0 + w->duration_ms * 1000000;
+	w->step_ns = wp_now_ns();
 	while (!s.stop) {
 		if (got_signal) {
 			w->stop_reason = "signal";
@@ -648,6 +680,7 @@ wp_watch_ptrace(struct wp_watch *w)
 		}
 		if (ticked) {
 			ticked = 0;
+			collect = 1;
 			if (wp_now_ns() >= deadline) {
 				w->stop_reason = "duration";
 				break;
@@ -665,14 +698,21 @@ wp_watch_ptrace(struct wp_watch *w)
 			w->stop_reason = "target_exited";
 			break;
 		}
-		/* collect stops that came meanwhile */
-		while ((tid = waitpid(-1, &status, __WALL | WNOHANG)) > 0)
-			if ((p = pfind(&s, tid)) != NULL)
-				on_status(&s, p, status);
-			else if (WIFSTOPPED(status) && ours(&s, tid)) {
-				p = padd(&s, tid);
-				on_status(&s, p, status);
-			}
+		/*
+		 * Stops of threads not being stepped (new threads, system
+		 * calls that returned) are collected on each tick, or when
+		 * no thread is ready.
+		 */
+		if (collect || !any_ready(&s)) {
+			collect = 0;
+			while ((tid = waitpid(-1, &status, __WALL | WNOHANG)) > 0)
+				if ((p = pfind(&s, tid)) != NULL)
+					on_status(&s, p, status);
+				else if (WIFSTOPPED(status) && ours(&s, tid)) {
+					p = padd(&s, tid);
+					on_status(&s, p, status);
+				}
+		}
 		if ((p = next_ready(&s)) != NULL) {
 			if (resume_step(&s, p) == -1) {
 				p->state = P_GONE;
@@ -708,6 +748,7 @@ wp_watch_ptrace(struct wp_watch *w)
 		w->stop_reason = "output_closed";
 	else if (w->truncated)
 		w->stop_reason = "max_events";
+	w->step_ns = wp_now_ns() - w->step_ns;
 	memset(&it, 0, sizeof it);
 	setitimer(ITIMER_REAL, &it, NULL);
 	sigprocmask(SIG_BLOCK, &block, NULL);

@@ -696,7 +696,7 @@ wp_watch_observation(struct wp_watch *w, const char *backend)
 		c = json_object_new_object();
 		json_object_object_add(c, "steps", jint(w->steps));
 		json_object_object_add(c, "steps_per_second", jint(
-		    w->elapsed_ms ? w->steps * 1000 / w->elapsed_ms : 0));
+		    w->step_ns ? w->steps * 1000000000 / w->step_ns : 0));
 		json_object_object_add(c, "unexplained_changes",
 		    jint(w->unexplained));
 		json_object_object_add(c, "kernel_writes", jint(w->syscall_writes));

@@ -57,6 +57,7 @@ struct wp_watch {
 	char			 error[256];
 	/* ptrace backend */
 	uint64_t		 steps;
+	uint64_t		 step_ns;	/* time spent stepping */
 	uint64_t		 unexplained;
 	uint64_t		 syscall_writes;
 	uint64_t		 signals_passed;
