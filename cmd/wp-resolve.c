@@ -132,11 +132,13 @@ main(int argc, char *argv[])
 		    "backend", slots, argc, argc == 1 ? "" : "es", nf,
 		    nf == 1 ? "" : "s", WP_HW_SLOTS);
 
-	if (wp_view_open(&v, (pid_t)pid, bin, force_bin) == -1)
-		return WP_EXIT_PROCESS;
 	nt = (size_t)argc + nf;
 	recs = wp_xcalloc(nt, sizeof *recs);
 	t = wp_xcalloc(nt, sizeof *t);
+	if (wp_view_open(&v, (pid_t)pid, bin, force_bin) == -1) {
+		bad = 3;
+		nt = 0;
+	}
 	for (i = 0; i < nt; i++) {
 		if (i < (size_t)argc)
 			recs[i] = wp_target_record(&v, (int)i, argv[i],
@@ -198,5 +200,5 @@ main(int argc, char *argv[])
 	free(follows);
 	free(fin);
 	wp_view_close(&v);
-	return bad ? WP_EXIT_ERROR : WP_EXIT_OK;
+	return bad == 3 ? WP_EXIT_PROCESS : bad ? WP_EXIT_ERROR : WP_EXIT_OK;
 }
