@@ -5,6 +5,7 @@
  * it N times, and prints "ns T samples S" (the loop's time, the samples
  * in the ring); then the same loop without a breakpoint as "plain T".
  */
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 
@@ -48,7 +49,18 @@ main(int argc, char *argv[])
 	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
-	if ((fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, 0)) == -1) {
+	a.disabled = 1;
+	if (argc > 2 && strcmp(argv[2], "wp") == 0) {
+		/* the attributes wp-arm uses */
+		a.sample_type |= PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_CPU;
+		a.use_clockid = 1;
+		a.clockid = CLOCK_MONOTONIC;
+		a.inherit = 1;
+		a.sample_id_all = 1;
+		a.remove_on_exec = 1;
+	}
+	if ((fd = syscall(SYS_perf_event_open, &a, 0,
+	    argc > 2 && strcmp(argv[2], "wp") == 0 ? 0 : -1, -1, 0)) == -1) {
 		perror("perf_event_open");
 		return 1;
 	}
@@ -58,12 +70,16 @@ main(int argc, char *argv[])
 		perror("mmap");
 		return 1;
 	}
+	for (i = 0; i < n; i++)		/* warm up: TCG translates once */
+		hitvar = i;
+	ioctl(fd, PERF_EVENT_IOC_RESET, 0);
 	t0 = now_ns();
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
 	for (i = 0; i < n; i++)
 		hitvar = i;
 	t1 = now_ns();
 	head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
-	printf("ns %ld samples %llu\n", t1 - t0, head / 32);
+	printf("ns %ld samples %llu\n", t1 - t0, head / (argc > 2 ? 48 : 32));
 	close(fd);
 	t0 = now_ns();
 	for (i = 0; i < n; i++)

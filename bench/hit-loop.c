@@ -32,6 +32,9 @@ main(int argc, char *argv[])
 	sigemptyset(&s);
 	sigaddset(&s, SIGUSR1);
 	sigprocmask(SIG_BLOCK, &s, NULL);
+	for (i = 0; i < n; i++)		/* warm up: TCG translates once */
+		hitvar = i;
+	hitvar = 0;
 	printf("%d %p\n", (int)getpid(), (void *)&hitvar);
 	fflush(stdout);
 	sigwait(&s, &sig);

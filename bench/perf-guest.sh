@@ -19,12 +19,13 @@ loop_ns() {
 	pid=$!
 	until [ -s "$out" ]; do sleep 0.05; done
 	if [ "${3:-}" = watch ]; then
+		rm -f "$work/arm.out"
 		wp-resolve -p "$pid" hitvar | wp-arm --backend perf -d 600s -n 100000000 > "$work/arm.out" &
 		until grep -q '"type":"armed"' "$work/arm.out" 2>/dev/null; do sleep 0.05; done
 		kill -USR1 "$pid"
 		wait
-		LOST=$(jq -r 'select(.type=="observation") | .lost_events.total' "$work/arm.out")
-		HITS=$(jq -r 'select(.type=="observation") | .accepted_hits' "$work/arm.out")
+		jq -r 'select(.type=="observation") | "\(.accepted_hits) \(.lost_events.total) \(.stop_reason)"' \
+			"$work/arm.out" > "$work/counts"
 	else
 		kill -USR1 "$pid"
 		wait "$pid"
@@ -34,9 +35,11 @@ loop_ns() {
 
 plain=$(loop_ns "$N" 0)
 watched=$(loop_ns "$N" 0 watch)
-wp_hits=$HITS wp_lost=$LOST
+read -r wp_hits wp_lost _ < "$work/counts"
 read -r _ floor_ns _ floor_samples < <("$B/bench/bp-floor" "$N" | head -n 1)
 floor_plain=$("$B/bench/bp-floor" "$N" | awk '/^plain/ { print $2 }')
+# the same in-process floor with wp-arm's event attributes (clock, cpu, inherit)
+read -r _ floorwp_ns _ _ < <(taskset -c 0 "$B/bench/bp-floor" "$N" wp | head -n 1)
 
 gdb_cost=""
 if command -v gdb > /dev/null; then
@@ -66,11 +69,12 @@ GDB
 fi
 
 awk -v n="$N" -v p="$plain" -v w="$watched" -v f="$floor_ns" -v fp="$floor_plain" \
-    -v fs="$floor_samples" -v g="$gdb_cost" -v wh="$wp_hits" -v wl="$wp_lost" 'BEGIN {
+    -v fs="$floor_samples" -v fw="$floorwp_ns" -v g="$gdb_cost" -v wh="$wp_hits" -v wl="$wp_lost" 'BEGIN {
 	wc = (w - p) / n; fc = (f - fp) / n
 	printf "hits per run: %d (wp-arm accepted %d, lost %d; floor sampled %d)\n", n, wh, wl, fs
 	printf "cost per hit, ns of guest time:\n"
 	printf "  in-process breakpoint sampling (floor): %9.0f\n", fc
+	printf "  the floor with wp-arm'"'"'s attributes:    %9.0f\n", (fw - fp) / n
 	printf "  with wp-arm attached:                   %9.0f\n", wc
 	if (g != "") printf "  gdb hardware watchpoint:                %9.0f\n", g
 	printf "ratio wp-arm/floor: %.2f\n", wc / fc
@@ -80,6 +84,7 @@ awk -v n="$N" -v p="$plain" -v w="$watched" -v f="$floor_ns" -v fp="$floor_plain
 best=0
 for spin in 3000 1000 300 100 30 10 0; do
 	ns=$(loop_ns 20000 "$spin" watch)
+	read -r HITS LOST _ < "$work/counts"
 	rate=$(awk -v n=20000 -v t="$ns" 'BEGIN { printf "%.0f", n / (t / 1e9) }')
 	echo "rate $rate hits/s (spin $spin): lost $LOST, accepted $HITS"
 	if [ "$LOST" = 0 ] && [ "$HITS" = 20000 ]; then best=$rate; else break; fi

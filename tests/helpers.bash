@@ -102,6 +102,7 @@ watch_start() {
 	[ $# -gt 0 ] && shift
 	WOUT=$BATS_TEST_TMPDIR/watch.out
 	WERR=$BATS_TEST_TMPDIR/watch.err
+	rm -f "$WOUT" "$WERR"	# no armed record of an earlier watch
 	wp-resolve -p "$TPID" "${r[@]}" | wp-arm "$@" > "$WOUT" 2> "$WERR" &
 	WPID=$!
 	wait_for "$WOUT" '"type":"armed"' 60
