@@ -1,0 +1,30 @@
+#!/usr/bin/env bats
+# The whole pipeline on perf hits, live: what wp-decode and wp-report
+# make of real breakpoint samples.
+
+load ../helpers
+
+setup() {
+	require_bp
+}
+
+@test "wp-decode on live perf hits: the store in write_counter, high, values from registers" {
+	start_target mt-writer -t 1 -n 20
+	watch_start wpt_counter -- -d 120s --regs
+	kill -USR1 "$TPID"
+	watch_wait
+	run jq -r 'select(.type=="hit") | "\(.writer.function) \(.writer.confidence) \(.written_value.kind) \(.written_value.value)"' <<< "$(wp-decode < "$WOUT")"
+	assert_output "$(for i in $(seq 0 19); do printf 'write_counter high register_store 0x%x\n' $((1000000 + i)); done)"
+}
+
+@test "wp watch with the perf backend: the report of a live watch" {
+	start_target mt-writer -t 2 -n 30
+	local save=$BATS_TEST_TMPDIR/raw.ndjson
+	wp watch --json --save "$save" -d 120s --regs "$TPID" wpt_counter > "$BATS_TEST_TMPDIR/report.json" &
+	local w=$!
+	wait_for "$save" '"type":"armed"' 60
+	kill -USR1 "$TPID"
+	wait "$w"
+	run jq -r '[.backend, .complete, .watches[0].accepted_hits, .watches[0].writer_sites[0].writer_function, .watches[0].writer_sites[0].confidence, (.watches[0].threads | length)] | map(tostring) | join(" ")' "$BATS_TEST_TMPDIR/report.json"
+	assert_output "perf_breakpoint true 60 write_counter high 2"
+}
