@@ -569,6 +569,7 @@ wp_report_json(struct wp_report *r, long malformed)
 	json_object_object_add(p, "binary_match",
 	    field(r->session, "binary_match"));
 	json_object_object_add(p, "pie_slide", field(r->session, "pie_slide"));
+	json_object_object_add(p, "slot_limit", field(r->session, "slot_limit"));
 	json_object_object_add(p, "alive_after",
 	    field(obs, "target_alive_after"));
 	json_object_object_add(p, "changed", stop ? json_object_new_boolean(
@@ -701,6 +702,14 @@ source_text(json_object *src, char *buf, size_t sz)
 		    str(src, "line"));
 }
 
+static int
+r_has_session(json_object *rep)
+{
+	json_object *p = json_object_object_get(rep, "process");
+
+	return p != NULL && json_object_object_get(p, "pid") != NULL;
+}
+
 int
 wp_report_table(json_object *rep, FILE *f)
 {
@@ -713,6 +722,9 @@ wp_report_table(json_object *rep, FILE *f)
 	fprintf(f, "process  pid %s  %s  start %s  binary %s  slide %s\n",
 	    str(p, "pid"), base(str(p, "exe")), str(p, "start_time"),
 	    str(p, "binary_match"), str(p, "pie_slide"));
+	if (r_has_session(rep) && json_object_object_get(p, "slot_limit") == NULL)
+		fprintf(f, "note     no slot limit (--no-slot-limit): any length "
+		    "and number of targets, for the ptrace backend\n");
 	a = json_object_object_get(p, "warnings");
 	for (i = 0; a && i < json_object_array_length(a); i++)
 		fprintf(f, "warning  %s\n",

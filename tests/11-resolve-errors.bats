@@ -32,14 +32,6 @@ expect_error() {
 	    setpriv --reuid=65534 --regid=65534 --clear-groups "$WP_BUILD/wp-resolve" -p "$TPID" wpt_counter
 }
 
-@test "wp-resolve: a 32-bit process is refused (status 4)" {
-	"$T/i386-pause" & local p=$!
-	WP_TARGET_PIDS+=("$p")
-	sleep 0.2
-	kill -0 "$p" 2>/dev/null || skip "this kernel cannot run 32-bit x86 programs (no IA32 emulation)"
-	expect_error 4 "wp-resolve: pid $p: $T/i386-pause is not an x86-64 program (ELF machine 3)" wp-resolve -p "$p" 0x8049000
-}
-
 @test "wp-resolve: unmapped address (status 1)" {
 	start_target mt-writer
 	expect_error 1 "wp-resolve: 0x10: not mapped in pid $TPID" wp-resolve -p "$TPID" 0x10

@@ -102,6 +102,10 @@ unwatched_sum() {
 	assert_equal "$(hits '.target != 0')" 0
 	run jq -r 'select(.type=="hit") | .new_bytes | length' "$WOUT"
 	assert_equal "$(sort -u <<< "$output")" 32
+	# and the report says the slot limit was lifted
+	run wp-report < <(wp-decode < "$WOUT")
+	assert_line --index 1 "note     no slot limit (--no-slot-limit): any length and number of targets, for the ptrace backend"
+	assert_equal "$(wp-report --json < "$WOUT" | jq .process.slot_limit)" null
 }
 
 @test "wp-arm ptrace: detached at the duration, the target computes what it computes unwatched" {
