@@ -251,17 +251,6 @@ emit_hit(struct pstate_all *s, struct pthr *p, size_t ti,
 }
 
 static int
-any_rw(const struct wp_watch *w)
-{
-	size_t i;
-
-	for (i = 0; i < w->nt; i++)
-		if (w->t[i].rw)
-			return 1;
-	return 0;
-}
-
-static int
 in_syscall(struct pstate_all *s)
 {
 	size_t i;
@@ -286,14 +275,6 @@ after_step(struct pstate_all *s, struct pthr *p, int was_syscall)
 	size_t ti;
 	int hit, changed;
 
-	/*
-	 * Only a step that writes memory, or a system call, can change a
-	 * target: other threads are stopped while this one steps, and a
-	 * kernel write during another thread's system call is found at
-	 * that call's exit.
-	 */
-	if (!was_syscall && !p->insn.writes && !(p->insn.reads && any_rw(w)))
-		return;
 	to_regs(&p->pre, &r);
 	for (ti = 0; ti < w->nt; ti++) {
 		struct wp_watch_target *t = &w->t[ti];
