@@ -37,6 +37,37 @@ static const struct option longopts[] = {
 	{ NULL,		0,			NULL, 0 }
 };
 
+static int
+read_follow(struct wp_watch *w, json_object *o)
+{
+	struct wp_chain c;
+	json_object *a, *x;
+	const char *acc, *str;
+	int64_t v;
+	size_t i;
+
+	memset(&c, 0, sizeof c);
+	if (wp_json_get_int(o, "id", &v) == -1 ||
+	    wp_json_get_hex(o, "slot_addr", &c.slot) == -1 ||
+	    !json_object_object_get_ex(o, "offsets", &a) ||
+	    !json_object_is_type(a, json_type_array) ||
+	    json_object_array_length(a) == 0 ||
+	    json_object_array_length(a) > WP_CHAIN_MAXDEPTH)
+		return -1;
+	c.id = (int)v;
+	c.noffs = json_object_array_length(a);
+	for (i = 0; i < c.noffs; i++) {
+		x = json_object_array_get_idx(a, i);
+		str = json_object_get_string(x);
+		if (str == NULL || wp_parse_s64(str, &c.offs[i]) == -1)
+			return -1;
+	}
+	c.len = wp_json_get_int(o, "len", &v) == 0 ? (int)v : 4;
+	acc = wp_json_get_str(o, "access");
+	c.rw = acc != NULL && strcmp(acc, "rw") == 0;
+	return wp_watch_add_chain(w, &c);
+}
+
 /* Reads the stream to its end, passing every record on. */
 static int
 read_input(struct wp_watch *w, long *nbad)
@@ -86,15 +117,19 @@ read_input(struct wp_watch *w, long *nbad)
 			memset(t, 0, sizeof *t);
 			t->id = (int)v;
 			t->addr = addr;
+			t->chain = -1;
+			t->armed = 1;
 			if (wp_json_get_int(o, "len", &v) == -1)
 				v = 4;
 			t->len = (int)v;
 			acc = wp_json_get_str(o, "access");
 			t->rw = acc != NULL && strcmp(acc, "rw") == 0;
 		} else if (strcmp(rec.type, "follow") == 0) {
-			warnx("stdin: line %ld: follow chains are not supported "
-			    "by this wp-arm yet", rec.lineno);
-			bad = 1;
+			if (read_follow(w, wp_record_obj(&rec)) == -1) {
+				warnx("stdin: line %ld: follow record without id, "
+				    "slot_addr or offsets", rec.lineno);
+				bad = 1;
+			}
 		}
 	}
 	*nbad = rd.nbad;
@@ -122,17 +157,19 @@ add_latest(struct wp_watch *w, json_object *obs)
 	unsigned long long st;
 	unsigned char b[8];
 	uint64_t x;
-	size_t i;
+	size_t i, j;
 	int fd, k, alive;
 
 	alive = wp_proc_starttime(w->pid, &st) == 0 && st == w->start_time;
 	fd = alive ? wp_proc_mem_open(w->pid) : -1;
 	json_object_object_add(obs, "target_alive_after",
 	    json_object_new_boolean(alive));
-	for (i = 0; i < w->nt; i++) {
-		t = json_object_array_get_idx(a, i);
-		if (fd == -1 || wp_proc_read(fd, w->t[i].addr, b,
-		    (size_t)w->t[i].len) == -1) {
+	for (i = j = 0; i < w->nt; i++) {
+		if (w->t[i].chain >= 0)
+			continue;
+		t = json_object_array_get_idx(a, j++);
+		if (fd == -1 || w->t[i].len > 8 || wp_proc_read(fd,
+		    w->t[i].addr, b, (size_t)w->t[i].len) == -1) {
 			json_object_object_add(t, "latest_value", NULL);
 			continue;
 		}

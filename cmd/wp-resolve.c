@@ -153,7 +153,8 @@ main(int argc, char *argv[])
 			bad = 1;
 			continue;
 		}
-		for (j = 0; j < i; j++)
+		/* pointer slots may be shared: chains through one object */
+		for (j = 0; j < i && i < (size_t)argc; j++)
 			if (recs[j] != NULL && t[i].addr < t[j].addr + t[j].len &&
 			    t[j].addr < t[i].addr + t[i].len) {
 				warnx("%s: overlaps target %zu (%s) at 0x%" PRIx64

@@ -50,33 +50,54 @@ bp_len(int len)
  * sampling every hit.  With inherit, threads and processes the thread
  * creates later carry the event from their first instruction.
  */
+static void
+bp_attr(const struct wp_perf_bp *bp, int inherit, struct perf_event_attr *a)
+{
+	memset(a, 0, sizeof *a);
+	a->type = PERF_TYPE_BREAKPOINT;
+	a->size = sizeof *a;
+	a->bp_type = bp->rw ? HW_BREAKPOINT_RW : HW_BREAKPOINT_W;
+	a->bp_addr = bp->addr;
+	a->bp_len = (unsigned)bp_len(bp->len);
+	a->sample_period = 1;
+	a->sample_type = SAMPLE_TYPE;
+	if (bp->regs) {
+		a->sample_type |= PERF_SAMPLE_REGS_USER;
+		a->sample_regs_user = REGS_MASK;
+	}
+	a->exclude_kernel = 1;
+	a->exclude_hv = 1;
+	a->inherit = inherit ? 1 : 0;
+	a->remove_on_exec = 1;
+	a->sample_id_all = 1;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+	a->watermark = 1;
+	a->wakeup_watermark = 4096;
+	a->disabled = bp->disabled ? 1 : 0;
+}
+
 int
 wp_perf_open_bp(const struct wp_perf_bp *bp, pid_t tid, int cpu, int inherit)
 {
 	struct perf_event_attr a;
 
-	memset(&a, 0, sizeof a);
-	a.type = PERF_TYPE_BREAKPOINT;
-	a.size = sizeof a;
-	a.bp_type = bp->rw ? HW_BREAKPOINT_RW : HW_BREAKPOINT_W;
-	a.bp_addr = bp->addr;
-	a.bp_len = (unsigned)bp_len(bp->len);
-	a.sample_period = 1;
-	a.sample_type = SAMPLE_TYPE;
-	if (bp->regs) {
-		a.sample_type |= PERF_SAMPLE_REGS_USER;
-		a.sample_regs_user = REGS_MASK;
-	}
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
-	a.inherit = inherit ? 1 : 0;
-	a.remove_on_exec = 1;
-	a.sample_id_all = 1;
-	a.use_clockid = 1;
-	a.clockid = CLOCK_MONOTONIC;
-	a.watermark = 1;
-	a.wakeup_watermark = 4096;
+	bp_attr(bp, inherit, &a);
 	return perf_event_open(&a, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+/*
+ * Moves an open breakpoint (and the copies threads inherited) to
+ * bp->addr, armed or not, without closing it: only the address, length,
+ * type and disabled bit may differ from how it was opened.
+ */
+int
+wp_perf_modify_bp(int fd, const struct wp_perf_bp *bp)
+{
+	struct perf_event_attr a;
+
+	bp_attr(bp, 1, &a);
+	return ioctl(fd, PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &a);
 }
 
 /*

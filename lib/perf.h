@@ -14,6 +14,7 @@ struct wp_perf_bp {
 	int		len;		/* 1, 2, 4, 8 */
 	int		rw;		/* watch reads too */
 	int		regs;		/* sample user registers */
+	int		disabled;	/* opened disarmed */
 };
 
 /* One mmap ring, written by every event of one CPU. */
@@ -44,6 +45,7 @@ struct wp_perf_rec {
 
 int	 wp_perf_open_bp(const struct wp_perf_bp *, pid_t, int, int);
 int	 wp_perf_open_task(pid_t, int);
+int	 wp_perf_modify_bp(int, const struct wp_perf_bp *);
 int	 wp_perf_canary(uint64_t *);
 int	 wp_perf_ring_map(struct wp_perf_ring *, int, int, size_t);
 void	 wp_perf_ring_unmap(struct wp_perf_ring *);

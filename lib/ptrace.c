@@ -228,6 +228,13 @@ emit_hit(struct pstate_all *s, struct pthr *p, size_t ti,
 	n += snprintf(buf + n, sizeof buf - (size_t)n, ",\"new_bytes\":\"%s\","
 	    "\"flags\":[%s%s%s]", hb, flag ? "\"" : "", flag ? flag : "",
 	    flag ? "\"" : "");
+	n += wp_watch_hit_extra(w, ti, buf + n, sizeof buf - (size_t)n);
+	if (t->chain >= 0) {
+		if ((size_t)t->level < w->chains[t->chain].noffs)
+			w->chains[t->chain].ptr_hits++;
+		else
+			w->chains[t->chain].leaf_hits++;
+	}
 	if (w->regs && have_u)
 		n += snprintf(buf + n, sizeof buf - (size_t)n, ",\"regs\":{"
 		    "\"rax\":\"0x%llx\",\"rbx\":\"0x%llx\",\"rcx\":\"0x%llx\","
@@ -262,6 +269,33 @@ in_syscall(struct pstate_all *s)
 }
 
 /*
+ * A pointer of chain ci was written (or the watch starts): read the
+ * chain again; the entries after the pointer move, and what they hold
+ * now is their last seen value.  Exact: no other thread runs meanwhile.
+ */
+static void
+rebind(struct pstate_all *s, size_t ci)
+{
+	struct wp_watch *w = s->w;
+	struct wp_chain *c = &w->chains[ci];
+	char buf[1024];
+	size_t k;
+	int n;
+
+	n = wp_watch_chain_update(w, s->memfd, ci,
+	    (int64_t)(wp_now_ns() - s->t0), buf, sizeof buf);
+	if (n > 0 && emit(s, buf, n) == 0)
+		wp_record_out_flush();	/* scripts may wait on it */
+	for (k = 0; k <= c->noffs; k++) {
+		struct wp_watch_target *t = &w->t[c->base + k];
+
+		if (t->armed && pread(s->memfd, s->last[c->base + k],
+		    (size_t)t->len, (off_t)t->addr) != t->len)
+			t->armed = 0;
+	}
+}
+
+/*
  * After thread p's step: a decoded store (or load, with rw) to a target
  * is a hit whether or not the bytes changed; a change nothing explains
  * is still reported, flagged.
@@ -278,9 +312,10 @@ after_step(struct pstate_all *s, struct pthr *p, int was_syscall)
 	to_regs(&p->pre, &r);
 	for (ti = 0; ti < w->nt; ti++) {
 		struct wp_watch_target *t = &w->t[ti];
+		uint64_t h0 = t->hits;
 
-		if (pread(s->memfd, s->buf, (size_t)t->len, (off_t)t->addr) !=
-		    t->len)
+		if (!t->armed || pread(s->memfd, s->buf, (size_t)t->len,
+		    (off_t)t->addr) != t->len)
 			continue;
 		changed = memcmp(s->buf, s->last[ti], (size_t)t->len) != 0;
 		hit = 0;
@@ -301,6 +336,9 @@ after_step(struct pstate_all *s, struct pthr *p, int was_syscall)
 		} else if (changed)
 			continue;	/* a kernel write: its syscall reports it */
 		memcpy(s->last[ti], s->buf, (size_t)t->len);
+		if (t->chain >= 0 && t->hits > h0 &&
+		    (size_t)t->level < w->chains[t->chain].noffs)
+			rebind(s, (size_t)t->chain);
 	}
 }
 
@@ -597,7 +635,8 @@ wp_watch_ptrace(struct wp_watch *w)
 	s.last = wp_xcalloc(w->nt, sizeof *s.last);
 	for (i = 0; i < w->nt; i++) {
 		s.last[i] = wp_xcalloc(1, (size_t)w->t[i].len);
-		if (pread(s.memfd, s.last[i], (size_t)w->t[i].len,
+		if (w->t[i].chain < 0 && pread(s.memfd, s.last[i],
+		    (size_t)w->t[i].len,
 		    (off_t)w->t[i].addr) != w->t[i].len) {
 			snprintf(w->error, sizeof w->error, "target %d: cannot "
 			    "read 0x%" PRIx64 ": %s", w->t[i].id, w->t[i].addr,
@@ -632,6 +671,8 @@ wp_watch_ptrace(struct wp_watch *w)
 		rc = -1;
 		goto restore;
 	}
+	for (i = 0; i < w->nchains; i++)
+		rebind(&s, i);
 	{
 		char buf[512];
 		int n = snprintf(buf, sizeof buf, "{\"type\":\"armed\","

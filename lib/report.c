@@ -38,9 +38,24 @@ struct rsample {
 	char		*value;
 };
 
+#define MAXBINDS 1024
+
+struct rbind {
+	uint64_t	 generation;
+	char		 binding[16];
+	uint64_t	 leaf;
+	int64_t		 time_ns;
+	uint64_t	 leaf_hits;
+};
+
 struct rtarget {
 	int		 id;
+	int		 follow;	/* a --follow chain: hits are the leaf's */
 	json_object	*rec;
+	uint64_t	 ptr_hits;
+	struct rbind	*binds;
+	size_t		 nbinds;
+	int		 binds_truncated;
 	uint64_t	 hits;
 	int64_t		 first, last;
 	int		 have_time;
@@ -56,7 +71,6 @@ struct rtarget {
 
 struct wp_report {
 	json_object	*session, *armed, *observation;
-	json_object	*follows;
 	struct rtarget	*t;
 	size_t		 nt;
 	size_t		 maxsamples;
@@ -71,7 +85,6 @@ wp_report_new(size_t maxsamples)
 	struct wp_report *r = wp_xcalloc(1, sizeof *r);
 
 	r->maxsamples = maxsamples;
-	r->follows = json_object_new_array();
 	return r;
 }
 
@@ -92,12 +105,12 @@ wp_report_free(struct wp_report *r)
 			free(t->samples[j].value);
 		}
 		free(t->samples);
+		free(t->binds);
 	}
 	free(r->t);
 	json_object_put(r->session);
 	json_object_put(r->armed);
 	json_object_put(r->observation);
-	json_object_put(r->follows);
 	free(r);
 }
 
@@ -230,6 +243,17 @@ add_hit(struct wp_report *r, struct wp_record *rec)
 		r->orphan_hits++;
 		return;
 	}
+	if (t->follow && wp_record_raw(rec, "role", &x, &xl) == 0 &&
+	    xl == 9 && memcmp(x, "\"pointer\"", 9) == 0) {
+		t->ptr_hits++;
+		return;
+	}
+	if (t->follow && wp_record_int(rec, "generation", &tns) == 0)
+		for (i = t->nbinds; i-- > 0;)
+			if (t->binds[i].generation == (uint64_t)tns) {
+				t->binds[i].leaf_hits++;
+				break;
+			}
 	wp_record_int(rec, "tid", &tid);
 	have_t = wp_record_int(rec, "time_ns", &tns) == 0;
 	wp_record_hex(rec, "ip", &trap);
@@ -291,6 +315,41 @@ add_hit(struct wp_report *r, struct wp_record *rec)
 	}
 }
 
+static void
+add_rebind(struct wp_report *r, struct wp_record *rec)
+{
+	struct rtarget *t;
+	struct rbind *b;
+	const char *v;
+	size_t vl;
+	int64_t id, g = 0, tns = 0;
+	uint64_t leaf = 0;
+
+	if (wp_record_int(rec, "target", &id) == -1 ||
+	    (t = target(r, (int)id)) == NULL || !t->follow)
+		return;
+	if (t->nbinds == MAXBINDS) {
+		/* keep the first and the latest bindings */
+		memmove(&t->binds[1], &t->binds[2],
+		    (MAXBINDS - 2) * sizeof *t->binds);
+		t->nbinds--;
+		t->binds_truncated = 1;
+	}
+	if (t->binds == NULL)
+		t->binds = wp_xcalloc(MAXBINDS, sizeof *t->binds);
+	b = &t->binds[t->nbinds++];
+	memset(b, 0, sizeof *b);
+	wp_record_int(rec, "generation", &g);
+	wp_record_int(rec, "time_ns", &tns);
+	wp_record_hex(rec, "new_leaf", &leaf);
+	b->generation = (uint64_t)g;
+	b->leaf = leaf;
+	b->time_ns = tns;
+	if (wp_record_raw(rec, "binding", &v, &vl) == 0 && vl >= 2 &&
+	    vl - 2 < sizeof b->binding)
+		memcpy(b->binding, v + 1, vl - 2);
+}
+
 void
 wp_report_add(struct wp_report *r, struct wp_record *rec)
 {
@@ -315,9 +374,19 @@ wp_report_add(struct wp_report *r, struct wp_record *rec)
 			r->t[r->nt].rec = json_object_get(o);
 			r->nt++;
 		}
-	} else if (strcmp(rec->type, "follow") == 0)
-		json_object_array_add(r->follows,
-		    json_object_get(wp_record_obj(rec)));
+	} else if (strcmp(rec->type, "follow") == 0) {
+		o = wp_record_obj(rec);
+		if (wp_json_get_int(o, "id", &id) == 0 &&
+		    target(r, (int)id) == NULL) {
+			r->t = wp_xrealloc(r->t, (r->nt + 1) * sizeof *r->t);
+			memset(&r->t[r->nt], 0, sizeof *r->t);
+			r->t[r->nt].id = (int)id;
+			r->t[r->nt].follow = 1;
+			r->t[r->nt].rec = json_object_get(o);
+			r->nt++;
+		}
+	} else if (strcmp(rec->type, "rebind") == 0)
+		add_rebind(r, rec);
 	else if (strcmp(rec->type, "armed") == 0) {
 		if (r->armed == NULL)
 			r->armed = json_object_get(wp_record_obj(rec));
@@ -502,6 +571,81 @@ target_json(struct wp_report *r, struct rtarget *t)
 	return o;
 }
 
+/* A --follow chain: where it points, its history, and its leaf's hits. */
+static json_object *
+follow_json(struct wp_report *r, struct rtarget *t)
+{
+	json_object *o = json_object_new_object(), *leaf, *a, *x, *obs_f = NULL;
+	const char *drop[] = { "initial_value", "latest_value", "changed",
+	    "static_addr", "module", "region", "perms", "runtime_addr", NULL };
+	size_t i;
+
+	leaf = target_json(r, t);
+	for (i = 0; drop[i] != NULL; i++)
+		json_object_object_del(leaf, drop[i]);
+	json_object_object_add(o, "id", json_object_new_int(t->id));
+	json_object_object_add(o, "input", field(t->rec, "input"));
+	json_object_object_add(o, "ptr_slot_addr", field(t->rec, "slot_addr"));
+	json_object_object_add(o, "ptr_slot_static_addr",
+	    field(t->rec, "slot_static_addr"));
+	json_object_object_add(o, "ptr_slot_module", field(t->rec, "slot_module"));
+	json_object_object_add(o, "chain_offsets", field(t->rec, "offsets"));
+	json_object_object_add(o, "len", field(t->rec, "len"));
+	json_object_object_add(o, "access", field(t->rec, "access"));
+	json_object_object_add(o, "slots_reserved", field(t->rec, "slots"));
+	if (r->observation != NULL &&
+	    json_object_object_get_ex(r->observation, "follows", &a))
+		for (i = 0; i < json_object_array_length(a); i++) {
+			x = json_object_array_get_idx(a, i);
+			if (json_object_get_int(json_object_object_get(x, "id"))
+			    == t->id)
+				obs_f = x;
+		}
+	if (t->nbinds > 0) {
+		struct rbind *b = &t->binds[t->nbinds - 1];
+
+		json_object_object_add(o, "binding_state",
+		    json_object_new_string(b->binding));
+		json_object_object_add(o, "generation",
+		    json_object_new_uint64(b->generation));
+		json_object_object_add(o, "active_leaf_addr",
+		    b->leaf ? wp_json_hex(b->leaf) : NULL);
+	} else {
+		json_object_object_add(o, "binding_state", field(t->rec, "binding"));
+		json_object_object_add(o, "generation", NULL);
+		json_object_object_add(o, "active_leaf_addr",
+		    field(t->rec, "leaf_addr"));
+	}
+	json_object_object_add(o, "rebinds", field(obs_f, "rebinds"));
+	json_object_object_add(o, "pointer_slot_hits",
+	    json_object_new_uint64(t->ptr_hits));
+	json_object_object_add(o, "leaf_hits", json_object_new_uint64(t->hits));
+	a = json_object_new_array();
+	for (i = 0; i < t->nbinds; i++) {
+		x = json_object_new_object();
+		json_object_object_add(x, "generation",
+		    json_object_new_uint64(t->binds[i].generation));
+		json_object_object_add(x, "binding",
+		    json_object_new_string(t->binds[i].binding));
+		json_object_object_add(x, "leaf_addr", t->binds[i].leaf ?
+		    wp_json_hex(t->binds[i].leaf) : NULL);
+		json_object_object_add(x, "time_ns",
+		    json_object_new_int64(t->binds[i].time_ns));
+		json_object_object_add(x, "leaf_hits",
+		    json_object_new_uint64(t->binds[i].leaf_hits));
+		json_object_array_add(a, x);
+	}
+	json_object_object_add(o, "bindings", a);
+	json_object_object_add(o, "bindings_truncated",
+	    json_object_new_boolean(t->binds_truncated));
+	json_object_object_foreach(leaf, k, v)
+		if (json_object_object_get(o, k) == NULL &&
+		    strcmp(k, "accepted_hits") != 0 && strcmp(k, "id") != 0)
+			json_object_object_add(o, k, json_object_get(v));
+	json_object_put(leaf);
+	return o;
+}
+
 static int
 obs_bool(json_object *o, const char *path1, const char *path2)
 {
@@ -619,10 +763,14 @@ wp_report_json(struct wp_report *r, long malformed)
 
 	a = json_object_new_array();
 	for (i = 0; i < r->nt; i++)
-		json_object_array_add(a, target_json(r, &r->t[i]));
+		if (!r->t[i].follow)
+			json_object_array_add(a, target_json(r, &r->t[i]));
 	json_object_object_add(o, "watches", a);
-	json_object_object_add(o, "dependent_watches",
-	    json_object_get(r->follows));
+	a = json_object_new_array();
+	for (i = 0; i < r->nt; i++)
+		if (r->t[i].follow)
+			json_object_array_add(a, follow_json(r, &r->t[i]));
+	json_object_object_add(o, "dependent_watches", a);
 
 	x = json_object_new_object();
 	json_object_object_add(x, "records", json_object_new_uint64(r->records));
@@ -828,6 +976,44 @@ wp_report_table(json_object *rep, FILE *f)
 			    fit(b1, sizeof b1, r ? json_object_get_string(r) :
 			    str(x, "trap_runtime_ip"), 26),
 			    fit(b2, sizeof b2, b4, 44));
+		}
+	}
+	ws = json_object_object_get(rep, "dependent_watches");
+	for (i = 0; i < json_object_array_length(ws); i++) {
+		w = json_object_array_get_idx(ws, i);
+		fprintf(f, "\nfollow %s  %s  slot %s  %s  gen %s  leaf %s\n",
+		    str(w, "id"), str(w, "input"), str(w, "ptr_slot_addr"),
+		    str(w, "binding_state"), str(w, "generation"),
+		    str(w, "active_leaf_addr"));
+		fprintf(f, "  %s pointer writes, %s leaf hits%s, %s slots\n",
+		    str(w, "pointer_slot_hits"), str(w, "leaf_hits"),
+		    json_object_get_boolean(json_object_object_get(rep,
+		    "counts_are_lower_bound")) ? " (lower bound)" : "",
+		    str(w, "slots_reserved"));
+		a = json_object_object_get(w, "bindings");
+		n = json_object_array_length(a);
+		fprintf(f, "  bindings: %zu%s\n", n, json_object_get_boolean(
+		    json_object_object_get(w, "bindings_truncated")) ?
+		    " (the first and the latest kept)" : "");
+		for (j = 0; j < n; j++) {
+			x = json_object_array_get_idx(a, j);
+			snprintf(b3, sizeof b3, "%.3f", (double)json_object_get_int64(
+			    json_object_object_get(x, "time_ns")) / 1e6);
+			fprintf(f, "  %9s  gen %-5s %-13s leaf %-18s %s hits\n", b3,
+			    str(x, "generation"), str(x, "binding"),
+			    str(x, "leaf_addr"), str(x, "leaf_hits"));
+		}
+		a = json_object_object_get(w, "writer_sites");
+		n = json_object_array_length(a);
+		fprintf(f, "  leaf writers: %zu\n", n);
+		for (j = 0; j < n; j++) {
+			x = json_object_array_get_idx(a, j);
+			source_text(json_object_object_get(x, "source"), b5,
+			    sizeof b5);
+			fprintf(f, "  %9s  %-7s %-26s %-16s %s\n", str(x, "hits"),
+			    str(x, "confidence"), fit(b1, sizeof b1,
+			    str(x, "writer_symbol"), 26), fit(b2, sizeof b2, b5, 16),
+			    fit(b4, sizeof b4, str(x, "insn"), 36));
 		}
 	}
 	return ferror(f) ? -1 : 0;

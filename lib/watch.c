@@ -29,7 +29,10 @@ struct perf_state {
 	int			 ncpu;
 	struct wp_perf_ring	*rings;		/* one per CPU */
 	int			*fds;
+	int			*fdt;		/* target entry of each fd, -1 */
 	size_t			 nfds, capfds;
+	int			 memfd;
+	unsigned char		*dirty;		/* per chain: a pointer moved */
 	struct evid		*ids;
 	size_t			 nids, capids;
 	int			 sorted;
@@ -159,6 +162,16 @@ on_record(const struct wp_perf_rec *r, void *arg)
 		    "\"pid\":%u,\"tid\":%u,\"cpu\":%u,\"time_ns\":%" PRId64
 		    ",\"ip\":\"0x%" PRIx64 "\"", w->t[ti].id, r->pid, r->tid,
 		    r->cpu, rel_ns(s, r->time), r->ip);
+		n += wp_watch_hit_extra(w, (size_t)ti, buf + n, sizeof buf - (size_t)n);
+		if (w->t[ti].chain >= 0) {
+			struct wp_chain *c = &w->chains[w->t[ti].chain];
+
+			if ((size_t)w->t[ti].level < c->noffs) {
+				c->ptr_hits++;
+				s->dirty[w->t[ti].chain] = 1;
+			} else
+				c->leaf_hits++;
+		}
 		if (r->nregs > 0) {
 			n += snprintf(buf + n, sizeof buf - (size_t)n,
 			    ",\"regs\":{");
@@ -226,6 +239,49 @@ on_record(const struct wp_perf_rec *r, void *arg)
 	return 0;
 }
 
+/*
+ * After a pointer of a chain was written: read the chain again, and move
+ * the breakpoints of the entries after it on every thread (and the
+ * threads that inherited them), arming or disarming them.
+ */
+static void
+rebind_chains(struct perf_state *s)
+{
+	struct wp_watch *w = s->w;
+	struct wp_watch_target old[WP_CHAIN_MAXDEPTH + 1], *t;
+	struct wp_perf_bp bp;
+	char buf[1024];
+	size_t ci, k, i;
+	int n;
+
+	for (ci = 0; ci < w->nchains; ci++) {
+		struct wp_chain *c = &w->chains[ci];
+
+		if (!s->dirty[ci])
+			continue;
+		s->dirty[ci] = 0;
+		memcpy(old, &w->t[c->base], (c->noffs + 1) * sizeof *old);
+		n = wp_watch_chain_update(w, s->memfd, ci,
+		    (int64_t)(wp_now_ns() - s->t0), buf, sizeof buf);
+		if (n > 0 && emit(s, buf, n) == 0)
+			wp_record_out_flush();	/* scripts may wait on it */
+		for (k = 0; k <= c->noffs; k++) {
+			t = &w->t[c->base + k];
+			if (t->addr == old[k].addr && t->armed == old[k].armed)
+				continue;
+			bp.addr = t->addr;
+			bp.len = t->len;
+			bp.rw = t->rw;
+			bp.regs = w->regs;
+			bp.disabled = !t->armed;
+			for (i = 0; i < s->nfds; i++)
+				if (s->fdt[i] == (int)(c->base + k) &&
+				    wp_perf_modify_bp(s->fds[i], &bp) == -1)
+					w->modify_errors++;
+		}
+	}
+}
+
 static void
 drain_all(struct perf_state *s)
 {
@@ -234,6 +290,8 @@ drain_all(struct perf_state *s)
 	for (c = 0; c < s->ncpu; c++)
 		if (s->rings[c].base != NULL)
 			wp_perf_drain(&s->rings[c], s->w->regs, on_record, s);
+	if (s->w->nchains > 0)
+		rebind_chains(s);
 }
 
 static void
@@ -244,7 +302,9 @@ add_fd(struct perf_state *s, int fd, int target)
 	if (s->nfds == s->capfds) {
 		s->capfds = s->capfds ? s->capfds * 2 : 64;
 		s->fds = wp_xrealloc(s->fds, s->capfds * sizeof *s->fds);
+		s->fdt = wp_xrealloc(s->fdt, s->capfds * sizeof *s->fdt);
 	}
+	s->fdt[s->nfds] = target;
 	s->fds[s->nfds++] = fd;
 	if (wp_perf_id(fd, &id) == 0) {
 		if (s->nids == s->capids) {
@@ -321,6 +381,7 @@ arm_thread(struct perf_state *s, pid_t tid)
 			bp.len = w->t[ti].len;
 			bp.rw = w->t[ti].rw;
 			bp.regs = w->regs;
+			bp.disabled = !w->t[ti].armed;
 			if ((fd = wp_perf_open_bp(&bp, tid, c, 1)) == -1)
 				return errno;
 			if ((e = attach(s, fd, c, (int)ti)) != 0)
@@ -450,6 +511,7 @@ wp_watch_perf(struct wp_watch *w)
 
 	memset(&s, 0, sizeof s);
 	s.w = w;
+	s.memfd = -1;
 	w->stop_reason = NULL;
 	raise_nofile();
 	s.ncpu = (int)sysconf(_SC_NPROCESSORS_CONF);
@@ -476,6 +538,23 @@ wp_watch_perf(struct wp_watch *w)
 		goto out;
 	}
 	s.t0 = wp_now_ns();
+	s.dirty = wp_xcalloc(w->nchains + 1, 1);
+	if (w->nchains > 0) {
+		char buf[1024];
+		int len;
+
+		if ((s.memfd = wp_proc_mem_open(w->pid)) == -1) {
+			snprintf(w->error, sizeof w->error, "pid %d: cannot "
+			    "read its memory to follow pointers: %s", (int)w->pid,
+			    strerror(errno));
+			rc = -1;
+			goto out;
+		}
+		for (i = 0; i < w->nchains; i++)
+			if ((len = wp_watch_chain_update(w, s.memfd, i, 0, buf,
+			    sizeof buf)) > 0)
+				emit(&s, buf, len);
+	}
 	if (wp_proc_tasks(w->pid, &tids, &n) == -1) {
 		snprintf(w->error, sizeof w->error, "pid %d: %s", (int)w->pid,
 		    strerror(errno));
@@ -582,7 +661,11 @@ out:
 		close(pidfd);
 	free(s.rings);
 	free(s.fds);
+	free(s.fdt);
 	free(s.ids);
+	free(s.dirty);
+	if (s.memfd != -1)
+		close(s.memfd);
 	sigprocmask(SIG_SETMASK, &orig, NULL);
 	return rc;
 }
@@ -663,6 +746,11 @@ wp_watch_observation(struct wp_watch *w, const char *backend)
 		json_object_array_add(a, jstr("events_of_unknown_origin"));
 	if (w->unparsed > 0)
 		json_object_array_add(a, jstr("malformed_perf_ring_records"));
+	/* between a pointer write and the re-arm, the leaf is not watched */
+	if (w->nchains > 0 && strcmp(backend, "perf_breakpoint") == 0)
+		json_object_array_add(a, jstr("follow_rebind_window"));
+	if (w->modify_errors > 0)
+		json_object_array_add(a, jstr("follow_rearm_failed"));
 	json_object_object_add(c, "partial_coverage",
 	    json_object_new_boolean(json_object_array_length(a) > 0));
 	json_object_object_add(c, "partial_coverage_reasons", a);
@@ -686,12 +774,30 @@ wp_watch_observation(struct wp_watch *w, const char *backend)
 
 	a = json_object_new_array();
 	for (i = 0; i < w->nt; i++) {
+		if (w->t[i].chain >= 0)
+			continue;
 		tt = json_object_new_object();
 		json_object_object_add(tt, "id", json_object_new_int(w->t[i].id));
 		json_object_object_add(tt, "hits", jint(w->t[i].hits));
 		json_object_array_add(a, tt);
 	}
 	json_object_object_add(o, "targets", a);
+	a = json_object_new_array();
+	for (i = 0; i < w->nchains; i++) {
+		struct wp_chain *ch = &w->chains[i];
+
+		tt = json_object_new_object();
+		json_object_object_add(tt, "id", json_object_new_int(ch->id));
+		json_object_object_add(tt, "generation", jint(ch->generation));
+		json_object_object_add(tt, "binding", jstr(ch->binding));
+		json_object_object_add(tt, "leaf_addr", ch->leaf ?
+		    wp_json_hex(ch->leaf) : NULL);
+		json_object_object_add(tt, "pointer_hits", jint(ch->ptr_hits));
+		json_object_object_add(tt, "leaf_hits", jint(ch->leaf_hits));
+		json_object_object_add(tt, "rebinds", jint(ch->rebinds));
+		json_object_array_add(a, tt);
+	}
+	json_object_object_add(o, "follows", a);
 	if (strcmp(backend, "ptrace_singlestep") == 0) {
 		c = json_object_new_object();
 		json_object_object_add(c, "steps", jint(w->steps));
@@ -712,6 +818,8 @@ wp_watch_free(struct wp_watch *w)
 {
 	free(w->thr);
 	free(w->t);
+	free(w->chains);
 	w->thr = NULL;
 	w->t = NULL;
+	w->chains = NULL;
 }

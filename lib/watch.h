@@ -13,6 +13,26 @@ struct wp_watch_target {
 	int		 len;
 	int		 rw;
 	uint64_t	 hits;
+	int		 chain;		/* index in chains, -1: a plain target */
+	int		 level;		/* pointer level; noffs: the leaf */
+	int		 armed;		/* its address is valid now */
+};
+
+#define WP_CHAIN_MAXDEPTH 8
+
+/* A --follow chain: pointers from slot, and the leaf at the end. */
+struct wp_chain {
+	int		 id;
+	uint64_t	 slot;
+	int64_t		 offs[WP_CHAIN_MAXDEPTH];
+	size_t		 noffs;
+	int		 len;
+	int		 rw;
+	size_t		 base;		/* its first entry in t[] */
+	uint64_t	 generation;
+	const char	*binding;
+	uint64_t	 leaf;		/* when bound */
+	uint64_t	 ptr_hits, leaf_hits, rebinds;
 };
 
 enum wp_thread_state {
@@ -35,6 +55,8 @@ struct wp_watch {
 	unsigned long long	 start_time;
 	struct wp_watch_target	*t;
 	size_t			 nt;
+	struct wp_chain		*chains;
+	size_t			 nchains;
 	uint64_t		 duration_ms;
 	uint64_t		 max_events;
 	int			 regs;
@@ -61,9 +83,14 @@ struct wp_watch {
 	uint64_t		 unexplained;
 	uint64_t		 syscall_writes;
 	uint64_t		 signals_passed;
+	uint64_t		 modify_errors;	/* failed re-arms of a chain */
 };
 
 int	 wp_watch_perf(struct wp_watch *);
+int	 wp_watch_add_chain(struct wp_watch *, const struct wp_chain *);
+int	 wp_watch_chain_update(struct wp_watch *, int, size_t, int64_t,
+	    char *, size_t);
+int	 wp_watch_hit_extra(const struct wp_watch *, size_t, char *, size_t);
 int	 wp_watch_ptrace(struct wp_watch *);
 json_object *wp_watch_observation(struct wp_watch *, const char *);
 void	 wp_watch_free(struct wp_watch *);

@@ -82,3 +82,17 @@ wp-arm: target 1: a debug register cannot watch 16 bytes (1, 2, 4 or 8)"
 	run --separate-stderr wp-arm --check-bp
 	assert_failure 5
 }
+
+@test "wp-arm --backend perf: a follow chain over the slot budget is refused, with the count" {
+	printf '%s\n' '{"type":"session","pid":1,"start_time":1}' \
+		'{"type":"target","id":0,"runtime_addr":"0x1000","len":8}' \
+		'{"type":"follow","id":1,"slot_addr":"0x2000","offsets":["0x8","0x10"],"len":4}' \
+		'{"type":"follow","id":2,"slot_addr":"0x3000","offsets":["0x8"],"len":4}' \
+		> "$BATS_TEST_TMPDIR/in.ndjson"
+	run --separate-stderr wp-arm --backend perf < "$BATS_TEST_TMPDIR/in.ndjson"
+	assert_failure 1
+	assert_equal "$stderr" "wp-arm: 6 hardware slots in the stream: x86-64 has 4 (DR0..DR3)"
+	run --separate-stderr wp-arm < <(head -n 3 "$BATS_TEST_TMPDIR/in.ndjson" | sed 's/"offsets":\["0x8","0x10"\]/"offsets":[]/')
+	assert_failure 1
+	assert_equal "$stderr" "wp-arm: stdin: line 3: follow record without id, slot_addr or offsets"
+}

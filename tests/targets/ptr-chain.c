@@ -1,12 +1,13 @@
 /*
  * ptr-chain [-g generations] [-n writes]
  *
- * Prints one JSON line, then for each step waits for SIGUSR1:
- * generation g (1..generations) allocates a new object, stores its
- * address in wpt_ptr (and in wpt_holder->inner for the two-level chain),
- * and writes obj->value n times; after the last generation wpt_ptr is
- * set to NULL (the null phase), and after one more SIGUSR1 the program
- * prints "done" and exits.  Each step prints "gen G OBJ" when finished.
+ * Prints one JSON line, then works in steps, each started by SIGUSR1:
+ * for generation g (1..generations), one step allocates a new object,
+ * stores its address in wpt_ptr and in wpt_holder->inner (the two-level
+ * chain) and prints "ptr G OBJ"; the next step writes obj->value n times
+ * and prints "gen G OBJ".  Then one step sets both pointers to NULL (the
+ * null phase) and prints "null"; the last prints "done" and exits.  The
+ * pause after each pointer change lets a watch re-arm before the writes.
  */
 #include <stdint.h>
 
@@ -49,6 +50,9 @@ main(int argc, char *argv[])
 		o = calloc(1, sizeof *o);
 		wpt_ptr = o;
 		wpt_holder->inner = o;
+		printf("ptr %ld 0x%lx\n", g, WPT_ADDR(o));
+		fflush(stdout);
+		wpt_wait_go();
 		for (i = 0; i < n; i++)
 			o->value = (int)(g * 1000 + i);
 		printf("gen %ld 0x%lx\n", g, WPT_ADDR(o));
