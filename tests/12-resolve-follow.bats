@@ -29,8 +29,8 @@ wait_line() {	# wait_line PATTERN: until the target printed it
 	wait_line '^gen 1'
 	local obj
 	obj=$(awk '/^gen 1/ { print $3 }' "$TOUT")
-	# a pointer slot may also be watched as a target, or by other chains
-	run --separate-stderr wp-resolve -p "$TPID" --follow wpt_ptr+16 --follow wpt_ptr+8 wpt_ptr
+	# a pointer slot may also be watched as a target
+	run --separate-stderr wp-resolve -p "$TPID" --follow wpt_ptr+16 wpt_ptr
 	assert_success
 	run --separate-stderr wp-resolve -p "$TPID" --follow wpt_ptr+16
 	assert_success
