@@ -643,6 +643,7 @@ const char *
 wp_decode_hit(struct wp_decoder *d, const struct wp_record *rec)
 {
 	struct wp_x86_regs r;
+	struct dtarget here;
 	const struct dtarget *t;
 	const struct wp_x86_insn *w = NULL;
 	struct site *st;
@@ -662,6 +663,15 @@ wp_decode_hit(struct wp_decoder *d, const struct wp_record *rec)
 	have_regs = read_regs(rec, &r);
 	wp_record_int(rec, "target", &tid);
 	t = target_by_id(d, (int)tid);
+	/* a hit on a follow chain says where it watched at that moment */
+	if (wp_record_hex(rec, "addr", &here.addr) == 0) {
+		int64_t hl = 1;
+
+		wp_record_int(rec, "len", &hl);
+		here.id = (int)tid;
+		here.len = (int)hl;
+		t = &here;
+	}
 	st = site_get(d, exact ? wip : ip, exact);
 
 	if (st->ncand > 0) {
