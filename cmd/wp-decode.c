@@ -28,8 +28,8 @@ main(int argc, char *argv[])
 	struct wp_decoder *d;
 	struct wp_reader rd;
 	struct wp_record rec;
-	const char *name = "stdin";
-	FILE *in = stdin;
+	const char *name;
+	FILE *in;
 	int ch, rc = 0;
 
 	while ((ch = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
@@ -46,11 +46,7 @@ main(int argc, char *argv[])
 	}
 	if (argc - optind > 1)
 		usage(WP_EXIT_USAGE);
-	if (argc - optind == 1 && strcmp(argv[optind], "-") != 0) {
-		name = argv[optind];
-		if ((in = fopen(name, "re")) == NULL)
-			err(WP_EXIT_ERROR, "%s", name);
-	}
+	in = wp_record_input(argc - optind == 1 ? argv[optind] : NULL, &name);
 	wp_record_out_init(stdout);
 	wp_record_finish_on_interrupt();
 	wp_record_reader_init(&rd, in, name);

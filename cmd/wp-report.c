@@ -114,8 +114,8 @@ main(int argc, char *argv[])
 	struct wp_record rec;
 	struct wp_report *r;
 	json_object *rep;
-	const char *name = "stdin";
-	FILE *in = stdin;
+	const char *name;
+	FILE *in;
 	uint64_t nsamples = 16;
 	int ch, json = 0, rc, complete, progress = 0;
 	long nbad;
@@ -149,11 +149,7 @@ main(int argc, char *argv[])
 	}
 	if (argc - optind > 1)
 		usage(WP_EXIT_USAGE);
-	if (argc - optind == 1 && strcmp(argv[optind], "-") != 0) {
-		name = argv[optind];
-		if ((in = fopen(name, "re")) == NULL)
-			err(WP_EXIT_ERROR, "%s", name);
-	}
+	in = wp_record_input(argc - optind == 1 ? argv[optind] : NULL, &name);
 	r = wp_report_new((size_t)nsamples);
 	wp_record_finish_on_interrupt();
 	wp_record_reader_init(&rd, in, name);

@@ -110,21 +110,6 @@ padd(struct pstate_all *s, pid_t tid)
 	return p;
 }
 
-static struct wp_thread *
-wthread(struct wp_watch *w, pid_t tid, enum wp_thread_state st)
-{
-	size_t i;
-
-	for (i = 0; i < w->nthr; i++)
-		if (w->thr[i].tid == tid)
-			return &w->thr[i];
-	w->thr = wp_xrealloc(w->thr, (w->nthr + 1) * sizeof *w->thr);
-	memset(&w->thr[w->nthr], 0, sizeof *w->thr);
-	w->thr[w->nthr].tid = tid;
-	w->thr[w->nthr].state = st;
-	return &w->thr[w->nthr++];
-}
-
 static int
 emit(struct pstate_all *s, const char *buf, int n)
 {
@@ -398,7 +383,7 @@ on_status(struct pstate_all *s, struct pthr *p, int status)
 
 	if (WIFEXITED(status) || WIFSIGNALED(status)) {
 		p->state = P_GONE;
-		wthread(w, p->tid, WP_THR_SEEDED)->exited = 1;
+		wp_watch_thread(w, p->tid, WP_THR_SEEDED)->exited = 1;
 		return 0;
 	}
 	if (!WIFSTOPPED(status))
@@ -429,7 +414,7 @@ on_status(struct pstate_all *s, struct pthr *p, int status)
 
 			if (pfind(s, (pid_t)msg) == NULL)
 				padd(s, (pid_t)msg);
-			wthread(w, (pid_t)msg, WP_THR_INHERITED);
+			wp_watch_thread(w, (pid_t)msg, WP_THR_INHERITED);
 			n = snprintf(buf, sizeof buf, "{\"type\":\"thread\","
 			    "\"event\":\"start\",\"tid\":%lu,\"by_tid\":%d,"
 			    "\"coverage\":\"inherited\",\"time_ns\":%" PRId64
@@ -488,7 +473,7 @@ seize_all(struct pstate_all *s)
 				continue;
 			if (ptrace(PTRACE_SEIZE, tids[i], 0, (void *)opts) == -1) {
 				if (errno != ESRCH) {
-					struct wp_thread *t = wthread(w, tids[i],
+					struct wp_thread *t = wp_watch_thread(w, tids[i],
 					    WP_THR_FAILED);
 
 					t->state = WP_THR_FAILED;
@@ -498,7 +483,7 @@ seize_all(struct pstate_all *s)
 			}
 			ptrace(PTRACE_INTERRUPT, tids[i], 0, 0);
 			padd(s, tids[i]);
-			wthread(w, tids[i], WP_THR_SEEDED);
+			wp_watch_thread(w, tids[i], WP_THR_SEEDED);
 			again = 1;
 		}
 		free(tids);
@@ -650,17 +635,10 @@ wp_watch_ptrace(struct wp_watch *w)
 	if (rc == -1)
 		goto out;
 
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGHUP);
-	sigprocmask(SIG_BLOCK, &block, &orig);
+	wp_watch_catch_signals(on_signal, &block, &orig);
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	sigaction(SIGALRM, &sa, NULL);
+	sigaction(SIGALRM, &sa, NULL);	/* the 50 ms tick */
 
 	s.t0 = wp_now_ns();
 	seize_all(&s);

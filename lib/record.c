@@ -307,3 +307,18 @@ wp_record_finish_on_interrupt(void)
 	sa.sa_flags = SA_RESTART;
 	sigaction(SIGINT, &sa, NULL);
 }
+
+/* The input of a filter: FILE, or standard input for none or "-". */
+FILE *
+wp_record_input(const char *arg, const char **name)
+{
+	FILE *in;
+
+	*name = "stdin";
+	if (arg == NULL || strcmp(arg, "-") == 0)
+		return stdin;
+	*name = arg;
+	if ((in = fopen(arg, "re")) == NULL)
+		err(WP_EXIT_ERROR, "%s", arg);
+	return in;
+}

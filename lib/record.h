@@ -33,6 +33,7 @@ struct wp_reader {
 void	 wp_record_reader_init(struct wp_reader *, FILE *, const char *);
 void	 wp_record_reader_free(struct wp_reader *);
 int	 wp_record_read(struct wp_reader *, struct wp_record *);
+FILE	*wp_record_input(const char *, const char **);
 json_object *wp_record_obj(struct wp_record *);
 int	 wp_record_raw(const struct wp_record *, const char *, const char **,
 	    size_t *);

@@ -61,8 +61,9 @@ thread_find(struct wp_watch *w, pid_t tid)
 	return NULL;
 }
 
-static struct wp_thread *
-thread_add(struct wp_watch *w, pid_t tid, enum wp_thread_state st)
+/* The thread's entry, added in state st when it is new. */
+struct wp_thread *
+wp_watch_thread(struct wp_watch *w, pid_t tid, enum wp_thread_state st)
 {
 	struct wp_thread *t;
 
@@ -202,7 +203,7 @@ on_record(const struct wp_perf_rec *r, void *arg)
 		t = thread_find(w, (pid_t)r->tid);
 		if (t != NULL && t->state != WP_THR_PENDING)
 			return 0;
-		t = thread_add(w, (pid_t)r->tid, WP_THR_INHERITED);
+		t = wp_watch_thread(w, (pid_t)r->tid, WP_THR_INHERITED);
 		t->state = WP_THR_INHERITED;
 		n = snprintf(buf, sizeof buf, "{\"type\":\"thread\",\"event\":"
 		    "\"start\",\"tid\":%u,\"by_tid\":%u,\"coverage\":"
@@ -424,7 +425,7 @@ rescan(struct perf_state *s)
 	for (i = 0; i < n; i++) {
 		t = thread_find(w, tids[i]);
 		if (t == NULL) {
-			t = thread_add(w, tids[i], WP_THR_PENDING);
+			t = wp_watch_thread(w, tids[i], WP_THR_PENDING);
 			t->scan = s->scan;
 			continue;
 		}
@@ -499,7 +500,6 @@ int
 wp_watch_perf(struct wp_watch *w)
 {
 	struct perf_state s;
-	struct sigaction sa;
 	sigset_t block, orig;
 	struct pollfd *pfd;
 	struct timespec ts;
@@ -519,16 +519,7 @@ wp_watch_perf(struct wp_watch *w)
 		s.ncpu = 1;
 	s.rings = wp_xcalloc((size_t)s.ncpu, sizeof *s.rings);
 
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGHUP);
-	sigprocmask(SIG_BLOCK, &block, &orig);
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	wp_watch_catch_signals(on_signal, &block, &orig);
 
 	if ((pidfd = pidfd_open(w->pid)) == -1 ||
 	    wp_proc_starttime(w->pid, &st) == -1 || st != w->start_time) {
@@ -565,9 +556,9 @@ wp_watch_perf(struct wp_watch *w)
 		if (thread_find(w, tids[i]) != NULL)
 			continue;	/* inherited while arming */
 		if ((e = arm_thread(&s, tids[i])) == 0)
-			thread_add(w, tids[i], WP_THR_SEEDED);
+			wp_watch_thread(w, tids[i], WP_THR_SEEDED);
 		else if (e == ESRCH)
-			thread_add(w, tids[i], WP_THR_EXITED);
+			wp_watch_thread(w, tids[i], WP_THR_EXITED);
 		else {
 			arm_error(w, tids[i], e);
 			free(tids);
@@ -668,6 +659,28 @@ out:
 		close(s.memfd);
 	sigprocmask(SIG_SETMASK, &orig, NULL);
 	return rc;
+}
+
+/*
+ * SIGINT, SIGTERM and SIGHUP end a watch: they are blocked (the caller
+ * lets them in where it waits) and go to handler, without SA_RESTART so
+ * that the wait returns.
+ */
+void
+wp_watch_catch_signals(void (*handler)(int), sigset_t *block, sigset_t *orig)
+{
+	struct sigaction sa;
+
+	sigemptyset(block);
+	sigaddset(block, SIGINT);
+	sigaddset(block, SIGTERM);
+	sigaddset(block, SIGHUP);
+	sigprocmask(SIG_BLOCK, block, orig);
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = handler;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 }
 
 static json_object *

@@ -2,6 +2,7 @@
 #define WP_WATCH_H
 
 #include <sys/types.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -87,6 +88,9 @@ struct wp_watch {
 };
 
 int	 wp_watch_perf(struct wp_watch *);
+struct wp_thread *wp_watch_thread(struct wp_watch *, pid_t,
+	    enum wp_thread_state);
+void	 wp_watch_catch_signals(void (*)(int), sigset_t *, sigset_t *);
 int	 wp_watch_add_chain(struct wp_watch *, const struct wp_chain *);
 int	 wp_watch_chain_update(struct wp_watch *, int, size_t, int64_t,
 	    char *, size_t);
