@@ -373,6 +373,8 @@ build_site(struct wp_decoder *d, struct site *st, uint64_t trap, int exact)
 		want = (size_t)(sip - fn->addr);
 	} else {
 		from = sip >= 15 ? sip - 15 : 0;
+		if (from + st->bias < mp->start)	/* not before the mapping */
+			from = mp->start - st->bias;
 		want = (size_t)(sip - from);
 	}
 	code = wp_xmalloc(want + 1);

@@ -193,3 +193,24 @@ target
 hit
 custom"
 }
+
+@test "wp-decode: code in anonymous executable memory is read from the live process, while it lives" {
+	start_target jit
+	wp-resolve -p "$TPID" wpt_jit_var > "$BATS_TEST_TMPDIR/in.ndjson"
+	local trap
+	trap=$(printf '0x%x' $(( $(tinfo code) + 2 )))
+	echo "{\"type\":\"hit\",\"target\":0,\"ip\":\"$trap\",\"regs\":{\"rdi\":\"$(tinfo var)\",\"rsi\":\"0x2a\"}}" >> "$BATS_TEST_TMPDIR/in.ndjson"
+	# the session lists the anonymous executable mapping
+	run jq -r --arg c "$(tinfo code)" 'select(.type=="session") | .mappings[] | select(.start == $c) | "\(.perms) \(.path)"' "$BATS_TEST_TMPDIR/in.ndjson"
+	assert_output --regexp '^rwxp null$'
+	run --separate-stderr wp-decode "$BATS_TEST_TMPDIR/in.ndjson"
+	assert_success
+	run jq -r 'select(.type=="hit") | "\(.writer.module) \(.writer.writer_ip) \(.writer.insn) \(.writer.confidence) \(.written_value.value)"' <<< "$output"
+	assert_output "null $(tinfo code) mov dword ptr [rdi], esi high 0x2a"
+	# once the process is gone, its anonymous code is too
+	stop_targets
+	run --separate-stderr wp-decode "$BATS_TEST_TMPDIR/in.ndjson"
+	assert_success
+	run jq -r 'select(.type=="hit") | "\(.writer.confidence) \(.writer.reason)"' <<< "$output"
+	assert_output "unknown no code bytes: anonymous memory of a process that is gone"
+}

@@ -1,0 +1,37 @@
+/*
+ * jit: code in anonymous executable memory, as a JIT makes it: a page
+ * holding "mov [rdi], esi; ret".  Prints one JSON line with the page's
+ * address and the variable it can write, waits for SIGUSR1, calls the
+ * code once, prints "done".
+ */
+#include <sys/mman.h>
+
+#include <string.h>
+
+#include "wpt.h"
+
+volatile int wpt_jit_var;
+
+int
+main(void)
+{
+	static const unsigned char code[] = { 0x89, 0x37, 0xc3 };
+	void (*fn)(volatile int *, int);
+	unsigned char *page;
+
+	page = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (page == MAP_FAILED)
+		return 1;
+	memcpy(page, code, sizeof code);
+	fn = (void (*)(volatile int *, int))(void *)page;
+	wpt_block_go();
+	printf("{\"pid\":%d,\"code\":\"0x%lx\",\"var\":\"0x%lx\"}\n",
+	    (int)getpid(), WPT_ADDR(page), WPT_ADDR(&wpt_jit_var));
+	fflush(stdout);
+	wpt_wait_go();
+	fn(&wpt_jit_var, 42);
+	printf("done %d\n", wpt_jit_var);
+	fflush(stdout);
+	return 0;
+}
