@@ -25,7 +25,7 @@ TARGETS	 = $(patsubst tests/targets/%.c,%,$(filter-out tests/targets/lib%,\
 DEPS	 = gcc make pkg-config libelf-dev libdw-dev libcapstone-dev \
 	   libjson-c-dev bats bats-support bats-assert jq binutils \
 	   qemu-system-x86 linux-image-amd64 busybox-static cpio gzip \
-	   util-linux procps
+	   util-linux procps gdb time
 
 all: $(TOOLS:%=$(O)/%) $(O)/wp-demo targets
 

@@ -197,3 +197,13 @@ target"
 	wait_for "$TOUT" '^done' 60
 	kill -0 "$TPID"
 }
+
+@test "wp-arm perf: without the right to open breakpoint events, it says which setting decides" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root to drop to another user"
+	local paranoid
+	paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
+	[ "$paranoid" -ge 2 ] || skip "kernel.perf_event_paranoid is $paranoid: unprivileged users may open events"
+	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups "$WP_BUILD/wp-arm" --check-bp
+	assert_failure 5
+	assert_equal "$stderr" "wp-arm: perf_event_open: Permission denied (kernel.perf_event_paranoid is $paranoid; run as root or with CAP_PERFMON)"
+}
