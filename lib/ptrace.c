@@ -499,9 +499,16 @@ detach_all(struct pstate_all *s)
 	int status;
 	pid_t tid;
 
+	/*
+	 * A thread in the middle of a step is not interrupted: its step
+	 * ends at once with a SIGTRAP that must be taken here, and an
+	 * interrupt would stop it first and leave that SIGTRAP pending, to
+	 * kill the process after the detach.
+	 */
 	for (i = 0; i < s->n; i++) {
 		p = &s->t[i];
-		if (p->state != P_READY && p->state != P_GONE)
+		if (p->state != P_READY && p->state != P_GONE &&
+		    p->state != P_STEP)
 			ptrace(PTRACE_INTERRUPT, p->tid, 0, 0);
 	}
 	for (i = 0; i < s->n; i++) {
