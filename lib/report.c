@@ -364,24 +364,15 @@ wp_report_add(struct wp_report *r, struct wp_record *rec)
 	if (strcmp(rec->type, "session") == 0) {
 		if (r->session == NULL)
 			r->session = json_object_get(wp_record_obj(rec));
-	} else if (strcmp(rec->type, "target") == 0) {
+	} else if (strcmp(rec->type, "target") == 0 ||
+	    strcmp(rec->type, "follow") == 0) {
 		o = wp_record_obj(rec);
 		if (wp_json_get_int(o, "id", &id) == 0 &&
 		    target(r, (int)id) == NULL) {
 			r->t = wp_xrealloc(r->t, (r->nt + 1) * sizeof *r->t);
 			memset(&r->t[r->nt], 0, sizeof *r->t);
 			r->t[r->nt].id = (int)id;
-			r->t[r->nt].rec = json_object_get(o);
-			r->nt++;
-		}
-	} else if (strcmp(rec->type, "follow") == 0) {
-		o = wp_record_obj(rec);
-		if (wp_json_get_int(o, "id", &id) == 0 &&
-		    target(r, (int)id) == NULL) {
-			r->t = wp_xrealloc(r->t, (r->nt + 1) * sizeof *r->t);
-			memset(&r->t[r->nt], 0, sizeof *r->t);
-			r->t[r->nt].id = (int)id;
-			r->t[r->nt].follow = 1;
+			r->t[r->nt].follow = strcmp(rec->type, "follow") == 0;
 			r->t[r->nt].rec = json_object_get(o);
 			r->nt++;
 		}
