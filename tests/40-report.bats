@@ -66,3 +66,14 @@ check() {
 	run --separate-stderr wp-report a b
 	assert_failure 64
 }
+
+@test "wp-report --progress: a live line on a terminal, nothing when stderr is not one" {
+	command -v script > /dev/null || skip "script(1) (util-linux) is not installed"
+	local f=$DATA/report-basic.in.ndjson
+	run script -qec "(head -n 8 '$f'; sleep 0.7; tail -n +9 '$f') | '$WP_BUILD/wp-report' --progress > /dev/null" /dev/null
+	assert_success
+	assert_output --regexp 'wp: watching 0\.[0-9] s, 3 hits'
+	run --separate-stderr wp-report --progress "$f"
+	assert_success
+	assert_equal "$stderr" ""
+}
