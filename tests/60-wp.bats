@@ -46,3 +46,19 @@ load helpers
 	assert_success
 	assert_line --index 0 --partial "usage: wp watch"
 }
+
+@test "wp watch: a Ctrl-C (SIGINT to the whole pipeline) still ends with the full report" {
+	start_target mt-writer -t 1 -n 20 -w
+	local save=$BATS_TEST_TMPDIR/raw.ndjson
+	setsid wp watch --json --save "$save" -d 300s "$TPID" wpt_counter > "$BATS_TEST_TMPDIR/report.json" 2> /dev/null &
+	local w=$!
+	wait_for "$save" '"type":"armed"' 60
+	kill -USR1 "$TPID"
+	wait_for "$TOUT" '^done' 60
+	kill -INT -- -"$w"
+	wait "$w" || true
+	run jq -r '[.complete, .observation.stop_reason, .observation.stop_detail, .watches[0].accepted_hits] | map(tostring) | join(" ")' "$BATS_TEST_TMPDIR/report.json"
+	assert_output "true signal SIGINT 20"
+	assert_equal "$(tail -n 1 "$save" | jq -r .type)" observation
+	kill -0 "$TPID"
+}
