@@ -342,7 +342,13 @@ main(int argc, char *argv[])
 	rc = strcmp(used, "perf_breakpoint") == 0 ? wp_watch_perf(&w) :
 	    wp_watch_ptrace(&w);
 	if (rc == -1) {
+		/* nothing was watched; the observation still says why */
 		warnx("%s", w.error);
+		w.stop_reason = "error";
+		obs = wp_watch_observation(&w, used);
+		if (wp_record_emit(obs) == 0)
+			wp_record_out_flush();
+		json_object_put(obs);
 		status = strstr(w.error, "reused") ? WP_EXIT_PROCESS :
 		    WP_EXIT_ERROR;
 		wp_watch_free(&w);

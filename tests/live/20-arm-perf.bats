@@ -156,10 +156,13 @@ setup() {
 	run --separate-stderr bash -c "wp-resolve -p $TPID wpt_counter | wp-arm -d 5s"
 	assert_failure 1
 	assert_equal "$stderr" "wp-arm: thread $TPID: no free debug register (ENOSPC): another debugger or a system-wide perf session may hold the slots"
-	# the records read were still passed on
-	run jq -r .type <<< "$output"
-	assert_output "session
-target"
+	# the records read were still passed on, and the observation says why
+	run jq -r '[.type, .stop_reason // "-", .accepted_hits // "-"] | join(" ")' <<< "$output"
+	assert_output "session - -
+target - -
+observation error 0"
+	run jq -r 'select(.type=="observation") | .error' <<< "$(wp-resolve -p "$TPID" wpt_counter | wp-arm -d 5s 2>/dev/null)"
+	assert_output "thread $TPID: no free debug register (ENOSPC): another debugger or a system-wide perf session may hold the slots"
 }
 
 @test "wp-arm perf: a pid reused since wp-resolve is refused (status 4)" {
@@ -171,6 +174,7 @@ target"
 	run --separate-stderr wp-arm -d 1s < "$BATS_TEST_TMPDIR/reused.ndjson"
 	assert_failure 4
 	assert_equal "$stderr" "wp-arm: pid $TPID: the process has exited or its pid was reused"
+	assert_equal "$(tail -n 1 <<< "$output" | jq -r '.stop_reason')" error
 }
 
 @test "wp-arm perf: a malformed line is reported, the watch still runs (status 2)" {
