@@ -114,19 +114,6 @@ wp_elf_close(struct wp_elf *w)
 	free(w);
 }
 
-int
-wp_elf_build_id_of(const char *path, char *out, size_t sz)
-{
-	struct wp_elf *w;
-	char eb[128];
-
-	if ((w = wp_elf_open(path, eb, sizeof eb)) == NULL)
-		return -1;
-	snprintf(out, sz, "%s", w->build_id);
-	wp_elf_close(w);
-	return 0;
-}
-
 /*
  * Looks NAME up in .symtab and .dynsym.  Returns the number of distinct
  * addresses found: 0 (unknown), 1 (value and size set), more (ambiguous).

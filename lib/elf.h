@@ -33,7 +33,6 @@ struct wp_elf {
 
 struct wp_elf	*wp_elf_open(const char *, char *, size_t);
 void		 wp_elf_close(struct wp_elf *);
-int		 wp_elf_build_id_of(const char *, char *, size_t);
 int		 wp_elf_symbol(struct wp_elf *, const char *, uint64_t *,
 		    uint64_t *);
 int		 wp_elf_bias(struct wp_elf *, uint64_t, uint64_t, uint64_t *);
