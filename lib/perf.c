@@ -50,30 +50,41 @@ bp_len(int len)
  * sampling every hit.  With inherit, threads and processes the thread
  * creates later carry the event from their first instruction.
  */
+/*
+ * What every event writing into a CPU's ring shares: the sample layout
+ * (wp_perf_drain parses the sample_id trailer by it), the clock, user
+ * space only, and when the reader is woken.
+ */
 static void
-bp_attr(const struct wp_perf_bp *bp, int inherit, struct perf_event_attr *a)
+ring_attr(struct perf_event_attr *a, int inherit)
 {
-	memset(a, 0, sizeof *a);
-	a->type = PERF_TYPE_BREAKPOINT;
 	a->size = sizeof *a;
-	a->bp_type = bp->rw ? HW_BREAKPOINT_RW : HW_BREAKPOINT_W;
-	a->bp_addr = bp->addr;
-	a->bp_len = (unsigned)bp_len(bp->len);
-	a->sample_period = 1;
 	a->sample_type = SAMPLE_TYPE;
-	if (bp->regs) {
-		a->sample_type |= PERF_SAMPLE_REGS_USER;
-		a->sample_regs_user = REGS_MASK;
-	}
+	a->sample_id_all = 1;
 	a->exclude_kernel = 1;
 	a->exclude_hv = 1;
 	a->inherit = inherit ? 1 : 0;
-	a->remove_on_exec = 1;
-	a->sample_id_all = 1;
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
 	a->watermark = 1;
 	a->wakeup_watermark = 4096;
+}
+
+static void
+bp_attr(const struct wp_perf_bp *bp, int inherit, struct perf_event_attr *a)
+{
+	memset(a, 0, sizeof *a);
+	ring_attr(a, inherit);
+	a->type = PERF_TYPE_BREAKPOINT;
+	a->bp_type = bp->rw ? HW_BREAKPOINT_RW : HW_BREAKPOINT_W;
+	a->bp_addr = bp->addr;
+	a->bp_len = (unsigned)bp_len(bp->len);
+	a->sample_period = 1;
+	if (bp->regs) {
+		a->sample_type |= PERF_SAMPLE_REGS_USER;
+		a->sample_regs_user = REGS_MASK;
+	}
+	a->remove_on_exec = 1;
 	a->disabled = bp->disabled ? 1 : 0;
 }
 
@@ -110,18 +121,9 @@ wp_perf_open_task(pid_t tid, int cpu)
 	struct perf_event_attr a;
 
 	memset(&a, 0, sizeof a);
+	ring_attr(&a, 1);
 	a.type = PERF_TYPE_SOFTWARE;
 	a.config = PERF_COUNT_SW_DUMMY;
-	a.size = sizeof a;
-	a.sample_type = SAMPLE_TYPE;
-	a.sample_id_all = 1;
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
-	a.inherit = 1;
-	a.use_clockid = 1;
-	a.clockid = CLOCK_MONOTONIC;
-	a.watermark = 1;
-	a.wakeup_watermark = 4096;
 	a.task = 1;
 	a.comm = 1;
 	a.comm_exec = 1;
