@@ -13,9 +13,10 @@ SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer \
 	   -fno-sanitize-recover=undefined
 
 TOOLS	 = wp-resolve wp-arm wp-decode wp-report
-SCRIPTS	 = scripts/wp
 LIBSRC	 = $(wildcard lib/*.c)
 LIBOBJ	 = $(LIBSRC:lib/%.c=$(O)/lib/%.o)
+# Each tool is built from the files in its own directory over libwp.a.
+toolobj	 = $(patsubst cmd/%.c,$(O)/cmd/%.o,$(wildcard cmd/$(1)/*.c))
 MAN1	 = $(wildcard man/*.1)
 MAN7	 = $(wildcard man/*.7)
 TARGETS	 = $(patsubst tests/targets/%.c,%,$(filter-out tests/targets/lib%,\
@@ -27,7 +28,13 @@ DEPS	 = gcc make pkg-config libelf-dev libdw-dev libcapstone-dev \
 	   qemu-system-x86 linux-image-amd64 busybox-static cpio gzip \
 	   util-linux procps gdb time
 
-all: $(TOOLS:%=$(O)/%) $(O)/wp-demo targets
+all: $(TOOLS:%=$(O)/%) $(O)/wp $(O)/wp-demo targets
+
+# The front command, beside the tools it runs.
+$(O)/wp: cmd/wp
+	@mkdir -p $(@D)
+	cp cmd/wp $@
+	chmod 755 $@
 
 $(O)/wp-demo: share/demo/wp-demo.c
 	$(CC) -O1 -g -Wall -Wextra -Werror -o $@ $<
@@ -40,8 +47,13 @@ $(O)/libwp.a: $(LIBOBJ)
 	rm -f $@
 	ar rcs $@ $(LIBOBJ)
 
-$(O)/%: cmd/%.c $(O)/libwp.a lib/*.h
-	$(CC) $(WPFLAGS) $(CFLAGS) -o $@ $< $(O)/libwp.a $(LDLIBS)
+$(O)/cmd/%.o: cmd/%.c lib/*.h $(wildcard cmd/*/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(WPFLAGS) -iquote $(<D) $(CFLAGS) -c -o $@ $<
+
+.SECONDEXPANSION:
+$(TOOLS:%=$(O)/%): $(O)/%: $$(call toolobj,%) $(O)/libwp.a
+	$(CC) $(CFLAGS) -o $@ $(call toolobj,$*) $(O)/libwp.a $(LDLIBS)
 
 # Test targets: plain -O1 programs, PIE and non-PIE, and a shared library.
 TCFLAGS	 = -O1 -g -Wall -Wextra -Werror -pthread
@@ -88,11 +100,10 @@ check: deps all
 asan-check:
 	$(MAKE) O=build-asan CFLAGS="-O1 -g $(SANFLAGS)" check
 
-install: $(TOOLS:%=$(O)/%)
+install: $(TOOLS:%=$(O)/%) $(O)/wp
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
 	    $(DESTDIR)$(MANDIR)/man7
-	install -m 755 $(TOOLS:%=$(O)/%) $(DESTDIR)$(BINDIR)
-	$(if $(SCRIPTS),install -m 755 $(SCRIPTS) $(DESTDIR)$(BINDIR))
+	install -m 755 $(TOOLS:%=$(O)/%) $(O)/wp $(DESTDIR)$(BINDIR)
 	install -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1
 	install -m 644 $(MAN7) $(DESTDIR)$(MANDIR)/man7
 

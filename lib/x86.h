@@ -4,12 +4,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Register file, in perf's order (see wp_perf_reg_names), then bases. */
+/*
+ * The register file, in the order of perf's sampled user registers
+ * (the first WP_NGPREGS), then the segment bases ptrace also gives.
+ */
 enum {
 	WP_RAX, WP_RBX, WP_RCX, WP_RDX, WP_RSI, WP_RDI, WP_RBP, WP_RSP,
 	WP_RIP, WP_RFLAGS, WP_R8, WP_R9, WP_R10, WP_R11, WP_R12, WP_R13,
 	WP_R14, WP_R15, WP_FS_BASE, WP_GS_BASE, WP_NREGS
 };
+#define WP_NGPREGS	WP_FS_BASE
+
+/* Their names in records ("rax", ..., "gs_base"), indexed as above. */
+extern const char *const wp_x86_reg_names[WP_NREGS];
 
 struct wp_x86_regs {
 	uint64_t	v[WP_NREGS];

@@ -4,7 +4,7 @@ bats_load_library bats-support
 bats_load_library bats-assert
 
 : "${WP_BUILD:=$BATS_TEST_DIRNAME/../build}"
-PATH="$WP_BUILD:$BATS_TEST_DIRNAME/../scripts:$BATS_TEST_DIRNAME/../../scripts:$PATH"
+PATH="$WP_BUILD:$PATH"
 T="$WP_BUILD/targets"
 DATA="$BATS_TEST_DIRNAME/data"
 WP_TARGET_PIDS=()

@@ -2,7 +2,7 @@
 # make demo: start the bundled game, watch its score for a few seconds
 # with wp watch, print the report, stop the game.
 b=${1:-build}
-PATH="$b:$(pwd)/scripts:$PATH"
+PATH="$b:$PATH"
 export WP_BUILD="$b"
 "$b/wp-demo" > "$b/wp-demo.out" &
 demo=$!

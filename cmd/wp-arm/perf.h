@@ -5,9 +5,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "x86.h"
+
 /* General-purpose registers sampled with --regs, in perf's order. */
-#define WP_PERF_NREGS 18
-extern const char *const wp_perf_reg_names[WP_PERF_NREGS];
+#define WP_PERF_NREGS WP_NGPREGS
 
 struct wp_perf_bp {
 	uint64_t	addr;

@@ -179,7 +179,7 @@ on_record(const struct wp_perf_rec *r, void *arg)
 			for (i = 0; i < r->nregs; i++)
 				n += snprintf(buf + n, sizeof buf - (size_t)n,
 				    "%s\"%s\":\"0x%" PRIx64 "\"", i ? "," : "",
-				    wp_perf_reg_names[i], r->regs[i]);
+				    wp_x86_reg_names[i], r->regs[i]);
 			n += snprintf(buf + n, sizeof buf - (size_t)n, "}");
 		}
 		n += snprintf(buf + n, sizeof buf - (size_t)n, "}");

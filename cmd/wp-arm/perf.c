@@ -16,11 +16,6 @@
 #include "perf.h"
 #include "util.h"
 
-const char *const wp_perf_reg_names[WP_PERF_NREGS] = {
-	"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp", "rip",
-	"rflags", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15"
-};
-
 #define REGS_MASK (((1ULL << (PERF_REG_X86_FLAGS + 1)) - 1) | \
 	(((1ULL << 8) - 1) << PERF_REG_X86_R8))
 

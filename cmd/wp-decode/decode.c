@@ -8,7 +8,6 @@
 
 #include "decode.h"
 #include "elf.h"
-#include "perf.h"
 #include "proc.h"
 #include "json.h"
 #include "record.h"
@@ -471,20 +470,13 @@ read_regs(const struct wp_record *rec, struct wp_x86_regs *r)
 	    raw[0] != '{' || wp_json_scan(raw, n, f, &nf, &err, &col) == -1)
 		return 0;
 	for (i = 0; i < nf; i++) {
-		for (k = 0; k < WP_PERF_NREGS; k++)
-			if (strlen(wp_perf_reg_names[k]) == f[i].klen &&
-			    memcmp(wp_perf_reg_names[k], f[i].key,
+		for (k = 0; k < WP_NREGS; k++)
+			if (strlen(wp_x86_reg_names[k]) == f[i].klen &&
+			    memcmp(wp_x86_reg_names[k], f[i].key,
 			    f[i].klen) == 0)
 				break;
-		if (k == WP_PERF_NREGS) {
-			if (f[i].klen == 7 && memcmp(f[i].key, "fs_base", 7) == 0)
-				k = WP_FS_BASE;
-			else if (f[i].klen == 7 &&
-			    memcmp(f[i].key, "gs_base", 7) == 0)
-				k = WP_GS_BASE;
-			else
-				continue;
-		}
+		if (k == WP_NREGS)
+			continue;
 		if (wp_json_hexval(f[i].val, f[i].vlen, &v) == 0) {
 			r->v[k] = v;
 			r->have |= 1u << k;
