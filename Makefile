@@ -47,11 +47,11 @@ $(O)/libwp.a: $(LIBOBJ)
 	rm -f $@
 	ar rcs $@ $(LIBOBJ)
 
-$(O)/cmd/%.o: cmd/%.c lib/*.h $(wildcard cmd/*/*.h)
+.SECONDEXPANSION:
+$(O)/cmd/%.o: cmd/%.c lib/*.h $$(wildcard $$(dir cmd/%)*.h)
 	@mkdir -p $(@D)
 	$(CC) $(WPFLAGS) -iquote $(<D) $(CFLAGS) -c -o $@ $<
 
-.SECONDEXPANSION:
 $(TOOLS:%=$(O)/%): $(O)/%: $$(call toolobj,%) $(O)/libwp.a
 	$(CC) $(CFLAGS) -o $@ $(call toolobj,$*) $(O)/libwp.a $(LDLIBS)
 

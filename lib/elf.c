@@ -1,3 +1,4 @@
+/* ELF files: build-id, segments, symbols, code bytes, source lines. */
 #include <errno.h>
 #include <fcntl.h>
 #include <elfutils/libdw.h>
@@ -52,7 +53,7 @@ read_build_id(Elf *e, char *out, size_t outsz)
 }
 
 struct wp_elf *
-wp_elf_open(const char *path, char *errbuf, size_t errsz)
+wp_elf_open(const char *path, struct wp_error *err)
 {
 	struct wp_elf *w;
 	GElf_Ehdr eh;
@@ -63,12 +64,12 @@ wp_elf_open(const char *path, char *errbuf, size_t errsz)
 
 	init_libelf();
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
-		snprintf(errbuf, errsz, "%s", strerror(errno));
+		wp_error_set(err, WP_EXIT_ERROR, "%s", strerror(errno));
 		return NULL;
 	}
 	if ((e = elf_begin(fd, ELF_C_READ_MMAP, NULL)) == NULL ||
 	    elf_kind(e) != ELF_K_ELF || gelf_getehdr(e, &eh) == NULL) {
-		snprintf(errbuf, errsz, "not an ELF file");
+		wp_error_set(err, WP_EXIT_ERROR, "not an ELF file");
 		if (e != NULL)
 			elf_end(e);
 		close(fd);

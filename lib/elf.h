@@ -1,14 +1,22 @@
+/*
+ * elf: what wp reads from ELF files (libelf, libdw): the build-id, the
+ * loadable segments and the load bias, symbols, function bounds, code
+ * bytes and source lines.
+ */
 #ifndef WP_ELF_H
 #define WP_ELF_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util.h"
+
 struct wp_elf_load {
 	uint64_t	vaddr, memsz, offset, filesz;
 	int		flags;		/* PF_R | PF_W | PF_X */
 };
 
+/* A function symbol; name points into the ELF file's string table. */
 struct wp_elf_func {
 	uint64_t	 addr, size;
 	const char	*name;
@@ -31,14 +39,36 @@ struct wp_elf {
 	int			 dwarf_done;
 };
 
-struct wp_elf	*wp_elf_open(const char *, char *, size_t);
-void		 wp_elf_close(struct wp_elf *);
-int		 wp_elf_symbol(struct wp_elf *, const char *, uint64_t *,
-		    uint64_t *);
-int		 wp_elf_bias(struct wp_elf *, uint64_t, uint64_t, uint64_t *);
-const struct wp_elf_load *wp_elf_load_at(struct wp_elf *, uint64_t);
-const struct wp_elf_func *wp_elf_func_at(struct wp_elf *, uint64_t);
-size_t		 wp_elf_read(struct wp_elf *, uint64_t, void *, size_t);
-int		 wp_elf_srcline(struct wp_elf *, uint64_t, const char **, int *);
+/*
+ * Opens path (kept open until wp_elf_close).  NULL with err set when it
+ * cannot be read or is not an ELF file.
+ */
+struct wp_elf	*wp_elf_open(const char *path, struct wp_error *err);
+void		 wp_elf_close(struct wp_elf *e);
+/*
+ * Looks name up in .symtab and .dynsym: returns the number of distinct
+ * addresses found, 0 (unknown), 1 (*value and *size set) or more.
+ */
+int		 wp_elf_symbol(struct wp_elf *e, const char *name,
+		    uint64_t *value, uint64_t *size);
+/*
+ * The load bias of the module from one of its file mappings: the
+ * segment whose page holds map_offset was placed at map_start.
+ */
+int		 wp_elf_bias(struct wp_elf *e, uint64_t map_start,
+		    uint64_t map_offset, uint64_t *bias);
+/* The loadable segment that holds static address vaddr, or NULL. */
+const struct wp_elf_load *wp_elf_load_at(struct wp_elf *e, uint64_t vaddr);
+/* The function whose [addr, addr + size) holds vaddr, or NULL. */
+const struct wp_elf_func *wp_elf_func_at(struct wp_elf *e, uint64_t vaddr);
+/* Reads the file bytes of [vaddr, vaddr + len): the count read. */
+size_t		 wp_elf_read(struct wp_elf *e, uint64_t vaddr, void *buf,
+		    size_t len);
+/*
+ * Source file and line of vaddr from DWARF: 0, or -1 when there is
+ * none.  *file lives as long as e.
+ */
+int		 wp_elf_srcline(struct wp_elf *e, uint64_t vaddr,
+		    const char **file, int *line);
 
 #endif

@@ -1,26 +1,123 @@
+/*
+ * json: the one JSON parser and the one JSON writer of the record
+ * stream (wp-records(7)).
+ *
+ * The parser checks one line against RFC 8259 and the stream's own
+ * rules (valid UTF-8, no duplicate member names, nesting at most
+ * WP_JSON_MAXDEPTH) and lays the values out as a flat array of tokens
+ * in document order; nothing is copied.  The writer appends JSON text to
+ * a growable buffer and always produces valid JSON.
+ */
 #ifndef WP_JSON_H
 #define WP_JSON_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-/* A member of a JSON object: key without quotes, value as raw text. */
-struct wp_json_field {
-	const char	*key;
-	size_t		 klen;
-	const char	*val;
-	size_t		 vlen;
+#define WP_JSON_MAXDEPTH 64
+
+enum wp_jtype {
+	WP_JOBJECT, WP_JARRAY, WP_JSTRING, WP_JNUMBER, WP_JTRUE, WP_JFALSE,
+	WP_JNULL
 };
 
-#define WP_JSON_MAXFIELDS 64
+/*
+ * One value.  An object's tokens are followed by its members as pairs
+ * (a string token for the name, then the value); an array's by its
+ * elements.  end is the index after the value's last descendant.
+ */
+struct wp_jtok {
+	uint32_t	start;		/* offset of its first byte in the text */
+	uint32_t	len;		/* its text, quotes included */
+	uint32_t	end;
+	uint8_t		type;		/* enum wp_jtype */
+	uint8_t		esc;		/* a string with backslash escapes */
+};
 
-int	 wp_json_scan(const char *, size_t, struct wp_json_field *, size_t *,
-	    const char **, size_t *);
-const struct wp_json_field *wp_json_find(const struct wp_json_field *,
-	    size_t, const char *);
-int	 wp_json_member(const char *, size_t, const char *, const char **,
-	    size_t *);
-int	 wp_json_hexval(const char *, size_t, uint64_t *);
-int	 wp_json_intval(const char *, size_t, int64_t *);
+/*
+ * A parsed text.  The tokens belong to the struct and are reused by the
+ * next wp_json_parse; the text belongs to the caller and must outlive
+ * every use of the tokens.
+ */
+struct wp_json {
+	const char	*text;
+	size_t		 len;
+	struct wp_jtok	*t;
+	size_t		 nt, cap;
+	const char	*err;		/* after a failed parse: what is wrong */
+	size_t		 col;		/* and where, 1-based byte */
+};
+
+/* Parses text (one JSON object, blanks around it allowed): 0, or -1. */
+int	 wp_json_parse(struct wp_json *j, const char *text, size_t len);
+void	 wp_json_free(struct wp_json *j);
+
+/* The value of member key of object obj (a token index), or -1. */
+int	 wp_json_get(const struct wp_json *j, int obj, const char *key);
+/* Iteration over an array's elements or an object's values. */
+int	 wp_json_first(const struct wp_json *j, int v);
+int	 wp_json_next(const struct wp_json *j, int parent, int v);
+size_t	 wp_json_count(const struct wp_json *j, int v);
+/* The name of the member whose value is v (v from first/next). */
+int	 wp_json_key_is(const struct wp_json *j, int v, const char *key,
+	    size_t keylen);
+
+/*
+ * Typed reads of value v.  Each returns 0, or -1 when v is -1 (absent),
+ * null, or of another type (or out of range); the output is untouched
+ * then.
+ */
+int	 wp_json_is(const struct wp_json *j, int v, enum wp_jtype type);
+int	 wp_json_int(const struct wp_json *j, int v, int64_t *out);
+int	 wp_json_hex(const struct wp_json *j, int v, uint64_t *out);
+int	 wp_json_shex(const struct wp_json *j, int v, int64_t *out);
+int	 wp_json_bool(const struct wp_json *j, int v, int *out);
+/* The decoded string into buf (NUL-terminated): its length, or -1. */
+int	 wp_json_str(const struct wp_json *j, int v, char *buf, size_t sz);
+/* The decoded string, allocated (the caller frees it), or NULL. */
+char	*wp_json_strdup(const struct wp_json *j, int v);
+int	 wp_json_streq(const struct wp_json *j, int v, const char *s);
+/* The raw text of v. */
+const char *wp_json_raw(const struct wp_json *j, int v, size_t *len);
+
+/*
+ * The writer.  Members are written with a key, elements with key NULL;
+ * objects and arrays are opened and then closed with wp_jw_end.  Keys
+ * are ASCII names, written as given.  Strings are escaped; bytes that
+ * are not valid UTF-8 are written as U+FFFD.
+ */
+struct wp_jw {
+	char		*buf;
+	size_t		 len, cap;
+	int		 depth;
+	uint64_t	 more;		/* bit d: level d has a value already */
+	uint64_t	 arr;		/* bit d: level d is an array */
+};
+
+void	 wp_jw_reset(struct wp_jw *w);
+/* Resets w to go on inside an object that has members already: what
+ * it writes next starts with a comma, for appending to a record. */
+void	 wp_jw_resume(struct wp_jw *w);
+void	 wp_jw_free(struct wp_jw *w);
+void	 wp_jw_obj(struct wp_jw *w, const char *key);
+void	 wp_jw_arr(struct wp_jw *w, const char *key);
+void	 wp_jw_end(struct wp_jw *w);
+void	 wp_jw_str(struct wp_jw *w, const char *key, const char *s);
+void	 wp_jw_strn(struct wp_jw *w, const char *key, const char *s,
+	    size_t n);
+void	 wp_jw_hex(struct wp_jw *w, const char *key, uint64_t v);
+void	 wp_jw_shex(struct wp_jw *w, const char *key, int64_t v);
+void	 wp_jw_int(struct wp_jw *w, const char *key, int64_t v);
+void	 wp_jw_uint(struct wp_jw *w, const char *key, uint64_t v);
+void	 wp_jw_bool(struct wp_jw *w, const char *key, int v);
+void	 wp_jw_null(struct wp_jw *w, const char *key);
+/* bytes as a string of two hex digits each, "0a1b..." */
+void	 wp_jw_bytes(struct wp_jw *w, const char *key,
+	    const unsigned char *b, size_t n);
+/* text that is already one valid JSON value */
+void	 wp_jw_raw(struct wp_jw *w, const char *key, const char *text,
+	    size_t n);
+/* text appended as it is (the caller keeps the JSON valid) */
+void	 wp_jw_append(struct wp_jw *w, const char *text, size_t n);
 
 #endif

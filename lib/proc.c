@@ -1,3 +1,4 @@
+/* Reading /proc/PID: stat, exe, maps, mem, task. */
 #include <sys/types.h>
 
 #include <ctype.h>
@@ -23,9 +24,9 @@ wp_proc_exists(pid_t pid)
 	return access(path, F_OK) == 0;
 }
 
-/* Field 22 of /proc/PID/stat, in clock ticks since boot. */
-int
-wp_proc_starttime(pid_t pid, unsigned long long *st)
+/* The state (field 3) and start time (field 22) of /proc/PID/stat. */
+static int
+read_stat(pid_t pid, char *state, unsigned long long *st)
 {
 	char path[64], buf[1024], *p;
 	ssize_t n;
@@ -39,10 +40,10 @@ wp_proc_starttime(pid_t pid, unsigned long long *st)
 	if (n <= 0)
 		return -1;
 	buf[n] = '\0';
-	if ((p = strrchr(buf, ')')) == NULL)
+	if ((p = strrchr(buf, ')')) == NULL || p[1] != ' ' || p[2] == '\0')
 		return -1;
-	/* p[2] is field 3 (state). */
-	p += 2;
+	p += 2;			/* field 3 */
+	*state = *p;
 	for (field = 3; field < 22 && *p != '\0'; p++)
 		if (*p == ' ')
 			field++;
@@ -51,6 +52,24 @@ wp_proc_starttime(pid_t pid, unsigned long long *st)
 		return -1;
 	}
 	return 0;
+}
+
+int
+wp_proc_starttime(pid_t pid, unsigned long long *st)
+{
+	char state;
+
+	return read_stat(pid, &state, st);
+}
+
+int
+wp_proc_alive(pid_t pid, unsigned long long start_time)
+{
+	unsigned long long st;
+	char state;
+
+	return read_stat(pid, &state, &st) == 0 && st == start_time &&
+	    state != 'Z' && state != 'X' && state != 'x';
 }
 
 int

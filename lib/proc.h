@@ -1,7 +1,9 @@
+/* proc: what wp reads of a live process from /proc/PID. */
 #ifndef WP_PROC_H
 #define WP_PROC_H
 
 #include <sys/types.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct wp_map {
@@ -15,14 +17,27 @@ struct wp_maps {
 	size_t		 n;
 };
 
-int	 wp_proc_exists(pid_t);
-int	 wp_proc_starttime(pid_t, unsigned long long *);
-int	 wp_proc_exe(pid_t, char *, size_t);
-int	 wp_proc_maps(pid_t, struct wp_maps *);
-void	 wp_proc_maps_free(struct wp_maps *);
-const struct wp_map *wp_proc_maps_find(const struct wp_maps *, uint64_t);
-int	 wp_proc_mem_open(pid_t);
-int	 wp_proc_read(int, uint64_t, void *, size_t);
-int	 wp_proc_tasks(pid_t, pid_t **, size_t *);
+int	 wp_proc_exists(pid_t pid);
+/* Field 22 of /proc/PID/stat, in clock ticks after boot: 0, or -1. */
+int	 wp_proc_starttime(pid_t pid, unsigned long long *st);
+/*
+ * Whether the process that started at start_time still runs: not gone,
+ * not another process with its pid, not a zombie.
+ */
+int	 wp_proc_alive(pid_t pid, unsigned long long start_time);
+/* The link /proc/PID/exe into buf: 0, or -1 (errno). */
+int	 wp_proc_exe(pid_t pid, char *buf, size_t sz);
+/* Reads /proc/PID/maps into m (freed by wp_proc_maps_free): 0, or -1. */
+int	 wp_proc_maps(pid_t pid, struct wp_maps *m);
+void	 wp_proc_maps_free(struct wp_maps *m);
+/* The mapping that holds addr, or NULL; it lives as long as m. */
+const struct wp_map *wp_proc_maps_find(const struct wp_maps *m,
+	    uint64_t addr);
+/* /proc/PID/mem opened for reading, or -1 (errno). */
+int	 wp_proc_mem_open(pid_t pid);
+/* Reads exactly len bytes at addr: 0, or -1 (errno). */
+int	 wp_proc_read(int memfd, uint64_t addr, void *buf, size_t len);
+/* The thread ids, sorted and allocated (the caller frees): 0, or -1. */
+int	 wp_proc_tasks(pid_t pid, pid_t **tids, size_t *n);
 
 #endif

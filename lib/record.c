@@ -1,324 +1,708 @@
-#include <sys/stat.h>
-
-#include <err.h>
-#include <errno.h>
-#include <inttypes.h>
-#include <signal.h>
+/*
+ * The record contract of wp-records(7): one builder per record type,
+ * and the readers of the records that several tools read.  The order of
+ * members is the order the page lists them in.
+ */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "record.h"
 #include "util.h"
 
-static FILE	*out;
-static volatile sig_atomic_t interrupted;
-static int	 flush_each;
+#define MAXLEN	(1u << 20)	/* the longest target wp-resolve accepts */
 
-void
-wp_record_reader_init(struct wp_reader *r, FILE *in, const char *name)
+/* ---- field access ---- */
+
+int
+wp_rec_get(const struct wp_record *rec, const char *key)
 {
-	memset(r, 0, sizeof *r);
-	r->in = in;
-	r->name = name;
-	if ((r->tok = json_tokener_new()) == NULL)
-		errx(WP_EXIT_ERROR, "json_tokener_new failed");
-}
-
-void
-wp_record_reader_free(struct wp_reader *r)
-{
-	if (r->obj != NULL)
-		json_object_put(r->obj);
-	if (r->tok != NULL)
-		json_tokener_free(r->tok);
-	free(r->buf);
-	memset(r, 0, sizeof *r);
-}
-
-static int
-bad(struct wp_reader *r, const char *why)
-{
-	warnx("%s: line %ld: %s", r->name, r->lineno, why);
-	r->nbad++;
-	return 0;
-}
-
-static int
-parse(struct wp_reader *r, char *line, size_t len, struct wp_record *rec)
-{
-	const struct wp_json_field *t;
-	const char *err;
-	char why[128];
-	size_t col;
-
-	if (wp_json_scan(line, len, rec->f, &rec->nf, &err, &col) == -1) {
-		if (strcmp(err, "empty line") == 0 ||
-		    strcmp(err, "not a JSON object") == 0 ||
-		    strcmp(err, "text after the JSON object") == 0)
-			return bad(r, err);
-		snprintf(why, sizeof why, "invalid JSON at byte %zu: %s", col,
-		    err);
-		return bad(r, why);
-	}
-	t = wp_json_find(rec->f, rec->nf, "type");
-	if (t == NULL || t->vlen < 2 || t->val[0] != '"' ||
-	    t->vlen - 2 >= sizeof rec->typebuf ||
-	    memchr(t->val, '\\', t->vlen) != NULL)
-		return bad(r, "no \"type\" string field");
-	memcpy(rec->typebuf, t->val + 1, t->vlen - 2);
-	rec->typebuf[t->vlen - 2] = '\0';
-	rec->type = rec->typebuf;
-	rec->line = line;
-	rec->len = len;
-	rec->lineno = r->lineno;
-	rec->rd = r;
-	return 1;
-}
-
-/* The record as a json-c object, parsed on first use. */
-json_object *
-wp_record_obj(struct wp_record *rec)
-{
-	struct wp_reader *r = rec->rd;
-
-	if (r->obj == NULL) {
-		json_tokener_reset(r->tok);
-		r->obj = json_tokener_parse_ex(r->tok, rec->line, (int)rec->len);
-		if (r->obj == NULL)
-			r->obj = json_object_new_object();
-	}
-	return r->obj;
+	return wp_json_get(rec->j, 0, key);
 }
 
 int
-wp_record_raw(const struct wp_record *rec, const char *key, const char **val,
-    size_t *vlen)
+wp_rec_int(const struct wp_record *rec, const char *key, int64_t *v)
 {
-	const struct wp_json_field *f = wp_json_find(rec->f, rec->nf, key);
-
-	if (f == NULL)
-		return -1;
-	*val = f->val;
-	*vlen = f->vlen;
-	return 0;
+	return wp_json_int(rec->j, wp_rec_get(rec, key), v);
 }
 
 int
-wp_record_hex(const struct wp_record *rec, const char *key, uint64_t *v)
+wp_rec_hex(const struct wp_record *rec, const char *key, uint64_t *v)
 {
-	const char *s;
-	size_t n;
-
-	if (wp_record_raw(rec, key, &s, &n) == -1)
-		return -1;
-	return wp_json_hexval(s, n, v);
-}
-
-int
-wp_record_int(const struct wp_record *rec, const char *key, int64_t *v)
-{
-	const char *s;
-	size_t n;
-
-	if (wp_record_raw(rec, key, &s, &n) == -1)
-		return -1;
-	return wp_json_intval(s, n, v);
-}
-
-/*
- * Reads the next well-formed record.  Malformed lines are reported on
- * stderr with their line number, counted in nbad, and skipped.
- * Returns 1 for a record, 0 at end of input.
- */
-int
-wp_record_read(struct wp_reader *r, struct wp_record *rec)
-{
-	ssize_t n;
-
-	if (r->obj != NULL) {
-		json_object_put(r->obj);
-		r->obj = NULL;
-	}
-	for (;;) {
-		errno = 0;
-		n = getline(&r->buf, &r->cap, r->in);
-		if (n < 0) {
-			if (ferror(r->in) && errno != 0)
-				warn("%s: read", r->name);
-			return 0;
-		}
-		r->lineno++;
-		if (n > 0 && r->buf[n - 1] == '\n')
-			r->buf[--n] = '\0';
-		else if (!feof(r->in) || n > 0) {
-			/* last line without a newline: accept it */
-		}
-		if (memchr(r->buf, '\0', (size_t)n) != NULL) {
-			bad(r, "NUL byte in line");
-			continue;
-		}
-		if (parse(r, r->buf, (size_t)n, rec))
-			return 1;
-	}
-}
-
-/*
- * Records are flushed one by one unless stdout is a regular file, so a
- * consumer on a pipe or terminal sees each record as soon as it exists.
- */
-void
-wp_record_out_init(FILE *f)
-{
-	struct stat st;
-
-	out = f;
-	signal(SIGPIPE, SIG_IGN);
-	flush_each = !(fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode));
-	setvbuf(f, NULL, _IOFBF, 1 << 16);
-}
-
-int
-wp_record_out_flush(void)
-{
-	if (fflush(out) == EOF || ferror(out))
-		return -1;
-	return 0;
-}
-
-int
-wp_record_write(const char *line, size_t len)
-{
-	if (fwrite(line, 1, len, out) != len || putc('\n', out) == EOF)
-		return -1;
-	if (flush_each)
-		return wp_record_out_flush();
-	return 0;
-}
-
-int
-wp_record_pass(const struct wp_record *rec)
-{
-	return wp_record_write(rec->line, rec->len);
-}
-
-int
-wp_record_emit(json_object *o)
-{
-	size_t len;
-	const char *s;
-
-	s = json_object_to_json_string_length(o,
-	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
-	return wp_record_write(s, len);
-}
-
-/* Writes the record with the text "extra" (",\"k\":v...") added as fields. */
-int
-wp_record_append(const struct wp_record *rec, const char *extra)
-{
-	size_t n = rec->len;
-
-	while (n > 0 && rec->line[n - 1] != '}')
-		n--;
-	if (n == 0)
-		return wp_record_pass(rec);
-	if (fwrite(rec->line, 1, n - 1, out) != n - 1 ||
-	    fputs(extra, out) == EOF || fputs("}\n", out) == EOF)
-		return -1;
-	if (flush_each)
-		return wp_record_out_flush();
-	return 0;
-}
-
-json_object *
-wp_json_hex(uint64_t v)
-{
-	char buf[24];
-
-	wp_hex(buf, sizeof buf, v);
-	return json_object_new_string(buf);
-}
-
-/* A "0x..." string field.  Returns -1 when absent or not hex. */
-int
-wp_json_get_hex(json_object *o, const char *key, uint64_t *v)
-{
-	json_object *f;
-	const char *s;
-	char *end;
-
-	if (!json_object_object_get_ex(o, key, &f) ||
-	    !json_object_is_type(f, json_type_string))
-		return -1;
-	s = json_object_get_string(f);
-	if (s[0] != '0' || (s[1] != 'x' && s[1] != 'X') || s[2] == '\0')
-		return -1;
-	errno = 0;
-	*v = strtoull(s + 2, &end, 16);
-	if (errno != 0 || *end != '\0')
-		return -1;
-	return 0;
-}
-
-int
-wp_json_get_int(json_object *o, const char *key, int64_t *v)
-{
-	json_object *f;
-
-	if (!json_object_object_get_ex(o, key, &f) ||
-	    !json_object_is_type(f, json_type_int))
-		return -1;
-	*v = json_object_get_int64(f);
-	return 0;
+	return wp_json_hex(rec->j, wp_rec_get(rec, key), v);
 }
 
 const char *
-wp_json_get_str(json_object *o, const char *key)
+wp_rec_raw(const struct wp_record *rec, const char *key, size_t *len)
 {
-	json_object *f;
+	int v = wp_rec_get(rec, key);
 
-	if (!json_object_object_get_ex(o, key, &f) ||
-	    !json_object_is_type(f, json_type_string))
-		return NULL;
-	return json_object_get_string(f);
+	return v < 0 ? NULL : wp_json_raw(rec->j, v, len);
+}
+
+/* ---- helpers of the builders ---- */
+
+static void
+hex_or_null(struct wp_jw *w, const char *key, int have, uint64_t v)
+{
+	if (have)
+		wp_jw_hex(w, key, v);
+	else
+		wp_jw_null(w, key);
 }
 
 static void
-on_interrupt(int sig)
+strings(struct wp_jw *w, const char *key, const char *const *s, size_t n)
 {
-	if (interrupted)
-		_exit(128 + sig);
-	interrupted = 1;
+	size_t i;
+
+	wp_jw_arr(w, key);
+	for (i = 0; i < n; i++)
+		wp_jw_str(w, NULL, s[i]);
+	wp_jw_end(w);
 }
 
-/*
- * For the filters after wp-arm: the first SIGINT (a Ctrl-C that reaches
- * the whole pipeline) lets them finish the records wp-arm still sends,
- * up to its observation; a second one quits.
- */
+/* initial_value (little-endian, up to 8 bytes) and initial_bytes. */
+static void
+value_bytes(struct wp_jw *w, const char *vkey, const char *bkey,
+    const unsigned char *b, size_t len)
+{
+	hex_or_null(w, vkey, b != NULL && len <= 8, b ? wp_le64(b, len) : 0);
+	if (b != NULL)
+		wp_jw_bytes(w, bkey, b, len);
+	else
+		wp_jw_null(w, bkey);
+}
+
+static void
+place(struct wp_jw *w, const char *prefix, const struct wp_place *p)
+{
+	char key[32];
+
+	snprintf(key, sizeof key, "%sstatic_addr", prefix);
+	hex_or_null(w, key, p->has_static, p->static_addr);
+	snprintf(key, sizeof key, "%smodule", prefix);
+	wp_jw_str(w, key, p->module);
+	snprintf(key, sizeof key, "%sregion", prefix);
+	wp_jw_str(w, key, p->region);
+	snprintf(key, sizeof key, "%sperms", prefix);
+	wp_jw_str(w, key, p->perms);
+}
+
+/* ---- session ---- */
+
+static void
+modules(struct wp_jw *w, const struct wp_session *s)
+{
+	const struct wp_module_rec *m;
+	size_t i;
+
+	wp_jw_arr(w, "modules");
+	for (i = 0; i < s->nmods; i++) {
+		m = &s->mods[i];
+		wp_jw_obj(w, NULL);
+		wp_jw_str(w, "path", m->path);
+		wp_jw_str(w, "file", m->file);
+		wp_jw_str(w, "build_id", m->build_id);
+		wp_jw_hex(w, "load_bias", m->load_bias);
+		wp_jw_str(w, "kind", m->kind);
+		wp_jw_bool(w, "main", m->main);
+		wp_jw_end(w);
+	}
+	wp_jw_end(w);
+}
+
+static void
+mappings(struct wp_jw *w, const struct wp_session *s)
+{
+	const struct wp_mapping_rec *m;
+	size_t i;
+
+	wp_jw_arr(w, "mappings");
+	for (i = 0; i < s->nmaps; i++) {
+		m = &s->maps[i];
+		wp_jw_obj(w, NULL);
+		wp_jw_hex(w, "start", m->start);
+		wp_jw_hex(w, "end", m->end);
+		wp_jw_str(w, "perms", m->perms);
+		wp_jw_hex(w, "offset", m->offset);
+		wp_jw_str(w, "path", m->path);
+		hex_or_null(w, "load_bias", m->has_bias, m->load_bias);
+		wp_jw_end(w);
+	}
+	wp_jw_end(w);
+}
+
 void
-wp_record_finish_on_interrupt(void)
+wp_rec_session(struct wp_jw *w, const struct wp_session *s)
 {
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_interrupt;
-	sa.sa_flags = SA_RESTART;
-	sigaction(SIGINT, &sa, NULL);
+	wp_jw_reset(w);
+	wp_jw_obj(w, NULL);
+	wp_jw_str(w, "type", "session");
+	wp_jw_int(w, "schema_version", WP_SCHEMA_VERSION);
+	wp_jw_str(w, "tool", "wp-resolve");
+	wp_jw_str(w, "tool_version", WP_VERSION);
+	wp_jw_int(w, "pid", s->pid);
+	wp_jw_uint(w, "start_time", s->start_time);
+	wp_jw_str(w, "exe", s->exe);
+	wp_jw_str(w, "exe_build_id", s->exe_build_id);
+	wp_jw_str(w, "bin", s->bin);
+	wp_jw_str(w, "bin_build_id", s->bin_build_id);
+	wp_jw_str(w, "binary_match", s->binary_match);
+	wp_jw_str(w, "arch", "x86_64");
+	wp_jw_bool(w, "pie", s->pie);
+	wp_jw_hex(w, "pie_slide", s->pie_slide);
+	if (s->slot_limit)
+		wp_jw_int(w, "slot_limit", s->slot_limit);
+	else
+		wp_jw_null(w, "slot_limit");
+	modules(w, s);
+	mappings(w, s);
+	strings(w, "warnings", (const char *const *)s->warnings, s->nwarnings);
+	wp_jw_end(w);
 }
 
-/* The input of a filter: FILE, or standard input for none or "-". */
-FILE *
-wp_record_input(const char *arg, const char **name)
+static int
+read_modules(const struct wp_json *j, int a, struct wp_session *s,
+    struct wp_error *err)
 {
-	FILE *in;
+	struct wp_module_rec *m;
+	int o;
 
-	*name = "stdin";
-	if (arg == NULL || strcmp(arg, "-") == 0)
-		return stdin;
-	*name = arg;
-	if ((in = fopen(arg, "re")) == NULL)
-		err(WP_EXIT_ERROR, "%s", arg);
-	return in;
+	if (a < 0 || wp_json_is(j, a, WP_JNULL))
+		return 0;
+	if (!wp_json_is(j, a, WP_JARRAY)) {
+		wp_error_set(err, WP_EXIT_MALFORMED, "\"modules\" is not an array");
+		return -1;
+	}
+	s->mods = wp_xcalloc(wp_json_count(j, a), sizeof *s->mods);
+	for (o = wp_json_first(j, a); o >= 0; o = wp_json_next(j, a, o)) {
+		m = &s->mods[s->nmods];
+		if ((m->path = wp_json_strdup(j, wp_json_get(j, o, "path"))) ==
+		    NULL) {
+			wp_error_set(err, WP_EXIT_MALFORMED, "a module without a \"path\"");
+			return -1;
+		}
+		s->nmods++;
+		m->file = wp_json_strdup(j, wp_json_get(j, o, "file"));
+		if (m->file == NULL)
+			m->file = wp_xstrdup(m->path);
+		m->build_id = wp_json_strdup(j, wp_json_get(j, o, "build_id"));
+		wp_json_hex(j, wp_json_get(j, o, "load_bias"), &m->load_bias);
+	}
+	return 0;
+}
+
+static int
+read_mappings(const struct wp_json *j, int a, struct wp_session *s,
+    struct wp_error *err)
+{
+	struct wp_mapping_rec *m;
+	int o;
+
+	if (a < 0 || wp_json_is(j, a, WP_JNULL))
+		return 0;
+	if (!wp_json_is(j, a, WP_JARRAY)) {
+		wp_error_set(err, WP_EXIT_MALFORMED, "\"mappings\" is not an array");
+		return -1;
+	}
+	s->maps = wp_xcalloc(wp_json_count(j, a), sizeof *s->maps);
+	for (o = wp_json_first(j, a); o >= 0; o = wp_json_next(j, a, o)) {
+		m = &s->maps[s->nmaps];
+		if (wp_json_hex(j, wp_json_get(j, o, "start"), &m->start) ||
+		    wp_json_hex(j, wp_json_get(j, o, "end"), &m->end))
+			continue;
+		m->path = wp_json_strdup(j, wp_json_get(j, o, "path"));
+		m->has_bias = wp_json_hex(j, wp_json_get(j, o, "load_bias"),
+		    &m->load_bias) == 0;
+		s->nmaps++;
+	}
+	return 0;
+}
+
+int
+wp_rec_read_session(const struct wp_record *rec, struct wp_session *s,
+    struct wp_error *err)
+{
+	const struct wp_json *j = rec->j;
+	int64_t v;
+
+	memset(s, 0, sizeof *s);
+	if (wp_rec_int(rec, "pid", &v) == -1 || v <= 0 || v > INT32_MAX) {
+		wp_error_set(err, WP_EXIT_MALFORMED, "session record without pid or "
+		    "start_time");
+		return -1;
+	}
+	s->pid = (pid_t)v;
+	if (wp_rec_int(rec, "start_time", &v) == -1 || v < 0) {
+		wp_error_set(err, WP_EXIT_MALFORMED, "session record without pid or "
+		    "start_time");
+		return -1;
+	}
+	s->start_time = (uint64_t)v;
+	if (read_modules(j, wp_rec_get(rec, "modules"), s, err) == -1 ||
+	    read_mappings(j, wp_rec_get(rec, "mappings"), s, err) == -1) {
+		wp_session_free(s);
+		return -1;
+	}
+	return 0;
+}
+
+void
+wp_session_free(struct wp_session *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nmods; i++) {
+		free(s->mods[i].path);
+		free(s->mods[i].file);
+		free(s->mods[i].build_id);
+	}
+	for (i = 0; i < s->nmaps; i++)
+		free(s->maps[i].path);
+	free(s->mods);
+	free(s->maps);
+	memset(s, 0, sizeof *s);
+}
+
+/* ---- target and follow ---- */
+
+void
+wp_rec_target(struct wp_jw *w, const struct wp_target_rec *t)
+{
+	wp_jw_reset(w);
+	wp_jw_obj(w, NULL);
+	wp_jw_str(w, "type", "target");
+	wp_jw_int(w, "id", t->id);
+	wp_jw_str(w, "input", t->input);
+	wp_jw_hex(w, "runtime_addr", t->addr);
+	place(w, "", &t->place);
+	wp_jw_uint(w, "len", t->len);
+	wp_jw_str(w, "access", t->rw ? "rw" : "w");
+	wp_jw_int(w, "slots", 1);
+	value_bytes(w, "initial_value", "initial_bytes", t->initial, t->len);
+	strings(w, "warnings", t->warnings, t->nwarnings);
+	wp_jw_end(w);
+}
+
+void
+wp_rec_follow(struct wp_jw *w, const struct wp_follow_rec *f)
+{
+	size_t i;
+	int bound = strcmp(f->binding, "bound") == 0;
+
+	wp_jw_reset(w);
+	wp_jw_obj(w, NULL);
+	wp_jw_str(w, "type", "follow");
+	wp_jw_int(w, "id", f->id);
+	wp_jw_str(w, "input", f->input);
+	wp_jw_hex(w, "slot_addr", f->slot);
+	place(w, "slot_", &f->place);
+	wp_jw_arr(w, "offsets");
+	for (i = 0; i < f->noffs; i++)
+		wp_jw_shex(w, NULL, f->offs[i]);
+	wp_jw_end(w);
+	wp_jw_uint(w, "len", f->len);
+	wp_jw_str(w, "access", f->rw ? "rw" : "w");
+	wp_jw_uint(w, "slots", f->noffs + 1);
+	wp_jw_arr(w, "chain");
+	for (i = 0; i < f->nptrs; i++) {
+		wp_jw_obj(w, NULL);
+		wp_jw_hex(w, "addr", f->ptr_addr[i]);
+		wp_jw_hex(w, "value", f->ptr_value[i]);
+		wp_jw_end(w);
+	}
+	wp_jw_end(w);
+	wp_jw_str(w, "binding", f->binding);
+	hex_or_null(w, "leaf_addr", bound, f->leaf);
+	value_bytes(w, "initial_value", "initial_bytes",
+	    bound ? f->initial : NULL, f->len);
+	wp_jw_end(w);
+}
+
+/* len and access, common to targets and follows. */
+static int
+read_len_access(const struct wp_record *rec, struct wp_spec *t, struct wp_error *err)
+{
+	int64_t v;
+	int a;
+
+	t->len = 4;
+	if (wp_rec_get(rec, "len") >= 0) {
+		if (wp_rec_int(rec, "len", &v) == -1 || v < 1 || v > MAXLEN) {
+			wp_error_set(err, WP_EXIT_MALFORMED, "%s record %d: \"len\" must be 1 to "
+			    "%u", rec->type, t->id, MAXLEN);
+			return -1;
+		}
+		t->len = (size_t)v;
+	}
+	a = wp_rec_get(rec, "access");
+	t->rw = wp_json_streq(rec->j, a, "rw");
+	if (a >= 0 && !t->rw && !wp_json_streq(rec->j, a, "w")) {
+		wp_error_set(err, WP_EXIT_MALFORMED, "%s record %d: \"access\" must be \"w\" or "
+		    "\"rw\"", rec->type, t->id);
+		return -1;
+	}
+	return 0;
+}
+
+int
+wp_rec_read_target(const struct wp_record *rec, struct wp_spec *t, struct wp_error *err)
+{
+	int64_t v;
+
+	memset(t, 0, sizeof *t);
+	if (wp_rec_int(rec, "id", &v) == -1 || v < 0 || v > INT32_MAX ||
+	    wp_rec_hex(rec, "runtime_addr", &t->addr) == -1) {
+		wp_error_set(err, WP_EXIT_MALFORMED, "target record without id or "
+		    "runtime_addr");
+		return -1;
+	}
+	t->id = (int)v;
+	return read_len_access(rec, t, err);
+}
+
+int
+wp_rec_read_follow(const struct wp_record *rec, struct wp_spec *f, struct wp_error *err)
+{
+	const struct wp_json *j = rec->j;
+	int64_t v;
+	int a, x;
+
+	memset(f, 0, sizeof *f);
+	a = wp_rec_get(rec, "offsets");
+	if (wp_rec_int(rec, "id", &v) == -1 || v < 0 || v > INT32_MAX ||
+	    wp_rec_hex(rec, "slot_addr", &f->addr) == -1 ||
+	    !wp_json_is(j, a, WP_JARRAY) || wp_json_count(j, a) == 0 ||
+	    wp_json_count(j, a) > WP_CHAIN_MAXDEPTH) {
+		wp_error_set(err, WP_EXIT_MALFORMED, "follow record without id, slot_addr or "
+		    "offsets");
+		return -1;
+	}
+	f->id = (int)v;
+	for (x = wp_json_first(j, a); x >= 0; x = wp_json_next(j, a, x))
+		if (wp_json_shex(j, x, &f->offs[f->noffs++]) == -1) {
+			wp_error_set(err, WP_EXIT_MALFORMED, "follow record without id, "
+			    "slot_addr or offsets");
+			return -1;
+		}
+	return read_len_access(rec, f, err);
+}
+
+/* ---- records of wp-arm ---- */
+
+static void
+int_or_null(struct wp_jw *w, const char *key, long v)
+{
+	if (v < 0)
+		wp_jw_null(w, key);
+	else
+		wp_jw_int(w, key, v);
+}
+
+void
+wp_rec_armed(struct wp_jw *w, const struct wp_armed_rec *a)
+{
+	wp_jw_reset(w);
+	wp_jw_obj(w, NULL);
+	wp_jw_str(w, "type", "armed");
+	wp_jw_str(w, "backend", a->backend);
+	wp_jw_int(w, "pid", a->pid);
+	wp_jw_uint(w, "threads", a->threads);
+	wp_jw_uint(w, "targets", a->targets);
+	int_or_null(w, "cpus", a->cpus);
+	int_or_null(w, "events", a->events);
+	int_or_null(w, "ring_pages", a->ring_pages);
+	wp_jw_bool(w, "regs", a->regs);
+	wp_jw_str(w, "clock", "CLOCK_MONOTONIC");
+	wp_jw_hex(w, "time_base_ns", a->time_base_ns);
+	wp_jw_end(w);
+}
+
+static void
+hit_exact(struct wp_jw *w, const struct wp_hit_rec *h)
+{
+	wp_jw_hex(w, "writer_ip", h->writer_ip);
+	value_bytes(w, "new_value", "new_bytes", h->bytes, h->nbytes);
+	wp_jw_arr(w, "flags");
+	if (h->flags & WP_HIT_READ)
+		wp_jw_str(w, NULL, "read");
+	if (h->flags & WP_HIT_SYSCALL)
+		wp_jw_str(w, NULL, "syscall");
+	if (h->flags & WP_HIT_UNEXPLAINED)
+		wp_jw_str(w, NULL, "unexplained");
+	wp_jw_end(w);
+}
+
+void
+wp_rec_hit(struct wp_jw *w, const struct wp_hit_rec *h)
+{
+	int i;
+
+	wp_jw_reset(w);
+	wp_jw_obj(w, NULL);
+	wp_jw_str(w, "type", "hit");
+	wp_jw_int(w, "target", h->target);
+	wp_jw_int(w, "pid", h->pid);
+	wp_jw_int(w, "tid", h->tid);
+	int_or_null(w, "cpu", h->cpu);
+	wp_jw_int(w, "time_ns", h->time_ns);
+	wp_jw_hex(w, "ip", h->ip);
+	if (h->exact)
+		hit_exact(w, h);
+	if (h->role == WP_ROLE_POINTER) {
+		wp_jw_str(w, "role", "pointer");
+		wp_jw_int(w, "level", h->level);
+	} else if (h->role == WP_ROLE_LEAF) {
+		wp_jw_str(w, "role", "leaf");
+		wp_jw_uint(w, "generation", h->generation);
+	}
+	if (h->role != WP_ROLE_NONE) {
+		wp_jw_hex(w, "addr", h->addr);
+		wp_jw_int(w, "len", h->len);
+	}
+	if (h->regs != NULL) {
+		wp_jw_obj(w, "regs");
+		for (i = 0; i < WP_NREGS; i++)
+			if (h->regs->have & (1u << i))
+				wp_jw_hex(w, wp_x86_reg_names[i], h->regs->v[i]);
+		wp_jw_end(w);
+	}
+	wp_jw_end(w);
+}
+
+void
+wp_rec_thread(struct wp_jw *w, const struct wp_thread_rec *t)
+{
+	int fork = strcmp(t->event, "fork_process") == 0;
+
+	wp_jw_reset(w);
+	wp_jw_obj(w, NULL);
+	wp_jw_str(w, "type", "thread");
+	wp_jw_str(w, "event", t->event);
+	if (fork)
+		wp_jw_int(w, "pid", t->pid);
+	else
+		wp_jw_int(w, "tid", t->tid);
+	if (fork || strcmp(t->event, "start") == 0)
+		int_or_null(w, "by_tid", t->by_tid ? t->by_tid : -1);
+	if (strcmp(t->event, "start") == 0)
+		wp_jw_str(w, "coverage", t->coverage);
+	if (strcmp(t->event, "arm_failed") == 0) {
+		wp_jw_int(w, "errno", t->err);
+		wp_jw_str(w, "error", strerror(t->err));
+	}
+	if (t->has_time)
+		wp_jw_int(w, "time_ns", t->time_ns);
+	wp_jw_end(w);
+}
+
+void
+wp_rec_lost(struct wp_jw *w, uint64_t count, int cpu, int64_t time_ns)
+{
+	wp_jw_reset(w);
+	wp_jw_obj(w, NULL);
+	wp_jw_str(w, "type", "lost");
+	wp_jw_uint(w, "count", count);
+	int_or_null(w, "cpu", cpu);
+	wp_jw_int(w, "time_ns", time_ns);
+	wp_jw_end(w);
+}
+
+void
+wp_rec_rebind(struct wp_jw *w, const struct wp_rebind_rec *r)
+{
+	size_t i;
+
+	wp_jw_reset(w);
+	wp_jw_obj(w, NULL);
+	wp_jw_str(w, "type", "rebind");
+	wp_jw_int(w, "target", r->target);
+	wp_jw_uint(w, "generation", r->generation);
+	wp_jw_str(w, "binding", r->binding);
+	hex_or_null(w, "old_leaf", r->old_leaf != 0, r->old_leaf);
+	hex_or_null(w, "new_leaf", r->new_leaf != 0, r->new_leaf);
+	wp_jw_arr(w, "pointers");
+	for (i = 0; i < r->npointers; i++)
+		wp_jw_hex(w, NULL, r->pointers[i]);
+	wp_jw_end(w);
+	wp_jw_int(w, "time_ns", r->time_ns);
+	wp_jw_end(w);
+}
+
+static void
+coverage(struct wp_jw *w, const struct wp_observation *o)
+{
+	size_t i;
+
+	wp_jw_obj(w, "thread_coverage");
+	wp_jw_uint(w, "seeded_tids", o->seeded);
+	wp_jw_uint(w, "inherited_tids", o->inherited);
+	wp_jw_uint(w, "dynamically_attached_tids", o->attached_late);
+	wp_jw_uint(w, "unattached_tids", o->unattached);
+	wp_jw_uint(w, "exited_tids", o->exited);
+	wp_jw_arr(w, "failed_tids");
+	for (i = 0; i < o->nfailed; i++) {
+		wp_jw_obj(w, NULL);
+		wp_jw_int(w, "tid", o->failed[i].tid);
+		wp_jw_int(w, "errno", o->failed[i].err);
+		wp_jw_str(w, "error", strerror(o->failed[i].err));
+		wp_jw_end(w);
+	}
+	wp_jw_end(w);
+	wp_jw_uint(w, "forked_processes", o->forked);
+	wp_jw_uint(w, "excluded_other_process_events", o->excluded);
+	wp_jw_uint(w, "ambiguous_events", o->ambiguous);
+	wp_jw_uint(w, "unparsed_records", o->unparsed);
+	wp_jw_bool(w, "partial_coverage", o->npartial > 0);
+	strings(w, "partial_coverage_reasons", o->partial_reasons, o->npartial);
+	wp_jw_end(w);
+}
+
+static void
+obs_targets(struct wp_jw *w, const struct wp_observation *o)
+{
+	const struct wp_obs_follow *f;
+	size_t i;
+
+	wp_jw_arr(w, "targets");
+	for (i = 0; i < o->ntargets; i++) {
+		wp_jw_obj(w, NULL);
+		wp_jw_int(w, "id", o->targets[i].id);
+		wp_jw_uint(w, "hits", o->targets[i].hits);
+		hex_or_null(w, "latest_value", o->targets[i].has_latest,
+		    o->targets[i].latest);
+		wp_jw_end(w);
+	}
+	wp_jw_end(w);
+	wp_jw_arr(w, "follows");
+	for (i = 0; i < o->nfollows; i++) {
+		f = &o->follows[i];
+		wp_jw_obj(w, NULL);
+		wp_jw_int(w, "id", f->id);
+		wp_jw_uint(w, "generation", f->generation);
+		wp_jw_str(w, "binding", f->binding);
+		hex_or_null(w, "leaf_addr", f->leaf != 0, f->leaf);
+		wp_jw_uint(w, "pointer_hits", f->pointer_hits);
+		wp_jw_uint(w, "leaf_hits", f->leaf_hits);
+		wp_jw_uint(w, "rebinds", f->rebinds);
+		wp_jw_end(w);
+	}
+	wp_jw_end(w);
+}
+
+void
+wp_rec_observation(struct wp_jw *w, const struct wp_observation *o)
+{
+	const struct wp_obs_ptrace *p = o->ptrace;
+
+	wp_jw_reset(w);
+	wp_jw_obj(w, NULL);
+	wp_jw_str(w, "type", "observation");
+	wp_jw_str(w, "backend", o->backend);
+	wp_jw_int(w, "pid", o->pid);
+	wp_jw_uint(w, "duration_requested_ms", o->duration_ms);
+	wp_jw_uint(w, "elapsed_ms", o->elapsed_ms);
+	wp_jw_uint(w, "max_events", o->max_events);
+	wp_jw_str(w, "stop_reason", o->stop_reason);
+	wp_jw_str(w, "stop_detail", o->stop_detail);
+	wp_jw_str(w, "error", o->error);
+	wp_jw_bool(w, "truncated_by_max_events", o->truncated);
+	wp_jw_uint(w, "accepted_hits", o->accepted);
+	coverage(w, o);
+	wp_jw_obj(w, "lost_events");
+	wp_jw_bool(w, "known", o->lost_known);
+	if (!o->lost_known)
+		wp_jw_str(w, "reason", o->lost_reason);
+	wp_jw_uint(w, "total", o->lost);
+	wp_jw_uint(w, "lost_records", o->lost_records);
+	wp_jw_end(w);
+	wp_jw_bool(w, "counts_are_lower_bound", o->lower_bound);
+	obs_targets(w, o);
+	if (p != NULL) {
+		wp_jw_obj(w, "ptrace");
+		wp_jw_uint(w, "steps", p->steps);
+		wp_jw_uint(w, "steps_per_second", p->steps_per_second);
+		wp_jw_uint(w, "unexplained_changes", p->unexplained);
+		wp_jw_uint(w, "kernel_writes", p->kernel_writes);
+		wp_jw_uint(w, "signals_passed", p->signals_passed);
+		wp_jw_end(w);
+	}
+	if (o->alive >= 0)
+		wp_jw_bool(w, "target_alive_after", o->alive);
+	else
+		wp_jw_null(w, "target_alive_after");
+	wp_jw_end(w);
+}
+
+/* ---- what wp-decode adds ---- */
+
+static void
+symbol(struct wp_jw *w, const struct wp_writer_rec *r)
+{
+	char *s;
+	int n;
+
+	if (r->function == NULL || !r->has_writer || !r->has_writer_static) {
+		wp_jw_null(w, "symbol");
+		return;
+	}
+	n = asprintf(&s, "%s+0x%llx", r->function,
+	    (unsigned long long)(r->writer_static - r->function_static));
+	if (n < 0)
+		wp_fatal_nomem();
+	wp_jw_strn(w, "symbol", s, (size_t)n);
+	free(s);
+}
+
+void
+wp_rec_writer(struct wp_jw *w, const struct wp_writer_rec *r)
+{
+	wp_jw_obj(w, "writer");
+	wp_jw_hex(w, "trap_ip", r->trap_ip);
+	hex_or_null(w, "trap_static_ip", r->has_trap_static, r->trap_static);
+	wp_jw_str(w, "module", r->module);
+	wp_jw_str(w, "function", r->function);
+	hex_or_null(w, "function_static", r->function != NULL,
+	    r->function_static);
+	hex_or_null(w, "writer_ip", r->has_writer, r->writer_ip);
+	hex_or_null(w, "writer_static_ip", r->has_writer &&
+	    r->has_writer_static, r->writer_static);
+	symbol(w, r);
+	if (r->has_writer && r->source_file != NULL) {
+		wp_jw_obj(w, "source");
+		wp_jw_str(w, "file", r->source_file);
+		wp_jw_int(w, "line", r->source_line);
+		wp_jw_end(w);
+	} else
+		wp_jw_null(w, "source");
+	wp_jw_str(w, "insn", r->has_writer ? r->insn : NULL);
+	wp_jw_str(w, "confidence", r->has_writer ? r->confidence : "unknown");
+	wp_jw_int(w, "candidates", r->has_writer ? r->candidates : 0);
+	wp_jw_str(w, "reason", r->has_writer ? NULL :
+	    r->reason ? r->reason : "unknown");
+	wp_jw_str(w, "caveat", r->caveat);
+	wp_jw_end(w);
+}
+
+void
+wp_rec_value(struct wp_jw *w, const struct wp_value_rec *v)
+{
+	wp_jw_obj(w, "written_value");
+	wp_jw_str(w, "kind", v->kind);
+	if (strcmp(v->kind, "unknown") == 0)
+		wp_jw_str(w, "reason", v->reason);
+	else {
+		if (strcmp(v->kind, "register_store") == 0)
+			wp_jw_str(w, "register", v->reg);
+		wp_jw_int(w, "width", v->width);
+		hex_or_null(w, "value", v->has_value, v->value);
+		if (strcmp(v->kind, "observed") == 0) {
+			if (v->bytes != NULL)
+				wp_jw_raw(w, "bytes", v->bytes, v->nbytes);
+			else
+				wp_jw_null(w, "bytes");
+		}
+	}
+	wp_jw_end(w);
 }

@@ -1,56 +1,308 @@
+/*
+ * record: the record contract of wp-records(7), in one place.  Each
+ * record type has one builder here, which writes the whole line into a
+ * struct wp_jw, and the records that several tools read have one reader
+ * here.
+ *
+ * Builders borrow everything in the structs they are given.  Readers
+ * fill structs whose strings and arrays they allocate; the matching
+ * *_free releases them.
+ */
 #ifndef WP_RECORD_H
 #define WP_RECORD_H
 
-#include <stdio.h>
-#include <json-c/json.h>
+#include <sys/types.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "json.h"
+#include "stream.h"
+#include "util.h"
+#include "x86.h"
 
-struct wp_reader;
+#define WP_CHAIN_MAXDEPTH 8
 
-struct wp_record {
-	char		*line;	/* the original text, no newline */
+/* ---- field access on a record read from the stream ---- */
+
+/* The value of member key of the record, as a token index, or -1. */
+int	 wp_rec_get(const struct wp_record *rec, const char *key);
+/* Typed members: 0, or -1 when absent, null or of another type. */
+int	 wp_rec_int(const struct wp_record *rec, const char *key,
+	    int64_t *v);
+int	 wp_rec_hex(const struct wp_record *rec, const char *key,
+	    uint64_t *v);
+/* The raw JSON text of a member, or NULL. */
+const char *wp_rec_raw(const struct wp_record *rec, const char *key,
+	    size_t *len);
+
+/* ---- session (wp-resolve) ---- */
+
+struct wp_module_rec {
+	char		*path;		/* as in /proc/PID/maps */
+	char		*file;		/* where code and symbols are read */
+	char		*build_id;	/* hex, or NULL */
+	uint64_t	 load_bias;
+	const char	*kind;		/* "exec", "dyn", ... */
+	int		 main;
+};
+
+struct wp_mapping_rec {
+	uint64_t	 start, end, offset;
+	char		 perms[5];
+	char		*path;		/* NULL: anonymous */
+	int		 has_bias;
+	uint64_t	 load_bias;	/* of its module */
+};
+
+struct wp_session {
+	pid_t			 pid;
+	uint64_t		 start_time;	/* clock ticks after boot */
+	char			*exe, *exe_build_id;
+	char			*bin, *bin_build_id;	/* --bin, or NULL */
+	const char		*binary_match;
+	int			 pie;
+	uint64_t		 pie_slide;
+	int			 slot_limit;	/* 0: --no-slot-limit */
+	struct wp_module_rec	*mods;
+	size_t			 nmods;
+	struct wp_mapping_rec	*maps;
+	size_t			 nmaps;
+	char			**warnings;
+	size_t			 nwarnings;
+};
+
+void	 wp_rec_session(struct wp_jw *w, const struct wp_session *s);
+/*
+ * Reads what the later stages use: pid, start_time, modules and
+ * mappings.  Returns 0, or -1 with err naming the field that is wrong
+ * (readers of target and follow records likewise).
+ */
+int	 wp_rec_read_session(const struct wp_record *rec,
+	    struct wp_session *s, struct wp_error *err);
+void	 wp_session_free(struct wp_session *s);
+
+/* ---- target and follow (wp-resolve) ---- */
+
+/* Where an address lies: placed as "[prefix]static_addr" and so on. */
+struct wp_place {
+	int		 has_static;
+	uint64_t	 static_addr;
+	const char	*module;	/* NULL: no module holds it */
+	const char	*region;	/* a path, "[heap]", "[stack]", "[anon]" */
+	const char	*perms;
+};
+
+struct wp_target_rec {
+	int			 id;
+	const char		*input;
+	uint64_t		 addr;
+	struct wp_place		 place;
+	size_t			 len;
+	int			 rw;
+	const unsigned char	*initial;	/* len bytes; NULL: unreadable */
+	const char *const	*warnings;
+	size_t			 nwarnings;
+};
+
+struct wp_follow_rec {
+	int			 id;
+	const char		*input;
+	uint64_t		 slot;
+	struct wp_place		 place;
+	int64_t			 offs[WP_CHAIN_MAXDEPTH];
+	size_t			 noffs;
+	size_t			 len;
+	int			 rw;
+	/* the pointers read when resolved, up to the first null */
+	uint64_t		 ptr_addr[WP_CHAIN_MAXDEPTH];
+	uint64_t		 ptr_value[WP_CHAIN_MAXDEPTH];
+	size_t			 nptrs;
+	const char		*binding;
+	uint64_t		 leaf;		/* when bound */
+	const unsigned char	*initial;	/* the leaf's len bytes, or NULL */
+};
+
+void	 wp_rec_target(struct wp_jw *w, const struct wp_target_rec *t);
+void	 wp_rec_follow(struct wp_jw *w, const struct wp_follow_rec *f);
+
+/* What wp-arm and wp-decode need of a target or a follow record. */
+struct wp_spec {
+	int		 id;
+	uint64_t	 addr;		/* runtime_addr, or slot_addr */
 	size_t		 len;
-	long		 lineno;
-	const char	*type;
-	char		 typebuf[64];
-	struct wp_json_field f[WP_JSON_MAXFIELDS];	/* top-level members */
-	size_t		 nf;
-	struct wp_reader *rd;
+	int		 rw;
+	int64_t		 offs[WP_CHAIN_MAXDEPTH];	/* follow only */
+	size_t		 noffs;
 };
 
-struct wp_reader {
-	FILE		*in;
-	const char	*name;	/* for messages: "stdin" or a path */
-	char		*buf;
-	size_t		 cap;
-	long		 lineno;
-	long		 nbad;
-	json_tokener	*tok;
-	json_object	*obj;	/* of the current record, parsed on demand */
+int	 wp_rec_read_target(const struct wp_record *rec, struct wp_spec *t,
+	    struct wp_error *err);
+int	 wp_rec_read_follow(const struct wp_record *rec, struct wp_spec *f,
+	    struct wp_error *err);
+
+/* ---- records of wp-arm ---- */
+
+struct wp_armed_rec {
+	const char	*backend;
+	pid_t		 pid;
+	size_t		 threads, targets;
+	int		 cpus;		/* -1: null */
+	long		 events;	/* -1: null */
+	long		 ring_pages;	/* -1: null */
+	int		 regs;
+	uint64_t	 time_base_ns;
 };
 
-void	 wp_record_reader_init(struct wp_reader *, FILE *, const char *);
-void	 wp_record_reader_free(struct wp_reader *);
-int	 wp_record_read(struct wp_reader *, struct wp_record *);
-FILE	*wp_record_input(const char *, const char **);
-json_object *wp_record_obj(struct wp_record *);
-int	 wp_record_raw(const struct wp_record *, const char *, const char **,
-	    size_t *);
-int	 wp_record_hex(const struct wp_record *, const char *, uint64_t *);
-int	 wp_record_int(const struct wp_record *, const char *, int64_t *);
+void	 wp_rec_armed(struct wp_jw *w, const struct wp_armed_rec *a);
 
-void	 wp_record_out_init(FILE *);
-void	 wp_record_finish_on_interrupt(void);
-int	 wp_record_write(const char *, size_t);
-int	 wp_record_pass(const struct wp_record *);
-int	 wp_record_emit(json_object *);
-int	 wp_record_append(const struct wp_record *, const char *);
-int	 wp_record_out_flush(void);
+enum { WP_ROLE_NONE, WP_ROLE_POINTER, WP_ROLE_LEAF };
 
-json_object	*wp_json_hex(uint64_t);
-int		 wp_json_get_hex(json_object *, const char *, uint64_t *);
-int		 wp_json_get_int(json_object *, const char *, int64_t *);
-const char	*wp_json_get_str(json_object *, const char *);
+#define WP_HIT_READ		0x1	/* flags: -a rw, a load */
+#define WP_HIT_SYSCALL		0x2	/* the kernel wrote in a system call */
+#define WP_HIT_UNEXPLAINED	0x4	/* changed, no store explains it */
+
+struct wp_hit_rec {
+	int			 target;
+	pid_t			 pid, tid;
+	int			 cpu;		/* -1: null */
+	int64_t			 time_ns;
+	uint64_t		 ip;
+	/* exact backends: the instruction and the bytes after it */
+	int			 exact;
+	uint64_t		 writer_ip;
+	const unsigned char	*bytes;
+	size_t			 nbytes;
+	unsigned		 flags;		/* WP_HIT_* */
+	/* a hit on a follow chain */
+	int			 role;		/* WP_ROLE_* */
+	int			 level;		/* pointer */
+	uint64_t		 generation;	/* leaf */
+	uint64_t		 addr;
+	int			 len;
+	const struct wp_x86_regs *regs;		/* NULL: none sampled */
+};
+
+void	 wp_rec_hit(struct wp_jw *w, const struct wp_hit_rec *h);
+
+struct wp_thread_rec {
+	const char	*event;		/* start, exit, fork_process, arm_failed */
+	pid_t		 tid;
+	pid_t		 pid;		/* fork_process */
+	pid_t		 by_tid;	/* 0: null */
+	const char	*coverage;	/* start */
+	int		 err;		/* arm_failed */
+	int		 has_time;
+	int64_t		 time_ns;
+};
+
+void	 wp_rec_thread(struct wp_jw *w, const struct wp_thread_rec *t);
+void	 wp_rec_lost(struct wp_jw *w, uint64_t count, int cpu,
+	    int64_t time_ns);
+
+struct wp_rebind_rec {
+	int		 target;
+	uint64_t	 generation;
+	const char	*binding;
+	uint64_t	 old_leaf, new_leaf;	/* 0: null */
+	const uint64_t	*pointers;
+	size_t		 npointers;
+	int64_t		 time_ns;
+};
+
+void	 wp_rec_rebind(struct wp_jw *w, const struct wp_rebind_rec *r);
+
+struct wp_obs_target {
+	int		 id;
+	uint64_t	 hits;
+	int		 has_latest;
+	uint64_t	 latest;
+};
+
+struct wp_obs_follow {
+	int		 id;
+	uint64_t	 generation;
+	const char	*binding;
+	uint64_t	 leaf;		/* 0: null */
+	uint64_t	 pointer_hits, leaf_hits, rebinds;
+};
+
+struct wp_obs_failed {
+	pid_t		 tid;
+	int		 err;
+};
+
+struct wp_obs_ptrace {
+	uint64_t	 steps, steps_per_second, unexplained, kernel_writes;
+	uint64_t	 signals_passed;
+};
+
+struct wp_observation {
+	const char		*backend;
+	pid_t			 pid;
+	uint64_t		 duration_ms, elapsed_ms, max_events;
+	const char		*stop_reason, *stop_detail, *error;
+	int			 truncated;
+	uint64_t		 accepted;
+	/* thread_coverage */
+	uint64_t		 seeded, inherited, attached_late, unattached;
+	uint64_t		 exited;
+	const struct wp_obs_failed *failed;
+	size_t			 nfailed;
+	uint64_t		 forked, excluded, ambiguous, unparsed;
+	const char *const	*partial_reasons;
+	size_t			 npartial;
+	/* lost_events */
+	int			 lost_known;
+	const char		*lost_reason;
+	uint64_t		 lost, lost_records;
+	int			 lower_bound;
+	const struct wp_obs_target *targets;
+	size_t			 ntargets;
+	const struct wp_obs_follow *follows;
+	size_t			 nfollows;
+	const struct wp_obs_ptrace *ptrace;	/* NULL: another backend */
+	int			 alive;		/* -1: not known */
+};
+
+void	 wp_rec_observation(struct wp_jw *w, const struct wp_observation *o);
+
+/* ---- what wp-decode adds to a hit ---- */
+
+struct wp_writer_rec {
+	uint64_t	 trap_ip;
+	int		 has_trap_static;
+	uint64_t	 trap_static;
+	const char	*module;	/* NULL: in no module */
+	const char	*function;	/* NULL: none */
+	uint64_t	 function_static;
+	int		 has_writer;
+	uint64_t	 writer_ip;
+	int		 has_writer_static;
+	uint64_t	 writer_static;
+	const char	*source_file;	/* NULL: no source */
+	int		 source_line;
+	const char	*insn;
+	const char	*confidence;
+	int		 candidates;
+	const char	*reason;
+	const char	*caveat;
+};
+
+/* The member "writer":{...}, with its leading comma. */
+void	 wp_rec_writer(struct wp_jw *w, const struct wp_writer_rec *wr);
+
+struct wp_value_rec {
+	const char	*kind;	/* register_store, immediate_store, observed, unknown */
+	const char	*reg;
+	int		 width;
+	int		 has_value;
+	uint64_t	 value;
+	const char	*bytes;	/* raw JSON (a string or null), observed */
+	size_t		 nbytes;
+	const char	*reason;
+};
+
+/* The member "written_value":{...}, with its leading comma. */
+void	 wp_rec_value(struct wp_jw *w, const struct wp_value_rec *v);
 
 #endif

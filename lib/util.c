@@ -1,12 +1,40 @@
-#include <err.h>
+/* Numbers, allocation, errors and time, for every tool. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "util.h"
+
+int
+wp_error_set(struct wp_error *e, int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	e->status = status;
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void
+wp_fatal_nomem(void)
+{
+	extern char *program_invocation_short_name;
+	static const char msg[] = ": out of memory\n";
+
+	fflush(stdout);
+	if (write(STDERR_FILENO, program_invocation_short_name,
+	    strlen(program_invocation_short_name)) < 0 ||
+	    write(STDERR_FILENO, msg, sizeof msg - 1) < 0)
+		_exit(WP_EXIT_ERROR);
+	_exit(WP_EXIT_ERROR);
+}
 
 void *
 wp_xmalloc(size_t n)
@@ -14,7 +42,7 @@ wp_xmalloc(size_t n)
 	void *p;
 
 	if ((p = malloc(n ? n : 1)) == NULL)
-		err(WP_EXIT_ERROR, "malloc");
+		wp_fatal_nomem();
 	return p;
 }
 
@@ -24,7 +52,7 @@ wp_xcalloc(size_t n, size_t sz)
 	void *p;
 
 	if ((p = calloc(n ? n : 1, sz ? sz : 1)) == NULL)
-		err(WP_EXIT_ERROR, "calloc");
+		wp_fatal_nomem();
 	return p;
 }
 
@@ -32,7 +60,7 @@ void *
 wp_xrealloc(void *p, size_t n)
 {
 	if ((p = realloc(p, n ? n : 1)) == NULL)
-		err(WP_EXIT_ERROR, "realloc");
+		wp_fatal_nomem();
 	return p;
 }
 
@@ -42,23 +70,51 @@ wp_xstrdup(const char *s)
 	char *p;
 
 	if ((p = strdup(s)) == NULL)
-		err(WP_EXIT_ERROR, "strdup");
+		wp_fatal_nomem();
 	return p;
 }
 
-/* Decimal, or hex with 0x.  The whole string must be a number. */
+int
+wp_parse_hexn(const char *s, size_t n, uint64_t *v)
+{
+	uint64_t x = 0;
+	size_t i;
+	int c;
+
+	if (n < 3 || n > 18 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X'))
+		return -1;
+	for (i = 2; i < n; i++) {
+		c = (unsigned char)s[i];
+		if (c >= '0' && c <= '9')
+			c -= '0';
+		else if (c >= 'a' && c <= 'f')
+			c -= 'a' - 10;
+		else if (c >= 'A' && c <= 'F')
+			c -= 'A' - 10;
+		else
+			return -1;
+		x = x << 4 | (uint64_t)c;
+	}
+	*v = x;
+	return 0;
+}
+
 int
 wp_parse_u64(const char *s, uint64_t *v)
 {
-	char *end;
-	unsigned long long x;
+	uint64_t x = 0;
+	size_t i;
 
-	if (s == NULL || *s == '\0' || *s == '-' || *s == '+' || *s == ' ')
+	if (s == NULL || *s == '\0')
 		return -1;
-	errno = 0;
-	x = strtoull(s, &end, 0);
-	if (errno != 0 || *end != '\0')
-		return -1;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		return wp_parse_hexn(s, strlen(s), v);
+	for (i = 0; s[i] != '\0'; i++) {
+		if (s[i] < '0' || s[i] > '9' ||
+		    x > (UINT64_MAX - (uint64_t)(s[i] - '0')) / 10)
+			return -1;
+		x = x * 10 + (uint64_t)(s[i] - '0');
+	}
 	*v = x;
 	return 0;
 }
@@ -109,10 +165,16 @@ wp_parse_duration_ms(const char *s, uint64_t *ms)
 	return 0;
 }
 
-void
-wp_hex(char *buf, size_t sz, uint64_t v)
+uint64_t
+wp_le64(const unsigned char *b, size_t n)
 {
-	snprintf(buf, sz, "0x%" PRIx64, v);
+	uint64_t x = 0;
+
+	if (n > 8)
+		n = 8;
+	while (n > 0)
+		x = x << 8 | b[--n];
+	return x;
 }
 
 uint64_t

@@ -1,3 +1,4 @@
+/* util: version, exit statuses, errors, allocation, numbers, time. */
 #ifndef WP_UTIL_H
 #define WP_UTIL_H
 
@@ -16,14 +17,46 @@
 #define WP_EXIT_NOBP		5	/* hardware breakpoints do not fire here */
 #define WP_EXIT_USAGE		64
 
-void	*wp_xmalloc(size_t);
-void	*wp_xcalloc(size_t, size_t);
-void	*wp_xrealloc(void *, size_t);
-char	*wp_xstrdup(const char *);
-int	 wp_parse_u64(const char *, uint64_t *);
-int	 wp_parse_s64(const char *, int64_t *);
-int	 wp_parse_duration_ms(const char *, uint64_t *);
-void	 wp_hex(char *, size_t, uint64_t);
+/*
+ * How lib/ (and a tool's own modules) report an error: the function
+ * returns -1 and fills a struct wp_error, which the tool prints; status
+ * is the exit status the error calls for.
+ */
+struct wp_error {
+	int	 status;	/* WP_EXIT_* */
+	char	 msg[512];
+};
+
+int	 wp_error_set(struct wp_error *e, int status, const char *fmt, ...)
+	    __attribute__((format(printf, 3, 4)));
+
+/*
+ * Allocation that cannot fail: out of memory, the tool exits with
+ * status 1 and says so.  The one place lib/ ends the process.
+ */
+void	*wp_xmalloc(size_t n);
+void	*wp_xcalloc(size_t n, size_t size);
+void	*wp_xrealloc(void *p, size_t n);
+char	*wp_xstrdup(const char *s);
+void	 wp_fatal_nomem(void) __attribute__((noreturn));
+
+/*
+ * Numbers as users and records write them.  Each returns 0, or -1 when
+ * the whole text is not such a number (out of range included).
+ */
+/* decimal, or hex with 0x */
+int	 wp_parse_u64(const char *s, uint64_t *v);
+/* the same with an optional sign */
+int	 wp_parse_s64(const char *s, int64_t *v);
+/* "0x" and 1 to 16 hex digits, n bytes of s */
+int	 wp_parse_hexn(const char *s, size_t n, uint64_t *v);
+/* "500ms", "5s", "2m", "1h"; a bare number is milliseconds */
+int	 wp_parse_duration_ms(const char *s, uint64_t *ms);
+
+/* The little-endian value of n (at most 8) bytes. */
+uint64_t wp_le64(const unsigned char *b, size_t n);
+
+/* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t wp_now_ns(void);
 
 #endif

@@ -1,3 +1,4 @@
+/* Classifying x86-64 instructions by the memory they write (capstone). */
 #include <capstone/capstone.h>
 
 #include <err.h>
@@ -137,50 +138,92 @@ mem_of(const cs_x86_op *op, struct wp_x86_insn *in, int addr_size)
 	in->has_mem = 1;
 }
 
-/*
- * Decodes one instruction at addr and classifies how it writes memory.
- * Returns 0, or -1 when the bytes are not an instruction.
- */
-int
-wp_x86_decode(const uint8_t *code, size_t len, uint64_t addr,
-    struct wp_x86_insn *in)
+/* A stack store: push, call, enter, pushf, at rsp - width. */
+static void
+classify_push(const cs_x86_op *op0, struct wp_x86_insn *in)
 {
-	cs_insn *ci;
-	cs_x86 *x;
-	const cs_x86_op *op0 = NULL, *op1 = NULL;
-	const struct regmap *m;
-	const char *mn;
-	int i, memop = -1;
+	in->kind = WP_X86_PUSH;
+	in->writes = 1;
+	in->width = (op0 != NULL && op0->size == 2) ? 2 : 8;
+	in->mem.base = WP_RSP;
+	in->mem.index = -1;
+	in->mem.base_bytes = 8;
+	in->mem.disp = -in->width;
+}
 
-	memset(in, 0, sizeof *in);
-	in->src_reg = -1;
-	if (wp_x86_init() == -1 || cs_disasm(cs, code, len, addr, 1, &ci) != 1)
-		return -1;
-	x = &ci->detail->x86;
-	mn = ci->mnemonic;
-	in->addr = addr;
-	in->size = ci->size;
-	snprintf(in->text, sizeof in->text, "%s%s%s", ci->mnemonic,
-	    ci->op_str[0] ? " " : "", ci->op_str);
+static int
+simd_store(const char *mn)
+{
+	static const char *const p[] = { "f", "xsave", "fxsave", "stmxcsr",
+	    "vstmxcsr", "sgdt", "sidt", "vmov", "movnt", "vextract", "pextr",
+	    "vpextr", "extractps", "vextractps", "vmaskmov", "vpmaskmov",
+	    "maskmov", NULL };
+	size_t i;
+
+	for (i = 0; p[i] != NULL; i++)
+		if (prefix(mn, p[i]))
+			return 1;
+	return 0;
+}
+
+/* A store to the explicit memory operand dst: of what kind. */
+static void
+classify_store(const char *mn, const cs_x86 *x, const cs_x86_op *dst,
+    const cs_x86_op *op1, struct wp_x86_insn *in)
+{
+	const struct regmap *m;
+
+	in->writes = 1;
+	in->width = dst->size;
+	mem_of(dst, in, x->addr_size);
+	if (one_of(mn, xchg_like))
+		in->kind = WP_X86_XCHG;
+	else if (one_of(mn, plain_stores) && op1 != NULL &&
+	    op1->type == X86_OP_REG && (m = reg_lookup(op1->reg)) != NULL) {
+		in->kind = WP_X86_REG_STORE;
+		in->src_reg = m->idx;
+		in->src_bytes = m->bytes;
+		in->src_shift = m->shift;
+		in->src_name = cs_reg_name(cs, op1->reg);
+	} else if (one_of(mn, plain_stores) && op1 != NULL &&
+	    op1->type == X86_OP_IMM) {
+		in->kind = WP_X86_IMM_STORE;
+		in->imm = (uint64_t)op1->imm;
+	} else if ((op1 != NULL && op1->type == X86_OP_REG &&
+	    reg_lookup(op1->reg) == NULL && !prefix(mn, "set")) ||
+	    simd_store(mn))
+		in->kind = WP_X86_SIMD;	/* xmm, ymm, st, mm, sreg */
+	else
+		in->kind = WP_X86_RMW;
+}
+
+/* The mnemonic without rep, lock and notrack prefixes; sets in->rep. */
+static const char *
+mnemonic(cs_insn *ci, const cs_x86 *x, struct wp_x86_insn *in)
+{
+	const char *mn = ci->mnemonic;
+
 	in->rep = x->prefix[0] == X86_PREFIX_REP ||
 	    prefix(mn, "rep ") || prefix(mn, "repe ") || prefix(mn, "repne ");
 	if (in->rep && strchr(mn, ' ') != NULL)
 		mn = strchr(mn, ' ') + 1;
 	if (prefix(mn, "lock ") || prefix(mn, "notrack "))
 		mn = strchr(mn, ' ') + 1;
-	in->is_syscall = strcmp(mn, "syscall") == 0;
-	if (x->op_count > 0)
-		op0 = &x->operands[0];
-	if (x->op_count > 1)
-		op1 = &x->operands[1];
-	for (i = 0; i < x->op_count; i++)
-		if (x->operands[i].type == X86_OP_MEM) {
+	return mn;
+}
+
+static void
+classify(const char *mn, const cs_x86 *x, struct wp_x86_insn *in)
+{
+	const cs_x86_op *op0 = x->op_count > 0 ? &x->operands[0] : NULL;
+	const cs_x86_op *op1 = x->op_count > 1 ? &x->operands[1] : NULL;
+	int i, memop = -1;
+
+	for (i = 0; i < x->op_count && memop < 0; i++)
+		if (x->operands[i].type == X86_OP_MEM)
 			memop = i;
-			break;
-		}
 	if (memop >= 0 && strcmp(mn, "lea") != 0 && !prefix(mn, "nop"))
 		in->reads = 1;
-
 	if (one_of(mn, string_stores)) {
 		in->kind = WP_X86_STRING;
 		in->writes = 1;
@@ -189,55 +232,16 @@ wp_x86_decode(const uint8_t *code, size_t len, uint64_t addr,
 		in->mem.base = WP_RDI;
 		in->mem.index = -1;
 		in->mem.base_bytes = 8;
-	} else if (one_of(mn, push_like) &&
-	    !(op0 != NULL && op0->type == X86_OP_MEM && strcmp(mn, "call") != 0 &&
-	    strcmp(mn, "push") != 0)) {
-		in->kind = WP_X86_PUSH;
-		in->writes = 1;
-		in->width = (op0 != NULL && op0->size == 2) ? 2 : 8;
-		in->mem.base = WP_RSP;
-		in->mem.index = -1;
-		in->mem.base_bytes = 8;
-		in->mem.disp = -in->width;
-	} else if (memop >= 0 && op0 != NULL && (op0->type == X86_OP_MEM ||
+	} else if (one_of(mn, push_like) && !(op0 != NULL &&
+	    op0->type == X86_OP_MEM && strcmp(mn, "call") != 0 &&
+	    strcmp(mn, "push") != 0))
+		classify_push(op0, in);
+	else if (memop >= 0 && op0 != NULL && (op0->type == X86_OP_MEM ||
 	    (one_of(mn, xchg_like) && op1 != NULL && op1->type == X86_OP_MEM)) &&
 	    !one_of(mn, readonly_dest) && !prefix(mn, "j") &&
-	    !prefix(mn, "prefetch")) {
-		const cs_x86_op *dst = &x->operands[memop];
-
-		in->writes = 1;
-		in->width = dst->size;
-		mem_of(dst, in, x->addr_size);
-		if (one_of(mn, xchg_like))
-			in->kind = WP_X86_XCHG;
-		else if (one_of(mn, plain_stores) && op1 != NULL &&
-		    op1->type == X86_OP_REG &&
-		    (m = reg_lookup(op1->reg)) != NULL) {
-			in->kind = WP_X86_REG_STORE;
-			in->src_reg = m->idx;
-			in->src_bytes = m->bytes;
-			in->src_shift = m->shift;
-			in->src_name = cs_reg_name(cs, op1->reg);
-		} else if (one_of(mn, plain_stores) && op1 != NULL &&
-		    op1->type == X86_OP_IMM) {
-			in->kind = WP_X86_IMM_STORE;
-			in->imm = (uint64_t)op1->imm;
-		} else if (op1 != NULL && op1->type == X86_OP_REG &&
-		    reg_lookup(op1->reg) == NULL && !prefix(mn, "set"))
-			in->kind = WP_X86_SIMD;	/* xmm, ymm, st, mm, sreg */
-		else if (prefix(mn, "f") || prefix(mn, "xsave") ||
-		    prefix(mn, "fxsave") || prefix(mn, "stmxcsr") ||
-		    prefix(mn, "vstmxcsr") || prefix(mn, "sgdt") ||
-		    prefix(mn, "sidt") || prefix(mn, "vmov") ||
-		    prefix(mn, "movnt") || prefix(mn, "vextract") ||
-		    prefix(mn, "pextr") || prefix(mn, "vpextr") ||
-		    prefix(mn, "extractps") || prefix(mn, "vextractps") ||
-		    prefix(mn, "vmaskmov") || prefix(mn, "vpmaskmov") ||
-		    prefix(mn, "maskmov"))
-			in->kind = WP_X86_SIMD;
-		else
-			in->kind = WP_X86_RMW;
-	} else {
+	    !prefix(mn, "prefetch"))
+		classify_store(mn, x, &x->operands[memop], op1, in);
+	else {
 		in->kind = WP_X86_NONE;
 		if (memop >= 0) {
 			mem_of(&x->operands[memop], in, x->addr_size);
@@ -245,6 +249,26 @@ wp_x86_decode(const uint8_t *code, size_t len, uint64_t addr,
 			in->has_mem = 0;
 		}
 	}
+}
+
+int
+wp_x86_decode(const uint8_t *code, size_t len, uint64_t addr,
+    struct wp_x86_insn *in)
+{
+	cs_insn *ci;
+	const char *mn;
+
+	memset(in, 0, sizeof *in);
+	in->src_reg = -1;
+	if (wp_x86_init() == -1 || cs_disasm(cs, code, len, addr, 1, &ci) != 1)
+		return -1;
+	in->addr = addr;
+	in->size = ci->size;
+	snprintf(in->text, sizeof in->text, "%s%s%s", ci->mnemonic,
+	    ci->op_str[0] ? " " : "", ci->op_str);
+	mn = mnemonic(ci, &ci->detail->x86, in);
+	in->is_syscall = strcmp(mn, "syscall") == 0;
+	classify(mn, &ci->detail->x86, in);
 	cs_free(ci, 1);
 	return 0;
 }

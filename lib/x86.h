@@ -1,3 +1,8 @@
+/*
+ * x86: one x86-64 instruction at a time (capstone): what it stores and
+ * loads, where, and from which register; and the one register table of
+ * the records.
+ */
 #ifndef WP_X86_H
 #define WP_X86_H
 
@@ -64,11 +69,24 @@ struct wp_x86_insn {
 	int		 is_syscall;
 };
 
+/* Opens capstone once; wp_x86_decode calls it.  0, or -1. */
 int	 wp_x86_init(void);
-int	 wp_x86_decode(const uint8_t *, size_t, uint64_t, struct wp_x86_insn *);
-int	 wp_x86_store_range(const struct wp_x86_insn *,
-	    const struct wp_x86_regs *, int, uint64_t *, uint64_t *);
-int	 wp_x86_load_range(const struct wp_x86_insn *,
-	    const struct wp_x86_regs *, uint64_t *, uint64_t *);
+/*
+ * Decodes the instruction at code (len bytes, at address addr) and
+ * classifies how it writes memory.  0, or -1 when it is no instruction.
+ */
+int	 wp_x86_decode(const uint8_t *code, size_t len, uint64_t addr,
+	    struct wp_x86_insn *in);
+/*
+ * The bytes the instruction stores, [*lo, *hi), from the registers
+ * before it ran (after = 0) or after it (after = 1: push and call have
+ * moved rsp down to the slot, string stores have moved rdi on).  -1
+ * when it stores nothing or the registers needed are not known.
+ */
+int	 wp_x86_store_range(const struct wp_x86_insn *in,
+	    const struct wp_x86_regs *r, int after, uint64_t *lo, uint64_t *hi);
+/* The bytes it loads, from the registers before it ran; or -1. */
+int	 wp_x86_load_range(const struct wp_x86_insn *in,
+	    const struct wp_x86_regs *r, uint64_t *lo, uint64_t *hi);
 
 #endif

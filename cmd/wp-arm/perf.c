@@ -1,3 +1,4 @@
+/* perf_event_open(2) for wp-arm: breakpoints, task events, the ring. */
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -41,13 +42,8 @@ bp_len(int len)
 }
 
 /*
- * A breakpoint event on thread tid (cpu -1: any CPU, else that CPU),
- * sampling every hit.  With inherit, threads and processes the thread
- * creates later carry the event from their first instruction.
- */
-/*
  * What every event writing into a CPU's ring shares: the sample layout
- * (wp_perf_drain parses the sample_id trailer by it), the clock, user
+ * (perf_drain parses the sample_id trailer by it), the clock, user
  * space only, and when the reader is woken.
  */
 static void
@@ -66,7 +62,7 @@ ring_attr(struct perf_event_attr *a, int inherit)
 }
 
 static void
-bp_attr(const struct wp_perf_bp *bp, int inherit, struct perf_event_attr *a)
+bp_attr(const struct perf_bp *bp, int inherit, struct perf_event_attr *a)
 {
 	memset(a, 0, sizeof *a);
 	ring_attr(a, inherit);
@@ -84,7 +80,7 @@ bp_attr(const struct wp_perf_bp *bp, int inherit, struct perf_event_attr *a)
 }
 
 int
-wp_perf_open_bp(const struct wp_perf_bp *bp, pid_t tid, int cpu, int inherit)
+perf_open_bp(const struct perf_bp *bp, pid_t tid, int cpu, int inherit)
 {
 	struct perf_event_attr a;
 
@@ -92,13 +88,8 @@ wp_perf_open_bp(const struct wp_perf_bp *bp, pid_t tid, int cpu, int inherit)
 	return perf_event_open(&a, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
-/*
- * Moves an open breakpoint (and the copies threads inherited) to
- * bp->addr, armed or not, without closing it: only the address, length,
- * type and disabled bit may differ from how it was opened.
- */
 int
-wp_perf_modify_bp(int fd, const struct wp_perf_bp *bp)
+perf_modify_bp(int fd, const struct perf_bp *bp)
 {
 	struct perf_event_attr a;
 
@@ -106,12 +97,8 @@ wp_perf_modify_bp(int fd, const struct wp_perf_bp *bp)
 	return ioctl(fd, PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &a);
 }
 
-/*
- * A dummy event that carries only fork, exit and exec records.  It
- * stays across exec, where breakpoints are removed, so the exec is seen.
- */
 int
-wp_perf_open_task(pid_t tid, int cpu)
+perf_open_task(pid_t tid, int cpu)
 {
 	struct perf_event_attr a;
 
@@ -127,13 +114,8 @@ wp_perf_open_task(pid_t tid, int cpu)
 
 static volatile long canary_var;
 
-/*
- * Arms a breakpoint on a variable of our own and writes it four times.
- * Returns -1 (errno set) when the event cannot be opened, else the
- * number of writes counted in *count.
- */
 int
-wp_perf_canary(uint64_t *count)
+perf_canary(uint64_t *count)
 {
 	struct perf_event_attr a;
 	int fd, i;
@@ -160,7 +142,7 @@ wp_perf_canary(uint64_t *count)
 }
 
 int
-wp_perf_ring_map(struct wp_perf_ring *r, int fd, int cpu, size_t pages)
+perf_ring_map(struct perf_ring *r, int fd, int cpu, size_t pages)
 {
 	long pg = sysconf(_SC_PAGESIZE);
 
@@ -180,7 +162,7 @@ wp_perf_ring_map(struct wp_perf_ring *r, int fd, int cpu, size_t pages)
 }
 
 void
-wp_perf_ring_unmap(struct wp_perf_ring *r)
+perf_ring_unmap(struct perf_ring *r)
 {
 	if (r->base != NULL)
 		munmap(r->base, r->size + (size_t)sysconf(_SC_PAGESIZE));
@@ -190,19 +172,19 @@ wp_perf_ring_unmap(struct wp_perf_ring *r)
 }
 
 int
-wp_perf_set_output(int fd, int ringfd)
+perf_set_output(int fd, int ringfd)
 {
 	return ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ringfd);
 }
 
 int
-wp_perf_id(int fd, uint64_t *id)
+perf_id(int fd, uint64_t *id)
 {
 	return ioctl(fd, PERF_EVENT_IOC_ID, id);
 }
 
 int
-wp_perf_paranoid(void)
+perf_paranoid(void)
 {
 	FILE *f;
 	int v = -99;
@@ -217,7 +199,7 @@ wp_perf_paranoid(void)
 
 /* The sample_id trailer of non-sample records, for SAMPLE_TYPE. */
 static void
-sample_id(const unsigned char *end, struct wp_perf_rec *r)
+sample_id(const unsigned char *end, struct perf_rec *r)
 {
 	const uint64_t *p = (const uint64_t *)end - 4;
 
@@ -229,7 +211,7 @@ sample_id(const unsigned char *end, struct wp_perf_rec *r)
 }
 
 static void
-parse(const unsigned char *b, size_t len, int regs, struct wp_perf_rec *r)
+parse(const unsigned char *b, size_t len, int regs, struct perf_rec *r)
 {
 	const struct perf_event_header *h = (const void *)b;
 	const uint64_t *p = (const uint64_t *)(b + sizeof *h);
@@ -237,7 +219,7 @@ parse(const unsigned char *b, size_t len, int regs, struct wp_perf_rec *r)
 	size_t need, i;
 
 	memset(r, 0, sizeof *r);
-	r->kind = WP_PERF_BAD;
+	r->kind = RING_BAD;
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
 		need = sizeof *h + 5 * 8;
@@ -253,14 +235,14 @@ parse(const unsigned char *b, size_t len, int regs, struct wp_perf_rec *r)
 			if (len < need + 8)
 				return;
 			if (p[5] != PERF_SAMPLE_REGS_ABI_NONE) {
-				if (len < need + 8 + WP_PERF_NREGS * 8)
+				if (len < need + 8 + WP_NGPREGS * 8)
 					return;
-				for (i = 0; i < WP_PERF_NREGS; i++)
+				for (i = 0; i < WP_NGPREGS; i++)
 					r->regs[i] = p[6 + i];
-				r->nregs = WP_PERF_NREGS;
+				r->nregs = WP_NGPREGS;
 			}
 		}
-		r->kind = WP_PERF_SAMPLE;
+		r->kind = RING_SAMPLE;
 		return;
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT:
@@ -272,8 +254,8 @@ parse(const unsigned char *b, size_t len, int regs, struct wp_perf_rec *r)
 		r->tid = u[2];
 		r->ptid = u[3];
 		r->time = p[2];
-		r->kind = h->type == PERF_RECORD_FORK ? WP_PERF_FORK :
-		    WP_PERF_EXIT;
+		r->kind = h->type == PERF_RECORD_FORK ? RING_FORK :
+		    RING_EXIT;
 		return;
 	case PERF_RECORD_LOST:
 		if (len < sizeof *h + 16 + 32)
@@ -281,7 +263,7 @@ parse(const unsigned char *b, size_t len, int regs, struct wp_perf_rec *r)
 		r->id = p[0];
 		r->lost = p[1];
 		sample_id(b + len, r);
-		r->kind = WP_PERF_LOST;
+		r->kind = RING_LOST;
 		return;
 	case PERF_RECORD_COMM:
 		if (len < sizeof *h + 8 + 32)
@@ -291,28 +273,24 @@ parse(const unsigned char *b, size_t len, int regs, struct wp_perf_rec *r)
 		r->pid = u[0];
 		r->tid = u[1];
 		r->kind = (h->misc & PERF_RECORD_MISC_COMM_EXEC) ?
-		    WP_PERF_EXEC : WP_PERF_OTHER;
+		    RING_EXEC : RING_OTHER;
 		return;
 	default:
-		r->kind = WP_PERF_OTHER;
+		r->kind = RING_OTHER;
 		return;
 	}
 }
 
-/*
- * Hands every record in the ring to fn, then frees the space.  Returns
- * the number of records, or -1 when fn asked to stop (the rest stays).
- */
 int
-wp_perf_drain(struct wp_perf_ring *r, int regs,
-    int (*fn)(const struct wp_perf_rec *, void *), void *arg)
+perf_drain(struct perf_ring *r, int regs,
+    int (*fn)(const struct perf_rec *, void *), void *arg)
 {
 	struct perf_event_mmap_page *mp = r->base;
 	unsigned char *data = (unsigned char *)r->base +
 	    sysconf(_SC_PAGESIZE);
 	uint64_t head, tail;
 	struct perf_event_header h;
-	struct wp_perf_rec rec;
+	struct perf_rec rec;
 	size_t off, first;
 	int n = 0, stop = 0;
 

@@ -1,5 +1,10 @@
-#ifndef WP_PERF_H
-#define WP_PERF_H
+/*
+ * perf: the perf_event_open(2) primitives of wp-arm's perf backend:
+ * breakpoint and task events, the mmap ring and the parse of its
+ * records.  Nothing here knows about targets or threads.
+ */
+#ifndef PERF_H
+#define PERF_H
 
 #include <sys/types.h>
 #include <stddef.h>
@@ -7,10 +12,7 @@
 
 #include "x86.h"
 
-/* General-purpose registers sampled with --regs, in perf's order. */
-#define WP_PERF_NREGS WP_NGPREGS
-
-struct wp_perf_bp {
+struct perf_bp {
 	uint64_t	addr;
 	int		len;		/* 1, 2, 4, 8 */
 	int		rw;		/* watch reads too */
@@ -19,7 +21,7 @@ struct wp_perf_bp {
 };
 
 /* One mmap ring, written by every event of one CPU. */
-struct wp_perf_ring {
+struct perf_ring {
 	int		 fd;		/* the event that owns the mapping */
 	int		 cpu;
 	void		*base;
@@ -28,32 +30,58 @@ struct wp_perf_ring {
 	unsigned char	*tmp;		/* a record that wraps is copied here */
 };
 
-enum wp_perf_kind {
-	WP_PERF_SAMPLE, WP_PERF_FORK, WP_PERF_EXIT, WP_PERF_LOST,
-	WP_PERF_EXEC, WP_PERF_OTHER, WP_PERF_BAD
+enum perf_kind {
+	RING_SAMPLE, RING_FORK, RING_EXIT, RING_LOST, RING_EXEC, RING_OTHER,
+	RING_BAD
 };
 
-struct wp_perf_rec {
-	enum wp_perf_kind kind;
+/* One record of a ring, parsed. */
+struct perf_rec {
+	enum perf_kind	 kind;
 	uint64_t	 id;		/* event id (samples, lost) */
 	uint64_t	 ip;
 	uint32_t	 pid, tid, ppid, ptid, cpu;
 	uint64_t	 time;
 	uint64_t	 lost;
-	int		 nregs;
-	uint64_t	 regs[WP_PERF_NREGS];
+	int		 nregs;		/* 0, or WP_NGPREGS in regs */
+	uint64_t	 regs[WP_NGPREGS];
 };
 
-int	 wp_perf_open_bp(const struct wp_perf_bp *, pid_t, int, int);
-int	 wp_perf_open_task(pid_t, int);
-int	 wp_perf_modify_bp(int, const struct wp_perf_bp *);
-int	 wp_perf_canary(uint64_t *);
-int	 wp_perf_ring_map(struct wp_perf_ring *, int, int, size_t);
-void	 wp_perf_ring_unmap(struct wp_perf_ring *);
-int	 wp_perf_set_output(int, int);
-int	 wp_perf_id(int, uint64_t *);
-int	 wp_perf_drain(struct wp_perf_ring *, int,
-	    int (*)(const struct wp_perf_rec *, void *), void *);
-int	 wp_perf_paranoid(void);
+/*
+ * A breakpoint event on thread tid (cpu -1: any CPU), sampling every
+ * hit; with inherit, threads and processes it creates later carry the
+ * event from their first instruction.  Returns the fd, or -1 (errno).
+ */
+int	 perf_open_bp(const struct perf_bp *bp, pid_t tid, int cpu,
+	    int inherit);
+/*
+ * A dummy event carrying only fork, exit and exec records: it stays
+ * across exec, where breakpoints are removed, so the exec is seen.
+ */
+int	 perf_open_task(pid_t tid, int cpu);
+/*
+ * Moves an open breakpoint (and the copies threads inherited) to
+ * bp->addr, armed or not: only the address, length, type and disabled
+ * bit may differ from how it was opened.
+ */
+int	 perf_modify_bp(int fd, const struct perf_bp *bp);
+/*
+ * Arms a breakpoint on a variable of wp-arm's own and writes it four
+ * times: -1 (errno) when no event opens, else 0 and the count.
+ */
+int	 perf_canary(uint64_t *count);
+int	 perf_ring_map(struct perf_ring *r, int fd, int cpu, size_t pages);
+void	 perf_ring_unmap(struct perf_ring *r);
+int	 perf_set_output(int fd, int ringfd);
+int	 perf_id(int fd, uint64_t *id);
+/*
+ * Hands every record in the ring to fn, then frees the space.  regs
+ * says whether samples carry registers.  Returns the number of records,
+ * or -1 when fn returned -1 (the rest stays in the ring).
+ */
+int	 perf_drain(struct perf_ring *r, int regs,
+	    int (*fn)(const struct perf_rec *rec, void *arg), void *arg);
+/* kernel.perf_event_paranoid, or -99 when unreadable. */
+int	 perf_paranoid(void);
 
 #endif

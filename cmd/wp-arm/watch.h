@@ -1,102 +1,158 @@
-#ifndef WP_WATCH_H
-#define WP_WATCH_H
+/*
+ * watch: what wp-arm watches and what happened, shared by the backends;
+ * the loop that runs a backend until the watch stops; and the records
+ * every backend writes (hit, thread, armed) through one place.
+ */
+#ifndef WATCH_H
+#define WATCH_H
 
 #include <sys/types.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include <json-c/json.h>
+#include "json.h"
+#include "record.h"
+#include "util.h"
 
-struct wp_watch_target {
-	int		 id;
+/* One watched address: a target, or one entry of a follow chain. */
+struct wtarget {
+	int		 id;		/* of its target or follow record */
 	uint64_t	 addr;
 	int		 len;
 	int		 rw;
 	uint64_t	 hits;
-	int		 chain;		/* index in chains, -1: a plain target */
-	int		 level;		/* pointer level; noffs: the leaf */
+	int		 chain;		/* index in w->chains; -1: a target */
+	int		 level;		/* in its chain; noffs: the leaf */
 	int		 armed;		/* its address is valid now */
 };
 
-#define WP_CHAIN_MAXDEPTH 8
-
-/* A --follow chain: pointers from slot, and the leaf at the end. */
-struct wp_chain {
+/* A --follow chain: its pointers and leaf take noffs + 1 entries. */
+struct chain {
 	int		 id;
 	uint64_t	 slot;
 	int64_t		 offs[WP_CHAIN_MAXDEPTH];
 	size_t		 noffs;
 	int		 len;
 	int		 rw;
-	size_t		 base;		/* its first entry in t[] */
+	size_t		 base;		/* its first entry in w->t */
 	uint64_t	 generation;
 	const char	*binding;
 	uint64_t	 leaf;		/* when bound */
 	uint64_t	 ptr_hits, leaf_hits, rebinds;
 };
 
-enum wp_thread_state {
-	WP_THR_SEEDED, WP_THR_INHERITED, WP_THR_DYNAMIC, WP_THR_PENDING,
-	WP_THR_EXITED, WP_THR_FAILED
+enum thread_state {
+	THR_SEEDED,		/* armed at the start */
+	THR_INHERITED,		/* covered from its first instruction */
+	THR_DYNAMIC,		/* armed after it started */
+	THR_PENDING,		/* seen, not covered yet */
+	THR_EXITED,
+	THR_FAILED
 };
 
-struct wp_thread {
-	pid_t			tid;
-	enum wp_thread_state	state;
-	int			scan;		/* when first seen pending */
-	int			err;		/* errno when it failed */
-	int			exited;
+struct thread {
+	pid_t			 tid;
+	enum thread_state	 state;
+	int			 scan;		/* when first seen pending */
+	int			 err;		/* errno when it failed */
+	int			 exited;
 };
 
-/* One watch: what to watch, how long, and what happened. */
-struct wp_watch {
-	/* in */
+struct watch;
+
+/*
+ * A backend.  arm() arms every thread (or returns -1 with e set, and
+ * nothing armed) and fills w->armed; run() watches until until_ns, or
+ * sooner when something happened, and sets w->stop_reason when the
+ * target exited or exec'd; disarm() collects what is left and releases
+ * everything arm() took.  The process is left as it was found.
+ */
+struct backend {
+	const char	*name;		/* as records give it */
+	int		(*arm)(struct watch *w, struct wp_error *e);
+	void		(*run)(struct watch *w, uint64_t until_ns);
+	void		(*disarm)(struct watch *w);
+};
+
+extern const struct backend backend_perf, backend_ptrace;
+
+struct watch {
+	/* what to watch: the stream and the options */
 	pid_t			 pid;
-	unsigned long long	 start_time;
-	struct wp_watch_target	*t;
+	uint64_t		 start_time;
+	struct wtarget		*t;
 	size_t			 nt;
-	struct wp_chain		*chains;
+	struct chain		*chains;
 	size_t			 nchains;
 	uint64_t		 duration_ms;
 	uint64_t		 max_events;
 	int			 regs;
 	size_t			 ring_pages;
-	/* out */
-	const char		*stop_reason;
-	const char		*stop_detail;
+	/* while it runs */
+	const struct backend	*backend;
+	void			*state;		/* the backend's own */
+	uint64_t		 t0;		/* the time base of time_ns */
+	struct wp_jw		 jw;		/* the record being written */
+	struct wp_armed_rec	 armed;		/* filled by arm() */
+	sigset_t		 waitmask;	/* lets the stop signals in */
+	/* what happened */
+	const char		*stop_reason, *stop_detail;
 	uint64_t		 elapsed_ms;
 	uint64_t		 accepted;
 	int			 truncated;
-	struct wp_thread	*thr;
-	size_t			 nthr;
-	uint64_t		 excluded_other;
-	uint64_t		 other_processes;
-	uint64_t		 ambiguous;
-	uint64_t		 unparsed;
-	uint64_t		 lost;
-	uint64_t		 lost_records;
 	int			 output_closed;
-	char			 error[256];
-	/* ptrace backend */
-	uint64_t		 steps;
-	uint64_t		 step_ns;	/* time spent stepping */
-	uint64_t		 unexplained;
-	uint64_t		 syscall_writes;
-	uint64_t		 signals_passed;
-	uint64_t		 modify_errors;	/* failed re-arms of a chain */
+	struct thread		*thr;
+	size_t			 nthr;
+	uint64_t		 excluded_other, other_processes, ambiguous;
+	uint64_t		 unparsed, lost, lost_records, modify_errors;
+	struct wp_obs_ptrace	 ptrace;	/* the ptrace backend's counters */
 };
 
-int	 wp_watch_perf(struct wp_watch *);
-struct wp_thread *wp_watch_thread(struct wp_watch *, pid_t,
-	    enum wp_thread_state);
-void	 wp_watch_catch_signals(void (*)(int), sigset_t *, sigset_t *);
-int	 wp_watch_add_chain(struct wp_watch *, const struct wp_chain *);
-int	 wp_watch_chain_update(struct wp_watch *, int, size_t, int64_t,
-	    char *, size_t);
-int	 wp_watch_hit_extra(const struct wp_watch *, size_t, char *, size_t);
-int	 wp_watch_ptrace(struct wp_watch *);
-json_object *wp_watch_observation(struct wp_watch *, const char *);
-void	 wp_watch_free(struct wp_watch *);
+/*
+ * Runs the watch with backend b until a stop condition: the duration,
+ * max events, a signal (SIGINT, SIGTERM, SIGHUP), a closed output, or
+ * the target's exit or exec.  Returns 0 when it ran (w->stop_reason says
+ * why it stopped), -1 with e set when nothing could be armed.
+ */
+int	 watch_run(struct watch *w, const struct backend *b,
+	    struct wp_error *e);
+/* The signal that stopped the watch, or 0; for backends that wait. */
+int	 watch_signalled(void);
+void	 watch_free(struct watch *w);
+
+/* Nanoseconds since the time base. */
+int64_t	 watch_time(const struct watch *w, uint64_t now_ns);
+
+/* Writes w->jw as a line; -1 (and output_closed set) when it cannot. */
+int	 watch_emit(struct watch *w);
+
+/*
+ * A hit on entry ti: fills in its chain role, counts it, and writes it
+ * unless max events was reached before.  Returns -1 when the output is
+ * closed.
+ */
+int	 watch_hit(struct watch *w, size_t ti, struct wp_hit_rec *h);
+
+/* The thread's entry, added in state st when it is new. */
+struct thread *watch_thread(struct watch *w, pid_t tid,
+	    enum thread_state st);
+struct thread *watch_thread_find(struct watch *w, pid_t tid);
+size_t	 watch_count_threads(const struct watch *w, enum thread_state st);
+int	 watch_thread_record(struct watch *w, const struct wp_thread_rec *t);
+
+/* follow.c: --follow chains in the target table. */
+void	 follow_add(struct watch *w, const struct wp_spec *f);
+/*
+ * Reads chain ci again through memfd and moves its entries.  When the
+ * leaf or the binding changed, writes a rebind record and returns 1.
+ */
+int	 follow_update(struct watch *w, int memfd, size_t ci);
+
+/*
+ * observation.c: the last record of a watch; error is NULL after a
+ * watch, else why nothing could be watched.  -1: it was not written.
+ */
+int	 observation_write(struct watch *w, const char *error);
 
 #endif

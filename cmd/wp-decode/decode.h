@@ -1,15 +1,120 @@
-#ifndef WP_DECODE_H
-#define WP_DECODE_H
+/*
+ * wp-decode's parts: the process image of a session (image.c), the
+ * writer candidates of each trap IP, cached (site.c), and the choice of
+ * writer and written value for each hit (hit.c).
+ */
+#ifndef DECODE_H
+#define DECODE_H
 
-#include <json-c/json.h>
+#include <sys/types.h>
+#include <stddef.h>
+#include <stdint.h>
 
-struct wp_decoder;
-struct wp_record;
+#include "hmap.h"
+#include "json.h"
+#include "record.h"
+#include "x86.h"
 
-struct wp_decoder *wp_decode_new(void);
-void	 wp_decode_free(struct wp_decoder *);
-int	 wp_decode_session(struct wp_decoder *, json_object *);
-int	 wp_decode_target(struct wp_decoder *, json_object *);
-const char *wp_decode_hit(struct wp_decoder *, const struct wp_record *);
+/* ---- image.c: the modules and mappings a session record lists ---- */
+
+struct dmod {
+	char		*path;		/* as mapped */
+	char		*file;		/* where code and symbols are read */
+	char		*build_id;
+	uint64_t	 bias;
+	struct wp_elf	*elf;
+	int		 state;		/* 0 untried, 1 usable, -1 not */
+};
+
+struct dmap {
+	uint64_t	 start, end;
+	int		 mod;		/* -1: anonymous */
+};
+
+struct image {
+	struct dmod	*mods;
+	size_t		 nmods;
+	struct dmap	*maps;
+	size_t		 nmaps;
+	pid_t		 pid;
+	uint64_t	 start_time;
+	int		 memfd;		/* -1 untried, -2 unusable */
+};
+
+/* Takes the session's modules and mappings (s is left empty). */
+void	 image_load(struct image *im, struct wp_session *s);
+void	 image_clear(struct image *im);
+/* Module mi when its file can be read and is the same build, else
+ * NULL (said once on stderr). */
+struct dmod *image_module(struct image *im, int mi);
+const struct dmap *image_map_at(const struct image *im, uint64_t addr);
+/* Code of the live process, when it is still the session's process. */
+size_t	 image_read_live(struct image *im, uint64_t addr, void *buf,
+	    size_t len);
+
+/* ---- site.c: what one trap IP decodes to ---- */
+
+#define MAXCAND	4
+#define MAXVAR	4
+
+/* A rendered writer, for one choice among the candidates. */
+struct variant {
+	int		 wi;
+	const char	*conf;
+	const char	*caveat;
+	uint64_t	 trap;
+	char		*text;
+};
+
+struct site {
+	int			 mod;		/* -1: no module */
+	uint64_t		 bias;
+	int			 sweep;		/* the function sweep landed */
+	int			 at_trap;	/* rep string stopped mid-way */
+	int			 ncand;
+	struct wp_x86_insn	 cand[MAXCAND];
+	char			*fname;		/* function symbol, or NULL */
+	uint64_t		 faddr;
+	const char		*reason;	/* why no candidate */
+	struct variant		 var[MAXVAR];
+	int			 nvar;
+};
+
+/*
+ * The site of trap IP trap, or of writer IP trap when exact; built on
+ * first use.  Valid until the next site_get.
+ */
+struct site *site_get(struct wp_hmap *sites, struct image *im, uint64_t trap,
+	    int exact);
+void	 site_free_all(struct wp_hmap *sites);
+
+/* ---- hit.c: the decoder ---- */
+
+struct dtarget {
+	int		 id;
+	uint64_t	 addr;
+	size_t		 len;
+};
+
+struct decoder {
+	struct image	 img;
+	struct wp_hmap	 sites;
+	struct dtarget	*targets;
+	size_t		 ntargets;
+	struct wp_jw	 out;
+};
+
+void	 decoder_init(struct decoder *d);
+void	 decoder_free(struct decoder *d);
+/* A new session: forgets the old one's modules, sites and targets. */
+int	 decoder_session(struct decoder *d, const struct wp_record *rec,
+	    struct wp_error *err);
+int	 decoder_target(struct decoder *d, const struct wp_record *rec,
+	    struct wp_error *err);
+/*
+ * The text to append to hit rec: ,"writer":{...},"written_value":{...}.
+ * It belongs to d and is valid until the next call.
+ */
+const struct wp_jw *decoder_hit(struct decoder *d, const struct wp_record *rec);
 
 #endif

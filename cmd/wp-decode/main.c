@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "decode.h"
-#include "record.h"
+#include "stream.h"
 #include "util.h"
 
 static void
@@ -22,15 +22,10 @@ static const struct option longopts[] = {
 	{ NULL,		0,		NULL, 0 }
 };
 
-int
-main(int argc, char *argv[])
+static const char *
+parse_options(int argc, char *argv[])
 {
-	struct wp_decoder *d;
-	struct wp_reader rd;
-	struct wp_record rec;
-	const char *name;
-	FILE *in;
-	int ch, rc = 0;
+	int ch;
 
 	while ((ch = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
 		switch (ch) {
@@ -39,44 +34,67 @@ main(int argc, char *argv[])
 			break;
 		case 'V':
 			printf("wp-decode %s\n", WP_VERSION);
-			return 0;
+			exit(0);
 		default:
 			usage(WP_EXIT_USAGE);
 		}
 	}
 	if (argc - optind > 1)
 		usage(WP_EXIT_USAGE);
-	in = wp_record_input(argc - optind == 1 ? argv[optind] : NULL, &name);
-	wp_record_out_init(stdout);
-	wp_record_finish_on_interrupt();
-	wp_record_reader_init(&rd, in, name);
-	d = wp_decode_new();
-	while (wp_record_read(&rd, &rec)) {
-		const char *raw;
-		size_t rl;
+	return argc - optind == 1 ? argv[optind] : NULL;
+}
 
-		if (strcmp(rec.type, "hit") == 0 &&
-		    wp_record_raw(&rec, "writer", &raw, &rl) == -1)
-			rc = wp_record_append(&rec, wp_decode_hit(d, &rec));
-		else {
-			if (strcmp(rec.type, "session") == 0)
-				wp_decode_session(d, wp_record_obj(&rec));
-			else if (strcmp(rec.type, "target") == 0 &&
-			    wp_decode_target(d, wp_record_obj(&rec)) == -1)
-				warnx("%s: line %ld: target record without id "
-				    "or runtime_addr", name, rec.lineno);
-			rc = wp_record_pass(&rec);
-		}
+/* Decodes or passes on one record; -1 when the output is closed. */
+static int
+one(struct decoder *d, const struct wp_record *rec, const char *name)
+{
+	const struct wp_jw *add;
+	struct wp_error err;
+	int rc = 0;
+
+	if (strcmp(rec->type, "hit") == 0 && wp_rec_get(rec, "writer") < 0) {
+		add = decoder_hit(d, rec);
+		return wp_stream_append(rec, add->buf, add->len);
+	}
+	if (strcmp(rec->type, "session") == 0)
+		rc = decoder_session(d, rec, &err);
+	else if (strcmp(rec->type, "target") == 0)
+		rc = decoder_target(d, rec, &err);
+	if (rc == -1)
+		warnx("%s: line %ld: %s", name, rec->lineno, err.msg);
+	return wp_stream_pass(rec);
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct decoder d;
+	struct wp_reader rd;
+	struct wp_record rec;
+	const char *arg, *name;
+	FILE *in;
+	int rc = 0;
+
+	arg = parse_options(argc, argv);
+	if ((in = wp_stream_open(arg, &name)) == NULL)
+		err(WP_EXIT_ERROR, "%s", arg);
+	wp_stream_out_init(stdout);
+	wp_stream_finish_on_interrupt();
+	wp_reader_init(&rd, in, name);
+	decoder_init(&d);
+	while ((rc = wp_stream_read(&rd, &rec)) != 0) {
 		if (rc == -1)
+			warnx("%s", rd.err.msg);
+		else if ((rc = one(&d, &rec, name)) == -1)
 			break;
 	}
-	if (rc == -1 || wp_record_out_flush() == -1) {
+	if (rc == -1 || wp_stream_flush() == -1) {
 		warnx("stdout closed after line %ld of %s", rd.lineno, name);
 		rc = WP_EXIT_ERROR;
 	} else
 		rc = rd.nbad ? WP_EXIT_MALFORMED : WP_EXIT_OK;
-	wp_record_reader_free(&rd);
-	wp_decode_free(d);
+	wp_reader_free(&rd);
+	decoder_free(&d);
 	if (in != stdin)
 		fclose(in);
 	return rc;

@@ -1,18 +1,107 @@
-#ifndef WP_REPORT_H
-#define WP_REPORT_H
+/*
+ * wp-report's parts: the aggregate of a stream (aggregate.c), the
+ * report document built from it (document.c), the table printed from
+ * the document (table.c), records as json-c values (jsonc.c) and the
+ * live progress line (progress.c).
+ */
+#ifndef REPORT_H
+#define REPORT_H
 
 #include <stdio.h>
+#include <stdint.h>
 
 #include <json-c/json.h>
 
-struct wp_report;
-struct wp_record;
+#include "hmap.h"
+#include "stream.h"
 
-struct wp_report *wp_report_new(size_t);
-void	 wp_report_free(struct wp_report *);
-void	 wp_report_add(struct wp_report *, struct wp_record *);
-json_object *wp_report_json(struct wp_report *, long);
-int	 wp_report_table(json_object *, FILE *);
-int	 wp_report_complete(const struct wp_report *);
+#define MAXTHREADS	256	/* threads counted apart per target */
+#define MAXBINDS	1024	/* bindings kept per follow chain */
+
+enum { C_EXACT, C_HIGH, C_MEDIUM, C_LOW, C_UNKNOWN, C_N };
+extern const char *const conf_names[C_N];
+
+/* A writer site: hits with one trap IP and one writer IP. */
+struct rsite {
+	uint64_t	 trap, wip;
+	char		*writer;	/* raw JSON of the first hit's writer */
+	uint64_t	 hits;
+	uint64_t	 conf[C_N];
+	size_t		 nsamples;
+};
+
+struct rthread {
+	int		 tid;
+	uint64_t	 hits;
+};
+
+struct rsample {
+	uint64_t	 trap, wip;	/* its site */
+	int64_t		 tid;
+	int64_t		 time_ns;
+	char		*writer;	/* raw JSON, or NULL */
+	char		*value;
+};
+
+struct rbind {
+	uint64_t	 generation;
+	char		 binding[16];
+	uint64_t	 leaf;
+	int64_t		 time_ns;
+	uint64_t	 leaf_hits;
+};
+
+/* A target or follow record and what hit it. */
+struct rtarget {
+	int		 id;
+	int		 follow;	/* a --follow chain: hits are the leaf's */
+	json_object	*rec;
+	uint64_t	 ptr_hits;
+	struct rbind	*binds;
+	size_t		 nbinds;
+	int		 binds_truncated;
+	uint64_t	 hits;
+	int64_t		 first, last;
+	int		 have_time;
+	struct wp_hmap	 sites;		/* (trap, wip) -> struct rsite */
+	struct rthread	 thr[MAXTHREADS];
+	size_t		 nthr;
+	uint64_t	 other_thread_hits;
+	struct rsample	*samples;
+	size_t		 nsamples;
+	int		 samples_truncated;
+};
+
+struct report {
+	json_object	*session, *armed, *observation;
+	struct rtarget	*t;
+	size_t		 nt;
+	size_t		 maxsamples;
+	uint64_t	 records, hits, orphan_hits, lost_records, lost;
+	uint64_t	 thread_records, other_records;
+	int		 regs_seen;
+};
+
+/* aggregate.c: bounded memory, whatever the length of the stream */
+void	 report_init(struct report *r, size_t maxsamples);
+void	 report_free(struct report *r);
+void	 report_add(struct report *r, const struct wp_record *rec);
+int	 report_complete(const struct report *r);
+
+/* document.c: the report as one JSON document (the caller puts it) */
+json_object *report_document(struct report *r, long malformed);
+
+/* table.c: the document as a table for people */
+int	 report_table(json_object *doc, FILE *f);
+
+/* jsonc.c: a record, or a raw JSON object, as a json-c value */
+json_object *jsonc_record(const struct wp_record *rec);
+json_object *jsonc_parse(const char *text, size_t len);
+json_object *jsonc_hex(uint64_t v);
+
+/* progress.c: "wp: watching 1.2 s, 345 hits" on a terminal */
+void	 progress_start(void);
+void	 progress_record(const struct wp_record *rec);
+void	 progress_stop(void);
 
 #endif

@@ -1,3 +1,4 @@
+/* Parsing the address forms of wp-resolve. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +22,7 @@ is_symchar(int c)
 }
 
 int
-wp_addr_parse(const char *s, struct wp_addr *a, char *err, size_t errsz)
+addr_parse(const char *s, struct addr *a, char *err, size_t errsz)
 {
 	const char *colon, *plus, *sym;
 	char *tmp;
@@ -33,7 +34,7 @@ wp_addr_parse(const char *s, struct wp_addr *a, char *err, size_t errsz)
 		return -1;
 	}
 	if (strncmp(s, "static:", 7) == 0) {
-		a->kind = WP_ADDR_STATIC;
+		a->kind = ADDR_STATIC;
 		if (parse_hex(s + 7, &a->value) == -1) {
 			snprintf(err, errsz, "static address must be 0xHEX");
 			return -1;
@@ -41,7 +42,7 @@ wp_addr_parse(const char *s, struct wp_addr *a, char *err, size_t errsz)
 		return 0;
 	}
 	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		a->kind = WP_ADDR_RUNTIME;
+		a->kind = ADDR_RUNTIME;
 		if (parse_hex(s, &a->value) == -1) {
 			snprintf(err, errsz, "not a hex address");
 			return -1;
@@ -52,7 +53,7 @@ wp_addr_parse(const char *s, struct wp_addr *a, char *err, size_t errsz)
 		snprintf(err, errsz, "addresses are written 0xHEX");
 		return -1;
 	}
-	a->kind = WP_ADDR_SYMBOL;
+	a->kind = ADDR_SYMBOL;
 	colon = strrchr(s, ':');
 	sym = s;
 	if (colon != NULL) {
@@ -71,7 +72,7 @@ wp_addr_parse(const char *s, struct wp_addr *a, char *err, size_t errsz)
 		if (wp_parse_s64(plus + 1, &a->off) == -1 || plus[1] == '-') {
 			snprintf(err, errsz, "bad offset '%s'", plus + 1);
 			free(tmp);
-			wp_addr_free(a);
+			addr_free(a);
 			return -1;
 		}
 	}
@@ -81,7 +82,7 @@ wp_addr_parse(const char *s, struct wp_addr *a, char *err, size_t errsz)
 	if (tmp[0] == '\0' || tmp[i] != '\0') {
 		snprintf(err, errsz, "not an address or symbol name");
 		free(tmp);
-		wp_addr_free(a);
+		addr_free(a);
 		return -1;
 	}
 	a->symbol = tmp;
@@ -89,7 +90,7 @@ wp_addr_parse(const char *s, struct wp_addr *a, char *err, size_t errsz)
 }
 
 void
-wp_addr_free(struct wp_addr *a)
+addr_free(struct addr *a)
 {
 	free(a->module);
 	free(a->symbol);
@@ -135,10 +136,10 @@ bracket(const char *s, size_t len, char **inner, int64_t *off, char *err,
 }
 
 int
-wp_addr_follow_parse(const char *s, struct wp_follow *f, char *err,
+addr_follow_parse(const char *s, struct follow *f, char *err,
     size_t errsz)
 {
-	int64_t stack[WP_FOLLOW_MAXDEPTH];
+	int64_t stack[WP_CHAIN_MAXDEPTH];
 	size_t n = 0, i;
 	char *cur, *inner, *plus;
 	int64_t off;
@@ -159,15 +160,15 @@ wp_addr_follow_parse(const char *s, struct wp_follow *f, char *err,
 		f->noffs = 1;
 		cur = wp_xcalloc(1, (size_t)(plus - s) + 1);
 		memcpy(cur, s, (size_t)(plus - s));
-		rc = wp_addr_parse(cur, &f->slot, err, errsz);
+		rc = addr_parse(cur, &f->slot, err, errsz);
 		free(cur);
 		return rc;
 	}
 	cur = wp_xstrdup(s);
 	while (cur[0] == '[') {
-		if (n == WP_FOLLOW_MAXDEPTH) {
+		if (n == WP_CHAIN_MAXDEPTH) {
 			snprintf(err, errsz, "more than %d levels",
-			    WP_FOLLOW_MAXDEPTH);
+			    WP_CHAIN_MAXDEPTH);
 			free(cur);
 			return -1;
 		}
@@ -179,7 +180,7 @@ wp_addr_follow_parse(const char *s, struct wp_follow *f, char *err,
 		free(cur);
 		cur = inner;
 	}
-	rc = wp_addr_parse(cur, &f->slot, err, errsz);
+	rc = addr_parse(cur, &f->slot, err, errsz);
 	free(cur);
 	if (rc == -1)
 		return -1;

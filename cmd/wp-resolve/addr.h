@@ -1,34 +1,42 @@
-#ifndef WP_ADDR_H
-#define WP_ADDR_H
+/*
+ * addr: the address forms users write (0xHEX, static:0xHEX,
+ * [MODULE:]SYMBOL[+OFF]) and --follow chains ([[SLOT]+o0]+o1, SLOT+OFF).
+ * Parsing only: target.c locates them in the process.
+ */
+#ifndef ADDR_H
+#define ADDR_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-enum wp_addr_kind {
-	WP_ADDR_RUNTIME,	/* 0xHEX */
-	WP_ADDR_STATIC,		/* static:0xHEX */
-	WP_ADDR_SYMBOL		/* [MODULE:]SYMBOL[+OFF] */
+#include "record.h"
+
+enum addr_kind {
+	ADDR_RUNTIME,	/* 0xHEX */
+	ADDR_STATIC,		/* static:0xHEX */
+	ADDR_SYMBOL		/* [MODULE:]SYMBOL[+OFF] */
 };
 
-struct wp_addr {
-	enum wp_addr_kind	 kind;
+struct addr {
+	enum addr_kind	 kind;
 	uint64_t		 value;
 	char			*module;	/* NULL: main binary, then all */
 	char			*symbol;
 	int64_t			 off;
 };
 
-#define WP_FOLLOW_MAXDEPTH 8
-
 /* [[SLOT]+o0]+o1 ...: one dereference per offset. */
-struct wp_follow {
-	struct wp_addr	 slot;
-	int64_t		 offs[WP_FOLLOW_MAXDEPTH];
+struct follow {
+	struct addr	 slot;
+	int64_t		 offs[WP_CHAIN_MAXDEPTH];
 	size_t		 noffs;
 };
 
-int	 wp_addr_parse(const char *, struct wp_addr *, char *, size_t);
-void	 wp_addr_free(struct wp_addr *);
-int	 wp_addr_follow_parse(const char *, struct wp_follow *, char *, size_t);
+/* Each returns 0, or -1 with err saying what is wrong; addr_free
+ * releases what a parsed address holds. */
+int	 addr_parse(const char *s, struct addr *a, char *err, size_t errsz);
+void	 addr_free(struct addr *a);
+int	 addr_follow_parse(const char *s, struct follow *f, char *err,
+	    size_t errsz);
 
 #endif

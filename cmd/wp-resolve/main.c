@@ -7,10 +7,23 @@
 #include <string.h>
 
 #include "addr.h"
-#include "record.h"
+#include "hwbp.h"
+#include "stream.h"
 #include "target.h"
 #include "util.h"
 #include "view.h"
+
+struct options {
+	pid_t			 pid;
+	const char		*bin;
+	int			 force_bin;
+	struct target_opts	 o;
+	struct follow	*follows;	/* --follow, parsed */
+	const char		**fin;		/* and as written */
+	size_t			 nf;
+	char			**addrv;	/* the ADDR operands */
+	size_t			 naddr;
+};
 
 static void
 usage(int status)
@@ -36,170 +49,212 @@ static const struct option longopts[] = {
 	{ NULL,			0,			NULL, 0 }
 };
 
-int
-main(int argc, char *argv[])
+static void
+option(int ch, const char *arg, struct options *op)
 {
-	struct wp_target_opts o = { 0, 0, 0 };
-	struct wp_view v;
-	struct wp_addr *addrs;
-	struct wp_follow *follows;
-	struct wp_target *t;
-	json_object **recs;
-	const char **fin;
-	const char *bin = NULL;
 	char errbuf[512];
-	uint64_t u, pid = 0;
-	size_t i, j, nf = 0, nt, slots = 0;
-	int ch, force_bin = 0, bad = 0;
+	uint64_t u;
 
-	follows = wp_xcalloc((size_t)argc, sizeof *follows);
-	fin = wp_xcalloc((size_t)argc, sizeof *fin);
-	while ((ch = getopt_long(argc, argv, "p:l:a:hV", longopts, NULL)) != -1) {
-		switch (ch) {
-		case 'p':
-			if (wp_parse_u64(optarg, &pid) == -1 || pid == 0 ||
-			    pid > INT32_MAX)
-				errx(WP_EXIT_USAGE, "-p %s: not a process id",
-				    optarg);
-			break;
-		case 'l':
-			if (wp_parse_u64(optarg, &u) == -1 || u == 0 ||
-			    u > 1 << 20)
-				errx(WP_EXIT_USAGE, "-l %s: not a length",
-				    optarg);
-			o.len = (size_t)u;
-			break;
-		case 'a':
-			if (strcmp(optarg, "w") == 0)
-				o.rw = 0;
-			else if (strcmp(optarg, "rw") == 0)
-				o.rw = 1;
-			else
-				errx(WP_EXIT_USAGE, "-a %s: access is w or rw",
-				    optarg);
-			break;
-		case 'b':
-			bin = optarg;
-			break;
-		case 'F':
-			force_bin = 1;
-			break;
-		case 'f':
-			if (wp_addr_follow_parse(optarg, &follows[nf], errbuf,
-			    sizeof errbuf) == -1)
-				errx(WP_EXIT_USAGE, "--follow %s: %s", optarg,
-				    errbuf);
-			fin[nf++] = optarg;
-			break;
-		case 'N':
-			o.no_slot_limit = 1;
-			break;
-		case 'h':
-			usage(0);
-			break;
-		case 'V':
-			printf("wp-resolve %s\n", WP_VERSION);
-			return 0;
-		default:
-			usage(WP_EXIT_USAGE);
-		}
+	switch (ch) {
+	case 'p':
+		if (wp_parse_u64(arg, &u) == -1 || u == 0 || u > INT32_MAX)
+			errx(WP_EXIT_USAGE, "-p %s: not a process id", arg);
+		op->pid = (pid_t)u;
+		break;
+	case 'l':
+		if (wp_parse_u64(arg, &u) == -1 || u == 0 || u > 1 << 20)
+			errx(WP_EXIT_USAGE, "-l %s: not a length", arg);
+		op->o.len = (size_t)u;
+		break;
+	case 'a':
+		if (strcmp(arg, "w") != 0 && strcmp(arg, "rw") != 0)
+			errx(WP_EXIT_USAGE, "-a %s: access is w or rw", arg);
+		op->o.rw = strcmp(arg, "rw") == 0;
+		break;
+	case 'b':
+		op->bin = arg;
+		break;
+	case 'F':
+		op->force_bin = 1;
+		break;
+	case 'f':
+		if (addr_follow_parse(arg, &op->follows[op->nf], errbuf,
+		    sizeof errbuf) == -1)
+			errx(WP_EXIT_USAGE, "--follow %s: %s", arg, errbuf);
+		op->fin[op->nf++] = arg;
+		break;
+	case 'N':
+		op->o.no_slot_limit = 1;
+		break;
+	case 'h':
+		usage(0);
+		break;
+	case 'V':
+		printf("wp-resolve %s\n", WP_VERSION);
+		exit(0);
+	default:
+		usage(WP_EXIT_USAGE);
 	}
-	argc -= optind;
-	argv += optind;
-	if (pid == 0) {
+}
+
+static void
+parse_options(int argc, char *argv[], struct options *op)
+{
+	int ch;
+
+	memset(op, 0, sizeof *op);
+	op->follows = wp_xcalloc((size_t)argc, sizeof *op->follows);
+	op->fin = wp_xcalloc((size_t)argc, sizeof *op->fin);
+	while ((ch = getopt_long(argc, argv, "p:l:a:hV", longopts, NULL)) != -1)
+		option(ch, optarg, op);
+	op->addrv = argv + optind;
+	op->naddr = (size_t)(argc - optind);
+	if (op->pid == 0) {
 		warnx("-p pid is required");
 		usage(WP_EXIT_USAGE);
 	}
-	if (argc == 0 && nf == 0) {
+	if (op->naddr == 0 && op->nf == 0) {
 		warnx("no address to watch");
 		usage(WP_EXIT_USAGE);
 	}
-	if (o.len != 0 && !o.no_slot_limit && o.len != 1 && o.len != 2 &&
-	    o.len != 4 && o.len != 8)
+	if (op->o.len != 0 && !op->o.no_slot_limit &&
+	    !wp_hwbp_len_ok(op->o.len))
 		errx(WP_EXIT_USAGE, "-l %zu: debug registers watch 1, 2, 4 or "
-		    "8 bytes (--no-slot-limit allows any length)", o.len);
-	addrs = wp_xcalloc((size_t)argc, sizeof *addrs);
-	for (i = 0; i < (size_t)argc; i++)
-		if (wp_addr_parse(argv[i], &addrs[i], errbuf, sizeof errbuf) == -1)
-			errx(WP_EXIT_USAGE, "%s: %s", argv[i], errbuf);
-	slots = (size_t)argc;
-	for (i = 0; i < nf; i++)
-		slots += follows[i].noffs + 1;
-	if (!o.no_slot_limit && slots > WP_HW_SLOTS)
-		errx(WP_EXIT_ERROR, "%zu hardware slots requested (%d "
+		    "8 bytes (--no-slot-limit allows any length)", op->o.len);
+}
+
+static struct addr *
+parse_addrs(const struct options *op)
+{
+	struct addr *a = wp_xcalloc(op->naddr, sizeof *a);
+	char errbuf[512];
+	size_t i;
+
+	for (i = 0; i < op->naddr; i++)
+		if (addr_parse(op->addrv[i], &a[i], errbuf,
+		    sizeof errbuf) == -1)
+			errx(WP_EXIT_USAGE, "%s: %s", op->addrv[i], errbuf);
+	return a;
+}
+
+static void
+check_slots(const struct options *op)
+{
+	size_t i, slots = op->naddr;
+
+	for (i = 0; i < op->nf; i++)
+		slots += wp_hwbp_follow_slots(op->follows[i].noffs);
+	if (!op->o.no_slot_limit && slots > WP_HWBP_SLOTS)
+		errx(WP_EXIT_ERROR, "%zu hardware slots requested (%zu "
 		    "address%s, %zu follow chain%s): x86-64 has %d (DR0..DR3); "
 		    "watch fewer, or use --no-slot-limit with the ptrace "
-		    "backend", slots, argc, argc == 1 ? "" : "es", nf,
-		    nf == 1 ? "" : "s", WP_HW_SLOTS);
+		    "backend", slots, op->naddr, op->naddr == 1 ? "" : "es",
+		    op->nf, op->nf == 1 ? "" : "s", WP_HWBP_SLOTS);
+}
 
-	nt = (size_t)argc + nf;
-	recs = wp_xcalloc(nt, sizeof *recs);
-	t = wp_xcalloc(nt, sizeof *t);
-	if (wp_view_open(&v, (pid_t)pid, bin, force_bin) == -1) {
-		bad = 3;
-		nt = 0;
-	}
-	for (i = 0; i < nt; i++) {
-		if (i < (size_t)argc)
-			recs[i] = wp_target_record(&v, (int)i, argv[i],
-			    &addrs[i], &o, &t[i], errbuf, sizeof errbuf);
-		else
-			recs[i] = wp_target_follow_record(&v, (int)i,
-			    fin[i - argc], &follows[i - argc], &o, &t[i],
-			    errbuf, sizeof errbuf);
-		if (recs[i] == NULL) {
-			warnx("%s: %s", i < (size_t)argc ? argv[i] :
-			    fin[i - argc], errbuf);
+static const char *
+input_of(const struct options *op, size_t i)
+{
+	return i < op->naddr ? op->addrv[i] : op->fin[i - op->naddr];
+}
+
+/* Plain targets may not overlap; pointer slots may be shared. */
+static int
+overlaps(const struct options *op, const struct target *t, size_t i)
+{
+	size_t j;
+	int bad = 0;
+
+	for (j = 0; j < i && i < op->naddr; j++)
+		if (t[j].line != NULL && t[i].addr < t[j].addr + t[j].len &&
+		    t[j].addr < t[i].addr + t[i].len) {
+			warnx("%s: overlaps target %zu (%s) at 0x%" PRIx64
+			    "; watch it once", input_of(op, i), j,
+			    input_of(op, j), t[j].addr);
 			bad = 1;
-			continue;
 		}
-		/* pointer slots may be shared: chains through one object */
-		for (j = 0; j < i && i < (size_t)argc; j++)
-			if (recs[j] != NULL && t[i].addr < t[j].addr + t[j].len &&
-			    t[j].addr < t[i].addr + t[i].len) {
-				warnx("%s: overlaps target %zu (%s) at 0x%" PRIx64
-				    "; watch it once", i < (size_t)argc ?
-				    argv[i] : fin[i - argc], j, j < (size_t)argc ?
-				    argv[j] : fin[j - argc], t[j].addr);
-				bad = 1;
-			}
-	}
-	if (!bad) {
-		for (i = 0; i < (size_t)argc; i++) {
-			json_object *w;
-			size_t k;
+	return bad;
+}
 
-			json_object_object_get_ex(recs[i], "warnings", &w);
-			for (k = 0; k < json_object_array_length(w); k++)
-				warnx("%s: warning: %s", argv[i],
-				    json_object_get_string(
-				    json_object_array_get_idx(w, k)));
-		}
-		wp_record_out_init(stdout);
-		json_object *s = wp_view_session_record(&v, !o.no_slot_limit);
-		if (wp_record_emit(s) == -1)
-			bad = 2;
-		json_object_put(s);
-		for (i = 0; i < nt && bad == 0; i++)
-			if (wp_record_emit(recs[i]) == -1)
-				bad = 2;
-		if (bad == 0 && wp_record_out_flush() == -1)
-			bad = 2;
-		if (bad == 2)
-			warn("stdout");
+/* Resolves every address; returns 0, or 1 when one failed. */
+static int
+resolve_all(struct view *v, const struct options *op,
+    const struct addr *addrs, struct target *t)
+{
+	char errbuf[512];
+	size_t i;
+	int bad = 0, rc;
+
+	for (i = 0; i < op->naddr + op->nf; i++) {
+		if (i < op->naddr)
+			rc = target_resolve(v, (int)i, op->addrv[i], &addrs[i],
+			    &op->o, &t[i], errbuf, sizeof errbuf);
+		else
+			rc = target_follow(v, (int)i, input_of(op, i),
+			    &op->follows[i - op->naddr], &op->o, &t[i], errbuf,
+			    sizeof errbuf);
+		if (rc == -1) {
+			warnx("%s: %s", input_of(op, i), errbuf);
+			bad = 1;
+		} else if (overlaps(op, t, i))
+			bad = 1;
 	}
+	return bad;
+}
+
+static int
+emit_all(struct view *v, const struct options *op, const struct target *t)
+{
+	struct wp_jw w = { 0 };
+	size_t i;
+	int rc;
+
+	for (i = 0; i < op->naddr; i++)
+		if (t[i].warning != NULL)
+			warnx("%s: warning: %s", op->addrv[i], t[i].warning);
+	wp_stream_out_init(stdout);
+	view_session_record(v, !op->o.no_slot_limit, &w);
+	rc = wp_stream_write_jw(&w);
+	wp_jw_free(&w);
+	for (i = 0; i < op->naddr + op->nf && rc == 0; i++)
+		rc = wp_stream_write(t[i].line, t[i].linelen);
+	if (rc == 0)
+		rc = wp_stream_flush();
+	if (rc == -1)
+		warn("stdout");
+	return rc;
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct options op;
+	struct view v;
+	struct addr *addrs;
+	struct target *t;
+	size_t i, nt;
+	int status = WP_EXIT_OK;
+
+	parse_options(argc, argv, &op);
+	addrs = parse_addrs(&op);
+	check_slots(&op);
+	nt = op.naddr + op.nf;
+	t = wp_xcalloc(nt, sizeof *t);
+	if (view_open(&v, op.pid, op.bin, op.force_bin) == -1)
+		status = WP_EXIT_PROCESS;
+	else if (resolve_all(&v, &op, addrs, t) != 0 || emit_all(&v, &op,
+	    t) == -1)
+		status = WP_EXIT_ERROR;
 	for (i = 0; i < nt; i++)
-		if (recs[i] != NULL)
-			json_object_put(recs[i]);
-	for (i = 0; i < (size_t)argc; i++)
-		wp_addr_free(&addrs[i]);
-	for (i = 0; i < nf; i++)
-		wp_addr_free(&follows[i].slot);
-	free(recs);
+		target_free(&t[i]);
+	for (i = 0; i < op.naddr; i++)
+		addr_free(&addrs[i]);
+	for (i = 0; i < op.nf; i++)
+		addr_free(&op.follows[i].slot);
 	free(t);
 	free(addrs);
-	free(follows);
-	free(fin);
-	wp_view_close(&v);
-	return bad == 3 ? WP_EXIT_PROCESS : bad ? WP_EXIT_ERROR : WP_EXIT_OK;
+	free(op.follows);
+	free(op.fin);
+	view_close(&v);
+	return status;
 }

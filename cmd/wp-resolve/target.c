@@ -1,17 +1,20 @@
-#include <errno.h>
+/*
+ * Addresses to watch: each ADDR form turned into a runtime address,
+ * checked against the mappings and the debug-register rules, and
+ * written as a target or follow record.
+ */
 #include <inttypes.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "addr.h"
+#include "chain.h"
 #include "elf.h"
+#include "hwbp.h"
 #include "proc.h"
 #include "record.h"
 #include "target.h"
 #include "util.h"
-#include "view.h"
 
 static int
 module_matches(const char *path, const char *name)
@@ -27,33 +30,116 @@ module_matches(const char *path, const char *name)
 	    (base[n] == '.' || base[n] == '-');
 }
 
+/* Definitions of sym in module m: 0, 1 (val and sz set), or more. */
 static int
-lookup_in(struct wp_module *m, const char *sym, uint64_t *val, uint64_t *sz)
+lookup_in(struct module *m, const char *sym, uint64_t *val, uint64_t *sz)
 {
 	if (m->elf == NULL)
 		return 0;
 	return wp_elf_symbol(m->elf, sym, val, sz);
 }
 
+static struct module *
+find_module(struct view *v, const char *name, char *err, size_t errsz)
+{
+	struct module *found = NULL;
+	size_t i;
+
+	for (i = 0; i < v->nmods; i++) {
+		if (!module_matches(v->mods[i].path, name))
+			continue;
+		if (found != NULL) {
+			snprintf(err, errsz, "module '%s' is ambiguous: %s and %s",
+			    name, found->path, v->mods[i].path);
+			return NULL;
+		}
+		found = &v->mods[i];
+	}
+	if (found == NULL)
+		snprintf(err, errsz, "no module '%s' is loaded", name);
+	return found;
+}
+
+/* The one module other than the main binary that defines sym. */
+static struct module *
+find_elsewhere(struct view *v, const char *sym, uint64_t *val, uint64_t *sz,
+    char *err, size_t errsz)
+{
+	struct module *found = NULL, *m;
+	const char *p1, *p2;
+	uint64_t val1, sz1;
+	size_t i;
+	int n;
+
+	for (i = 0; i < v->nmods; i++) {
+		m = &v->mods[i];
+		if (m == v->main || (n = lookup_in(m, sym, &val1, &sz1)) == 0)
+			continue;
+		if (n > 1 || found != NULL) {
+			p1 = found ? found->path : m->path;
+			p2 = m->path;
+			if (strcmp(p1, p2) > 0) {
+				p2 = p1;
+				p1 = m->path;
+			}
+			snprintf(err, errsz, "ambiguous symbol '%s': defined in "
+			    "%s and %s; write MODULE:%s", sym, p1, p2, sym);
+			return NULL;
+		}
+		found = m;
+		*val = val1;
+		*sz = sz1;
+	}
+	if (found == NULL)
+		snprintf(err, errsz, "unknown symbol '%s' (not in %s%s)", sym,
+		    v->main->path, v->nmods > 1 ? " or its shared objects" : "");
+	return found;
+}
+
+/* [MODULE:]SYMBOL: the module that defines it, its value and size. */
+static struct module *
+find_symbol(struct view *v, const struct addr *a, uint64_t *val,
+    uint64_t *sz, char *err, size_t errsz)
+{
+	struct module *m;
+	int n;
+
+	m = a->module ? find_module(v, a->module, err, errsz) : v->main;
+	if (m == NULL)
+		return NULL;
+	n = lookup_in(m, a->symbol, val, sz);
+	if (n > 1) {
+		snprintf(err, errsz, "ambiguous symbol '%s': %d definitions in %s",
+		    a->symbol, n, m->path);
+		return NULL;
+	}
+	if (n == 1)
+		return m;
+	if (a->module != NULL) {
+		snprintf(err, errsz, "unknown symbol '%s' in %s", a->symbol,
+		    m->path);
+		return NULL;
+	}
+	return find_elsewhere(v, a->symbol, val, sz, err, errsz);
+}
+
 /*
  * Turns any ADDR form into a runtime address.  *symsize is the symbol's
  * size for a symbol without offset, else 0.
  */
-int
-wp_target_locate(struct wp_view *v, const struct wp_addr *a, uint64_t *addr,
+static int
+locate(struct view *v, const struct addr *a, uint64_t *addr,
     uint64_t *symsize, char *err, size_t errsz)
 {
-	struct wp_module *found = NULL, *m;
-	uint64_t val = 0, sz = 0, val1, sz1;
-	size_t i;
-	int n, nmods = 0;
+	struct module *m;
+	uint64_t val = 0, sz = 0;
 
 	*symsize = 0;
 	switch (a->kind) {
-	case WP_ADDR_RUNTIME:
+	case ADDR_RUNTIME:
 		*addr = a->value;
 		return 0;
-	case WP_ADDR_STATIC:
+	case ADDR_STATIC:
 		if (v->main->elf == NULL ||
 		    wp_elf_load_at(v->main->elf, a->value) == NULL) {
 			snprintf(err, errsz, "static address 0x%" PRIx64
@@ -63,120 +149,38 @@ wp_target_locate(struct wp_view *v, const struct wp_addr *a, uint64_t *addr,
 		}
 		*addr = a->value + v->main->bias;
 		return 0;
-	case WP_ADDR_SYMBOL:
+	case ADDR_SYMBOL:
 		break;
 	}
-	if (a->module != NULL) {
-		for (i = 0; i < v->nmods; i++)
-			if (module_matches(v->mods[i].path, a->module)) {
-				if (found != NULL) {
-					snprintf(err, errsz, "module '%s' is "
-					    "ambiguous: %s and %s", a->module,
-					    found->path, v->mods[i].path);
-					return -1;
-				}
-				found = &v->mods[i];
-			}
-		if (found == NULL) {
-			snprintf(err, errsz, "no module '%s' is loaded",
-			    a->module);
-			return -1;
-		}
-		n = lookup_in(found, a->symbol, &val, &sz);
-		if (n == 0) {
-			snprintf(err, errsz, "unknown symbol '%s' in %s",
-			    a->symbol, found->path);
-			return -1;
-		}
-		if (n > 1) {
-			snprintf(err, errsz, "ambiguous symbol '%s': %d "
-			    "definitions in %s", a->symbol, n, found->path);
-			return -1;
-		}
-	} else if ((n = lookup_in(v->main, a->symbol, &val, &sz)) > 1) {
-		snprintf(err, errsz, "ambiguous symbol '%s': %d definitions "
-		    "in %s", a->symbol, n, v->main->path);
+	if ((m = find_symbol(v, a, &val, &sz, err, errsz)) == NULL)
 		return -1;
-	} else if (n == 1)
-		found = v->main;
-	else {
-		for (i = 0; i < v->nmods; i++) {
-			m = &v->mods[i];
-			if (m == v->main ||
-			    (n = lookup_in(m, a->symbol, &val1, &sz1)) == 0)
-				continue;
-			if (n > 1 || ++nmods > 1 || found != NULL) {
-				const char *p1 = found ? found->path : m->path;
-				const char *p2 = m->path;
-
-				if (strcmp(p1, p2) > 0) {
-					p2 = p1;
-					p1 = m->path;
-				}
-				snprintf(err, errsz, "ambiguous symbol '%s': "
-				    "defined in %s and %s; write MODULE:%s",
-				    a->symbol, p1, p2, a->symbol);
-				return -1;
-			}
-			found = m;
-			val = val1;
-			sz = sz1;
-		}
-		if (found == NULL) {
-			snprintf(err, errsz, "unknown symbol '%s' (not in %s%s)",
-			    a->symbol, v->main->path,
-			    v->nmods > 1 ? " or its shared objects" : "");
-			return -1;
-		}
-	}
-	*addr = val + found->bias + (uint64_t)a->off;
+	*addr = val + m->bias + (uint64_t)a->off;
 	if (a->off == 0)
 		*symsize = sz;
 	return 0;
 }
 
+/* Where addr lies; p borrows from the view. */
 static void
-hexbytes(char *out, const unsigned char *b, size_t n)
+place_of(struct view *v, uint64_t addr, struct wp_place *p)
 {
-	size_t i;
+	const struct wp_map *mp = wp_proc_maps_find(&v->maps, addr);
+	struct module *m = view_module_at(v, addr, &p->static_addr);
 
-	for (i = 0; i < n; i++)
-		snprintf(out + 2 * i, 3, "%02x", b[i]);
-	out[2 * n] = '\0';
-}
-
-/* Adds region, module and static address of addr to o. */
-static const struct wp_map *
-add_place(struct wp_view *v, json_object *o, const char *prefix, uint64_t addr)
-{
-	const struct wp_map *mp;
-	struct wp_module *m;
-	uint64_t saddr;
-	char key[64];
-
-	mp = wp_proc_maps_find(&v->maps, addr);
-	m = wp_view_module_at(v, addr, &saddr);
-	snprintf(key, sizeof key, "%sstatic_addr", prefix);
-	json_object_object_add(o, key, m ? wp_json_hex(saddr) : NULL);
-	snprintf(key, sizeof key, "%smodule", prefix);
-	json_object_object_add(o, key, m ? json_object_new_string(m->path) :
-	    NULL);
-	snprintf(key, sizeof key, "%sregion", prefix);
-	json_object_object_add(o, key,
-	    json_object_new_string(wp_view_region(mp)));
-	snprintf(key, sizeof key, "%sperms", prefix);
-	json_object_object_add(o, key, json_object_new_string(mp->perms));
-	return mp;
+	p->has_static = m != NULL;
+	p->module = m ? m->path : NULL;
+	p->region = view_region(mp);
+	p->perms = mp->perms;
 }
 
 static int
-check_place(struct wp_view *v, const struct wp_addr *a, uint64_t addr,
+check_place(struct view *v, const struct addr *a, uint64_t addr,
     size_t len, int slotted, const char *what, char *err, size_t errsz)
 {
 	char at[64] = "";
 	int n;
 
-	if (a->kind != WP_ADDR_RUNTIME)
+	if (a->kind != ADDR_RUNTIME)
 		snprintf(at, sizeof at, "at 0x%" PRIx64 ": ", addr);
 	n = snprintf(err, errsz, "%s%s", what, at);
 	if (n < 0 || (size_t)n >= errsz)
@@ -192,7 +196,7 @@ check_place(struct wp_view *v, const struct wp_addr *a, uint64_t addr,
 		    "mapping", len);
 		return -1;
 	}
-	if (slotted && addr % len != 0) {
+	if (slotted && !wp_hwbp_aligned(addr, len)) {
 		snprintf(err, errsz, "not aligned to its length %zu (debug "
 		    "registers need natural alignment)", len);
 		return -1;
@@ -201,185 +205,121 @@ check_place(struct wp_view *v, const struct wp_addr *a, uint64_t addr,
 }
 
 static size_t
-default_len(const struct wp_target_opts *o, uint64_t symsize)
+default_len(const struct target_opts *o, uint64_t symsize)
 {
 	if (o->len != 0)
 		return o->len;
-	if (symsize == 1 || symsize == 2 || symsize == 4 || symsize == 8)
+	if (wp_hwbp_len_ok(symsize))
 		return (size_t)symsize;
 	return 4;
 }
 
-static void
-add_value(struct wp_view *v, json_object *o, const char *vkey,
-    const char *bkey, uint64_t addr, size_t len)
+/* The len bytes at addr, allocated, or NULL when unreadable. */
+static unsigned char *
+read_bytes(struct view *v, uint64_t addr, size_t len)
 {
-	unsigned char *b;
-	char *hex;
-	uint64_t x = 0;
-	size_t i;
+	unsigned char *b = wp_xmalloc(len);
 
-	b = wp_xmalloc(len);
 	if (wp_proc_read(v->memfd, addr, b, len) == -1) {
-		json_object_object_add(o, vkey, NULL);
-		json_object_object_add(o, bkey, NULL);
 		free(b);
-		return;
+		return NULL;
 	}
-	hex = wp_xmalloc(2 * len + 1);
-	hexbytes(hex, b, len);
-	if (len <= 8) {
-		for (i = len; i > 0; i--)
-			x = (x << 8) | b[i - 1];
-		json_object_object_add(o, vkey, wp_json_hex(x));
-	} else
-		json_object_object_add(o, vkey, NULL);
-	json_object_object_add(o, bkey, json_object_new_string(hex));
-	free(hex);
-	free(b);
+	return b;
 }
 
 static void
-warn_ro(json_object *warnings, const struct wp_map *mp,
-    const struct wp_target_opts *o)
+keep_line(struct target *t, const struct wp_jw *w)
 {
-	(void)o;
-	if (mp->perms[1] != 'w')
-		json_object_array_add(warnings, json_object_new_string(
-		    "region is not writable: a write there would fault"));
+	t->line = wp_xmalloc(w->len + 1);
+	memcpy(t->line, w->buf, w->len + 1);
+	t->linelen = w->len;
 }
 
-json_object *
-wp_target_record(struct wp_view *v, int id, const char *input,
-    const struct wp_addr *a, const struct wp_target_opts *o,
-    struct wp_target *t, char *err, size_t errsz)
+int
+target_resolve(struct view *v, int id, const char *input,
+    const struct addr *a, const struct target_opts *o, struct target *t,
+    char *err, size_t errsz)
 {
-	json_object *r, *w;
-	const struct wp_map *mp;
-	uint64_t addr, symsize;
-	size_t len;
+	struct wp_target_rec r;
+	struct wp_jw w = { 0 };
+	unsigned char *initial;
+	uint64_t symsize;
+	const char *warns[1];
 
-	if (wp_target_locate(v, a, &addr, &symsize, err, errsz) == -1)
-		return NULL;
-	len = default_len(o, symsize);
-	if (check_place(v, a, addr, len, !o->no_slot_limit, "", err,
+	memset(t, 0, sizeof *t);
+	if (locate(v, a, &t->addr, &symsize, err, errsz) == -1)
+		return -1;
+	t->len = default_len(o, symsize);
+	if (check_place(v, a, t->addr, t->len, !o->no_slot_limit, "", err,
 	    errsz) == -1)
-		return NULL;
-	t->addr = addr;
-	t->len = len;
-	r = json_object_new_object();
-	json_object_object_add(r, "type", json_object_new_string("target"));
-	json_object_object_add(r, "id", json_object_new_int(id));
-	json_object_object_add(r, "input", json_object_new_string(input));
-	json_object_object_add(r, "runtime_addr", wp_json_hex(addr));
-	mp = add_place(v, r, "", addr);
-	json_object_object_add(r, "len", json_object_new_int((int)len));
-	json_object_object_add(r, "access",
-	    json_object_new_string(o->rw ? "rw" : "w"));
-	json_object_object_add(r, "slots", json_object_new_int(1));
-	add_value(v, r, "initial_value", "initial_bytes", addr, len);
-	w = json_object_new_array();
-	warn_ro(w, mp, o);
-	json_object_object_add(r, "warnings", w);
-	return r;
+		return -1;
+	memset(&r, 0, sizeof r);
+	r.id = id;
+	r.input = input;
+	r.addr = t->addr;
+	place_of(v, t->addr, &r.place);
+	r.len = t->len;
+	r.rw = o->rw;
+	r.initial = initial = read_bytes(v, t->addr, t->len);
+	if (r.place.perms[1] != 'w') {
+		t->warning = "region is not writable: a write there would fault";
+		warns[r.nwarnings++] = t->warning;
+	}
+	r.warnings = warns;
+	wp_rec_target(&w, &r);
+	keep_line(t, &w);
+	wp_jw_free(&w);
+	free(initial);
+	return 0;
 }
 
-/*
- * Walks a pointer chain from slot: pointer i is read at p[i], the next
- * address is *p[i] + offs[i].  Fills ptrs[0..noffs] (ptrs[noffs] is the
- * leaf) and returns the binding state.
- */
-const char *
-wp_target_chain(struct wp_view *v, uint64_t slot, const int64_t *offs,
-    size_t noffs, size_t leaflen, uint64_t *ptrs, uint64_t *vals)
+int
+target_follow(struct view *v, int id, const char *input,
+    const struct follow *f, const struct target_opts *o, struct target *t,
+    char *err, size_t errsz)
 {
-	uint64_t p = slot, val;
+	struct wp_follow_rec r;
+	struct wp_walk walk;
+	struct wp_jw w = { 0 };
+	unsigned char *initial = NULL;
+	uint64_t symsize;
 	size_t i;
 
-	for (i = 0; i < noffs; i++) {
-		ptrs[i] = p;
-		if (p % 8 != 0)
-			return "misaligned";
-		if (wp_proc_maps_find(&v->maps, p) == NULL ||
-		    wp_proc_read(v->memfd, p, &val, sizeof val) == -1)
-			return "unmapped";
-		vals[i] = val;
-		if (val == 0)
-			return "null_pointer";
-		p = val + (uint64_t)offs[i];
-	}
-	ptrs[noffs] = p;
-	if (wp_proc_maps_find(&v->maps, p) == NULL)
-		return "unmapped";
-	if (p % leaflen != 0)
-		return "misaligned";
-	return "bound";
-}
-
-static json_object *
-signed_hex(int64_t v)
-{
-	char buf[32];
-
-	if (v < 0)
-		snprintf(buf, sizeof buf, "-0x%" PRIx64, -(uint64_t)v);
-	else
-		snprintf(buf, sizeof buf, "0x%" PRIx64, (uint64_t)v);
-	return json_object_new_string(buf);
-}
-
-json_object *
-wp_target_follow_record(struct wp_view *v, int id, const char *input,
-    const struct wp_follow *f, const struct wp_target_opts *o,
-    struct wp_target *t, char *err, size_t errsz)
-{
-	json_object *r, *a, *c;
-	uint64_t slot, symsize, ptrs[WP_FOLLOW_MAXDEPTH + 1];
-	uint64_t vals[WP_FOLLOW_MAXDEPTH];
-	const char *state;
-	size_t i, len;
-
-	if (wp_target_locate(v, &f->slot, &slot, &symsize, err, errsz) == -1)
-		return NULL;
-	if (check_place(v, &f->slot, slot, 8, 1, "pointer slot ", err,
+	memset(t, 0, sizeof *t);
+	if (locate(v, &f->slot, &t->addr, &symsize, err, errsz) == -1 ||
+	    check_place(v, &f->slot, t->addr, 8, 1, "pointer slot ", err,
 	    errsz) == -1)
-		return NULL;
-	len = o->len ? o->len : 4;
-	t->addr = slot;
+		return -1;
 	t->len = 8;
-	memset(ptrs, 0, sizeof ptrs);
-	memset(vals, 0, sizeof vals);
-	state = wp_target_chain(v, slot, f->offs, f->noffs, len, ptrs, vals);
-	r = json_object_new_object();
-	json_object_object_add(r, "type", json_object_new_string("follow"));
-	json_object_object_add(r, "id", json_object_new_int(id));
-	json_object_object_add(r, "input", json_object_new_string(input));
-	json_object_object_add(r, "slot_addr", wp_json_hex(slot));
-	add_place(v, r, "slot_", slot);
-	a = json_object_new_array();
-	for (i = 0; i < f->noffs; i++)
-		json_object_array_add(a, signed_hex(f->offs[i]));
-	json_object_object_add(r, "offsets", a);
-	json_object_object_add(r, "len", json_object_new_int((int)len));
-	json_object_object_add(r, "access",
-	    json_object_new_string(o->rw ? "rw" : "w"));
-	json_object_object_add(r, "slots",
-	    json_object_new_int((int)f->noffs + 1));
-	a = json_object_new_array();
-	for (i = 0; i < f->noffs && ptrs[i] != 0; i++) {
-		c = json_object_new_object();
-		json_object_object_add(c, "addr", wp_json_hex(ptrs[i]));
-		json_object_object_add(c, "value", wp_json_hex(vals[i]));
-		json_object_array_add(a, c);
-		if (vals[i] == 0)
-			break;
+	memset(&r, 0, sizeof r);
+	r.id = id;
+	r.input = input;
+	r.slot = t->addr;
+	place_of(v, t->addr, &r.place);
+	memcpy(r.offs, f->offs, sizeof r.offs);
+	r.noffs = f->noffs;
+	r.len = o->len ? o->len : 4;
+	r.rw = o->rw;
+	wp_chain_walk(v->memfd, r.slot, f->offs, f->noffs, r.len, &walk);
+	for (i = 0; i < walk.nread; i++) {
+		r.ptr_addr[i] = walk.addr[i];
+		r.ptr_value[i] = walk.value[i];
 	}
-	json_object_object_add(r, "chain", a);
-	json_object_object_add(r, "binding", json_object_new_string(state));
-	json_object_object_add(r, "leaf_addr", strcmp(state, "bound") == 0 ?
-	    wp_json_hex(ptrs[f->noffs]) : NULL);
-	if (strcmp(state, "bound") == 0)
-		add_value(v, r, "initial_value", "initial_bytes",
-		    ptrs[f->noffs], len);
-	return r;
+	r.nptrs = walk.nread;
+	r.binding = walk.binding;
+	r.leaf = walk.addr[f->noffs];
+	if (strcmp(walk.binding, "bound") == 0)
+		r.initial = initial = read_bytes(v, r.leaf, r.len);
+	wp_rec_follow(&w, &r);
+	keep_line(t, &w);
+	wp_jw_free(&w);
+	free(initial);
+	return 0;
+}
+
+void
+target_free(struct target *t)
+{
+	free(t->line);
+	t->line = NULL;
 }

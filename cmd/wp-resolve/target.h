@@ -1,37 +1,42 @@
-#ifndef WP_TARGET_H
-#define WP_TARGET_H
+/*
+ * target: each address to watch, located in the process, checked, and
+ * written as its target or follow record.
+ */
+#ifndef TARGET_H
+#define TARGET_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include <json-c/json.h>
+#include "addr.h"
+#include "view.h"
 
-struct wp_view;
-struct wp_addr;
-struct wp_follow;
-
-#define WP_HW_SLOTS 4
-
-struct wp_target_opts {
+struct target_opts {
 	size_t		 len;		/* 0: the symbol's size, else 4 */
 	int		 rw;		/* -a rw */
 	int		 no_slot_limit;
 };
 
-struct wp_target {
+/* A resolved address: what it occupies and its record line. */
+struct target {
 	uint64_t	 addr;
 	size_t		 len;
+	const char	*warning;	/* NULL, or one to print */
+	char		*line;		/* the record, allocated */
+	size_t		 linelen;
 };
 
-int	 wp_target_locate(struct wp_view *, const struct wp_addr *,
-	    uint64_t *, uint64_t *, char *, size_t);
-json_object *wp_target_record(struct wp_view *, int, const char *,
-	    const struct wp_addr *, const struct wp_target_opts *,
-	    struct wp_target *, char *, size_t);
-json_object *wp_target_follow_record(struct wp_view *, int, const char *,
-	    const struct wp_follow *, const struct wp_target_opts *,
-	    struct wp_target *, char *, size_t);
-const char *wp_target_chain(struct wp_view *, uint64_t, const int64_t *,
-	    size_t, size_t, uint64_t *, uint64_t *);
+/*
+ * Locate a (input as the user wrote it) or the chain f in the process
+ * and fill t.  Returns 0, or -1 with err saying what is wrong.  t is
+ * released with target_free either way.
+ */
+int	 target_resolve(struct view *v, int id, const char *input,
+	    const struct addr *a, const struct target_opts *o,
+	    struct target *t, char *err, size_t errsz);
+int	 target_follow(struct view *v, int id, const char *input,
+	    const struct follow *f, const struct target_opts *o,
+	    struct target *t, char *err, size_t errsz);
+void	 target_free(struct target *t);
 
 #endif

@@ -1,3 +1,7 @@
+/*
+ * The process as wp-resolve sees it: its executable and build-id, the
+ * --bin check, its mappings and the ELF modules in them.
+ */
 #include <sys/types.h>
 
 #include <elf.h>
@@ -10,6 +14,7 @@
 #include <unistd.h>
 
 #include "elf.h"
+#include "hwbp.h"
 #include "record.h"
 #include "util.h"
 #include "view.h"
@@ -21,44 +26,56 @@ is_file_path(const char *p)
 }
 
 static void
-add_modules(struct wp_view *v)
+warning(struct view *v, const char *w)
 {
-	size_t i, j;
-	char eb[128], exe_link[64];
-	struct wp_module *m;
+	if (v->nwarnings < sizeof v->warnings / sizeof v->warnings[0])
+		v->warnings[v->nwarnings++] = w;
+}
 
+static int
+known(const struct view *v, const char *path)
+{
+	size_t j;
+
+	for (j = 0; j < v->nmods; j++)
+		if (strcmp(v->mods[j].path, path) == 0)
+			return 1;
+	return 0;
+}
+
+/* The ELF files mapped, each once, with their load bias. */
+static void
+add_modules(struct view *v)
+{
+	const struct wp_map *mp;
+	struct wp_error e;
+	struct wp_elf *elf;
+	struct module *m;
+	char exe_link[64];
+	uint64_t bias;
+	size_t i;
+	int is_main;
+
+	snprintf(exe_link, sizeof exe_link, "/proc/%d/exe", (int)v->pid);
 	v->mods = wp_xcalloc(v->maps.n + 1, sizeof *v->mods);
 	for (i = 0; i < v->maps.n; i++) {
-		const struct wp_map *mp = &v->maps.v[i];
-		struct wp_elf *e;
-		uint64_t bias;
-		int is_main;
-
-		if (!is_file_path(mp->path))
-			continue;
-		for (j = 0; j < v->nmods; j++)
-			if (strcmp(v->mods[j].path, mp->path) == 0)
-				break;
-		if (j < v->nmods)
+		mp = &v->maps.v[i];
+		if (!is_file_path(mp->path) || known(v, mp->path))
 			continue;
 		is_main = strcmp(mp->path, v->exe) == 0;
-		if (is_main) {
-			snprintf(exe_link, sizeof exe_link, "/proc/%d/exe",
-			    (int)v->pid);
-			e = wp_elf_open(v->bin ? v->bin : exe_link, eb,
-			    sizeof eb);
-		} else
-			e = wp_elf_open(mp->path, eb, sizeof eb);
-		if (e == NULL && !is_main)
+		elf = wp_elf_open(!is_main ? mp->path : v->bin ? v->bin :
+		    exe_link, &e);
+		if (elf == NULL && !is_main)
 			continue;	/* not an ELF file: data mapping */
 		bias = 0;
-		if (e != NULL && wp_elf_bias(e, mp->start, mp->offset, &bias) == -1) {
-			wp_elf_close(e);
+		if (elf != NULL &&
+		    wp_elf_bias(elf, mp->start, mp->offset, &bias) == -1) {
+			wp_elf_close(elf);
 			continue;
 		}
 		m = &v->mods[v->nmods++];
 		m->path = wp_xstrdup(mp->path);
-		m->elf = e;
+		m->elf = elf;
 		m->bias = bias;
 		m->is_main = is_main;
 		if (is_main)
@@ -66,22 +83,16 @@ add_modules(struct wp_view *v)
 	}
 }
 
-/*
- * Opens the process: checks it exists, can be read, is x86-64, and that
- * --bin (when given) is the same build as /proc/PID/exe.  Prints the
- * reason and returns -1 when it cannot be used.
- */
-int
-wp_view_open(struct wp_view *v, pid_t pid, const char *bin, int force_bin)
+/* The process exists, can be read, and is x86-64. */
+static int
+check_process(struct view *v)
 {
-	char eb[128], exe_link[64];
-	struct wp_elf *e;
+	char exe_link[64];
+	struct wp_error e;
+	struct wp_elf *elf;
 	const char *del;
+	pid_t pid = v->pid;
 
-	memset(v, 0, sizeof *v);
-	v->pid = pid;
-	v->memfd = -1;
-	v->warnings = json_object_new_array();
 	if (pid <= 0 || (kill(pid, 0) == -1 && errno == ESRCH) ||
 	    !wp_proc_exists(pid)) {
 		warnx("pid %d: no such process", (int)pid);
@@ -103,60 +114,76 @@ wp_view_open(struct wp_view *v, pid_t pid, const char *bin, int force_bin)
 			warn("pid %d", (int)pid);
 		return -1;
 	}
-	if ((del = strstr(v->exe, " (deleted)")) != NULL &&
-	    del[10] == '\0') {
-		json_object_array_add(v->warnings, json_object_new_string(
-		    "the executable was deleted or replaced after it started"));
+	if ((del = strstr(v->exe, " (deleted)")) != NULL && del[10] == '\0') {
+		warning(v, "the executable was deleted or replaced after it "
+		    "started");
 		warnx("pid %d: warning: %s was deleted or replaced since the "
 		    "process started", (int)pid, v->exe);
 	}
 	snprintf(exe_link, sizeof exe_link, "/proc/%d/exe", (int)pid);
-	if ((e = wp_elf_open(exe_link, eb, sizeof eb)) == NULL) {
-		warnx("pid %d: %s: %s", (int)pid, v->exe, eb);
+	if ((elf = wp_elf_open(exe_link, &e)) == NULL) {
+		warnx("pid %d: %s: %s", (int)pid, v->exe, e.msg);
 		return -1;
 	}
-	if (e->machine != EM_X86_64 || !e->is64) {
+	if (elf->machine != EM_X86_64 || !elf->is64) {
 		warnx("pid %d: %s is not an x86-64 program (ELF machine %d)",
-		    (int)pid, v->exe, e->machine);
-		wp_elf_close(e);
+		    (int)pid, v->exe, elf->machine);
+		wp_elf_close(elf);
 		return -1;
 	}
-	snprintf(v->exe_build_id, sizeof v->exe_build_id, "%s", e->build_id);
-	wp_elf_close(e);
-	v->binary_match = "not_checked";
-	if (bin != NULL) {
-		v->bin = bin;
-		if ((e = wp_elf_open(bin, eb, sizeof eb)) == NULL) {
-			warnx("--bin %s: %s", bin, eb);
-			return -1;
-		}
-		snprintf(v->bin_build_id, sizeof v->bin_build_id, "%s",
-		    e->build_id);
-		wp_elf_close(e);
-		if (v->exe_build_id[0] == '\0' || v->bin_build_id[0] == '\0') {
-			v->binary_match = "unverified";
-			json_object_array_add(v->warnings,
-			    json_object_new_string("--bin or the executable has "
-			    "no build-id: the match was not verified"));
-			warnx("--bin %s: warning: no build-id to compare with "
-			    "%s; not verified", bin, v->exe);
-		} else if (strcmp(v->exe_build_id, v->bin_build_id) == 0)
-			v->binary_match = "match";
-		else if (force_bin) {
-			v->binary_match = "mismatch_forced";
-			json_object_array_add(v->warnings,
-			    json_object_new_string("--bin build-id differs from "
-			    "the running executable (--force-bin)"));
-			warnx("--bin %s: warning: build-id %s differs from %s's "
-			    "%s (--force-bin)", bin, v->bin_build_id, v->exe,
-			    v->exe_build_id);
-		} else {
-			warnx("--bin %s: build-id %s differs from the running "
-			    "%s (%s); use --force-bin to go on", bin,
-			    v->bin_build_id, v->exe, v->exe_build_id);
-			return -1;
-		}
+	snprintf(v->exe_build_id, sizeof v->exe_build_id, "%s", elf->build_id);
+	wp_elf_close(elf);
+	return 0;
+}
+
+/* --bin is the same build as the running executable, or forced. */
+static int
+check_bin(struct view *v, const char *bin, int force_bin)
+{
+	struct wp_error e;
+	struct wp_elf *elf;
+
+	v->bin = bin;
+	if ((elf = wp_elf_open(bin, &e)) == NULL) {
+		warnx("--bin %s: %s", bin, e.msg);
+		return -1;
 	}
+	snprintf(v->bin_build_id, sizeof v->bin_build_id, "%s", elf->build_id);
+	wp_elf_close(elf);
+	if (v->exe_build_id[0] == '\0' || v->bin_build_id[0] == '\0') {
+		v->binary_match = "unverified";
+		warning(v, "--bin or the executable has no build-id: the match "
+		    "was not verified");
+		warnx("--bin %s: warning: no build-id to compare with %s; not "
+		    "verified", bin, v->exe);
+	} else if (strcmp(v->exe_build_id, v->bin_build_id) == 0)
+		v->binary_match = "match";
+	else if (force_bin) {
+		v->binary_match = "mismatch_forced";
+		warning(v, "--bin build-id differs from the running executable "
+		    "(--force-bin)");
+		warnx("--bin %s: warning: build-id %s differs from %s's %s "
+		    "(--force-bin)", bin, v->bin_build_id, v->exe,
+		    v->exe_build_id);
+	} else {
+		warnx("--bin %s: build-id %s differs from the running %s (%s); "
+		    "use --force-bin to go on", bin, v->bin_build_id, v->exe,
+		    v->exe_build_id);
+		return -1;
+	}
+	return 0;
+}
+
+int
+view_open(struct view *v, pid_t pid, const char *bin, int force_bin)
+{
+	memset(v, 0, sizeof *v);
+	v->pid = pid;
+	v->memfd = -1;
+	v->binary_match = "not_checked";
+	if (check_process(v) == -1 ||
+	    (bin != NULL && check_bin(v, bin, force_bin) == -1))
+		return -1;
 	if (wp_proc_maps(pid, &v->maps) == -1) {
 		warn("pid %d: cannot read /proc/%d/maps", (int)pid, (int)pid);
 		return -1;
@@ -171,7 +198,7 @@ wp_view_open(struct wp_view *v, pid_t pid, const char *bin, int force_bin)
 }
 
 void
-wp_view_close(struct wp_view *v)
+view_close(struct view *v)
 {
 	size_t i;
 
@@ -183,20 +210,18 @@ wp_view_close(struct wp_view *v)
 	wp_proc_maps_free(&v->maps);
 	if (v->memfd != -1)
 		close(v->memfd);
-	if (v->warnings != NULL)
-		json_object_put(v->warnings);
 	memset(v, 0, sizeof *v);
 	v->memfd = -1;
 }
 
 /* The module whose loaded segments hold addr, and the static address. */
-struct wp_module *
-wp_view_module_at(struct wp_view *v, uint64_t addr, uint64_t *saddr)
+struct module *
+view_module_at(struct view *v, uint64_t addr, uint64_t *saddr)
 {
 	size_t i;
 
 	for (i = 0; i < v->nmods; i++) {
-		struct wp_module *m = &v->mods[i];
+		struct module *m = &v->mods[i];
 
 		if (m->elf == NULL || addr < m->bias)
 			continue;
@@ -209,13 +234,13 @@ wp_view_module_at(struct wp_view *v, uint64_t addr, uint64_t *saddr)
 }
 
 const char *
-wp_view_region(const struct wp_map *mp)
+view_region(const struct wp_map *mp)
 {
 	return mp->path != NULL ? mp->path : "[anon]";
 }
 
 static const char *
-elf_kind(const struct wp_module *m)
+elf_kind(const struct module *m)
 {
 	if (m->elf == NULL)
 		return "unknown";
@@ -226,79 +251,59 @@ elf_kind(const struct wp_module *m)
 	return "other";
 }
 
-json_object *
-wp_view_session_record(struct wp_view *v, int slot_limit)
+/* The session record: the process, its modules and its mappings. */
+void
+view_session_record(struct view *v, int slot_limit, struct wp_jw *w)
 {
-	json_object *o, *a, *m;
+	struct wp_session s;
+	struct wp_mapping_rec *m;
 	size_t i, j;
 
-	o = json_object_new_object();
-	json_object_object_add(o, "type", json_object_new_string("session"));
-	json_object_object_add(o, "schema_version",
-	    json_object_new_int(WP_SCHEMA_VERSION));
-	json_object_object_add(o, "tool", json_object_new_string("wp-resolve"));
-	json_object_object_add(o, "tool_version",
-	    json_object_new_string(WP_VERSION));
-	json_object_object_add(o, "pid", json_object_new_int(v->pid));
-	json_object_object_add(o, "start_time",
-	    json_object_new_uint64(v->start_time));
-	json_object_object_add(o, "exe", json_object_new_string(v->exe));
-	json_object_object_add(o, "exe_build_id", v->exe_build_id[0] ?
-	    json_object_new_string(v->exe_build_id) : NULL);
-	json_object_object_add(o, "bin",
-	    v->bin ? json_object_new_string(v->bin) : NULL);
-	json_object_object_add(o, "bin_build_id", v->bin && v->bin_build_id[0] ?
-	    json_object_new_string(v->bin_build_id) : NULL);
-	json_object_object_add(o, "binary_match",
-	    json_object_new_string(v->binary_match));
-	json_object_object_add(o, "arch", json_object_new_string("x86_64"));
-	json_object_object_add(o, "pie", json_object_new_boolean(
-	    v->main->elf != NULL && v->main->elf->type == ET_DYN));
-	json_object_object_add(o, "pie_slide", wp_json_hex(v->main->bias));
-	json_object_object_add(o, "slot_limit",
-	    slot_limit ? json_object_new_int(4) : NULL);
-	a = json_object_new_array();
+	memset(&s, 0, sizeof s);
+	s.pid = v->pid;
+	s.start_time = v->start_time;
+	s.exe = v->exe;
+	s.exe_build_id = v->exe_build_id[0] ? v->exe_build_id : NULL;
+	s.bin = (char *)v->bin;
+	s.bin_build_id = v->bin && v->bin_build_id[0] ? v->bin_build_id : NULL;
+	s.binary_match = v->binary_match;
+	s.pie = v->main->elf != NULL && v->main->elf->type == ET_DYN;
+	s.pie_slide = v->main->bias;
+	s.slot_limit = slot_limit ? WP_HWBP_SLOTS : 0;
+	s.mods = wp_xcalloc(v->nmods, sizeof *s.mods);
 	for (i = 0; i < v->nmods; i++) {
-		m = json_object_new_object();
-		json_object_object_add(m, "path",
-		    json_object_new_string(v->mods[i].path));
-		json_object_object_add(m, "file", json_object_new_string(
-		    v->mods[i].is_main && v->bin ? v->bin : v->mods[i].path));
-		json_object_object_add(m, "build_id",
-		    v->mods[i].elf && v->mods[i].elf->build_id[0] ?
-		    json_object_new_string(v->mods[i].elf->build_id) : NULL);
-		json_object_object_add(m, "load_bias",
-		    wp_json_hex(v->mods[i].bias));
-		json_object_object_add(m, "kind",
-		    json_object_new_string(elf_kind(&v->mods[i])));
-		json_object_object_add(m, "main",
-		    json_object_new_boolean(v->mods[i].is_main));
-		json_object_array_add(a, m);
+		s.mods[i].path = v->mods[i].path;
+		s.mods[i].file = v->mods[i].is_main && v->bin ?
+		    (char *)v->bin : v->mods[i].path;
+		s.mods[i].build_id = v->mods[i].elf &&
+		    v->mods[i].elf->build_id[0] ? v->mods[i].elf->build_id : NULL;
+		s.mods[i].load_bias = v->mods[i].bias;
+		s.mods[i].kind = elf_kind(&v->mods[i]);
+		s.mods[i].main = v->mods[i].is_main;
 	}
-	json_object_object_add(o, "modules", a);
-	a = json_object_new_array();
+	s.nmods = v->nmods;
+	s.maps = wp_xcalloc(v->maps.n, sizeof *s.maps);
 	for (i = 0; i < v->maps.n; i++) {
 		const struct wp_map *mp = &v->maps.v[i];
 
 		if (!is_file_path(mp->path) &&
 		    !(mp->path == NULL && mp->perms[2] == 'x'))
 			continue;
-		m = json_object_new_object();
-		json_object_object_add(m, "start", wp_json_hex(mp->start));
-		json_object_object_add(m, "end", wp_json_hex(mp->end));
-		json_object_object_add(m, "perms",
-		    json_object_new_string(mp->perms));
-		json_object_object_add(m, "offset", wp_json_hex(mp->offset));
-		json_object_object_add(m, "path",
-		    mp->path ? json_object_new_string(mp->path) : NULL);
+		m = &s.maps[s.nmaps++];
+		m->start = mp->start;
+		m->end = mp->end;
+		memcpy(m->perms, mp->perms, sizeof m->perms);
+		m->offset = mp->offset;
+		m->path = mp->path;
 		for (j = 0; j < v->nmods; j++)
 			if (mp->path && strcmp(v->mods[j].path, mp->path) == 0)
 				break;
-		json_object_object_add(m, "load_bias", j < v->nmods ?
-		    wp_json_hex(v->mods[j].bias) : NULL);
-		json_object_array_add(a, m);
+		m->has_bias = j < v->nmods;
+		m->load_bias = j < v->nmods ? v->mods[j].bias : 0;
 	}
-	json_object_object_add(o, "mappings", a);
-	json_object_object_add(o, "warnings", json_object_get(v->warnings));
-	return o;
+	s.warnings = (char **)v->warnings;
+	s.nwarnings = v->nwarnings;
+	wp_rec_session(w, &s);
+	free(s.mods);
+	free(s.maps);
 }

@@ -1,26 +1,28 @@
-#ifndef WP_VIEW_H
-#define WP_VIEW_H
+/*
+ * view: what wp-resolve learns about a live process: its executable and
+ * build-id, the --bin check, its mappings and the ELF modules mapped.
+ */
+#ifndef VIEW_H
+#define VIEW_H
 
 #include <sys/types.h>
 #include <limits.h>
 #include <stdint.h>
 
-#include <json-c/json.h>
-
+#include "json.h"
 #include "proc.h"
 
 struct wp_elf;
 
 /* A loaded ELF module of the process and where it sits. */
-struct wp_module {
+struct module {
 	char		*path;		/* as in /proc/PID/maps */
 	struct wp_elf	*elf;		/* NULL when the file cannot be read */
 	uint64_t	 bias;		/* runtime = static + bias */
 	int		 is_main;
 };
 
-/* What wp-resolve learns about a live process. */
-struct wp_view {
+struct view {
 	pid_t			 pid;
 	unsigned long long	 start_time;
 	char			 exe[PATH_MAX];
@@ -29,17 +31,27 @@ struct wp_view {
 	char			 bin_build_id[128];
 	const char		*binary_match;
 	struct wp_maps		 maps;
-	struct wp_module	*mods;
+	struct module		*mods;
 	size_t			 nmods;
-	struct wp_module	*main;
-	int			 memfd;
-	json_object		*warnings;
+	struct module		*main;
+	int			 memfd;		/* /proc/PID/mem */
+	const char		*warnings[4];
+	size_t			 nwarnings;
 };
 
-int	 wp_view_open(struct wp_view *, pid_t, const char *, int);
-void	 wp_view_close(struct wp_view *);
-struct wp_module *wp_view_module_at(struct wp_view *, uint64_t, uint64_t *);
-json_object *wp_view_session_record(struct wp_view *, int);
-const char *wp_view_region(const struct wp_map *);
+/*
+ * Opens process pid: checks that it exists, can be read, is x86-64, and
+ * that bin (when not NULL) is the same build as /proc/PID/exe unless
+ * force_bin.  Prints why and returns -1 when it cannot be used; the view
+ * is to be closed either way.  bin must outlive the view.
+ */
+int	 view_open(struct view *v, pid_t pid, const char *bin, int force_bin);
+void	 view_close(struct view *v);
+/* The module whose loaded segments hold addr, and its static address. */
+struct module *view_module_at(struct view *v, uint64_t addr, uint64_t *saddr);
+/* A mapping's name as records give it: a path, or "[anon]". */
+const char *view_region(const struct wp_map *mp);
+/* Writes the session record of the view into w. */
+void	 view_session_record(struct view *v, int slot_limit, struct wp_jw *w);
 
 #endif

@@ -1,0 +1,542 @@
+/*
+ * The perf backend: a hardware breakpoint event per target, thread and
+ * CPU (threads created later inherit them), each CPU's events sampled
+ * into one mmap ring, drained into hit records.
+ */
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+
+#include <linux/perf_event.h>
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "perf.h"
+#include "proc.h"
+#include "util.h"
+#include "watch.h"
+
+#define SCAN_NS		50000000ULL	/* how often threads are looked for */
+
+struct evid {
+	uint64_t	id;
+	int		target;
+};
+
+struct perf_state {
+	int			 ncpu;
+	struct perf_ring	*rings;		/* one per CPU */
+	int			*fds;
+	int			*fdt;		/* target entry of each fd, -1 */
+	size_t			 nfds, capfds;
+	struct evid		*ids;		/* event id -> target entry */
+	size_t			 nids, capids;
+	int			 sorted;
+	int			 pidfd;
+	int			 memfd;		/* with follow chains */
+	unsigned char		*dirty;		/* per chain: a pointer moved */
+	int			 exec_seen;
+	int			 scan;
+	uint64_t		 next_scan;
+	struct pollfd		*pfd;
+};
+
+static int
+cmp_evid(const void *a, const void *b)
+{
+	const struct evid *x = a, *y = b;
+
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+static int
+target_of(struct perf_state *s, uint64_t id)
+{
+	struct evid key = { id, 0 }, *e;
+
+	if (!s->sorted) {
+		qsort(s->ids, s->nids, sizeof *s->ids, cmp_evid);
+		s->sorted = 1;
+	}
+	e = bsearch(&key, s->ids, s->nids, sizeof *s->ids, cmp_evid);
+	return e ? e->target : -1;
+}
+
+static int
+on_sample(struct watch *w, struct perf_state *s, const struct perf_rec *r)
+{
+	struct wp_hit_rec h;
+	struct wp_x86_regs regs;
+	int ti, i;
+
+	if ((pid_t)r->pid != w->pid) {
+		w->excluded_other++;
+		return 0;
+	}
+	if ((ti = target_of(s, r->id)) < 0) {
+		w->ambiguous++;
+		return 0;
+	}
+	memset(&h, 0, sizeof h);
+	h.pid = (pid_t)r->pid;
+	h.tid = (pid_t)r->tid;
+	h.cpu = (int)r->cpu;
+	h.time_ns = watch_time(w, r->time);
+	h.ip = r->ip;
+	if (r->nregs > 0) {
+		for (i = 0; i < r->nregs; i++)
+			regs.v[i] = r->regs[i];
+		regs.have = (1u << r->nregs) - 1;
+		h.regs = &regs;
+	}
+	if (w->truncated)
+		return 0;
+	if (watch_hit(w, (size_t)ti, &h) == -1)
+		return -1;
+	if (h.role == WP_ROLE_POINTER)
+		s->dirty[w->t[ti].chain] = 1;
+	return 0;
+}
+
+static int
+on_fork(struct watch *w, const struct perf_rec *r)
+{
+	struct wp_thread_rec tr;
+	struct thread *t;
+
+	memset(&tr, 0, sizeof tr);
+	tr.has_time = 1;
+	tr.time_ns = watch_time(w, r->time);
+	if ((pid_t)r->pid != w->pid) {
+		if ((pid_t)r->ppid != w->pid || r->pid != r->tid)
+			return 0;
+		w->other_processes++;
+		tr.event = "fork_process";
+		tr.pid = (pid_t)r->pid;
+		tr.by_tid = (pid_t)r->ptid;
+		return watch_thread_record(w, &tr);
+	}
+	t = watch_thread_find(w, (pid_t)r->tid);
+	if (t != NULL && t->state != THR_PENDING)
+		return 0;
+	t = watch_thread(w, (pid_t)r->tid, THR_INHERITED);
+	t->state = THR_INHERITED;
+	tr.event = "start";
+	tr.tid = (pid_t)r->tid;
+	tr.by_tid = (pid_t)r->ptid;
+	tr.coverage = "inherited";
+	return watch_thread_record(w, &tr);
+}
+
+static int
+on_exit_(struct watch *w, const struct perf_rec *r)
+{
+	struct wp_thread_rec tr;
+	struct thread *t;
+
+	if ((pid_t)r->pid != w->pid ||
+	    (t = watch_thread_find(w, (pid_t)r->tid)) == NULL || t->exited)
+		return 0;
+	t->exited = 1;
+	memset(&tr, 0, sizeof tr);
+	tr.event = "exit";
+	tr.tid = (pid_t)r->tid;
+	tr.has_time = 1;
+	tr.time_ns = watch_time(w, r->time);
+	return watch_thread_record(w, &tr);
+}
+
+static int
+on_record(const struct perf_rec *r, void *arg)
+{
+	struct watch *w = arg;
+	struct perf_state *s = w->state;
+
+	switch (r->kind) {
+	case RING_SAMPLE:
+		return on_sample(w, s, r);
+	case RING_FORK:
+		return on_fork(w, r);
+	case RING_EXIT:
+		return on_exit_(w, r);
+	case RING_LOST:
+		w->lost += r->lost;
+		w->lost_records++;
+		wp_rec_lost(&w->jw, r->lost, (int)r->cpu,
+		    watch_time(w, r->time));
+		return watch_emit(w);
+	case RING_EXEC:
+		if ((pid_t)r->pid == w->pid)
+			s->exec_seen = 1;
+		return 0;
+	case RING_BAD:
+		w->unparsed++;
+		return 0;
+	case RING_OTHER:
+		return 0;
+	}
+	return 0;
+}
+
+/*
+ * After a pointer of a chain was written: read the chain again, and move
+ * the breakpoints of the entries after it on every thread (and the
+ * threads that inherited them), arming or disarming them.
+ */
+static void
+rebind_chain(struct watch *w, struct perf_state *s, size_t ci)
+{
+	struct chain *c = &w->chains[ci];
+	struct wtarget old[WP_CHAIN_MAXDEPTH + 1], *t;
+	struct perf_bp bp;
+	size_t k, i;
+
+	memcpy(old, &w->t[c->base], (c->noffs + 1) * sizeof *old);
+	follow_update(w, s->memfd, ci);
+	for (k = 0; k <= c->noffs; k++) {
+		t = &w->t[c->base + k];
+		if (t->addr == old[k].addr && t->armed == old[k].armed)
+			continue;
+		bp.addr = t->addr;
+		bp.len = t->len;
+		bp.rw = t->rw;
+		bp.regs = w->regs;
+		bp.disabled = !t->armed;
+		for (i = 0; i < s->nfds; i++)
+			if (s->fdt[i] == (int)(c->base + k) &&
+			    perf_modify_bp(s->fds[i], &bp) == -1)
+				w->modify_errors++;
+	}
+}
+
+static void
+drain_all(struct watch *w, struct perf_state *s)
+{
+	size_t ci;
+	int c;
+
+	for (c = 0; c < s->ncpu; c++)
+		if (s->rings[c].base != NULL)
+			perf_drain(&s->rings[c], w->regs, on_record, w);
+	for (ci = 0; ci < w->nchains; ci++)
+		if (s->dirty[ci]) {
+			s->dirty[ci] = 0;
+			rebind_chain(w, s, ci);
+		}
+}
+
+static void
+add_fd(struct perf_state *s, int fd, int target)
+{
+	uint64_t id;
+
+	if (s->nfds == s->capfds) {
+		s->capfds = s->capfds ? s->capfds * 2 : 64;
+		s->fds = wp_xrealloc(s->fds, s->capfds * sizeof *s->fds);
+		s->fdt = wp_xrealloc(s->fdt, s->capfds * sizeof *s->fdt);
+	}
+	s->fdt[s->nfds] = target;
+	s->fds[s->nfds++] = fd;
+	if (perf_id(fd, &id) == 0) {
+		if (s->nids == s->capids) {
+			s->capids = s->capids ? s->capids * 2 : 64;
+			s->ids = wp_xrealloc(s->ids, s->capids * sizeof *s->ids);
+		}
+		s->ids[s->nids].id = id;
+		s->ids[s->nids++].target = target;
+		s->sorted = 0;
+	}
+}
+
+/* Maps the CPU's ring on its first event, else redirects into it. */
+static int
+attach(struct watch *w, struct perf_state *s, int fd, int c, int target,
+    struct wp_error *e)
+{
+	int err;
+
+	if (s->rings[c].base == NULL) {
+		if (perf_ring_map(&s->rings[c], fd, c, w->ring_pages) == -1) {
+			err = errno;
+			wp_error_set(e, WP_EXIT_ERROR, "cannot map a perf ring of "
+			    "%zu pages on CPU %d: %s (lower --ring-pages, or raise "
+			    "kernel.perf_event_mlock_kb)", w->ring_pages, c,
+			    strerror(err));
+			close(fd);
+			return err;
+		}
+	} else if (perf_set_output(fd, s->rings[c].fd) == -1) {
+		err = errno;
+		close(fd);
+		return err;
+	}
+	add_fd(s, fd, target);
+	return 0;
+}
+
+/*
+ * Arms every target on thread tid, one event per CPU, each redirected
+ * into that CPU's ring, and a task event per CPU for fork, exit and
+ * exec records.  Returns 0, or an errno.
+ */
+static int
+arm_thread(struct watch *w, struct perf_state *s, pid_t tid,
+    struct wp_error *e)
+{
+	struct perf_bp bp;
+	size_t ti;
+	int c, fd, err;
+
+	for (c = 0; c < s->ncpu; c++) {
+		if ((fd = perf_open_task(tid, c)) == -1) {
+			if (errno == ENODEV && c > 0)
+				continue;	/* an offline CPU */
+			return errno;
+		}
+		if ((err = attach(w, s, fd, c, -1, e)) != 0)
+			return err;
+		for (ti = 0; ti < w->nt; ti++) {
+			bp.addr = w->t[ti].addr;
+			bp.len = w->t[ti].len;
+			bp.rw = w->t[ti].rw;
+			bp.regs = w->regs;
+			bp.disabled = !w->t[ti].armed;
+			if ((fd = perf_open_bp(&bp, tid, c, 1)) == -1)
+				return errno;
+			if ((err = attach(w, s, fd, c, (int)ti, e)) != 0)
+				return err;
+		}
+	}
+	return 0;
+}
+
+static int
+arm_error(pid_t tid, int err, struct wp_error *e)
+{
+	if (e->msg[0] != '\0')
+		return -1;
+	if (err == ENOSPC)
+		return wp_error_set(e, WP_EXIT_ERROR, "thread %d: no free debug "
+		    "register (ENOSPC): another debugger or a system-wide perf "
+		    "session may hold the slots", (int)tid);
+	if (err == EACCES || err == EPERM)
+		return wp_error_set(e, WP_EXIT_ERROR, "perf_event_open: %s "
+		    "(kernel.perf_event_paranoid is %d; run as root or with "
+		    "CAP_PERFMON)", strerror(err), perf_paranoid());
+	return wp_error_set(e, WP_EXIT_ERROR, "thread %d: perf_event_open: %s",
+	    (int)tid, strerror(err));
+}
+
+/* Arms a thread found after the start: no fork record covered it. */
+static void
+arm_late(struct watch *w, struct perf_state *s, struct thread *t)
+{
+	struct wp_thread_rec tr;
+	struct wp_error e = { 0, "" };
+	int err;
+
+	memset(&tr, 0, sizeof tr);
+	tr.tid = t->tid;
+	tr.has_time = 1;
+	tr.time_ns = watch_time(w, wp_now_ns());
+	if ((err = arm_thread(w, s, t->tid, &e)) == 0) {
+		t->state = THR_DYNAMIC;
+		tr.event = "start";
+		tr.coverage = "attached_late";
+	} else if (err == ESRCH) {
+		t->state = THR_EXITED;
+		return;
+	} else {
+		t->state = THR_FAILED;
+		t->err = err;
+		tr.event = "arm_failed";
+		tr.err = err;
+	}
+	watch_thread_record(w, &tr);
+}
+
+/* Finds threads that no event covers yet; arms those seen twice. */
+static void
+rescan(struct watch *w, struct perf_state *s)
+{
+	struct thread *t;
+	pid_t *tids;
+	size_t n, i;
+
+	s->scan++;
+	s->next_scan = wp_now_ns() + SCAN_NS;
+	if (wp_proc_tasks(w->pid, &tids, &n) == -1)
+		return;
+	for (i = 0; i < n; i++) {
+		t = watch_thread_find(w, tids[i]);
+		if (t == NULL) {
+			t = watch_thread(w, tids[i], THR_PENDING);
+			t->scan = s->scan;
+		} else if (t->state == THR_PENDING && t->scan != s->scan)
+			arm_late(w, s, t);
+	}
+	free(tids);
+}
+
+static void
+raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+static void
+release(struct perf_state *s)
+{
+	size_t i;
+	int c;
+
+	for (c = 0; c < s->ncpu; c++)
+		perf_ring_unmap(&s->rings[c]);
+	for (i = 0; i < s->nfds; i++)
+		close(s->fds[i]);
+	if (s->pidfd != -1)
+		close(s->pidfd);
+	if (s->memfd != -1)
+		close(s->memfd);
+	free(s->rings);
+	free(s->fds);
+	free(s->fdt);
+	free(s->ids);
+	free(s->dirty);
+	free(s->pfd);
+	free(s);
+}
+
+/* Arms every thread there is, and those created meanwhile. */
+static int
+arm_threads(struct watch *w, struct perf_state *s, struct wp_error *e)
+{
+	pid_t *tids, tid;
+	size_t n, i;
+	int err;
+
+	if (wp_proc_tasks(w->pid, &tids, &n) == -1)
+		return wp_error_set(e, WP_EXIT_PROCESS, "pid %d: %s",
+		    (int)w->pid, strerror(errno));
+	for (i = 0; i < n; i++) {
+		if (watch_thread_find(w, tids[i]) != NULL)
+			continue;	/* inherited while arming */
+		if ((err = arm_thread(w, s, tids[i], e)) == 0)
+			watch_thread(w, tids[i], THR_SEEDED);
+		else if (err == ESRCH)
+			watch_thread(w, tids[i], THR_EXITED);
+		else {
+			tid = tids[i];
+			free(tids);
+			return arm_error(tid, err, e);
+		}
+		drain_all(w, s);	/* fork records of threads created meanwhile */
+	}
+	free(tids);
+	if (watch_count_threads(w, THR_SEEDED) == 0)
+		return wp_error_set(e, WP_EXIT_PROCESS, "pid %d: no thread "
+		    "could be armed (the process is exiting)", (int)w->pid);
+	return 0;
+}
+
+static int
+perf_arm(struct watch *w, struct wp_error *e)
+{
+	struct perf_state *s = wp_xcalloc(1, sizeof *s);
+	size_t i;
+
+	w->state = s;
+	s->memfd = -1;
+	raise_nofile();
+	s->ncpu = (int)sysconf(_SC_NPROCESSORS_CONF);
+	if (s->ncpu < 1)
+		s->ncpu = 1;
+	s->rings = wp_xcalloc((size_t)s->ncpu, sizeof *s->rings);
+	s->pfd = wp_xcalloc((size_t)s->ncpu + 2, sizeof *s->pfd);
+	s->dirty = wp_xcalloc(w->nchains + 1, 1);
+	if ((s->pidfd = (int)syscall(SYS_pidfd_open, w->pid, 0)) == -1 ||
+	    !wp_proc_alive(w->pid, w->start_time)) {
+		wp_error_set(e, WP_EXIT_PROCESS, "pid %d: the process has "
+		    "exited or its pid was reused", (int)w->pid);
+		goto fail;
+	}
+	if (w->nchains > 0 && (s->memfd = wp_proc_mem_open(w->pid)) == -1) {
+		wp_error_set(e, WP_EXIT_ERROR, "pid %d: cannot read its memory "
+		    "to follow pointers: %s", (int)w->pid, strerror(errno));
+		goto fail;
+	}
+	for (i = 0; i < w->nchains; i++)
+		follow_update(w, s->memfd, i);
+	if (arm_threads(w, s, e) == -1)
+		goto fail;
+	rescan(w, s);
+	w->armed.threads = watch_count_threads(w, THR_SEEDED);
+	w->armed.cpus = s->ncpu;
+	w->armed.events = (long)s->nfds;
+	w->armed.ring_pages = (long)w->ring_pages;
+	return 0;
+fail:
+	release(s);
+	w->state = NULL;
+	return -1;
+}
+
+static void
+perf_run(struct watch *w, uint64_t until)
+{
+	struct perf_state *s = w->state;
+	struct timespec ts;
+	uint64_t now = wp_now_ns();
+	size_t np = 0;
+	int c;
+
+	for (c = 0; c < s->ncpu; c++)
+		if (s->rings[c].base != NULL) {
+			s->pfd[np].fd = s->rings[c].fd;
+			s->pfd[np++].events = POLLIN;
+		}
+	s->pfd[np].fd = s->pidfd;
+	s->pfd[np++].events = POLLIN;
+	s->pfd[np].fd = STDOUT_FILENO;
+	s->pfd[np++].events = 0;
+	ts.tv_sec = 0;
+	ts.tv_nsec = until > now ? (long)(until - now) : 0;
+	if (ppoll(s->pfd, np, &ts, &w->waitmask) == -1)
+		memset(s->pfd, 0, np * sizeof *s->pfd);
+	drain_all(w, s);
+	if (s->pfd[np - 1].revents & (POLLERR | POLLHUP))
+		w->output_closed = 1;
+	if (s->exec_seen)
+		w->stop_reason = "target_exec";
+	else if (s->pfd[np - 2].revents & POLLIN)
+		w->stop_reason = "target_exited";
+	if (wp_now_ns() >= s->next_scan)
+		rescan(w, s);
+}
+
+static void
+perf_disarm(struct watch *w)
+{
+	struct perf_state *s = w->state;
+	size_t i;
+
+	for (i = 0; i < s->nfds; i++)
+		ioctl(s->fds[i], PERF_EVENT_IOC_DISABLE, 0);
+	drain_all(w, s);
+	release(s);
+	w->state = NULL;
+}
+
+const struct backend backend_perf = {
+	"perf_breakpoint", perf_arm, perf_run, perf_disarm
+};

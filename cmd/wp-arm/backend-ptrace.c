@@ -1,0 +1,709 @@
+/*
+ * The ptrace backend: every thread is single-stepped, and before each
+ * step the instruction at its IP is decoded (lib/x86) to see whether it
+ * stores to a watched range.  Exact, and slow: one stop per instruction.
+ */
+#include <sys/ptrace.h>
+#include <sys/time.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hmap.h"
+#include "proc.h"
+#include "util.h"
+#include "watch.h"
+#include "x86.h"
+
+enum pstate {
+	P_NEW,		/* seized or cloned; its first stop not yet seen */
+	P_READY,	/* in a ptrace-stop, to be stepped */
+	P_STEP,		/* single-stepping one instruction */
+	P_SYSENTER,	/* resumed up to the entry of a system call */
+	P_SYSCALL,	/* in a system call, up to its exit; may block */
+	P_GONE
+};
+
+struct pthr {
+	pid_t			 tid;
+	enum pstate		 state;
+	int			 sig;		/* to deliver on the next resume */
+	struct user_regs_struct	 pre;
+	struct wp_x86_insn	 insn;
+};
+
+#define ICACHE_MAX	65536	/* decoded instructions kept */
+
+struct ptrace_state {
+	struct pthr		**t;		/* entries never move */
+	size_t			 n, cap;
+	int			 memfd;
+	unsigned char		**last;		/* last seen bytes per target */
+	unsigned char		*buf;
+	struct wp_hmap		 ic;		/* rip -> struct wp_x86_insn */
+	int			 exec_seen;
+	size_t			 rr;
+	uint64_t		 step_t0;
+};
+
+static volatile sig_atomic_t ticked;
+
+static void
+on_tick(int sig)
+{
+	(void)sig;
+	ticked = 1;
+}
+
+static struct pthr *
+pfind(struct ptrace_state *s, pid_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->t[i]->tid == tid && s->t[i]->state != P_GONE)
+			return s->t[i];
+	return NULL;
+}
+
+static struct pthr *
+padd(struct ptrace_state *s, pid_t tid)
+{
+	struct pthr *p;
+
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 16;
+		s->t = wp_xrealloc(s->t, s->cap * sizeof *s->t);
+	}
+	p = s->t[s->n++] = wp_xcalloc(1, sizeof *p);
+	p->tid = tid;
+	p->state = P_NEW;
+	return p;
+}
+
+static void
+to_regs(const struct user_regs_struct *u, struct wp_x86_regs *r)
+{
+	r->v[WP_RAX] = u->rax; r->v[WP_RBX] = u->rbx; r->v[WP_RCX] = u->rcx;
+	r->v[WP_RDX] = u->rdx; r->v[WP_RSI] = u->rsi; r->v[WP_RDI] = u->rdi;
+	r->v[WP_RBP] = u->rbp; r->v[WP_RSP] = u->rsp; r->v[WP_RIP] = u->rip;
+	r->v[WP_RFLAGS] = u->eflags; r->v[WP_R8] = u->r8; r->v[WP_R9] = u->r9;
+	r->v[WP_R10] = u->r10; r->v[WP_R11] = u->r11; r->v[WP_R12] = u->r12;
+	r->v[WP_R13] = u->r13; r->v[WP_R14] = u->r14; r->v[WP_R15] = u->r15;
+	r->v[WP_FS_BASE] = u->fs_base; r->v[WP_GS_BASE] = u->gs_base;
+	r->have = (1u << WP_NREGS) - 1;
+}
+
+/* Decodes the instruction at rip, once per address. */
+static int
+decode_at(struct ptrace_state *s, uint64_t rip, struct wp_x86_insn *out)
+{
+	struct wp_x86_insn *c;
+	uint8_t code[16];
+	int isnew;
+
+	if ((c = wp_hmap_get(&s->ic, rip, 0)) != NULL) {
+		*out = *c;
+		return 0;
+	}
+	memset(code, 0, sizeof code);
+	if (pread(s->memfd, code, sizeof code, (off_t)rip) <= 0 ||
+	    wp_x86_decode(code, sizeof code, rip, out) == -1) {
+		/* not decoded: it may write anything, compare after it */
+		memset(out, 0, sizeof *out);
+		out->addr = rip;
+		out->kind = WP_X86_OTHER;
+		out->writes = 1;
+		return -1;
+	}
+	if (s->ic.n >= ICACHE_MAX)
+		wp_hmap_clear(&s->ic);
+	*(struct wp_x86_insn *)wp_hmap_put(&s->ic, rip, 0, &isnew) = *out;
+	return 0;
+}
+
+static void
+emit_hit(struct watch *w, struct pthr *p, size_t ti,
+    const unsigned char *now, unsigned flags)
+{
+	struct user_regs_struct u;
+	struct wp_x86_regs regs;
+	struct wp_hit_rec h;
+	int have_u;
+
+	if (w->truncated)
+		return;
+	have_u = ptrace(PTRACE_GETREGS, p->tid, 0, &u) == 0;
+	memset(&h, 0, sizeof h);
+	h.pid = w->pid;
+	h.tid = p->tid;
+	h.cpu = -1;
+	h.time_ns = watch_time(w, wp_now_ns());
+	h.ip = have_u ? u.rip : 0;
+	h.exact = 1;
+	h.writer_ip = p->pre.rip;
+	h.bytes = now;
+	h.nbytes = (size_t)w->t[ti].len;
+	h.flags = flags;
+	if (w->regs && have_u) {
+		to_regs(&u, &regs);
+		h.regs = &regs;
+	}
+	watch_hit(w, ti, &h);
+}
+
+static int
+in_syscall(struct ptrace_state *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->t[i]->state == P_SYSCALL)
+			return 1;
+	return 0;
+}
+
+/*
+ * A pointer of chain ci was written (or the watch starts): read the
+ * chain again; the entries after the pointer move, and what they hold
+ * now is their last seen value.  Exact: no other thread runs meanwhile.
+ */
+static void
+rebind(struct watch *w, struct ptrace_state *s, size_t ci)
+{
+	struct chain *c = &w->chains[ci];
+	struct wtarget *t;
+	size_t k;
+
+	follow_update(w, s->memfd, ci);
+	for (k = 0; k <= c->noffs; k++) {
+		t = &w->t[c->base + k];
+		if (t->armed && pread(s->memfd, s->last[c->base + k],
+		    (size_t)t->len, (off_t)t->addr) != t->len)
+			t->armed = 0;
+	}
+}
+
+static int
+overlaps(uint64_t lo, uint64_t hi, const struct wtarget *t)
+{
+	return lo < t->addr + (uint64_t)t->len && t->addr < hi;
+}
+
+/*
+ * After thread p's step: a decoded store (or load, with rw) to a target
+ * is a hit whether or not the bytes changed; a change nothing explains
+ * is still reported, flagged.
+ */
+static void
+after_step(struct watch *w, struct ptrace_state *s, struct pthr *p,
+    int was_syscall)
+{
+	struct wp_x86_regs r;
+	struct wtarget *t;
+	uint64_t lo, hi, h0;
+	size_t ti;
+	int changed;
+
+	to_regs(&p->pre, &r);
+	for (ti = 0; ti < w->nt; ti++) {
+		t = &w->t[ti];
+		h0 = t->hits;
+		if (!t->armed || pread(s->memfd, s->buf, (size_t)t->len,
+		    (off_t)t->addr) != t->len)
+			continue;
+		changed = memcmp(s->buf, s->last[ti], (size_t)t->len) != 0;
+		if (wp_x86_store_range(&p->insn, &r, 0, &lo, &hi) == 0 &&
+		    overlaps(lo, hi, t))
+			emit_hit(w, p, ti, s->buf, 0);
+		else if (t->rw && wp_x86_load_range(&p->insn, &r, &lo,
+		    &hi) == 0 && overlaps(lo, hi, t))
+			emit_hit(w, p, ti, s->buf, WP_HIT_READ);
+		else if (changed && was_syscall) {
+			w->ptrace.kernel_writes++;
+			emit_hit(w, p, ti, s->buf, WP_HIT_SYSCALL);
+		} else if (changed && !in_syscall(s)) {
+			w->ptrace.unexplained++;
+			emit_hit(w, p, ti, s->buf, WP_HIT_UNEXPLAINED);
+		} else if (changed)
+			continue;	/* a kernel write: its syscall reports it */
+		memcpy(s->last[ti], s->buf, (size_t)t->len);
+		if (t->chain >= 0 && t->hits > h0 &&
+		    (size_t)t->level < w->chains[t->chain].noffs)
+			rebind(w, s, (size_t)t->chain);
+	}
+}
+
+/* A system call interrupted by a stop is restarted on the way out. */
+static int
+restart_pending(const struct user_regs_struct *u)
+{
+	long rax = (long)u->rax;
+
+	return (long long)u->orig_rax >= 0 && rax >= -516 && rax <= -512;
+}
+
+/*
+ * Resumes thread p for one instruction.  A system call is run with
+ * PTRACE_SYSCALL instead (entry and exit stops, no single-step trap), so
+ * that a call that blocks does not hold up the other threads.
+ */
+static int
+resume_step(struct watch *w, struct ptrace_state *s, struct pthr *p)
+{
+	int sig = p->sig;
+
+	if (ptrace(PTRACE_GETREGS, p->tid, 0, &p->pre) == -1)
+		return -1;
+	decode_at(s, p->pre.rip, &p->insn);
+	p->sig = 0;
+	if (sig == 0 && (p->insn.is_syscall || restart_pending(&p->pre))) {
+		if (ptrace(PTRACE_SYSCALL, p->tid, 0, 0) == -1)
+			return -1;
+		w->ptrace.steps++;
+		p->state = P_SYSENTER;
+		return 0;
+	}
+	if (sig != 0) {
+		/*
+		 * With a handler, the step stops on its entry before the
+		 * instruction runs: nothing is attributed to it.
+		 */
+		w->ptrace.signals_passed++;
+		p->insn.kind = WP_X86_NONE;
+		p->insn.writes = p->insn.reads = 0;
+	}
+	if (ptrace(PTRACE_SINGLESTEP, p->tid, 0, (void *)(long)sig) == -1)
+		return -1;
+	w->ptrace.steps++;
+	p->state = P_STEP;
+	return 0;
+}
+
+static void
+on_clone(struct watch *w, struct ptrace_state *s, struct pthr *p)
+{
+	struct wp_thread_rec tr;
+	unsigned long msg;
+
+	if (ptrace(PTRACE_GETEVENTMSG, p->tid, 0, &msg) == 0) {
+		if (pfind(s, (pid_t)msg) == NULL)
+			padd(s, (pid_t)msg);
+		watch_thread(w, (pid_t)msg, THR_INHERITED);
+		memset(&tr, 0, sizeof tr);
+		tr.event = "start";
+		tr.tid = (pid_t)msg;
+		tr.by_tid = p->tid;
+		tr.coverage = "inherited";
+		tr.has_time = 1;
+		tr.time_ns = watch_time(w, wp_now_ns());
+		watch_thread_record(w, &tr);
+	}
+	/* on to the exit of the clone call */
+	if (ptrace(PTRACE_SYSCALL, p->tid, 0, 0) == -1)
+		p->state = P_GONE;
+}
+
+/* Handles one wait status of thread p; returns 1 when p stopped ready. */
+static int
+on_status(struct watch *w, struct ptrace_state *s, struct pthr *p,
+    int status)
+{
+	int was_syscall = p->state == P_SYSCALL, ev, sig;
+
+	if (WIFEXITED(status) || WIFSIGNALED(status)) {
+		p->state = P_GONE;
+		watch_thread(w, p->tid, THR_SEEDED)->exited = 1;
+		return 0;
+	}
+	if (!WIFSTOPPED(status))
+		return 0;
+	sig = WSTOPSIG(status);
+	ev = status >> 16;
+	if (sig == (SIGTRAP | 0x80)) {
+		if (p->state == P_SYSENTER) {
+			p->state = P_SYSCALL;
+			if (ptrace(PTRACE_SYSCALL, p->tid, 0, 0) == -1)
+				p->state = P_GONE;
+			return 0;
+		}
+		/* the exit of the call: what changed, the kernel wrote */
+		after_step(w, s, p, 1);
+		p->state = P_READY;
+		return 1;
+	}
+	if (sig == SIGTRAP && ev == 0 && p->state == P_STEP) {
+		after_step(w, s, p, 0);
+		p->state = P_READY;
+		return 1;
+	}
+	switch (ev) {
+	case PTRACE_EVENT_CLONE:
+		on_clone(w, s, p);
+		return 0;
+	case PTRACE_EVENT_EXEC:
+		s->exec_seen = 1;
+		p->state = P_READY;
+		return 1;
+	case PTRACE_EVENT_EXIT:
+		ptrace(PTRACE_CONT, p->tid, 0, 0);
+		p->state = P_NEW;
+		return 0;
+	case PTRACE_EVENT_STOP:
+		/* first stop after seize or clone, an interrupt, a group-stop */
+		if (was_syscall)
+			after_step(w, s, p, 1);
+		p->state = P_READY;
+		return 1;
+	}
+	/* a signal for the thread: deliver it with the next resume */
+	if (!(sig == SIGTRAP && p->state == P_READY))
+		p->sig = sig;
+	if (was_syscall)
+		after_step(w, s, p, 1);
+	p->state = P_READY;
+	return 1;
+}
+
+static void
+seize_all(struct watch *w, struct ptrace_state *s)
+{
+	struct thread *t;
+	pid_t *tids;
+	size_t n, i;
+	int again = 1, rounds = 0;
+	long opts = PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC |
+	    PTRACE_O_TRACEEXIT | PTRACE_O_TRACESYSGOOD;
+
+	/* threads may be created while seizing: repeat until none is new */
+	while (again && rounds++ < 100) {
+		again = 0;
+		if (wp_proc_tasks(w->pid, &tids, &n) == -1)
+			return;
+		for (i = 0; i < n; i++) {
+			if (pfind(s, tids[i]) != NULL)
+				continue;
+			if (ptrace(PTRACE_SEIZE, tids[i], 0, (void *)opts) == -1) {
+				if (errno != ESRCH) {
+					t = watch_thread(w, tids[i], THR_FAILED);
+					t->state = THR_FAILED;
+					t->err = errno;
+				}
+				continue;
+			}
+			ptrace(PTRACE_INTERRUPT, tids[i], 0, 0);
+			padd(s, tids[i]);
+			watch_thread(w, tids[i], THR_SEEDED);
+			again = 1;
+		}
+		free(tids);
+	}
+}
+
+/* Waits for thread p to stop, then detaches it. */
+static void
+detach_one(struct pthr *p)
+{
+	int status;
+	pid_t tid;
+
+	while (p->state != P_READY && p->state != P_GONE) {
+		tid = waitpid(p->tid, &status, __WALL);
+		if (tid == -1) {
+			if (errno == EINTR)
+				continue;
+			p->state = P_GONE;
+			break;
+		}
+		if (WIFEXITED(status) || WIFSIGNALED(status)) {
+			p->state = P_GONE;
+			break;
+		}
+		if (WIFSTOPPED(status) && (status >> 16) == 0 &&
+		    WSTOPSIG(status) != SIGTRAP && !(WSTOPSIG(status) & 0x80))
+			p->sig = WSTOPSIG(status);
+		else if (WIFSTOPPED(status) &&
+		    (status >> 16) == PTRACE_EVENT_EXIT) {
+			ptrace(PTRACE_DETACH, p->tid, 0, 0);
+			p->state = P_GONE;
+			break;
+		}
+		p->state = P_READY;
+	}
+	if (p->state == P_READY)
+		ptrace(PTRACE_DETACH, p->tid, 0, (void *)(long)p->sig);
+	p->state = P_GONE;
+}
+
+/* Stops every thread (a blocked syscall is interrupted) and detaches. */
+static void
+detach_all(struct ptrace_state *s)
+{
+	struct pthr *p;
+	size_t i;
+
+	/*
+	 * A thread in the middle of a step is not interrupted: its step
+	 * ends at once with a SIGTRAP that must be taken here, and an
+	 * interrupt would stop it first and leave that SIGTRAP pending, to
+	 * kill the process after the detach.
+	 */
+	for (i = 0; i < s->n; i++) {
+		p = s->t[i];
+		if (p->state != P_READY && p->state != P_GONE &&
+		    p->state != P_STEP)
+			ptrace(PTRACE_INTERRUPT, p->tid, 0, 0);
+	}
+	for (i = 0; i < s->n; i++)
+		detach_one(s->t[i]);
+}
+
+static int
+alive(struct ptrace_state *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->t[i]->state != P_GONE)
+			return 1;
+	return 0;
+}
+
+static int
+ours(struct watch *w, pid_t tid)
+{
+	char path[64];
+
+	snprintf(path, sizeof path, "/proc/%d/task/%d", (int)w->pid, (int)tid);
+	return access(path, F_OK) == 0;
+}
+
+static struct pthr *
+next_ready(struct ptrace_state *s)
+{
+	size_t i, k;
+
+	for (i = 0; i < s->n; i++) {
+		k = (s->rr + i) % s->n;
+		if (s->t[k]->state == P_READY) {
+			s->rr = k + 1;
+			return s->t[k];
+		}
+	}
+	return NULL;
+}
+
+/* The stop status of tid, for a thread known or new. */
+static int
+take_status(struct watch *w, struct ptrace_state *s, pid_t tid, int status)
+{
+	struct pthr *p;
+
+	if ((p = pfind(s, tid)) == NULL) {
+		if (!WIFSTOPPED(status) || !ours(w, tid))
+			return 0;
+		p = padd(s, tid);
+	}
+	return on_status(w, s, p, status);
+}
+
+/* Stops of threads not being stepped: new threads, returned calls. */
+static void
+collect(struct watch *w, struct ptrace_state *s)
+{
+	int status;
+	pid_t tid;
+
+	while ((tid = waitpid(-1, &status, __WALL | WNOHANG)) > 0)
+		take_status(w, s, tid, status);
+}
+
+/* Steps thread p one instruction and takes its stop. */
+static void
+step(struct watch *w, struct ptrace_state *s, struct pthr *p)
+{
+	int status;
+	pid_t tid;
+
+	if (resume_step(w, s, p) == -1) {
+		p->state = P_GONE;
+		return;
+	}
+	if (p->state != P_STEP)
+		return;		/* a system call: step the others */
+	while ((tid = waitpid(p->tid, &status, __WALL)) == -1 &&
+	    errno == EINTR && !watch_signalled())
+		;
+	if (tid == p->tid)
+		on_status(w, s, p, status);
+	else if (tid == -1 && errno == ECHILD)
+		p->state = P_GONE;
+}
+
+/* Everyone is in a system call (or starting): waits for any. */
+static void
+wait_any(struct watch *w, struct ptrace_state *s)
+{
+	int status;
+	pid_t tid;
+	size_t i;
+
+	tid = waitpid(-1, &status, __WALL);
+	if (tid > 0)
+		take_status(w, s, tid, status);
+	else if (tid == -1 && errno == ECHILD)
+		for (i = 0; i < s->n; i++)
+			s->t[i]->state = P_GONE;
+}
+
+static void
+release(struct watch *w, struct ptrace_state *s)
+{
+	size_t i;
+
+	for (i = 0; i < w->nt && s->last != NULL; i++)
+		free(s->last[i]);
+	for (i = 0; i < s->n; i++)
+		free(s->t[i]);
+	free(s->last);
+	free(s->buf);
+	free(s->t);
+	wp_hmap_free(&s->ic);
+	if (s->memfd != -1)
+		close(s->memfd);
+	free(s);
+	w->state = NULL;
+}
+
+/* The bytes of each plain target now: what a change is measured from. */
+static int
+read_targets(struct watch *w, struct ptrace_state *s, struct wp_error *e)
+{
+	size_t i, maxlen = 1;
+
+	s->last = wp_xcalloc(w->nt, sizeof *s->last);
+	for (i = 0; i < w->nt; i++) {
+		s->last[i] = wp_xcalloc(1, (size_t)w->t[i].len);
+		if (maxlen < (size_t)w->t[i].len)
+			maxlen = (size_t)w->t[i].len;
+	}
+	s->buf = wp_xmalloc(maxlen);
+	for (i = 0; i < w->nt; i++)
+		if (w->t[i].chain < 0 && pread(s->memfd, s->last[i],
+		    (size_t)w->t[i].len, (off_t)w->t[i].addr) != w->t[i].len)
+			return wp_error_set(e, WP_EXIT_ERROR, "target %d: cannot "
+			    "read 0x%" PRIx64 ": %s", w->t[i].id, w->t[i].addr,
+			    strerror(errno));
+	return 0;
+}
+
+static void
+set_tick(long usec)
+{
+	struct itimerval it;
+
+	it.it_interval.tv_sec = 0;
+	it.it_interval.tv_usec = usec;
+	it.it_value = it.it_interval;
+	setitimer(ITIMER_REAL, &it, NULL);
+}
+
+static int
+ptrace_arm(struct watch *w, struct wp_error *e)
+{
+	struct ptrace_state *s = wp_xcalloc(1, sizeof *s);
+	struct sigaction sa;
+	size_t i;
+
+	w->state = s;
+	wp_hmap_init(&s->ic, sizeof(struct wp_x86_insn));
+	if (!wp_proc_alive(w->pid, w->start_time)) {
+		s->memfd = -1;
+		wp_error_set(e, WP_EXIT_PROCESS, "pid %d: the process has "
+		    "exited or its pid was reused", (int)w->pid);
+		goto fail;
+	}
+	if ((s->memfd = wp_proc_mem_open(w->pid)) == -1) {
+		wp_error_set(e, WP_EXIT_PROCESS, "pid %d: %s", (int)w->pid,
+		    strerror(errno));
+		goto fail;
+	}
+	if (read_targets(w, s, e) == -1)
+		goto fail;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_tick;
+	sigaction(SIGALRM, &sa, NULL);
+	seize_all(w, s);
+	if (s->n == 0) {
+		wp_error_set(e, WP_EXIT_ERROR, "pid %d: cannot attach: %s",
+		    (int)w->pid, w->nthr ? strerror(w->thr[0].err) : "no thread");
+		goto fail;
+	}
+	for (i = 0; i < w->nchains; i++)
+		rebind(w, s, i);
+	w->armed.threads = s->n;
+	w->armed.cpus = -1;
+	w->armed.events = -1;
+	w->armed.ring_pages = -1;
+	set_tick(50000);
+	s->step_t0 = wp_now_ns();
+	return 0;
+fail:
+	release(w, s);
+	return -1;
+}
+
+/* Steps the threads until the next tick, a signal, or the end. */
+static void
+ptrace_run(struct watch *w, uint64_t until)
+{
+	struct ptrace_state *s = w->state;
+	struct pthr *p;
+	sigset_t blocked;
+
+	(void)until;		/* the 50 ms tick returns here */
+	sigprocmask(SIG_SETMASK, &w->waitmask, &blocked);
+	collect(w, s);
+	while (!ticked && !watch_signalled() && !w->output_closed &&
+	    !w->truncated) {
+		if (s->exec_seen) {
+			w->stop_reason = "target_exec";
+			break;
+		}
+		if (!alive(s)) {
+			w->stop_reason = "target_exited";
+			break;
+		}
+		if ((p = next_ready(s)) != NULL)
+			step(w, s, p);
+		else {
+			collect(w, s);
+			if ((p = next_ready(s)) == NULL)
+				wait_any(w, s);
+		}
+	}
+	ticked = 0;
+	sigprocmask(SIG_SETMASK, &blocked, NULL);
+}
+
+static void
+ptrace_disarm(struct watch *w)
+{
+	struct ptrace_state *s = w->state;
+	uint64_t ns = wp_now_ns() - s->step_t0;
+
+	set_tick(0);
+	w->ptrace.steps_per_second = ns ? w->ptrace.steps * 1000000000 / ns : 0;
+	detach_all(s);
+	release(w, s);
+}
+
+const struct backend backend_ptrace = {
+	"ptrace_singlestep", ptrace_arm, ptrace_run, ptrace_disarm
+};

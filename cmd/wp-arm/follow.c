@@ -1,0 +1,82 @@
+/*
+ * --follow chains in wp-arm, for every backend: a chain of k pointers
+ * takes k + 1 entries of the target table (each pointer, then the
+ * leaf); when a pointer is written the chain is read again and the
+ * entries after it move.
+ */
+#include <string.h>
+
+#include "chain.h"
+#include "stream.h"
+#include "util.h"
+#include "watch.h"
+
+void
+follow_add(struct watch *w, const struct wp_spec *f)
+{
+	struct chain *c;
+	struct wtarget *t;
+	size_t i;
+
+	w->chains = wp_xrealloc(w->chains, (w->nchains + 1) * sizeof *w->chains);
+	c = &w->chains[w->nchains];
+	memset(c, 0, sizeof *c);
+	c->id = f->id;
+	c->slot = f->addr;
+	memcpy(c->offs, f->offs, sizeof c->offs);
+	c->noffs = f->noffs;
+	c->len = (int)f->len;
+	c->rw = f->rw;
+	c->base = w->nt;
+	c->binding = "unknown";
+	w->t = wp_xrealloc(w->t, (w->nt + c->noffs + 1) * sizeof *w->t);
+	for (i = 0; i <= c->noffs; i++) {
+		t = &w->t[w->nt++];
+		memset(t, 0, sizeof *t);
+		t->id = c->id;
+		t->chain = (int)w->nchains;
+		t->level = (int)i;
+		t->len = i < c->noffs ? 8 : c->len;
+		t->rw = i < c->noffs ? 0 : c->rw;
+		t->addr = c->slot;	/* a valid address until resolved */
+		t->armed = i == 0;
+	}
+	w->nchains++;
+}
+
+int
+follow_update(struct watch *w, int memfd, size_t ci)
+{
+	struct chain *c = &w->chains[ci];
+	struct wtarget *t = &w->t[c->base];
+	struct wp_rebind_rec r;
+	struct wp_walk walk;
+	uint64_t old = c->leaf;
+	const char *oldstate = c->binding;
+	size_t k;
+
+	wp_chain_walk(memfd, c->slot, c->offs, c->noffs, (size_t)c->len,
+	    &walk);
+	for (k = 0; k <= c->noffs; k++)
+		if ((t[k].armed = wp_chain_armed(&walk, k)))
+			t[k].addr = walk.addr[k];
+	c->binding = walk.binding;
+	c->leaf = strcmp(walk.binding, "bound") == 0 ? walk.addr[c->noffs] : 0;
+	if (c->leaf == old && strcmp(oldstate, c->binding) == 0)
+		return 0;
+	c->generation++;
+	c->rebinds++;
+	memset(&r, 0, sizeof r);
+	r.target = c->id;
+	r.generation = c->generation;
+	r.binding = c->binding;
+	r.old_leaf = old;
+	r.new_leaf = c->leaf;
+	r.pointers = walk.addr;
+	r.npointers = walk.at < c->noffs ? walk.at + 1 : c->noffs;
+	r.time_ns = watch_time(w, wp_now_ns());
+	wp_rec_rebind(&w->jw, &r);
+	if (watch_emit(w) == 0)
+		wp_stream_flush();	/* scripts may wait on it */
+	return 1;
+}

@@ -1,0 +1,154 @@
+/*
+ * The observation, wp-arm's last record: how the watch ended, what it
+ * covered, what it may have missed, and the values read back.
+ */
+#include <unistd.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "proc.h"
+#include "record.h"
+#include "stream.h"
+#include "util.h"
+#include "watch.h"
+
+static size_t
+count_exited(const struct watch *w)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < w->nthr; i++)
+		n += w->thr[i].exited || w->thr[i].state == THR_EXITED;
+	return n;
+}
+
+static void
+coverage(const struct watch *w, struct wp_observation *o,
+    const char **reasons, struct wp_obs_failed *failed)
+{
+	size_t i, pending = watch_count_threads(w, THR_PENDING);
+
+	o->seeded = watch_count_threads(w, THR_SEEDED);
+	o->inherited = watch_count_threads(w, THR_INHERITED);
+	o->attached_late = watch_count_threads(w, THR_DYNAMIC);
+	o->exited = count_exited(w);
+	for (i = 0; i < w->nthr; i++)
+		if (w->thr[i].state == THR_FAILED) {
+			failed[o->nfailed].tid = w->thr[i].tid;
+			failed[o->nfailed++].err = w->thr[i].err;
+		}
+	o->failed = failed;
+	o->unattached = pending + o->nfailed;
+	o->forked = w->other_processes;
+	o->excluded = w->excluded_other;
+	o->ambiguous = w->ambiguous;
+	o->unparsed = w->unparsed;
+	if (o->attached_late > 0)
+		reasons[o->npartial++] = "threads_attached_late";
+	if (pending > 0)
+		reasons[o->npartial++] = "threads_never_attached";
+	if (o->nfailed > 0)
+		reasons[o->npartial++] = "threads_failed_to_arm";
+	if (w->ambiguous > 0)
+		reasons[o->npartial++] = "events_of_unknown_origin";
+	if (w->unparsed > 0)
+		reasons[o->npartial++] = "malformed_perf_ring_records";
+	/* between a pointer write and the re-arm, the leaf is not watched */
+	if (w->nchains > 0 && w->backend == &backend_perf)
+		reasons[o->npartial++] = "follow_rebind_window";
+	if (w->modify_errors > 0)
+		reasons[o->npartial++] = "follow_rearm_failed";
+	o->partial_reasons = reasons;
+}
+
+/* The targets' values at the end, when the process is still the same. */
+static int
+latest_values(const struct watch *w, struct wp_obs_target *ot, size_t *n)
+{
+	unsigned char b[8];
+	size_t i;
+	int fd, alive;
+
+	alive = wp_proc_alive(w->pid, w->start_time);
+	fd = alive ? wp_proc_mem_open(w->pid) : -1;
+	for (i = *n = 0; i < w->nt; i++) {
+		if (w->t[i].chain >= 0)
+			continue;
+		ot[*n].id = w->t[i].id;
+		ot[*n].hits = w->t[i].hits;
+		ot[*n].has_latest = fd != -1 && w->t[i].len <= 8 &&
+		    wp_proc_read(fd, w->t[i].addr, b, (size_t)w->t[i].len) == 0;
+		if (ot[*n].has_latest)
+			ot[*n].latest = wp_le64(b, (size_t)w->t[i].len);
+		(*n)++;
+	}
+	if (fd != -1)
+		close(fd);
+	return alive;
+}
+
+static void
+follows(const struct watch *w, struct wp_obs_follow *of)
+{
+	const struct chain *c;
+	size_t i;
+
+	for (i = 0; i < w->nchains; i++) {
+		c = &w->chains[i];
+		of[i].id = c->id;
+		of[i].generation = c->generation;
+		of[i].binding = c->binding;
+		of[i].leaf = c->leaf;
+		of[i].pointer_hits = c->ptr_hits;
+		of[i].leaf_hits = c->leaf_hits;
+		of[i].rebinds = c->rebinds;
+	}
+}
+
+/*
+ * Writes the observation.  error is NULL after a watch, else why
+ * nothing could be watched.  Returns -1 when it could not be written.
+ */
+int
+observation_write(struct watch *w, const char *error)
+{
+	struct wp_observation o;
+	struct wp_obs_target *ot = wp_xcalloc(w->nt, sizeof *ot);
+	struct wp_obs_follow *of = wp_xcalloc(w->nchains, sizeof *of);
+	struct wp_obs_failed *failed = wp_xcalloc(w->nthr, sizeof *failed);
+	const char *reasons[8];
+
+	memset(&o, 0, sizeof o);
+	o.backend = w->backend->name;
+	o.pid = w->pid;
+	o.duration_ms = w->duration_ms;
+	o.elapsed_ms = w->elapsed_ms;
+	o.max_events = w->max_events;
+	o.stop_reason = error ? "error" : w->stop_reason;
+	o.stop_detail = w->stop_detail;
+	o.error = error;
+	o.truncated = w->truncated;
+	o.accepted = w->accepted;
+	coverage(w, &o, reasons, failed);
+	o.lost_known = !(w->output_closed && w->stop_reason != NULL);
+	o.lost_reason = "output closed: hits after that were not written";
+	o.lost = w->lost;
+	o.lost_records = w->lost_records;
+	o.lower_bound = w->lost > 0 || w->truncated || w->output_closed ||
+	    o.npartial > 0;
+	o.alive = latest_values(w, ot, &o.ntargets);
+	o.targets = ot;
+	follows(w, of);
+	o.follows = of;
+	o.nfollows = w->nchains;
+	if (w->backend == &backend_ptrace)
+		o.ptrace = &w->ptrace;
+	wp_rec_observation(&w->jw, &o);
+	free(ot);
+	free(of);
+	free(failed);
+	if (watch_emit(w) == -1 || wp_stream_flush() == -1)
+		return -1;
+	return 0;
+}

@@ -1,0 +1,344 @@
+/*
+ * For each hit: which candidate wrote, how sure that is, and the value
+ * written, added to the record.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode.h"
+#include "elf.h"
+#include "util.h"
+
+static const char no_overlap[] =
+    "its store address does not overlap the watched range";
+
+void
+decoder_init(struct decoder *d)
+{
+	memset(d, 0, sizeof *d);
+	d->img.memfd = -1;
+	wp_hmap_init(&d->sites, sizeof(struct site));
+}
+
+void
+decoder_free(struct decoder *d)
+{
+	site_free_all(&d->sites);
+	wp_hmap_free(&d->sites);
+	image_clear(&d->img);
+	free(d->targets);
+	wp_jw_free(&d->out);
+}
+
+int
+decoder_session(struct decoder *d, const struct wp_record *rec,
+    struct wp_error *err)
+{
+	struct wp_session s;
+
+	site_free_all(&d->sites);
+	d->ntargets = 0;
+	if (wp_rec_read_session(rec, &s, err) == -1) {
+		image_clear(&d->img);
+		return -1;
+	}
+	image_load(&d->img, &s);
+	return 0;
+}
+
+int
+decoder_target(struct decoder *d, const struct wp_record *rec,
+    struct wp_error *err)
+{
+	struct wp_spec sp;
+
+	if (wp_rec_read_target(rec, &sp, err) == -1)
+		return -1;
+	d->targets = wp_xrealloc(d->targets,
+	    (d->ntargets + 1) * sizeof *d->targets);
+	d->targets[d->ntargets].id = sp.id;
+	d->targets[d->ntargets].addr = sp.addr;
+	d->targets[d->ntargets++].len = sp.len;
+	return 0;
+}
+
+/* The registers of a hit, from its "regs" object. */
+static int
+read_regs(const struct wp_record *rec, struct wp_x86_regs *r)
+{
+	const struct wp_json *j = rec->j;
+	int o = wp_rec_get(rec, "regs"), v, k;
+	uint64_t x;
+
+	r->have = 0;
+	for (v = wp_json_first(j, o); v >= 0 && j->t[o].type == WP_JOBJECT;
+	    v = wp_json_next(j, o, v))
+		for (k = 0; k < WP_NREGS; k++)
+			if (wp_json_key_is(j, v, wp_x86_reg_names[k],
+			    strlen(wp_x86_reg_names[k]))) {
+				if (wp_json_hex(j, v, &x) == 0) {
+					r->v[k] = x;
+					r->have |= 1u << k;
+				}
+				break;
+			}
+	return r->have != 0;
+}
+
+/* The range the hit watched: the target's, or where a chain was. */
+static int
+watched(struct decoder *d, const struct wp_record *rec, struct dtarget *t)
+{
+	int64_t id = -1, len = 1;
+	size_t i;
+
+	wp_rec_int(rec, "target", &id);
+	if (wp_rec_hex(rec, "addr", &t->addr) == 0) {
+		wp_rec_int(rec, "len", &len);
+		t->id = (int)id;
+		t->len = len > 0 ? (size_t)len : 1;
+		return 1;
+	}
+	for (i = 0; i < d->ntargets; i++)
+		if (d->targets[i].id == id) {
+			*t = d->targets[i];
+			return 1;
+		}
+	return 0;
+}
+
+static const char *
+kind_caveat(const struct wp_x86_insn *in)
+{
+	switch (in->kind) {
+	case WP_X86_PUSH:
+		return "stack write by push or call";
+	case WP_X86_STRING:
+		return in->rep ? "rep string instruction: one hit per element"
+		    : "string instruction";
+	case WP_X86_XCHG:
+		return "atomic exchange: reads and writes in one instruction";
+	default:
+		return NULL;
+	}
+}
+
+/* The choice among a site's candidates. */
+struct choice {
+	int		 wi;		/* -1: none */
+	const char	*conf;
+	const char	*caveat;
+};
+
+static void
+choose(const struct site *st, const struct dtarget *t,
+    const struct wp_x86_regs *r, int exact, struct choice *c)
+{
+	uint64_t lo, hi;
+	int i, matched = 0, computable = 0, first = -1;
+
+	c->wi = -1;
+	c->conf = "unknown";
+	c->caveat = NULL;
+	if (st->ncand == 0)
+		return;
+	/* candidates of the backward scan are in order of length */
+	for (i = 0; i < st->ncand; i++) {
+		if (t == NULL || r->have == 0 || exact ||
+		    wp_x86_store_range(&st->cand[i], r, 1, &lo, &hi) == -1)
+			continue;
+		computable++;
+		if (lo < t->addr + t->len && t->addr < hi) {
+			first = i;
+			matched++;
+		}
+	}
+	if (exact) {
+		c->wi = 0;
+		c->conf = "exact";
+	} else if (st->sweep) {
+		c->wi = 0;
+		c->conf = "high";
+		if (computable > 0 && matched == 0) {
+			c->conf = "low";
+			c->caveat = no_overlap;
+		}
+	} else if (matched > 0) {
+		c->wi = first;
+		c->conf = matched > 1 ? "medium" : computable == st->ncand ?
+		    "high" : "medium";
+	} else {
+		c->wi = st->ncand - 1;
+		c->conf = st->ncand == 1 && computable == 0 ? "medium" : "low";
+	}
+	if (c->caveat == NULL && st->at_trap)
+		c->caveat = "rep string instruction trapped between "
+		    "iterations: the IP is the writer itself";
+	if (c->caveat == NULL)
+		c->caveat = kind_caveat(&st->cand[c->wi]);
+}
+
+/* The writer object, rendered once per choice and trap IP. */
+static const char *
+writer_text(struct decoder *d, struct site *st, const struct choice *c,
+    uint64_t trap)
+{
+	const struct wp_x86_insn *in = c->wi >= 0 ? &st->cand[c->wi] : NULL;
+	struct wp_writer_rec r;
+	struct wp_jw w = { 0 };
+	struct variant *v;
+	const char *file;
+	int i, line;
+
+	for (i = 0; i < st->nvar; i++) {
+		v = &st->var[i];
+		if (v->wi == c->wi && v->conf == c->conf &&
+		    v->caveat == c->caveat && v->trap == trap)
+			return v->text;
+	}
+	memset(&r, 0, sizeof r);
+	r.trap_ip = trap;
+	r.has_trap_static = st->mod >= 0;
+	r.trap_static = trap - st->bias;
+	r.module = st->mod >= 0 ? d->img.mods[st->mod].path : NULL;
+	r.function = st->fname;
+	r.function_static = st->faddr;
+	if (in != NULL) {
+		r.has_writer = 1;
+		r.writer_ip = in->addr;
+		r.has_writer_static = st->mod >= 0;
+		r.writer_static = in->addr - st->bias;
+		if (st->mod >= 0 && d->img.mods[st->mod].elf != NULL &&
+		    wp_elf_srcline(d->img.mods[st->mod].elf, r.writer_static,
+		    &file, &line) == 0) {
+			r.source_file = file;
+			r.source_line = line;
+		}
+		r.insn = in->text;
+		r.confidence = c->conf;
+		r.candidates = st->ncand;
+	}
+	r.reason = st->reason;
+	r.caveat = c->caveat;
+	wp_jw_resume(&w);
+	wp_rec_writer(&w, &r);
+	if (st->nvar == MAXVAR) {
+		free(st->var[MAXVAR - 1].text);
+		st->nvar--;
+	}
+	v = &st->var[st->nvar++];
+	v->wi = c->wi;
+	v->conf = c->conf;
+	v->caveat = c->caveat;
+	v->trap = trap;
+	v->text = w.buf;
+	return v->text;
+}
+
+/* The value a decoded store wrote, from the sampled registers. */
+static void
+value_of(const struct wp_x86_insn *in, const struct wp_x86_regs *r,
+    struct wp_value_rec *v)
+{
+	uint64_t mask;
+
+	mask = in->width >= 8 ? ~0ULL : (1ULL << (8 * in->width)) - 1;
+	v->kind = "unknown";
+	v->width = in->width;
+	switch (in->kind) {
+	case WP_X86_REG_STORE:
+		if (!(r->have & (1u << in->src_reg))) {
+			v->reason = "no registers sampled (watch with --regs)";
+			return;
+		}
+		v->kind = "register_store";
+		v->reg = in->src_name;
+		v->has_value = 1;
+		v->value = (r->v[in->src_reg] >> in->src_shift) & mask;
+		return;
+	case WP_X86_IMM_STORE:
+		v->kind = "immediate_store";
+		v->has_value = 1;
+		v->value = in->imm & mask;
+		return;
+	case WP_X86_RMW:
+		v->reason = "read-modify-write";
+		return;
+	case WP_X86_XCHG:
+		v->reason = "source register overwritten by the same instruction";
+		return;
+	case WP_X86_PUSH:
+		v->reason = "stack write by push or call";
+		return;
+	case WP_X86_STRING:
+		v->reason = "string instruction";
+		return;
+	case WP_X86_SIMD:
+		v->reason = "SIMD or x87 register (not sampled)";
+		return;
+	default:
+		v->reason = "instruction not modelled";
+		return;
+	}
+}
+
+/* What an exact backend saw after the write. */
+static void
+observed(const struct wp_record *rec, const struct dtarget *t, int have_t,
+    struct wp_value_rec *v)
+{
+	v->kind = "observed";
+	v->width = have_t ? (int)t->len : 0;
+	v->has_value = wp_rec_hex(rec, "new_value", &v->value) == 0;
+	v->bytes = wp_rec_raw(rec, "new_bytes", &v->nbytes);
+	if (v->bytes != NULL && !wp_json_is(rec->j,
+	    wp_rec_get(rec, "new_bytes"), WP_JSTRING))
+		v->bytes = NULL;
+	if (!v->has_value && v->bytes == NULL) {
+		v->kind = "unknown";
+		v->reason = "no value in the hit";
+	}
+}
+
+const struct wp_jw *
+decoder_hit(struct decoder *d, const struct wp_record *rec)
+{
+	struct wp_x86_regs r;
+	struct wp_value_rec v;
+	struct dtarget t;
+	struct choice c;
+	struct site *st;
+	const char *text;
+	uint64_t ip, wip;
+	int exact, have_t;
+
+	wp_jw_resume(&d->out);
+	memset(&v, 0, sizeof v);
+	if (wp_rec_hex(rec, "ip", &ip) == -1) {
+		wp_jw_obj(&d->out, "writer");
+		wp_jw_str(&d->out, "confidence", "unknown");
+		wp_jw_str(&d->out, "reason", "hit without ip");
+		wp_jw_end(&d->out);
+		v.kind = "unknown";
+		v.reason = "hit without ip";
+		wp_rec_value(&d->out, &v);
+		return &d->out;
+	}
+	exact = wp_rec_hex(rec, "writer_ip", &wip) == 0;
+	read_regs(rec, &r);
+	have_t = watched(d, rec, &t);
+	st = site_get(&d->sites, &d->img, exact ? wip : ip, exact);
+	choose(st, have_t ? &t : NULL, &r, exact, &c);
+	if (exact)
+		observed(rec, &t, have_t, &v);
+	else if (c.wi >= 0)
+		value_of(&st->cand[c.wi], &r, &v);
+	else {
+		v.kind = "unknown";
+		v.reason = "writer unknown";
+	}
+	text = writer_text(d, st, &c, ip);
+	wp_jw_append(&d->out, text, strlen(text));
+	wp_rec_value(&d->out, &v);
+	return &d->out;
+}

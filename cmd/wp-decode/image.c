@@ -1,0 +1,110 @@
+/*
+ * The process image of a session: its modules (read from their files
+ * when they are the same build) and mappings, and the live process's
+ * memory while it is still the same process.
+ */
+#include <err.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "decode.h"
+#include "elf.h"
+#include "proc.h"
+#include "util.h"
+
+void
+image_load(struct image *im, struct wp_session *s)
+{
+	size_t i, j;
+
+	image_clear(im);
+	im->pid = s->pid;
+	im->start_time = s->start_time;
+	im->mods = wp_xcalloc(s->nmods, sizeof *im->mods);
+	for (i = 0; i < s->nmods; i++) {
+		im->mods[i].path = s->mods[i].path;
+		im->mods[i].file = s->mods[i].file;
+		im->mods[i].build_id = s->mods[i].build_id;
+		im->mods[i].bias = s->mods[i].load_bias;
+		s->mods[i].path = s->mods[i].file = s->mods[i].build_id = NULL;
+	}
+	im->nmods = s->nmods;
+	im->maps = wp_xcalloc(s->nmaps, sizeof *im->maps);
+	for (i = 0; i < s->nmaps; i++) {
+		im->maps[i].start = s->maps[i].start;
+		im->maps[i].end = s->maps[i].end;
+		im->maps[i].mod = -1;
+		for (j = 0; s->maps[i].path != NULL && j < im->nmods; j++)
+			if (strcmp(im->mods[j].path, s->maps[i].path) == 0)
+				im->maps[i].mod = (int)j;
+	}
+	im->nmaps = s->nmaps;
+	wp_session_free(s);
+}
+
+void
+image_clear(struct image *im)
+{
+	size_t i;
+
+	for (i = 0; i < im->nmods; i++) {
+		free(im->mods[i].path);
+		free(im->mods[i].file);
+		free(im->mods[i].build_id);
+		wp_elf_close(im->mods[i].elf);
+	}
+	free(im->mods);
+	free(im->maps);
+	if (im->memfd >= 0)
+		close(im->memfd);
+	memset(im, 0, sizeof *im);
+	im->memfd = -1;
+}
+
+struct dmod *
+image_module(struct image *im, int mi)
+{
+	struct dmod *m = &im->mods[mi];
+	struct wp_error e;
+
+	if (m->state == 0) {
+		m->state = -1;
+		if ((m->elf = wp_elf_open(m->file, &e)) == NULL)
+			warnx("%s: %s; its writers are unknown", m->file, e.msg);
+		else if (m->build_id && strcmp(m->build_id,
+		    m->elf->build_id) != 0)
+			warnx("%s: build-id %s differs from the capture's %s "
+			    "(the file changed); its writers are unknown",
+			    m->file, m->elf->build_id[0] ? m->elf->build_id :
+			    "(none)", m->build_id);
+		else
+			m->state = 1;
+	}
+	return m->state == 1 ? m : NULL;
+}
+
+size_t
+image_read_live(struct image *im, uint64_t addr, void *buf, size_t len)
+{
+	if (im->memfd == -1) {
+		im->memfd = -2;
+		if (im->pid > 0 && wp_proc_alive(im->pid, im->start_time))
+			if ((im->memfd = wp_proc_mem_open(im->pid)) < 0)
+				im->memfd = -2;
+	}
+	if (im->memfd < 0 || wp_proc_read(im->memfd, addr, buf, len) == -1)
+		return 0;
+	return len;
+}
+
+const struct dmap *
+image_map_at(const struct image *im, uint64_t a)
+{
+	size_t i;
+
+	for (i = 0; i < im->nmaps; i++)
+		if (a >= im->maps[i].start && a < im->maps[i].end)
+			return &im->maps[i];
+	return NULL;
+}

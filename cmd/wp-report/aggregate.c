@@ -1,0 +1,333 @@
+/*
+ * The aggregate of a stream: per target, the writer sites, threads,
+ * bindings and a bounded set of samples, in memory that does not grow
+ * with the number of hits.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "record.h"
+#include "report.h"
+#include "util.h"
+
+const char *const conf_names[C_N] = {
+	"exact", "high", "medium", "low", "unknown"
+};
+
+void
+report_init(struct report *r, size_t maxsamples)
+{
+	memset(r, 0, sizeof *r);
+	r->maxsamples = maxsamples;
+}
+
+static void
+free_target(struct rtarget *t)
+{
+	struct rsite *s;
+	size_t j;
+
+	json_object_put(t->rec);
+	for (j = 0; j < t->sites.cap; j++)
+		if ((s = wp_hmap_slot(&t->sites, j)) != NULL)
+			free(s->writer);
+	wp_hmap_free(&t->sites);
+	for (j = 0; j < t->nsamples; j++) {
+		free(t->samples[j].writer);
+		free(t->samples[j].value);
+	}
+	free(t->samples);
+	free(t->binds);
+}
+
+void
+report_free(struct report *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nt; i++)
+		free_target(&r->t[i]);
+	free(r->t);
+	json_object_put(r->session);
+	json_object_put(r->armed);
+	json_object_put(r->observation);
+	memset(r, 0, sizeof *r);
+}
+
+int
+report_complete(const struct report *r)
+{
+	return r->observation != NULL;
+}
+
+static struct rtarget *
+target(struct report *r, int id)
+{
+	size_t i;
+
+	for (i = 0; i < r->nt; i++)
+		if (r->t[i].id == id)
+			return &r->t[i];
+	return NULL;
+}
+
+static char *
+dupn(const char *s, size_t n)
+{
+	char *p = wp_xmalloc(n + 1);
+
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+/*
+ * When the samples are full and a writer without a sample appears, the
+ * latest sample of the writer with the most samples makes room, so that
+ * every writer keeps at least one (while there are enough).
+ */
+static struct rsample *
+evict(struct rtarget *t)
+{
+	struct rsite *most = NULL, *s;
+	struct rsample *sm;
+	size_t i;
+
+	for (i = 0; i < t->sites.cap; i++)
+		if ((s = wp_hmap_slot(&t->sites, i)) != NULL &&
+		    s->nsamples > 1 &&
+		    (most == NULL || s->nsamples > most->nsamples))
+			most = s;
+	if (most == NULL)
+		return NULL;
+	for (i = t->nsamples; i-- > 0;) {
+		sm = &t->samples[i];
+		if (sm->trap != most->trap || sm->wip != most->wip)
+			continue;
+		free(sm->writer);
+		free(sm->value);
+		most->nsamples--;
+		memmove(sm, sm + 1, (t->nsamples - i - 1) * sizeof *sm);
+		return &t->samples[t->nsamples - 1];
+	}
+	return NULL;
+}
+
+static int
+conf_rank(const struct wp_json *j, int v)
+{
+	int i;
+
+	for (i = 0; i < C_N; i++)
+		if (wp_json_streq(j, v, conf_names[i]))
+			return i;
+	return C_UNKNOWN;
+}
+
+static void
+count_thread(struct rtarget *t, int tid)
+{
+	size_t i;
+
+	for (i = 0; i < t->nthr; i++)
+		if (t->thr[i].tid == tid) {
+			t->thr[i].hits++;
+			return;
+		}
+	if (t->nthr < MAXTHREADS) {
+		t->thr[t->nthr].tid = tid;
+		t->thr[t->nthr++].hits = 1;
+	} else
+		t->other_thread_hits++;
+}
+
+static void
+keep_sample(struct report *r, struct rtarget *t, struct rsite *s,
+    const struct wp_record *rec, int64_t tid, int64_t tns)
+{
+	struct rsample *sm = NULL;
+	const char *raw;
+	size_t n;
+
+	if (t->nsamples < r->maxsamples) {
+		if (t->samples == NULL)
+			t->samples = wp_xcalloc(r->maxsamples,
+			    sizeof *t->samples);
+		sm = &t->samples[t->nsamples++];
+	} else {
+		t->samples_truncated = 1;
+		if (s->nsamples == 0)
+			sm = evict(t);
+	}
+	if (sm == NULL)
+		return;
+	sm->trap = s->trap;
+	sm->wip = s->wip;
+	sm->tid = tid;
+	sm->time_ns = tns;
+	raw = wp_rec_raw(rec, "writer", &n);
+	sm->writer = raw && wp_json_is(rec->j, wp_rec_get(rec, "writer"),
+	    WP_JOBJECT) ? dupn(raw, n) : NULL;
+	raw = wp_rec_raw(rec, "written_value", &n);
+	sm->value = raw ? dupn(raw, n) : NULL;
+	s->nsamples++;
+}
+
+/* A hit of a follow chain on a pointer, or on the leaf of a binding. */
+static int
+follow_hit(struct rtarget *t, const struct wp_record *rec)
+{
+	int64_t g;
+	size_t i;
+
+	if (wp_json_streq(rec->j, wp_rec_get(rec, "role"), "pointer")) {
+		t->ptr_hits++;
+		return 1;
+	}
+	if (wp_rec_int(rec, "generation", &g) == 0)
+		for (i = t->nbinds; i-- > 0;)
+			if (t->binds[i].generation == (uint64_t)g) {
+				t->binds[i].leaf_hits++;
+				break;
+			}
+	return 0;
+}
+
+static void
+add_hit(struct report *r, const struct wp_record *rec)
+{
+	const struct wp_json *j = rec->j;
+	struct rtarget *t;
+	struct rsite *s;
+	int64_t id = -1, tid = -1, tns = 0;
+	uint64_t trap = 0, wip = 0;
+	int w, isnew, have_t;
+	size_t n;
+	const char *raw;
+
+	r->hits++;
+	if (wp_rec_int(rec, "target", &id) == -1 ||
+	    (t = target(r, (int)id)) == NULL) {
+		r->orphan_hits++;
+		return;
+	}
+	if (t->follow && follow_hit(t, rec))
+		return;
+	wp_rec_int(rec, "tid", &tid);
+	have_t = wp_rec_int(rec, "time_ns", &tns) == 0;
+	wp_rec_hex(rec, "ip", &trap);
+	if (wp_rec_get(rec, "regs") >= 0)
+		r->regs_seen = 1;
+	w = wp_rec_get(rec, "writer");
+	if (!wp_json_is(j, w, WP_JOBJECT))
+		w = -1;
+	wp_json_hex(j, wp_json_get(j, w, "writer_ip"), &wip);
+	t->hits++;
+	if (have_t) {
+		if (!t->have_time || tns < t->first)
+			t->first = tns;
+		if (!t->have_time || tns > t->last)
+			t->last = tns;
+		t->have_time = 1;
+	}
+	s = wp_hmap_put(&t->sites, trap, wip, &isnew);
+	if (isnew) {
+		s->trap = trap;
+		s->wip = wip;
+		raw = w >= 0 ? wp_json_raw(j, w, &n) : "null";
+		s->writer = dupn(raw, w >= 0 ? n : 4);
+	}
+	s->hits++;
+	s->conf[w >= 0 ? conf_rank(j, wp_json_get(j, w, "confidence")) :
+	    C_UNKNOWN]++;
+	count_thread(t, (int)tid);
+	keep_sample(r, t, s, rec, tid, tns);
+}
+
+static void
+add_rebind(struct report *r, const struct wp_record *rec)
+{
+	struct rtarget *t;
+	struct rbind *b;
+	int64_t id, g = 0, tns = 0;
+	uint64_t leaf = 0;
+
+	if (wp_rec_int(rec, "target", &id) == -1 ||
+	    (t = target(r, (int)id)) == NULL || !t->follow)
+		return;
+	if (t->nbinds == MAXBINDS) {
+		/* keep the first and the latest bindings */
+		memmove(&t->binds[1], &t->binds[2],
+		    (MAXBINDS - 2) * sizeof *t->binds);
+		t->nbinds--;
+		t->binds_truncated = 1;
+	}
+	if (t->binds == NULL)
+		t->binds = wp_xcalloc(MAXBINDS, sizeof *t->binds);
+	b = &t->binds[t->nbinds++];
+	memset(b, 0, sizeof *b);
+	wp_rec_int(rec, "generation", &g);
+	wp_rec_int(rec, "time_ns", &tns);
+	wp_rec_hex(rec, "new_leaf", &leaf);
+	b->generation = (uint64_t)g;
+	b->leaf = leaf;
+	b->time_ns = tns;
+	wp_json_str(rec->j, wp_rec_get(rec, "binding"), b->binding,
+	    sizeof b->binding);
+}
+
+static void
+add_target(struct report *r, const struct wp_record *rec)
+{
+	struct rtarget *t;
+	int64_t id;
+
+	if (wp_rec_int(rec, "id", &id) == -1 || target(r, (int)id) != NULL)
+		return;
+	r->t = wp_xrealloc(r->t, (r->nt + 1) * sizeof *r->t);
+	t = &r->t[r->nt++];
+	memset(t, 0, sizeof *t);
+	t->id = (int)id;
+	t->follow = strcmp(rec->type, "follow") == 0;
+	t->rec = jsonc_record(rec);
+	wp_hmap_init(&t->sites, sizeof(struct rsite));
+}
+
+/* Keeps the first record of a kind (the last, for the observation). */
+static void
+keep(json_object **slot, const struct wp_record *rec, int replace)
+{
+	if (*slot != NULL && !replace)
+		return;
+	json_object_put(*slot);
+	*slot = jsonc_record(rec);
+}
+
+void
+report_add(struct report *r, const struct wp_record *rec)
+{
+	int64_t n;
+
+	r->records++;
+	if (strcmp(rec->type, "hit") == 0)
+		add_hit(r, rec);
+	else if (strcmp(rec->type, "session") == 0)
+		keep(&r->session, rec, 0);
+	else if (strcmp(rec->type, "target") == 0 ||
+	    strcmp(rec->type, "follow") == 0)
+		add_target(r, rec);
+	else if (strcmp(rec->type, "rebind") == 0)
+		add_rebind(r, rec);
+	else if (strcmp(rec->type, "armed") == 0)
+		keep(&r->armed, rec, 0);
+	else if (strcmp(rec->type, "observation") == 0)
+		keep(&r->observation, rec, 1);
+	else if (strcmp(rec->type, "lost") == 0) {
+		r->lost_records++;
+		if (wp_rec_int(rec, "count", &n) == 0 && n > 0)
+			r->lost += (uint64_t)n;
+	} else if (strcmp(rec->type, "thread") == 0)
+		r->thread_records++;
+	else
+		r->other_records++;
+}

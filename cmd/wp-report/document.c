@@ -1,0 +1,423 @@
+/*
+ * The report document: one JSON object with the process, the
+ * observation, whether the counts are a lower bound and why, and per
+ * watch its writer sites, threads and samples (field names after the
+ * reference tool's live_watch report).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "util.h"
+
+static const char snapshot_caveat[] =
+    "snapshots are read before arming and after disarming, not "
+    "atomically with the hits";
+
+/* A new reference to member k of o, or NULL. */
+static json_object *
+field(json_object *o, const char *k)
+{
+	json_object *v;
+
+	if (o == NULL || !json_object_object_get_ex(o, k, &v))
+		return NULL;
+	return json_object_get(v);
+}
+
+static json_object *
+parse_raw(const char *s)
+{
+	return s ? jsonc_parse(s, strlen(s)) : NULL;
+}
+
+static void
+add(json_object *o, const char *k, json_object *v)
+{
+	json_object_object_add(o, k, v);
+}
+
+static json_object *
+site_json(const struct rsite *s)
+{
+	json_object *w = parse_raw(s->writer), *o, *c;
+	int i, worst = C_EXACT;
+
+	for (i = 0; i < C_N; i++)
+		if (s->conf[i] > 0)
+			worst = i;
+	o = json_object_new_object();
+	add(o, "trap_runtime_ip", jsonc_hex(s->trap));
+	add(o, "trap_static_ip", field(w, "trap_static_ip"));
+	add(o, "writer_runtime_ip", s->wip ? jsonc_hex(s->wip) : NULL);
+	add(o, "writer_static_ip", field(w, "writer_static_ip"));
+	add(o, "module", field(w, "module"));
+	add(o, "writer_function", field(w, "function"));
+	add(o, "writer_symbol", field(w, "symbol"));
+	add(o, "source", field(w, "source"));
+	add(o, "insn", field(w, "insn"));
+	add(o, "confidence", json_object_new_string(conf_names[worst]));
+	c = json_object_new_object();
+	for (i = 0; i < C_N; i++)
+		if (s->conf[i] > 0)
+			add(c, conf_names[i], json_object_new_uint64(s->conf[i]));
+	add(o, "confidence_counts", c);
+	add(o, "reason", field(w, "reason"));
+	add(o, "caveat", field(w, "caveat"));
+	add(o, "hits", json_object_new_uint64(s->hits));
+	json_object_put(w);
+	return o;
+}
+
+static int
+cmp_site(const void *a, const void *b)
+{
+	const struct rsite *x = *(const struct rsite *const *)a;
+	const struct rsite *y = *(const struct rsite *const *)b;
+
+	if (x->hits != y->hits)
+		return x->hits < y->hits ? 1 : -1;
+	if (x->wip != y->wip)
+		return x->wip < y->wip ? -1 : 1;
+	return (x->trap > y->trap) - (x->trap < y->trap);
+}
+
+static int
+cmp_thr(const void *a, const void *b)
+{
+	const struct rthread *x = a, *y = b;
+
+	if (x->hits != y->hits)
+		return x->hits < y->hits ? 1 : -1;
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+/* The writer sites, most hits first. */
+static json_object *
+sites_json(struct rtarget *t)
+{
+	struct rsite **sorted, *s;
+	json_object *a = json_object_new_array();
+	size_t i, n = 0;
+
+	sorted = wp_xcalloc(t->sites.n + 1, sizeof *sorted);
+	for (i = 0; i < t->sites.cap; i++)
+		if ((s = wp_hmap_slot(&t->sites, i)) != NULL)
+			sorted[n++] = s;
+	qsort(sorted, n, sizeof *sorted, cmp_site);
+	for (i = 0; i < n; i++)
+		json_object_array_add(a, site_json(sorted[i]));
+	free(sorted);
+	return a;
+}
+
+static json_object *
+threads_json(struct rtarget *t)
+{
+	json_object *a = json_object_new_array(), *x;
+	size_t i;
+
+	qsort(t->thr, t->nthr, sizeof *t->thr, cmp_thr);
+	for (i = 0; i < t->nthr; i++) {
+		x = json_object_new_object();
+		add(x, "tid", json_object_new_int(t->thr[i].tid));
+		add(x, "hits", json_object_new_uint64(t->thr[i].hits));
+		json_object_array_add(a, x);
+	}
+	return a;
+}
+
+static json_object *
+samples_json(struct rtarget *t)
+{
+	json_object *a = json_object_new_array(), *s, *w;
+	struct rsample *sm;
+	size_t i;
+
+	for (i = 0; i < t->nsamples; i++) {
+		sm = &t->samples[i];
+		w = parse_raw(sm->writer);
+		s = json_object_new_object();
+		add(s, "tid", json_object_new_int64(sm->tid));
+		add(s, "time_ns", json_object_new_int64(sm->time_ns));
+		add(s, "trap_runtime_ip", jsonc_hex(sm->trap));
+		add(s, "writer_static_ip", field(w, "writer_static_ip"));
+		add(s, "writer_symbol", field(w, "symbol"));
+		add(s, "written_value", parse_raw(sm->value));
+		json_object_array_add(a, s);
+		json_object_put(w);
+	}
+	return a;
+}
+
+/* The member of the observation's array key whose id is id. */
+static json_object *
+obs_entry(struct report *r, const char *key, int id)
+{
+	json_object *a, *x;
+	size_t i;
+
+	if (r->observation == NULL ||
+	    !json_object_object_get_ex(r->observation, key, &a) ||
+	    !json_object_is_type(a, json_type_array))
+		return NULL;
+	for (i = 0; i < json_object_array_length(a); i++) {
+		x = json_object_array_get_idx(a, i);
+		if (json_object_get_int(json_object_object_get(x, "id")) == id)
+			return x;
+	}
+	return NULL;
+}
+
+static json_object *
+target_json(struct report *r, struct rtarget *t)
+{
+	json_object *o = json_object_new_object(), *latest, *init;
+	static const char *const copy[] = { "input", "runtime_addr",
+	    "static_addr", "module", "region", "perms", "access", "len" };
+	size_t i;
+
+	add(o, "id", json_object_new_int(t->id));
+	for (i = 0; i < sizeof copy / sizeof copy[0]; i++)
+		add(o, copy[i], field(t->rec, copy[i]));
+	init = field(t->rec, "initial_value");
+	add(o, "initial_value", init);
+	latest = field(obs_entry(r, "targets", t->id), "latest_value");
+	add(o, "latest_value", latest);
+	add(o, "changed", init && latest ? json_object_new_boolean(strcmp(
+	    json_object_get_string(init), json_object_get_string(latest)) != 0) :
+	    NULL);
+	add(o, "snapshot_caveat", json_object_new_string(snapshot_caveat));
+	add(o, "accepted_hits", json_object_new_uint64(t->hits));
+	add(o, "first_time_ns", t->have_time ?
+	    json_object_new_int64(t->first) : NULL);
+	add(o, "last_time_ns", t->have_time ?
+	    json_object_new_int64(t->last) : NULL);
+	add(o, "threads", threads_json(t));
+	add(o, "threads_truncated",
+	    json_object_new_boolean(t->other_thread_hits > 0));
+	add(o, "writer_sites", sites_json(t));
+	add(o, "samples", samples_json(t));
+	add(o, "samples_truncated",
+	    json_object_new_boolean(t->samples_truncated));
+	return o;
+}
+
+static json_object *
+bindings_json(const struct rtarget *t)
+{
+	json_object *a = json_object_new_array(), *x;
+	const struct rbind *b;
+	size_t i;
+
+	for (i = 0; i < t->nbinds; i++) {
+		b = &t->binds[i];
+		x = json_object_new_object();
+		add(x, "generation", json_object_new_uint64(b->generation));
+		add(x, "binding", json_object_new_string(b->binding));
+		add(x, "leaf_addr", b->leaf ? jsonc_hex(b->leaf) : NULL);
+		add(x, "time_ns", json_object_new_int64(b->time_ns));
+		add(x, "leaf_hits", json_object_new_uint64(b->leaf_hits));
+		json_object_array_add(a, x);
+	}
+	return a;
+}
+
+/* A --follow chain: where it points, its history, and its leaf's hits. */
+static json_object *
+follow_json(struct report *r, struct rtarget *t)
+{
+	json_object *o = json_object_new_object(), *leaf;
+	static const char *const drop[] = { "initial_value", "latest_value",
+	    "changed", "static_addr", "module", "region", "perms",
+	    "runtime_addr", NULL };
+	const struct rbind *b = t->nbinds ? &t->binds[t->nbinds - 1] : NULL;
+	size_t i;
+
+	leaf = target_json(r, t);
+	for (i = 0; drop[i] != NULL; i++)
+		json_object_object_del(leaf, drop[i]);
+	add(o, "id", json_object_new_int(t->id));
+	add(o, "input", field(t->rec, "input"));
+	add(o, "ptr_slot_addr", field(t->rec, "slot_addr"));
+	add(o, "ptr_slot_static_addr", field(t->rec, "slot_static_addr"));
+	add(o, "ptr_slot_module", field(t->rec, "slot_module"));
+	add(o, "chain_offsets", field(t->rec, "offsets"));
+	add(o, "len", field(t->rec, "len"));
+	add(o, "access", field(t->rec, "access"));
+	add(o, "slots_reserved", field(t->rec, "slots"));
+	add(o, "binding_state", b ? json_object_new_string(b->binding) :
+	    field(t->rec, "binding"));
+	add(o, "generation", b ? json_object_new_uint64(b->generation) : NULL);
+	add(o, "active_leaf_addr", b ? (b->leaf ? jsonc_hex(b->leaf) : NULL) :
+	    field(t->rec, "leaf_addr"));
+	add(o, "rebinds", field(obs_entry(r, "follows", t->id), "rebinds"));
+	add(o, "pointer_slot_hits", json_object_new_uint64(t->ptr_hits));
+	add(o, "leaf_hits", json_object_new_uint64(t->hits));
+	add(o, "bindings", bindings_json(t));
+	add(o, "bindings_truncated", json_object_new_boolean(t->binds_truncated));
+	json_object_object_foreach(leaf, k, v)
+		if (json_object_object_get(o, k) == NULL &&
+		    strcmp(k, "accepted_hits") != 0 && strcmp(k, "id") != 0)
+			add(o, k, json_object_get(v));
+	json_object_put(leaf);
+	return o;
+}
+
+static int
+obs_bool(json_object *o, const char *path1, const char *path2)
+{
+	json_object *x;
+
+	if (o == NULL || !json_object_object_get_ex(o, path1, &x))
+		return 0;
+	if (path2 != NULL && !json_object_object_get_ex(x, path2, &x))
+		return 0;
+	return json_object_get_boolean(x);
+}
+
+static const char *
+obs_str(json_object *o, const char *key)
+{
+	json_object *x;
+
+	if (o == NULL || !json_object_object_get_ex(o, key, &x) ||
+	    !json_object_is_type(x, json_type_string))
+		return NULL;
+	return json_object_get_string(x);
+}
+
+static json_object *
+capabilities(struct report *r)
+{
+	json_object *c = json_object_new_object(), *x;
+	json_object *obs = r->observation;
+
+	x = json_object_new_object();
+	add(x, "collected", json_object_new_boolean(r->armed != NULL ||
+	    obs != NULL));
+	add(c, "per_thread_watchpoints", x);
+	x = json_object_new_object();
+	add(x, "collected", json_object_new_boolean(r->regs_seen ||
+	    obs_bool(r->armed, "regs", NULL)));
+	add(c, "registers", x);
+	x = json_object_new_object();
+	add(x, "collected", json_object_new_boolean(obs != NULL &&
+	    json_object_object_get(obs, "target_alive_after") != NULL));
+	add(c, "memory_snapshots", x);
+	return c;
+}
+
+static json_object *
+process(struct report *r)
+{
+	json_object *p = json_object_new_object(), *x;
+	static const char *const copy[] = { "pid", "start_time", "exe",
+	    "binary_match", "pie_slide", "slot_limit" };
+	const char *stop = obs_str(r->observation, "stop_reason");
+	size_t i;
+
+	for (i = 0; i < sizeof copy / sizeof copy[0]; i++)
+		add(p, copy[i], field(r->session, copy[i]));
+	add(p, "alive_after", field(r->observation, "target_alive_after"));
+	add(p, "changed", stop ? json_object_new_boolean(strcmp(stop,
+	    "target_exec") == 0) : NULL);
+	x = field(r->session, "warnings");
+	add(p, "warnings", x ? x : json_object_new_array());
+	return p;
+}
+
+static void
+reason(json_object *a, const char *why)
+{
+	json_object_array_add(a, json_object_new_string(why));
+}
+
+static json_object *
+lower_bound_reasons(struct report *r, long malformed)
+{
+	json_object *a = json_object_new_array(), *obs = r->observation;
+	const char *stop = obs_str(obs, "stop_reason");
+
+	if (obs == NULL)
+		reason(a, "incomplete_stream");
+	if (r->lost > 0 || r->lost_records > 0 ||
+	    (obs && !obs_bool(obs, "lost_events", "known")) ||
+	    (obs && json_object_get_int64(json_object_object_get(
+	    json_object_object_get(obs, "lost_events"), "total")) > 0))
+		reason(a, "lost_events");
+	if (obs_bool(obs, "truncated_by_max_events", NULL))
+		reason(a, "truncated_by_max_events");
+	if (obs_bool(obs, "thread_coverage", "partial_coverage"))
+		reason(a, "partial_thread_coverage");
+	if (stop && strcmp(stop, "output_closed") == 0)
+		reason(a, "output_closed");
+	if (malformed > 0)
+		reason(a, "malformed_input_lines");
+	if (json_object_array_length(a) == 0 &&
+	    obs_bool(obs, "counts_are_lower_bound", NULL))
+		reason(a, "reported_by_wp_arm");
+	return a;
+}
+
+static json_object *
+stream_json(struct report *r, long malformed)
+{
+	json_object *x = json_object_new_object();
+
+	add(x, "records", json_object_new_uint64(r->records));
+	add(x, "hits", json_object_new_uint64(r->hits));
+	add(x, "hits_of_unknown_targets", json_object_new_uint64(r->orphan_hits));
+	add(x, "lost_records", json_object_new_uint64(r->lost_records));
+	add(x, "thread_records", json_object_new_uint64(r->thread_records));
+	add(x, "other_records", json_object_new_uint64(r->other_records));
+	add(x, "malformed_lines", json_object_new_int64(malformed));
+	return x;
+}
+
+static json_object *
+watches(struct report *r, int follows)
+{
+	json_object *a = json_object_new_array();
+	size_t i;
+
+	for (i = 0; i < r->nt; i++)
+		if (r->t[i].follow == follows)
+			json_object_array_add(a, follows ?
+			    follow_json(r, &r->t[i]) : target_json(r, &r->t[i]));
+	return a;
+}
+
+json_object *
+report_document(struct report *r, long malformed)
+{
+	json_object *o = json_object_new_object(), *x = NULL, *reasons;
+	json_object *obs = r->observation;
+	const char *backend;
+
+	backend = obs ? obs_str(obs, "backend") : obs_str(r->armed, "backend");
+	add(o, "schema_version", json_object_new_int(WP_SCHEMA_VERSION));
+	add(o, "tool", json_object_new_string("wp"));
+	add(o, "tool_version", json_object_new_string(WP_VERSION));
+	add(o, "operation", json_object_new_string("live_watch"));
+	add(o, "backend", backend ? json_object_new_string(backend) : NULL);
+	add(o, "complete", json_object_new_boolean(obs != NULL));
+	add(o, "incomplete_reason", obs ? NULL : json_object_new_string(
+	    "the stream ended without an observation record: the watch was "
+	    "killed or is still running"));
+	add(o, "capabilities", capabilities(r));
+	add(o, "process", process(r));
+	if (obs != NULL && json_object_deep_copy(obs, &x, NULL) == 0) {
+		json_object_object_del(x, "type");
+		json_object_object_del(x, "targets");
+	}
+	add(o, "observation", x);
+	reasons = lower_bound_reasons(r, malformed);
+	add(o, "counts_are_lower_bound",
+	    json_object_new_boolean(json_object_array_length(reasons) > 0));
+	add(o, "lower_bound_reasons", reasons);
+	add(o, "watches", watches(r, 0));
+	add(o, "dependent_watches", watches(r, 1));
+	add(o, "stream", stream_json(r, malformed));
+	return o;
+}

@@ -1,0 +1,282 @@
+/*
+ * The report as a table for people: the process and the watch, then
+ * per target its writers, threads and samples, then the follow chains.
+ */
+#include <string.h>
+
+#include "report.h"
+
+static const char *
+str(json_object *o, const char *k)
+{
+	json_object *v;
+
+	if (o == NULL || !json_object_object_get_ex(o, k, &v) || v == NULL)
+		return "-";
+	return json_object_get_string(v);
+}
+
+static int
+has(json_object *o, const char *k)
+{
+	return strcmp(str(o, k), "-") != 0;
+}
+
+static int
+flag(json_object *o, const char *k)
+{
+	return json_object_get_boolean(json_object_object_get(o, k));
+}
+
+static const char *
+base(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s ? s + 1 : p;
+}
+
+/* Copies s into buf, cut to width with a trailing '~'. */
+static const char *
+fit(char *buf, size_t sz, const char *s, size_t width)
+{
+	size_t n = strlen(s);
+
+	if (width >= sz)
+		width = sz - 1;
+	if (n <= width)
+		return strcpy(buf, s);
+	memcpy(buf, s, width - 1);
+	buf[width - 1] = '~';
+	buf[width] = '\0';
+	return buf;
+}
+
+static void
+value_text(json_object *v, char *buf, size_t sz)
+{
+	const char *kind = str(v, "kind");
+
+	if (strcmp(kind, "unknown") == 0)
+		snprintf(buf, sz, "unknown: %s", str(v, "reason"));
+	else if (strcmp(kind, "register_store") == 0)
+		snprintf(buf, sz, "%s = %s", str(v, "register"), str(v, "value"));
+	else if (strcmp(kind, "-") == 0)
+		snprintf(buf, sz, "-");
+	else
+		snprintf(buf, sz, "%s", str(v, "value"));
+}
+
+static void
+source_text(json_object *src, char *buf, size_t sz)
+{
+	if (src == NULL || json_object_get_type(src) != json_type_object)
+		snprintf(buf, sz, "-");
+	else
+		snprintf(buf, sz, "%s:%s", base(str(src, "file")),
+		    str(src, "line"));
+}
+
+static json_object *
+get(json_object *o, const char *k)
+{
+	return json_object_object_get(o, k);
+}
+
+static void
+header(json_object *doc, FILE *f)
+{
+	json_object *p = get(doc, "process"), *obs = get(doc, "observation");
+	json_object *tc, *a;
+	size_t i;
+
+	fprintf(f, "process  pid %s  %s  start %s  binary %s  slide %s\n",
+	    str(p, "pid"), base(str(p, "exe")), str(p, "start_time"),
+	    str(p, "binary_match"), str(p, "pie_slide"));
+	if (get(p, "pid") != NULL && get(p, "slot_limit") == NULL)
+		fprintf(f, "note     no slot limit (--no-slot-limit): any length "
+		    "and number of targets, for the ptrace backend\n");
+	a = get(p, "warnings");
+	for (i = 0; a && i < json_object_array_length(a); i++)
+		fprintf(f, "warning  %s\n",
+		    json_object_get_string(json_object_array_get_idx(a, i)));
+	if (obs == NULL) {
+		fprintf(f, "INCOMPLETE  %s\n", str(doc, "incomplete_reason"));
+		return;
+	}
+	tc = get(obs, "thread_coverage");
+	fprintf(f, "watch    %s  %s/%s ms  stop %s%s%s  lost %s\n",
+	    str(doc, "backend"), str(obs, "elapsed_ms"),
+	    str(obs, "duration_requested_ms"), str(obs, "stop_reason"),
+	    has(obs, "stop_detail") ? " " : "",
+	    has(obs, "stop_detail") ? str(obs, "stop_detail") : "",
+	    str(get(obs, "lost_events"), "total"));
+	fprintf(f, "threads  %s seeded, %s inherited, %s attached late, "
+	    "%s unattached, %s exited\n", str(tc, "seeded_tids"),
+	    str(tc, "inherited_tids"), str(tc, "dynamically_attached_tids"),
+	    str(tc, "unattached_tids"), str(tc, "exited_tids"));
+	if (has(obs, "error"))
+		fprintf(f, "error    %s\n", str(obs, "error"));
+}
+
+static void
+lower_bound_note(json_object *doc, FILE *f)
+{
+	json_object *a;
+	size_t i;
+
+	if (!flag(doc, "counts_are_lower_bound"))
+		return;
+	fprintf(f, "note     counts are a lower bound:");
+	a = get(doc, "lower_bound_reasons");
+	for (i = 0; i < json_object_array_length(a); i++)
+		fprintf(f, "%s %s", i ? "," : "",
+		    json_object_get_string(json_object_array_get_idx(a, i)));
+	fprintf(f, "\n");
+}
+
+/* A writer row; named says to fall back on its address. */
+static void
+writer_row(json_object *x, int named, FILE *f)
+{
+	char b1[128], b2[128], b3[128], b4[256], b5[256];
+
+	source_text(get(x, "source"), b5, sizeof b5);
+	snprintf(b3, sizeof b3, "%s", str(x, "writer_symbol"));
+	if (named && strcmp(b3, "-") == 0)
+		snprintf(b3, sizeof b3, "%s", has(x, "writer_static_ip") ?
+		    str(x, "writer_static_ip") : str(x, "trap_runtime_ip"));
+	fprintf(f, "  %9s  %-7s %-26s %-16s %s\n", str(x, "hits"),
+	    str(x, "confidence"), fit(b1, sizeof b1, b3, 26),
+	    fit(b2, sizeof b2, b5, 16), has(x, "insn") || !named ?
+	    fit(b4, sizeof b4, str(x, "insn"), 36) :
+	    fit(b4, sizeof b4, str(x, "reason"), 36));
+	if (named && has(x, "caveat"))
+		fprintf(f, "  %9s  %-7s %s\n", "", "",
+		    fit(b4, sizeof b4, str(x, "caveat"), 80));
+}
+
+static void
+writers(json_object *w, FILE *f)
+{
+	json_object *a = get(w, "writer_sites");
+	size_t j, n = json_object_array_length(a);
+
+	fprintf(f, "  writers: %zu\n", n);
+	if (n > 0)
+		fprintf(f, "  %9s  %-7s %-26s %-16s %s\n", "HITS", "CONF",
+		    "WRITER", "SOURCE", "INSTRUCTION");
+	for (j = 0; j < n; j++)
+		writer_row(json_object_array_get_idx(a, j), 1, f);
+}
+
+static void
+threads(json_object *w, FILE *f)
+{
+	json_object *a = get(w, "threads"), *x;
+	size_t j;
+
+	fprintf(f, "  threads:");
+	for (j = 0; j < json_object_array_length(a) && j < 8; j++) {
+		x = json_object_array_get_idx(a, j);
+		fprintf(f, " %s (%s)", str(x, "tid"), str(x, "hits"));
+	}
+	if (j < json_object_array_length(a))
+		fprintf(f, " and %zu more", json_object_array_length(a) - j);
+	fprintf(f, "%s\n", j == 0 ? " none" : "");
+}
+
+static void
+samples(json_object *w, FILE *f)
+{
+	json_object *a = get(w, "samples"), *x, *r;
+	char b1[128], b2[128], b3[128], b4[256];
+	size_t j, n = json_object_array_length(a);
+
+	if (n == 0)
+		return;
+	fprintf(f, "  samples: %zu of %s%s\n", n, str(w, "accepted_hits"),
+	    flag(w, "samples_truncated") ? " (truncated)" : "");
+	fprintf(f, "  %9s  %12s  %-26s %s\n", "TID", "TIME ms", "WRITER",
+	    "VALUE");
+	for (j = 0; j < n; j++) {
+		x = json_object_array_get_idx(a, j);
+		value_text(get(x, "written_value"), b4, sizeof b4);
+		snprintf(b3, sizeof b3, "%.3f", (double)json_object_get_int64(
+		    get(x, "time_ns")) / 1e6);
+		r = get(x, "writer_symbol");
+		fprintf(f, "  %9s  %12s  %-26s %s\n", str(x, "tid"), b3,
+		    fit(b1, sizeof b1, r ? json_object_get_string(r) :
+		    str(x, "trap_runtime_ip"), 26), fit(b2, sizeof b2, b4, 44));
+	}
+}
+
+static void
+watch_section(json_object *doc, json_object *w, FILE *f)
+{
+	fprintf(f, "\ntarget %s  %s  %s", str(w, "id"), str(w, "input"),
+	    str(w, "runtime_addr"));
+	if (has(w, "static_addr"))
+		fprintf(f, " (static %s in %s)", str(w, "static_addr"),
+		    base(str(w, "module")));
+	fprintf(f, "  %s  %s bytes  %s\n", str(w, "perms"), str(w, "len"),
+	    str(w, "access"));
+	fprintf(f, "  %s hits%s  initial %s  latest %s%s\n",
+	    str(w, "accepted_hits"), flag(doc, "counts_are_lower_bound") ?
+	    " (lower bound)" : "", str(w, "initial_value"),
+	    str(w, "latest_value"), flag(w, "changed") ? "  changed" : "");
+	writers(w, f);
+	threads(w, f);
+	samples(w, f);
+}
+
+static void
+follow_section(json_object *doc, json_object *w, FILE *f)
+{
+	json_object *a, *x;
+	char b3[128];
+	size_t j, n;
+
+	fprintf(f, "\nfollow %s  %s  slot %s  %s  gen %s  leaf %s\n",
+	    str(w, "id"), str(w, "input"), str(w, "ptr_slot_addr"),
+	    str(w, "binding_state"), str(w, "generation"),
+	    str(w, "active_leaf_addr"));
+	fprintf(f, "  %s pointer writes, %s leaf hits%s, %s slots\n",
+	    str(w, "pointer_slot_hits"), str(w, "leaf_hits"),
+	    flag(doc, "counts_are_lower_bound") ? " (lower bound)" : "",
+	    str(w, "slots_reserved"));
+	a = get(w, "bindings");
+	n = json_object_array_length(a);
+	fprintf(f, "  bindings: %zu%s\n", n, flag(w, "bindings_truncated") ?
+	    " (the first and the latest kept)" : "");
+	for (j = 0; j < n; j++) {
+		x = json_object_array_get_idx(a, j);
+		snprintf(b3, sizeof b3, "%.3f", (double)json_object_get_int64(
+		    get(x, "time_ns")) / 1e6);
+		fprintf(f, "  %9s  gen %-5s %-13s leaf %-18s %s hits\n", b3,
+		    str(x, "generation"), str(x, "binding"),
+		    str(x, "leaf_addr"), str(x, "leaf_hits"));
+	}
+	a = get(w, "writer_sites");
+	n = json_object_array_length(a);
+	fprintf(f, "  leaf writers: %zu\n", n);
+	for (j = 0; j < n; j++)
+		writer_row(json_object_array_get_idx(a, j), 0, f);
+}
+
+int
+report_table(json_object *doc, FILE *f)
+{
+	json_object *ws;
+	size_t i;
+
+	header(doc, f);
+	lower_bound_note(doc, f);
+	ws = get(doc, "watches");
+	for (i = 0; i < json_object_array_length(ws); i++)
+		watch_section(doc, json_object_array_get_idx(ws, i), f);
+	ws = get(doc, "dependent_watches");
+	for (i = 0; i < json_object_array_length(ws); i++)
+		follow_section(doc, json_object_array_get_idx(ws, i), f);
+	return ferror(f) ? -1 : 0;
+}

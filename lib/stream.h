@@ -1,0 +1,83 @@
+/*
+ * stream: reading and writing the NDJSON record stream (wp-records(7)).
+ *
+ * A filter reads each line into a struct wp_record, passes on what it
+ * does not own as the original text, appends its fields to the records
+ * it adds to, and writes its own records as whole lines.  Output goes to
+ * one FILE for the whole process, set by wp_stream_out_init.
+ */
+#ifndef WP_STREAM_H
+#define WP_STREAM_H
+
+#include <stdio.h>
+
+#include "json.h"
+#include "util.h"
+
+/*
+ * One record.  Everything it points to belongs to the reader and is
+ * valid until the next wp_stream_read on that reader.
+ */
+struct wp_record {
+	const char	*line;		/* the text, without its newline */
+	size_t		 len;
+	long		 lineno;
+	const char	*type;		/* the decoded "type" member */
+	const struct wp_json *j;	/* its tokens: the object is token 0 */
+};
+
+struct wp_reader {
+	FILE		*in;
+	const char	*name;		/* for messages: "stdin" or a path */
+	long		 lineno;
+	long		 nbad;		/* lines that were not records */
+	struct wp_error	 err;		/* after -1: "NAME: line N: what" */
+	/* private */
+	char		*buf;
+	size_t		 cap;
+	struct wp_json	 j;
+	char		*type;
+	size_t		 typecap;
+	int		 done;
+};
+
+/* in is not closed by wp_reader_free; name must outlive the reader. */
+void	 wp_reader_init(struct wp_reader *rd, FILE *in, const char *name);
+void	 wp_reader_free(struct wp_reader *rd);
+
+/*
+ * Reads the next line.  Returns 1 for a record, 0 at the end of the
+ * input, -1 for a line that is not a record or a read error: rd->err
+ * says which (the caller prints rd->err.msg), bad lines are counted in
+ * rd->nbad, and the next call goes on after it.
+ */
+int	 wp_stream_read(struct wp_reader *rd, struct wp_record *rec);
+
+/*
+ * The input of a filter: the file arg, or standard input for NULL or
+ * "-".  *name is set for messages.  NULL with errno set on failure.
+ */
+FILE	*wp_stream_open(const char *arg, const char **name);
+
+/*
+ * Output.  Lines are flushed one by one unless out is a regular file,
+ * so that a consumer on a pipe sees each record at once.  SIGPIPE is
+ * ignored: a closed output shows as -1 from the writers.
+ */
+void	 wp_stream_out_init(FILE *out);
+int	 wp_stream_write(const char *line, size_t len);
+int	 wp_stream_write_jw(const struct wp_jw *w);
+int	 wp_stream_pass(const struct wp_record *rec);
+/* The record with extra (",\"k\":v...") added as its last members. */
+int	 wp_stream_append(const struct wp_record *rec, const char *extra,
+	    size_t n);
+int	 wp_stream_flush(void);
+
+/*
+ * For the filters after wp-arm: the first SIGINT (a Ctrl-C that reaches
+ * the whole pipeline) lets them finish the records wp-arm still sends,
+ * up to its observation; a second one quits.
+ */
+void	 wp_stream_finish_on_interrupt(void);
+
+#endif
