@@ -1,62 +1,63 @@
 #!/usr/bin/env bats
 # wp-arm --backend ptrace: runs here for real (no debug registers
-# needed).  Exact counts, exact writers, kernel writes, and the target
-# left as it was found on every way out.
+# needed).  The scenarios every backend shares (tests/arm.bash), then
+# what is the ptrace backend's own: exact writer IPs and values, kernel
+# writes, reads, any length.
 
 load helpers
-
-# ptrace_watch ADDR... -- ARGS: watch_start with --backend ptrace
-ptrace_watch() {
-	local a=()
-	while [ $# -gt 0 ] && [ "$1" != -- ]; do a+=("$1"); shift; done
-	[ $# -gt 0 ] && shift
-	watch_start "${a[@]}" -- --backend ptrace "$@"
-}
-
-# unwatched_sum N: the checksum mt-writer -c N prints without a watch
-unwatched_sum() {
-	local out=$BATS_TEST_TMPDIR/plain.out
-	"$T/mt-writer" -t 0 -c "$1" > "$out" &
-	local p=$!
-	wait_for "$out" pid 10
-	kill -USR1 "$p"
-	wait "$p"
-	awk '/^sum/ { print $2 }' "$out"
-}
+load arm
 
 @test "wp-arm ptrace: exact hits from several threads, one created mid-watch" {
-	start_target mt-writer -t 3 -n 200 -L 100
-	ptrace_watch wpt_counter -- -d 120s
-	kill -USR1 "$TPID"
-	watch_wait
-	assert_equal "$WSTATUS" 0
-	assert_equal "$(hits)" 700
-	assert_equal "$(obs .backend)" ptrace_singlestep
-	assert_equal "$(obs .stop_reason)" target_exited
-	assert_equal "$(obs .thread_coverage.seeded_tids)" 4
-	assert_equal "$(obs .thread_coverage.inherited_tids)" 1
-	assert_equal "$(obs .counts_are_lower_bound)" false
-	run jq -s -c '[.[] | select(.type=="hit") | .tid] | group_by(.) | map(length) | sort' "$WOUT"
-	assert_output "[100,200,200,200]"
-	local late
-	late=$(jq -r 'select(.type=="thread" and .event=="start") | .tid' "$WOUT")
-	assert_equal "$(hits ".tid == $late")" 100
+	scenario_threads ptrace
 	[ "$(obs .ptrace.steps)" -gt 700 ] || fail "steps: $(obs .ptrace.steps)"
+	assert_equal "$(obs .backend)" ptrace_singlestep
 }
 
 @test "wp-arm ptrace: a write of the same value is still a hit" {
-	start_target mt-writer -t 2 -n 150 -s
-	ptrace_watch wpt_counter -- -d 120s
-	kill -USR1 "$TPID"
-	watch_wait
-	assert_equal "$(hits)" 300
+	scenario_same_value ptrace
 	run jq -r 'select(.type=="hit") | .new_value' "$WOUT"
 	assert_equal "$(sort -u <<< "$output")" "0x1"
 }
 
+@test "wp-arm ptrace: -n stops at max events and flags truncation" {
+	scenario_max_events ptrace
+}
+
+@test "wp-arm ptrace: -d stops at the duration and reads the latest value" {
+	scenario_duration ptrace
+}
+
+@test "wp-arm ptrace: SIGINT, SIGTERM and SIGHUP yield the hits and an observation" {
+	scenario_signal ptrace
+}
+
+@test "wp-arm ptrace: the target exiting mid-watch ends the watch" {
+	scenario_target_exit ptrace
+}
+
+@test "wp-arm ptrace: exec in the target ends the watch" {
+	scenario_exec ptrace
+}
+
+@test "wp-arm ptrace: a pid reused since wp-resolve is refused (status 4)" {
+	scenario_pid_reused ptrace
+}
+
+@test "wp-arm ptrace: a malformed line is reported, the watch still runs (status 2)" {
+	scenario_malformed ptrace
+}
+
+@test "wp-arm ptrace: a closed stdout stops the watch and leaves the target running" {
+	scenario_closed_stdout ptrace
+}
+
+@test "wp-arm ptrace: however the watch ends, the target computes what it computes unwatched" {
+	scenario_healthy ptrace
+}
+
 @test "wp-arm ptrace: every writer IP is the store in write_counter, as objdump shows it" {
 	start_target mt-writer -t 1 -n 40
-	ptrace_watch wpt_counter -- -d 120s
+	watch_start wpt_counter -- --backend ptrace -d 120s
 	kill -USR1 "$TPID"
 	watch_wait
 	local slide store
@@ -73,7 +74,7 @@ unwatched_sum() {
 
 @test "wp-arm ptrace: a kernel write through read(2) is a hit of the syscall, flagged" {
 	start_target mt-writer -t 0 -r
-	ptrace_watch wpt_counter -- -d 120s
+	watch_start wpt_counter -- --backend ptrace -d 120s
 	kill -USR1 "$TPID"
 	watch_wait
 	run jq -c 'select(.type=="hit") | [.flags, .new_bytes]' "$WOUT"
@@ -86,7 +87,7 @@ unwatched_sum() {
 
 @test "wp-arm ptrace: -a rw counts reads too" {
 	start_target mt-writer -t 1 -n 5
-	ptrace_watch -a rw wpt_counter -- -d 120s
+	watch_start -a rw wpt_counter -- --backend ptrace -d 120s
 	kill -USR1 "$TPID"
 	watch_wait
 	assert_equal "$(hits '.flags == []')" 5
@@ -95,7 +96,7 @@ unwatched_sum() {
 
 @test "wp-arm ptrace: any length and more than four targets with --no-slot-limit" {
 	start_target mt-writer -t 1 -n 30
-	ptrace_watch --no-slot-limit -l 16 wpt_counter wpt_score wpt_array wpt_array+16 "$(tinfo stack)" -- -d 120s
+	watch_start --no-slot-limit -l 16 wpt_counter wpt_score wpt_array wpt_array+16 "$(tinfo stack)" -- --backend ptrace -d 120s
 	kill -USR1 "$TPID"
 	watch_wait
 	assert_equal "$(hits '.target == 0')" 30
@@ -106,49 +107,6 @@ unwatched_sum() {
 	run wp-report < <(wp-decode < "$WOUT")
 	assert_line --index 1 "note     no slot limit (--no-slot-limit): any length and number of targets, for the ptrace backend"
 	assert_equal "$(wp-report --json < "$WOUT" | jq .process.slot_limit)" null
-}
-
-@test "wp-arm ptrace: detached at the duration, the target computes what it computes unwatched" {
-	local want
-	want=$(unwatched_sum 300000)
-	start_target mt-writer -t 0 -c 300000
-	ptrace_watch wpt_counter -- -d 1s
-	kill -USR1 "$TPID"
-	watch_wait
-	assert_equal "$(obs .stop_reason)" duration
-	[ "$(hits)" -gt 100 ] || fail "only $(hits) hits"
-	wait_for "$TOUT" '^done' 60
-	assert_equal "$(awk '/^sum/ { print $2 }' "$TOUT")" "$want"
-}
-
-@test "wp-arm ptrace: max events, SIGINT, SIGTERM and a closed stdout all leave the target healthy" {
-	local want how
-	want=$(unwatched_sum 200000)
-	for how in max INT TERM pipe; do
-		start_target mt-writer -t 0 -c 200000
-		case $how in
-		max)
-			ptrace_watch wpt_counter -- -d 120s -n 50
-			kill -USR1 "$TPID"
-			watch_wait
-			assert_equal "$(obs .stop_reason)" max_events
-			assert_equal "$(hits)" 50 ;;
-		INT|TERM)
-			ptrace_watch wpt_counter -- -d 120s
-			kill -USR1 "$TPID"
-			sleep 0.5
-			kill -"$how" "$WPID"
-			watch_wait
-			assert_equal "$(obs .stop_reason)" signal
-			assert_equal "$(obs .stop_detail)" "SIG$how" ;;
-		pipe)
-			run --separate-stderr bash -c "wp-resolve -p $TPID wpt_counter | wp-arm --backend ptrace -d 120s | head -n 3 > /dev/null"
-			kill -USR1 "$TPID" ;;
-		esac
-		wait_for "$TOUT" '^done' 60
-		assert_equal "$(awk '/^sum/ { print $2 }' "$TOUT")" "$want"
-		stop_targets
-	done
 }
 
 @test "wp-arm --backend auto: uses ptrace where breakpoints do not fire, and says so" {

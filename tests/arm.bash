@@ -1,0 +1,201 @@
+# Scenarios of wp-arm written once and run against each backend:
+# tests/50-arm-ptrace.bats on the host, tests/live/20-arm-perf.bats in
+# the guest.  Each takes the backend (perf or ptrace) and asserts exact
+# counts against what the target itself did.
+
+# unwatched_sum N: the checksum mt-writer -c N prints without a watch
+unwatched_sum() {
+	local out=$BATS_TEST_TMPDIR/plain.$RANDOM.out p
+	"$T/mt-writer" -t 0 -c "$1" > "$out" &
+	p=$!
+	wait_for "$out" pid 10
+	kill -USR1 "$p"
+	wait "$p"
+	awk '/^sum/ { print $2 }' "$out"
+}
+
+# Three threads write in a tight loop, then a fourth, created after
+# arming: every write is a hit, of the thread that made it.
+scenario_threads() {
+	start_target mt-writer -t 3 -n 200 -L 100
+	watch_start wpt_counter -- --backend "$1" -d 300s
+	kill -USR1 "$TPID"
+	watch_wait
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(hits)" 700
+	assert_equal "$(obs .stop_reason)" target_exited
+	assert_equal "$(obs .accepted_hits)" 700
+	assert_equal "$(obs '.targets[0].hits')" 700
+	assert_equal "$(obs .counts_are_lower_bound)" false
+	assert_equal "$(obs .lost_events.total)" 0
+	assert_equal "$(obs .thread_coverage.seeded_tids)" 4
+	assert_equal "$(obs .thread_coverage.inherited_tids)" 1
+	assert_equal "$(obs .thread_coverage.partial_coverage)" false
+	run jq -s -c '[.[] | select(.type=="hit") | .tid] | group_by(.) | map(length) | sort' "$WOUT"
+	assert_output "[100,200,200,200]"
+	# the late thread came with a thread record, and wrote only after it
+	local late
+	late=$(jq -r 'select(.type=="thread" and .event=="start") | .tid' "$WOUT")
+	assert_equal "$(jq -r 'select(.type=="thread" and .event=="start") | .coverage' "$WOUT")" inherited
+	assert_equal "$(hits ".tid == $late")" 100
+	# every record passed on: session and target first, unchanged
+	run jq -r .type "$WOUT"
+	assert_line --index 0 session
+	assert_line --index 1 target
+	assert_line --index 2 armed
+}
+
+# A write of the value already there is a write all the same.
+scenario_same_value() {
+	start_target mt-writer -t 2 -n 150 -s
+	watch_start wpt_counter -- --backend "$1" -d 300s
+	kill -USR1 "$TPID"
+	watch_wait
+	assert_equal "$(hits)" 300
+	assert_equal "$(obs .accepted_hits)" 300
+}
+
+scenario_max_events() {
+	start_target mt-writer -t 1 -n 2000 -w
+	watch_start wpt_counter -- --backend "$1" -d 300s -n 100
+	kill -USR1 "$TPID"
+	watch_wait
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(hits)" 100
+	assert_equal "$(obs .stop_reason)" max_events
+	assert_equal "$(obs .truncated_by_max_events)" true
+	assert_equal "$(obs .counts_are_lower_bound)" true
+	assert_equal "$(obs .target_alive_after)" true
+}
+
+scenario_duration() {
+	start_target mt-writer -t 1 -n 10 -w
+	watch_start wpt_counter -- --backend "$1" -d 3s
+	kill -USR1 "$TPID"
+	wait_for "$TOUT" '^done' 60
+	watch_wait
+	assert_equal "$(hits)" 10
+	assert_equal "$(obs .stop_reason)" duration
+	assert_equal "$(obs .duration_requested_ms)" 3000
+	[ "$(obs .elapsed_ms)" -ge 3000 ] || fail "elapsed $(obs .elapsed_ms) < 3000"
+	assert_equal "$(obs '.targets[0].latest_value')" "$(printf '0x%x' 1000009)"
+	assert_equal "$(obs .counts_are_lower_bound)" false
+}
+
+# SIGINT, SIGTERM, SIGHUP: the hits so far and an observation.
+scenario_signal() {
+	local sig
+	for sig in INT TERM HUP; do
+		start_target mt-writer -t 2 -n 100 -w
+		watch_start wpt_counter -- --backend "$1" -d 300s
+		kill -USR1 "$TPID"
+		wait_for "$TOUT" '^done' 60
+		kill -"$sig" "$WPID"
+		watch_wait
+		assert_equal "$WSTATUS" 0
+		assert_equal "$(hits)" 200
+		assert_equal "$(obs .stop_reason)" signal
+		assert_equal "$(obs .stop_detail)" "SIG$sig"
+		# the target goes on untouched
+		kill -0 "$TPID"
+		kill -USR1 "$TPID"
+		stop_targets
+	done
+}
+
+scenario_target_exit() {
+	start_target mt-writer -t 1 -n 10 -w
+	watch_start wpt_counter -- --backend "$1" -d 300s
+	kill -USR1 "$TPID"
+	wait_for "$TOUT" '^done' 60
+	kill -9 "$TPID"
+	watch_wait
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(hits)" 10
+	assert_equal "$(obs .stop_reason)" target_exited
+	assert_equal "$(obs .target_alive_after)" false
+	assert_equal "$(obs '.targets[0].latest_value')" null
+}
+
+scenario_exec() {
+	start_target fork-exec -c 0 -n 5 -x
+	watch_start wpt_counter -- --backend "$1" -d 300s
+	kill -USR1 "$TPID"
+	watch_wait
+	assert_equal "$(hits)" 5
+	assert_equal "$(obs .stop_reason)" target_exec
+}
+
+scenario_pid_reused() {
+	start_target mt-writer -t 0
+	wp-resolve -p "$TPID" wpt_counter > "$BATS_TEST_TMPDIR/r.ndjson"
+	# same pid, another start time: as if the pid had been reused
+	jq -c 'if .type == "session" then .start_time += 1 else . end' \
+		"$BATS_TEST_TMPDIR/r.ndjson" > "$BATS_TEST_TMPDIR/reused.ndjson"
+	run --separate-stderr wp-arm --backend "$1" -d 1s < "$BATS_TEST_TMPDIR/reused.ndjson"
+	assert_failure 4
+	assert_equal "$stderr" "wp-arm: pid $TPID: the process has exited or its pid was reused"
+	assert_equal "$(tail -n 1 <<< "$output" | jq -r '.stop_reason')" error
+}
+
+scenario_malformed() {
+	start_target mt-writer -t 1 -n 30
+	wp-resolve -p "$TPID" wpt_counter | sed '1a{oops' > "$BATS_TEST_TMPDIR/in.ndjson"
+	WOUT=$BATS_TEST_TMPDIR/watch.out
+	wp-arm --backend "$1" -d 300s < "$BATS_TEST_TMPDIR/in.ndjson" > "$WOUT" 2> "$BATS_TEST_TMPDIR/watch.err" &
+	WPID=$!
+	wait_for "$WOUT" '"type":"armed"' 60
+	kill -USR1 "$TPID"
+	watch_wait
+	assert_equal "$WSTATUS" 2
+	assert_equal "$(hits)" 30
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/watch.err")" "wp-arm: stdin: line 2: invalid JSON at byte 2: expected a quoted member name"
+}
+
+scenario_closed_stdout() {
+	start_target mt-writer -t 1 -n 10 -w
+	run --separate-stderr timeout 100 bash -c "wp-resolve -p $TPID wpt_counter | wp-arm --backend $1 -d 300s | head -n 3"
+	assert_success
+	assert_equal "${#lines[@]}" 3
+	# wp-arm has gone (it did not wait for its 300 s), the target runs on
+	kill -USR1 "$TPID"
+	wait_for "$TOUT" '^done' 60
+	kill -0 "$TPID"
+}
+
+# However the watch ends, the target computes what it computes
+# unwatched.
+scenario_healthy() {
+	local want how
+	want=$(unwatched_sum 200000)
+	for how in duration max INT TERM pipe; do
+		start_target mt-writer -t 0 -c 200000
+		case $how in
+		duration)
+			watch_start wpt_counter -- --backend "$1" -d 1s
+			kill -USR1 "$TPID"
+			watch_wait
+			assert_equal "$(obs .stop_reason)" duration ;;
+		max)
+			watch_start wpt_counter -- --backend "$1" -d 300s -n 50
+			kill -USR1 "$TPID"
+			watch_wait
+			assert_equal "$(obs .stop_reason)" max_events
+			assert_equal "$(hits)" 50 ;;
+		INT|TERM)
+			watch_start wpt_counter -- --backend "$1" -d 300s
+			kill -USR1 "$TPID"
+			sleep 0.5
+			kill -"$how" "$WPID"
+			watch_wait
+			assert_equal "$(obs .stop_reason)" signal
+			assert_equal "$(obs .stop_detail)" "SIG$how" ;;
+		pipe)
+			run --separate-stderr bash -c "wp-resolve -p $TPID wpt_counter | wp-arm --backend $1 -d 300s | head -n 3 > /dev/null"
+			kill -USR1 "$TPID" ;;
+		esac
+		wait_for "$TOUT" '^done' 60
+		assert_equal "$(awk '/^sum/ { print $2 }' "$TOUT")" "$want"
+		stop_targets
+	done
+}
