@@ -509,6 +509,29 @@ wp_rec_lost(struct wp_jw *w, uint64_t count, int cpu, int64_t time_ns)
 	wp_jw_end(w);
 }
 
+static void
+role(struct wp_jw *w, int r, int level)
+{
+	if (r == WP_ROLE_NONE)
+		return;
+	wp_jw_str(w, "role", r == WP_ROLE_POINTER ? "pointer" : "leaf");
+	wp_jw_int(w, "level", level);
+}
+
+void
+wp_rec_count(struct wp_jw *w, const struct wp_count_rec *c)
+{
+	wp_jw_reset(w);
+	wp_jw_obj(w, NULL);
+	wp_jw_str(w, "type", "count");
+	wp_jw_int(w, "target", c->target);
+	role(w, c->role, c->level);
+	wp_jw_uint(w, "counted", c->counted);
+	wp_jw_uint(w, "sampled", c->sampled);
+	wp_jw_int(w, "time_ns", c->time_ns);
+	wp_jw_end(w);
+}
+
 void
 wp_rec_rebind(struct wp_jw *w, const struct wp_rebind_rec *r)
 {
@@ -560,18 +583,30 @@ coverage(struct wp_jw *w, const struct wp_observation *o)
 }
 
 static void
+uint_or_null(struct wp_jw *w, const char *key, int have, uint64_t v)
+{
+	if (have)
+		wp_jw_uint(w, key, v);
+	else
+		wp_jw_null(w, key);
+}
+
+static void
 obs_targets(struct wp_jw *w, const struct wp_observation *o)
 {
+	const struct wp_obs_target *t;
 	const struct wp_obs_follow *f;
 	size_t i;
 
 	wp_jw_arr(w, "targets");
 	for (i = 0; i < o->ntargets; i++) {
+		t = &o->targets[i];
 		wp_jw_obj(w, NULL);
-		wp_jw_int(w, "id", o->targets[i].id);
-		wp_jw_uint(w, "hits", o->targets[i].hits);
-		hex_or_null(w, "latest_value", o->targets[i].has_latest,
-		    o->targets[i].latest);
+		wp_jw_int(w, "id", t->id);
+		wp_jw_uint(w, "hits", t->hits);
+		uint_or_null(w, "counted", t->counted_known, t->counted);
+		uint_or_null(w, "lost", t->counted_known, t->lost);
+		hex_or_null(w, "latest_value", t->has_latest, t->latest);
 		wp_jw_end(w);
 	}
 	wp_jw_end(w);
@@ -585,6 +620,9 @@ obs_targets(struct wp_jw *w, const struct wp_observation *o)
 		hex_or_null(w, "leaf_addr", f->leaf != 0, f->leaf);
 		wp_jw_uint(w, "pointer_hits", f->pointer_hits);
 		wp_jw_uint(w, "leaf_hits", f->leaf_hits);
+		uint_or_null(w, "pointer_counted", f->counted_known,
+		    f->pointer_counted);
+		uint_or_null(w, "leaf_counted", f->counted_known, f->leaf_counted);
 		wp_jw_uint(w, "rebinds", f->rebinds);
 		wp_jw_end(w);
 	}
@@ -616,6 +654,7 @@ wp_rec_observation(struct wp_jw *w, const struct wp_observation *o)
 		wp_jw_str(w, "reason", o->lost_reason);
 	wp_jw_uint(w, "total", o->lost);
 	wp_jw_uint(w, "lost_records", o->lost_records);
+	strings(w, "reasons", o->lost_reasons, o->nlost_reasons);
 	wp_jw_end(w);
 	wp_jw_bool(w, "counts_are_lower_bound", o->lower_bound);
 	obs_targets(w, o);

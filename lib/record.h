@@ -199,6 +199,18 @@ void	 wp_rec_thread(struct wp_jw *w, const struct wp_thread_rec *t);
 void	 wp_rec_lost(struct wp_jw *w, uint64_t count, int cpu,
 	    int64_t time_ns);
 
+/* What was counted of one watched entry while the watch runs. */
+struct wp_count_rec {
+	int		 target;
+	int		 role;		/* WP_ROLE_*: a follow chain's entry */
+	int		 level;
+	uint64_t	 counted;	/* writes the backend counted */
+	uint64_t	 sampled;	/* hit records written */
+	int64_t		 time_ns;
+};
+
+void	 wp_rec_count(struct wp_jw *w, const struct wp_count_rec *c);
+
 struct wp_rebind_rec {
 	int		 target;
 	uint64_t	 generation;
@@ -214,6 +226,9 @@ void	 wp_rec_rebind(struct wp_jw *w, const struct wp_rebind_rec *r);
 struct wp_obs_target {
 	int		 id;
 	uint64_t	 hits;
+	int		 counted_known;
+	uint64_t	 counted;	/* the kernel's (or ptrace's) count */
+	uint64_t	 lost;		/* counted, neither written nor cut */
 	int		 has_latest;
 	uint64_t	 latest;
 };
@@ -224,6 +239,8 @@ struct wp_obs_follow {
 	const char	*binding;
 	uint64_t	 leaf;		/* 0: null */
 	uint64_t	 pointer_hits, leaf_hits, rebinds;
+	int		 counted_known;
+	uint64_t	 pointer_counted, leaf_counted;
 };
 
 struct wp_obs_failed {
@@ -253,8 +270,10 @@ struct wp_observation {
 	size_t			 npartial;
 	/* lost_events */
 	int			 lost_known;
-	const char		*lost_reason;
+	const char		*lost_reason;	/* when not known */
 	uint64_t		 lost, lost_records;
+	const char *const	*lost_reasons;	/* ring_overflow, ... */
+	size_t			 nlost_reasons;
 	int			 lower_bound;
 	const struct wp_obs_target *targets;
 	size_t			 ntargets;

@@ -13,6 +13,11 @@ load arm
 	assert_equal "$(obs .backend)" ptrace_singlestep
 }
 
+@test "wp-arm ptrace: a tight loop on three threads: every write counted and written" {
+	scenario_counted ptrace
+	assert_equal "$(hits)" 2400
+}
+
 @test "wp-arm ptrace: a write of the same value is still a hit" {
 	scenario_same_value ptrace
 	run jq -r 'select(.type=="hit") | .new_value' "$WOUT"

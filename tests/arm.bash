@@ -199,3 +199,37 @@ scenario_healthy() {
 		stop_targets
 	done
 }
+
+# stress_watch BACKEND ARM-ARGS...: three threads (one created after
+# arming) write in a tight loop; sets WANT to the target's own count.
+stress_watch() {
+	local backend=$1
+	shift
+	start_target stress -t 2 -r 200
+	watch_start "$(tinfo stress)" -l 8 -- --backend "$backend" -d 300s "$@"
+	kill -USR1 "$TPID"
+	watch_wait
+	WANT=$(awk '$1 == "writes" { print $2 }' "$TOUT")
+	[ "$WANT" = 2400 ] || fail "the target made $WANT writes"
+}
+
+# The backend's count is the target's own, and what it did not write
+# as hits it says it lost.
+scenario_counted() {
+	stress_watch "$@"
+	assert_equal "$(obs '.targets[0].counted')" "$WANT"
+	assert_equal "$(( $(hits) + $(obs '.targets[0].lost') ))" "$WANT"
+	assert_equal "$(obs .lost_events.total)" "$(obs '.targets[0].lost')"
+	if [ "$(obs '.targets[0].lost')" -gt 0 ]; then
+		assert_equal "$(obs .counts_are_lower_bound)" true
+		assert_equal "$(jq -c .lost_events.reasons <<< "$OBS")" '["ring_overflow"]'
+	else
+		assert_equal "$(obs .counts_are_lower_bound)" false
+		# then every thread's writes are there, each of its own
+		run jq -s -c '[.[] | select(.type=="hit") | .tid] | group_by(.) | map(length) | sort' "$WOUT"
+		assert_output "[800,800,800]"
+	fi
+	# and the report says both numbers
+	run wp-report < <(wp-decode < "$WOUT")
+	assert_line --regexp "^  $WANT writes counted by [a-z -]+; $(hits) attributed to a writer"
+}

@@ -524,6 +524,29 @@ perf_run(struct watch *w, uint64_t until)
 		rescan(w, s);
 }
 
+/* The events' own counts: every write, sampled or not. */
+static void
+perf_count(struct watch *w)
+{
+	struct perf_state *s = w->state;
+	uint64_t v, lost;
+	size_t i;
+	int ti;
+
+	for (i = 0; i < w->nt; i++) {
+		w->t[i].counted = 0;
+		w->t[i].counted_known = 1;
+	}
+	for (i = 0; i < s->nfds; i++) {
+		if ((ti = s->fdt[i]) < 0)
+			continue;
+		if (perf_read_count(s->fds[i], &v, &lost) == -1)
+			w->t[ti].counted_known = 0;
+		else
+			w->t[ti].counted += v;
+	}
+}
+
 static void
 perf_disarm(struct watch *w)
 {
@@ -533,10 +556,11 @@ perf_disarm(struct watch *w)
 	for (i = 0; i < s->nfds; i++)
 		ioctl(s->fds[i], PERF_EVENT_IOC_DISABLE, 0);
 	drain_all(w, s);
+	perf_count(w);
 	release(s);
 	w->state = NULL;
 }
 
 const struct backend backend_perf = {
-	"perf_breakpoint", perf_arm, perf_run, perf_disarm
+	"perf_breakpoint", perf_arm, perf_run, perf_count, perf_disarm
 };

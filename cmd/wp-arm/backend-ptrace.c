@@ -692,6 +692,18 @@ ptrace_run(struct watch *w, uint64_t until)
 	sigprocmask(SIG_SETMASK, &blocked, NULL);
 }
 
+/* Every write is seen: the count is what was written or cut off. */
+static void
+ptrace_count(struct watch *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->nt; i++) {
+		w->t[i].counted = w->t[i].hits + w->t[i].unwritten;
+		w->t[i].counted_known = 1;
+	}
+}
+
 static void
 ptrace_disarm(struct watch *w)
 {
@@ -701,9 +713,10 @@ ptrace_disarm(struct watch *w)
 	set_tick(0);
 	w->ptrace.steps_per_second = ns ? w->ptrace.steps * 1000000000 / ns : 0;
 	detach_all(s);
+	ptrace_count(w);
 	release(w, s);
 }
 
 const struct backend backend_ptrace = {
-	"ptrace_singlestep", ptrace_arm, ptrace_run, ptrace_disarm
+	"ptrace_singlestep", ptrace_arm, ptrace_run, ptrace_count, ptrace_disarm
 };

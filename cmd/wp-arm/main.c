@@ -26,7 +26,7 @@ usage(int status)
 	fprintf(status ? stderr : stdout,
 	    "usage: wp-arm [-d duration] [-n max_events] [--regs] "
 	    "[--backend auto|perf|ptrace]\n"
-	    "              [--ring-pages n]\n"
+	    "              [--ring-pages n] [--interval duration]\n"
 	    "       wp-arm --check-bp\n");
 	exit(status);
 }
@@ -37,6 +37,7 @@ static const struct option longopts[] = {
 	{ "regs",	no_argument,		NULL, 'r' },
 	{ "backend",	required_argument,	NULL, 'B' },
 	{ "ring-pages",	required_argument,	NULL, 'P' },
+	{ "interval",	required_argument,	NULL, 'I' },
 	{ "check-bp",	no_argument,		NULL, 'C' },
 	{ "help",	no_argument,		NULL, 'h' },
 	{ "version",	no_argument,		NULL, 'V' },
@@ -76,6 +77,11 @@ option(int ch, const char *arg, struct watch *w, struct options *op)
 			    "to 65536", arg);
 		w->ring_pages = (size_t)u;
 		break;
+	case 'I':
+		if (wp_parse_duration_ms(arg, &w->interval_ms) == -1)
+			errx(WP_EXIT_USAGE, "--interval %s: not a duration "
+			    "(500ms, 1s; 0 for none)", arg);
+		break;
 	case 'C':
 		op->check_bp = 1;
 		break;
@@ -99,6 +105,7 @@ parse_options(int argc, char *argv[], struct watch *w, struct options *op)
 	w->duration_ms = 5000;
 	w->max_events = 100000;
 	w->ring_pages = 64;
+	w->interval_ms = 1000;
 	op->backend = "auto";
 	op->check_bp = 0;
 	while ((ch = getopt_long(argc, argv, "d:n:hV", longopts, NULL)) != -1)

@@ -62,9 +62,21 @@ coverage(const struct watch *w, struct wp_observation *o,
 	o->partial_reasons = reasons;
 }
 
-/* The targets' values at the end, when the process is still the same. */
+/* Writes counted that were neither written nor cut off by max events. */
+static uint64_t
+lost_of(const struct wtarget *t)
+{
+	if (!t->counted_known || t->counted < t->hits + t->unwritten)
+		return 0;
+	return t->counted - t->hits - t->unwritten;
+}
+
+/*
+ * The targets, their counts and their values at the end, when the
+ * process is still the same; returns whether it is.
+ */
 static int
-latest_values(const struct watch *w, struct wp_obs_target *ot, size_t *n)
+targets(const struct watch *w, struct wp_obs_target *ot, size_t *n)
 {
 	unsigned char b[8];
 	size_t i;
@@ -77,6 +89,9 @@ latest_values(const struct watch *w, struct wp_obs_target *ot, size_t *n)
 			continue;
 		ot[*n].id = w->t[i].id;
 		ot[*n].hits = w->t[i].hits;
+		ot[*n].counted_known = w->t[i].counted_known;
+		ot[*n].counted = w->t[i].counted;
+		ot[*n].lost = lost_of(&w->t[i]);
 		ot[*n].has_latest = fd != -1 && w->t[i].len <= 8 &&
 		    wp_proc_read(fd, w->t[i].addr, b, (size_t)w->t[i].len) == 0;
 		if (ot[*n].has_latest)
@@ -92,10 +107,20 @@ static void
 follows(const struct watch *w, struct wp_obs_follow *of)
 {
 	const struct chain *c;
-	size_t i;
+	const struct wtarget *t;
+	size_t i, k;
 
 	for (i = 0; i < w->nchains; i++) {
 		c = &w->chains[i];
+		of[i].counted_known = 1;
+		for (k = 0; k <= c->noffs; k++) {
+			t = &w->t[c->base + k];
+			of[i].counted_known &= t->counted_known;
+			if (k < c->noffs)
+				of[i].pointer_counted += t->counted;
+			else
+				of[i].leaf_counted = t->counted;
+		}
 		of[i].id = c->id;
 		of[i].generation = c->generation;
 		of[i].binding = c->binding;
@@ -104,6 +129,30 @@ follows(const struct watch *w, struct wp_obs_follow *of)
 		of[i].leaf_hits = c->leaf_hits;
 		of[i].rebinds = c->rebinds;
 	}
+}
+
+/*
+ * What was lost: exactly, from the counts, where the backend counts;
+ * else what the perf ring said it dropped.
+ */
+static void
+losses(const struct watch *w, struct wp_observation *o, const char **reasons)
+{
+	uint64_t counted_lost = 0;
+	size_t i;
+	int known = 1;
+
+	for (i = 0; i < w->nt; i++) {
+		known &= w->t[i].counted_known;
+		counted_lost += lost_of(&w->t[i]);
+	}
+	o->lost_known = !(w->output_closed && w->stop_reason != NULL);
+	o->lost_reason = "output closed: hits after that were not written";
+	o->lost = known && w->nt > 0 ? counted_lost : w->lost;
+	o->lost_records = w->lost_records;
+	o->lost_reasons = reasons;
+	if (o->lost > 0 || w->lost_records > 0)
+		reasons[o->nlost_reasons++] = "ring_overflow";
 }
 
 /*
@@ -117,7 +166,7 @@ observation_write(struct watch *w, const char *error)
 	struct wp_obs_target *ot = wp_xcalloc(w->nt, sizeof *ot);
 	struct wp_obs_follow *of = wp_xcalloc(w->nchains, sizeof *of);
 	struct wp_obs_failed *failed = wp_xcalloc(w->nthr, sizeof *failed);
-	const char *reasons[8];
+	const char *reasons[8], *lreasons[2];
 
 	memset(&o, 0, sizeof o);
 	o.backend = w->backend->name;
@@ -131,13 +180,10 @@ observation_write(struct watch *w, const char *error)
 	o.truncated = w->truncated;
 	o.accepted = w->accepted;
 	coverage(w, &o, reasons, failed);
-	o.lost_known = !(w->output_closed && w->stop_reason != NULL);
-	o.lost_reason = "output closed: hits after that were not written";
-	o.lost = w->lost;
-	o.lost_records = w->lost_records;
-	o.lower_bound = w->lost > 0 || w->truncated || w->output_closed ||
-	    o.npartial > 0;
-	o.alive = latest_values(w, ot, &o.ntargets);
+	losses(w, &o, lreasons);
+	o.lower_bound = o.lost > 0 || w->lost_records > 0 || w->truncated ||
+	    w->output_closed || o.npartial > 0;
+	o.alive = targets(w, ot, &o.ntargets);
 	o.targets = ot;
 	follows(w, of);
 	o.follows = of;

@@ -61,11 +61,17 @@ ring_attr(struct perf_event_attr *a, int inherit)
 	a->wakeup_watermark = 4096;
 }
 
+/* PERF_FORMAT_LOST came with Linux 6.0; without it, the value alone. */
+static int read_lost = 1;
+
 static void
 bp_attr(const struct perf_bp *bp, int inherit, struct perf_event_attr *a)
 {
 	memset(a, 0, sizeof *a);
 	ring_attr(a, inherit);
+	/* threads inherit the event, child processes do not */
+	a->inherit_thread = inherit ? 1 : 0;
+	a->read_format = PERF_FORMAT_ID | (read_lost ? PERF_FORMAT_LOST : 0);
 	a->type = PERF_TYPE_BREAKPOINT;
 	a->bp_type = bp->rw ? HW_BREAKPOINT_RW : HW_BREAKPOINT_W;
 	a->bp_addr = bp->addr;
@@ -83,9 +89,29 @@ int
 perf_open_bp(const struct perf_bp *bp, pid_t tid, int cpu, int inherit)
 {
 	struct perf_event_attr a;
+	int fd;
 
 	bp_attr(bp, inherit, &a);
-	return perf_event_open(&a, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	fd = perf_event_open(&a, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd == -1 && errno == EINVAL && read_lost) {
+		read_lost = 0;
+		bp_attr(bp, inherit, &a);
+		fd = perf_event_open(&a, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	}
+	return fd;
+}
+
+int
+perf_read_count(int fd, uint64_t *value, uint64_t *lost)
+{
+	uint64_t v[3] = { 0, 0, 0 };
+	ssize_t want = read_lost ? 24 : 16;
+
+	if (read(fd, v, sizeof v) != want)
+		return -1;
+	*value = v[0];
+	*lost = read_lost ? v[2] : 0;
+	return 0;
 }
 
 int

@@ -55,6 +55,12 @@ struct perf_rec {
 int	 perf_open_bp(const struct perf_bp *bp, pid_t tid, int cpu,
 	    int inherit);
 /*
+ * The count of a breakpoint event (its inherited copies included: the
+ * threads it covers, running or gone) and the samples the kernel could
+ * not write to the ring (0 before Linux 6.0).  0, or -1 (errno).
+ */
+int	 perf_read_count(int fd, uint64_t *value, uint64_t *lost);
+/*
  * A dummy event carrying only fork, exit and exec records: it stays
  * across exec, where breakpoints are removed, so the exec is seen.
  */

@@ -104,11 +104,34 @@ emit_armed(struct watch *w)
 	return 0;
 }
 
+/* A count record per watched entry: written and counted so far. */
+static void
+emit_counts(struct watch *w)
+{
+	struct wp_count_rec c;
+	size_t i;
+
+	for (i = 0; i < w->nt; i++) {
+		if (!w->t[i].counted_known)
+			continue;
+		memset(&c, 0, sizeof c);
+		watch_role(w, i, &c.role, &c.level);
+		c.target = w->t[i].id;
+		c.counted = w->t[i].counted;
+		c.sampled = w->t[i].hits;
+		c.time_ns = watch_time(w, wp_now_ns());
+		wp_rec_count(&w->jw, &c);
+		if (watch_emit(w) == -1)
+			return;
+	}
+	wp_stream_flush();
+}
+
 int
 watch_run(struct watch *w, const struct backend *b, struct wp_error *e)
 {
 	sigset_t orig;
-	uint64_t deadline, now;
+	uint64_t deadline, now, next_count;
 
 	w->backend = b;
 	w->stop_reason = NULL;
@@ -121,11 +144,17 @@ watch_run(struct watch *w, const struct backend *b, struct wp_error *e)
 	}
 	emit_armed(w);
 	deadline = wp_now_ns() + w->duration_ms * 1000000;
+	next_count = wp_now_ns() + w->interval_ms * 1000000;
 	for (;;) {
 		check_stop(w, deadline);
 		if (w->stop_reason != NULL)
 			break;
 		now = wp_now_ns();
+		if (w->interval_ms > 0 && now >= next_count) {
+			b->count(w);
+			emit_counts(w);
+			next_count = now + w->interval_ms * 1000000;
+		}
 		b->run(w, deadline - now < TICK_NS ? deadline : now + TICK_NS);
 	}
 	b->disarm(w);
@@ -165,14 +194,30 @@ watch_emit(struct watch *w)
 	return 0;
 }
 
+void
+watch_role(const struct watch *w, size_t ti, int *role, int *level)
+{
+	const struct wtarget *t = &w->t[ti];
+
+	*role = WP_ROLE_NONE;
+	*level = 0;
+	if (t->chain < 0)
+		return;
+	*role = (size_t)t->level < w->chains[t->chain].noffs ?
+	    WP_ROLE_POINTER : WP_ROLE_LEAF;
+	*level = t->level;
+}
+
 int
 watch_hit(struct watch *w, size_t ti, struct wp_hit_rec *h)
 {
 	struct wtarget *t = &w->t[ti];
 	struct chain *c;
 
-	if (w->truncated)
+	if (w->truncated) {
+		t->unwritten++;
 		return 0;
+	}
 	h->target = t->id;
 	h->role = WP_ROLE_NONE;
 	if (t->chain >= 0) {

@@ -21,7 +21,10 @@ struct wtarget {
 	uint64_t	 addr;
 	int		 len;
 	int		 rw;
-	uint64_t	 hits;
+	uint64_t	 hits;		/* written */
+	uint64_t	 unwritten;	/* seen after max events */
+	int		 counted_known;	/* the kernel's count of writes: */
+	uint64_t	 counted;
 	int		 chain;		/* index in w->chains; -1: a target */
 	int		 level;		/* in its chain; noffs: the leaf */
 	int		 armed;		/* its address is valid now */
@@ -65,13 +68,16 @@ struct watch;
  * A backend.  arm() arms every thread (or returns -1 with e set, and
  * nothing armed) and fills w->armed; run() watches until until_ns, or
  * sooner when something happened, and sets w->stop_reason when the
- * target exited or exec'd; disarm() collects what is left and releases
- * everything arm() took.  The process is left as it was found.
+ * target exited or exec'd; count() sets each entry's counted (the
+ * writes the backend knows were made, written or not); disarm()
+ * collects what is left, counts, and releases everything arm() took.
+ * The process is left as it was found.
  */
 struct backend {
 	const char	*name;		/* as records give it */
 	int		(*arm)(struct watch *w, struct wp_error *e);
 	void		(*run)(struct watch *w, uint64_t until_ns);
+	void		(*count)(struct watch *w);
 	void		(*disarm)(struct watch *w);
 };
 
@@ -87,6 +93,7 @@ struct watch {
 	size_t			 nchains;
 	uint64_t		 duration_ms;
 	uint64_t		 max_events;
+	uint64_t		 interval_ms;	/* count records; 0: none */
 	int			 regs;
 	size_t			 ring_pages;
 	/* while it runs */
@@ -133,6 +140,9 @@ int	 watch_emit(struct watch *w);
  * closed.
  */
 int	 watch_hit(struct watch *w, size_t ti, struct wp_hit_rec *h);
+
+/* Entry ti's role in a follow chain (WP_ROLE_*), and its level. */
+void	 watch_role(const struct watch *w, size_t ti, int *role, int *level);
 
 /* The thread's entry, added in state st when it is new. */
 struct thread *watch_thread(struct watch *w, pid_t tid,

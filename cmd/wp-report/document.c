@@ -182,6 +182,8 @@ target_json(struct report *r, struct rtarget *t)
 		add(o, copy[i], field(t->rec, copy[i]));
 	init = field(t->rec, "initial_value");
 	add(o, "initial_value", init);
+	add(o, "counted", field(obs_entry(r, "targets", t->id), "counted"));
+	add(o, "lost", field(obs_entry(r, "targets", t->id), "lost"));
 	latest = field(obs_entry(r, "targets", t->id), "latest_value");
 	add(o, "latest_value", latest);
 	add(o, "changed", init && latest ? json_object_new_boolean(strcmp(

@@ -221,10 +221,19 @@ watch_section(json_object *doc, json_object *w, FILE *f)
 		    base(str(w, "module")));
 	fprintf(f, "  %s  %s bytes  %s\n", str(w, "perms"), str(w, "len"),
 	    str(w, "access"));
-	fprintf(f, "  %s hits%s  initial %s  latest %s%s\n",
-	    str(w, "accepted_hits"), flag(doc, "counts_are_lower_bound") ?
-	    " (lower bound)" : "", str(w, "initial_value"),
-	    str(w, "latest_value"), flag(w, "changed") ? "  changed" : "");
+	if (has(w, "counted"))
+		fprintf(f, "  %s writes counted by %s; %s attributed to a "
+		    "writer%s\n  initial %s  latest %s%s\n", str(w, "counted"),
+		    strcmp(str(doc, "backend"), "ptrace_singlestep") == 0 ?
+		    "single-stepping" : "the kernel", str(w, "accepted_hits"),
+		    flag(doc, "counts_are_lower_bound") ? " (lower bound)" : "",
+		    str(w, "initial_value"), str(w, "latest_value"),
+		    flag(w, "changed") ? "  changed" : "");
+	else
+		fprintf(f, "  %s hits%s  initial %s  latest %s%s\n",
+		    str(w, "accepted_hits"), flag(doc, "counts_are_lower_bound") ?
+		    " (lower bound)" : "", str(w, "initial_value"),
+		    str(w, "latest_value"), flag(w, "changed") ? "  changed" : "");
 	writers(w, f);
 	threads(w, f);
 	samples(w, f);

@@ -16,6 +16,25 @@ setup() {
 	assert_equal "$(obs .backend)" perf_breakpoint
 }
 
+@test "wp-arm perf: a tight loop on three threads: the kernel's count is the target's" {
+	scenario_counted perf
+}
+
+@test "wp-arm perf: a tight loop with --regs: the kernel's count is the target's, losses said" {
+	scenario_counted perf --regs
+}
+
+@test "wp-arm perf: a ring too small: lower bound, ring_overflow, the exact count" {
+	stress_watch perf --regs --ring-pages 1
+	assert_equal "$(obs '.targets[0].counted')" "$WANT"
+	[ "$(obs '.targets[0].lost')" -ge 1 ] || fail "a one-page ring lost nothing: $(hits) hits"
+	assert_equal "$(( $(hits) + $(obs '.targets[0].lost') ))" "$WANT"
+	assert_equal "$(obs .counts_are_lower_bound)" true
+	assert_equal "$(jq -c .lost_events.reasons <<< "$OBS")" '["ring_overflow"]'
+	run jq -c '[.counts_are_lower_bound, .lower_bound_reasons, .watches[0].counted]' <<< "$(wp-report --json < "$WOUT")"
+	assert_output "[true,[\"lost_events\"],$WANT]"
+}
+
 @test "wp-arm perf: a write of the same value is still a hit" {
 	scenario_same_value perf
 }
@@ -87,14 +106,17 @@ setup() {
 	assert_output true
 }
 
-@test "wp-arm perf: a forked child's writes are excluded and counted" {
+@test "wp-arm perf: a forked child is not watched, and its fork is said" {
 	start_target fork-exec -c 7 -n 20
 	watch_start wpt_counter -- -d 120s
 	kill -USR1 "$TPID"
 	watch_wait
 	assert_equal "$(hits)" 20
 	assert_equal "$(hits ".pid == $TPID")" 20
-	assert_equal "$(obs .thread_coverage.excluded_other_process_events)" 7
+	# the events are inherited by threads only: the child's 7 writes are
+	# neither sampled nor counted
+	assert_equal "$(obs '.targets[0].counted')" 20
+	assert_equal "$(obs .thread_coverage.excluded_other_process_events)" 0
 	assert_equal "$(obs .thread_coverage.forked_processes)" 1
 	run jq -r 'select(.type=="thread" and .event=="fork_process") | .by_tid' "$WOUT"
 	assert_output "$TPID"
