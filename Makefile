@@ -22,9 +22,16 @@ MAN7	 = $(wildcard man/*.7)
 TARGETS	 = $(patsubst tests/targets/%.c,%,$(filter-out tests/targets/lib%,\
 	   $(wildcard tests/targets/*.c)))
 
+# The bpf backend's program, compiled for the kernel and embedded in
+# wp-arm by a skeleton header.
+BPFCC	?= clang
+BPFTOOL	?= bpftool
+BPFINC	 = -I/usr/include/$(shell $(CC) -dumpmachine)
+
 # Debian packages the build, the tests and the guest suite need.
 DEPS	 = gcc make pkg-config libelf-dev libdw-dev libcapstone-dev \
-	   libjson-c-dev bats bats-support bats-assert jq binutils \
+	   libjson-c-dev libbpf-dev clang bpftool \
+	   bats bats-support bats-assert jq binutils \
 	   qemu-system-x86 linux-image-amd64 busybox-static cpio gzip \
 	   util-linux procps gdb time
 
@@ -46,6 +53,18 @@ $(O)/lib/%.o: lib/%.c lib/*.h
 $(O)/libwp.a: $(LIBOBJ)
 	rm -f $@
 	ar rcs $@ $(LIBOBJ)
+
+$(O)/bpf/wp.bpf.o: cmd/wp-arm/bpf/wp.bpf.c cmd/wp-arm/bpf/wpbpf.h
+	@mkdir -p $(@D)
+	$(BPFCC) -O2 -g -target bpf $(BPFINC) -Wall -Werror -c -o $@ $<
+
+$(O)/bpf/wp.skel.h: $(O)/bpf/wp.bpf.o
+	$(BPFTOOL) gen skeleton $< name wpbpf > $@.tmp
+	mv $@.tmp $@
+
+$(O)/cmd/wp-arm/bpf.o: $(O)/bpf/wp.skel.h
+$(O)/cmd/wp-arm/bpf.o: WPFLAGS += -iquote $(O)/bpf
+$(O)/wp-arm: LDLIBS += -lbpf
 
 .SECONDEXPANSION:
 $(O)/cmd/%.o: cmd/%.c lib/*.h $$(wildcard $$(dir cmd/%)*.h)

@@ -420,10 +420,8 @@ wp_rec_armed(struct wp_jw *w, const struct wp_armed_rec *a)
 }
 
 static void
-hit_exact(struct wp_jw *w, const struct wp_hit_rec *h)
+hit_flags(struct wp_jw *w, const struct wp_hit_rec *h)
 {
-	wp_jw_hex(w, "writer_ip", h->writer_ip);
-	value_bytes(w, "new_value", "new_bytes", h->bytes, h->nbytes);
 	wp_jw_arr(w, "flags");
 	if (h->flags & WP_HIT_READ)
 		wp_jw_str(w, NULL, "read");
@@ -449,7 +447,11 @@ wp_rec_hit(struct wp_jw *w, const struct wp_hit_rec *h)
 	wp_jw_int(w, "time_ns", h->time_ns);
 	wp_jw_hex(w, "ip", h->ip);
 	if (h->exact)
-		hit_exact(w, h);
+		wp_jw_hex(w, "writer_ip", h->writer_ip);
+	if (h->exact || h->bytes != NULL)
+		value_bytes(w, "new_value", "new_bytes", h->bytes, h->nbytes);
+	if (h->exact)
+		hit_flags(w, h);
 	if (h->role == WP_ROLE_POINTER) {
 		wp_jw_str(w, "role", "pointer");
 		wp_jw_int(w, "level", h->level);
@@ -533,6 +535,24 @@ wp_rec_count(struct wp_jw *w, const struct wp_count_rec *c)
 }
 
 void
+wp_rec_tally(struct wp_jw *w, const struct wp_tally_rec *t)
+{
+	wp_jw_reset(w);
+	wp_jw_obj(w, NULL);
+	wp_jw_str(w, "type", "tally");
+	wp_jw_int(w, "target", t->target);
+	role(w, t->role, t->level);
+	wp_jw_int(w, "tid", t->tid);
+	wp_jw_hex(w, "ip", t->ip);
+	wp_jw_uint(w, "hits", t->hits);
+	wp_jw_hex(w, "first_value", t->first);
+	wp_jw_hex(w, "last_value", t->last);
+	wp_jw_uint(w, "unchanged", t->unchanged);
+	wp_jw_int(w, "time_ns", t->time_ns);
+	wp_jw_end(w);
+}
+
+void
 wp_rec_rebind(struct wp_jw *w, const struct wp_rebind_rec *r)
 {
 	size_t i;
@@ -550,6 +570,12 @@ wp_rec_rebind(struct wp_jw *w, const struct wp_rebind_rec *r)
 		wp_jw_hex(w, NULL, r->pointers[i]);
 	wp_jw_end(w);
 	wp_jw_int(w, "time_ns", r->time_ns);
+	int_or_null(w, "rearm_ns", r->rearm_ns);
+	wp_jw_bool(w, "held", r->held);
+	if (r->missed < 0)
+		wp_jw_null(w, "missed_in_window");
+	else
+		wp_jw_bool(w, "missed_in_window", r->missed);
 	wp_jw_end(w);
 }
 
@@ -657,6 +683,7 @@ wp_rec_observation(struct wp_jw *w, const struct wp_observation *o)
 	strings(w, "reasons", o->lost_reasons, o->nlost_reasons);
 	wp_jw_end(w);
 	wp_jw_bool(w, "counts_are_lower_bound", o->lower_bound);
+	wp_jw_bool(w, "tallied", o->tallied);
 	obs_targets(w, o);
 	if (p != NULL) {
 		wp_jw_obj(w, "ptrace");
@@ -665,6 +692,15 @@ wp_rec_observation(struct wp_jw *w, const struct wp_observation *o)
 		wp_jw_uint(w, "unexplained_changes", p->unexplained);
 		wp_jw_uint(w, "kernel_writes", p->kernel_writes);
 		wp_jw_uint(w, "signals_passed", p->signals_passed);
+		wp_jw_end(w);
+	}
+	if (o->bpf != NULL) {
+		wp_jw_obj(w, "bpf");
+		wp_jw_uint(w, "samples_sent", o->bpf->samples_sent);
+		wp_jw_uint(w, "samples_dropped", o->bpf->samples_dropped);
+		wp_jw_uint(w, "samples_capped", o->bpf->samples_capped);
+		wp_jw_uint(w, "tally_full", o->bpf->tally_full);
+		wp_jw_uint(w, "read_errors", o->bpf->read_errors);
 		wp_jw_end(w);
 	}
 	if (o->alive >= 0)

@@ -167,12 +167,13 @@ struct wp_hit_rec {
 	int			 cpu;		/* -1: null */
 	int64_t			 time_ns;
 	uint64_t		 ip;
-	/* exact backends: the instruction and the bytes after it */
+	/* exact backends: the instruction that ran, flags */
 	int			 exact;
 	uint64_t		 writer_ip;
+	unsigned		 flags;		/* WP_HIT_* */
+	/* the watched bytes after the write; NULL: not read */
 	const unsigned char	*bytes;
 	size_t			 nbytes;
-	unsigned		 flags;		/* WP_HIT_* */
 	/* a hit on a follow chain */
 	int			 role;		/* WP_ROLE_* */
 	int			 level;		/* pointer */
@@ -211,6 +212,22 @@ struct wp_count_rec {
 
 void	 wp_rec_count(struct wp_jw *w, const struct wp_count_rec *c);
 
+/* In-kernel tallies: one writing instruction of one thread. */
+struct wp_tally_rec {
+	int		 target;
+	int		 role;		/* WP_ROLE_* */
+	int		 level;
+	pid_t		 tid;
+	uint64_t	 ip;		/* the trap IP, as in hits */
+	uint64_t	 hits;
+	uint64_t	 first, last;	/* the watched value after the first
+					   and the latest write */
+	uint64_t	 unchanged;	/* writes that left it as it was */
+	int64_t		 time_ns;	/* when the tally was read */
+};
+
+void	 wp_rec_tally(struct wp_jw *w, const struct wp_tally_rec *t);
+
 struct wp_rebind_rec {
 	int		 target;
 	uint64_t	 generation;
@@ -219,6 +236,11 @@ struct wp_rebind_rec {
 	const uint64_t	*pointers;
 	size_t		 npointers;
 	int64_t		 time_ns;
+	/* from the pointer's write to the leaf's re-arm; -1: not measured */
+	int64_t		 rearm_ns;
+	int		 held;		/* the writing thread was stopped */
+	int		 missed;	/* -1 not known, 1: the leaf changed
+					   before it was re-armed */
 };
 
 void	 wp_rec_rebind(struct wp_jw *w, const struct wp_rebind_rec *r);
@@ -246,6 +268,11 @@ struct wp_obs_follow {
 struct wp_obs_failed {
 	pid_t		 tid;
 	int		 err;
+};
+
+struct wp_obs_bpf {
+	uint64_t	 samples_sent, samples_dropped, samples_capped;
+	uint64_t	 tally_full, read_errors;
 };
 
 struct wp_obs_ptrace {
@@ -279,7 +306,9 @@ struct wp_observation {
 	size_t			 ntargets;
 	const struct wp_obs_follow *follows;
 	size_t			 nfollows;
+	int			 tallied;	/* per-writer counts from tallies */
 	const struct wp_obs_ptrace *ptrace;	/* NULL: another backend */
+	const struct wp_obs_bpf	*bpf;		/* NULL: another backend */
 	int			 alive;		/* -1: not known */
 };
 

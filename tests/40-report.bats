@@ -77,3 +77,13 @@ check() {
 	assert_success
 	assert_equal "$stderr" ""
 }
+
+@test "wp-report: in-kernel tallies give every writer's and thread's count; samples are examples" {
+	check report-tally --samples 4
+	assert_equal "$RSTATUS" 0
+	# the latest tally of each writer and thread holds (they are cumulative)
+	run jq -c '.watches[0] | [.writer_counts, .counted, .tallied_hits, .accepted_hits, (.writer_sites | map(.hits)), (.threads | map([.tid, .hits]))]' <<< "$(wp-report --json "$DATA/report-tally.in.ndjson")"
+	assert_output '["tallied",607,607,3,[600,7],[[4242,400],[4243,207]]]'
+	run jq -c '[.counts_are_lower_bound, .lower_bound_reasons]' <<< "$(wp-report --json "$DATA/report-tally.in.ndjson")"
+	assert_output '[false,[]]'
+}

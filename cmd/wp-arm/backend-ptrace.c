@@ -175,13 +175,19 @@ in_syscall(struct ptrace_state *s)
  * now is their last seen value.  Exact: no other thread runs meanwhile.
  */
 static void
-rebind(struct watch *w, struct ptrace_state *s, size_t ci)
+rebind(struct watch *w, struct ptrace_state *s, size_t ci, int initial)
 {
 	struct chain *c = &w->chains[ci];
 	struct wtarget *t;
 	size_t k;
 
-	follow_update(w, s->memfd, ci);
+	/* the writer is stopped: the leaf moves before anything runs */
+	if (follow_walk(w, s->memfd, ci)) {
+		if (initial)
+			follow_record(w, ci, -1, 0, -1);
+		else
+			follow_record(w, ci, 0, 1, 0);
+	}
 	for (k = 0; k <= c->noffs; k++) {
 		t = &w->t[c->base + k];
 		if (t->armed && pread(s->memfd, s->last[c->base + k],
@@ -236,7 +242,7 @@ after_step(struct watch *w, struct ptrace_state *s, struct pthr *p,
 		memcpy(s->last[ti], s->buf, (size_t)t->len);
 		if (t->chain >= 0 && t->hits > h0 &&
 		    (size_t)t->level < w->chains[t->chain].noffs)
-			rebind(w, s, (size_t)t->chain);
+			rebind(w, s, (size_t)t->chain, 0);
 	}
 }
 
@@ -646,7 +652,7 @@ ptrace_arm(struct watch *w, struct wp_error *e)
 		goto fail;
 	}
 	for (i = 0; i < w->nchains; i++)
-		rebind(w, s, i);
+		rebind(w, s, i, 1);
 	w->armed.threads = s->n;
 	w->armed.cpus = -1;
 	w->armed.events = -1;

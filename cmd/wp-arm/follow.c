@@ -45,11 +45,10 @@ follow_add(struct watch *w, const struct wp_spec *f)
 }
 
 int
-follow_update(struct watch *w, int memfd, size_t ci)
+follow_walk(struct watch *w, int memfd, size_t ci)
 {
 	struct chain *c = &w->chains[ci];
 	struct wtarget *t = &w->t[c->base];
-	struct wp_rebind_rec r;
 	struct wp_walk walk;
 	uint64_t old = c->leaf;
 	const char *oldstate = c->binding;
@@ -66,17 +65,41 @@ follow_update(struct watch *w, int memfd, size_t ci)
 		return 0;
 	c->generation++;
 	c->rebinds++;
+	c->old_leaf = old;
+	c->npointers = walk.at < c->noffs ? walk.at + 1 : c->noffs;
+	memcpy(c->pointers, walk.addr, c->npointers * sizeof *c->pointers);
+	return 1;
+}
+
+void
+follow_record(struct watch *w, size_t ci, int64_t rearm_ns, int held,
+    int missed)
+{
+	struct chain *c = &w->chains[ci];
+	struct wp_rebind_rec r;
+
 	memset(&r, 0, sizeof r);
 	r.target = c->id;
 	r.generation = c->generation;
 	r.binding = c->binding;
-	r.old_leaf = old;
+	r.old_leaf = c->old_leaf;
 	r.new_leaf = c->leaf;
-	r.pointers = walk.addr;
-	r.npointers = walk.at < c->noffs ? walk.at + 1 : c->noffs;
+	r.pointers = c->pointers;
+	r.npointers = c->npointers;
 	r.time_ns = watch_time(w, wp_now_ns());
+	r.rearm_ns = rearm_ns;
+	r.held = held;
+	r.missed = missed;
 	wp_rec_rebind(&w->jw, &r);
 	if (watch_emit(w) == 0)
 		wp_stream_flush();	/* scripts may wait on it */
+}
+
+int
+follow_update(struct watch *w, int memfd, size_t ci)
+{
+	if (!follow_walk(w, memfd, ci))
+		return 0;
+	follow_record(w, ci, -1, 0, -1);
 	return 1;
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bpf.h"
 #include "hwbp.h"
 #include "perf.h"
 #include "stream.h"
@@ -16,7 +17,7 @@
 int	 input_read(struct watch *w, long *nbad);
 
 struct options {
-	const char	*backend;	/* auto, perf, ptrace */
+	const char	*backend;	/* auto, bpf, perf, ptrace */
 	int		 check_bp;
 };
 
@@ -24,9 +25,9 @@ static void
 usage(int status)
 {
 	fprintf(status ? stderr : stdout,
-	    "usage: wp-arm [-d duration] [-n max_events] [--regs] "
-	    "[--backend auto|perf|ptrace]\n"
-	    "              [--ring-pages n] [--interval duration]\n"
+	    "usage: wp-arm [-v] [-d duration] [-n max_events] [--regs]\n"
+	    "              [--backend auto|bpf|perf|ptrace] [--ring-pages n]\n"
+	    "              [--interval duration]\n"
 	    "       wp-arm --check-bp\n");
 	exit(status);
 }
@@ -39,6 +40,7 @@ static const struct option longopts[] = {
 	{ "ring-pages",	required_argument,	NULL, 'P' },
 	{ "interval",	required_argument,	NULL, 'I' },
 	{ "check-bp",	no_argument,		NULL, 'C' },
+	{ "verbose",	no_argument,		NULL, 'v' },
 	{ "help",	no_argument,		NULL, 'h' },
 	{ "version",	no_argument,		NULL, 'V' },
 	{ NULL,		0,			NULL, 0 }
@@ -65,10 +67,13 @@ option(int ch, const char *arg, struct watch *w, struct options *op)
 		break;
 	case 'B':
 		if (strcmp(arg, "perf") != 0 && strcmp(arg, "auto") != 0 &&
-		    strcmp(arg, "ptrace") != 0)
-			errx(WP_EXIT_USAGE, "--backend %s: expected auto, perf "
-			    "or ptrace", arg);
+		    strcmp(arg, "ptrace") != 0 && strcmp(arg, "bpf") != 0)
+			errx(WP_EXIT_USAGE, "--backend %s: expected auto, bpf, "
+			    "perf or ptrace", arg);
 		op->backend = arg;
+		break;
+	case 'v':
+		w->verbose = 1;
 		break;
 	case 'P':
 		if (wp_parse_u64(arg, &u) == -1 || u == 0 ||
@@ -108,7 +113,7 @@ parse_options(int argc, char *argv[], struct watch *w, struct options *op)
 	w->interval_ms = 1000;
 	op->backend = "auto";
 	op->check_bp = 0;
-	while ((ch = getopt_long(argc, argv, "d:n:hV", longopts, NULL)) != -1)
+	while ((ch = getopt_long(argc, argv, "d:n:vhV", longopts, NULL)) != -1)
 		option(ch, optarg, w, op);
 	if (optind != argc)
 		usage(WP_EXIT_USAGE);
@@ -181,11 +186,13 @@ static const char slow[] = "using the ptrace single-step backend (the "
 
 /* The backend to use, or NULL with *status set when none can. */
 static const struct backend *
-choose(const struct watch *w, const char *name, int *status)
+choose(struct watch *w, const char *name, int *status)
 {
+	struct wp_error e;
+
 	if (strcmp(name, "ptrace") == 0)
 		return &backend_ptrace;
-	if (strcmp(name, "perf") == 0) {
+	if (strcmp(name, "auto") != 0) {
 		if (!perf_fits(w, 1)) {
 			*status = WP_EXIT_ERROR;
 			return NULL;
@@ -194,7 +201,13 @@ choose(const struct watch *w, const char *name, int *status)
 			*status = WP_EXIT_NOBP;
 			return NULL;
 		}
-		return &backend_perf;
+		if (strcmp(name, "perf") == 0)
+			return &backend_perf;
+		if ((w->bpfw = bpfw_open(w, w->verbose, &e)) != NULL)
+			return &backend_bpf;
+		warnx("%s", e.msg);
+		*status = e.status;
+		return NULL;
 	}
 	if (!perf_fits(w, 0)) {
 		warnx("the targets do not fit the four debug registers: %s",
@@ -206,6 +219,11 @@ choose(const struct watch *w, const char *name, int *status)
 		    slow);
 		return &backend_ptrace;
 	}
+	if ((w->bpfw = bpfw_open(w, w->verbose, &e)) != NULL)
+		return &backend_bpf;
+	warnx("%s: using the perf ring backend (counts stay exact; "
+	    "per-writer counts come from samples, which a burst can drop)",
+	    e.msg);
 	return &backend_perf;
 }
 
@@ -246,6 +264,7 @@ main(int argc, char *argv[])
 		status = WP_EXIT_ERROR;
 	} else if (nbad)
 		status = WP_EXIT_MALFORMED;
+	bpfw_close(w.bpfw);
 	watch_free(&w);
 	return status;
 }

@@ -55,20 +55,37 @@ coverage(const struct watch *w, struct wp_observation *o,
 	if (w->unparsed > 0)
 		reasons[o->npartial++] = "malformed_perf_ring_records";
 	/* between a pointer write and the re-arm, the leaf is not watched */
-	if (w->nchains > 0 && w->backend == &backend_perf)
+	if (w->nchains > 0 && w->backend != &backend_ptrace)
 		reasons[o->npartial++] = "follow_rebind_window";
 	if (w->modify_errors > 0)
 		reasons[o->npartial++] = "follow_rearm_failed";
 	o->partial_reasons = reasons;
 }
 
-/* Writes counted that were neither written nor cut off by max events. */
+/*
+ * Writes counted that no writer accounts for: not in a tally (the bpf
+ * backend), or neither written nor cut off by max events.
+ */
 static uint64_t
 lost_of(const struct wtarget *t)
 {
-	if (!t->counted_known || t->counted < t->hits + t->unwritten)
+	uint64_t seen = t->tallied_known ? t->tallied : t->hits + t->unwritten;
+
+	if (!t->counted_known || t->counted < seen)
 		return 0;
-	return t->counted - t->hits - t->unwritten;
+	return t->counted - seen;
+}
+
+/* Per-writer counts come from in-kernel tallies that missed nothing. */
+static int
+tallied(const struct watch *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->nt; i++)
+		if (!w->t[i].tallied_known)
+			return 0;
+	return w->nt > 0 && w->backend == &backend_bpf;
 }
 
 /*
@@ -140,7 +157,7 @@ losses(const struct watch *w, struct wp_observation *o, const char **reasons)
 {
 	uint64_t counted_lost = 0;
 	size_t i;
-	int known = 1;
+	int known = w->nt > 0;
 
 	for (i = 0; i < w->nt; i++) {
 		known &= w->t[i].counted_known;
@@ -148,10 +165,10 @@ losses(const struct watch *w, struct wp_observation *o, const char **reasons)
 	}
 	o->lost_known = !(w->output_closed && w->stop_reason != NULL);
 	o->lost_reason = "output closed: hits after that were not written";
-	o->lost = known && w->nt > 0 ? counted_lost : w->lost;
+	o->lost = known ? counted_lost : w->lost;
 	o->lost_records = w->lost_records;
 	o->lost_reasons = reasons;
-	if (o->lost > 0 || w->lost_records > 0)
+	if (o->lost > 0 || (!known && w->lost_records > 0))
 		reasons[o->nlost_reasons++] = "ring_overflow";
 }
 
@@ -181,8 +198,10 @@ observation_write(struct watch *w, const char *error)
 	o.accepted = w->accepted;
 	coverage(w, &o, reasons, failed);
 	losses(w, &o, lreasons);
-	o.lower_bound = o.lost > 0 || w->lost_records > 0 || w->truncated ||
-	    w->output_closed || o.npartial > 0;
+	o.tallied = tallied(w);
+	/* with tallies, max events cuts samples, not counts */
+	o.lower_bound = o.nlost_reasons > 0 || o.npartial > 0 ||
+	    w->output_closed || (w->truncated && !o.tallied);
 	o.alive = targets(w, ot, &o.ntargets);
 	o.targets = ot;
 	follows(w, of);
@@ -190,6 +209,8 @@ observation_write(struct watch *w, const char *error)
 	o.nfollows = w->nchains;
 	if (w->backend == &backend_ptrace)
 		o.ptrace = &w->ptrace;
+	if (w->backend == &backend_bpf)
+		o.bpf = &w->bpf;
 	wp_rec_observation(&w->jw, &o);
 	free(ot);
 	free(of);

@@ -3,8 +3,8 @@
  * breakpoint and task events, the mmap ring and the parse of its
  * records.  Nothing here knows about targets or threads.
  */
-#ifndef PERF_H
-#define PERF_H
+#ifndef WPARM_PERF_H
+#define WPARM_PERF_H
 
 #include <sys/types.h>
 #include <stddef.h>

@@ -3,8 +3,8 @@
  * the loop that runs a backend until the watch stops; and the records
  * every backend writes (hit, thread, armed) through one place.
  */
-#ifndef WATCH_H
-#define WATCH_H
+#ifndef WPARM_WATCH_H
+#define WPARM_WATCH_H
 
 #include <sys/types.h>
 #include <signal.h>
@@ -25,6 +25,8 @@ struct wtarget {
 	uint64_t	 unwritten;	/* seen after max events */
 	int		 counted_known;	/* the kernel's count of writes: */
 	uint64_t	 counted;
+	int		 tallied_known;	/* its in-kernel tallies' sum: */
+	uint64_t	 tallied;
 	int		 chain;		/* index in w->chains; -1: a target */
 	int		 level;		/* in its chain; noffs: the leaf */
 	int		 armed;		/* its address is valid now */
@@ -43,6 +45,10 @@ struct chain {
 	const char	*binding;
 	uint64_t	 leaf;		/* when bound */
 	uint64_t	 ptr_hits, leaf_hits, rebinds;
+	/* the latest change, until its rebind record is written */
+	uint64_t	 old_leaf;
+	uint64_t	 pointers[WP_CHAIN_MAXDEPTH];
+	size_t		 npointers;
 };
 
 enum thread_state {
@@ -81,7 +87,8 @@ struct backend {
 	void		(*disarm)(struct watch *w);
 };
 
-extern const struct backend backend_perf, backend_ptrace;
+extern const struct backend backend_perf, backend_bpf, backend_ptrace;
+struct bpfw;
 
 struct watch {
 	/* what to watch: the stream and the options */
@@ -96,8 +103,10 @@ struct watch {
 	uint64_t		 interval_ms;	/* count records; 0: none */
 	int			 regs;
 	size_t			 ring_pages;
+	int			 verbose;
 	/* while it runs */
 	const struct backend	*backend;
+	struct bpfw		*bpfw;		/* backend_bpf: its program */
 	void			*state;		/* the backend's own */
 	uint64_t		 t0;		/* the time base of time_ns */
 	struct wp_jw		 jw;		/* the record being written */
@@ -114,6 +123,7 @@ struct watch {
 	uint64_t		 excluded_other, other_processes, ambiguous;
 	uint64_t		 unparsed, lost, lost_records, modify_errors;
 	struct wp_obs_ptrace	 ptrace;	/* the ptrace backend's counters */
+	struct wp_obs_bpf	 bpf;		/* the bpf backend's */
 };
 
 /*
@@ -154,9 +164,15 @@ int	 watch_thread_record(struct watch *w, const struct wp_thread_rec *t);
 /* follow.c: --follow chains in the target table. */
 void	 follow_add(struct watch *w, const struct wp_spec *f);
 /*
- * Reads chain ci again through memfd and moves its entries.  When the
- * leaf or the binding changed, writes a rebind record and returns 1.
+ * Reads chain ci again through memfd and moves its entries.  Returns 1
+ * when the leaf or the binding changed: the caller re-arms, then writes
+ * the rebind record with follow_record.
  */
+int	 follow_walk(struct watch *w, int memfd, size_t ci);
+/* The rebind record of chain ci's latest change; r gives the re-arm. */
+void	 follow_record(struct watch *w, size_t ci, int64_t rearm_ns, int held,
+	    int missed);
+/* Both, when the re-arm itself takes no time (the ptrace backend). */
 int	 follow_update(struct watch *w, int memfd, size_t ci);
 
 /*

@@ -3,8 +3,8 @@
  * writer candidates of each trap IP, cached (site.c), and the choice of
  * writer and written value for each hit (hit.c).
  */
-#ifndef DECODE_H
-#define DECODE_H
+#ifndef WPDECODE_DECODE_H
+#define WPDECODE_DECODE_H
 
 #include <sys/types.h>
 #include <stddef.h>
@@ -112,9 +112,11 @@ int	 decoder_session(struct decoder *d, const struct wp_record *rec,
 int	 decoder_target(struct decoder *d, const struct wp_record *rec,
 	    struct wp_error *err);
 /*
- * The text to append to hit rec: ,"writer":{...},"written_value":{...}.
- * It belongs to d and is valid until the next call.
+ * The text to append to hit or tally rec: ,"writer":{...}, and with
+ * value ,"written_value":{...}.  It belongs to d and is valid until the
+ * next call.
  */
-const struct wp_jw *decoder_hit(struct decoder *d, const struct wp_record *rec);
+const struct wp_jw *decoder_hit(struct decoder *d, const struct wp_record *rec,
+	    int value);
 
 #endif

@@ -144,7 +144,8 @@ choose(const struct site *st, const struct dtarget *t,
 		return;
 	/* candidates of the backward scan are in order of length */
 	for (i = 0; i < st->ncand; i++) {
-		if (t == NULL || r->have == 0 || exact ||
+		/* without registers, rip-relative stores still say where */
+		if (t == NULL || exact ||
 		    wp_x86_store_range(&st->cand[i], r, 1, &lo, &hi) == -1)
 			continue;
 		computable++;
@@ -282,7 +283,7 @@ value_of(const struct wp_x86_insn *in, const struct wp_x86_regs *r,
 	}
 }
 
-/* What an exact backend saw after the write. */
+/* What the backend read in memory after the write. */
 static void
 observed(const struct wp_record *rec, const struct dtarget *t, int have_t,
     struct wp_value_rec *v)
@@ -301,7 +302,7 @@ observed(const struct wp_record *rec, const struct dtarget *t, int have_t,
 }
 
 const struct wp_jw *
-decoder_hit(struct decoder *d, const struct wp_record *rec)
+decoder_hit(struct decoder *d, const struct wp_record *rec, int value)
 {
 	struct wp_x86_regs r;
 	struct wp_value_rec v;
@@ -329,7 +330,8 @@ decoder_hit(struct decoder *d, const struct wp_record *rec)
 	have_t = watched(d, rec, &t);
 	st = site_get(&d->sites, &d->img, exact ? wip : ip, exact);
 	choose(st, have_t ? &t : NULL, &r, exact, &c);
-	if (exact)
+	if (exact || wp_rec_get(rec, "new_value") >= 0 ||
+	    wp_rec_get(rec, "new_bytes") >= 0)
 		observed(rec, &t, have_t, &v);
 	else if (c.wi >= 0)
 		value_of(&st->cand[c.wi], &r, &v);
@@ -339,6 +341,7 @@ decoder_hit(struct decoder *d, const struct wp_record *rec)
 	}
 	text = writer_text(d, st, &c, ip);
 	wp_jw_append(&d->out, text, strlen(text));
-	wp_rec_value(&d->out, &v);
+	if (value)
+		wp_rec_value(&d->out, &v);
 	return &d->out;
 }

@@ -52,8 +52,9 @@ one(struct decoder *d, const struct wp_record *rec, const char *name)
 	struct wp_error err;
 	int rc = 0;
 
-	if (strcmp(rec->type, "hit") == 0 && wp_rec_get(rec, "writer") < 0) {
-		add = decoder_hit(d, rec);
+	if ((strcmp(rec->type, "hit") == 0 || strcmp(rec->type, "tally") == 0)
+	    && wp_rec_get(rec, "writer") < 0) {
+		add = decoder_hit(d, rec, strcmp(rec->type, "hit") == 0);
 		return wp_stream_append(rec, add->buf, add->len);
 	}
 	if (strcmp(rec->type, "session") == 0)

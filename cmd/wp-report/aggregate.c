@@ -32,6 +32,13 @@ free_target(struct rtarget *t)
 		if ((s = wp_hmap_slot(&t->sites, j)) != NULL)
 			free(s->writer);
 	wp_hmap_free(&t->sites);
+	for (j = 0; j < t->tallies.cap; j++) {
+		struct rtally *y = wp_hmap_slot(&t->tallies, j);
+
+		if (y != NULL)
+			free(y->writer);
+	}
+	wp_hmap_free(&t->tallies);
 	for (j = 0; j < t->nsamples; j++) {
 		free(t->samples[j].writer);
 		free(t->samples[j].value);
@@ -291,6 +298,34 @@ add_target(struct report *r, const struct wp_record *rec)
 	t->follow = strcmp(rec->type, "follow") == 0;
 	t->rec = jsonc_record(rec);
 	wp_hmap_init(&t->sites, sizeof(struct rsite));
+	wp_hmap_init(&t->tallies, sizeof(struct rtally));
+}
+
+/* Tallies are cumulative: the latest of each writer and thread holds. */
+static void
+add_tally(struct report *r, const struct wp_record *rec)
+{
+	struct rtarget *t;
+	struct rtally *y;
+	int64_t id = -1, tid = -1, hits = 0;
+	uint64_t ip = 0;
+	const char *raw;
+	size_t n;
+	int isnew;
+
+	if (wp_rec_int(rec, "target", &id) == -1 ||
+	    (t = target(r, (int)id)) == NULL || t->follow)
+		return;
+	wp_rec_int(rec, "tid", &tid);
+	wp_rec_hex(rec, "ip", &ip);
+	wp_rec_int(rec, "hits", &hits);
+	y = wp_hmap_put(&t->tallies, ip, (uint64_t)tid, &isnew);
+	y->ip = ip;
+	y->tid = (int)tid;
+	y->hits = hits > 0 ? (uint64_t)hits : 0;
+	if (y->writer == NULL && (raw = wp_rec_raw(rec, "writer", &n)) &&
+	    wp_json_is(rec->j, wp_rec_get(rec, "writer"), WP_JOBJECT))
+		y->writer = dupn(raw, n);
 }
 
 /* Keeps the first record of a kind (the last, for the observation). */
@@ -318,6 +353,8 @@ report_add(struct report *r, const struct wp_record *rec)
 		add_target(r, rec);
 	else if (strcmp(rec->type, "rebind") == 0)
 		add_rebind(r, rec);
+	else if (strcmp(rec->type, "tally") == 0)
+		add_tally(r, rec);
 	else if (strcmp(rec->type, "armed") == 0)
 		keep(&r->armed, rec, 0);
 	else if (strcmp(rec->type, "observation") == 0)

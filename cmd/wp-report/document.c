@@ -4,6 +4,7 @@
  * watch its writer sites, threads and samples (field names after the
  * reference tool's live_watch report).
  */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,23 +93,119 @@ cmp_thr(const void *a, const void *b)
 	return (x->tid > y->tid) - (x->tid < y->tid);
 }
 
+static int
+conf_rank(const char *c)
+{
+	int i;
+
+	for (i = 0; c != NULL && i < C_N; i++)
+		if (strcmp(c, conf_names[i]) == 0)
+			return i;
+	return C_UNKNOWN;
+}
+
+/*
+ * Writer sites from in-kernel tallies, into sites (keyed as the
+ * samples' are): every write, each of its writer.
+ */
+static void
+tally_sites(struct rtarget *t, struct wp_hmap *sites)
+{
+	struct rtally *y;
+	struct rsite *s;
+	json_object *w;
+	uint64_t wip;
+	size_t i;
+	int isnew;
+
+	wp_hmap_init(sites, sizeof(struct rsite));
+	for (i = 0; i < t->tallies.cap; i++) {
+		if ((y = wp_hmap_slot(&t->tallies, i)) == NULL)
+			continue;
+		w = parse_raw(y->writer);
+		wip = 0;
+		if (w != NULL)
+			sscanf(json_object_get_string(json_object_object_get(w,
+			    "writer_ip")), "%" SCNx64, &wip);
+		s = wp_hmap_put(sites, y->ip, wip, &isnew);
+		if (isnew) {
+			s->trap = y->ip;
+			s->wip = wip;
+			s->writer = wp_xstrdup(y->writer ? y->writer : "null");
+		}
+		s->hits += y->hits;
+		s->conf[conf_rank(json_object_get_string(
+		    json_object_object_get(w, "confidence")))] += y->hits;
+		json_object_put(w);
+	}
+}
+
+static uint64_t
+tally_sum(struct rtarget *t)
+{
+	struct rtally *y;
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < t->tallies.cap; i++)
+		if ((y = wp_hmap_slot(&t->tallies, i)) != NULL)
+			n += y->hits;
+	return n;
+}
+
+static void
+free_sites(struct wp_hmap *sites)
+{
+	struct rsite *s;
+	size_t i;
+
+	for (i = 0; i < sites->cap; i++)
+		if ((s = wp_hmap_slot(sites, i)) != NULL)
+			free(s->writer);
+	wp_hmap_free(sites);
+}
+
 /* The writer sites, most hits first. */
 static json_object *
-sites_json(struct rtarget *t)
+sites_json(struct wp_hmap *sites)
 {
 	struct rsite **sorted, *s;
 	json_object *a = json_object_new_array();
 	size_t i, n = 0;
 
-	sorted = wp_xcalloc(t->sites.n + 1, sizeof *sorted);
-	for (i = 0; i < t->sites.cap; i++)
-		if ((s = wp_hmap_slot(&t->sites, i)) != NULL)
+	sorted = wp_xcalloc(sites->n + 1, sizeof *sorted);
+	for (i = 0; i < sites->cap; i++)
+		if ((s = wp_hmap_slot(sites, i)) != NULL)
 			sorted[n++] = s;
 	qsort(sorted, n, sizeof *sorted, cmp_site);
 	for (i = 0; i < n; i++)
 		json_object_array_add(a, site_json(sorted[i]));
 	free(sorted);
 	return a;
+}
+
+/* Threads from the tallies: every write of each. */
+static void
+tally_threads(struct rtarget *t)
+{
+	struct rtally *y;
+	size_t i, k;
+
+	t->nthr = 0;
+	t->other_thread_hits = 0;
+	for (i = 0; i < t->tallies.cap; i++) {
+		if ((y = wp_hmap_slot(&t->tallies, i)) == NULL)
+			continue;
+		for (k = 0; k < t->nthr && t->thr[k].tid != y->tid; k++)
+			;
+		if (k < t->nthr)
+			t->thr[k].hits += y->hits;
+		else if (t->nthr < MAXTHREADS) {
+			t->thr[t->nthr].tid = y->tid;
+			t->thr[t->nthr++].hits = y->hits;
+		} else
+			t->other_thread_hits += y->hits;
+	}
 }
 
 static json_object *
@@ -173,6 +270,8 @@ static json_object *
 target_json(struct report *r, struct rtarget *t)
 {
 	json_object *o = json_object_new_object(), *latest, *init;
+	struct wp_hmap tsites;
+	int tallied;
 	static const char *const copy[] = { "input", "runtime_addr",
 	    "static_addr", "module", "region", "perms", "access", "len" };
 	size_t i;
@@ -195,10 +294,21 @@ target_json(struct report *r, struct rtarget *t)
 	    json_object_new_int64(t->first) : NULL);
 	add(o, "last_time_ns", t->have_time ?
 	    json_object_new_int64(t->last) : NULL);
+	tallied = t->tallies.n > 0;
+	add(o, "writer_counts", json_object_new_string(tallied ? "tallied" :
+	    "sampled"));
+	if (tallied) {
+		tally_sites(t, &tsites);
+		tally_threads(t);
+	}
+	add(o, "tallied_hits", tallied ? json_object_new_uint64(tally_sum(t)) :
+	    NULL);
 	add(o, "threads", threads_json(t));
 	add(o, "threads_truncated",
 	    json_object_new_boolean(t->other_thread_hits > 0));
-	add(o, "writer_sites", sites_json(t));
+	add(o, "writer_sites", sites_json(tallied ? &tsites : &t->sites));
+	if (tallied)
+		free_sites(&tsites);
 	add(o, "samples", samples_json(t));
 	add(o, "samples_truncated",
 	    json_object_new_boolean(t->samples_truncated));
@@ -348,7 +458,8 @@ lower_bound_reasons(struct report *r, long malformed)
 	    (obs && json_object_get_int64(json_object_object_get(
 	    json_object_object_get(obs, "lost_events"), "total")) > 0))
 		reason(a, "lost_events");
-	if (obs_bool(obs, "truncated_by_max_events", NULL))
+	if (obs_bool(obs, "truncated_by_max_events", NULL) &&
+	    !obs_bool(obs, "tallied", NULL))
 		reason(a, "truncated_by_max_events");
 	if (obs_bool(obs, "thread_coverage", "partial_coverage"))
 		reason(a, "partial_thread_coverage");

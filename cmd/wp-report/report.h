@@ -4,8 +4,8 @@
  * the document (table.c), records as json-c values (jsonc.c) and the
  * live progress line (progress.c).
  */
-#ifndef REPORT_H
-#define REPORT_H
+#ifndef WPREPORT_REPORT_H
+#define WPREPORT_REPORT_H
 
 #include <stdio.h>
 #include <stdint.h>
@@ -43,6 +43,14 @@ struct rsample {
 	char		*value;
 };
 
+/* The latest in-kernel tally of one writing instruction and thread. */
+struct rtally {
+	uint64_t	 ip;
+	int		 tid;
+	uint64_t	 hits;
+	char		*writer;	/* raw JSON, or NULL */
+};
+
 struct rbind {
 	uint64_t	 generation;
 	char		 binding[16];
@@ -64,6 +72,7 @@ struct rtarget {
 	int64_t		 first, last;
 	int		 have_time;
 	struct wp_hmap	 sites;		/* (trap, wip) -> struct rsite */
+	struct wp_hmap	 tallies;	/* (ip, tid) -> struct rtally */
 	struct rthread	 thr[MAXTHREADS];
 	size_t		 nthr;
 	uint64_t	 other_thread_hits;

@@ -221,7 +221,14 @@ watch_section(json_object *doc, json_object *w, FILE *f)
 		    base(str(w, "module")));
 	fprintf(f, "  %s  %s bytes  %s\n", str(w, "perms"), str(w, "len"),
 	    str(w, "access"));
-	if (has(w, "counted"))
+	if (has(w, "counted") && strcmp(str(w, "writer_counts"),
+	    "tallied") == 0)
+		fprintf(f, "  %s writes counted by the kernel; %s tallied by "
+		    "writer in the kernel; %s sampled\n  initial %s  latest "
+		    "%s%s\n", str(w, "counted"), str(w, "tallied_hits"),
+		    str(w, "accepted_hits"), str(w, "initial_value"),
+		    str(w, "latest_value"), flag(w, "changed") ? "  changed" : "");
+	else if (has(w, "counted"))
 		fprintf(f, "  %s writes counted by %s; %s attributed to a "
 		    "writer%s\n  initial %s  latest %s%s\n", str(w, "counted"),
 		    strcmp(str(doc, "backend"), "ptrace_singlestep") == 0 ?

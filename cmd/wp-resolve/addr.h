@@ -3,8 +3,8 @@
  * [MODULE:]SYMBOL[+OFF]) and --follow chains ([[SLOT]+o0]+o1, SLOT+OFF).
  * Parsing only: target.c locates them in the process.
  */
-#ifndef ADDR_H
-#define ADDR_H
+#ifndef WPRESOLVE_ADDR_H
+#define WPRESOLVE_ADDR_H
 
 #include <stddef.h>
 #include <stdint.h>

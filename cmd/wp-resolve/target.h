@@ -2,8 +2,8 @@
  * target: each address to watch, located in the process, checked, and
  * written as its target or follow record.
  */
-#ifndef TARGET_H
-#define TARGET_H
+#ifndef WPRESOLVE_TARGET_H
+#define WPRESOLVE_TARGET_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -2,8 +2,8 @@
  * view: what wp-resolve learns about a live process: its executable and
  * build-id, the --bin check, its mappings and the ELF modules mapped.
  */
-#ifndef VIEW_H
-#define VIEW_H
+#ifndef WPRESOLVE_VIEW_H
+#define WPRESOLVE_VIEW_H
 
 #include <sys/types.h>
 #include <limits.h>

@@ -77,7 +77,7 @@ setup() {
 
 @test "wp-arm perf: the trap IP is the instruction after the store" {
 	start_target mt-writer -t 1 -n 20
-	watch_start wpt_counter -- -d 120s
+	watch_start wpt_counter -- --backend perf -d 120s
 	kill -USR1 "$TPID"
 	watch_wait
 	local slide after
@@ -93,7 +93,7 @@ setup() {
 
 @test "wp-arm perf: --regs samples the registers at the store" {
 	start_target mt-writer -t 1 -n 50
-	watch_start wpt_counter -- -d 120s --regs
+	watch_start wpt_counter -- --backend perf -d 120s --regs
 	kill -USR1 "$TPID"
 	watch_wait
 	assert_equal "$(hits)" 50
@@ -108,7 +108,7 @@ setup() {
 
 @test "wp-arm perf: a forked child is not watched, and its fork is said" {
 	start_target fork-exec -c 7 -n 20
-	watch_start wpt_counter -- -d 120s
+	watch_start wpt_counter -- --backend perf -d 120s
 	kill -USR1 "$TPID"
 	watch_wait
 	assert_equal "$(hits)" 20
@@ -127,7 +127,7 @@ setup() {
 	"$T/slot-hog" "$TPID" "$(tinfo array)" > "$BATS_TEST_TMPDIR/hog.out" &
 	WP_TARGET_PIDS+=($!)
 	wait_for "$BATS_TEST_TMPDIR/hog.out" held
-	run --separate-stderr bash -c "wp-resolve -p $TPID wpt_counter | wp-arm -d 5s"
+	run --separate-stderr bash -c "wp-resolve -p $TPID wpt_counter | wp-arm --backend perf -d 5s"
 	assert_failure 1
 	assert_equal "$stderr" "wp-arm: thread $TPID: no free debug register (ENOSPC): another debugger or a system-wide perf session may hold the slots"
 	# the records read were still passed on, and the observation says why
@@ -135,7 +135,7 @@ setup() {
 	assert_output "session - -
 target - -
 observation error 0"
-	run jq -r 'select(.type=="observation") | .error' <<< "$(wp-resolve -p "$TPID" wpt_counter | wp-arm -d 5s 2>/dev/null)"
+	run jq -r 'select(.type=="observation") | .error' <<< "$(wp-resolve -p "$TPID" wpt_counter | wp-arm --backend perf -d 5s 2>/dev/null)"
 	assert_output "thread $TPID: no free debug register (ENOSPC): another debugger or a system-wide perf session may hold the slots"
 }
 

@@ -1,5 +1,5 @@
 /*
- * ptr-chain [-g generations] [-n writes]
+ * ptr-chain [-g generations] [-n writes] [-p pause_ms]
  *
  * Prints one JSON line, then works in steps, each started by SIGUSR1:
  * for generation g (1..generations), one step allocates a new object,
@@ -8,8 +8,11 @@
  * and prints "gen G OBJ".  Then one step sets both pointers to NULL (the
  * null phase) and prints "null"; the last prints "done" and exits.  The
  * pause after each pointer change lets a watch re-arm before the writes.
+ * With -p, one SIGUSR1 starts it all: each generation repoints, waits
+ * pause_ms (0: not at all) and writes at once; then the null phase.
  */
 #include <stdint.h>
+#include <time.h>
 
 #include "wpt.h"
 
@@ -29,14 +32,16 @@ struct holder *volatile wpt_holder;
 int
 main(int argc, char *argv[])
 {
-	long gens = 3, n = 10, g, i;
+	long gens = 3, n = 10, pause = -1, g, i;
+	struct timespec ts;
 	struct obj *o;
 	int ch;
 
-	while ((ch = getopt(argc, argv, "g:n:")) != -1) {
+	while ((ch = getopt(argc, argv, "g:n:p:")) != -1) {
 		switch (ch) {
 		case 'g': gens = atol(optarg); break;
 		case 'n': n = atol(optarg); break;
+		case 'p': pause = atol(optarg); break;
 		default: return 64;
 		}
 	}
@@ -45,25 +50,33 @@ main(int argc, char *argv[])
 	printf("{\"pid\":%d,\"ptr\":\"0x%lx\",\"holder\":\"0x%lx\"}\n",
 	    (int)getpid(), WPT_ADDR(&wpt_ptr), WPT_ADDR(&wpt_holder));
 	fflush(stdout);
+	ts.tv_sec = pause / 1000;
+	ts.tv_nsec = (pause % 1000) * 1000000;
 	for (g = 1; g <= gens; g++) {
-		wpt_wait_go();
+		if (pause < 0 || g == 1)
+			wpt_wait_go();
 		o = calloc(1, sizeof *o);
 		wpt_ptr = o;
 		wpt_holder->inner = o;
+		if (pause > 0)
+			nanosleep(&ts, NULL);
 		printf("ptr %ld 0x%lx\n", g, WPT_ADDR(o));
 		fflush(stdout);
-		wpt_wait_go();
+		if (pause < 0)
+			wpt_wait_go();
 		for (i = 0; i < n; i++)
 			o->value = (int)(g * 1000 + i);
 		printf("gen %ld 0x%lx\n", g, WPT_ADDR(o));
 		fflush(stdout);
 	}
-	wpt_wait_go();
+	if (pause < 0)
+		wpt_wait_go();
 	wpt_ptr = NULL;
 	wpt_holder->inner = NULL;
 	printf("null\n");
 	fflush(stdout);
-	wpt_wait_go();
+	if (pause < 0)
+		wpt_wait_go();
 	printf("done\n");
 	fflush(stdout);
 	return 0;

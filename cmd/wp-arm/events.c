@@ -1,7 +1,10 @@
 /*
- * The perf backend: a hardware breakpoint event per target, thread and
- * CPU (threads created later inherit them), each CPU's events sampled
- * into one mmap ring, drained into hit records.
+ * Breakpoint events on every thread, for the perf and the bpf backends:
+ * an event per target, thread and CPU (threads created later inherit
+ * them), each CPU's events writing into one mmap ring.  The perf
+ * backend samples every hit into the rings; the bpf backend runs its
+ * program on every hit instead (bpf.c), and the rings carry only the
+ * threads' comings and goings.
  */
 #include <sys/ioctl.h>
 #include <sys/resource.h>
@@ -16,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bpf.h"
 #include "perf.h"
 #include "proc.h"
 #include "util.h"
@@ -40,6 +44,9 @@ struct perf_state {
 	int			 pidfd;
 	int			 memfd;		/* with follow chains */
 	unsigned char		*dirty;		/* per chain: a pointer moved */
+	struct bpfw_pointer	*written;	/* per chain: the bpf program's
+						   view of that pointer write */
+	struct bpfw		*bpf;		/* backend_bpf's program */
 	int			 exec_seen;
 	int			 scan;
 	uint64_t		 next_scan;
@@ -183,6 +190,21 @@ on_record(const struct perf_rec *r, void *arg)
 	return 0;
 }
 
+/* Whether the leaf moved by chain ci's latest change kept its value. */
+static int
+missed(struct watch *w, struct perf_state *s, size_t ci)
+{
+	const struct chain *c = &w->chains[ci];
+	const struct bpfw_pointer *p = &s->written[ci];
+	unsigned char b[8];
+
+	if (!p->has_leaf || c->leaf == 0 || p->leaf_addr != c->leaf ||
+	    c->len > 8 || wp_proc_read(s->memfd, c->leaf, b, (size_t)c->len))
+		return -1;
+	return wp_le64(b, (size_t)c->len) != (p->leaf_value &
+	    (c->len == 8 ? ~0ULL : (1ULL << (8 * c->len)) - 1));
+}
+
 /*
  * After a pointer of a chain was written: read the chain again, and move
  * the breakpoints of the entries after it on every thread (and the
@@ -197,7 +219,8 @@ rebind_chain(struct watch *w, struct perf_state *s, size_t ci)
 	size_t k, i;
 
 	memcpy(old, &w->t[c->base], (c->noffs + 1) * sizeof *old);
-	follow_update(w, s->memfd, ci);
+	if (!follow_walk(w, s->memfd, ci))
+		return;
 	for (k = 0; k <= c->noffs; k++) {
 		t = &w->t[c->base + k];
 		if (t->addr == old[k].addr && t->armed == old[k].armed)
@@ -207,11 +230,29 @@ rebind_chain(struct watch *w, struct perf_state *s, size_t ci)
 		bp.rw = t->rw;
 		bp.regs = w->regs;
 		bp.disabled = !t->armed;
+		if (s->bpf != NULL)
+			bpfw_conf(s->bpf, w, c->base + k);
 		for (i = 0; i < s->nfds; i++)
 			if (s->fdt[i] == (int)(c->base + k) &&
 			    perf_modify_bp(s->fds[i], &bp) == -1)
 				w->modify_errors++;
 	}
+	if (s->written[ci].time_ns == 0)
+		follow_record(w, ci, -1, 0, -1);
+	else
+		follow_record(w, ci, (int64_t)(wp_now_ns() -
+		    s->written[ci].time_ns), 0, missed(w, s, ci));
+	memset(&s->written[ci], 0, sizeof s->written[ci]);
+}
+
+static void
+on_pointer(struct watch *w, const struct bpfw_pointer *p)
+{
+	struct perf_state *s = w->state;
+	int ci = w->t[p->slot].chain;
+
+	s->dirty[ci] = 1;
+	s->written[ci] = *p;
 }
 
 static void
@@ -223,6 +264,8 @@ drain_all(struct watch *w, struct perf_state *s)
 	for (c = 0; c < s->ncpu; c++)
 		if (s->rings[c].base != NULL)
 			perf_drain(&s->rings[c], w->regs, on_record, w);
+	if (s->bpf != NULL)
+		bpfw_drain(s->bpf, w, on_pointer);
 	for (ci = 0; ci < w->nchains; ci++)
 		if (s->dirty[ci]) {
 			s->dirty[ci] = 0;
@@ -309,6 +352,9 @@ arm_thread(struct watch *w, struct perf_state *s, pid_t tid,
 			if ((fd = perf_open_bp(&bp, tid, c, 1)) == -1)
 				return errno;
 			if ((err = attach(w, s, fd, c, (int)ti, e)) != 0)
+				return err;
+			if (s->bpf != NULL &&
+			    (err = bpfw_attach(s->bpf, fd, ti)) != 0)
 				return err;
 		}
 	}
@@ -413,7 +459,9 @@ release(struct perf_state *s)
 	free(s->fdt);
 	free(s->ids);
 	free(s->dirty);
+	free(s->written);
 	free(s->pfd);
+	bpfw_close(s->bpf);
 	free(s);
 }
 
@@ -450,20 +498,22 @@ arm_threads(struct watch *w, struct perf_state *s, struct wp_error *e)
 }
 
 static int
-perf_arm(struct watch *w, struct wp_error *e)
+events_arm(struct watch *w, struct bpfw *bpf, struct wp_error *e)
 {
 	struct perf_state *s = wp_xcalloc(1, sizeof *s);
 	size_t i;
 
 	w->state = s;
 	s->memfd = -1;
+	s->bpf = bpf;
 	raise_nofile();
 	s->ncpu = (int)sysconf(_SC_NPROCESSORS_CONF);
 	if (s->ncpu < 1)
 		s->ncpu = 1;
 	s->rings = wp_xcalloc((size_t)s->ncpu, sizeof *s->rings);
-	s->pfd = wp_xcalloc((size_t)s->ncpu + 2, sizeof *s->pfd);
+	s->pfd = wp_xcalloc((size_t)s->ncpu + 3, sizeof *s->pfd);
 	s->dirty = wp_xcalloc(w->nchains + 1, 1);
+	s->written = wp_xcalloc(w->nchains + 1, sizeof *s->written);
 	if ((s->pidfd = (int)syscall(SYS_pidfd_open, w->pid, 0)) == -1 ||
 	    !wp_proc_alive(w->pid, w->start_time)) {
 		wp_error_set(e, WP_EXIT_PROCESS, "pid %d: the process has "
@@ -477,6 +527,8 @@ perf_arm(struct watch *w, struct wp_error *e)
 	}
 	for (i = 0; i < w->nchains; i++)
 		follow_update(w, s->memfd, i);
+	for (i = 0; s->bpf != NULL && i < w->nt; i++)
+		bpfw_conf(s->bpf, w, i);
 	if (arm_threads(w, s, e) == -1)
 		goto fail;
 	rescan(w, s);
@@ -505,6 +557,8 @@ perf_run(struct watch *w, uint64_t until)
 			s->pfd[np].fd = s->rings[c].fd;
 			s->pfd[np++].events = POLLIN;
 		}
+	if (s->bpf != NULL && (s->pfd[np].fd = bpfw_fd(s->bpf)) != -1)
+		s->pfd[np++].events = POLLIN;
 	s->pfd[np].fd = s->pidfd;
 	s->pfd[np++].events = POLLIN;
 	s->pfd[np].fd = STDOUT_FILENO;
@@ -557,10 +611,42 @@ perf_disarm(struct watch *w)
 		ioctl(s->fds[i], PERF_EVENT_IOC_DISABLE, 0);
 	drain_all(w, s);
 	perf_count(w);
+	if (s->bpf != NULL)
+		bpfw_tallies(s->bpf, w);
 	release(s);
 	w->state = NULL;
+	w->bpfw = NULL;		/* closed with the state */
+}
+
+static int
+perf_arm(struct watch *w, struct wp_error *e)
+{
+	return events_arm(w, NULL, e);
 }
 
 const struct backend backend_perf = {
 	"perf_breakpoint", perf_arm, perf_run, perf_count, perf_disarm
+};
+
+/* The bpf backend: the events, with the program wp-arm loaded. */
+static int
+bpf_arm(struct watch *w, struct wp_error *e)
+{
+	struct bpfw *b = w->bpfw;
+
+	w->bpfw = NULL;		/* the state owns it now */
+	return events_arm(w, b, e);
+}
+
+static void
+bpf_count(struct watch *w)
+{
+	struct perf_state *s = w->state;
+
+	perf_count(w);
+	bpfw_tallies(s->bpf, w);
+}
+
+const struct backend backend_bpf = {
+	"bpf_tally", bpf_arm, perf_run, bpf_count, perf_disarm
 };

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The bpf backend's program: it runs on every hit of a breakpoint event
+ * wp-arm opened (and of the copies threads created later inherit), and
+ * counts it in maps by writing instruction and thread, with the value
+ * in memory after the write; it sends a bounded stream of samples
+ * through a ring buffer.  It returns 0: the kernel writes no perf
+ * sample.  One program per slot (on_s0 .. on_s3): the program that runs
+ * says which slot the event is, in inherited copies too.
+ */
+#include <linux/bpf.h>
+#include <linux/bpf_perf_event.h>
+#include <linux/ptrace.h>
+#include <bpf/bpf_helpers.h>
+
+#include "wpbpf.h"
+
+const volatile __u32 with_regs = 0;
+const volatile __u64 sample_limit = 0;		/* per slot; 0: none */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, WPB_SLOTS);
+	__type(key, __u32);
+	__type(value, struct wpb_conf);
+} conf SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, struct wpb_key);
+	__type(value, struct wpb_val);
+} tally SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, WPB_SLOTS);
+	__type(key, __u32);
+	__type(value, struct wpb_tot);
+} totals SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20);		/* set by wp-arm */
+} samples SEC(".maps");
+
+static __always_inline __u64
+read_value(__u64 addr, __u32 len, struct wpb_tot *tot)
+{
+	__u64 v = 0;
+
+	if (len > 8)
+		len = 8;
+	if (len == 0 || bpf_probe_read_user(&v, len, (void *)addr) != 0)
+		__sync_fetch_and_add(&tot->readerr, 1);
+	return v;
+}
+
+/* The leaf a pointer written with value p leads to, and its value. */
+static __always_inline void
+leaf_of(const struct wpb_conf *c, __u64 p, struct wpb_sample *s,
+    struct wpb_tot *tot)
+{
+	__u64 v;
+	int i;
+
+	if (p == 0)
+		return;
+	for (i = 0; i < WPB_MAXDEPTH; i++) {
+		if (i < (int)c->level)
+			continue;
+		if (i >= (int)c->noffs)
+			break;
+		if (i > (int)c->level) {
+			if (bpf_probe_read_user(&v, sizeof v, (void *)p) != 0 ||
+			    v == 0)
+				return;
+			p = v;
+		}
+		p += c->offs[i];
+	}
+	s->leaf_addr = p;
+	s->leaf_value = read_value(p, c->leaf_len, tot);
+	s->flags |= WPB_F_LEAF;
+}
+
+static __always_inline void
+count(struct bpf_perf_event_data *ctx, __u32 slot, __u64 cur, __u64 prev,
+    struct wpb_tot *tot)
+{
+	struct wpb_key k = {};
+	struct wpb_val *v, nv = {};
+
+	k.ip = ctx->regs.rip;
+	k.tid = (__u32)bpf_get_current_pid_tgid();
+	k.slot = slot;
+	v = bpf_map_lookup_elem(&tally, &k);
+	if (v != NULL) {
+		/* only this thread updates this key */
+		v->hits++;
+		v->last = cur;
+		v->unchanged += cur == prev;
+		return;
+	}
+	nv.hits = 1;
+	nv.first = nv.last = cur;
+	nv.unchanged = cur == prev;
+	if (bpf_map_update_elem(&tally, &k, &nv, BPF_NOEXIST) != 0)
+		__sync_fetch_and_add(&tot->tally_full, 1);
+}
+
+static __always_inline void
+fill(struct wpb_sample *s, struct bpf_perf_event_data *ctx, __u32 slot,
+    __u64 cur)
+{
+	__u64 pt = bpf_get_current_pid_tgid();
+
+	s->time_ns = bpf_ktime_get_ns();
+	s->ip = ctx->regs.rip;
+	s->value = cur;
+	s->addr = ctx->addr;
+	s->leaf_addr = s->leaf_value = 0;
+	s->pid = (__u32)(pt >> 32);
+	s->tid = (__u32)pt;
+	s->slot = slot;
+	s->flags = 0;
+	s->cpu = bpf_get_smp_processor_id();
+	s->pad = 0;
+}
+
+static __always_inline void
+regs(struct wpb_sample_regs *r, struct bpf_perf_event_data *ctx)
+{
+	r->regs[0] = ctx->regs.rax;
+	r->regs[1] = ctx->regs.rbx;
+	r->regs[2] = ctx->regs.rcx;
+	r->regs[3] = ctx->regs.rdx;
+	r->regs[4] = ctx->regs.rsi;
+	r->regs[5] = ctx->regs.rdi;
+	r->regs[6] = ctx->regs.rbp;
+	r->regs[7] = ctx->regs.rsp;
+	r->regs[8] = ctx->regs.rip;
+	r->regs[9] = ctx->regs.eflags;
+	r->regs[10] = ctx->regs.r8;
+	r->regs[11] = ctx->regs.r9;
+	r->regs[12] = ctx->regs.r10;
+	r->regs[13] = ctx->regs.r11;
+	r->regs[14] = ctx->regs.r12;
+	r->regs[15] = ctx->regs.r13;
+	r->regs[16] = ctx->regs.r14;
+	r->regs[17] = ctx->regs.r15;
+	r->s.flags |= WPB_F_REGS;
+}
+
+/* A sample: always for a pointer (wp-arm re-arms on it), else while
+ * the limit allows. */
+static __always_inline void
+send(struct bpf_perf_event_data *ctx, __u32 slot, __u64 cur,
+    const struct wpb_conf *c, struct wpb_tot *tot)
+{
+	struct wpb_sample_regs *r;
+	int ptr = c->kind == WPB_POINTER;
+
+	if (!ptr && sample_limit != 0 &&
+	    __sync_fetch_and_add(&tot->claimed, 1) >= sample_limit) {
+		__sync_fetch_and_add(&tot->capped, 1);
+		return;
+	}
+	r = bpf_ringbuf_reserve(&samples, with_regs ? sizeof *r :
+	    sizeof r->s, 0);
+	if (r == NULL) {
+		__sync_fetch_and_add(&tot->drops, 1);
+		return;
+	}
+	fill(&r->s, ctx, slot, cur);
+	if (with_regs)
+		regs(r, ctx);
+	if (ptr)
+		leaf_of(c, cur, &r->s, tot);
+	bpf_ringbuf_submit(r, ptr ? BPF_RB_FORCE_WAKEUP : 0);
+	__sync_fetch_and_add(&tot->sent, 1);
+}
+
+static __always_inline int
+hit(struct bpf_perf_event_data *ctx, __u32 slot)
+{
+	struct wpb_conf *c = bpf_map_lookup_elem(&conf, &slot);
+	struct wpb_tot *tot = bpf_map_lookup_elem(&totals, &slot);
+	__u64 cur, prev;
+
+	if (c == NULL || tot == NULL)
+		return 0;
+	__sync_fetch_and_add(&tot->hits, 1);
+	/* what this event watches: ctx->addr, also while being moved */
+	cur = read_value(ctx->addr, c->len, tot);
+	prev = __sync_lock_test_and_set(&tot->last_value, cur);
+	count(ctx, slot, cur, prev, tot);
+	send(ctx, slot, cur, c, tot);
+	return 0;
+}
+
+SEC("perf_event") int on_s0(struct bpf_perf_event_data *ctx) { return hit(ctx, 0); }
+SEC("perf_event") int on_s1(struct bpf_perf_event_data *ctx) { return hit(ctx, 1); }
+SEC("perf_event") int on_s2(struct bpf_perf_event_data *ctx) { return hit(ctx, 2); }
+SEC("perf_event") int on_s3(struct bpf_perf_event_data *ctx) { return hit(ctx, 3); }
+
+char LICENSE[] SEC("license") = "GPL";

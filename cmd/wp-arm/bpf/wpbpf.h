@@ -1,0 +1,75 @@
+/*
+ * What the BPF program of the bpf backend (wp.bpf.c) and wp-arm share:
+ * the maps' keys and values and the samples.  Plain UAPI types, for
+ * both compilers.
+ */
+#ifndef WPBPF_H
+#define WPBPF_H
+
+#include <linux/types.h>
+
+#define WPB_SLOTS	4	/* one program per debug register */
+#define WPB_MAXDEPTH	8	/* pointers in a follow chain */
+#define WPB_NREGS	18	/* rax .. r15 in perf's (and wp's) order */
+
+enum { WPB_TARGET, WPB_POINTER, WPB_LEAF };
+
+/* conf: per slot, set by wp-arm and moved when a chain is re-armed */
+struct wpb_conf {
+	__u64	addr;		/* where the breakpoint is */
+	__u32	len;		/* bytes to read, at most 8 */
+	__u32	kind;		/* WPB_* */
+	__u32	level;		/* a pointer's level in its chain */
+	__u32	noffs;		/* the chain's pointers */
+	__u32	leaf_len;
+	__u32	pad;
+	__s64	offs[WPB_MAXDEPTH];
+};
+
+/* tally: per slot, writing instruction and thread */
+struct wpb_key {
+	__u64	ip;		/* the trap IP: after the writing instruction */
+	__u32	tid;
+	__u32	slot;
+};
+
+struct wpb_val {
+	__u64	hits;
+	__u64	first;		/* the watched bytes after the first hit */
+	__u64	last;		/* and after the latest */
+	__u64	unchanged;	/* hits that left the value as it was */
+};
+
+/* totals: per slot */
+struct wpb_tot {
+	__u64	hits;
+	__u64	sent;		/* samples in the ring */
+	__u64	drops;		/* samples the ring had no room for */
+	__u64	capped;		/* samples not sent: max events reached */
+	__u64	readerr;	/* the watched bytes could not be read */
+	__u64	tally_full;	/* hits no tally entry could hold */
+	__u64	last_value;	/* the slot's value after its latest hit */
+	__u64	claimed;	/* samples claimed against the limit */
+};
+
+#define WPB_F_REGS	1
+#define WPB_F_LEAF	2	/* a pointer's sample: leaf_* are set */
+
+struct wpb_sample {
+	__u64	time_ns;	/* CLOCK_MONOTONIC */
+	__u64	ip;
+	__u64	value;		/* the watched bytes at the trap */
+	__u64	addr;
+	__u64	leaf_addr;	/* a pointer's new leaf, and its value */
+	__u64	leaf_value;
+	__u32	pid, tid;
+	__u32	slot, flags;
+	__u32	cpu, pad;
+};
+
+struct wpb_sample_regs {
+	struct wpb_sample s;
+	__u64	regs[WPB_NREGS];
+};
+
+#endif
