@@ -5,13 +5,14 @@
  * (created before the ready line) and one more created after the go
  * runs rounds rounds of four writes to wpt_stress in a tight loop, no
  * pause: a register store, an immediate store, an add and an increment,
- * each its own instruction.  Prints "writes N" (all threads) and
- * "thread TID N" per thread, then "done"; -w waits for another SIGUSR1
- * before exiting.
+ * each its own instruction.  Prints "writes N" (all threads), "ns T"
+ * (from the go to the last write), and "thread TID N" per thread, then
+ * "done"; -w waits for another SIGUSR1 before exiting.
  */
 #include <pthread.h>
 #include <stdint.h>
 #include <sys/syscall.h>
+#include <time.h>
 
 #include "wpt.h"
 
@@ -57,6 +58,7 @@ int
 main(int argc, char *argv[])
 {
 	struct worker w[65];
+	struct timespec t0, t1;
 	long n = 2, i, total = 0;
 	int ch, waitend = 0;
 
@@ -80,6 +82,7 @@ main(int argc, char *argv[])
 	    (int)getpid(), n + 1, WPT_ADDR(&wpt_stress));
 	fflush(stdout);
 	wpt_wait_go();
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	w[n].late = 1;
 	pthread_create(&w[n].th, NULL, run, &w[n]);
 	pthread_barrier_wait(&go);
@@ -87,7 +90,10 @@ main(int argc, char *argv[])
 		pthread_join(w[i].th, NULL);
 		total += w[i].writes;
 	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
 	printf("writes %ld\n", total);
+	printf("ns %ld\n", (t1.tv_sec - t0.tv_sec) * 1000000000L +
+	    (t1.tv_nsec - t0.tv_nsec));
 	for (i = 0; i <= n; i++)
 		printf("thread %ld %ld\n", w[i].tid, w[i].writes);
 	printf("done\n");
