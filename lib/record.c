@@ -684,6 +684,8 @@ wp_rec_observation(struct wp_jw *w, const struct wp_observation *o)
 	wp_jw_end(w);
 	wp_jw_bool(w, "counts_are_lower_bound", o->lower_bound);
 	wp_jw_bool(w, "tallied", o->tallied);
+	wp_jw_str(w, "follow_mode", o->follow_mode);
+	wp_jw_str(w, "follow_mode_reason", o->follow_reason);
 	obs_targets(w, o);
 	if (p != NULL) {
 		wp_jw_obj(w, "ptrace");
@@ -701,6 +703,8 @@ wp_rec_observation(struct wp_jw *w, const struct wp_observation *o)
 		wp_jw_uint(w, "samples_capped", o->bpf->samples_capped);
 		wp_jw_uint(w, "tally_full", o->bpf->tally_full);
 		wp_jw_uint(w, "read_errors", o->bpf->read_errors);
+		wp_jw_uint(w, "writers_held", o->bpf->writers_held);
+		wp_jw_uint(w, "signals_passed", o->bpf->signals_passed);
 		wp_jw_end(w);
 	}
 	if (o->alive >= 0)

@@ -273,6 +273,8 @@ struct wp_obs_failed {
 struct wp_obs_bpf {
 	uint64_t	 samples_sent, samples_dropped, samples_capped;
 	uint64_t	 tally_full, read_errors;
+	uint64_t	 writers_held;	/* --follow-mode stop */
+	uint64_t	 signals_passed;
 };
 
 struct wp_obs_ptrace {
@@ -307,6 +309,8 @@ struct wp_observation {
 	const struct wp_obs_follow *follows;
 	size_t			 nfollows;
 	int			 tallied;	/* per-writer counts from tallies */
+	const char		*follow_mode;	/* NULL: no follow chain */
+	const char		*follow_reason;
 	const struct wp_obs_ptrace *ptrace;	/* NULL: another backend */
 	const struct wp_obs_bpf	*bpf;		/* NULL: another backend */
 	int			 alive;		/* -1: not known */

@@ -16,10 +16,16 @@ load helpers
 	assert_equal "$stderr" "wp-arm: --ring-pages 3: a power of two, 1 to 65536"
 	run --separate-stderr wp-arm --backend gdb
 	assert_failure 64
-	assert_equal "$stderr" "wp-arm: --backend gdb: expected auto, perf or ptrace"
+	assert_equal "$stderr" "wp-arm: --backend gdb: expected auto, bpf, perf or ptrace"
+	run --separate-stderr wp-arm --follow-mode later
+	assert_failure 64
+	assert_equal "$stderr" "wp-arm: --follow-mode later: expected stop, stop-all or async"
+	run --separate-stderr wp-arm --interval 1x
+	assert_failure 64
+	assert_equal "$stderr" "wp-arm: --interval 1x: not a duration (500ms, 1s; 0 for none)"
 	run wp-arm --help
 	assert_success
-	assert_line --index 0 --partial "usage: wp-arm [-d duration]"
+	assert_line --index 0 --partial "usage: wp-arm [-v] [-d duration]"
 }
 
 @test "wp-arm: input without a session record passes through and fails" {

@@ -9,6 +9,10 @@ load follow
 	follow_check 0
 	assert_equal "$(hits '.role == "pointer"')" 4
 	assert_equal "$(obs .counts_are_lower_bound)" false
+	# single-stepping re-arms between two steps: held, no window
+	assert_equal "$(obs .follow_mode)" step
+	run jq -c '.dependent_watches[0].rearm | [.measured, .held, .missed_in_window, .max_ns]' <<< "$(wp-decode < "$WOUT" | wp-report --json)"
+	assert_output '[4,4,0,0]' 
 }
 
 @test "follow ptrace: a two-level chain [[SLOT]+8]+0x10" {

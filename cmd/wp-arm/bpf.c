@@ -23,6 +23,7 @@
 #define RING_BYTES	(1 << 22)	/* the samples' ring buffer */
 
 struct bpfw {
+	int			 sig;		/* for a pointer's writer */
 	struct wpbpf		*skel;
 	struct ring_buffer	*rb;
 	struct watch		*w;		/* while draining */
@@ -129,9 +130,21 @@ bpfw_conf(struct bpfw *b, const struct watch *w, size_t slot)
 		cf.noffs = (__u32)c->noffs;
 		cf.leaf_len = (__u32)c->len;
 		memcpy(cf.offs, c->offs, sizeof cf.offs);
+		if (cf.kind == WPB_POINTER)
+			cf.sig = (__u32)b->sig;
 	}
 	bpf_map_update_elem(bpf_map__fd(b->skel->maps.conf), &key, &cf,
 	    BPF_ANY);
+}
+
+void
+bpfw_stop_signal(struct bpfw *b, const struct watch *w, int sig)
+{
+	size_t i;
+
+	b->sig = sig;
+	for (i = 0; i < w->nt && i < WPB_SLOTS; i++)
+		bpfw_conf(b, w, i);
 }
 
 int
@@ -182,6 +195,7 @@ on_sample(void *arg, void *data, size_t size)
 	if (h.role == WP_ROLE_POINTER && b->on_pointer != NULL) {
 		memset(&p, 0, sizeof p);
 		p.slot = ti;
+		p.tid = (pid_t)s->tid;
 		p.time_ns = s->time_ns;
 		p.has_leaf = (s->flags & WPB_F_LEAF) != 0;
 		p.leaf_addr = s->leaf_addr;
@@ -217,7 +231,8 @@ totals(struct bpfw *b, struct watch *w)
 	struct wpb_tot tot;
 	__u32 k;
 
-	memset(&w->bpf, 0, sizeof w->bpf);
+	w->bpf.samples_sent = w->bpf.samples_dropped = 0;
+	w->bpf.samples_capped = w->bpf.tally_full = w->bpf.read_errors = 0;
 	for (k = 0; k < WPB_SLOTS && k < w->nt; k++) {
 		if (bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.totals), &k,
 		    &tot) != 0)

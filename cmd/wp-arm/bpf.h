@@ -7,6 +7,7 @@
 #ifndef WPARM_BPF_H
 #define WPARM_BPF_H
 
+#include <sys/types.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -18,6 +19,7 @@ struct bpfw;
 /* What the program saw when a chain's pointer was written. */
 struct bpfw_pointer {
 	size_t		 slot;		/* the pointer's entry */
+	pid_t		 tid;		/* the thread that wrote it */
 	uint64_t	 time_ns;	/* of the write, CLOCK_MONOTONIC */
 	int		 has_leaf;
 	uint64_t	 leaf_addr;	/* where the chain leads now */
@@ -36,6 +38,8 @@ void	 bpfw_close(struct bpfw *b);
 int	 bpfw_attach(struct bpfw *b, int fd, size_t slot);
 /* Tells the program where entry slot is now (after a re-arm). */
 void	 bpfw_conf(struct bpfw *b, const struct watch *w, size_t slot);
+/* The signal a pointer's writer gets (0: none), for every pointer. */
+void	 bpfw_stop_signal(struct bpfw *b, const struct watch *w, int sig);
 /* A descriptor that polls readable when samples wait. */
 int	 bpfw_fd(struct bpfw *b);
 /*

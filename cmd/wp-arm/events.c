@@ -12,6 +12,7 @@
 
 #include <linux/perf_event.h>
 
+#include <err.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -20,6 +21,7 @@
 #include <unistd.h>
 
 #include "bpf.h"
+#include "hold.h"
 #include "perf.h"
 #include "proc.h"
 #include "util.h"
@@ -47,6 +49,7 @@ struct perf_state {
 	struct bpfw_pointer	*written;	/* per chain: the bpf program's
 						   view of that pointer write */
 	struct bpfw		*bpf;		/* backend_bpf's program */
+	struct hold		*hold;		/* --follow-mode stop */
 	int			 exec_seen;
 	int			 scan;
 	uint64_t		 next_scan;
@@ -241,7 +244,7 @@ rebind_chain(struct watch *w, struct perf_state *s, size_t ci)
 		follow_record(w, ci, -1, 0, -1);
 	else
 		follow_record(w, ci, (int64_t)(wp_now_ns() -
-		    s->written[ci].time_ns), 0, missed(w, s, ci));
+		    s->written[ci].time_ns), s->hold != NULL, missed(w, s, ci));
 	memset(&s->written[ci], 0, sizeof s->written[ci]);
 }
 
@@ -253,6 +256,8 @@ on_pointer(struct watch *w, const struct bpfw_pointer *p)
 
 	s->dirty[ci] = 1;
 	s->written[ci] = *p;
+	if (s->hold != NULL)
+		hold_pointer(s->hold, p->tid);
 }
 
 static void
@@ -271,6 +276,17 @@ drain_all(struct watch *w, struct perf_state *s)
 			s->dirty[ci] = 0;
 			rebind_chain(w, s, ci);
 		}
+	if (s->hold != NULL)
+		hold_release(s->hold);
+}
+
+/* For hold_service: a pointer's sample that came after the last drain. */
+static void
+drain_cb(void *arg)
+{
+	struct watch *w = arg;
+
+	drain_all(w, w->state);
 }
 
 static void
@@ -461,8 +477,43 @@ release(struct perf_state *s)
 	free(s->dirty);
 	free(s->written);
 	free(s->pfd);
+	hold_close(s->hold);
 	bpfw_close(s->bpf);
 	free(s);
+}
+
+/*
+ * --follow-mode: hold a pointer's writer (stop, stop-all), or not
+ * (async).  Stopping needs the bpf program and the right to trace the
+ * target; without them, async, and why.
+ */
+static void
+follow_mode(struct watch *w, struct perf_state *s)
+{
+	struct wp_error e;
+	const char *want = w->follow_mode;
+
+	if (w->nchains == 0)
+		return;
+	if (want == NULL)
+		want = s->bpf != NULL ? "stop" : "async";
+	w->follow_mode = "async";
+	if (strcmp(want, "async") == 0)
+		return;
+	if (s->bpf == NULL) {
+		w->follow_reason = "holding a pointer's writer needs the bpf "
+		    "backend";
+	} else if ((s->hold = hold_open(w->pid, strcmp(want, "stop-all") == 0,
+	    &e)) == NULL) {
+		snprintf(w->follow_why, sizeof w->follow_why, "%s", e.msg);
+		w->follow_reason = w->follow_why;
+	} else {
+		bpfw_stop_signal(s->bpf, w, hold_signal(s->hold));
+		w->follow_mode = want;
+		return;
+	}
+	warnx("%s: following pointers asynchronously (a write to the new "
+	    "leaf before it is re-armed is missed)", w->follow_reason);
 }
 
 /* Arms every thread there is, and those created meanwhile. */
@@ -511,7 +562,8 @@ events_arm(struct watch *w, struct bpfw *bpf, struct wp_error *e)
 	if (s->ncpu < 1)
 		s->ncpu = 1;
 	s->rings = wp_xcalloc((size_t)s->ncpu, sizeof *s->rings);
-	s->pfd = wp_xcalloc((size_t)s->ncpu + 3, sizeof *s->pfd);
+	/* the rings, the samples, the stops, the target, the output */
+	s->pfd = wp_xcalloc((size_t)s->ncpu + 4, sizeof *s->pfd);
 	s->dirty = wp_xcalloc(w->nchains + 1, 1);
 	s->written = wp_xcalloc(w->nchains + 1, sizeof *s->written);
 	if ((s->pidfd = (int)syscall(SYS_pidfd_open, w->pid, 0)) == -1 ||
@@ -529,6 +581,7 @@ events_arm(struct watch *w, struct bpfw *bpf, struct wp_error *e)
 		follow_update(w, s->memfd, i);
 	for (i = 0; s->bpf != NULL && i < w->nt; i++)
 		bpfw_conf(s->bpf, w, i);
+	follow_mode(w, s);
 	if (arm_threads(w, s, e) == -1)
 		goto fail;
 	rescan(w, s);
@@ -559,6 +612,10 @@ perf_run(struct watch *w, uint64_t until)
 		}
 	if (s->bpf != NULL && (s->pfd[np].fd = bpfw_fd(s->bpf)) != -1)
 		s->pfd[np++].events = POLLIN;
+	if (s->hold != NULL) {
+		s->pfd[np].fd = hold_fd(s->hold);
+		s->pfd[np++].events = POLLIN;
+	}
 	s->pfd[np].fd = s->pidfd;
 	s->pfd[np++].events = POLLIN;
 	s->pfd[np].fd = STDOUT_FILENO;
@@ -568,6 +625,8 @@ perf_run(struct watch *w, uint64_t until)
 	if (ppoll(s->pfd, np, &ts, &w->waitmask) == -1)
 		memset(s->pfd, 0, np * sizeof *s->pfd);
 	drain_all(w, s);
+	if (s->hold != NULL)
+		hold_service(s->hold, drain_cb, w);
 	if (s->pfd[np - 1].revents & (POLLERR | POLLHUP))
 		w->output_closed = 1;
 	if (s->exec_seen)
@@ -610,6 +669,11 @@ perf_disarm(struct watch *w)
 	for (i = 0; i < s->nfds; i++)
 		ioctl(s->fds[i], PERF_EVENT_IOC_DISABLE, 0);
 	drain_all(w, s);
+	if (s->hold != NULL) {
+		hold_service(s->hold, drain_cb, w);
+		hold_counts(s->hold, &w->bpf.writers_held,
+		    &w->bpf.signals_passed);
+	}
 	perf_count(w);
 	if (s->bpf != NULL)
 		bpfw_tallies(s->bpf, w);

@@ -27,7 +27,7 @@ usage(int status)
 	fprintf(status ? stderr : stdout,
 	    "usage: wp-arm [-v] [-d duration] [-n max_events] [--regs]\n"
 	    "              [--backend auto|bpf|perf|ptrace] [--ring-pages n]\n"
-	    "              [--interval duration]\n"
+	    "              [--interval duration] [--follow-mode stop|stop-all|async]\n"
 	    "       wp-arm --check-bp\n");
 	exit(status);
 }
@@ -41,6 +41,7 @@ static const struct option longopts[] = {
 	{ "interval",	required_argument,	NULL, 'I' },
 	{ "check-bp",	no_argument,		NULL, 'C' },
 	{ "verbose",	no_argument,		NULL, 'v' },
+	{ "follow-mode",	required_argument,	NULL, 'F' },
 	{ "help",	no_argument,		NULL, 'h' },
 	{ "version",	no_argument,		NULL, 'V' },
 	{ NULL,		0,			NULL, 0 }
@@ -74,6 +75,13 @@ option(int ch, const char *arg, struct watch *w, struct options *op)
 		break;
 	case 'v':
 		w->verbose = 1;
+		break;
+	case 'F':
+		if (strcmp(arg, "stop") != 0 && strcmp(arg, "stop-all") != 0 &&
+		    strcmp(arg, "async") != 0)
+			errx(WP_EXIT_USAGE, "--follow-mode %s: expected stop, "
+			    "stop-all or async", arg);
+		w->follow_mode = arg;
 		break;
 	case 'P':
 		if (wp_parse_u64(arg, &u) == -1 || u == 0 ||

@@ -55,7 +55,8 @@ coverage(const struct watch *w, struct wp_observation *o,
 	if (w->unparsed > 0)
 		reasons[o->npartial++] = "malformed_perf_ring_records";
 	/* between a pointer write and the re-arm, the leaf is not watched */
-	if (w->nchains > 0 && w->backend != &backend_ptrace)
+	if (w->nchains > 0 && w->backend != &backend_ptrace &&
+	    (w->follow_mode == NULL || strcmp(w->follow_mode, "async") == 0))
 		reasons[o->npartial++] = "follow_rebind_window";
 	if (w->modify_errors > 0)
 		reasons[o->npartial++] = "follow_rearm_failed";
@@ -211,6 +212,11 @@ observation_write(struct watch *w, const char *error)
 		o.ptrace = &w->ptrace;
 	if (w->backend == &backend_bpf)
 		o.bpf = &w->bpf;
+	if (w->nchains > 0) {
+		o.follow_mode = w->backend == &backend_ptrace ? "step" :
+		    w->follow_mode;
+		o.follow_reason = w->follow_reason;
+	}
 	wp_rec_observation(&w->jw, &o);
 	free(ot);
 	free(of);

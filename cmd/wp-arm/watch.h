@@ -104,6 +104,8 @@ struct watch {
 	int			 regs;
 	size_t			 ring_pages;
 	int			 verbose;
+	const char		*follow_mode;	/* stop, stop-all, async;
+						   NULL: the backend's own */
 	/* while it runs */
 	const struct backend	*backend;
 	struct bpfw		*bpfw;		/* backend_bpf: its program */
@@ -124,6 +126,8 @@ struct watch {
 	uint64_t		 unparsed, lost, lost_records, modify_errors;
 	struct wp_obs_ptrace	 ptrace;	/* the ptrace backend's counters */
 	struct wp_obs_bpf	 bpf;		/* the bpf backend's */
+	const char		*follow_reason;	/* why not the mode asked */
+	char			 follow_why[512];
 };
 
 /*

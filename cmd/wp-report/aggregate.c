@@ -279,6 +279,13 @@ add_rebind(struct report *r, const struct wp_record *rec)
 	b->generation = (uint64_t)g;
 	b->leaf = leaf;
 	b->time_ns = tns;
+	if (wp_rec_int(rec, "rearm_ns", &b->rearm_ns) == -1)
+		b->rearm_ns = -1;
+	if (wp_json_bool(rec->j, wp_rec_get(rec, "held"), &b->held) == -1)
+		b->held = 0;
+	if (wp_json_bool(rec->j, wp_rec_get(rec, "missed_in_window"),
+	    &b->missed) == -1)
+		b->missed = -1;
 	wp_json_str(rec->j, wp_rec_get(rec, "binding"), b->binding,
 	    sizeof b->binding);
 }

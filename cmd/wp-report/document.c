@@ -330,9 +330,48 @@ bindings_json(const struct rtarget *t)
 		add(x, "leaf_addr", b->leaf ? jsonc_hex(b->leaf) : NULL);
 		add(x, "time_ns", json_object_new_int64(b->time_ns));
 		add(x, "leaf_hits", json_object_new_uint64(b->leaf_hits));
+		add(x, "rearm_ns", b->rearm_ns >= 0 ?
+		    json_object_new_int64(b->rearm_ns) : NULL);
+		add(x, "held", json_object_new_boolean(b->held));
+		add(x, "missed_in_window", b->missed >= 0 ?
+		    json_object_new_boolean(b->missed) : NULL);
 		json_object_array_add(a, x);
 	}
 	return a;
+}
+
+static int
+cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* How long the leaf went unwatched at each re-arm, over the bindings. */
+static json_object *
+rearm_json(const struct rtarget *t)
+{
+	json_object *o = json_object_new_object();
+	int64_t *v = wp_xcalloc(t->nbinds + 1, sizeof *v);
+	size_t i, n = 0, held = 0, missed = 0;
+
+	for (i = 0; i < t->nbinds; i++) {
+		if (t->binds[i].rearm_ns >= 0)
+			v[n++] = t->binds[i].rearm_ns;
+		held += t->binds[i].held;
+		missed += t->binds[i].missed == 1;
+	}
+	qsort(v, n, sizeof *v, cmp_i64);
+	add(o, "measured", json_object_new_uint64(n));
+	add(o, "held", json_object_new_uint64(held));
+	add(o, "missed_in_window", json_object_new_uint64(missed));
+	add(o, "min_ns", n ? json_object_new_int64(v[0]) : NULL);
+	add(o, "median_ns", n ? json_object_new_int64(v[n / 2]) : NULL);
+	add(o, "p90_ns", n ? json_object_new_int64(v[(n * 9) / 10]) : NULL);
+	add(o, "max_ns", n ? json_object_new_int64(v[n - 1]) : NULL);
+	free(v);
+	return o;
 }
 
 /* A --follow chain: where it points, its history, and its leaf's hits. */
@@ -367,6 +406,7 @@ follow_json(struct report *r, struct rtarget *t)
 	add(o, "pointer_slot_hits", json_object_new_uint64(t->ptr_hits));
 	add(o, "leaf_hits", json_object_new_uint64(t->hits));
 	add(o, "bindings", bindings_json(t));
+	add(o, "rearm", rearm_json(t));
 	add(o, "bindings_truncated", json_object_new_boolean(t->binds_truncated));
 	json_object_object_foreach(leaf, k, v)
 		if (json_object_object_get(o, k) == NULL &&

@@ -57,6 +57,9 @@ struct rbind {
 	uint64_t	 leaf;
 	int64_t		 time_ns;
 	uint64_t	 leaf_hits;
+	int64_t		 rearm_ns;	/* -1: not measured */
+	int		 held;
+	int		 missed;	/* -1: not known */
 };
 
 /* A target or follow record and what hit it. */

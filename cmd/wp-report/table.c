@@ -273,6 +273,15 @@ follow_section(json_object *doc, json_object *w, FILE *f)
 		    str(x, "generation"), str(x, "binding"),
 		    str(x, "leaf_addr"), str(x, "leaf_hits"));
 	}
+	x = get(w, "rearm");
+	if (json_object_get_int64(get(x, "measured")) > 0)
+		fprintf(f, "  re-arm: %s measured, %s with the writer held, %s "
+		    "missed a write; us min %.1f median %.1f p90 %.1f max %.1f\n",
+		    str(x, "measured"), str(x, "held"), str(x, "missed_in_window"),
+		    json_object_get_int64(get(x, "min_ns")) / 1e3,
+		    json_object_get_int64(get(x, "median_ns")) / 1e3,
+		    json_object_get_int64(get(x, "p90_ns")) / 1e3,
+		    json_object_get_int64(get(x, "max_ns")) / 1e3);
 	a = get(w, "writer_sites");
 	n = json_object_array_length(a);
 	fprintf(f, "  leaf writers: %zu\n", n);

@@ -1,5 +1,5 @@
 /*
- * ptr-chain [-g generations] [-n writes] [-p pause_ms]
+ * ptr-chain [-g generations] [-n writes] [-p pause_ms] [-u]
  *
  * Prints one JSON line, then works in steps, each started by SIGUSR1:
  * for generation g (1..generations), one step allocates a new object,
@@ -10,6 +10,8 @@
  * pause after each pointer change lets a watch re-arm before the writes.
  * With -p, one SIGUSR1 starts it all: each generation repoints, waits
  * pause_ms (0: not at all) and writes at once; then the null phase.
+ * -u catches SIGURG: prints "urg" for each, and "sigurg N" before
+ * "done".
  */
 #include <stdint.h>
 #include <time.h>
@@ -28,6 +30,15 @@ struct holder {
 
 struct obj *volatile wpt_ptr;
 struct holder *volatile wpt_holder;
+static volatile sig_atomic_t nurg;
+
+static void
+on_urg(int sig)
+{
+	(void)sig;
+	nurg++;
+	(void)!write(STDOUT_FILENO, "urg\n", 4);
+}
 
 int
 main(int argc, char *argv[])
@@ -37,11 +48,12 @@ main(int argc, char *argv[])
 	struct obj *o;
 	int ch;
 
-	while ((ch = getopt(argc, argv, "g:n:p:")) != -1) {
+	while ((ch = getopt(argc, argv, "g:n:p:u")) != -1) {
 		switch (ch) {
 		case 'g': gens = atol(optarg); break;
 		case 'n': n = atol(optarg); break;
 		case 'p': pause = atol(optarg); break;
+		case 'u': signal(SIGURG, on_urg); break;
 		default: return 64;
 		}
 	}
@@ -77,6 +89,7 @@ main(int argc, char *argv[])
 	fflush(stdout);
 	if (pause < 0)
 		wpt_wait_go();
+	printf("sigurg %d\n", (int)nurg);
 	printf("done\n");
 	fflush(stdout);
 	return 0;

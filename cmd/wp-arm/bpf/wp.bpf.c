@@ -4,7 +4,10 @@
  * wp-arm opened (and of the copies threads created later inherit), and
  * counts it in maps by writing instruction and thread, with the value
  * in memory after the write; it sends a bounded stream of samples
- * through a ring buffer.  It returns 0: the kernel writes no perf
+ * through a ring buffer.  On a pointer of a follow chain it wakes
+ * wp-arm at once, and with --follow-mode stop signals the writing
+ * thread, so that it stops (wp-arm traces it) before its next
+ * instruction, until the leaf is re-armed.  It returns 0: the kernel writes no perf
  * sample.  One program per slot (on_s0 .. on_s3): the program that runs
  * says which slot the event is, in inherited copies too.
  */
@@ -179,6 +182,9 @@ send(struct bpf_perf_event_data *ctx, __u32 slot, __u64 cur,
 		leaf_of(c, cur, &r->s, tot);
 	bpf_ringbuf_submit(r, ptr ? BPF_RB_FORCE_WAKEUP : 0);
 	__sync_fetch_and_add(&tot->sent, 1);
+	/* wp-arm holds the writer (it traces the threads) until it re-arms */
+	if (ptr && c->sig != 0)
+		bpf_send_signal_thread(c->sig);
 }
 
 static __always_inline int

@@ -22,7 +22,7 @@ struct wpb_conf {
 	__u32	level;		/* a pointer's level in its chain */
 	__u32	noffs;		/* the chain's pointers */
 	__u32	leaf_len;
-	__u32	pad;
+	__u32	sig;		/* a pointer: signal its writer, 0: not */
 	__s64	offs[WPB_MAXDEPTH];
 };
 
