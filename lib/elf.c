@@ -1,6 +1,7 @@
 /* ELF files: build-id, segments, symbols, code bytes, source lines. */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <elfutils/libdw.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -52,27 +53,20 @@ read_build_id(Elf *e, char *out, size_t outsz)
 	}
 }
 
-struct wp_elf *
-wp_elf_open(const char *path, struct wp_error *err)
+/* The wp_elf of an opened Elf: its header, build-id and segments. */
+static struct wp_elf *
+describe(Elf *e, const char *path, int fd, struct wp_error *err)
 {
 	struct wp_elf *w;
 	GElf_Ehdr eh;
 	GElf_Phdr ph;
 	size_t n, i;
-	Elf *e;
-	int fd;
 
-	init_libelf();
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
-		wp_error_set(err, WP_EXIT_ERROR, "%s", strerror(errno));
-		return NULL;
-	}
-	if ((e = elf_begin(fd, ELF_C_READ_MMAP, NULL)) == NULL ||
-	    elf_kind(e) != ELF_K_ELF || gelf_getehdr(e, &eh) == NULL) {
+	if (e == NULL || elf_kind(e) != ELF_K_ELF ||
+	    gelf_getehdr(e, &eh) == NULL) {
 		wp_error_set(err, WP_EXIT_ERROR, "not an ELF file");
 		if (e != NULL)
 			elf_end(e);
-		close(fd);
 		return NULL;
 	}
 	w = wp_xcalloc(1, sizeof *w);
@@ -100,6 +94,49 @@ wp_elf_open(const char *path, struct wp_error *err)
 	return w;
 }
 
+struct wp_elf *
+wp_elf_open(const char *path, struct wp_error *err)
+{
+	struct wp_elf *w;
+	struct stat st;
+	int fd;
+
+	init_libelf();
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) == -1) {
+		wp_error_set(err, WP_EXIT_ERROR, "%s", strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
+		wp_error_set(err, WP_EXIT_ERROR, "not a regular file");
+		close(fd);
+		return NULL;
+	}
+	if ((w = describe(elf_begin(fd, ELF_C_READ_MMAP, NULL), path, fd,
+	    err)) == NULL)
+		close(fd);
+	return w;
+}
+
+struct wp_elf *
+wp_elf_open_mem(const void *image, size_t len, const char *name,
+    struct wp_error *err)
+{
+	struct wp_elf *w;
+	unsigned char *copy;
+
+	init_libelf();
+	copy = wp_xmalloc(len);
+	memcpy(copy, image, len);
+	if ((w = describe(elf_memory((char *)copy, len), name, -1, err)) ==
+	    NULL) {
+		free(copy);
+		return NULL;
+	}
+	w->mem = copy;
+	w->memlen = len;
+	return w;
+}
+
 void
 wp_elf_close(struct wp_elf *w)
 {
@@ -108,7 +145,9 @@ wp_elf_close(struct wp_elf *w)
 	if (w->dwarf != NULL)
 		dwarf_end(w->dwarf);
 	elf_end(w->elf);
-	close(w->fd);
+	if (w->fd != -1)
+		close(w->fd);
+	free(w->mem);
 	free(w->loads);
 	free(w->funcs);
 	free(w->path);
@@ -294,6 +333,14 @@ wp_elf_read(struct wp_elf *w, uint64_t vaddr, void *buf, size_t len)
 	if (len > l->filesz - (vaddr - l->vaddr))
 		len = (size_t)(l->filesz - (vaddr - l->vaddr));
 	off = l->offset + (vaddr - l->vaddr);
+	if (w->mem != NULL) {
+		if (off >= w->memlen)
+			return 0;
+		if (len > w->memlen - off)
+			len = (size_t)(w->memlen - off);
+		memcpy(buf, w->mem + off, len);
+		return len;
+	}
 	n = pread(w->fd, buf, len, (off_t)off);
 	return n > 0 ? (size_t)n : 0;
 }

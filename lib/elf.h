@@ -37,13 +37,22 @@ struct wp_elf {
 	int			 funcs_done;
 	void			*dwarf;		/* Dwarf *, on demand */
 	int			 dwarf_done;
+	unsigned char		*mem;		/* an image read from memory */
+	size_t			 memlen;
 };
 
 /*
  * Opens path (kept open until wp_elf_close).  NULL with err set when it
- * cannot be read or is not an ELF file.
+ * cannot be read, is not a regular file (a FIFO or a device is never
+ * opened for reading) or is not an ELF file.
  */
 struct wp_elf	*wp_elf_open(const char *path, struct wp_error *err);
+/*
+ * The same for an image in memory, such as a process's [vdso]; the
+ * image is copied, name is what messages call it.
+ */
+struct wp_elf	*wp_elf_open_mem(const void *image, size_t len,
+		    const char *name, struct wp_error *err);
 void		 wp_elf_close(struct wp_elf *e);
 /*
  * Looks name up in .symtab and .dynsym: returns the number of distinct

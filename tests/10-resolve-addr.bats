@@ -31,11 +31,15 @@ load helpers
 	bid=$(readelf -n "$T/mt-writer" | awk '/Build ID/ { print $3 }')
 	run jq -r 'select(.type=="session") | [.start_time, .exe_build_id] | @tsv' <<< "$output"
 	assert_output "$(printf '%s\t%s' "$st" "$bid")"
-	# every file-backed mapping of the process is listed with its offset
+	# every file-backed mapping of the process is listed with its
+	# offset, and the vDSO
 	local want got
-	want=$(awk '$6 ~ /^\// { split($1, a, "-"); printf "0x%s %s 0x%s %s\n", a[1], $2, $3, $6 }' "/proc/$TPID/maps" | sed 's/0x0*\([0-9a-f]\)/0x\1/g')
+	want=$(awk '$6 ~ /^\// || $6 == "[vdso]" { split($1, a, "-"); printf "0x%s %s 0x%s %s\n", a[1], $2, $3, $6 }' "/proc/$TPID/maps" | sed 's/0x0*\([0-9a-f]\)/0x\1/g')
 	got=$(jq -r 'select(.type=="session") | .mappings[] | select(.path != null) | "\(.start) \(.perms) \(.offset) \(.path)"' <<< "$(wp-resolve -p "$TPID" wpt_counter)")
 	assert_equal "$got" "$want"
+	# the vDSO is a module, read from the process's memory
+	run jq -c 'select(.type=="session") | .modules[] | select(.path == "[vdso]") | [.file, .kind, (.build_id | length > 0)]' <<< "$(wp-resolve -p "$TPID" wpt_counter)"
+	assert_output '[null,"vdso",true]'
 }
 
 @test "wp-resolve: static:0xHEX is moved by the PIE slide" {

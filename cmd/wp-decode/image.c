@@ -4,6 +4,7 @@
  * memory while it is still the same process.
  */
 #include <err.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -62,6 +63,60 @@ image_clear(struct image *im)
 	im->memfd = -1;
 }
 
+/*
+ * This process's own vDSO: the kernel's, the same image as the
+ * session's where the build-ids agree (image_module checks).
+ */
+static struct wp_elf *
+own_vdso(struct wp_error *e)
+{
+	struct wp_maps maps;
+	struct wp_elf *elf = NULL;
+	size_t i;
+
+	if (wp_proc_maps(getpid(), &maps) == -1)
+		return NULL;
+	for (i = 0; i < maps.n; i++)
+		if (maps.v[i].path != NULL &&
+		    strcmp(maps.v[i].path, "[vdso]") == 0)
+			elf = wp_elf_open_mem((void *)(uintptr_t)maps.v[i].start,
+			    (size_t)(maps.v[i].end - maps.v[i].start), "[vdso]",
+			    e);
+	wp_proc_maps_free(&maps);
+	return elf;
+}
+
+/*
+ * A module only in memory (the vDSO): read from the live process, or,
+ * once it is gone, this process's own.
+ */
+static struct wp_elf *
+open_mapped(struct image *im, int mi, struct wp_error *e)
+{
+	struct wp_elf *elf = NULL;
+	unsigned char *img;
+	size_t i, len;
+
+	for (i = 0; i < im->nmaps; i++)
+		if (im->maps[i].mod == mi)
+			break;
+	if (i == im->nmaps || (len = (size_t)(im->maps[i].end -
+	    im->maps[i].start)) > (1 << 20)) {
+		wp_error_set(e, WP_EXIT_ERROR, "not mapped in the session");
+		return NULL;
+	}
+	img = wp_xmalloc(len);
+	if (image_read_live(im, im->maps[i].start, img, len) == len)
+		elf = wp_elf_open_mem(img, len, im->mods[mi].path, e);
+	else if (strcmp(im->mods[mi].path, "[vdso]") == 0)
+		elf = own_vdso(e);
+	else
+		wp_error_set(e, WP_EXIT_ERROR, "its image is in memory only, "
+		    "and the process is gone");
+	free(img);
+	return elf;
+}
+
 struct dmod *
 image_module(struct image *im, int mi)
 {
@@ -70,14 +125,17 @@ image_module(struct image *im, int mi)
 
 	if (m->state == 0) {
 		m->state = -1;
-		if ((m->elf = wp_elf_open(m->file, &e)) == NULL)
-			warnx("%s: %s; its writers are unknown", m->file, e.msg);
+		m->elf = m->file ? wp_elf_open(m->file, &e) :
+		    open_mapped(im, mi, &e);
+		if (m->elf == NULL)
+			warnx("%s: %s; its writers are unknown",
+			    m->file ? m->file : m->path, e.msg);
 		else if (m->build_id && strcmp(m->build_id,
 		    m->elf->build_id) != 0)
 			warnx("%s: build-id %s differs from the capture's %s "
 			    "(the file changed); its writers are unknown",
-			    m->file, m->elf->build_id[0] ? m->elf->build_id :
-			    "(none)", m->build_id);
+			    m->file ? m->file : m->path, m->elf->build_id[0] ?
+			    m->elf->build_id : "(none)", m->build_id);
 		else
 			m->state = 1;
 	}
@@ -107,4 +165,15 @@ image_map_at(const struct image *im, uint64_t a)
 		if (a >= im->maps[i].start && a < im->maps[i].end)
 			return &im->maps[i];
 	return NULL;
+}
+
+const char *
+image_module_of(const struct image *im, uint64_t addr, uint64_t *bias)
+{
+	const struct dmap *mp = image_map_at(im, addr);
+
+	if (mp == NULL || mp->mod < 0)
+		return NULL;
+	*bias = im->mods[mp->mod].bias;
+	return im->mods[mp->mod].path;
 }

@@ -43,6 +43,33 @@ known(const struct view *v, const char *path)
 	return 0;
 }
 
+/* The vDSO: an ELF image the kernel maps, read from the process. */
+static void
+add_vdso(struct view *v, const struct wp_map *mp)
+{
+	struct wp_error e;
+	struct wp_elf *elf;
+	struct module *m;
+	unsigned char *img;
+	size_t len = (size_t)(mp->end - mp->start);
+	uint64_t bias;
+
+	if (len > (1 << 20))
+		return;
+	img = wp_xmalloc(len);
+	if (wp_proc_read(v->memfd, mp->start, img, len) == 0 &&
+	    (elf = wp_elf_open_mem(img, len, "[vdso]", &e)) != NULL) {
+		if (wp_elf_bias(elf, mp->start, 0, &bias) == 0) {
+			m = &v->mods[v->nmods++];
+			m->path = wp_xstrdup("[vdso]");
+			m->elf = elf;
+			m->bias = bias;
+		} else
+			wp_elf_close(elf);
+	}
+	free(img);
+}
+
 /* The ELF files mapped, each once, with their load bias. */
 static void
 add_modules(struct view *v)
@@ -60,6 +87,11 @@ add_modules(struct view *v)
 	v->mods = wp_xcalloc(v->maps.n + 1, sizeof *v->mods);
 	for (i = 0; i < v->maps.n; i++) {
 		mp = &v->maps.v[i];
+		if (mp->path != NULL && strcmp(mp->path, "[vdso]") == 0 &&
+		    !known(v, mp->path)) {
+			add_vdso(v, mp);
+			continue;
+		}
 		if (!is_file_path(mp->path) || known(v, mp->path))
 			continue;
 		is_main = strcmp(mp->path, v->exe) == 0;
@@ -244,6 +276,8 @@ elf_kind(const struct module *m)
 {
 	if (m->elf == NULL)
 		return "unknown";
+	if (strcmp(m->path, "[vdso]") == 0)
+		return "vdso";
 	if (m->elf->type == ET_EXEC)
 		return "exec";
 	if (m->elf->type == ET_DYN)
@@ -274,7 +308,8 @@ view_session_record(struct view *v, int slot_limit, struct wp_jw *w)
 	for (i = 0; i < v->nmods; i++) {
 		s.mods[i].path = v->mods[i].path;
 		s.mods[i].file = v->mods[i].is_main && v->bin ?
-		    (char *)v->bin : v->mods[i].path;
+		    (char *)v->bin : is_file_path(v->mods[i].path) ?
+		    v->mods[i].path : NULL;
 		s.mods[i].build_id = v->mods[i].elf &&
 		    v->mods[i].elf->build_id[0] ? v->mods[i].elf->build_id : NULL;
 		s.mods[i].load_bias = v->mods[i].bias;
@@ -286,8 +321,9 @@ view_session_record(struct view *v, int slot_limit, struct wp_jw *w)
 	for (i = 0; i < v->maps.n; i++) {
 		const struct wp_map *mp = &v->maps.v[i];
 
-		if (!is_file_path(mp->path) &&
-		    !(mp->path == NULL && mp->perms[2] == 'x'))
+		if (!is_file_path(mp->path) && !(mp->path == NULL &&
+		    mp->perms[2] == 'x') && !(mp->path != NULL &&
+		    strcmp(mp->path, "[vdso]") == 0))
 			continue;
 		m = &s.maps[s.nmaps++];
 		m->start = mp->start;
