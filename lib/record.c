@@ -184,9 +184,8 @@ read_modules(const struct wp_json *j, int a, struct wp_session *s,
 			return -1;
 		}
 		s->nmods++;
+		/* NULL: not a file (the vDSO) */
 		m->file = wp_json_strdup(j, wp_json_get(j, o, "file"));
-		if (m->file == NULL)
-			m->file = wp_xstrdup(m->path);
 		m->build_id = wp_json_strdup(j, wp_json_get(j, o, "build_id"));
 		wp_json_hex(j, wp_json_get(j, o, "load_bias"), &m->load_bias);
 	}
@@ -429,7 +428,12 @@ hit_flags(struct wp_jw *w, const struct wp_hit_rec *h)
 		wp_jw_str(w, NULL, "syscall");
 	if (h->flags & WP_HIT_UNEXPLAINED)
 		wp_jw_str(w, NULL, "unexplained");
+	if (h->flags & WP_HIT_KERNEL)
+		wp_jw_str(w, NULL, "kernel");
+	if (h->flags & WP_HIT_UNVERIFIED)
+		wp_jw_str(w, NULL, "unverified");
 	wp_jw_end(w);
+	int_or_null(w, "signal", h->signal > 0 ? h->signal : -1);
 }
 
 void
@@ -447,7 +451,7 @@ wp_rec_hit(struct wp_jw *w, const struct wp_hit_rec *h)
 	wp_jw_int(w, "time_ns", h->time_ns);
 	wp_jw_hex(w, "ip", h->ip);
 	if (h->exact)
-		wp_jw_hex(w, "writer_ip", h->writer_ip);
+		hex_or_null(w, "writer_ip", h->has_writer_ip, h->writer_ip);
 	if (h->exact || h->bytes != NULL)
 		value_bytes(w, "new_value", "new_bytes", h->bytes, h->nbytes);
 	if (h->exact)
@@ -664,7 +668,7 @@ wp_rec_observation(struct wp_jw *w, const struct wp_observation *o)
 	wp_jw_obj(w, NULL);
 	wp_jw_str(w, "type", "observation");
 	wp_jw_str(w, "backend", o->backend);
-	wp_jw_int(w, "pid", o->pid);
+	int_or_null(w, "pid", o->pid > 0 ? o->pid : -1);
 	wp_jw_uint(w, "duration_requested_ms", o->duration_ms);
 	wp_jw_uint(w, "elapsed_ms", o->elapsed_ms);
 	wp_jw_uint(w, "max_events", o->max_events);
@@ -738,8 +742,10 @@ void
 wp_rec_writer(struct wp_jw *w, const struct wp_writer_rec *r)
 {
 	wp_jw_obj(w, "writer");
-	wp_jw_hex(w, "trap_ip", r->trap_ip);
+	wp_jw_str(w, "kind", r->kind);
+	hex_or_null(w, "trap_ip", r->has_trap, r->trap_ip);
 	hex_or_null(w, "trap_static_ip", r->has_trap_static, r->trap_static);
+	wp_jw_str(w, "trap_module", r->trap_module);
 	wp_jw_str(w, "module", r->module);
 	wp_jw_str(w, "function", r->function);
 	hex_or_null(w, "function_static", r->function != NULL,

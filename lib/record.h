@@ -39,7 +39,8 @@ const char *wp_rec_raw(const struct wp_record *rec, const char *key,
 
 struct wp_module_rec {
 	char		*path;		/* as in /proc/PID/maps */
-	char		*file;		/* where code and symbols are read */
+	char		*file;		/* where code and symbols are read;
+					   NULL: only in memory (the vDSO) */
 	char		*build_id;	/* hex, or NULL */
 	uint64_t	 load_bias;
 	const char	*kind;		/* "exec", "dyn", ... */
@@ -157,9 +158,13 @@ void	 wp_rec_armed(struct wp_jw *w, const struct wp_armed_rec *a);
 
 enum { WP_ROLE_NONE, WP_ROLE_POINTER, WP_ROLE_LEAF };
 
-#define WP_HIT_READ		0x1	/* flags: -a rw, a load */
-#define WP_HIT_SYSCALL		0x2	/* the kernel wrote in a system call */
-#define WP_HIT_UNEXPLAINED	0x4	/* changed, no store explains it */
+#define WP_HIT_READ		0x01	/* flags: -a rw, a load */
+#define WP_HIT_SYSCALL		0x02	/* the kernel wrote in a system call */
+#define WP_HIT_UNEXPLAINED	0x04	/* changed, no store explains it */
+#define WP_HIT_KERNEL		0x08	/* the kernel wrote, not for a call:
+					   a signal frame */
+#define WP_HIT_UNVERIFIED	0x10	/* a system call whose writes wp
+					   does not know */
 
 struct wp_hit_rec {
 	int			 target;
@@ -167,10 +172,12 @@ struct wp_hit_rec {
 	int			 cpu;		/* -1: null */
 	int64_t			 time_ns;
 	uint64_t		 ip;
-	/* exact backends: the instruction that ran, flags */
+	/* exact backends: the instruction that wrote, flags */
 	int			 exact;
+	int			 has_writer_ip;	/* 0: no instruction wrote */
 	uint64_t		 writer_ip;
 	unsigned		 flags;		/* WP_HIT_* */
+	int			 signal;	/* WP_HIT_KERNEL: its signal, or 0 */
 	/* the watched bytes after the write; NULL: not read */
 	const unsigned char	*bytes;
 	size_t			 nbytes;
@@ -321,10 +328,14 @@ void	 wp_rec_observation(struct wp_jw *w, const struct wp_observation *o);
 /* ---- what wp-decode adds to a hit ---- */
 
 struct wp_writer_rec {
+	const char	*kind;		/* write, read, syscall, kernel,
+					   unexplained */
+	int		 has_trap;	/* 0: the hit had no ip */
 	uint64_t	 trap_ip;
 	int		 has_trap_static;
-	uint64_t	 trap_static;
-	const char	*module;	/* NULL: in no module */
+	uint64_t	 trap_static;	/* in trap_module */
+	const char	*trap_module;	/* NULL: in no module */
+	const char	*module;	/* the writer's; NULL: in no module */
 	const char	*function;	/* NULL: none */
 	uint64_t	 function_static;
 	int		 has_writer;

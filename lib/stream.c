@@ -47,18 +47,16 @@ static int
 parse(struct wp_reader *rd, size_t len, struct wp_record *rec)
 {
 	struct wp_json *j = &rd->j;
-	const char *e;
 	char why[128];
 	int t;
 
 	if (wp_json_parse(j, rd->buf, len) == -1) {
-		e = j->err;
-		if (strcmp(e, "empty line") == 0 ||
-		    strcmp(e, "not a JSON object") == 0 ||
-		    strcmp(e, "text after the JSON object") == 0)
-			return bad(rd, e);
+		if (strcmp(j->err, "empty line") == 0 ||
+		    strcmp(j->err, "not a JSON object") == 0 ||
+		    strcmp(j->err, "text after the JSON object") == 0)
+			return bad(rd, j->err);
 		snprintf(why, sizeof why, "invalid JSON at byte %zu: %s",
-		    j->col, e);
+		    j->col, j->err);
 		return bad(rd, why);
 	}
 	t = wp_json_get(j, 0, "type");

@@ -31,19 +31,23 @@ load helpers
 @test "wp-arm: input without a session record passes through and fails" {
 	run --separate-stderr wp-arm < <(printf '%s\n' '{"type":"note","x":1}' '{"type":"other"}')
 	assert_failure 1
-	assert_equal "$output" '{"type":"note","x":1}
+	assert_equal "$(head -n 2 <<< "$output")" '{"type":"note","x":1}
 {"type":"other"}'
 	assert_equal "$stderr" "wp-arm: stdin: no session record: nothing to watch (feed it the output of wp-resolve)"
+	# and the observation says why nothing was watched
+	run jq -c 'select(.type=="observation") | [.stop_reason, .error, .pid, .backend, .target_alive_after]' <<< "$output"
+	assert_output '["error","stdin: no session record: nothing to watch (feed it the output of wp-resolve)",null,null,null]'
 }
 
 @test "wp-arm: malformed lines are named by number, the rest passed on unchanged" {
-	printf '%s\n' '{"type":"session","pid":1,"start_time":1}' 'not json' \
+	printf '%s\n' '{"type":"session","schema_version":1,"pid":1,"start_time":1}' 'not json' \
 		'{"type":"x", "spaced" : [1, 2]}' '[1]' '{"no":"type"}' '{"type":"y"} trailing' \
 		> "$BATS_TEST_TMPDIR/in.ndjson"
 	run --separate-stderr wp-arm < "$BATS_TEST_TMPDIR/in.ndjson"
 	assert_failure 1
-	assert_equal "$output" '{"type":"session","pid":1,"start_time":1}
+	assert_equal "$(head -n 2 <<< "$output")" '{"type":"session","schema_version":1,"pid":1,"start_time":1}
 {"type":"x", "spaced" : [1, 2]}'
+	assert_equal "$(tail -n 1 <<< "$output" | jq -r .error)" "stdin: no target records: nothing to watch"
 	assert_equal "$stderr" "wp-arm: stdin: line 2: invalid JSON at byte 1: expected a value
 wp-arm: stdin: line 4: not a JSON object
 wp-arm: stdin: line 5: no \"type\" string field
@@ -52,7 +56,7 @@ wp-arm: stdin: no target records: nothing to watch"
 }
 
 @test "wp-arm --backend perf: a target the debug registers cannot watch is refused before arming" {
-	printf '%s\n' '{"type":"session","pid":1,"start_time":1}' \
+	printf '%s\n' '{"type":"session","schema_version":1,"pid":1,"start_time":1}' \
 		'{"type":"target","id":0,"runtime_addr":"0x1001","len":4}' \
 		'{"type":"target","id":1,"runtime_addr":"0x2000","len":16}' \
 		> "$BATS_TEST_TMPDIR/in.ndjson"
@@ -60,12 +64,13 @@ wp-arm: stdin: no target records: nothing to watch"
 	assert_failure 1
 	assert_equal "$stderr" "wp-arm: target 0: 0x1001 is not aligned to its length 4
 wp-arm: target 1: a debug register cannot watch 16 bytes (1, 2, 4 or 8)"
-	assert_equal "${#lines[@]}" 3
+	assert_equal "${#lines[@]}" 4
+	assert_equal "$(tail -n 1 <<< "$output" | jq -r '"\(.stop_reason): \(.error)"')" "error: the targets do not fit the debug registers"
 }
 
 @test "wp-arm --backend perf: more than four slots in the stream are refused" {
 	{
-		echo '{"type":"session","pid":1,"start_time":1}'
+		echo '{"type":"session","schema_version":1,"pid":1,"start_time":1}'
 		for i in 0 1 2 3 4; do
 			echo "{\"type\":\"target\",\"id\":$i,\"runtime_addr\":\"$(printf 0x%x $((0x1000 + i * 8)))\",\"len\":8}"
 		done
@@ -84,13 +89,14 @@ wp-arm: target 1: a debug register cannot watch 16 bytes (1, 2, 4 or 8)"
 	run --separate-stderr wp-arm --backend perf -d 1s < "$BATS_TEST_TMPDIR/r.ndjson"
 	assert_failure 5
 	assert_equal "$stderr" "wp-arm: hardware breakpoints do not fire on this machine: a breakpoint on wp-arm's own variable counted 0 of 4 writes (a VM that does not virtualize debug registers?)"
-	assert_equal "$output" "$(cat "$BATS_TEST_TMPDIR/r.ndjson")"
+	assert_equal "$(head -n -1 <<< "$output")" "$(cat "$BATS_TEST_TMPDIR/r.ndjson")"
+	assert_equal "$(tail -n 1 <<< "$output" | jq -r '"\(.stop_reason) \(.target_alive_after)"')" "error true"
 	run --separate-stderr wp-arm --check-bp
 	assert_failure 5
 }
 
 @test "wp-arm --backend perf: a follow chain over the slot budget is refused, with the count" {
-	printf '%s\n' '{"type":"session","pid":1,"start_time":1}' \
+	printf '%s\n' '{"type":"session","schema_version":1,"pid":1,"start_time":1}' \
 		'{"type":"target","id":0,"runtime_addr":"0x1000","len":8}' \
 		'{"type":"follow","id":1,"slot_addr":"0x2000","offsets":["0x8","0x10"],"len":4}' \
 		'{"type":"follow","id":2,"slot_addr":"0x3000","offsets":["0x8"],"len":4}' \

@@ -87,3 +87,14 @@ check() {
 	run jq -c '[.counts_are_lower_bound, .lower_bound_reasons]' <<< "$(wp-report --json "$DATA/report-tally.in.ndjson")"
 	assert_output '[false,[]]'
 }
+
+@test "wp-report: of a follow's bindings, the first 1024 and the latest 1024 are kept" {
+	{
+		echo '{"type":"session","schema_version":1,"pid":1,"start_time":1,"modules":[],"mappings":[]}'
+		echo '{"type":"follow","id":0,"input":"p+8","slot_addr":"0x1000","offsets":["0x8"],"len":4,"access":"w","slots":2,"chain":[],"binding":"null_pointer","leaf_addr":null}'
+		jq -nc 'range(1; 3001) | {type: "rebind", target: 0, generation: ., binding: "bound", old_leaf: null, new_leaf: "0x\(. * 16 + 65536)", pointers: ["0x1000"], time_ns: ., rearm_ns: null, held: false, missed_in_window: null}'
+		echo '{"type":"observation","stop_reason":"duration","targets":[],"follows":[{"id":0,"rebinds":3000}]}'
+	} > "$BATS_TEST_TMPDIR/binds.ndjson"
+	run jq -c '.dependent_watches[0] | [(.bindings | length), .bindings[0].generation, .bindings[1023].generation, .bindings[1024].generation, .bindings[-1].generation, .bindings_truncated]' <<< "$(wp-report --json "$BATS_TEST_TMPDIR/binds.ndjson")"
+	assert_output '[2048,1,1024,1977,3000,true]'
+}

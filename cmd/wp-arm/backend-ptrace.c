@@ -17,6 +17,7 @@
 
 #include "hmap.h"
 #include "proc.h"
+#include "syscalls.h"
 #include "util.h"
 #include "watch.h"
 #include "x86.h"
@@ -34,8 +35,12 @@ struct pthr {
 	pid_t			 tid;
 	enum pstate		 state;
 	int			 sig;		/* to deliver on the next resume */
+	int			 sigstep;	/* the signal this step delivers */
 	struct user_regs_struct	 pre;
 	struct wp_x86_insn	 insn;
+	uint64_t		 insn_ip;	/* where the instruction is */
+	long			 sc_nr;		/* a system call: its number */
+	uint64_t		 sc_args[6];
 };
 
 #define ICACHE_MAX	65536	/* decoded instructions kept */
@@ -128,6 +133,11 @@ decode_at(struct ptrace_state *s, uint64_t rip, struct wp_x86_insn *out)
 	return 0;
 }
 
+/*
+ * A hit of thread p on entry ti, with the bytes after it; flags say what
+ * kind.  The instruction that ran is its writer unless the kernel wrote
+ * (a signal frame) or nothing explains the change.
+ */
 static void
 emit_hit(struct watch *w, struct pthr *p, size_t ti,
     const unsigned char *now, unsigned flags)
@@ -147,10 +157,12 @@ emit_hit(struct watch *w, struct pthr *p, size_t ti,
 	h.time_ns = watch_time(w, wp_now_ns());
 	h.ip = have_u ? u.rip : 0;
 	h.exact = 1;
-	h.writer_ip = p->pre.rip;
+	h.has_writer_ip = !(flags & (WP_HIT_KERNEL | WP_HIT_UNEXPLAINED));
+	h.writer_ip = p->insn_ip;
 	h.bytes = now;
 	h.nbytes = (size_t)w->t[ti].len;
 	h.flags = flags;
+	h.signal = flags & WP_HIT_KERNEL ? p->sigstep : 0;
 	if (w->regs && have_u) {
 		to_regs(&u, &regs);
 		h.regs = &regs;
@@ -203,9 +215,34 @@ overlaps(uint64_t lo, uint64_t hi, const struct wtarget *t)
 }
 
 /*
+ * What a change of entry t's bytes that no decoded store explains is,
+ * for thread p after its step: a kernel write (a signal frame), its
+ * system call's write, unexplained, or (-1) to be told by the system
+ * call another thread is in.
+ */
+static int
+change_kind(struct ptrace_state *s, struct pthr *p, const struct wtarget *t,
+    int was_syscall)
+{
+	if (p->sigstep)
+		return WP_HIT_KERNEL;
+	if (was_syscall)
+		switch (syscall_writes(p->sc_nr, p->sc_args, t->addr,
+		    t->addr + (uint64_t)t->len)) {
+		case SC_YES:
+			return WP_HIT_SYSCALL;
+		case SC_UNKNOWN:
+			return WP_HIT_SYSCALL | WP_HIT_UNVERIFIED;
+		default:
+			return WP_HIT_UNEXPLAINED;
+		}
+	return in_syscall(s) ? -1 : WP_HIT_UNEXPLAINED;
+}
+
+/*
  * After thread p's step: a decoded store (or load, with rw) to a target
  * is a hit whether or not the bytes changed; a change nothing explains
- * is still reported, flagged.
+ * is still reported, flagged, and never as an instruction's.
  */
 static void
 after_step(struct watch *w, struct ptrace_state *s, struct pthr *p,
@@ -215,7 +252,7 @@ after_step(struct watch *w, struct ptrace_state *s, struct pthr *p,
 	struct wtarget *t;
 	uint64_t lo, hi, h0;
 	size_t ti;
-	int changed;
+	int changed, kind;
 
 	to_regs(&p->pre, &r);
 	for (ti = 0; ti < w->nt; ti++) {
@@ -225,25 +262,27 @@ after_step(struct watch *w, struct ptrace_state *s, struct pthr *p,
 		    (off_t)t->addr) != t->len)
 			continue;
 		changed = memcmp(s->buf, s->last[ti], (size_t)t->len) != 0;
-		if (wp_x86_store_range(&p->insn, &r, 0, &lo, &hi) == 0 &&
-		    overlaps(lo, hi, t))
-			emit_hit(w, p, ti, s->buf, 0);
-		else if (t->rw && wp_x86_load_range(&p->insn, &r, &lo,
+		if (!p->sigstep && wp_x86_store_range(&p->insn, &r, 0, &lo,
 		    &hi) == 0 && overlaps(lo, hi, t))
+			emit_hit(w, p, ti, s->buf, 0);
+		else if (!p->sigstep && t->rw && wp_x86_load_range(&p->insn,
+		    &r, &lo, &hi) == 0 && overlaps(lo, hi, t))
 			emit_hit(w, p, ti, s->buf, WP_HIT_READ);
-		else if (changed && was_syscall) {
-			w->ptrace.kernel_writes++;
-			emit_hit(w, p, ti, s->buf, WP_HIT_SYSCALL);
-		} else if (changed && !in_syscall(s)) {
-			w->ptrace.unexplained++;
-			emit_hit(w, p, ti, s->buf, WP_HIT_UNEXPLAINED);
-		} else if (changed)
-			continue;	/* a kernel write: its syscall reports it */
+		else if (changed) {
+			if ((kind = change_kind(s, p, t, was_syscall)) == -1)
+				continue;	/* that call will say */
+			if (kind & WP_HIT_UNEXPLAINED)
+				w->ptrace.unexplained++;
+			else
+				w->ptrace.kernel_writes++;
+			emit_hit(w, p, ti, s->buf, (unsigned)kind);
+		}
 		memcpy(s->last[ti], s->buf, (size_t)t->len);
 		if (t->chain >= 0 && t->hits > h0 &&
 		    (size_t)t->level < w->chains[t->chain].noffs)
 			rebind(w, s, (size_t)t->chain, 0);
 	}
+	p->sigstep = 0;
 }
 
 /* A system call interrupted by a stop is restarted on the way out. */
@@ -263,13 +302,25 @@ restart_pending(const struct user_regs_struct *u)
 static int
 resume_step(struct watch *w, struct ptrace_state *s, struct pthr *p)
 {
-	int sig = p->sig;
+	int sig = p->sig, restart;
 
 	if (ptrace(PTRACE_GETREGS, p->tid, 0, &p->pre) == -1)
 		return -1;
 	decode_at(s, p->pre.rip, &p->insn);
+	p->insn_ip = p->pre.rip;
 	p->sig = 0;
-	if (sig == 0 && (p->insn.is_syscall || restart_pending(&p->pre))) {
+	restart = restart_pending(&p->pre);
+	if (sig == 0 && (p->insn.is_syscall || restart)) {
+		/* the call and its arguments; a restarted one sits behind */
+		p->sc_nr = restart ? (long)p->pre.orig_rax : (long)p->pre.rax;
+		if (restart)
+			p->insn_ip -= 2;	/* syscall is 0f 05 */
+		p->sc_args[0] = p->pre.rdi;
+		p->sc_args[1] = p->pre.rsi;
+		p->sc_args[2] = p->pre.rdx;
+		p->sc_args[3] = p->pre.r10;
+		p->sc_args[4] = p->pre.r8;
+		p->sc_args[5] = p->pre.r9;
 		if (ptrace(PTRACE_SYSCALL, p->tid, 0, 0) == -1)
 			return -1;
 		w->ptrace.steps++;
@@ -279,11 +330,10 @@ resume_step(struct watch *w, struct ptrace_state *s, struct pthr *p)
 	if (sig != 0) {
 		/*
 		 * With a handler, the step stops on its entry before the
-		 * instruction runs: nothing is attributed to it.
+		 * instruction runs: what changes, the kernel wrote.
 		 */
 		w->ptrace.signals_passed++;
-		p->insn.kind = WP_X86_NONE;
-		p->insn.writes = p->insn.reads = 0;
+		p->sigstep = sig;
 	}
 	if (ptrace(PTRACE_SINGLESTEP, p->tid, 0, (void *)(long)sig) == -1)
 		return -1;
@@ -378,9 +428,25 @@ on_status(struct watch *w, struct ptrace_state *s, struct pthr *p,
 }
 
 static void
+seize_failed(struct watch *w, pid_t tid, int err)
+{
+	struct wp_thread_rec tr;
+	struct thread *t = watch_thread(w, tid, THR_FAILED);
+
+	t->state = THR_FAILED;
+	t->err = err;
+	memset(&tr, 0, sizeof tr);
+	tr.event = "arm_failed";
+	tr.tid = tid;
+	tr.err = err;
+	tr.has_time = 1;
+	tr.time_ns = watch_time(w, wp_now_ns());
+	watch_thread_record(w, &tr);
+}
+
+static void
 seize_all(struct watch *w, struct ptrace_state *s)
 {
-	struct thread *t;
 	pid_t *tids;
 	size_t n, i;
 	int again = 1, rounds = 0;
@@ -396,11 +462,8 @@ seize_all(struct watch *w, struct ptrace_state *s)
 			if (pfind(s, tids[i]) != NULL)
 				continue;
 			if (ptrace(PTRACE_SEIZE, tids[i], 0, (void *)opts) == -1) {
-				if (errno != ESRCH) {
-					t = watch_thread(w, tids[i], THR_FAILED);
-					t->state = THR_FAILED;
-					t->err = errno;
-				}
+				if (errno != ESRCH)
+					seize_failed(w, tids[i], errno);
 				continue;
 			}
 			ptrace(PTRACE_INTERRUPT, tids[i], 0, 0);

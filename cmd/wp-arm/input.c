@@ -3,6 +3,7 @@
  * the session, target and follow records say what to watch.
  */
 #include <err.h>
+#include <errno.h>
 #include <string.h>
 
 #include "record.h"
@@ -56,11 +57,13 @@ take(struct watch *w, const struct wp_record *rec, int *have_session)
 
 /*
  * Reads the stream to its end, passing every record on.  Returns 0, or
- * -1 when there is nothing to watch or the output is closed; *nbad is
- * the number of lines that were not records.
+ * -1 with e set when there is nothing to watch, -2 when a record was
+ * wrong (each named as it came), or -1 when the output is closed (e->status is then
+ * WP_EXIT_ERROR and nothing more can be written); *nbad is the number
+ * of lines that were not records.
  */
 int
-input_read(struct watch *w, long *nbad)
+input_read(struct watch *w, long *nbad, struct wp_error *e)
 {
 	struct wp_reader rd;
 	struct wp_record rec;
@@ -73,7 +76,8 @@ input_read(struct watch *w, long *nbad)
 			continue;
 		}
 		if (wp_stream_pass(&rec) == -1) {
-			warn("stdout");
+			wp_error_set(e, WP_EXIT_ERROR, "stdout: %s",
+			    strerror(errno));
 			wp_reader_free(&rd);
 			return -1;
 		}
@@ -82,18 +86,21 @@ input_read(struct watch *w, long *nbad)
 	}
 	*nbad = rd.nbad;
 	wp_reader_free(&rd);
-	if (wp_stream_flush() == -1) {
-		warn("stdout");
-		return -1;
+	if (wp_stream_flush() == -1)
+		return wp_error_set(e, WP_EXIT_ERROR, "stdout: %s",
+		    strerror(errno));
+	if (!have_session)
+		return wp_error_set(e, WP_EXIT_ERROR, "stdin: no session "
+		    "record: nothing to watch (feed it the output of "
+		    "wp-resolve)");
+	if (w->nt == 0 && !bad)
+		return wp_error_set(e, WP_EXIT_ERROR, "stdin: no target "
+		    "records: nothing to watch");
+	if (bad) {
+		/* each was named as it came */
+		wp_error_set(e, WP_EXIT_ERROR, "stdin: a session, target or "
+		    "follow record is wrong: nothing is watched");
+		return -2;
 	}
-	if (!have_session) {
-		warnx("stdin: no session record: nothing to watch "
-		    "(feed it the output of wp-resolve)");
-		return -1;
-	}
-	if (w->nt == 0 && !bad) {
-		warnx("stdin: no target records: nothing to watch");
-		return -1;
-	}
-	return bad ? -1 : 0;
+	return 0;
 }

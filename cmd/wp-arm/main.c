@@ -14,7 +14,7 @@
 #include "util.h"
 #include "watch.h"
 
-int	 input_read(struct watch *w, long *nbad);
+int	 input_read(struct watch *w, long *nbad, struct wp_error *e);
 
 struct options {
 	const char	*backend;	/* auto, bpf, perf, ptrace */
@@ -192,29 +192,31 @@ canary(int verbose)
 static const char slow[] = "using the ptrace single-step backend (the "
     "target runs 10,000 times slower or more while watched)";
 
-/* The backend to use, or NULL with *status set when none can. */
+/*
+ * The backend to use, or NULL with e set when none can (the messages
+ * are printed; e says the last).
+ */
 static const struct backend *
-choose(struct watch *w, const char *name, int *status)
+choose(struct watch *w, const char *name, struct wp_error *e)
 {
-	struct wp_error e;
-
 	if (strcmp(name, "ptrace") == 0)
 		return &backend_ptrace;
 	if (strcmp(name, "auto") != 0) {
 		if (!perf_fits(w, 1)) {
-			*status = WP_EXIT_ERROR;
+			wp_error_set(e, WP_EXIT_ERROR, "the targets do not fit "
+			    "the debug registers");
 			return NULL;
 		}
 		if (canary(1) == -1) {
-			*status = WP_EXIT_NOBP;
+			wp_error_set(e, WP_EXIT_NOBP, "hardware breakpoints "
+			    "cannot be used here");
 			return NULL;
 		}
 		if (strcmp(name, "perf") == 0)
 			return &backend_perf;
-		if ((w->bpfw = bpfw_open(w, w->verbose, &e)) != NULL)
+		if ((w->bpfw = bpfw_open(w, w->verbose, e)) != NULL)
 			return &backend_bpf;
-		warnx("%s", e.msg);
-		*status = e.status;
+		warnx("%s", e->msg);
 		return NULL;
 	}
 	if (!perf_fits(w, 0)) {
@@ -227,11 +229,11 @@ choose(struct watch *w, const char *name, int *status)
 		    slow);
 		return &backend_ptrace;
 	}
-	if ((w->bpfw = bpfw_open(w, w->verbose, &e)) != NULL)
+	if ((w->bpfw = bpfw_open(w, w->verbose, e)) != NULL)
 		return &backend_bpf;
 	warnx("%s: using the perf ring backend (counts stay exact; "
 	    "per-writer counts come from samples, which a burst can drop)",
-	    e.msg);
+	    e->msg);
 	return &backend_perf;
 }
 
@@ -243,7 +245,7 @@ main(int argc, char *argv[])
 	struct wp_error e = { 0, "" };
 	const struct backend *b;
 	long nbad = 0;
-	int status = WP_EXIT_OK;
+	int status = WP_EXIT_OK, rc;
 
 	parse_options(argc, argv, &w, &op);
 	if (op.check_bp) {
@@ -253,13 +255,19 @@ main(int argc, char *argv[])
 		return 0;
 	}
 	wp_stream_out_init(stdout);
-	if (input_read(&w, &nbad) == -1) {
+	if ((rc = input_read(&w, &nbad, &e)) < 0) {
+		/* nothing to watch: the observation says why, where it can */
+		if (rc == -1)
+			warnx("%s", e.msg);
+		if (strncmp(e.msg, "stdout:", 7) != 0)
+			observation_write(&w, e.msg);
 		watch_free(&w);
-		return WP_EXIT_ERROR;
+		return e.status;
 	}
-	if ((b = choose(&w, op.backend, &status)) == NULL) {
+	if ((b = choose(&w, op.backend, &e)) == NULL) {
+		observation_write(&w, e.msg);
 		watch_free(&w);
-		return status;
+		return e.status;
 	}
 	if (watch_run(&w, b, &e) == -1) {
 		/* nothing was watched; the observation still says why */

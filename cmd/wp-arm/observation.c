@@ -100,8 +100,8 @@ targets(const struct watch *w, struct wp_obs_target *ot, size_t *n)
 	size_t i;
 	int fd, alive;
 
-	alive = wp_proc_alive(w->pid, w->start_time);
-	fd = alive ? wp_proc_mem_open(w->pid) : -1;
+	alive = w->pid > 0 ? wp_proc_alive(w->pid, w->start_time) : -1;
+	fd = alive > 0 ? wp_proc_mem_open(w->pid) : -1;
 	for (i = *n = 0; i < w->nt; i++) {
 		if (w->t[i].chain >= 0)
 			continue;
@@ -187,7 +187,7 @@ observation_write(struct watch *w, const char *error)
 	const char *reasons[8], *lreasons[2];
 
 	memset(&o, 0, sizeof o);
-	o.backend = w->backend->name;
+	o.backend = w->backend ? w->backend->name : NULL;
 	o.pid = w->pid;
 	o.duration_ms = w->duration_ms;
 	o.elapsed_ms = w->elapsed_ms;

@@ -48,6 +48,9 @@ void	 image_clear(struct image *im);
  * NULL (said once on stderr). */
 struct dmod *image_module(struct image *im, int mi);
 const struct dmap *image_map_at(const struct image *im, uint64_t addr);
+/* The module (NULL: none) holding addr, and its load bias. */
+const char *image_module_of(const struct image *im, uint64_t addr,
+	    uint64_t *bias);
 /* Code of the live process, when it is still the session's process. */
 size_t	 image_read_live(struct image *im, uint64_t addr, void *buf,
 	    size_t len);
@@ -60,6 +63,7 @@ size_t	 image_read_live(struct image *im, uint64_t addr, void *buf,
 /* A rendered writer, for one choice among the candidates. */
 struct variant {
 	int		 wi;
+	const char	*kind;
 	const char	*conf;
 	const char	*caveat;
 	uint64_t	 trap;
@@ -71,6 +75,7 @@ struct site {
 	uint64_t		 bias;
 	int			 sweep;		/* the function sweep landed */
 	int			 at_trap;	/* rep string stopped mid-way */
+	int			 reader;	/* cand[0] only reads (-a rw) */
 	int			 ncand;
 	struct wp_x86_insn	 cand[MAXCAND];
 	char			*fname;		/* function symbol, or NULL */

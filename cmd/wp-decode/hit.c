@@ -2,6 +2,7 @@
  * For each hit: which candidate wrote, how sure that is, and the value
  * written, added to the record.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -126,18 +127,48 @@ kind_caveat(const struct wp_x86_insn *in)
 /* The choice among a site's candidates. */
 struct choice {
 	int		 wi;		/* -1: none */
+	const char	*kind;		/* write, read, syscall */
 	const char	*conf;
 	const char	*caveat;
 };
 
+/*
+ * An exact backend names the instruction: exact when it does what the
+ * hit says (writes, or reads for a read hit), else not a writer at all.
+ */
+static void
+choose_exact(const struct site *st, unsigned flags, struct choice *c)
+{
+	const struct wp_x86_insn *in = &st->cand[0];
+
+	c->wi = 0;
+	c->kind = flags & WP_HIT_SYSCALL ? "syscall" : flags & WP_HIT_READ ?
+	    "read" : "write";
+	if (flags & WP_HIT_SYSCALL) {
+		c->conf = flags & WP_HIT_UNVERIFIED ? "medium" : "exact";
+		c->caveat = flags & WP_HIT_UNVERIFIED ? "the kernel wrote "
+		    "during this system call, and wp does not know what it "
+		    "writes: the change may not be its" : "the kernel wrote "
+		    "during this system call";
+	} else if (flags & WP_HIT_READ ? in->reads : in->writes) {
+		c->conf = "exact";
+		c->caveat = kind_caveat(in);
+	} else {
+		c->conf = "low";
+		c->caveat = flags & WP_HIT_READ ? "this instruction reads no "
+		    "memory" : "this instruction writes no memory";
+	}
+}
+
 static void
 choose(const struct site *st, const struct dtarget *t,
-    const struct wp_x86_regs *r, int exact, struct choice *c)
+    const struct wp_x86_regs *r, struct choice *c)
 {
 	uint64_t lo, hi;
 	int i, matched = 0, computable = 0, first = -1;
 
 	c->wi = -1;
+	c->kind = st->reader ? "read" : "write";
 	c->conf = "unknown";
 	c->caveat = NULL;
 	if (st->ncand == 0)
@@ -145,8 +176,9 @@ choose(const struct site *st, const struct dtarget *t,
 	/* candidates of the backward scan are in order of length */
 	for (i = 0; i < st->ncand; i++) {
 		/* without registers, rip-relative stores still say where */
-		if (t == NULL || exact ||
-		    wp_x86_store_range(&st->cand[i], r, 1, &lo, &hi) == -1)
+		if (t == NULL || (st->reader ?
+		    wp_x86_load_range(&st->cand[i], r, &lo, &hi) :
+		    wp_x86_store_range(&st->cand[i], r, 1, &lo, &hi)) == -1)
 			continue;
 		computable++;
 		if (lo < t->addr + t->len && t->addr < hi) {
@@ -154,10 +186,7 @@ choose(const struct site *st, const struct dtarget *t,
 			matched++;
 		}
 	}
-	if (exact) {
-		c->wi = 0;
-		c->conf = "exact";
-	} else if (st->sweep) {
+	if (st->sweep) {
 		c->wi = 0;
 		c->conf = "high";
 		if (computable > 0 && matched == 0) {
@@ -171,6 +200,11 @@ choose(const struct site *st, const struct dtarget *t,
 	} else {
 		c->wi = st->ncand - 1;
 		c->conf = st->ncand == 1 && computable == 0 ? "medium" : "low";
+		c->caveat = computable > 0 ? no_overlap : "several instructions "
+		    "end at the trap IP and no registers place their stores: "
+		    "the longest was taken";
+		if (st->ncand == 1 && computable == 0)
+			c->caveat = NULL;
 	}
 	if (c->caveat == NULL && st->at_trap)
 		c->caveat = "rep string instruction trapped between "
@@ -193,14 +227,17 @@ writer_text(struct decoder *d, struct site *st, const struct choice *c,
 
 	for (i = 0; i < st->nvar; i++) {
 		v = &st->var[i];
-		if (v->wi == c->wi && v->conf == c->conf &&
+		if (v->wi == c->wi && v->conf == c->conf && v->kind == c->kind &&
 		    v->caveat == c->caveat && v->trap == trap)
 			return v->text;
 	}
 	memset(&r, 0, sizeof r);
+	r.kind = c->kind;
+	r.has_trap = 1;
 	r.trap_ip = trap;
-	r.has_trap_static = st->mod >= 0;
-	r.trap_static = trap - st->bias;
+	r.trap_module = image_module_of(&d->img, trap, &r.trap_static);
+	r.has_trap_static = r.trap_module != NULL;
+	r.trap_static = trap - r.trap_static;
 	r.module = st->mod >= 0 ? d->img.mods[st->mod].path : NULL;
 	r.function = st->fname;
 	r.function_static = st->faddr;
@@ -229,6 +266,7 @@ writer_text(struct decoder *d, struct site *st, const struct choice *c,
 	}
 	v = &st->var[st->nvar++];
 	v->wi = c->wi;
+	v->kind = c->kind;
 	v->conf = c->conf;
 	v->caveat = c->caveat;
 	v->trap = trap;
@@ -301,6 +339,61 @@ observed(const struct wp_record *rec, const struct dtarget *t, int have_t,
 	}
 }
 
+static unsigned
+hit_flags(const struct wp_record *rec)
+{
+	static const struct { const char *name; unsigned bit; } f[] = {
+		{ "read", WP_HIT_READ }, { "syscall", WP_HIT_SYSCALL },
+		{ "unexplained", WP_HIT_UNEXPLAINED },
+		{ "kernel", WP_HIT_KERNEL }, { "unverified", WP_HIT_UNVERIFIED }
+	};
+	const struct wp_json *j = rec->j;
+	int a = wp_rec_get(rec, "flags"), v;
+	unsigned bits = 0;
+	size_t i;
+
+	for (v = wp_json_first(j, a); v >= 0 && wp_json_is(j, a, WP_JARRAY);
+	    v = wp_json_next(j, a, v))
+		for (i = 0; i < sizeof f / sizeof f[0]; i++)
+			if (wp_json_streq(j, v, f[i].name))
+				bits |= f[i].bit;
+	return bits;
+}
+
+/* A change no instruction of the process made: the kernel's, or none's. */
+static void
+no_writer(struct decoder *d, const struct wp_record *rec, uint64_t ip,
+    unsigned flags)
+{
+	struct wp_writer_rec r;
+	char why[128];
+	int64_t sig = 0;
+
+	memset(&r, 0, sizeof r);
+	r.has_trap = 1;
+	r.trap_ip = ip;
+	r.trap_module = image_module_of(&d->img, ip, &r.trap_static);
+	r.has_trap_static = r.trap_module != NULL;
+	r.trap_static = ip - r.trap_static;
+	if (flags & WP_HIT_KERNEL) {
+		r.kind = "kernel";
+		if (wp_rec_int(rec, "signal", &sig) == 0 && sig > 0)
+			snprintf(why, sizeof why, "the kernel wrote: the frame "
+			    "of signal %d (%s), delivered on this thread",
+			    (int)sig, sigabbrev_np((int)sig) ?
+			    sigabbrev_np((int)sig) : "?");
+		else
+			snprintf(why, sizeof why, "the kernel wrote");
+		r.reason = why;
+	} else {
+		r.kind = "unexplained";
+		r.reason = "no instruction of this process explains the change "
+		    "(another process through shared memory, a device, or an "
+		    "instruction wp does not model)";
+	}
+	wp_rec_writer(&d->out, &r);
+}
+
 const struct wp_jw *
 decoder_hit(struct decoder *d, const struct wp_record *rec, int value)
 {
@@ -311,25 +404,38 @@ decoder_hit(struct decoder *d, const struct wp_record *rec, int value)
 	struct site *st;
 	const char *text;
 	uint64_t ip, wip;
+	unsigned flags;
 	int exact, have_t;
 
 	wp_jw_resume(&d->out);
 	memset(&v, 0, sizeof v);
 	if (wp_rec_hex(rec, "ip", &ip) == -1) {
-		wp_jw_obj(&d->out, "writer");
-		wp_jw_str(&d->out, "confidence", "unknown");
-		wp_jw_str(&d->out, "reason", "hit without ip");
-		wp_jw_end(&d->out);
+		struct wp_writer_rec nr;
+
+		memset(&nr, 0, sizeof nr);
+		nr.reason = "hit without ip";
+		wp_rec_writer(&d->out, &nr);
 		v.kind = "unknown";
 		v.reason = "hit without ip";
 		wp_rec_value(&d->out, &v);
 		return &d->out;
 	}
+	flags = hit_flags(rec);
 	exact = wp_rec_hex(rec, "writer_ip", &wip) == 0;
 	read_regs(rec, &r);
 	have_t = watched(d, rec, &t);
+	if (flags & (WP_HIT_KERNEL | WP_HIT_UNEXPLAINED)) {
+		observed(rec, &t, have_t, &v);
+		no_writer(d, rec, ip, flags);
+		if (value)
+			wp_rec_value(&d->out, &v);
+		return &d->out;
+	}
 	st = site_get(&d->sites, &d->img, exact ? wip : ip, exact);
-	choose(st, have_t ? &t : NULL, &r, exact, &c);
+	if (exact && st->ncand > 0)
+		choose_exact(st, flags, &c);
+	else
+		choose(st, have_t ? &t : NULL, &r, &c);
 	if (exact || wp_rec_get(rec, "new_value") >= 0 ||
 	    wp_rec_get(rec, "new_bytes") >= 0)
 		observed(rec, &t, have_t, &v);

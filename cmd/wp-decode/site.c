@@ -30,8 +30,9 @@ find_writers(struct site *st, const uint8_t *code, size_t ncode,
 			a += (uint64_t)in.size;
 			if (a == trap) {
 				st->sweep = 1;
-				if (in.writes)
+				if (in.writes || in.reads)
 					st->cand[st->ncand++] = in;
+				st->reader = !in.writes && in.reads;
 			}
 		}
 		if (st->sweep)

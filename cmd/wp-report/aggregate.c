@@ -14,6 +14,22 @@ const char *const conf_names[C_N] = {
 	"exact", "high", "medium", "low", "unknown"
 };
 
+const char *const kind_names[K_N] = {
+	"write", "read", "syscall", "kernel", "unexplained"
+};
+
+/* The kind of a decoded access; a writer without one wrote. */
+int
+kind_rank(const struct wp_json *j, int v)
+{
+	int i;
+
+	for (i = 0; i < K_N; i++)
+		if (wp_json_streq(j, v, kind_names[i]))
+			return i;
+	return K_WRITE;
+}
+
 void
 report_init(struct report *r, size_t maxsamples)
 {
@@ -109,7 +125,8 @@ evict(struct rtarget *t)
 		return NULL;
 	for (i = t->nsamples; i-- > 0;) {
 		sm = &t->samples[i];
-		if (sm->trap != most->trap || sm->wip != most->wip)
+		if (sm->trap != most->trap || sm->wip != most->wip ||
+		    sm->kind != most->kind)
 			continue;
 		free(sm->writer);
 		free(sm->value);
@@ -170,6 +187,7 @@ keep_sample(struct report *r, struct rtarget *t, struct rsite *s,
 		return;
 	sm->trap = s->trap;
 	sm->wip = s->wip;
+	sm->kind = s->kind;
 	sm->tid = tid;
 	sm->time_ns = tns;
 	raw = wp_rec_raw(rec, "writer", &n);
@@ -208,7 +226,7 @@ add_hit(struct report *r, const struct wp_record *rec)
 	struct rsite *s;
 	int64_t id = -1, tid = -1, tns = 0;
 	uint64_t trap = 0, wip = 0;
-	int w, isnew, have_t;
+	int w, isnew, have_t, kind;
 	size_t n;
 	const char *raw;
 
@@ -229,6 +247,7 @@ add_hit(struct report *r, const struct wp_record *rec)
 	if (!wp_json_is(j, w, WP_JOBJECT))
 		w = -1;
 	wp_json_hex(j, wp_json_get(j, w, "writer_ip"), &wip);
+	kind = kind_rank(j, wp_json_get(j, w, "kind"));
 	t->hits++;
 	if (have_t) {
 		if (!t->have_time || tns < t->first)
@@ -237,10 +256,12 @@ add_hit(struct report *r, const struct wp_record *rec)
 			t->last = tns;
 		t->have_time = 1;
 	}
-	s = wp_hmap_put(&t->sites, trap, wip, &isnew);
+	/* a user address leaves the top byte free for the kind */
+	s = wp_hmap_put(&t->sites, trap, wip | (uint64_t)kind << 56, &isnew);
 	if (isnew) {
 		s->trap = trap;
 		s->wip = wip;
+		s->kind = kind;
 		raw = w >= 0 ? wp_json_raw(j, w, &n) : "null";
 		s->writer = dupn(raw, w >= 0 ? n : 4);
 	}
@@ -262,15 +283,15 @@ add_rebind(struct report *r, const struct wp_record *rec)
 	if (wp_rec_int(rec, "target", &id) == -1 ||
 	    (t = target(r, (int)id)) == NULL || !t->follow)
 		return;
-	if (t->nbinds == MAXBINDS) {
-		/* keep the first and the latest bindings */
-		memmove(&t->binds[1], &t->binds[2],
-		    (MAXBINDS - 2) * sizeof *t->binds);
+	if (t->nbinds == 2 * MAXBINDS) {
+		/* keep the first MAXBINDS bindings and the latest MAXBINDS */
+		memmove(&t->binds[MAXBINDS], &t->binds[MAXBINDS + 1],
+		    (MAXBINDS - 1) * sizeof *t->binds);
 		t->nbinds--;
 		t->binds_truncated = 1;
 	}
 	if (t->binds == NULL)
-		t->binds = wp_xcalloc(MAXBINDS, sizeof *t->binds);
+		t->binds = wp_xcalloc(2 * MAXBINDS, sizeof *t->binds);
 	b = &t->binds[t->nbinds++];
 	memset(b, 0, sizeof *b);
 	wp_rec_int(rec, "generation", &g);

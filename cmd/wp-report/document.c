@@ -48,6 +48,7 @@ site_json(const struct rsite *s)
 		if (s->conf[i] > 0)
 			worst = i;
 	o = json_object_new_object();
+	add(o, "kind", json_object_new_string(kind_names[s->kind]));
 	add(o, "trap_runtime_ip", jsonc_hex(s->trap));
 	add(o, "trap_static_ip", field(w, "trap_static_ip"));
 	add(o, "writer_runtime_ip", s->wip ? jsonc_hex(s->wip) : NULL);
@@ -80,7 +81,9 @@ cmp_site(const void *a, const void *b)
 		return x->hits < y->hits ? 1 : -1;
 	if (x->wip != y->wip)
 		return x->wip < y->wip ? -1 : 1;
-	return (x->trap > y->trap) - (x->trap < y->trap);
+	if (x->trap != y->trap)
+		return x->trap < y->trap ? -1 : 1;
+	return (x->kind > y->kind) - (x->kind < y->kind);
 }
 
 static int
@@ -91,6 +94,17 @@ cmp_thr(const void *a, const void *b)
 	if (x->hits != y->hits)
 		return x->hits < y->hits ? 1 : -1;
 	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+static int
+kind_rank_str(const char *k)
+{
+	int i;
+
+	for (i = 0; k != NULL && i < K_N; i++)
+		if (strcmp(k, kind_names[i]) == 0)
+			return i;
+	return K_WRITE;
 }
 
 static int
@@ -131,6 +145,8 @@ tally_sites(struct rtarget *t, struct wp_hmap *sites)
 		if (isnew) {
 			s->trap = y->ip;
 			s->wip = wip;
+			s->kind = w != NULL ? kind_rank_str(json_object_get_string(
+			    json_object_object_get(w, "kind"))) : K_WRITE;
 			s->writer = wp_xstrdup(y->writer ? y->writer : "null");
 		}
 		s->hits += y->hits;

@@ -16,14 +16,20 @@
 #include "stream.h"
 
 #define MAXTHREADS	256	/* threads counted apart per target */
-#define MAXBINDS	1024	/* bindings kept per follow chain */
+#define MAXBINDS	1024	/* bindings kept per follow chain: the first
+				   so many and the latest so many */
 
 enum { C_EXACT, C_HIGH, C_MEDIUM, C_LOW, C_UNKNOWN, C_N };
 extern const char *const conf_names[C_N];
 
-/* A writer site: hits with one trap IP and one writer IP. */
+/* What an access was, as wp-decode says (writer.kind). */
+enum { K_WRITE, K_READ, K_SYSCALL, K_KERNEL, K_UNEXPLAINED, K_N };
+extern const char *const kind_names[K_N];
+
+/* A writer site: hits of one kind with one trap IP and one writer IP. */
 struct rsite {
 	uint64_t	 trap, wip;
+	int		 kind;
 	char		*writer;	/* raw JSON of the first hit's writer */
 	uint64_t	 hits;
 	uint64_t	 conf[C_N];
@@ -37,6 +43,7 @@ struct rthread {
 
 struct rsample {
 	uint64_t	 trap, wip;	/* its site */
+	int		 kind;
 	int64_t		 tid;
 	int64_t		 time_ns;
 	char		*writer;	/* raw JSON, or NULL */
@@ -95,6 +102,7 @@ struct report {
 };
 
 /* aggregate.c: bounded memory, whatever the length of the stream */
+int	 kind_rank(const struct wp_json *j, int v);
 void	 report_init(struct report *r, size_t maxsamples);
 void	 report_free(struct report *r);
 void	 report_add(struct report *r, const struct wp_record *rec);

@@ -2,9 +2,46 @@
  * The report as a table for people: the process and the watch, then
  * per target its writers, threads and samples, then the follow chains.
  */
+#include <stdarg.h>
 #include <string.h>
 
 #include "report.h"
+
+static size_t width = 100;	/* the table's columns at most */
+static char line[4096];
+static size_t linelen;
+
+/*
+ * printf to the table: a line longer than the width is cut there, the
+ * cut shown by a final '~'.
+ */
+static void
+out(FILE *f, const char *fmt, ...)
+{
+	char buf[2048];
+	va_list ap;
+	size_t i, n;
+	int k;
+
+	va_start(ap, fmt);
+	k = vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	n = k < 0 ? 0 : (size_t)k < sizeof buf ? (size_t)k : sizeof buf - 1;
+	for (i = 0; i < n; i++) {
+		if (buf[i] != '\n') {
+			if (linelen < sizeof line - 1)
+				line[linelen++] = buf[i];
+			continue;
+		}
+		if (linelen > width) {
+			linelen = width;
+			line[width - 1] = '~';
+		}
+		fwrite(line, 1, linelen, f);
+		putc('\n', f);
+		linelen = 0;
+	}
+}
 
 static const char *
 str(json_object *o, const char *k)
@@ -90,33 +127,33 @@ header(json_object *doc, FILE *f)
 	json_object *tc, *a;
 	size_t i;
 
-	fprintf(f, "process  pid %s  %s  start %s  binary %s  slide %s\n",
+	out(f, "process  pid %s  %s  start %s  binary %s  slide %s\n",
 	    str(p, "pid"), base(str(p, "exe")), str(p, "start_time"),
 	    str(p, "binary_match"), str(p, "pie_slide"));
 	if (get(p, "pid") != NULL && get(p, "slot_limit") == NULL)
-		fprintf(f, "note     no slot limit (--no-slot-limit): any length "
+		out(f, "note     no slot limit (--no-slot-limit): any length "
 		    "and number of targets, for the ptrace backend\n");
 	a = get(p, "warnings");
 	for (i = 0; a && i < json_object_array_length(a); i++)
-		fprintf(f, "warning  %s\n",
+		out(f, "warning  %s\n",
 		    json_object_get_string(json_object_array_get_idx(a, i)));
 	if (obs == NULL) {
-		fprintf(f, "INCOMPLETE  %s\n", str(doc, "incomplete_reason"));
+		out(f, "INCOMPLETE  %s\n", str(doc, "incomplete_reason"));
 		return;
 	}
 	tc = get(obs, "thread_coverage");
-	fprintf(f, "watch    %s  %s/%s ms  stop %s%s%s  lost %s\n",
+	out(f, "watch    %s  %s/%s ms  stop %s%s%s  lost %s\n",
 	    str(doc, "backend"), str(obs, "elapsed_ms"),
 	    str(obs, "duration_requested_ms"), str(obs, "stop_reason"),
 	    has(obs, "stop_detail") ? " " : "",
 	    has(obs, "stop_detail") ? str(obs, "stop_detail") : "",
 	    str(get(obs, "lost_events"), "total"));
-	fprintf(f, "threads  %s seeded, %s inherited, %s attached late, "
+	out(f, "threads  %s seeded, %s inherited, %s attached late, "
 	    "%s unattached, %s exited\n", str(tc, "seeded_tids"),
 	    str(tc, "inherited_tids"), str(tc, "dynamically_attached_tids"),
 	    str(tc, "unattached_tids"), str(tc, "exited_tids"));
 	if (has(obs, "error"))
-		fprintf(f, "error    %s\n", str(obs, "error"));
+		out(f, "error    %s\n", str(obs, "error"));
 }
 
 static void
@@ -127,33 +164,54 @@ lower_bound_note(json_object *doc, FILE *f)
 
 	if (!flag(doc, "counts_are_lower_bound"))
 		return;
-	fprintf(f, "note     counts are a lower bound:");
+	out(f, "note     counts are a lower bound:");
 	a = get(doc, "lower_bound_reasons");
 	for (i = 0; i < json_object_array_length(a); i++)
-		fprintf(f, "%s %s", i ? "," : "",
+		out(f, "%s %s", i ? "," : "",
 		    json_object_get_string(json_object_array_get_idx(a, i)));
-	fprintf(f, "\n");
+	out(f, "\n");
 }
 
-/* A writer row; named says to fall back on its address. */
+/*
+ * A writer row, 100 columns at most; named says to fall back on its
+ * address; kind adds the KIND column.
+ */
 static void
-writer_row(json_object *x, int named, FILE *f)
+writer_row(json_object *x, int named, int kind, FILE *f)
 {
 	char b1[128], b2[128], b3[128], b4[256], b5[256];
+	int ww = kind ? 22 : 26, sw = kind ? 14 : 16, iw = kind ? 29 : 35;
 
 	source_text(get(x, "source"), b5, sizeof b5);
 	snprintf(b3, sizeof b3, "%s", str(x, "writer_symbol"));
 	if (named && strcmp(b3, "-") == 0)
 		snprintf(b3, sizeof b3, "%s", has(x, "writer_static_ip") ?
-		    str(x, "writer_static_ip") : str(x, "trap_runtime_ip"));
-	fprintf(f, "  %9s  %-7s %-26s %-16s %s\n", str(x, "hits"),
-	    str(x, "confidence"), fit(b1, sizeof b1, b3, 26),
-	    fit(b2, sizeof b2, b5, 16), has(x, "insn") || !named ?
-	    fit(b4, sizeof b4, str(x, "insn"), 36) :
-	    fit(b4, sizeof b4, str(x, "reason"), 36));
-	if (named && has(x, "caveat"))
-		fprintf(f, "  %9s  %-7s %s\n", "", "",
-		    fit(b4, sizeof b4, str(x, "caveat"), 80));
+		    str(x, "writer_static_ip") : has(x, "insn") ?
+		    str(x, "trap_runtime_ip") : "-");
+	out(f, "  %9s  %-7s ", str(x, "hits"), str(x, "confidence"));
+	if (kind)
+		out(f, "%-11s ", str(x, "kind"));
+	out(f, "%-*s %-*s %s\n", ww, fit(b1, sizeof b1, b3, (size_t)ww),
+	    sw, fit(b2, sizeof b2, b5, (size_t)sw), has(x, "insn") || !named ?
+	    fit(b4, sizeof b4, str(x, "insn"), (size_t)iw) :
+	    fit(b4, sizeof b4, str(x, "reason"), (size_t)iw));
+	if (named && (has(x, "caveat") || (!has(x, "insn") &&
+	    has(x, "reason"))))
+		out(f, "  %9s  %s\n", "", fit(b4, sizeof b4,
+		    has(x, "caveat") ? str(x, "caveat") : str(x, "reason"), 87));
+}
+
+/* Whether any site is other than a write: then the KIND column. */
+static int
+kinds(json_object *a)
+{
+	size_t j;
+
+	for (j = 0; j < json_object_array_length(a); j++)
+		if (strcmp(str(json_object_array_get_idx(a, j), "kind"),
+		    "write") != 0)
+			return 1;
+	return 0;
 }
 
 static void
@@ -161,13 +219,17 @@ writers(json_object *w, FILE *f)
 {
 	json_object *a = get(w, "writer_sites");
 	size_t j, n = json_object_array_length(a);
+	int k = kinds(a);
 
-	fprintf(f, "  writers: %zu\n", n);
-	if (n > 0)
-		fprintf(f, "  %9s  %-7s %-26s %-16s %s\n", "HITS", "CONF",
+	out(f, "  writers: %zu\n", n);
+	if (n > 0 && k)
+		out(f, "  %9s  %-7s %-11s %-22s %-14s %s\n", "HITS", "CONF",
+		    "KIND", "WRITER", "SOURCE", "INSTRUCTION");
+	else if (n > 0)
+		out(f, "  %9s  %-7s %-26s %-16s %s\n", "HITS", "CONF",
 		    "WRITER", "SOURCE", "INSTRUCTION");
 	for (j = 0; j < n; j++)
-		writer_row(json_object_array_get_idx(a, j), 1, f);
+		writer_row(json_object_array_get_idx(a, j), 1, k, f);
 }
 
 static void
@@ -176,14 +238,14 @@ threads(json_object *w, FILE *f)
 	json_object *a = get(w, "threads"), *x;
 	size_t j;
 
-	fprintf(f, "  threads:");
+	out(f, "  threads:");
 	for (j = 0; j < json_object_array_length(a) && j < 8; j++) {
 		x = json_object_array_get_idx(a, j);
-		fprintf(f, " %s (%s)", str(x, "tid"), str(x, "hits"));
+		out(f, " %s (%s)", str(x, "tid"), str(x, "hits"));
 	}
 	if (j < json_object_array_length(a))
-		fprintf(f, " and %zu more", json_object_array_length(a) - j);
-	fprintf(f, "%s\n", j == 0 ? " none" : "");
+		out(f, " and %zu more", json_object_array_length(a) - j);
+	out(f, "%s\n", j == 0 ? " none" : "");
 }
 
 static void
@@ -195,9 +257,9 @@ samples(json_object *w, FILE *f)
 
 	if (n == 0)
 		return;
-	fprintf(f, "  samples: %zu of %s%s\n", n, str(w, "accepted_hits"),
+	out(f, "  samples: %zu of %s%s\n", n, str(w, "accepted_hits"),
 	    flag(w, "samples_truncated") ? " (truncated)" : "");
-	fprintf(f, "  %9s  %12s  %-26s %s\n", "TID", "TIME ms", "WRITER",
+	out(f, "  %9s  %12s  %-26s %s\n", "TID", "TIME ms", "WRITER",
 	    "VALUE");
 	for (j = 0; j < n; j++) {
 		x = json_object_array_get_idx(a, j);
@@ -205,7 +267,7 @@ samples(json_object *w, FILE *f)
 		snprintf(b3, sizeof b3, "%.3f", (double)json_object_get_int64(
 		    get(x, "time_ns")) / 1e6);
 		r = get(x, "writer_symbol");
-		fprintf(f, "  %9s  %12s  %-26s %s\n", str(x, "tid"), b3,
+		out(f, "  %9s  %12s  %-26s %s\n", str(x, "tid"), b3,
 		    fit(b1, sizeof b1, r ? json_object_get_string(r) :
 		    str(x, "trap_runtime_ip"), 26), fit(b2, sizeof b2, b4, 44));
 	}
@@ -214,22 +276,22 @@ samples(json_object *w, FILE *f)
 static void
 watch_section(json_object *doc, json_object *w, FILE *f)
 {
-	fprintf(f, "\ntarget %s  %s  %s", str(w, "id"), str(w, "input"),
+	out(f, "\ntarget %s  %s  %s", str(w, "id"), str(w, "input"),
 	    str(w, "runtime_addr"));
 	if (has(w, "static_addr"))
-		fprintf(f, " (static %s in %s)", str(w, "static_addr"),
+		out(f, " (static %s in %s)", str(w, "static_addr"),
 		    base(str(w, "module")));
-	fprintf(f, "  %s  %s bytes  %s\n", str(w, "perms"), str(w, "len"),
+	out(f, "  %s  %s bytes  %s\n", str(w, "perms"), str(w, "len"),
 	    str(w, "access"));
 	if (has(w, "counted") && strcmp(str(w, "writer_counts"),
 	    "tallied") == 0)
-		fprintf(f, "  %s writes counted by the kernel; %s tallied by "
+		out(f, "  %s writes counted by the kernel; %s tallied by "
 		    "writer in the kernel; %s sampled\n  initial %s  latest "
 		    "%s%s\n", str(w, "counted"), str(w, "tallied_hits"),
 		    str(w, "accepted_hits"), str(w, "initial_value"),
 		    str(w, "latest_value"), flag(w, "changed") ? "  changed" : "");
 	else if (has(w, "counted"))
-		fprintf(f, "  %s writes counted by %s; %s attributed to a "
+		out(f, "  %s writes counted by %s; %s attributed to a "
 		    "writer%s\n  initial %s  latest %s%s\n", str(w, "counted"),
 		    strcmp(str(doc, "backend"), "ptrace_singlestep") == 0 ?
 		    "single-stepping" : "the kernel", str(w, "accepted_hits"),
@@ -237,7 +299,7 @@ watch_section(json_object *doc, json_object *w, FILE *f)
 		    str(w, "initial_value"), str(w, "latest_value"),
 		    flag(w, "changed") ? "  changed" : "");
 	else
-		fprintf(f, "  %s hits%s  initial %s  latest %s%s\n",
+		out(f, "  %s hits%s  initial %s  latest %s%s\n",
 		    str(w, "accepted_hits"), flag(doc, "counts_are_lower_bound") ?
 		    " (lower bound)" : "", str(w, "initial_value"),
 		    str(w, "latest_value"), flag(w, "changed") ? "  changed" : "");
@@ -253,40 +315,42 @@ follow_section(json_object *doc, json_object *w, FILE *f)
 	char b3[128];
 	size_t j, n;
 
-	fprintf(f, "\nfollow %s  %s  slot %s  %s  gen %s  leaf %s\n",
+	out(f, "\nfollow %s  %s  slot %s  %s  gen %s  leaf %s\n",
 	    str(w, "id"), str(w, "input"), str(w, "ptr_slot_addr"),
 	    str(w, "binding_state"), str(w, "generation"),
 	    str(w, "active_leaf_addr"));
-	fprintf(f, "  %s pointer writes, %s leaf hits%s, %s slots\n",
+	out(f, "  %s pointer writes, %s leaf hits%s, %s slots\n",
 	    str(w, "pointer_slot_hits"), str(w, "leaf_hits"),
 	    flag(doc, "counts_are_lower_bound") ? " (lower bound)" : "",
 	    str(w, "slots_reserved"));
 	a = get(w, "bindings");
 	n = json_object_array_length(a);
-	fprintf(f, "  bindings: %zu%s\n", n, flag(w, "bindings_truncated") ?
+	out(f, "  bindings: %zu%s\n", n, flag(w, "bindings_truncated") ?
 	    " (the first and the latest kept)" : "");
 	for (j = 0; j < n; j++) {
 		x = json_object_array_get_idx(a, j);
 		snprintf(b3, sizeof b3, "%.3f", (double)json_object_get_int64(
 		    get(x, "time_ns")) / 1e6);
-		fprintf(f, "  %9s  gen %-5s %-13s leaf %-18s %s hits\n", b3,
+		out(f, "  %9s  gen %-5s %-13s leaf %-18s %s hits\n", b3,
 		    str(x, "generation"), str(x, "binding"),
 		    str(x, "leaf_addr"), str(x, "leaf_hits"));
 	}
 	x = get(w, "rearm");
-	if (json_object_get_int64(get(x, "measured")) > 0)
-		fprintf(f, "  re-arm: %s measured, %s with the writer held, %s "
-		    "missed a write; us min %.1f median %.1f p90 %.1f max %.1f\n",
-		    str(x, "measured"), str(x, "held"), str(x, "missed_in_window"),
+	if (json_object_get_int64(get(x, "measured")) > 0) {
+		out(f, "  re-arm: %s measured, %s with the writer held, %s "
+		    "missed a write\n", str(x, "measured"), str(x, "held"),
+		    str(x, "missed_in_window"));
+		out(f, "  re-arm us: min %.1f median %.1f p90 %.1f max %.1f\n",
 		    json_object_get_int64(get(x, "min_ns")) / 1e3,
 		    json_object_get_int64(get(x, "median_ns")) / 1e3,
 		    json_object_get_int64(get(x, "p90_ns")) / 1e3,
 		    json_object_get_int64(get(x, "max_ns")) / 1e3);
+	}
 	a = get(w, "writer_sites");
 	n = json_object_array_length(a);
-	fprintf(f, "  leaf writers: %zu\n", n);
+	out(f, "  leaf writers: %zu\n", n);
 	for (j = 0; j < n; j++)
-		writer_row(json_object_array_get_idx(a, j), 0, f);
+		writer_row(json_object_array_get_idx(a, j), 0, kinds(a), f);
 }
 
 int

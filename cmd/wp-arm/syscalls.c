@@ -1,0 +1,145 @@
+/*
+ * The user memory x86-64 system calls write, from their arguments.  A
+ * call not described here is unknown, not innocent.
+ */
+#include <sys/syscall.h>
+
+#include <stddef.h>
+
+#include "syscalls.h"
+
+/* A buffer: argument ptr, and its size: a constant or argument len. */
+struct out {
+	signed char	 ptr;		/* argument index, -1: none */
+	signed char	 len;		/* argument index, -1: size */
+	signed char	 mul;		/* len is a count of mul bytes */
+	unsigned short	 size;
+};
+
+struct call {
+	long		 nr;
+	struct out	 o[3];
+};
+
+#define NONE		{ -1, -1, 0, 0 }
+#define FIXED(p, n)	{ p, -1, 0, n }
+#define BUF(p, l)	{ p, l, 1, 0 }
+#define ARR(p, l, m)	{ p, l, m, 0 }
+
+static const struct call calls[] = {
+	{ SYS_read,		{ BUF(1, 2), NONE, NONE } },
+	{ SYS_pread64,		{ BUF(1, 2), NONE, NONE } },
+	{ SYS_recvfrom,		{ BUF(1, 2), FIXED(4, 128), FIXED(5, 4) } },
+	{ SYS_getrandom,	{ BUF(0, 1), NONE, NONE } },
+	{ SYS_nanosleep,	{ FIXED(1, 16), NONE, NONE } },
+	{ SYS_clock_nanosleep,	{ FIXED(3, 16), NONE, NONE } },
+	{ SYS_clock_gettime,	{ FIXED(1, 16), NONE, NONE } },
+	{ SYS_clock_getres,	{ FIXED(1, 16), NONE, NONE } },
+	{ SYS_gettimeofday,	{ FIXED(0, 16), FIXED(1, 8), NONE } },
+	{ SYS_time,		{ FIXED(0, 8), NONE, NONE } },
+	{ SYS_wait4,		{ FIXED(1, 4), FIXED(3, 144), NONE } },
+	{ SYS_waitid,		{ FIXED(2, 128), FIXED(4, 144), NONE } },
+	{ SYS_pipe,		{ FIXED(0, 8), NONE, NONE } },
+	{ SYS_pipe2,		{ FIXED(0, 8), NONE, NONE } },
+	{ SYS_socketpair,	{ FIXED(3, 8), NONE, NONE } },
+	{ SYS_futex,		{ FIXED(0, 4), FIXED(4, 4), NONE } },
+	{ SYS_rt_sigaction,	{ FIXED(2, 152), NONE, NONE } },
+	{ SYS_rt_sigprocmask,	{ FIXED(2, 8), NONE, NONE } },
+	{ SYS_rt_sigpending,	{ FIXED(0, 8), NONE, NONE } },
+	{ SYS_rt_sigtimedwait,	{ FIXED(1, 128), NONE, NONE } },
+	{ SYS_sigaltstack,	{ FIXED(1, 24), NONE, NONE } },
+	{ SYS_stat,		{ FIXED(1, 144), NONE, NONE } },
+	{ SYS_fstat,		{ FIXED(1, 144), NONE, NONE } },
+	{ SYS_lstat,		{ FIXED(1, 144), NONE, NONE } },
+	{ SYS_newfstatat,	{ FIXED(2, 144), NONE, NONE } },
+	{ SYS_statx,		{ FIXED(4, 256), NONE, NONE } },
+	{ SYS_statfs,		{ FIXED(1, 120), NONE, NONE } },
+	{ SYS_fstatfs,		{ FIXED(1, 120), NONE, NONE } },
+	{ SYS_getdents64,	{ BUF(1, 2), NONE, NONE } },
+	{ SYS_getdents,		{ BUF(1, 2), NONE, NONE } },
+	{ SYS_uname,		{ FIXED(0, 390), NONE, NONE } },
+	{ SYS_sysinfo,		{ FIXED(0, 112), NONE, NONE } },
+	{ SYS_times,		{ FIXED(0, 32), NONE, NONE } },
+	{ SYS_getrusage,	{ FIXED(1, 144), NONE, NONE } },
+	{ SYS_getrlimit,	{ FIXED(1, 16), NONE, NONE } },
+	{ SYS_prlimit64,	{ FIXED(3, 16), NONE, NONE } },
+	{ SYS_epoll_wait,	{ ARR(1, 2, 12), NONE, NONE } },
+	{ SYS_epoll_pwait,	{ ARR(1, 2, 12), NONE, NONE } },
+	{ SYS_poll,		{ ARR(0, 1, 8), NONE, NONE } },
+	{ SYS_ppoll,		{ ARR(0, 1, 8), FIXED(2, 16), NONE } },
+	{ SYS_select,		{ FIXED(1, 128), FIXED(2, 128), FIXED(3, 128) } },
+	{ SYS_pselect6,		{ FIXED(1, 128), FIXED(2, 128), FIXED(3, 128) } },
+	{ SYS_accept,		{ FIXED(1, 128), FIXED(2, 4), NONE } },
+	{ SYS_accept4,		{ FIXED(1, 128), FIXED(2, 4), NONE } },
+	{ SYS_getsockname,	{ FIXED(1, 128), FIXED(2, 4), NONE } },
+	{ SYS_getpeername,	{ FIXED(1, 128), FIXED(2, 4), NONE } },
+	{ SYS_getsockopt,	{ FIXED(3, 256), FIXED(4, 4), NONE } },
+	{ SYS_getcwd,		{ BUF(0, 1), NONE, NONE } },
+	{ SYS_readlink,		{ BUF(1, 2), NONE, NONE } },
+	{ SYS_readlinkat,	{ BUF(2, 3), NONE, NONE } },
+	{ SYS_sched_getaffinity, { BUF(2, 1), NONE, NONE } },
+	{ SYS_sched_getparam,	{ FIXED(1, 4), NONE, NONE } },
+	{ SYS_getitimer,	{ FIXED(1, 32), NONE, NONE } },
+	{ SYS_setitimer,	{ FIXED(2, 32), NONE, NONE } },
+	{ SYS_timer_gettime,	{ FIXED(1, 32), NONE, NONE } },
+	{ SYS_timerfd_gettime,	{ FIXED(1, 32), NONE, NONE } },
+	{ SYS_arch_prctl,	{ FIXED(1, 8), NONE, NONE } },
+	{ SYS_clone,		{ FIXED(2, 4), FIXED(3, 4), NONE } },
+	{ SYS_set_robust_list,	{ NONE, NONE, NONE } },
+	{ SYS_get_robust_list,	{ FIXED(1, 8), FIXED(2, 8), NONE } },
+	{ SYS_getresuid,	{ FIXED(0, 4), FIXED(1, 4), FIXED(2, 4) } },
+	{ SYS_getresgid,	{ FIXED(0, 4), FIXED(1, 4), FIXED(2, 4) } },
+	{ SYS_getgroups,	{ ARR(1, 0, 4), NONE, NONE } },
+	/* these change what is mapped, so what the bytes read */
+	{ SYS_mmap,		{ BUF(0, 1), NONE, NONE } },
+	{ SYS_munmap,		{ BUF(0, 1), NONE, NONE } },
+	{ SYS_mremap,		{ BUF(0, 1), BUF(4, 2), NONE } },
+	{ SYS_madvise,		{ BUF(0, 1), NONE, NONE } },
+	{ SYS_brk,		{ NONE, NONE, NONE } },
+	/* writing none of the caller's memory */
+	{ SYS_write,		{ NONE, NONE, NONE } },
+	{ SYS_pwrite64,		{ NONE, NONE, NONE } },
+	{ SYS_writev,		{ NONE, NONE, NONE } },
+	{ SYS_open,		{ NONE, NONE, NONE } },
+	{ SYS_openat,		{ NONE, NONE, NONE } },
+	{ SYS_close,		{ NONE, NONE, NONE } },
+	{ SYS_lseek,		{ NONE, NONE, NONE } },
+	{ SYS_mprotect,		{ NONE, NONE, NONE } },
+	{ SYS_sched_yield,	{ NONE, NONE, NONE } },
+	{ SYS_getpid,		{ NONE, NONE, NONE } },
+	{ SYS_gettid,		{ NONE, NONE, NONE } },
+	{ SYS_kill,		{ NONE, NONE, NONE } },
+	{ SYS_tgkill,		{ NONE, NONE, NONE } },
+	{ SYS_sendto,		{ NONE, NONE, NONE } },
+	{ SYS_exit,		{ NONE, NONE, NONE } },
+	{ SYS_exit_group,	{ NONE, NONE, NONE } },
+};
+
+static int
+overlaps(uint64_t p, uint64_t n, uint64_t lo, uint64_t hi)
+{
+	return p != 0 && n != 0 && p < hi && lo < p + n;
+}
+
+int
+syscall_writes(long nr, const uint64_t a[6], uint64_t lo, uint64_t hi)
+{
+	const struct out *o;
+	uint64_t n;
+	size_t i, k;
+
+	for (i = 0; i < sizeof calls / sizeof calls[0]; i++) {
+		if (calls[i].nr != nr)
+			continue;
+		for (k = 0; k < 3; k++) {
+			o = &calls[i].o[k];
+			if (o->ptr < 0)
+				continue;
+			n = o->len < 0 ? o->size : a[(int)o->len] * (uint64_t)o->mul;
+			if (overlaps(a[(int)o->ptr], n, lo, hi))
+				return SC_YES;
+		}
+		return SC_NO;
+	}
+	return SC_UNKNOWN;
+}

@@ -1,0 +1,20 @@
+/*
+ * syscalls: which user memory an x86-64 system call may write, from its
+ * arguments, for the ptrace backend: a change across a call is the
+ * call's only if the call writes there.
+ */
+#ifndef WPARM_SYSCALLS_H
+#define WPARM_SYSCALLS_H
+
+#include <stdint.h>
+
+enum { SC_NO, SC_YES, SC_UNKNOWN };
+
+/*
+ * Whether system call nr with arguments a[0..5] (rdi, rsi, rdx, r10,
+ * r8, r9) may write [lo, hi): SC_YES, SC_NO, or SC_UNKNOWN for a call
+ * this table does not describe.
+ */
+int	 syscall_writes(long nr, const uint64_t a[6], uint64_t lo, uint64_t hi);
+
+#endif
