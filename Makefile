@@ -48,7 +48,16 @@ $(O)/wp-demo: share/demo/wp-demo.c
 
 $(O)/lib/%.o: lib/%.c lib/*.h
 	@mkdir -p $(@D)
-	$(CC) $(WPFLAGS) $(CFLAGS) -c -o $@ $<
+	$(CC) $(WPFLAGS) -iquote $(O)/lib $(CFLAGS) -c -o $@ $<
+
+# The record contract (share/wp-records.schema.json) as a C string: the
+# tools check the records they read against it, the tests every record.
+$(O)/lib/schema.h: share/wp-records.schema.json
+	@mkdir -p $(@D)
+	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $< > $@.tmp
+	mv $@.tmp $@
+
+$(O)/lib/record.o: $(O)/lib/schema.h
 
 $(O)/libwp.a: $(LIBOBJ)
 	rm -f $@

@@ -12,6 +12,157 @@
 
 #define MAXLEN	(1u << 20)	/* the longest target wp-resolve accepts */
 
+/* ---- the contract's types, from share/wp-records.schema.json ---- */
+
+static const char schema_text[] =
+#include "schema.h"
+;
+static struct wp_json schema;
+static int schema_state;	/* 0 unread, 1 read, -1 broken */
+
+static int
+prim(const struct wp_json *j, int v, const char *name, size_t n)
+{
+	int64_t i;
+	uint64_t u;
+	int b;
+
+#define IS(s) (n == sizeof s - 1 && memcmp(name, s, n) == 0)
+	if (IS("string"))
+		return wp_json_is(j, v, WP_JSTRING);
+	if (IS("integer"))
+		return wp_json_int(j, v, &i) == 0;
+	if (IS("boolean"))
+		return wp_json_bool(j, v, &b) == 0;
+	if (IS("null"))
+		return wp_json_is(j, v, WP_JNULL);
+	if (IS("hex"))
+		return wp_json_hex(j, v, &u) == 0;
+	if (IS("shex"))
+		return wp_json_shex(j, v, &i) == 0;
+#undef IS
+	return 0;
+}
+
+static int conforms(const struct wp_json *j, int v, int spec, char *path,
+    size_t psz, struct wp_error *err);
+
+/* An object's members, each of its declared type; others are let be. */
+static int
+members_conform(const struct wp_json *j, int v, int o, char *path, size_t psz,
+    struct wp_error *err)
+{
+	const struct wp_json *sc = &schema;
+	char key[128];
+	size_t n = strlen(path);
+	int m, spec;
+
+	if (!wp_json_is(j, v, WP_JOBJECT))
+		return wp_error_set(err, WP_EXIT_MALFORMED, "%s is not an "
+		    "object", path);
+	for (m = wp_json_first(j, v); m >= 0; m = wp_json_next(j, v, m)) {
+		if (wp_json_str(j, m - 1, key, sizeof key) == -1)
+			continue;
+		if ((spec = wp_json_get(sc, wp_json_get(sc, o, "required"),
+		    key)) < 0 && (spec = wp_json_get(sc, wp_json_get(sc, o,
+		    "optional"), key)) < 0)
+			continue;
+		snprintf(path + n, psz - n, ".%s", key);
+		if (conforms(j, m, spec, path, psz, err) == -1)
+			return -1;
+		path[n] = '\0';
+	}
+	return 0;
+}
+
+/* Whether value v is of the type the schema's token spec describes. */
+static int
+conforms(const struct wp_json *j, int v, int spec, char *path, size_t psz,
+    struct wp_error *err)
+{
+	const struct wp_json *sc = &schema;
+	const char *p, *bar;
+	size_t n, len, k;
+	char name[64];
+	int x, ok;
+
+	if (wp_json_is(sc, spec, WP_JSTRING)) {
+		p = wp_json_raw(sc, spec, &len) + 1;
+		len -= 2;
+		if (len > 0 && p[0] == '$') {
+			snprintf(name, sizeof name, "%.*s", (int)len, p);
+			return members_conform(j, v, wp_json_get(sc,
+			    wp_json_get(sc, 0, "objects"), name), path, psz, err);
+		}
+		for (k = 0; k < len; k = (size_t)(bar - p) + 1) {
+			bar = memchr(p + k, '|', len - k);
+			if (bar == NULL)
+				bar = p + len;
+			if (prim(j, v, p + k, (size_t)(bar - p) - k))
+				return 0;
+		}
+		return wp_error_set(err, WP_EXIT_MALFORMED, "%s is not %.*s",
+		    path, (int)len, p);
+	}
+	if ((x = wp_json_get(sc, spec, "object")) >= 0)
+		return members_conform(j, v, x, path, psz, err);
+	if ((x = wp_json_get(sc, spec, "oneof")) >= 0) {
+		for (ok = wp_json_first(sc, x); ok >= 0; ok = wp_json_next(sc,
+		    x, ok))
+			if (conforms(j, v, ok, path, psz, err) == 0)
+				return 0;
+		return -1;
+	}
+	n = strlen(path);
+	if ((x = wp_json_get(sc, spec, "array")) >= 0 ||
+	    (x = wp_json_get(sc, spec, "map")) >= 0) {
+		if (!wp_json_is(j, v, wp_json_get(sc, spec, "array") >= 0 ?
+		    WP_JARRAY : WP_JOBJECT))
+			return wp_error_set(err, WP_EXIT_MALFORMED, "%s is not "
+			    "an %s", path, wp_json_get(sc, spec, "array") >= 0 ?
+			    "array" : "object");
+		k = 0;
+		for (ok = wp_json_first(j, v); ok >= 0; ok = wp_json_next(j, v,
+		    ok)) {
+			snprintf(path + n, psz - n, "[%zu]", k++);
+			if (conforms(j, ok, x, path, psz, err) == -1)
+				return -1;
+		}
+		path[n] = '\0';
+		return 0;
+	}
+	return 0;
+}
+
+int
+wp_rec_check(const struct wp_record *rec, struct wp_error *err)
+{
+	const struct wp_json *sc = &schema;
+	char path[256];
+	int64_t version;
+	int t;
+
+	if (schema_state == 0)
+		schema_state = wp_json_parse(&schema, schema_text,
+		    sizeof schema_text - 1) == 0 ? 1 : -1;
+	if (schema_state == -1)
+		return 0;
+	if (strcmp(rec->type, "session") == 0 &&
+	    (wp_rec_int(rec, "schema_version", &version) == -1 ||
+	    version != WP_SCHEMA_VERSION)) {
+		size_t n;
+		const char *raw = wp_rec_raw(rec, "schema_version", &n);
+
+		return wp_error_set(err, WP_EXIT_MALFORMED, "session record: "
+		    "schema_version %.*s: this wp reads %d", raw ? (int)n : 6,
+		    raw ? raw : "absent", WP_SCHEMA_VERSION);
+	}
+	if ((t = wp_json_get(sc, wp_json_get(sc, 0, "types"), rec->type)) < 0)
+		return 0;	/* a type wp does not know: passed on */
+	snprintf(path, sizeof path, "%s", rec->type);
+	return members_conform(rec->j, 0, t, path, sizeof path, err);
+}
+
 /* ---- field access ---- */
 
 int

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "record.h"
 #include "stream.h"
 #include "util.h"
 
@@ -47,6 +48,7 @@ static int
 parse(struct wp_reader *rd, size_t len, struct wp_record *rec)
 {
 	struct wp_json *j = &rd->j;
+	struct wp_error e;
 	char why[128];
 	int t;
 
@@ -73,6 +75,8 @@ parse(struct wp_reader *rd, size_t len, struct wp_record *rec)
 	rec->lineno = rd->lineno;
 	rec->type = rd->type;
 	rec->j = j;
+	if (wp_rec_check(rec, &e) == -1)
+		return bad(rd, e.msg);
 	return 1;
 }
 

@@ -46,7 +46,7 @@ wp-report: $BATS_TEST_TMPDIR/in.ndjson: the stream ended without an observation 
 }
 
 @test "records: a 64-bit value above 2^63 in hex survives the pipeline" {
-	printf '%s\n' '{"type":"session","pid":1,"start_time":1,"modules":[],"mappings":[]}' \
+	printf '%s\n' '{"type":"session","schema_version":1,"pid":1,"start_time":1,"modules":[],"mappings":[]}' \
 		'{"type":"target","id":0,"input":"x","runtime_addr":"0xffffffffffff0000","len":8,"initial_value":"0xfedcba9876543210"}' \
 		'{"type":"observation","stop_reason":"duration","targets":[{"id":0,"hits":0,"latest_value":"0xffffffffffffffff"}]}' \
 		> "$BATS_TEST_TMPDIR/in.ndjson"

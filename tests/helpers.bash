@@ -4,6 +4,8 @@ bats_load_library bats-support
 bats_load_library bats-assert
 
 : "${WP_BUILD:=$BATS_TEST_DIRNAME/../build}"
+# tests/, where the helpers are (tests/live loads them from there too)
+WP_TESTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 PATH="$WP_BUILD:$PATH"
 T="$WP_BUILD/targets"
 DATA="$BATS_TEST_DIRNAME/data"
@@ -42,6 +44,29 @@ stop_targets() {
 
 teardown() {
 	stop_targets
+	# every record a watch wrote, and what wp-decode adds, is in the
+	# contract, and its report's table keeps to 100 columns
+	if [ -n "${WOUT:-}" ] && [ -s "$WOUT" ] && [ -n "${WP_RECORDS:-}" ]; then
+		# in the guest: kept for the host to check (tests/vm/run-guest)
+		local base
+		base=$WP_RECORDS/$(basename "$BATS_TEST_FILENAME" .bats)-$BATS_TEST_NUMBER
+		cp "$WOUT" "$base.out"
+		wp-decode < "$WOUT" > "$base.decoded" 2> /dev/null
+	elif [ -n "${WOUT:-}" ] && [ -s "$WOUT" ]; then
+		assert_contract "$WOUT" || return 1
+		wp-decode < "$WOUT" > "$WOUT.decoded" 2> /dev/null
+		assert_contract "$WOUT.decoded" || return 1
+		assert_narrow_table "$WOUT.decoded" || return 1
+	fi
+}
+
+# assert_narrow_table FILE: the table wp-report makes of FILE keeps to
+# 100 columns.
+assert_narrow_table() {
+	local wide
+	wide=$(wp-report < "$1" 2> /dev/null | awk 'length > 100')
+	[ -z "$wide" ] || fail "table lines over 100 columns:
+$wide"
 }
 
 # static_of FILE SYMBOL: the symbol's address in FILE, as 0xHEX.
@@ -122,4 +147,17 @@ hits() {
 
 obs() {
 	jq -r "$1" <<< "$OBS"
+}
+
+# assert_contract FILE: every record in FILE (lines that are not JSON
+# objects aside) has the members wp-records(7) documents, of their
+# types, and no others (share/wp-records.schema.json).
+assert_contract() {
+	local errs top=$WP_TESTS/..
+	errs=$(jq -R -r --slurpfile s "$top/share/wp-records.schema.json" \
+		"\$s[0] as \$schema | fromjson? | select(type == \"object\") |
+		$(cat "$WP_TESTS/contract.jq")" "$1" 2>&1) ||
+		fail "the contract check failed on $(basename "$1"): $errs"
+	[ -z "$errs" ] || fail "records outside the contract in $(basename "$1"):
+$(head -n 20 <<< "$errs")"
 }
