@@ -20,6 +20,16 @@ expect_error() {
 	expect_error 4 "wp-resolve: pid $pid: no such process" wp-resolve -p "$pid" 0x1000
 }
 
+@test "wp-resolve: a process that has exited but is not reaped is no process to watch (status 4)" {
+	start_target_unreaped mt-writer -t 0
+	kill -9 "$TPID"
+	for _ in $(seq 50); do
+		[ "$(awk '{ print $3 }' "/proc/$TPID/stat")" = Z ] && break
+		sleep 0.05
+	done
+	expect_error 4 "wp-resolve: pid $TPID: the process has exited (a zombie its parent has not reaped)" wp-resolve -p "$TPID" wpt_counter
+}
+
 @test "wp-resolve: a kernel thread is no process to watch (status 4)" {
 	expect_error 4 "wp-resolve: pid 2: no such process (or a kernel thread)" wp-resolve -p 2 0x1000
 }

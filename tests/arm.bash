@@ -104,12 +104,14 @@ scenario_signal() {
 }
 
 scenario_target_exit() {
-	start_target mt-writer -t 1 -n 10 -w
+	# its parent does not reap it: a zombie is not alive either
+	start_target_unreaped mt-writer -t 1 -n 10 -w
 	watch_start wpt_counter -- --backend "$1" -d 300s
 	kill -USR1 "$TPID"
 	wait_for "$TOUT" '^done' 60
 	kill -9 "$TPID"
 	watch_wait
+	assert_equal "$(awk '{ print $3 }' "/proc/$TPID/stat")" Z
 	assert_equal "$WSTATUS" 0
 	assert_equal "$(hits)" 10
 	assert_equal "$(obs .stop_reason)" target_exited

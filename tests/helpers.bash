@@ -29,6 +29,24 @@ start_target() {
 	[ -n "$TINFO" ] || fail "target $name printed no ready line"
 }
 
+# start_target_unreaped NAME ARGS...: start_target, under a parent that
+# never reaps it, so that once it exits it stays a zombie.
+start_target_unreaped() {
+	local name=$1 i
+	shift
+	TOUT="$BATS_TEST_TMPDIR/$name.$RANDOM.out"
+	sh -c '"$@" & echo $! > "$0.pid"; exec sleep 600' "$TOUT" "$T/$name" "$@" > "$TOUT" 2>&1 &
+	WP_TARGET_PIDS+=("$!")
+	for i in $(seq 100); do
+		[ -s "$TOUT" ] && [ -s "$TOUT.pid" ] && break
+		sleep 0.05
+	done
+	TPID=$(cat "$TOUT.pid")
+	WP_TARGET_PIDS+=("$TPID")
+	TINFO=$(head -n 1 "$TOUT")
+	[ -n "$TINFO" ] || fail "target $name printed no ready line"
+}
+
 # tinfo KEY: a field of the target's ready line.
 tinfo() {
 	jq -r ".$1" <<< "$TINFO"

@@ -134,6 +134,11 @@ check_process(struct view *v)
 		warn("pid %d: cannot read /proc/%d/stat", (int)pid, (int)pid);
 		return -1;
 	}
+	if (!wp_proc_alive(pid, v->start_time)) {
+		warnx("pid %d: the process has exited (a zombie its parent "
+		    "has not reaped)", (int)pid);
+		return -1;
+	}
 	if (wp_proc_exe(pid, v->exe, sizeof v->exe) == -1 ||
 	    (v->memfd = wp_proc_mem_open(pid)) == -1) {
 		if (errno == EACCES || errno == EPERM)
