@@ -1,4 +1,5 @@
 /* The one walker of --follow pointer chains. */
+#include <errno.h>
 #include <string.h>
 
 #include "chain.h"
@@ -13,7 +14,7 @@ unusable(int memfd, uint64_t p, size_t len)
 	if (p % len != 0)
 		return "misaligned";
 	if (wp_proc_read(memfd, p, &b, 1) == -1)
-		return "unmapped";
+		return errno == ESRCH ? "exited" : "unmapped";
 	return NULL;
 }
 
@@ -32,7 +33,7 @@ wp_chain_walk(int memfd, uint64_t slot, const int64_t *offs, size_t noffs,
 		if ((w->binding = unusable(memfd, p, 8)) != NULL)
 			return;
 		if (wp_proc_read(memfd, p, &val, sizeof val) == -1) {
-			w->binding = "unmapped";
+			w->binding = errno == ESRCH ? "exited" : "unmapped";
 			return;
 		}
 		w->value[w->nread++] = val;

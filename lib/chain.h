@@ -22,7 +22,8 @@ struct wp_walk {
 	size_t		 nread;		/* pointers read (a null one too) */
 	size_t		 at;		/* where it stopped: noffs when bound */
 	const char	*binding;	/* bound, null_pointer, unmapped,
-					   misaligned */
+					   misaligned; exited when the
+					   process's memory is gone */
 };
 
 /*

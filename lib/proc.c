@@ -171,6 +171,11 @@ wp_proc_read(int fd, uint64_t addr, void *buf, size_t len)
 	n = pread(fd, buf, len, (off_t)addr);
 	if (n < 0)
 		return -1;
+	if (n == 0 && len > 0) {
+		/* the kernel's answer once the address space is gone */
+		errno = ESRCH;
+		return -1;
+	}
 	if ((size_t)n != len) {
 		errno = EFAULT;
 		return -1;

@@ -35,7 +35,10 @@ const struct wp_map *wp_proc_maps_find(const struct wp_maps *m,
 	    uint64_t addr);
 /* /proc/PID/mem opened for reading, or -1 (errno). */
 int	 wp_proc_mem_open(pid_t pid);
-/* Reads exactly len bytes at addr: 0, or -1 (errno). */
+/*
+ * Reads exactly len bytes at addr: 0, or -1 (errno; ESRCH once the
+ * process has exited and its address space is gone).
+ */
 int	 wp_proc_read(int memfd, uint64_t addr, void *buf, size_t len);
 /* The thread ids, sorted and allocated (the caller frees): 0, or -1. */
 int	 wp_proc_tasks(pid_t pid, pid_t **tids, size_t *n);

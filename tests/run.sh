@@ -14,9 +14,12 @@ bats --tap "$@" | tee "$out/host.tap"
 
 if [ "${WP_GUEST:-1}" != 0 ] && [ -x "$top/tests/vm/run-guest" ]; then
 	echo "== guest suite (QEMU TCG)"
-	if ! "$top/tests/vm/run-guest" > "$out/guest.tap"; then
-		echo "not ok 1 guest suite did not complete" >> "$out/guest.tap"
-	fi
+	"$top/tests/vm/run-guest" > "$out/guest.tap"
+	# 1: a test failed and the TAP says which; anything else: no answer
+	case $? in
+	0|1)	;;
+	*)	echo "not ok 1 guest suite did not complete" >> "$out/guest.tap" ;;
+	esac
 	cat "$out/guest.tap"
 fi
 

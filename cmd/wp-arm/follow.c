@@ -56,6 +56,8 @@ follow_walk(struct watch *w, int memfd, size_t ci)
 
 	wp_chain_walk(memfd, c->slot, c->offs, c->noffs, (size_t)c->len,
 	    &walk);
+	if (strcmp(walk.binding, "exited") == 0)
+		return 0;	/* the watch ends with the target */
 	for (k = 0; k <= c->noffs; k++)
 		if ((t[k].armed = wp_chain_armed(&walk, k)))
 			t[k].addr = walk.addr[k];

@@ -301,6 +301,10 @@ target_follow(struct view *v, int id, const char *input,
 	r.len = o->len ? o->len : 4;
 	r.rw = o->rw;
 	wp_chain_walk(v->memfd, r.slot, f->offs, f->noffs, r.len, &walk);
+	if (strcmp(walk.binding, "exited") == 0) {
+		snprintf(err, errsz, "the process has exited");
+		return -1;
+	}
 	for (i = 0; i < walk.nread; i++) {
 		r.ptr_addr[i] = walk.addr[i];
 		r.ptr_value[i] = walk.value[i];
