@@ -14,8 +14,12 @@
 #include "stream.h"
 #include "util.h"
 
+#define OUTBUF	(1 << 16)
+
 static FILE	*out;
 static int	 flush_each;
+static size_t	 pending;	/* bytes in out's buffer */
+static char	 outbuf[OUTBUF];
 static volatile sig_atomic_t interrupted;
 
 void
@@ -124,12 +128,29 @@ wp_stream_out_init(FILE *f)
 	out = f;
 	signal(SIGPIPE, SIG_IGN);
 	flush_each = !(fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode));
-	setvbuf(f, NULL, _IOFBF, 1 << 16);
+	/* glibc would take the size of a buffer of its own as a hint */
+	setvbuf(f, outbuf, _IOFBF, sizeof outbuf);
+	pending = 0;
+}
+
+/*
+ * Makes room for a record of n bytes: the buffer is written out before
+ * it would fill mid-record, so that every write(2) ends a line and a
+ * writer killed between two leaves no half record behind.
+ */
+static int
+room(size_t n)
+{
+	if (pending + n > OUTBUF && pending > 0 && wp_stream_flush() == -1)
+		return -1;
+	pending += n;
+	return 0;
 }
 
 int
 wp_stream_flush(void)
 {
+	pending = 0;
 	if (fflush(out) == EOF || ferror(out))
 		return -1;
 	return 0;
@@ -138,7 +159,8 @@ wp_stream_flush(void)
 int
 wp_stream_write(const char *line, size_t len)
 {
-	if (fwrite(line, 1, len, out) != len || putc('\n', out) == EOF)
+	if (room(len + 1) == -1 ||
+	    fwrite(line, 1, len, out) != len || putc('\n', out) == EOF)
 		return -1;
 	if (flush_each)
 		return wp_stream_flush();
@@ -166,7 +188,8 @@ wp_stream_append(const struct wp_record *rec, const char *extra, size_t n)
 		k--;
 	if (k == 0)
 		return wp_stream_pass(rec);
-	if (fwrite(rec->line, 1, k - 1, out) != k - 1 ||
+	if (room(k + n + 1) == -1 ||
+	    fwrite(rec->line, 1, k - 1, out) != k - 1 ||
 	    fwrite(extra, 1, n, out) != n || fputs("}\n", out) == EOF)
 		return -1;
 	if (flush_each)

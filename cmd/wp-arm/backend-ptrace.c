@@ -11,8 +11,10 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hmap.h"
@@ -295,6 +297,28 @@ restart_pending(const struct user_regs_struct *u)
 }
 
 /*
+ * Whether thread tid has a handler for sig (SigCgt of its status): a
+ * step that delivers it then stops at the handler's first instruction.
+ */
+static int
+catches(pid_t pid, pid_t tid, int sig)
+{
+	char path[64], line[256];
+	unsigned long long mask = 0;
+	FILE *f;
+
+	snprintf(path, sizeof path, "/proc/%d/task/%d/status", (int)pid,
+	    (int)tid);
+	if ((f = fopen(path, "re")) == NULL)
+		return 1;
+	while (fgets(line, sizeof line, f) != NULL)
+		if (sscanf(line, "SigCgt: %llx", &mask) == 1)
+			break;
+	fclose(f);
+	return sig >= 1 && sig <= 64 && (mask >> (sig - 1) & 1);
+}
+
+/*
  * Resumes thread p for one instruction.  A system call is run with
  * PTRACE_SYSCALL instead (entry and exit stops, no single-step trap), so
  * that a call that blocks does not hold up the other threads.
@@ -310,7 +334,13 @@ resume_step(struct watch *w, struct ptrace_state *s, struct pthr *p)
 	p->insn_ip = p->pre.rip;
 	p->sig = 0;
 	restart = restart_pending(&p->pre);
-	if (sig == 0 && (p->insn.is_syscall || restart)) {
+	/*
+	 * A signal the thread does not catch runs no instruction of its
+	 * own: a step over a system call would then run the call, and
+	 * never end while it blocks.  The call is run as any other.
+	 */
+	if ((p->insn.is_syscall || restart) && (sig == 0 ||
+	    !catches(w->pid, p->tid, sig))) {
 		/* the call and its arguments; a restarted one sits behind */
 		p->sc_nr = restart ? (long)p->pre.orig_rax : (long)p->pre.rax;
 		if (restart)
@@ -321,7 +351,9 @@ resume_step(struct watch *w, struct ptrace_state *s, struct pthr *p)
 		p->sc_args[3] = p->pre.r10;
 		p->sc_args[4] = p->pre.r8;
 		p->sc_args[5] = p->pre.r9;
-		if (ptrace(PTRACE_SYSCALL, p->tid, 0, 0) == -1)
+		if (sig != 0)
+			w->ptrace.signals_passed++;
+		if (ptrace(PTRACE_SYSCALL, p->tid, 0, (void *)(long)sig) == -1)
 			return -1;
 		w->ptrace.steps++;
 		p->state = P_SYSENTER;
@@ -475,6 +507,72 @@ seize_all(struct watch *w, struct ptrace_state *s)
 	}
 }
 
+/* Whether SIGTRAP is pending for thread tid (SigPnd of its status). */
+static int
+trap_pending(pid_t tid)
+{
+	char path[64], line[256];
+	unsigned long long mask = 0;
+	FILE *f;
+
+	snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
+	if ((f = fopen(path, "re")) == NULL)
+		return 0;
+	while (fgets(line, sizeof line, f) != NULL)
+		if (sscanf(line, "SigPnd: %llx", &mask) == 1)
+			break;
+	fclose(f);
+	return mask >> (SIGTRAP - 1) & 1;
+}
+
+/*
+ * A step that does not end within 100 ms (it should end at once): the
+ * thread is interrupted, and the SIGTRAP its step may have left pending
+ * is taken (PTRACE_CONT to its stop, which also clears the trap flag)
+ * so that it cannot kill the process after the detach.
+ */
+static void
+end_step(struct pthr *p)
+{
+	struct timespec ms = { 0, 1000000 };
+	int status, i;
+	pid_t tid;
+
+	for (i = 0; i < 100; i++) {
+		if ((tid = waitpid(p->tid, &status, __WALL | WNOHANG)) != 0)
+			goto got;
+		nanosleep(&ms, NULL);
+	}
+	ptrace(PTRACE_INTERRUPT, p->tid, 0, 0);
+	while ((tid = waitpid(p->tid, &status, __WALL)) == -1 &&
+	    errno == EINTR)
+		;
+got:
+	if (tid != p->tid || !WIFSTOPPED(status)) {
+		p->state = P_GONE;
+		return;
+	}
+	if ((status >> 16) == PTRACE_EVENT_STOP && trap_pending(p->tid) &&
+	    ptrace(PTRACE_CONT, p->tid, 0, 0) == 0) {
+		while ((tid = waitpid(p->tid, &status, __WALL)) == -1 &&
+		    errno == EINTR)
+			;
+		if (tid != p->tid || !WIFSTOPPED(status)) {
+			p->state = P_GONE;
+			return;
+		}
+	}
+	if ((status >> 16) == PTRACE_EVENT_EXIT) {
+		ptrace(PTRACE_DETACH, p->tid, 0, 0);
+		p->state = P_GONE;
+		return;
+	}
+	if ((status >> 16) == 0 && WSTOPSIG(status) != SIGTRAP &&
+	    !(WSTOPSIG(status) & 0x80))
+		p->sig = WSTOPSIG(status);
+	p->state = P_READY;
+}
+
 /* Waits for thread p to stop, then detaches it. */
 static void
 detach_one(struct pthr *p)
@@ -482,6 +580,8 @@ detach_one(struct pthr *p)
 	int status;
 	pid_t tid;
 
+	if (p->state == P_STEP)
+		end_step(p);
 	while (p->state != P_READY && p->state != P_GONE) {
 		tid = waitpid(p->tid, &status, __WALL);
 		if (tid == -1) {
@@ -728,6 +828,22 @@ fail:
 	return -1;
 }
 
+/* Forgets the threads that are gone, so that a churn costs nothing. */
+static void
+prune(struct ptrace_state *s)
+{
+	size_t i, k;
+
+	for (i = k = 0; i < s->n; i++)
+		if (s->t[i]->state == P_GONE)
+			free(s->t[i]);
+		else
+			s->t[k++] = s->t[i];
+	s->n = k;
+	if (s->rr >= s->n)
+		s->rr = 0;
+}
+
 /* Steps the threads until the next tick, a signal, or the end. */
 static void
 ptrace_run(struct watch *w, uint64_t until)
@@ -738,6 +854,7 @@ ptrace_run(struct watch *w, uint64_t until)
 
 	(void)until;		/* the 50 ms tick returns here */
 	sigprocmask(SIG_SETMASK, &w->waitmask, &blocked);
+	prune(s);
 	collect(w, s);
 	while (!ticked && !watch_signalled() && !w->output_closed &&
 	    !w->truncated) {

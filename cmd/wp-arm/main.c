@@ -269,6 +269,8 @@ main(int argc, char *argv[])
 		watch_free(&w);
 		return e.status;
 	}
+	if (b == &backend_ptrace)
+		guard_fork(&w);
 	if (watch_run(&w, b, &e) == -1) {
 		/* nothing was watched; the observation still says why */
 		warnx("%s", e.msg);

@@ -164,8 +164,10 @@ losses(const struct watch *w, struct wp_observation *o, const char **reasons)
 		known &= w->t[i].counted_known;
 		counted_lost += lost_of(&w->t[i]);
 	}
-	o->lost_known = !(w->output_closed && w->stop_reason != NULL);
-	o->lost_reason = "output closed: hits after that were not written";
+	o->lost_known = !(w->output_closed && w->stop_reason != NULL) &&
+	    w->lost_unknown == NULL;
+	o->lost_reason = w->lost_unknown ? w->lost_unknown :
+	    "output closed: hits after that were not written";
 	o->lost = known ? counted_lost : w->lost;
 	o->lost_records = w->lost_records;
 	o->lost_reasons = reasons;
@@ -202,6 +204,7 @@ observation_write(struct watch *w, const char *error)
 	o.tallied = tallied(w);
 	/* with tallies, max events cuts samples, not counts */
 	o.lower_bound = o.nlost_reasons > 0 || o.npartial > 0 ||
+	    !o.lost_known ||
 	    w->output_closed || (w->truncated && !o.tallied);
 	o.alive = targets(w, ot, &o.ntargets);
 	o.targets = ot;

@@ -6,6 +6,7 @@
 
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -19,12 +20,6 @@
 
 static volatile sig_atomic_t got_signal;
 
-static void
-on_signal(int sig)
-{
-	got_signal = sig;
-}
-
 int
 watch_signalled(void)
 {
@@ -32,26 +27,60 @@ watch_signalled(void)
 }
 
 /*
- * SIGINT, SIGTERM and SIGHUP end a watch: they are blocked, except
- * where a backend waits (it lets them in and returns), and caught
- * without SA_RESTART so that the wait ends.
+ * Every signal whose default action would end or suspend wp-arm ends a
+ * watch instead, so that it always leaves the process as it was found:
+ * they are blocked, except where a backend waits (it lets them in and
+ * returns), and caught without SA_RESTART so that the wait ends.
+ * SIGALRM is the ptrace backend's tick, SIGPIPE is ignored (a closed
+ * output is seen on write), and the faults are only caught when sent.
  */
+void
+watch_stop_signals(sigset_t *set)
+{
+	static const int sigs[] = {
+		SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGXCPU,
+		SIGXFSZ, SIGVTALRM, SIGPROF, SIGIO, SIGPWR, SIGSTKFLT, SIGSYS,
+		SIGTSTP, SIGTTIN, SIGTTOU, SIGTRAP, SIGABRT, SIGBUS, SIGFPE,
+		SIGILL, SIGSEGV
+	};
+	size_t i;
+	int s;
+
+	sigemptyset(set);
+	for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+		sigaddset(set, sigs[i]);
+	for (s = SIGRTMIN; s <= SIGRTMAX; s++)
+		sigaddset(set, s);
+}
+
+static void
+on_signal_info(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	if (si->si_code > 0 && (sig == SIGSEGV || sig == SIGBUS ||
+	    sig == SIGFPE || sig == SIGILL || sig == SIGTRAP)) {
+		/* a fault of wp-arm's own: the default action, at once */
+		signal(sig, SIG_DFL);
+		return;
+	}
+	got_signal = sig;
+}
+
 static void
 catch_signals(sigset_t *orig)
 {
 	struct sigaction sa;
 	sigset_t block;
+	int s;
 
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGHUP);
+	watch_stop_signals(&block);
 	sigprocmask(SIG_BLOCK, &block, orig);
 	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	sa.sa_sigaction = on_signal_info;
+	sa.sa_flags = SA_SIGINFO;
+	for (s = 1; s < NSIG; s++)
+		if (sigismember(&block, s) == 1)
+			sigaction(s, &sa, NULL);
 }
 
 /* A reader that went away shows as an error on our end of the pipe. */
@@ -63,11 +92,21 @@ stdout_closed(void)
 	return poll(&pf, 1, 0) == 1 && (pf.revents & (POLLERR | POLLHUP));
 }
 
-static const char *
-signame(int sig)
+const char *
+watch_signame(int sig)
 {
-	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" :
-	    "SIGHUP";
+	static char buf[32];
+	const char *ab;
+
+	if (sig >= SIGRTMIN && sig <= SIGRTMAX)
+		snprintf(buf, sizeof buf, "SIGRTMIN+%d", sig - SIGRTMIN);
+	else if (sig == SIGIO)
+		snprintf(buf, sizeof buf, "SIGIO");	/* not SIGPOLL */
+	else if ((ab = sigabbrev_np(sig)) != NULL)
+		snprintf(buf, sizeof buf, "SIG%s", ab);
+	else
+		snprintf(buf, sizeof buf, "signal %d", sig);
+	return buf;
 }
 
 /* Sets w->stop_reason when the watch is to stop now. */
@@ -83,7 +122,13 @@ check_stop(struct watch *w, uint64_t deadline)
 		w->stop_reason = "max_events";
 	else if (got_signal) {
 		w->stop_reason = "signal";
-		w->stop_detail = signame(got_signal);
+		w->stop_detail = watch_signame(got_signal);
+		if (w->guard_parent != 0 && getppid() != w->guard_parent) {
+			snprintf(w->stop_why, sizeof w->stop_why, "%s: wp-arm "
+			    "(pid %d) was killed", w->stop_detail,
+			    (int)w->guard_parent);
+			w->stop_detail = w->stop_why;
+		}
 	} else if (wp_now_ns() >= deadline)
 		w->stop_reason = "duration";
 }
@@ -156,6 +201,8 @@ watch_run(struct watch *w, const struct backend *b, struct wp_error *e)
 			next_count = now + w->interval_ms * 1000000;
 		}
 		b->run(w, deadline - now < TICK_NS ? deadline : now + TICK_NS);
+		if (w->guard != NULL)
+			guard_note(w);
 	}
 	b->disarm(w);
 	check_stop(w, deadline);
@@ -168,8 +215,12 @@ void
 watch_free(struct watch *w)
 {
 	free(w->thr);
-	free(w->t);
-	free(w->chains);
+	if (w->guard != NULL)
+		guard_free(w);
+	else {
+		free(w->t);
+		free(w->chains);
+	}
 	wp_jw_free(&w->jw);
 	w->thr = NULL;
 	w->t = NULL;

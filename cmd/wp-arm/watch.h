@@ -126,13 +126,18 @@ struct watch {
 	uint64_t		 unparsed, lost, lost_records, modify_errors;
 	struct wp_obs_ptrace	 ptrace;	/* the ptrace backend's counters */
 	struct wp_obs_bpf	 bpf;		/* the bpf backend's */
+	const char		*lost_unknown;	/* why what was lost is not
+						   known; NULL: it is */
+	pid_t			 guard_parent;	/* in guard.c's child: wp-arm */
+	struct guard_page	*guard;		/* shared with it, or NULL */
+	char			 stop_why[64];	/* stop_detail's buffer */
 	const char		*follow_reason;	/* why not the mode asked */
 	char			 follow_why[512];
 };
 
 /*
  * Runs the watch with backend b until a stop condition: the duration,
- * max events, a signal (SIGINT, SIGTERM, SIGHUP), a closed output, or
+ * max events, a signal (watch_stop_signals), a closed output, or
  * the target's exit or exec.  Returns 0 when it ran (w->stop_reason says
  * why it stopped), -1 with e set when nothing could be armed.
  */
@@ -140,6 +145,10 @@ int	 watch_run(struct watch *w, const struct backend *b,
 	    struct wp_error *e);
 /* The signal that stopped the watch, or 0; for backends that wait. */
 int	 watch_signalled(void);
+/* The signals that end a watch (every one that would end wp-arm). */
+void	 watch_stop_signals(sigset_t *set);
+/* "SIGTERM", "SIGRTMIN+3": in a static buffer, until the next call. */
+const char *watch_signame(int sig);
 void	 watch_free(struct watch *w);
 
 /* Nanoseconds since the time base. */
@@ -184,5 +193,16 @@ int	 follow_update(struct watch *w, int memfd, size_t ci);
  * watch, else why nothing could be watched.  -1: it was not written.
  */
 int	 observation_write(struct watch *w, const char *error);
+
+/*
+ * guard.c: for the ptrace backend, forks; returns in the child, which
+ * watches; the parent waits, passes the signals that end a watch on, and
+ * exits as the child did, writing the observation if it was killed.
+ */
+void	 guard_fork(struct watch *w);
+/* In the child: what the parent needs if the child is killed. */
+void	 guard_note(struct watch *w);
+/* Frees what guard_fork shared (w->t and w->chains with it). */
+void	 guard_free(struct watch *w);
 
 #endif

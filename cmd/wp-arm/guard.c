@@ -1,0 +1,239 @@
+/*
+ * The ptrace backend traces from a child process.  A single-stepped
+ * thread carries the trap flag, and if its tracer dies of SIGKILL the
+ * kernel lets it go with the flag set: the process is killed by SIGTRAP
+ * at its next instruction.  wp-arm itself (the pid a user, a shell's job
+ * control, timeout(1) or a service manager signals) only waits: the
+ * signals it gets are passed on, and if it is killed the kernel sends the
+ * child SIGTERM (PR_SET_PDEATHSIG), which detaches as for any signal.
+ * The child has a process group of its own, so that a signal to the
+ * group (kill -9 -PGID, timeout -s KILL) does not reach it either, and
+ * a name of its own (wp-trace) for those who kill by name.
+ */
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "record.h"
+#include "stream.h"
+#include "util.h"
+#include "watch.h"
+
+/*
+ * What the parent reports if the child is killed: the target table and
+ * the chains (hits, counts) live in memory both share, and the child
+ * notes its counters here at every tick.
+ */
+struct guard_page {
+	struct wp_obs_ptrace	 ptrace;
+	uint64_t		 t0;
+	int			 started;
+	size_t			 tsize, csize;	/* of the shared arrays */
+};
+
+static volatile sig_atomic_t pending[NSIG];
+static volatile sig_atomic_t any;
+
+static void
+on_signal(int sig)
+{
+	if (sig == SIGCHLD)
+		return;		/* wakes the wait */
+	pending[sig] = 1;
+	any = 1;
+}
+
+/* Passes on to the child every signal that came since the last call. */
+static void
+forward(pid_t child)
+{
+	int s;
+
+	any = 0;
+	for (s = 1; s < NSIG; s++)
+		if (pending[s]) {
+			pending[s] = 0;
+			kill(child, s);
+		}
+}
+
+/*
+ * A record the child was writing when it was killed is ended, so that
+ * the observation is a line of its own (readers report the half one).
+ * Only a regular file can be read back.
+ */
+static void
+end_line(void)
+{
+	struct stat st;
+	off_t at;
+	char c = '\n';
+	int fd;
+
+	if (fstat(STDOUT_FILENO, &st) == -1 || !S_ISREG(st.st_mode) ||
+	    (at = lseek(STDOUT_FILENO, 0, SEEK_CUR)) <= 0)
+		return;
+	/* standard output is opened for writing only */
+	if ((fd = open("/proc/self/fd/1", O_RDONLY | O_CLOEXEC)) == -1)
+		return;
+	if (pread(fd, &c, 1, at - 1) != 1)
+		c = '\n';
+	close(fd);
+	if (c != '\n' && write(STDOUT_FILENO, "\n", 1) != 1)
+		return;
+}
+
+/*
+ * The parent: waits for the child, passing signals on, and exits as it
+ * did.  The signals are blocked but while it sleeps.
+ */
+static void
+supervise(struct watch *w, pid_t child, const sigset_t *sleepmask)
+{
+	char why[256];
+	int status;
+	pid_t r;
+
+	for (;;) {
+		if (any)
+			forward(child);
+		if ((r = waitpid(child, &status, WNOHANG)) == child)
+			break;
+		if (r == -1 && errno != EINTR)
+			err(WP_EXIT_ERROR, "waitpid");
+		sigsuspend(sleepmask);
+	}
+	if (WIFEXITED(status))
+		_exit(WEXITSTATUS(status));
+	/*
+	 * The child was killed (SIGKILL, or a fault): what it wrote is in
+	 * the stream, the rest is lost; the observation says so.
+	 */
+	snprintf(why, sizeof why, "the tracing process %d was killed by %s: "
+	    "the watch ended there, the hits it had not written are lost, "
+	    "and the process was likely killed by SIGTRAP", (int)child,
+	    watch_signame(WTERMSIG(status)));
+	warnx("%s", why);
+	end_line();
+	w->backend = &backend_ptrace;
+	w->ptrace = w->guard->ptrace;
+	if (w->guard->started) {
+		w->t0 = w->guard->t0;
+		w->elapsed_ms = (wp_now_ns() - w->t0) / 1000000;
+	}
+	w->lost_unknown = "the tracing process was killed";
+	observation_write(w, why);
+	_exit(WP_EXIT_ERROR);
+}
+
+/* A copy of the n bytes at *p in memory shared across fork; frees *p. */
+static int
+share(void **p, size_t n)
+{
+	void *m;
+
+	if (n == 0)
+		n = 1;
+	if ((m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED |
+	    MAP_ANONYMOUS, -1, 0)) == MAP_FAILED)
+		return -1;
+	if (*p != NULL)
+		memcpy(m, *p, n);
+	free(*p);
+	*p = m;
+	return 0;
+}
+
+static int
+share_all(struct watch *w)
+{
+	struct guard_page *g;
+	size_t ts = w->nt * sizeof *w->t, cs = w->nchains * sizeof *w->chains;
+
+	if ((g = mmap(NULL, sizeof *g, PROT_READ | PROT_WRITE, MAP_SHARED |
+	    MAP_ANONYMOUS, -1, 0)) == MAP_FAILED)
+		return -1;
+	memset(g, 0, sizeof *g);
+	g->tsize = ts ? ts : 1;
+	g->csize = cs ? cs : 1;
+	if (share((void **)&w->t, ts) == -1 ||
+	    share((void **)&w->chains, cs) == -1)
+		err(WP_EXIT_ERROR, "mmap");	/* w->t may be gone */
+	w->guard = g;
+	return 0;
+}
+
+void
+guard_note(struct watch *w)
+{
+	w->guard->ptrace = w->ptrace;
+	w->guard->t0 = w->t0;
+	w->guard->started = 1;
+}
+
+void
+guard_free(struct watch *w)
+{
+	munmap(w->t, w->guard->tsize);
+	munmap(w->chains, w->guard->csize);
+	munmap(w->guard, sizeof *w->guard);
+	w->guard = NULL;
+}
+
+void
+guard_fork(struct watch *w)
+{
+	struct sigaction sa;
+	sigset_t stop, orig, sleepmask;
+	pid_t parent = getpid(), child;
+	int s;
+
+	if (wp_stream_flush() == -1)
+		return;		/* the watch finds the output closed */
+	if (share_all(w) == -1) {
+		warn("mmap: tracing from wp-arm itself (a SIGKILL of it kills "
+		    "the process)");
+		return;
+	}
+	watch_stop_signals(&stop);
+	sigaddset(&stop, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &stop, &orig);
+	if ((child = fork()) == -1) {
+		warn("fork: tracing from wp-arm itself (a SIGKILL of it kills "
+		    "the process)");
+		sigprocmask(SIG_SETMASK, &orig, NULL);
+		return;
+	}
+	if (child == 0) {
+		if (prctl(PR_SET_PDEATHSIG, SIGTERM) == -1 ||
+		    getppid() != parent)
+			_exit(WP_EXIT_ERROR);
+		setpgid(0, 0);
+		/* so that pkill -9 wp-arm, killall wp-arm spare it too */
+		prctl(PR_SET_NAME, "wp-trace");
+		w->guard_parent = parent;
+		sigprocmask(SIG_SETMASK, &orig, NULL);
+		return;
+	}
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	for (s = 1; s < NSIG; s++)
+		if (sigismember(&stop, s) == 1)
+			sigaction(s, &sa, NULL);
+	sleepmask = orig;
+	for (s = 1; s < NSIG; s++)
+		if (sigismember(&stop, s) == 1)
+			sigdelset(&sleepmask, s);
+	supervise(w, child, &sleepmask);
+}
