@@ -62,3 +62,94 @@ load helpers
 	assert_equal "$(tail -n 1 "$save" | jq -r .type)" observation
 	kill -0 "$TPID"
 }
+
+# wp_watch_bg ARGS...: wp watch --json --save $SAVE ARGS... $TPID
+# wpt_counter in a session of its own (WP its pid and process group),
+# the report into $REPORT, with TMPDIR empty to show nothing is left.
+wp_watch_bg() {
+	SAVE=$BATS_TEST_TMPDIR/raw.ndjson
+	REPORT=$BATS_TEST_TMPDIR/report.json
+	mkdir -p "$BATS_TEST_TMPDIR/tmp"
+	rm -f "$SAVE" "$REPORT"
+	TMPDIR=$BATS_TEST_TMPDIR/tmp setsid wp watch --json --save "$SAVE" -d 300s "$@" "$TPID" wpt_counter > "$REPORT" 2> "$BATS_TEST_TMPDIR/err" &
+	WP=$!
+	wait_for "$SAVE" '"type":"armed"' 60
+	kill -USR1 "$TPID"
+	wait_for "$TOUT" '^done' 60
+}
+
+# assert_ended_by SIGNAL: the report is whole and says SIGNAL stopped
+# the watch, the saved stream ends with the observation, the target
+# runs on and nothing is left in TMPDIR.
+assert_ended_by() {
+	wait_for "$REPORT" '"complete"' 60
+	run jq -r '[.complete, .observation.stop_reason, .observation.stop_detail, .watches[0].accepted_hits] | map(tostring) | join(" ")' "$REPORT"
+	assert_output "true signal $1 20"
+	assert_equal "$(tail -n 1 "$SAVE" | jq -r .type)" observation
+	kill -0 "$TPID"
+	assert_equal "$(ls -A "$BATS_TEST_TMPDIR/tmp")" ""
+}
+
+@test "wp watch: SIGTERM of wp alone, or of its process group (timeout), ends with the full report" {
+	local st
+	start_target mt-writer -t 1 -n 20 -w
+	wp_watch_bg
+	kill -TERM "$WP"
+	st=0; wait "$WP" || st=$?
+	assert_equal "$st" 0
+	assert_ended_by SIGTERM
+	stop_targets
+
+	start_target mt-writer -t 1 -n 20 -w
+	wp_watch_bg
+	kill -TERM -- "-$WP"
+	st=0; wait "$WP" || st=$?
+	assert_equal "$st" 0
+	assert_ended_by SIGTERM
+	stop_targets
+
+	start_target mt-writer -t 1 -n 20 -w
+	wp_watch_bg
+	kill -HUP "$WP"
+	wait "$WP" || true
+	assert_ended_by SIGHUP
+}
+
+@test "wp watch: SIGKILL of wp ends its pipeline too, with the report written" {
+	start_target mt-writer -t 1 -n 20 -w
+	wp_watch_bg
+	kill -KILL "$WP"
+	wait "$WP" || true
+	# wp-arm got SIGTERM from the kernel: the report comes after all
+	assert_ended_by SIGTERM
+	# and no stage of it is left
+	local i
+	for i in $(seq 100); do
+		pgrep -s "$WP" > /dev/null || break
+		sleep 0.1
+	done
+	run pgrep -a -s "$WP"
+	assert_failure
+}
+
+@test "wp watch: addresses are never options of wp-resolve; options may follow the pid" {
+	start_target mt-writer -t 1 -n 20
+	local other
+	sleep 60 > /dev/null 2>&1 &
+	other=$!
+	run --separate-stderr wp watch "$TPID" wpt_counter -p "$other"
+	assert_failure 64
+	assert_equal "$stderr" "wp: watch: unknown option -p (wp --help)"
+	run --separate-stderr wp watch "$TPID" -- wpt_counter -p
+	assert_failure 64
+	assert_equal "$stderr" "wp-resolve: -p: not an address or symbol name"
+	kill "$other"
+	# an option after the pid and the address is wp's own
+	wp watch --json "$TPID" wpt_counter -d 60s > "$BATS_TEST_TMPDIR/report.json" &
+	local w=$!
+	sleep 1
+	kill -USR1 "$TPID"
+	wait "$w"
+	run jq -r '[.complete, .watches[0].accepted_hits, .observation.pid] | map(tostring) | join(" ")' "$BATS_TEST_TMPDIR/report.json"
+	assert_output "true 20 $TPID"
+}
