@@ -158,6 +158,23 @@ project() {
 unknown module file missing or changed unknown"
 }
 
+@test "wp-decode: a module file that is a FIFO or a device is never opened as one" {
+	setup_stores
+	hit st_reg4 1
+	mkfifo "$BATS_TEST_TMPDIR/fifo"
+	local f
+	for f in "$BATS_TEST_TMPDIR/fifo" /dev/zero; do
+		jq -c --arg f "$f" 'if .type == "session" then .modules[0].file = $f else . end' \
+			"$BATS_TEST_TMPDIR/in.ndjson" > "$BATS_TEST_TMPDIR/planted.ndjson"
+		# a blocking open of the FIFO would wait for a writer forever
+		run --separate-stderr timeout 20 wp-decode < "$BATS_TEST_TMPDIR/planted.ndjson"
+		assert_success
+		assert_equal "$stderr" "wp-decode: $f: not a regular file; its writers are unknown"
+		run jq -r 'select(.type=="hit") | .writer.confidence' <<< "$output"
+		assert_output unknown
+	done
+}
+
 @test "wp-decode: a module whose build-id changed is not trusted" {
 	setup_stores
 	hit st_reg4 1
