@@ -2,9 +2,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <dlfcn.h>
 #include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +56,26 @@ read_build_id(Elf *e, char *out, size_t outsz)
 	}
 }
 
+/* Whether the file's code sections are NOBITS: a debug-only file. */
+static int
+nocode(Elf *e)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	int code = 0, empty = 0;
+
+	while ((scn = elf_nextscn(e, scn)) != NULL) {
+		if (gelf_getshdr(scn, &sh) == NULL ||
+		    !(sh.sh_flags & SHF_EXECINSTR) || sh.sh_size == 0)
+			continue;
+		if (sh.sh_type == SHT_NOBITS)
+			empty++;
+		else
+			code++;
+	}
+	return empty > 0 && code == 0;
+}
+
 /* The wp_elf of an opened Elf: its header, build-id and segments. */
 static struct wp_elf *
 describe(Elf *e, const char *path, int fd, struct wp_error *err)
@@ -77,6 +100,7 @@ describe(Elf *e, const char *path, int fd, struct wp_error *err)
 	w->machine = eh.e_machine;
 	w->is64 = gelf_getclass(e) == ELFCLASS64;
 	read_build_id(e, w->build_id, sizeof w->build_id);
+	w->nocode = nocode(e);
 	if (elf_getphdrnum(e, &n) == 0) {
 		w->loads = wp_xcalloc(n, sizeof *w->loads);
 		for (i = 0; i < n; i++) {
@@ -151,16 +175,208 @@ wp_elf_close(struct wp_elf *w)
 	free(w->loads);
 	free(w->funcs);
 	free(w->path);
+	free(w->debug_why);
+	wp_elf_close(w->debug);
 	free(w);
 }
 
-/*
- * Looks NAME up in .symtab and .dynsym.  Returns the number of distinct
- * addresses found: 0 (unknown), 1 (value and size set), more (ambiguous).
- */
+/* ---- separate debug files ---- */
+
+static Dwarf	*dwarf_of(struct wp_elf *);
+
+static const char *debug_dirs[16] = { "/usr/lib/debug" };
+static size_t ndebug_dirs = 1;
+static int dirs_given;
+static struct wp_elf **given;
+static size_t ngiven;
+
+void
+wp_elf_debug_dir(const char *dir)
+{
+	if (!dirs_given) {
+		dirs_given = 1;
+		ndebug_dirs = 0;
+	}
+	if (ndebug_dirs < sizeof debug_dirs / sizeof debug_dirs[0])
+		debug_dirs[ndebug_dirs++] = dir;
+}
+
 int
-wp_elf_symbol(struct wp_elf *w, const char *name, uint64_t *value,
-    uint64_t *size)
+wp_elf_debug_file(const char *path, struct wp_error *err)
+{
+	struct wp_elf *d;
+
+	if ((d = wp_elf_open(path, err)) == NULL)
+		return -1;
+	if (d->build_id[0] == '\0') {
+		wp_error_set(err, WP_EXIT_ERROR, "it has no build-id to match "
+		    "a module by");
+		wp_elf_close(d);
+		return -1;
+	}
+	given = wp_xrealloc(given, (ngiven + 1) * sizeof *given);
+	given[ngiven++] = d;
+	return 0;
+}
+
+/* path opened as w's debug file when it is the same build, else NULL. */
+static struct wp_elf *
+try_debug(struct wp_elf *w, const char *path)
+{
+	struct wp_error e;
+	struct wp_elf *d;
+
+	if (access(path, R_OK) != 0 || (d = wp_elf_open(path, &e)) == NULL)
+		return NULL;
+	if (w->build_id[0] != '\0' && strcmp(d->build_id, w->build_id) != 0) {
+		wp_elf_close(d);
+		return NULL;
+	}
+	return d;
+}
+
+static struct wp_elf *
+by_build_id(struct wp_elf *w)
+{
+	char path[4096];
+	struct wp_elf *d;
+	size_t i;
+
+	if (strlen(w->build_id) < 3)
+		return NULL;
+	for (i = 0; i < ndebug_dirs; i++) {
+		snprintf(path, sizeof path, "%s/.build-id/%.2s/%s.debug",
+		    debug_dirs[i], w->build_id, w->build_id + 2);
+		if ((d = try_debug(w, path)) != NULL)
+			return d;
+	}
+	return NULL;
+}
+
+static struct wp_elf *
+by_debuglink(struct wp_elf *w)
+{
+	char real[PATH_MAX], dir[4096], path[8192];
+	const char *link, *slash, *file;
+	struct wp_elf *d;
+	GElf_Word crc;
+	size_t i;
+
+	if (w->mem != NULL ||
+	    (link = dwelf_elf_gnu_debuglink(w->elf, &crc)) == NULL ||
+	    strchr(link, '/') != NULL)
+		return NULL;
+	/* where the file is (/proc/PID/exe is a link to it) */
+	file = realpath(w->path, real) != NULL ? real : w->path;
+	slash = strrchr(file, '/');
+	snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - file) : 1,
+	    slash ? file : ".");
+	snprintf(path, sizeof path, "%s/%s", dir, link);
+	if (strcmp(path, file) != 0 && (d = try_debug(w, path)) != NULL)
+		return d;
+	snprintf(path, sizeof path, "%s/.debug/%s", dir, link);
+	if ((d = try_debug(w, path)) != NULL)
+		return d;
+	for (i = 0; i < ndebug_dirs; i++) {
+		snprintf(path, sizeof path, "%s%s/%s", debug_dirs[i], dir, link);
+		if ((d = try_debug(w, path)) != NULL)
+			return d;
+	}
+	return NULL;
+}
+
+/* Through libdebuginfod, loaded when DEBUGINFOD_URLS asks for it. */
+static struct wp_elf *
+by_debuginfod(struct wp_elf *w)
+{
+	static void *lib, *client;
+	static void *(*begin)(void);
+	static int (*find)(void *, const unsigned char *, int, char **);
+	unsigned char id[64];
+	char *path = NULL;
+	struct wp_elf *d = NULL;
+	size_t n, i;
+	int fd;
+
+	if (getenv("DEBUGINFOD_URLS") == NULL ||
+	    *getenv("DEBUGINFOD_URLS") == '\0' ||
+	    (n = strlen(w->build_id) / 2) == 0 || n > sizeof id)
+		return NULL;
+	if (lib == NULL) {
+		if ((lib = dlopen("libdebuginfod.so.1", RTLD_LAZY)) == NULL)
+			return NULL;
+		*(void **)&begin = dlsym(lib, "debuginfod_begin");
+		*(void **)&find = dlsym(lib, "debuginfod_find_debuginfo");
+		if (begin == NULL || find == NULL || (client = begin()) == NULL)
+			return NULL;
+	}
+	if (client == NULL)
+		return NULL;
+	for (i = 0; i < n; i++)
+		sscanf(w->build_id + 2 * i, "%2hhx", &id[i]);
+	if ((fd = find(client, id, (int)n, &path)) < 0)
+		return NULL;
+	close(fd);
+	d = try_debug(w, path);
+	free(path);
+	return d;
+}
+
+struct wp_elf *
+wp_elf_debug(struct wp_elf *w)
+{
+	size_t i;
+
+	if (w->debug_done)
+		return w->debug;
+	w->debug_done = 1;
+	for (i = 0; i < ngiven && w->debug == NULL; i++)
+		if (w->build_id[0] != '\0' &&
+		    strcmp(given[i]->build_id, w->build_id) == 0)
+			w->debug = try_debug(w, given[i]->path);
+	if (w->debug == NULL)
+		w->debug = by_build_id(w);
+	if (w->debug == NULL)
+		w->debug = by_debuglink(w);
+	if (w->debug == NULL)
+		w->debug = by_debuginfod(w);
+	return w->debug;
+}
+
+void
+wp_elf_set_debug(struct wp_elf *w, struct wp_elf *debug)
+{
+	wp_elf_close(w->debug);
+	w->debug = debug;
+	w->debug_done = 1;
+}
+
+const char *
+wp_elf_debug_why(struct wp_elf *w)
+{
+	char b[1024];
+
+	if (w->debug_why != NULL)
+		return w->debug_why;
+	if (dwarf_of(w) != NULL ||
+	    (wp_elf_debug(w) != NULL && dwarf_of(w->debug) != NULL))
+		return NULL;
+	if (w->build_id[0] == '\0')
+		snprintf(b, sizeof b, "no debug info in %s, and no build-id to "
+		    "find a separate debug file by", w->path);
+	else
+		snprintf(b, sizeof b, "no debug info for %s (build-id %s; "
+		    "none under %s%s/.build-id/, give it with --debug-file)",
+		    w->path, w->build_id, debug_dirs[0], ndebug_dirs > 1 ?
+		    " and the other debug directories" : "");
+	w->debug_why = wp_xstrdup(b);
+	return w->debug_why;
+}
+
+/* Looks name up in w's own .symtab and .dynsym. */
+static int
+symbol_in(struct wp_elf *w, const char *name, uint64_t *value,
+    uint64_t *size, int *tls)
 {
 	Elf *e = w->elf;
 	Elf_Scn *scn = NULL;
@@ -183,8 +399,7 @@ wp_elf_symbol(struct wp_elf *w, const char *name, uint64_t *value,
 			if (gelf_getsym(d, (int)i, &sym) == NULL ||
 			    sym.st_shndx == SHN_UNDEF ||
 			    GELF_ST_TYPE(sym.st_info) == STT_SECTION ||
-			    GELF_ST_TYPE(sym.st_info) == STT_FILE ||
-			    GELF_ST_TYPE(sym.st_info) == STT_TLS)
+			    GELF_ST_TYPE(sym.st_info) == STT_FILE)
 				continue;
 			s = elf_strptr(e, sh.sh_link, sym.st_name);
 			if (s == NULL || strcmp(s, name) != 0)
@@ -199,11 +414,62 @@ wp_elf_symbol(struct wp_elf *w, const char *name, uint64_t *value,
 			if (!found) {
 				*value = sym.st_value;
 				*size = sym.st_size;
+				*tls = GELF_ST_TYPE(sym.st_info) == STT_TLS;
 				found = 1;
 			}
 		}
 	}
 	return (int)nvals;
+}
+
+int
+wp_elf_symbol(struct wp_elf *w, const char *name, uint64_t *value,
+    uint64_t *size, int *tls)
+{
+	struct wp_elf *d;
+	int n;
+
+	*tls = 0;
+	if ((n = symbol_in(w, name, value, size, tls)) > 0)
+		return n;
+	if ((d = wp_elf_debug(w)) != NULL)
+		return symbol_in(d, name, value, size, tls);
+	return 0;
+}
+
+int
+wp_elf_dynamic(struct wp_elf *w, uint64_t *vaddr)
+{
+	GElf_Phdr ph;
+	size_t n, i;
+
+	if (elf_getphdrnum(w->elf, &n) != 0)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (gelf_getphdr(w->elf, (int)i, &ph) != NULL &&
+		    ph.p_type == PT_DYNAMIC) {
+			*vaddr = ph.p_vaddr;
+			return 0;
+		}
+	return -1;
+}
+
+int
+wp_elf_tls(struct wp_elf *w, uint64_t *memsz, uint64_t *align)
+{
+	GElf_Phdr ph;
+	size_t n, i;
+
+	if (elf_getphdrnum(w->elf, &n) != 0)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (gelf_getphdr(w->elf, (int)i, &ph) != NULL &&
+		    ph.p_type == PT_TLS) {
+			*memsz = ph.p_memsz;
+			*align = ph.p_align ? ph.p_align : 1;
+			return 0;
+		}
+	return -1;
 }
 
 const struct wp_elf_load *
@@ -295,9 +561,9 @@ load_funcs(struct wp_elf *w)
 	w->nfuncs = j + 1;
 }
 
-/* The function symbol whose [addr, addr+size) holds vaddr. */
-const struct wp_elf_func *
-wp_elf_func_at(struct wp_elf *w, uint64_t vaddr)
+/* The function symbol of w's own whose [addr, addr+size) holds vaddr. */
+static const struct wp_elf_func *
+func_in(struct wp_elf *w, uint64_t vaddr)
 {
 	size_t lo = 0, hi, mid;
 	const struct wp_elf_func *f;
@@ -320,6 +586,17 @@ wp_elf_func_at(struct wp_elf *w, uint64_t vaddr)
 	return NULL;
 }
 
+const struct wp_elf_func *
+wp_elf_func_at(struct wp_elf *w, uint64_t vaddr)
+{
+	const struct wp_elf_func *f;
+	struct wp_elf *d;
+
+	if ((f = func_in(w, vaddr)) == NULL && (d = wp_elf_debug(w)) != NULL)
+		f = func_in(d, vaddr);
+	return f;
+}
+
 /* Reads file bytes backing [vaddr, vaddr+len); returns bytes read. */
 size_t
 wp_elf_read(struct wp_elf *w, uint64_t vaddr, void *buf, size_t len)
@@ -328,7 +605,7 @@ wp_elf_read(struct wp_elf *w, uint64_t vaddr, void *buf, size_t len)
 	uint64_t off;
 	ssize_t n;
 
-	if (l == NULL || vaddr - l->vaddr >= l->filesz)
+	if (w->nocode || l == NULL || vaddr - l->vaddr >= l->filesz)
 		return 0;
 	if (len > l->filesz - (vaddr - l->vaddr))
 		len = (size_t)(l->filesz - (vaddr - l->vaddr));
@@ -345,22 +622,40 @@ wp_elf_read(struct wp_elf *w, uint64_t vaddr, void *buf, size_t len)
 	return n > 0 ? (size_t)n : 0;
 }
 
-/* Source file and line of vaddr from DWARF, when there is any. */
-int
-wp_elf_srcline(struct wp_elf *w, uint64_t vaddr, const char **file, int *line)
+static Dwarf *
+dwarf_of(struct wp_elf *w)
 {
-	Dwarf_Die cu;
-	Dwarf_Line *l;
-
 	if (!w->dwarf_done) {
 		w->dwarf_done = 1;
 		w->dwarf = dwarf_begin_elf(w->elf, DWARF_C_READ, NULL);
 	}
-	if (w->dwarf == NULL || dwarf_addrdie(w->dwarf, vaddr, &cu) == NULL ||
+	return w->dwarf;
+}
+
+static int
+srcline_in(struct wp_elf *w, uint64_t vaddr, const char **file, int *line)
+{
+	Dwarf_Die cu;
+	Dwarf_Line *l;
+
+	if (dwarf_of(w) == NULL || dwarf_addrdie(w->dwarf, vaddr, &cu) == NULL ||
 	    (l = dwarf_getsrc_die(&cu, vaddr)) == NULL)
 		return -1;
 	*file = dwarf_linesrc(l, NULL, NULL);
 	if (*file == NULL || dwarf_lineno(l, line) != 0)
 		return -1;
 	return 0;
+}
+
+/* Source file and line of vaddr from DWARF, when there is any. */
+int
+wp_elf_srcline(struct wp_elf *w, uint64_t vaddr, const char **file, int *line)
+{
+	struct wp_elf *d;
+
+	if (srcline_in(w, vaddr, file, line) == 0)
+		return 0;
+	if ((d = wp_elf_debug(w)) != NULL)
+		return srcline_in(d, vaddr, file, line);
+	return -1;
 }

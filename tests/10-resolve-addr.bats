@@ -138,3 +138,49 @@ null null $(tinfo score) $(tinfo score)"
 	assert_success
 	assert_line --index 0 --partial "usage: wp-resolve -p pid"
 }
+
+@test "wp-resolve: a thread-local variable is refused without --tid, and is that thread's copy with it" {
+	start_target tls-writer -t 2
+	run --separate-stderr wp-resolve -p "$TPID" wpt_tls
+	assert_failure 1
+	assert_equal "$stderr" "wp-resolve: wpt_tls: 'wpt_tls' is thread-local (each thread has its own copy): give --tid TID to watch one thread's"
+	local th tid want
+	for th in 0 1; do
+		tid=$(tinfo "threads[$th].tid")
+		want="$(tinfo "threads[$th].tls") 8
+$(tinfo "threads[$th].errno") 4"
+		# the program's own, and libc's errno
+		run --separate-stderr wp-resolve -p "$TPID" --tid "$tid" wpt_tls libc.so.6:errno
+		assert_success
+		run jq -r 'select(.type=="target") | "\(.runtime_addr) \(.len)"' <<< "$output"
+		assert_output "$want"
+	done
+	run --separate-stderr wp-resolve -p "$TPID" --tid 999999999 wpt_tls
+	assert_failure 1
+	assert_equal "$stderr" "wp-resolve: wpt_tls: --tid 999999999: no such thread of pid $TPID"
+}
+
+@test "wp-resolve: MODULE+0xOFF and MODULE:0xOFF are static addresses of any module" {
+	start_target shlib-writer
+	local lib base off want
+	run --separate-stderr wp-resolve -p "$TPID" libwpt.so:wpt_lib_counter
+	assert_success
+	want=$(jq -r 'select(.type=="target") | .runtime_addr' <<< "$output")
+	off=$(static_of "$T/libwpt.so" wpt_lib_counter)
+	for form in "libwpt.so+$off" "libwpt.so:$off" "libwpt+$off"; do
+		run --separate-stderr wp-resolve -p "$TPID" -l 8 "$form"
+		assert_success
+		assert_equal "$(jq -r 'select(.type=="target") | "\(.runtime_addr) \(.module | split("/") | last) \(.static_addr)"' <<< "$output")" \
+			"$want libwpt.so $off"
+	done
+	# the main program by its name, which has a '-'
+	off=$(static_of "$T/shlib-writer" main)
+	run --separate-stderr wp-resolve -p "$TPID" -l 1 "shlib-writer+$off"
+	assert_success
+	run --separate-stderr wp-resolve -p "$TPID" "libwpt.so:0x7fffffff0"
+	assert_failure 1
+	assert_equal "$stderr" "wp-resolve: libwpt.so:0x7fffffff0: static address 0x7fffffff0 is in no loadable segment of $(readlink -f "$T/libwpt.so")"
+	run --separate-stderr wp-resolve -p "$TPID" "nosuchlib+0x10"
+	assert_failure 1
+	assert_equal "$stderr" "wp-resolve: nosuchlib+0x10: unknown symbol 'nosuchlib' (not in $(readlink -f "$T/shlib-writer") or its shared objects)"
+}

@@ -232,3 +232,90 @@ custom"
 	run jq -r 'select(.type=="hit") | "\(.writer.confidence) \(.writer.reason)"' <<< "$output"
 	assert_output "unknown no code bytes: anonymous memory of a process that is gone"
 }
+
+# stripped_copy NAME: a copy of mt-writer stripped of symbols and DWARF,
+# as $D/NAME, its debug file $D/mt-writer.debug, and ID its build-id.
+stripped_copy() {
+	D=$BATS_TEST_TMPDIR/dbg
+	mkdir -p "$D"
+	cp "$T/mt-writer" "$D/$1"
+	[ -f "$D/mt-writer.debug" ] ||
+		objcopy --only-keep-debug "$T/mt-writer" "$D/mt-writer.debug"
+	strip --strip-all "$D/$1"
+	ID=$(readelf -n "$D/$1" | awk '/Build ID/ { print $3 }')
+}
+
+# watch_copy PATH: runs PATH, resolves wpt_counter (extra wp-resolve
+# options in RESOLVE_OPTS) and appends a hit on write_counter's store.
+watch_copy() {
+	TOUT=$BATS_TEST_TMPDIR/copy.$RANDOM.out
+	"$1" -t 0 > "$TOUT" &
+	TPID=$!
+	WP_TARGET_PIDS+=("$TPID")
+	wait_for "$TOUT" pid 10
+	wp-resolve -p "$TPID" ${RESOLVE_OPTS:-} wpt_counter > "$BATS_TEST_TMPDIR/in.ndjson"
+	SLIDE=$(jq -r 'select(.type=="session") | .pie_slide' "$BATS_TEST_TMPDIR/in.ndjson")
+	local n ip
+	n=$(insns "$T/mt-writer" write_counter | grep -n wpt_counter | head -n 1 | cut -d: -f1)
+	ip=$(printf '0x%x' $(( SLIDE + $(trap_after "$T/mt-writer" write_counter "$n") )))
+	echo "{\"type\":\"hit\",\"target\":0,\"ip\":\"$ip\",\"regs\":{\"rdi\":\"0x2a\"}}" >> "$BATS_TEST_TMPDIR/in.ndjson"
+	LINE=$(grep -n 'wpt_counter = v;' "$BATS_TEST_DIRNAME/targets/mt-writer.c" | cut -d: -f1)
+}
+
+writer_line() {
+	jq -r 'select(.type=="hit") | "\(.writer.function) \(.writer.source.file // "-" | split("/") | last) \(.writer.source.line) \(.writer.confidence)"'
+}
+
+@test "wp-decode: a stripped program's writer gets its name and line from a debug file: build-id tree, --debug-file" {
+	stripped_copy mt-writer-s
+	mkdir -p "$D/root/.build-id/${ID:0:2}"
+	cp "$D/mt-writer.debug" "$D/root/.build-id/${ID:0:2}/${ID:2}.debug"
+	# wpt_counter is in no symbol table of the stripped file: the debug
+	# file's names it for wp-resolve too
+	RESOLVE_OPTS="--debug-dir $D/root" watch_copy "$D/mt-writer-s"
+	run --separate-stderr wp-decode < "$BATS_TEST_TMPDIR/in.ndjson"
+	assert_success
+	assert_equal "$stderr" "wp-decode: no debug info for $D/mt-writer-s (build-id $ID; none under /usr/lib/debug/.build-id/, give it with --debug-file): source lines unknown"
+	# no function bounds: the backward scan's answer
+	run writer_line <<< "$output"
+	assert_output "null - null medium"
+	run --separate-stderr wp-decode --debug-dir "$D/root" < "$BATS_TEST_TMPDIR/in.ndjson"
+	assert_success
+	assert_equal "$stderr" ""
+	run writer_line <<< "$output"
+	assert_output "write_counter mt-writer.c $LINE high"
+	run --separate-stderr wp-decode --debug-file "$D/mt-writer.debug" < "$BATS_TEST_TMPDIR/in.ndjson"
+	assert_success
+	run writer_line <<< "$output"
+	assert_output "write_counter mt-writer.c $LINE high"
+	# a debug file of another build is not used
+	run --separate-stderr wp-decode --debug-file "$T/stores" < "$BATS_TEST_TMPDIR/in.ndjson"
+	run writer_line <<< "$output"
+	assert_output "null - null medium"
+	run --separate-stderr wp-resolve -p "$TPID" wpt_counter
+	assert_failure 1
+	assert_equal "$stderr" "wp-resolve: wpt_counter: unknown symbol 'wpt_counter' (not in $D/mt-writer-s or its shared objects)"
+}
+
+@test "wp-decode: the .gnu_debuglink name, beside the file and in its .debug/" {
+	stripped_copy mt-writer-l
+	objcopy --add-gnu-debuglink="$D/mt-writer.debug" "$D/mt-writer-l"
+	mkdir -p "$D/.debug"
+	mv "$D/mt-writer.debug" "$D/.debug/"
+	watch_copy "$D/mt-writer-l"
+	run --separate-stderr wp-decode < "$BATS_TEST_TMPDIR/in.ndjson"
+	assert_success
+	assert_equal "$stderr" ""
+	run writer_line <<< "$output"
+	assert_output "write_counter mt-writer.c $LINE high"
+}
+
+@test "wp-decode: --bin naming a debug-only file: code from the program, names and lines from the debug file" {
+	stripped_copy mt-writer-b
+	RESOLVE_OPTS="--bin $D/mt-writer.debug" watch_copy "$D/mt-writer-b"
+	run --separate-stderr wp-decode < "$BATS_TEST_TMPDIR/in.ndjson"
+	assert_success
+	assert_equal "$stderr" ""
+	run jq -r 'select(.type=="hit") | "\(.writer.function) \(.writer.source.line) \(.writer.confidence) \(.writer.insn | split(" ")[0]) \(.written_value.value)"' <<< "$output"
+	assert_output "write_counter $LINE high mov 0x2a"
+}

@@ -126,3 +126,15 @@ load arm
 	assert_equal "$(obs .backend)" ptrace_singlestep
 	assert_equal "$(cat "$WERR")" "wp-arm: hardware breakpoints do not fire on this machine: using the ptrace single-step backend (the target runs 10,000 times slower or more while watched)"
 }
+
+@test "wp-arm ptrace: a thread-local variable with --tid: that thread's writes, none of the others'" {
+	start_target tls-writer -t 3 -n 10
+	local tid
+	tid=$(tinfo "threads[1].tid")
+	watch_start --tid "$tid" wpt_tls -- --backend ptrace -d 120s
+	kill -USR1 "$TPID"
+	wait_for "$TOUT" '^done' 60
+	watch_wait
+	run jq -r 'select(.type=="hit") | "\(.tid) \(.new_value)"' "$WOUT"
+	assert_output "$(for i in $(seq 1 10); do printf '%s 0x%x\n' "$tid" "$i"; done)"
+}

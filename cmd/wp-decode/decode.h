@@ -24,6 +24,7 @@ struct dmod {
 	uint64_t	 bias;
 	struct wp_elf	*elf;
 	int		 state;		/* 0 untried, 1 usable, -1 not */
+	int		 told;		/* why it has no lines was said */
 };
 
 struct dmap {

@@ -2,6 +2,7 @@
  * For each hit: which candidate wrote, how sure that is, and the value
  * written, added to the record.
  */
+#include <err.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,6 +214,23 @@ choose(const struct site *st, const struct dtarget *t,
 		c->caveat = kind_caveat(&st->cand[c->wi]);
 }
 
+/* The source line of static address sa of module m, or why none, once. */
+static void
+source_of(struct dmod *m, uint64_t sa, struct wp_writer_rec *r)
+{
+	const char *file, *why;
+	int line;
+
+	if (wp_elf_srcline(m->elf, sa, &file, &line) == 0) {
+		r->source_file = file;
+		r->source_line = line;
+	} else if (!m->told) {
+		m->told = 1;
+		if ((why = wp_elf_debug_why(m->elf)) != NULL)
+			warnx("%s: source lines unknown", why);
+	}
+}
+
 /* The writer object, rendered once per choice and trap IP. */
 static const char *
 writer_text(struct decoder *d, struct site *st, const struct choice *c,
@@ -222,8 +240,7 @@ writer_text(struct decoder *d, struct site *st, const struct choice *c,
 	struct wp_writer_rec r;
 	struct wp_jw w = { 0 };
 	struct variant *v;
-	const char *file;
-	int i, line;
+	int i;
 
 	for (i = 0; i < st->nvar; i++) {
 		v = &st->var[i];
@@ -246,12 +263,8 @@ writer_text(struct decoder *d, struct site *st, const struct choice *c,
 		r.writer_ip = in->addr;
 		r.has_writer_static = st->mod >= 0;
 		r.writer_static = in->addr - st->bias;
-		if (st->mod >= 0 && d->img.mods[st->mod].elf != NULL &&
-		    wp_elf_srcline(d->img.mods[st->mod].elf, r.writer_static,
-		    &file, &line) == 0) {
-			r.source_file = file;
-			r.source_line = line;
-		}
+		if (st->mod >= 0 && d->img.mods[st->mod].elf != NULL)
+			source_of(&d->img.mods[st->mod], r.writer_static, &r);
 		r.insn = in->text;
 		r.confidence = c->conf;
 		r.candidates = st->ncand;

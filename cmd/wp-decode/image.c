@@ -117,6 +117,28 @@ open_mapped(struct image *im, int mi, struct wp_error *e)
 	return elf;
 }
 
+/*
+ * The module's file is a debug file (--bin pointed at one): code comes
+ * from the file mapped, when it is the same build, with debug as its
+ * debug file; else the debug file stays, and code is read live.
+ */
+static struct wp_elf *
+code_beside(struct dmod *m, struct wp_elf *debug)
+{
+	struct wp_elf *code;
+	struct wp_error e;
+
+	if (m->path == NULL || strcmp(m->path, m->file) == 0 ||
+	    (code = wp_elf_open(m->path, &e)) == NULL)
+		return debug;
+	if (strcmp(code->build_id, debug->build_id) != 0) {
+		wp_elf_close(code);
+		return debug;
+	}
+	wp_elf_set_debug(code, debug);
+	return code;
+}
+
 struct dmod *
 image_module(struct image *im, int mi)
 {
@@ -127,6 +149,8 @@ image_module(struct image *im, int mi)
 		m->state = -1;
 		m->elf = m->file ? wp_elf_open(m->file, &e) :
 		    open_mapped(im, mi, &e);
+		if (m->elf != NULL && m->elf->nocode)
+			m->elf = code_beside(m, m->elf);
 		if (m->elf == NULL)
 			warnx("%s: %s; its writers are unknown",
 			    m->file ? m->file : m->path, e.msg);

@@ -6,17 +6,31 @@
 #include <string.h>
 
 #include "decode.h"
+#include "elf.h"
 #include "stream.h"
 #include "util.h"
 
 static void
 usage(int status)
 {
-	fprintf(status ? stderr : stdout, "usage: wp-decode [file]\n");
+	fprintf(status ? stderr : stdout, "usage: wp-decode "
+	    "[--debug-file file]... [--debug-dir dir]... [file]\n");
+	if (status == 0)
+		fputs("\n"
+		    "      --debug-file file  a separate debug file, for the "
+		    "module of its build-id\n"
+		    "      --debug-dir dir    where debug files are (default "
+		    "/usr/lib/debug)\n"
+		    "  -h, --help             this help\n"
+		    "  -V, --version          the version\n"
+		    "  file                   the stream to decode (default: "
+		    "standard input)\n", stdout);
 	exit(status);
 }
 
 static const struct option longopts[] = {
+	{ "debug-file",	required_argument, NULL, 'D' },
+	{ "debug-dir",	required_argument, NULL, 'G' },
 	{ "help",	no_argument,	NULL, 'h' },
 	{ "version",	no_argument,	NULL, 'V' },
 	{ NULL,		0,		NULL, 0 }
@@ -25,10 +39,19 @@ static const struct option longopts[] = {
 static const char *
 parse_options(int argc, char *argv[])
 {
+	struct wp_error e;
 	int ch;
 
 	while ((ch = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
 		switch (ch) {
+		case 'D':
+			if (wp_elf_debug_file(optarg, &e) == -1)
+				errx(WP_EXIT_USAGE, "--debug-file %s: %s", optarg,
+				    e.msg);
+			break;
+		case 'G':
+			wp_elf_debug_dir(optarg);
+			break;
 		case 'h':
 			usage(0);
 			break;

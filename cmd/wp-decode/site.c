@@ -51,8 +51,11 @@ static size_t
 read_code(struct image *im, struct dmod *m, uint64_t bias, uint64_t sa,
     void *buf, size_t len)
 {
-	if (m != NULL)
-		return wp_elf_read(m->elf, sa, buf, len);
+	size_t n;
+
+	/* a debug-only file has no code: the live process's is the same */
+	if (m != NULL && (n = wp_elf_read(m->elf, sa, buf, len)) > 0)
+		return n;
 	return image_read_live(im, sa + bias, buf, len);
 }
 

@@ -18,7 +18,9 @@ parse_hex(const char *s, uint64_t *v)
 static int
 is_symchar(int c)
 {
-	return isalnum(c) || c == '_' || c == '.' || c == '$' || c == '@';
+	/* '-' for module names: mt-writer+0x40, ld-linux-x86-64.so.2 */
+	return isalnum(c) || c == '_' || c == '.' || c == '$' || c == '@' ||
+	    c == '-';
 }
 
 int
@@ -64,6 +66,16 @@ addr_parse(const char *s, struct addr *a, char *err, size_t errsz)
 		a->module = wp_xcalloc(1, (size_t)(colon - s) + 1);
 		memcpy(a->module, s, (size_t)(colon - s));
 		sym = colon + 1;
+		if (sym[0] == '0' && (sym[1] == 'x' || sym[1] == 'X')) {
+			/* MODULE:0xHEX, a static address in MODULE */
+			a->kind = ADDR_STATIC;
+			if (parse_hex(sym, &a->value) == -1) {
+				snprintf(err, errsz, "not a hex address");
+				addr_free(a);
+				return -1;
+			}
+			return 0;
+		}
 	}
 	plus = strchr(sym, '+');
 	tmp = wp_xstrdup(sym);

@@ -1,6 +1,9 @@
 /*
  * addr: the address forms users write (0xHEX, static:0xHEX,
- * [MODULE:]SYMBOL[+OFF]) and --follow chains ([[SLOT]+o0]+o1, SLOT+OFF).
+ * MODULE:0xHEX, [MODULE:]SYMBOL[+OFF], MODULE+0xOFF) and --follow
+ * chains ([[SLOT]+o0]+o1, SLOT+OFF).  MODULE+0xOFF parses as a symbol
+ * with an offset; target.c takes it for a module when no symbol of
+ * that name exists.
  * Parsing only: target.c locates them in the process.
  */
 #ifndef WPRESOLVE_ADDR_H
@@ -13,7 +16,7 @@
 
 enum addr_kind {
 	ADDR_RUNTIME,	/* 0xHEX */
-	ADDR_STATIC,		/* static:0xHEX */
+	ADDR_STATIC,		/* static:0xHEX, MODULE:0xHEX */
 	ADDR_SYMBOL		/* [MODULE:]SYMBOL[+OFF] */
 };
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "addr.h"
+#include "elf.h"
 #include "hwbp.h"
 #include "stream.h"
 #include "target.h"
@@ -31,8 +32,35 @@ usage(int status)
 	fprintf(status ? stderr : stdout,
 	    "usage: wp-resolve -p pid [-l len] [-a w|rw] [--bin path] "
 	    "[--force-bin]\n"
+	    "                  [--debug-file file]... [--debug-dir dir]... "
+	    "[--tid tid]\n"
 	    "                  [--follow slot+off]... [--no-slot-limit] "
-	    "addr ...\n");
+	    "[--] addr ...\n");
+	if (status == 0)
+		fputs("\n"
+		    "  -p, --pid pid         the process to watch\n"
+		    "  -l, --len len         bytes to watch (default: the "
+		    "symbol's size, else 4)\n"
+		    "  -a, --access w|rw     writes only (default), or reads "
+		    "too\n"
+		    "      --bin path        the program's file, when "
+		    "/proc/PID/exe is not it\n"
+		    "      --force-bin       use --bin even if its build-id "
+		    "differs\n"
+		    "      --debug-file file a separate debug file (matched "
+		    "by build-id)\n"
+		    "      --debug-dir dir   where debug files are "
+		    "(default /usr/lib/debug)\n"
+		    "      --tid tid         the thread whose thread-local "
+		    "copy to watch\n"
+		    "      --follow chain    a pointer chain, re-bound when "
+		    "a pointer changes\n"
+		    "      --no-slot-limit   more than 4 slots (ptrace "
+		    "backend)\n"
+		    "  -h, --help            this help\n"
+		    "  -V, --version         the version\n"
+		    "addr: 0xHEX, static:0xHEX, MODULE:0xHEX, MODULE+0xOFF, "
+		    "[MODULE:]SYMBOL[+OFF]\n", stdout);
 	exit(status);
 }
 
@@ -44,6 +72,9 @@ static const struct option longopts[] = {
 	{ "force-bin",		no_argument,		NULL, 'F' },
 	{ "follow",		required_argument,	NULL, 'f' },
 	{ "no-slot-limit",	no_argument,		NULL, 'N' },
+	{ "debug-file",		required_argument,	NULL, 'D' },
+	{ "debug-dir",		required_argument,	NULL, 'G' },
+	{ "tid",		required_argument,	NULL, 'T' },
 	{ "help",		no_argument,		NULL, 'h' },
 	{ "version",		no_argument,		NULL, 'V' },
 	{ NULL,			0,			NULL, 0 }
@@ -53,6 +84,7 @@ static void
 option(int ch, const char *arg, struct options *op)
 {
 	char errbuf[512];
+	struct wp_error e;
 	uint64_t u;
 
 	switch (ch) {
@@ -85,6 +117,18 @@ option(int ch, const char *arg, struct options *op)
 		break;
 	case 'N':
 		op->o.no_slot_limit = 1;
+		break;
+	case 'D':
+		if (wp_elf_debug_file(arg, &e) == -1)
+			errx(WP_EXIT_USAGE, "--debug-file %s: %s", arg, e.msg);
+		break;
+	case 'G':
+		wp_elf_debug_dir(arg);
+		break;
+	case 'T':
+		if (wp_parse_u64(arg, &u) == -1 || u == 0 || u > INT32_MAX)
+			errx(WP_EXIT_USAGE, "--tid %s: not a thread id", arg);
+		op->o.tid = (pid_t)u;
 		break;
 	case 'h':
 		usage(0);

@@ -14,6 +14,7 @@
 #include "proc.h"
 #include "record.h"
 #include "target.h"
+#include "tls.h"
 #include "util.h"
 
 static int
@@ -30,13 +31,19 @@ module_matches(const char *path, const char *name)
 	    (base[n] == '.' || base[n] == '-');
 }
 
-/* Definitions of sym in module m: 0, 1 (val and sz set), or more. */
+/* What a symbol lookup found. */
+struct sym {
+	uint64_t	 val, size;
+	int		 tls;		/* val is an offset in the TLS block */
+};
+
+/* Definitions of name in module m: 0, 1 (*s set), or more. */
 static int
-lookup_in(struct module *m, const char *sym, uint64_t *val, uint64_t *sz)
+lookup_in(struct module *m, const char *name, struct sym *s)
 {
 	if (m->elf == NULL)
 		return 0;
-	return wp_elf_symbol(m->elf, sym, val, sz);
+	return wp_elf_symbol(m->elf, name, &s->val, &s->size, &s->tls);
 }
 
 static struct module *
@@ -62,18 +69,18 @@ find_module(struct view *v, const char *name, char *err, size_t errsz)
 
 /* The one module other than the main binary that defines sym. */
 static struct module *
-find_elsewhere(struct view *v, const char *sym, uint64_t *val, uint64_t *sz,
-    char *err, size_t errsz)
+find_elsewhere(struct view *v, const char *sym, struct sym *out, char *err,
+    size_t errsz)
 {
 	struct module *found = NULL, *m;
 	const char *p1, *p2;
-	uint64_t val1, sz1;
+	struct sym s1;
 	size_t i;
 	int n;
 
 	for (i = 0; i < v->nmods; i++) {
 		m = &v->mods[i];
-		if (m == v->main || (n = lookup_in(m, sym, &val1, &sz1)) == 0)
+		if (m == v->main || (n = lookup_in(m, sym, &s1)) == 0)
 			continue;
 		if (n > 1 || found != NULL) {
 			p1 = found ? found->path : m->path;
@@ -87,8 +94,7 @@ find_elsewhere(struct view *v, const char *sym, uint64_t *val, uint64_t *sz,
 			return NULL;
 		}
 		found = m;
-		*val = val1;
-		*sz = sz1;
+		*out = s1;
 	}
 	if (found == NULL)
 		snprintf(err, errsz, "unknown symbol '%s' (not in %s%s)", sym,
@@ -98,8 +104,8 @@ find_elsewhere(struct view *v, const char *sym, uint64_t *val, uint64_t *sz,
 
 /* [MODULE:]SYMBOL: the module that defines it, its value and size. */
 static struct module *
-find_symbol(struct view *v, const struct addr *a, uint64_t *val,
-    uint64_t *sz, char *err, size_t errsz)
+find_symbol(struct view *v, const struct addr *a, struct sym *s, char *err,
+    size_t errsz)
 {
 	struct module *m;
 	int n;
@@ -107,7 +113,7 @@ find_symbol(struct view *v, const struct addr *a, uint64_t *val,
 	m = a->module ? find_module(v, a->module, err, errsz) : v->main;
 	if (m == NULL)
 		return NULL;
-	n = lookup_in(m, a->symbol, val, sz);
+	n = lookup_in(m, a->symbol, s);
 	if (n > 1) {
 		snprintf(err, errsz, "ambiguous symbol '%s': %d definitions in %s",
 		    a->symbol, n, m->path);
@@ -120,7 +126,51 @@ find_symbol(struct view *v, const struct addr *a, uint64_t *val,
 		    m->path);
 		return NULL;
 	}
-	return find_elsewhere(v, a->symbol, val, sz, err, errsz);
+	return find_elsewhere(v, a->symbol, s, err, errsz);
+}
+
+/* Static address sa of module m (NULL: the main program) at runtime. */
+static int
+static_in(struct view *v, struct module *m, uint64_t sa, uint64_t *addr,
+    char *err, size_t errsz)
+{
+	if (m == NULL)
+		m = v->main;
+	if (m->elf == NULL || wp_elf_load_at(m->elf, sa) == NULL) {
+		snprintf(err, errsz, "static address 0x%" PRIx64 " is in no "
+		    "loadable segment of %s", sa, m == v->main && v->bin ?
+		    v->bin : m == v->main ? v->exe : m->path);
+		return -1;
+	}
+	*addr = sa + m->bias;
+	return 0;
+}
+
+/* MODULE+0xOFF when no symbol is named MODULE: the module, or NULL. */
+static struct module *
+module_plus(struct view *v, const struct addr *a)
+{
+	char err[256];
+
+	if (a->module != NULL || a->off < 0)
+		return NULL;
+	return find_module(v, a->symbol, err, sizeof err);
+}
+
+/* The address of thread o->tid's copy of thread-local s in m. */
+static int
+thread_local(struct view *v, struct module *m, const struct addr *a,
+    const struct sym *s, const struct target_opts *o, uint64_t *addr,
+    char *err, size_t errsz)
+{
+	if (o->tid == 0) {
+		snprintf(err, errsz, "'%s' is thread-local (each thread has its "
+		    "own copy): give --tid TID to watch one thread's",
+		    a->symbol);
+		return -1;
+	}
+	return tls_address(v, m, s->val + (uint64_t)a->off, o->tid, addr,
+	    err, errsz);
 }
 
 /*
@@ -128,11 +178,11 @@ find_symbol(struct view *v, const struct addr *a, uint64_t *val,
  * size for a symbol without offset, else 0.
  */
 static int
-locate(struct view *v, const struct addr *a, uint64_t *addr,
-    uint64_t *symsize, char *err, size_t errsz)
+locate(struct view *v, const struct addr *a, const struct target_opts *o,
+    uint64_t *addr, uint64_t *symsize, char *err, size_t errsz)
 {
 	struct module *m;
-	uint64_t val = 0, sz = 0;
+	struct sym s = { 0, 0, 0 };
 
 	*symsize = 0;
 	switch (a->kind) {
@@ -140,23 +190,24 @@ locate(struct view *v, const struct addr *a, uint64_t *addr,
 		*addr = a->value;
 		return 0;
 	case ADDR_STATIC:
-		if (v->main->elf == NULL ||
-		    wp_elf_load_at(v->main->elf, a->value) == NULL) {
-			snprintf(err, errsz, "static address 0x%" PRIx64
-			    " is in no loadable segment of %s", a->value,
-			    v->bin ? v->bin : v->exe);
+		m = NULL;
+		if (a->module != NULL &&
+		    (m = find_module(v, a->module, err, errsz)) == NULL)
 			return -1;
-		}
-		*addr = a->value + v->main->bias;
-		return 0;
+		return static_in(v, m, a->value, addr, err, errsz);
 	case ADDR_SYMBOL:
 		break;
 	}
-	if ((m = find_symbol(v, a, &val, &sz, err, errsz)) == NULL)
-		return -1;
-	*addr = val + m->bias + (uint64_t)a->off;
+	if ((m = find_symbol(v, a, &s, err, errsz)) == NULL) {
+		if ((m = module_plus(v, a)) == NULL)
+			return -1;
+		return static_in(v, m, (uint64_t)a->off, addr, err, errsz);
+	}
 	if (a->off == 0)
-		*symsize = sz;
+		*symsize = s.size;
+	if (s.tls)
+		return thread_local(v, m, a, &s, o, addr, err, errsz);
+	*addr = s.val + m->bias + (uint64_t)a->off;
 	return 0;
 }
 
@@ -247,7 +298,7 @@ target_resolve(struct view *v, int id, const char *input,
 	const char *warns[1];
 
 	memset(t, 0, sizeof *t);
-	if (locate(v, a, &t->addr, &symsize, err, errsz) == -1)
+	if (locate(v, a, o, &t->addr, &symsize, err, errsz) == -1)
 		return -1;
 	t->len = default_len(o, symsize);
 	if (check_place(v, a, t->addr, t->len, !o->no_slot_limit, "", err,
@@ -286,7 +337,7 @@ target_follow(struct view *v, int id, const char *input,
 	size_t i;
 
 	memset(t, 0, sizeof *t);
-	if (locate(v, &f->slot, &t->addr, &symsize, err, errsz) == -1 ||
+	if (locate(v, &f->slot, o, &t->addr, &symsize, err, errsz) == -1 ||
 	    check_place(v, &f->slot, t->addr, 8, 1, "pointer slot ", err,
 	    errsz) == -1)
 		return -1;

@@ -5,6 +5,7 @@
 #ifndef WPRESOLVE_TARGET_H
 #define WPRESOLVE_TARGET_H
 
+#include <sys/types.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -15,6 +16,7 @@ struct target_opts {
 	size_t		 len;		/* 0: the symbol's size, else 4 */
 	int		 rw;		/* -a rw */
 	int		 no_slot_limit;
+	pid_t		 tid;		/* --tid: whose thread-local copy */
 };
 
 /* A resolved address: what it occupies and its record line. */
