@@ -91,7 +91,7 @@ addr_parse(const char *s, struct addr *a, char *err, size_t errsz)
 	for (i = 0; tmp[i] != '\0'; i++)
 		if (!is_symchar((unsigned char)tmp[i]))
 			break;
-	if (tmp[0] == '\0' || tmp[i] != '\0') {
+	if (tmp[0] == '\0' || tmp[0] == '-' || tmp[i] != '\0') {
 		snprintf(err, errsz, "not an address or symbol name");
 		free(tmp);
 		addr_free(a);
