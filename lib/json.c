@@ -5,6 +5,9 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "json.h"
 #include "util.h"
@@ -14,15 +17,42 @@ struct scan {
 	const char	*p, *end, *start;
 	const char	*err;
 	int		 depth;
+	int		 line;		/* a newline ends the text */
+};
+
+/* Byte classes: a string byte that stands for itself, a hex digit. */
+#define C_PLAIN	1
+#define C_HEX	2
+
+static const unsigned char cls[256] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1,
+	1, 3, 3, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,
+	1, 3, 3, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
 };
 
 static int value(struct scan *);
 
-static void
+static inline void
 ws(struct scan *s)
 {
+	/* records have no blanks between their tokens */
+	if (s->p < s->end && (unsigned char)*s->p > ' ')
+		return;
 	while (s->p < s->end && (*s->p == ' ' || *s->p == '\t' ||
-	    *s->p == '\r' || *s->p == '\n'))
+	    *s->p == '\r' || (*s->p == '\n' && !s->line)))
 		s->p++;
 }
 
@@ -34,25 +64,37 @@ fail(struct scan *s, const char *why)
 	return -1;
 }
 
-static int
+static void
+reserve(struct wp_json *j, size_t n)
+{
+	if (n <= j->cap)
+		return;
+	if (j->cap == 0)
+		j->cap = 64;
+	while (j->cap < n)
+		j->cap *= 2;
+	j->t = wp_xrealloc(j->t, j->cap * sizeof *j->t);
+}
+
+static inline int
 push(struct scan *s, enum wp_jtype type)
 {
 	struct wp_json *j = s->j;
 	struct wp_jtok *t;
 
-	if (j->nt == j->cap) {
-		j->cap = j->cap ? j->cap * 2 : 64;
-		j->t = wp_xrealloc(j->t, j->cap * sizeof *j->t);
-	}
+	if (__builtin_expect(j->nt == j->cap, 0))
+		reserve(j, j->nt + 1);
 	t = &j->t[j->nt];
 	t->start = (uint32_t)(s->p - s->start);
 	t->len = 0;
 	t->type = (uint8_t)type;
 	t->esc = 0;
+	t->fits = 0;
+	t->kinds = 0;
 	return (int)j->nt++;
 }
 
-static void
+static inline void
 done(struct scan *s, int i)
 {
 	struct wp_jtok *t = &s->j->t[i];
@@ -154,19 +196,184 @@ escape(struct scan *s)
 	}
 }
 
+/*
+ * Eight bytes at a time (SWAR): a word's bytes as one uint64_t, its
+ * first byte lowest.  special() sets the high bit of each byte that
+ * does not stand for itself in a string (a control character, a quote,
+ * a backslash, and any byte of a UTF-8 sequence); of those, the lowest
+ * is exact.  hex8() says whether all eight bytes are hex digits.
+ */
+#define ONES	0x0101010101010101ULL
+#define HIGH	0x8080808080808080ULL
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define SWAR	1
+#else
+#define SWAR	0
+#endif
+
+static inline uint64_t
+load8(const unsigned char *p)
+{
+	uint64_t x;
+
+	memcpy(&x, p, sizeof x);
+	return x;
+}
+
+static inline uint64_t
+special(uint64_t x)
+{
+	uint64_t q = x ^ (ONES * '"'), b = x ^ (ONES * '\\');
+
+	return (((x - ONES * 0x20) & ~x) | ((q - ONES) & ~q) |
+	    ((b - ONES) & ~b) | x) & HIGH;
+}
+
+static inline int
+hex8(uint64_t x)
+{
+	uint64_t y = x | ONES * 0x20;	/* A-F as a-f */
+	uint64_t d = (y + ONES * (0x80 - '0')) & ~(y + ONES * (0x7f - '9'));
+	uint64_t l = (y + ONES * (0x80 - 'a')) & ~(y + ONES * (0x7f - 'f'));
+
+	/* no byte of a string is below 0x20: none maps into 0-9 */
+	return (x & HIGH) == 0 && ((d | l) & HIGH) == HIGH;
+}
+
+/*
+ * Whether the string token t (unescaped) is "0x" and 1 to 16 hex
+ * digits; end is the end of the text.
+ */
+static inline int
+is_hex(const char *text, const char *end, const struct wp_jtok *t)
+{
+	const unsigned char *p = (const unsigned char *)text + t->start + 1;
+	size_t n = t->len - 2, i;
+	uint64_t x, keep;
+
+	if (n < 3 || n > 18 || p[0] != '0' || (p[1] != 'x' && p[1] != 'X'))
+		return 0;
+	p += 2;
+	n -= 2;
+	if (SWAR && (const unsigned char *)end - p >= 16) {
+		for (i = 0; i + 8 <= n; i += 8)
+			if (!hex8(load8(p + i)))
+				return 0;
+		if (i == n)
+			return 1;
+		/* the bytes after the digits count as '0' */
+		keep = ~0ULL >> (64 - 8 * (n - i));
+		x = load8(p + i);
+		return hex8((x & keep) | (ONES * '0' & ~keep));
+	}
+	for (i = 0; i < n; i++)
+		if (!(cls[p[i]] & C_HEX))
+			return 0;
+	return 1;
+}
+
+#ifdef __SSE2__
+/*
+ * The 16 bytes at p: a bit for each that does not stand for itself in
+ * a string (control characters and bytes from 0x80 on are below 0x20,
+ * signed).
+ */
+static inline unsigned
+special16(const unsigned char *p)
+{
+	__m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+
+	return (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(
+	    _mm_cmpeq_epi8(x, _mm_set1_epi8('"')),
+	    _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))),
+	    _mm_cmplt_epi8(x, _mm_set1_epi8(0x20))));
+}
+
+/* The 16 bytes at p (none a control character): a bit per hex digit. */
+static inline unsigned
+hex16(const unsigned char *p)
+{
+	__m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+	__m128i y = _mm_or_si128(x, _mm_set1_epi8(0x20));	/* A-F as a-f */
+
+	return (unsigned)_mm_movemask_epi8(_mm_or_si128(
+	    _mm_and_si128(_mm_cmpgt_epi8(y, _mm_set1_epi8('0' - 1)),
+	    _mm_cmplt_epi8(y, _mm_set1_epi8('9' + 1))),
+	    _mm_and_si128(_mm_cmpgt_epi8(y, _mm_set1_epi8('a' - 1)),
+	    _mm_cmplt_epi8(y, _mm_set1_epi8('f' + 1)))));
+}
+
+/*
+ * A string of at most 31 bytes that stand for themselves, at p (after
+ * its opening quote), 32 bytes of text there: its length, or -1.  Most
+ * strings of the records are such names and hex numbers; *hex says
+ * whether it is "0x" and 1 to 16 hex digits.
+ */
+static inline int
+short_string(const unsigned char *p, int *hex)
+{
+	unsigned m, want;
+	int n;
+
+	if ((m = special16(p)) == 0 && (m = special16(p + 16) << 16) == 0)
+		return -1;
+	if (p[n = __builtin_ctz(m)] != '"')
+		return -1;
+	*hex = 0;
+	if (n >= 3 && n <= 18 && p[0] == '0' && (p[1] | 0x20) == 'x') {
+		/* the digits after the 0x, of the 16 bytes from p + 2 */
+		want = (1u << (n - 2)) - 1;
+		*hex = (hex16(p + 2) & want) == want;
+	}
+	return n;
+}
+#endif
+
 static int
 string(struct scan *s)
 {
 	int i = push(s, WP_JSTRING);
+	const unsigned char *p, *end = (const unsigned char *)s->end;
+	uint64_t m;
 	size_t n;
 
 	s->p++;			/* the opening quote */
-	while (s->p < s->end) {
-		unsigned char c = (unsigned char)*s->p;
+#ifdef __SSE2__
+	if (end - (const unsigned char *)s->p >= 32) {
+		int k, hex;
 
+		if ((k = short_string((const unsigned char *)s->p, &hex)) >= 0) {
+			s->p += k + 1;
+			done(s, i);
+			s->j->t[i].fits = (uint8_t)hex;
+			return 0;
+		}
+	}
+#endif
+	while (s->p < s->end) {
+		unsigned char c;
+
+		/* the bytes that stand for themselves, at once */
+		p = (const unsigned char *)s->p;
+		if (SWAR) {
+			while (end - p >= 8 && (m = special(load8(p))) == 0)
+				p += 8;
+			if (end - p >= 8)
+				p += __builtin_ctzll(m) / 8;
+		}
+		for (; p < end && (cls[*p] & C_PLAIN); p++)
+			;
+		s->p = (const char *)p;
+		if (s->p >= s->end)
+			break;
+		c = (unsigned char)*s->p;
 		if (c == '"') {
 			s->p++;
 			done(s, i);
+			if (!s->j->t[i].esc)
+				s->j->t[i].fits = (uint8_t)is_hex(s->start,
+				    s->end, &s->j->t[i]);
 			return 0;
 		}
 		if (c < 0x20)
@@ -197,30 +404,62 @@ digits(struct scan *s)
 	return s->p > q ? 0 : -1;
 }
 
+/* The integer of the n bytes at p (digits, a minus first): 0, or -1. */
+static int
+integer(const char *p, size_t n, int64_t *out)
+{
+	uint64_t x = 0, lim;
+	size_t i = 0;
+	int neg = 0;
+
+	if (n > 0 && p[0] == '-') {
+		neg = 1;
+		i = 1;
+	}
+	lim = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+	for (; i < n; i++) {
+		if (p[i] < '0' || p[i] > '9')
+			return -1;	/* a fraction or an exponent */
+		if (x > (lim - (uint64_t)(p[i] - '0')) / 10)
+			return -1;
+		x = x * 10 + (uint64_t)(p[i] - '0');
+	}
+	*out = neg ? (int64_t)(0 - x) : (int64_t)x;
+	return 0;
+}
+
 static int
 number(struct scan *s)
 {
-	int i = push(s, WP_JNUMBER);
+	int i = push(s, WP_JNUMBER), frac = 0;
+	const char *d;
+	int64_t x;
 
 	if (*s->p == '-')
 		s->p++;
+	d = s->p;
 	if (s->p < s->end && *s->p == '0')
 		s->p++;
 	else if (digits(s) == -1)
 		return fail(s, "bad number");
 	if (s->p < s->end && *s->p == '.') {
 		s->p++;
+		frac = 1;
 		if (digits(s) == -1)
 			return fail(s, "bad number");
 	}
 	if (s->p < s->end && (*s->p == 'e' || *s->p == 'E')) {
 		s->p++;
+		frac = 1;
 		if (s->p < s->end && (*s->p == '+' || *s->p == '-'))
 			s->p++;
 		if (digits(s) == -1)
 			return fail(s, "bad number");
 	}
 	done(s, i);
+	/* 18 digits fit, more may */
+	s->j->t[i].fits = !frac && (s->p - d <= 18 || integer(s->start +
+	    s->j->t[i].start, s->j->t[i].len, &x) == 0);
 	return 0;
 }
 
@@ -236,6 +475,29 @@ word(struct scan *s, const char *w, enum wp_jtype type)
 	s->p += n;
 	done(s, i);
 	return 0;
+}
+
+/* memcmp(a, b, n) == 0, without a call for the short names of records. */
+static inline int
+same_bytes(const char *a, const char *b, size_t n)
+{
+	uint64_t w[4];
+	size_t i;
+
+	if (n > 16)
+		return memcmp(a, b, n) == 0;
+	if (n >= 8) {
+		/* two words, overlapping where n < 16 */
+		memcpy(&w[0], a, 8);
+		memcpy(&w[1], b, 8);
+		memcpy(&w[2], a + n - 8, 8);
+		memcpy(&w[3], b + n - 8, 8);
+		return w[0] == w[1] && w[2] == w[3];
+	}
+	for (i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return 0;
+	return 1;
 }
 
 static int
@@ -269,10 +531,117 @@ duplicate(const struct wp_json *j, int o, int k)
 }
 
 /*
+ * The names of one object so far, for finding a duplicate without
+ * comparing every pair: a fingerprint per name (its length and three of
+ * its bytes), compared in full only when the fingerprints are equal.
+ * Names with escapes, and objects with more names, go the long way.
+ */
+#define NFP	32
+
+struct names {
+	uint32_t	fp[NFP];
+	int		tok[NFP];
+	int		n;
+	int		slow;
+	uint64_t	bloom;		/* a bit per fingerprint seen */
+};
+
+/*
+ * A name's hash for wp_json's filter of the top object's names: two of
+ * its 64 bits, the first (h & 63) also where keyat keeps the name.
+ */
+static inline uint32_t
+name_hash(const char *p, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)p;
+	uint32_t h;
+
+	if (n == 0)
+		return 0;
+	h = (uint32_t)n * 0x9e3779b1u ^ u[0] * 0x85ebca6bu ^
+	    u[n - 1] * 0xc2b2ae35u ^ u[n / 2] * 0x27d4eb2fu;
+	return h ^ h >> 15;
+}
+
+static inline uint64_t
+name_bits(uint32_t h)
+{
+	return 1ULL << (h & 63) | 1ULL << (h >> 8 & 63);
+}
+
+static inline uint32_t
+fingerprint(const char *text, const struct wp_jtok *t)
+{
+	const unsigned char *p = (const unsigned char *)text + t->start + 1;
+	uint32_t n = t->len - 2;
+
+	if (n == 0)
+		return 0;
+	return (n & 0xff) | (uint32_t)p[0] << 8 | (uint32_t)p[n / 2] << 16 |
+	    (uint32_t)p[n - 1] << 24;
+}
+
+/* Adds name token k of object o: 1 when it is a duplicate. */
+static int
+name_seen(const struct wp_json *j, struct names *nm, int o, int k)
+{
+	const struct wp_jtok *t = &j->t[k], *u;
+	uint64_t bit;
+	uint32_t fp;
+	int i;
+
+	if (nm->slow || t->esc || nm->n == NFP) {
+		nm->slow = 1;
+		return duplicate(j, o, k);
+	}
+	fp = fingerprint(j->text, t);
+	bit = 1ULL << ((fp * 0x9e3779b1u) >> 26);
+	for (i = 0; (nm->bloom & bit) && i < nm->n; i++) {
+		if (nm->fp[i] != fp)
+			continue;
+		u = &j->t[nm->tok[i]];
+		if (u->len == t->len && same_bytes(j->text + u->start,
+		    j->text + t->start, t->len))
+			return 1;
+	}
+	nm->bloom |= bit;
+	nm->fp[nm->n] = fp;
+	nm->tok[nm->n++] = k;
+	return 0;
+}
+
+/* What value t adds to its container's kinds. */
+static inline uint8_t
+kind(const struct wp_jtok *t)
+{
+	return (uint8_t)(1u << t->type | (t->type == WP_JSTRING && !t->fits ?
+	    WP_JKIND_NOTHEX : 0));
+}
+
+/* Adds name token k of the top object to the filter of its names. */
+static inline void
+top_name(struct wp_json *j, int k)
+{
+	const struct wp_jtok *t = &j->t[k];
+	uint32_t h;
+
+	if (t->esc) {
+		j->keys = ~0ULL;	/* found the long way */
+		return;
+	}
+	h = name_hash(j->text + t->start + 1, t->len - 2);
+	if (!(j->keyown & (1ULL << (h & 63)))) {
+		j->keyown |= 1ULL << (h & 63);
+		j->keyat[h & 63] = (uint32_t)k;
+	}
+	j->keys |= name_bits(h);
+}
+
+/*
  * After the opening bracket, and after each member or element: 1 at the
  * closing bracket (the container is done), 0 where another one follows.
  */
-static int
+static inline int
 more(struct scan *s, int tok, char close, int first)
 {
 	ws(s);
@@ -292,11 +661,46 @@ more(struct scan *s, int tok, char close, int first)
 	return 0;
 }
 
+/* A string at s->p (its opening quote): its token, or -1. */
+static inline int
+str_tok(struct scan *s)
+{
+	struct wp_json *j = s->j;
+	int k = (int)j->nt;
+#ifdef __SSE2__
+	struct wp_jtok *t;
+	int n, hex;
+
+	if (s->end - s->p >= 33 && (n = short_string((const unsigned char *)
+	    s->p + 1, &hex)) >= 0) {
+		if (__builtin_expect(j->nt == j->cap, 0))
+			reserve(j, j->nt + 1);
+		t = &j->t[k];
+		t->start = (uint32_t)(s->p - s->start);
+		t->len = (uint32_t)n + 2;
+		t->end = (uint32_t)k + 1;
+		t->type = WP_JSTRING;
+		t->esc = 0;
+		t->fits = (uint8_t)hex;
+		t->kinds = 0;
+		j->nt++;
+		s->p += n + 2;
+		return k;
+	}
+#endif
+	return string(s) == -1 ? -1 : k;
+}
+
 static int
 members(struct scan *s)
 {
 	int o = push(s, WP_JOBJECT), k, rc;
+	unsigned kinds = 0;
+	struct names nm;
 
+	nm.n = 0;
+	nm.slow = 0;
+	nm.bloom = 0;
 	s->p++;			/* { */
 	for (rc = more(s, o, '}', 1); rc == 0; rc = more(s, o, '}', 0)) {
 		ws(s);
@@ -304,36 +708,54 @@ members(struct scan *s)
 			return fail(s, "truncated");
 		if (*s->p != '"')
 			return fail(s, "expected a quoted member name");
-		k = (int)s->j->nt;
-		if (string(s) == -1)
+		if ((k = str_tok(s)) == -1)
 			return -1;
-		if (duplicate(s->j, o, k)) {
+		if (name_seen(s->j, &nm, o, k)) {
 			s->p -= s->j->t[k].len;
 			return fail(s, "duplicate member name");
 		}
-		ws(s);
-		if (s->p >= s->end)
-			return fail(s, "truncated");
-		if (*s->p != ':')
-			return fail(s, "expected ':'");
-		s->p++;
-		ws(s);
-		if (value(s) == -1)
-			return -1;
+		if (o == 0)
+			top_name(s->j, k);
+		if (s->p < s->end && *s->p == ':')
+			s->p++;		/* no blanks: most records */
+		else {
+			ws(s);
+			if (s->p >= s->end)
+				return fail(s, "truncated");
+			if (*s->p != ':')
+				return fail(s, "expected ':'");
+			s->p++;
+		}
+		if (s->p < s->end && *s->p != '"')
+			ws(s);
+		if (s->p < s->end && *s->p == '"') {
+			if ((k = str_tok(s)) == -1)
+				return -1;
+			kinds |= s->j->t[k].fits ? 1u << WP_JSTRING :
+			    1u << WP_JSTRING | WP_JKIND_NOTHEX;
+		} else {
+			k = (int)s->j->nt;
+			if (value(s) == -1)
+				return -1;
+			kinds |= kind(&s->j->t[k]);
+		}
 	}
+	s->j->t[o].kinds = (uint8_t)kinds;
 	return rc == 1 ? 0 : -1;
 }
 
 static int
 elements(struct scan *s)
 {
-	int a = push(s, WP_JARRAY), rc;
+	int a = push(s, WP_JARRAY), e, rc;
 
 	s->p++;			/* [ */
 	for (rc = more(s, a, ']', 1); rc == 0; rc = more(s, a, ']', 0)) {
 		ws(s);
+		e = (int)s->j->nt;
 		if (value(s) == -1)
 			return -1;
+		s->j->t[a].kinds |= kind(&s->j->t[e]);
 	}
 	return rc == 1 ? 0 : -1;
 }
@@ -380,6 +802,7 @@ wp_json_parse(struct wp_json *j, const char *text, size_t len)
 	j->text = text;
 	j->len = len;
 	j->nt = 0;
+	j->keys = j->keyown = 0;
 	j->err = NULL;
 	j->col = 0;
 	ws(&s);
@@ -402,6 +825,37 @@ wp_json_parse(struct wp_json *j, const char *text, size_t len)
 		return -1;
 	}
 	return 0;
+}
+
+int
+wp_json_parse_line(struct wp_json *j, const char *text, size_t avail,
+    size_t *len)
+{
+	struct scan s;
+
+	if (avail > UINT32_MAX)
+		return -1;
+	memset(&s, 0, sizeof s);
+	s.j = j;
+	s.p = s.start = text;
+	s.end = text + avail;
+	s.line = 1;
+	j->text = text;
+	j->nt = 0;
+	j->keys = j->keyown = 0;
+	j->err = NULL;
+	j->col = 0;
+	ws(&s);
+	if (s.p < s.end && *s.p == '{' && value(&s) == 0) {
+		ws(&s);
+		if (s.p < s.end && *s.p == '\n') {
+			*len = j->len = (size_t)(s.p - s.start);
+			return 0;
+		}
+	}
+	j->nt = 0;
+	j->err = NULL;
+	return -1;
 }
 
 void
@@ -430,14 +884,31 @@ wp_json_key_is(const struct wp_json *j, int v, const char *key, size_t n)
 int
 wp_json_get(const struct wp_json *j, int obj, const char *key)
 {
+	const struct wp_jtok *k;
 	size_t n = strlen(key);
+	uint32_t h;
 	int i;
 
 	if (obj < 0 || j->t[obj].type != WP_JOBJECT)
 		return -1;
-	for (i = obj + 1; i < (int)j->t[obj].end; i = (int)j->t[i + 1].end)
-		if (wp_json_key_is(j, i + 1, key, n))
+	if (obj == 0 && j->keys != ~0ULL) {
+		h = name_hash(key, n);
+		/* a name there owns its first bit, or another one does */
+		if ((j->keys & name_bits(h)) != name_bits(h) ||
+		    !(j->keyown & (1ULL << (h & 63))))
+			return -1;
+		k = &j->t[i = (int)j->keyat[h & 63]];
+		if (k->len == n + 2 && same_bytes(j->text + k->start + 1, key,
+		    n))
 			return i + 1;
+	}
+	for (i = obj + 1; i < (int)j->t[obj].end; i = (int)j->t[i + 1].end) {
+		k = &j->t[i];
+		if (k->esc ? wp_json_key_is(j, i + 1, key, n) :
+		    k->len == n + 2 &&
+		    same_bytes(j->text + k->start + 1, key, n))
+			return i + 1;
+	}
 	return -1;
 }
 
@@ -481,37 +952,38 @@ int
 wp_json_int(const struct wp_json *j, int v, int64_t *out)
 {
 	const char *p;
-	uint64_t x = 0, lim;
+	uint64_t x = 0;
 	size_t i = 0, n;
-	int neg = 0;
 
-	if (!wp_json_is(j, v, WP_JNUMBER))
+	/* the parser checked that it is an integer and fits */
+	if (!wp_json_is(j, v, WP_JNUMBER) || !j->t[v].fits)
 		return -1;
 	p = j->text + j->t[v].start;
 	n = j->t[v].len;
-	if (p[0] == '-') {
-		neg = 1;
+	if (p[0] == '-')
 		i = 1;
-	}
-	lim = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
-	for (; i < n; i++) {
-		if (p[i] < '0' || p[i] > '9')
-			return -1;	/* a fraction or an exponent */
-		if (x > (lim - (uint64_t)(p[i] - '0')) / 10)
-			return -1;
+	for (; i < n; i++)
 		x = x * 10 + (uint64_t)(p[i] - '0');
-	}
-	*out = neg ? (int64_t)(0 - x) : (int64_t)x;
+	*out = p[0] == '-' ? (int64_t)(0 - x) : (int64_t)x;
 	return 0;
 }
 
 int
 wp_json_hex(const struct wp_json *j, int v, uint64_t *out)
 {
-	if (!wp_json_is(j, v, WP_JSTRING) || j->t[v].esc)
+	const unsigned char *p;
+	uint64_t x = 0;
+	size_t n, i;
+
+	/* the parser checked the digits */
+	if (v < 0 || j->t[v].type != WP_JSTRING || !j->t[v].fits)
 		return -1;
-	return wp_parse_hexn(j->text + j->t[v].start + 1, j->t[v].len - 2,
-	    out);
+	p = (const unsigned char *)j->text + j->t[v].start + 3;
+	n = j->t[v].len - 4;
+	for (i = 0; i < n; i++)
+		x = x << 4 | (uint64_t)((p[i] & 0xf) + 9 * (p[i] >> 6));
+	*out = x;
+	return 0;
 }
 
 int
@@ -615,7 +1087,8 @@ wp_json_str(const struct wp_json *j, int v, char *buf, size_t sz)
 	p = j->text + j->t[v].start + 1;
 	n = j->t[v].len - 2;
 	if (!j->t[v].esc) {
-		if (n >= sz || memchr(p, '\0', n) != NULL)
+		/* the parser let no control character by: no NUL */
+		if (n >= sz)
 			return -1;
 		memcpy(buf, p, n);
 		buf[n] = '\0';
@@ -676,13 +1149,18 @@ wp_json_raw(const struct wp_json *j, int v, size_t *len)
 /* ---- writing ---- */
 
 static void
+grow_to(struct wp_jw *w, size_t n)
+{
+	while (w->len + n + 1 > w->cap)
+		w->cap = w->cap ? w->cap * 2 : 1024;
+	w->buf = wp_xrealloc(w->buf, w->cap);
+}
+
+static inline void
 grow(struct wp_jw *w, size_t n)
 {
-	if (w->len + n + 1 > w->cap) {
-		while (w->len + n + 1 > w->cap)
-			w->cap = w->cap ? w->cap * 2 : 1024;
-		w->buf = wp_xrealloc(w->buf, w->cap);
-	}
+	if (__builtin_expect(w->len + n + 1 > w->cap, 0))
+		grow_to(w, n);
 }
 
 void
@@ -694,7 +1172,7 @@ wp_jw_append(struct wp_jw *w, const char *text, size_t n)
 	w->buf[w->len] = '\0';
 }
 
-static void
+static inline void
 put(struct wp_jw *w, char c)
 {
 	grow(w, 1);
@@ -732,21 +1210,20 @@ static void
 key(struct wp_jw *w, const char *k)
 {
 	uint64_t bit = 1ULL << (w->depth & 63);
+	size_t n = k != NULL ? strlen(k) : 0;
 
+	grow(w, n + 4);
 	if (w->more & bit)
-		put(w, ',');
+		w->buf[w->len++] = ',';
 	w->more |= bit;
 	if (k != NULL) {
-		size_t n = strlen(k);
-
-		grow(w, n + 3);
 		w->buf[w->len++] = '"';
 		memcpy(w->buf + w->len, k, n);
 		w->len += n;
 		w->buf[w->len++] = '"';
 		w->buf[w->len++] = ':';
-		w->buf[w->len] = '\0';
 	}
+	w->buf[w->len] = '\0';
 }
 
 static void
@@ -796,9 +1273,16 @@ wp_jw_strn(struct wp_jw *w, const char *k, const char *s, size_t n)
 	grow(w, n + 2);
 	w->buf[w->len++] = '"';
 	while (p < end) {
-		if (*p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\') {
-			grow(w, 2);
-			w->buf[w->len++] = (char)*p++;
+		const unsigned char *q;
+
+		if (cls[*p] & C_PLAIN) {
+			/* a run of bytes that stand for themselves */
+			for (q = p + 1; q < end && (cls[*q] & C_PLAIN); q++)
+				;
+			grow(w, (size_t)(q - p) + 1);
+			memcpy(w->buf + w->len, p, (size_t)(q - p));
+			w->len += (size_t)(q - p);
+			p = q;
 		} else if (*p == '"' || *p == '\\') {
 			grow(w, 3);
 			w->buf[w->len++] = '\\';
@@ -835,23 +1319,50 @@ wp_jw_str(struct wp_jw *w, const char *k, const char *s)
 		wp_jw_strn(w, k, s, strlen(s));
 }
 
-/* "0x" and the hex digits of v into p; returns the length. */
-static size_t
-fmt_hex(char *p, uint64_t v)
+/* The 8 hex digits of v, the first in the lowest byte. */
+static inline uint64_t
+hex8_of(uint32_t v)
 {
-	static const char hexd[] = "0123456789abcdef";
-	char tmp[16];
-	size_t n = 0, i;
+	uint64_t x = v, letters;
 
-	do
-		tmp[n++] = hexd[v & 15];
-	while ((v >>= 4) != 0);
+	/* nibble i in byte i, then the highest in the lowest byte */
+	x = (x | x << 16) & 0x0000ffff0000ffffULL;
+	x = (x | x << 8) & 0x00ff00ff00ff00ffULL;
+	x = (x | x << 4) & 0x0f0f0f0f0f0f0f0fULL;
+	x = __builtin_bswap64(x);
+	/* 0-9 as '0'-'9', 10-15 as 'a'-'f' */
+	letters = ((x + 0x0606060606060606ULL) >> 4) & 0x0101010101010101ULL;
+	return x + 0x3030303030303030ULL + letters * ('a' - '0' - 10);
+}
+
+size_t
+wp_fmt_hex(char *p, uint64_t v)
+{
+	size_t n = v == 0 ? 1 : (size_t)(67 - __builtin_clzll(v)) / 4;
+	uint64_t hi, lo;
+
+	if (!SWAR) {
+		static const char hexd[] = "0123456789abcdef";
+		size_t i;
+
+		for (i = n; i > 0; i--, v >>= 4)
+			p[1 + i] = hexd[v & 15];
+	} else if (n <= 8) {
+		/* the leading zeros are the low bytes: shifted out */
+		lo = hex8_of((uint32_t)v) >> 8 * (8 - n);
+		memcpy(p + 2, &lo, 8);
+	} else {
+		hi = hex8_of((uint32_t)(v >> 32)) >> 8 * (16 - n);
+		lo = hex8_of((uint32_t)v);
+		memcpy(p + 2, &hi, 8);
+		memcpy(p + 2 + n - 8, &lo, 8);
+	}
 	p[0] = '0';
 	p[1] = 'x';
-	for (i = 0; i < n; i++)
-		p[2 + i] = tmp[n - 1 - i];
 	return n + 2;
 }
+
+#define fmt_hex wp_fmt_hex
 
 void
 wp_jw_hex(struct wp_jw *w, const char *k, uint64_t v)
@@ -881,15 +1392,27 @@ wp_jw_shex(struct wp_jw *w, const char *k, int64_t v)
 static void
 put_u(struct wp_jw *w, uint64_t v)
 {
-	char tmp[20];
-	size_t n = 0;
+	/* two digits at a time */
+	static const char dec2[201] =
+	    "00010203040506070809101112131415161718192021222324252627282930313233"
+	    "34353637383940414243444546474849505152535455565758596061626364656667"
+	    "6869707172737475767778798081828384858687888990919293949596979899";
+	char tmp[20], *q = tmp + sizeof tmp;
+	size_t n;
 
-	do
-		tmp[n++] = (char)('0' + v % 10);
-	while ((v /= 10) != 0);
+	for (; v >= 100; v /= 100) {
+		q -= 2;
+		memcpy(q, dec2 + 2 * (v % 100), 2);
+	}
+	if (v >= 10) {
+		q -= 2;
+		memcpy(q, dec2 + 2 * v, 2);
+	} else
+		*--q = (char)('0' + v);
+	n = (size_t)(tmp + sizeof tmp - q);
 	grow(w, n);
-	while (n > 0)
-		w->buf[w->len++] = tmp[--n];
+	memcpy(w->buf + w->len, q, n);
+	w->len += n;
 	w->buf[w->len] = '\0';
 }
 
@@ -947,4 +1470,19 @@ wp_jw_raw(struct wp_jw *w, const char *k, const char *text, size_t n)
 {
 	key(w, k);
 	wp_jw_append(w, text, n);
+}
+
+char *
+wp_jw_raw_begin(struct wp_jw *w, const char *k, size_t n)
+{
+	key(w, k);
+	grow(w, n);
+	return w->buf + w->len;
+}
+
+void
+wp_jw_raw_end(struct wp_jw *w, size_t n)
+{
+	w->len += n;
+	w->buf[w->len] = '\0';
 }

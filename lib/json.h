@@ -32,7 +32,17 @@ struct wp_jtok {
 	uint32_t	end;
 	uint8_t		type;		/* enum wp_jtype */
 	uint8_t		esc;		/* a string with backslash escapes */
+	uint8_t		fits;		/* a string: "0x" and 1 to 16 hex
+					   digits, without escapes; a
+					   number: an integer that fits
+					   int64_t */
+	uint8_t		kinds;		/* an object's values or an array's
+					   elements: bit 1 << type for each
+					   type there, and WP_JKIND_NOTHEX
+					   for a string not hex */
 };
+
+#define WP_JKIND_NOTHEX	0x80
 
 /*
  * A parsed text.  The tokens belong to the struct and are reused by the
@@ -46,10 +56,23 @@ struct wp_json {
 	size_t		 nt, cap;
 	const char	*err;		/* after a failed parse: what is wrong */
 	size_t		 col;		/* and where, 1-based byte */
+	/* for wp_json_get on token 0: a filter of its members' names (two
+	   bits per name), and the name token of each bit a name owns (its
+	   first, unless an earlier name owns that) */
+	uint64_t	 keys, keyown;
+	uint32_t	 keyat[64];
 };
 
 /* Parses text (one JSON object, blanks around it allowed): 0, or -1. */
 int	 wp_json_parse(struct wp_json *j, const char *text, size_t len);
+/*
+ * The same for the line at text, of the avail bytes there, without
+ * looking for its newline first: 0 and its length (its newline not
+ * counted) when it is a JSON object, else -1 with nothing said: the
+ * caller finds the line's end and asks wp_json_parse what is wrong.
+ */
+int	 wp_json_parse_line(struct wp_json *j, const char *text, size_t avail,
+	    size_t *len);
 void	 wp_json_free(struct wp_json *j);
 
 /* The value of member key of object obj (a token index), or -1. */
@@ -117,7 +140,18 @@ void	 wp_jw_bytes(struct wp_jw *w, const char *key,
 /* text that is already one valid JSON value */
 void	 wp_jw_raw(struct wp_jw *w, const char *key, const char *text,
 	    size_t n);
+/*
+ * The same, made in place: begin returns room for at most n bytes, the
+ * caller writes one valid JSON value there, and end says how long.
+ */
+char	*wp_jw_raw_begin(struct wp_jw *w, const char *key, size_t n);
+void	 wp_jw_raw_end(struct wp_jw *w, size_t n);
 /* text appended as it is (the caller keeps the JSON valid) */
 void	 wp_jw_append(struct wp_jw *w, const char *text, size_t n);
+/*
+ * "0x" and the hex digits of v at p: the length.  It may write up to 18
+ * bytes, past the length too.
+ */
+size_t	 wp_fmt_hex(char *p, uint64_t v);
 
 #endif

@@ -198,6 +198,10 @@ struct wp_hit_rec {
 	uint64_t		 addr;
 	int			 len;
 	const struct wp_x86_regs *regs;		/* NULL: none sampled */
+	/* --callchain: the callers' return addresses, innermost first */
+	const char		*chain_status;	/* NULL: not asked */
+	const uint64_t		*chain;
+	size_t			 nchain;
 };
 
 void	 wp_rec_hit(struct wp_jw *w, const struct wp_hit_rec *h);

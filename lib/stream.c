@@ -3,8 +3,11 @@
  * bad lines named and skipped, valid ones passed on byte for byte.
  */
 #include <sys/stat.h>
+#include <sys/uio.h>
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,13 +17,39 @@
 #include "stream.h"
 #include "util.h"
 
-#define OUTBUF	(1 << 16)
+#define INBUF	(1 << 18)	/* what one read(2) asks for, at least */
+#define OUTBUF	(1 << 20)	/* into a file: a write(2) costs the most */
+#define PIPESZ	(1 << 20)	/* a pipe's size asked for: fewer wakeups */
 
 static FILE	*out;
+static int	 outfd = -1;	/* -1: written through out */
 static int	 flush_each;
-static size_t	 pending;	/* bytes in out's buffer */
+static int	 out_failed;
+static int	 held;		/* open readers and holds: lines are
+				   flushed before a reader waits, and at
+				   the last release */
+static size_t	 pending;	/* bytes in outbuf */
+static size_t	 outmax = 1 << 16;	/* of outbuf, the bytes used */
 static char	 outbuf[OUTBUF];
 static volatile sig_atomic_t interrupted;
+
+/*
+ * The size of pipe fd, grown to PIPESZ where the system lets it be: the
+ * tools on either side of it then take turns less often.  0: not a pipe.
+ */
+static size_t
+pipe_size(int fd)
+{
+	struct stat st;
+	int n;
+
+	if (fd < 0 || fstat(fd, &st) == -1 || !S_ISFIFO(st.st_mode))
+		return 0;
+	if ((n = fcntl(fd, F_GETPIPE_SZ)) < PIPESZ &&
+	    fcntl(fd, F_SETPIPE_SZ, PIPESZ) != -1)
+		n = fcntl(fd, F_GETPIPE_SZ);
+	return n > 0 ? (size_t)n : 0;
+}
 
 void
 wp_reader_init(struct wp_reader *rd, FILE *in, const char *name)
@@ -28,6 +57,10 @@ wp_reader_init(struct wp_reader *rd, FILE *in, const char *name)
 	memset(rd, 0, sizeof *rd);
 	rd->in = in;
 	rd->name = name;
+	/* read(2) keeps a pipe's records coming as they are written */
+	rd->fd = fileno(in);
+	pipe_size(rd->fd);
+	held++;
 }
 
 void
@@ -37,6 +70,21 @@ wp_reader_free(struct wp_reader *rd)
 	free(rd->type);
 	wp_json_free(&rd->j);
 	memset(rd, 0, sizeof *rd);
+	wp_stream_release();
+}
+
+void
+wp_stream_hold(void)
+{
+	held++;
+}
+
+int
+wp_stream_release(void)
+{
+	if (held > 0 && --held == 0 && flush_each && pending > 0)
+		return wp_stream_flush();
+	return out_failed ? -1 : 0;
 }
 
 static int
@@ -48,15 +96,17 @@ bad(struct wp_reader *rd, const char *why)
 	return -1;
 }
 
+/* Parses the line (parsed is 1 when it was already, as a JSON object). */
 static int
-parse(struct wp_reader *rd, size_t len, struct wp_record *rec)
+parse(struct wp_reader *rd, char *line, size_t len, int parsed,
+    struct wp_record *rec)
 {
 	struct wp_json *j = &rd->j;
 	struct wp_error e;
 	char why[128];
 	int t;
 
-	if (wp_json_parse(j, rd->buf, len) == -1) {
+	if (!parsed && wp_json_parse(j, line, len) == -1) {
 		if (strcmp(j->err, "empty line") == 0 ||
 		    strcmp(j->err, "not a JSON object") == 0 ||
 		    strcmp(j->err, "text after the JSON object") == 0)
@@ -74,7 +124,7 @@ parse(struct wp_reader *rd, size_t len, struct wp_record *rec)
 	}
 	if (wp_json_str(j, t, rd->type, rd->typecap) == -1)
 		return bad(rd, "a NUL character in \"type\"");
-	rec->line = rd->buf;
+	rec->line = line;
 	rec->len = len;
 	rec->lineno = rd->lineno;
 	rec->type = rd->type;
@@ -84,30 +134,102 @@ parse(struct wp_reader *rd, size_t len, struct wp_record *rec)
 	return 1;
 }
 
+/* Whether a read of fd would return at once. */
+static int
+readable(int fd)
+{
+	struct pollfd p;
+
+	p.fd = fd;
+	p.events = POLLIN;
+	p.revents = 0;
+	return poll(&p, 1, 0) == 1 && p.revents != 0;
+}
+
+/*
+ * Reads more after the bytes not handed out yet, which move to the
+ * front; the buffer grows when one line fills it.  The lines written
+ * so far go out first when the read would wait.  Returns the bytes
+ * read, 0 at the end, -1 on an error.
+ */
+static ssize_t
+fill(struct wp_reader *rd)
+{
+	size_t keep = rd->end - rd->pos;
+	ssize_t n;
+
+	if (rd->pos > 0 && keep > 0)
+		memmove(rd->buf, rd->buf + rd->pos, keep);
+	rd->pos = 0;
+	rd->end = keep;
+	if (rd->cap - rd->end < INBUF / 2) {
+		rd->cap = rd->cap < INBUF ? INBUF : rd->cap * 2;
+		rd->buf = wp_xrealloc(rd->buf, rd->cap);
+	}
+	if (rd->fd < 0) {
+		n = (ssize_t)fread(rd->buf + rd->end, 1, rd->cap - rd->end - 1,
+		    rd->in);
+		return n == 0 && ferror(rd->in) ? -1 : n;
+	}
+	if (flush_each && pending > 0 && !readable(rd->fd))
+		wp_stream_flush();
+	while ((n = read(rd->fd, rd->buf + rd->end, rd->cap - rd->end - 1)) ==
+	    -1 && errno == EINTR)
+		;
+	return n;
+}
+
 int
 wp_stream_read(struct wp_reader *rd, struct wp_record *rec)
 {
-	ssize_t n;
+	char *line, *nl;
+	size_t n;
+	ssize_t got;
 
-	if (rd->done)
-		return 0;
-	errno = 0;
-	n = getline(&rd->buf, &rd->cap, rd->in);
-	if (n < 0) {
-		rd->done = 1;
-		if (ferror(rd->in) && errno != 0) {
+	/* most lines are records: parsed as they are found */
+	if (rd->pos < rd->end && wp_json_parse_line(&rd->j, rd->buf + rd->pos,
+	    rd->end - rd->pos, &n) == 0) {
+		line = rd->buf + rd->pos;
+		rd->pos += n + 1;
+		line[n] = '\0';
+		rd->lineno++;
+		return parse(rd, line, n, 1, rec);
+	}
+	for (;;) {
+		if (rd->pos < rd->end && (nl = memchr(rd->buf + rd->pos, '\n',
+		    rd->end - rd->pos)) != NULL) {
+			line = rd->buf + rd->pos;
+			n = (size_t)(nl - line);
+			rd->pos += n + 1;
+			break;
+		}
+		if (rd->done)
+			return 0;
+		errno = 0;
+		if ((got = fill(rd)) < 0) {
+			rd->done = 1;
+			rd->pos = rd->end = 0;
 			wp_error_set(&rd->err, WP_EXIT_ERROR, "%s: read: %s",
-			    rd->name, strerror(errno));
+			    rd->name, strerror(errno ? errno : EIO));
 			return -1;
 		}
-		return 0;
+		rd->end += (size_t)got;
+		if (got == 0) {
+			/* the end: a last line without its newline */
+			rd->done = 1;
+			if (rd->pos == rd->end)
+				return 0;
+			line = rd->buf + rd->pos;
+			n = rd->end - rd->pos;
+			rd->pos = rd->end;
+			break;
+		}
 	}
+	line[n] = '\0';		/* fill keeps a byte free after the data */
 	rd->lineno++;
-	if (n > 0 && rd->buf[n - 1] == '\n')
-		rd->buf[--n] = '\0';
-	if (memchr(rd->buf, '\0', (size_t)n) != NULL)
+	if (memchr(line, '\0', n) != NULL)
 		return bad(rd, "NUL byte in line");
-	return parse(rd, (size_t)n, rec);
+	return parse(rd, line, n, 0, rec);
 }
 
 FILE *
@@ -128,43 +250,113 @@ wp_stream_out_init(FILE *f)
 	out = f;
 	signal(SIGPIPE, SIG_IGN);
 	flush_each = !(fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode));
-	/* glibc would take the size of a buffer of its own as a hint */
-	setvbuf(f, outbuf, _IOFBF, sizeof outbuf);
+	/* into a pipe, at most a quarter of it at once */
+	if (!flush_each)
+		outmax = OUTBUF;
+	else if ((outmax = pipe_size(fileno(f)) / 4) == 0)
+		outmax = 1 << 16;
+	else if (outmax < (1 << 12))
+		outmax = 1 << 12;
+	else if (outmax > OUTBUF)
+		outmax = OUTBUF;
+	/* what stdio holds goes out first; then the lines go past it */
+	fflush(f);
+	outfd = fileno(f);
 	pending = 0;
+	out_failed = 0;
 }
 
-/*
- * Makes room for a record of n bytes: the buffer is written out before
- * it would fill mid-record, so that every write(2) ends a line and a
- * writer killed between two leaves no half record behind.
- */
+/* Writes the n bytes at p; a full non-blocking output is waited for. */
 static int
-room(size_t n)
+put_all(const char *p, size_t n)
 {
-	if (pending + n > OUTBUF && pending > 0 && wp_stream_flush() == -1)
+	struct pollfd pf;
+	ssize_t k;
+
+	if (out_failed)
 		return -1;
-	pending += n;
+	if (outfd < 0) {
+		if (fwrite(p, 1, n, out) != n || fflush(out) == EOF) {
+			out_failed = 1;
+			return -1;
+		}
+		return 0;
+	}
+	while (n > 0) {
+		if ((k = write(outfd, p, n)) >= 0) {
+			p += k;
+			n -= (size_t)k;
+		} else if (errno == EAGAIN) {
+			pf.fd = outfd;
+			pf.events = POLLOUT;
+			poll(&pf, 1, -1);
+		} else if (errno != EINTR) {
+			out_failed = 1;
+			return -1;
+		}
+	}
 	return 0;
 }
 
 int
 wp_stream_flush(void)
 {
+	size_t n = pending;
+
 	pending = 0;
-	if (fflush(out) == EOF || ferror(out))
+	if (out_failed)
 		return -1;
+	if (n > 0 && put_all(outbuf, n) == -1)
+		return -1;
+	if (outfd < 0 && (fflush(out) == EOF || ferror(out))) {
+		out_failed = 1;
+		return -1;
+	}
 	return 0;
+}
+
+/*
+ * One line of the pieces p[0..n), its newline added.  The buffer is
+ * written out before it would fill mid-line, so that every write(2) ends
+ * a line and a writer killed between two leaves no half record behind.
+ */
+static int
+put_line(const struct iovec *p, int n)
+{
+	size_t len = 1;
+	char *o, *big = NULL;
+	int i, rc;
+
+	for (i = 0; i < n; i++)
+		len += p[i].iov_len;
+	if (pending + len > outmax && wp_stream_flush() == -1)
+		return -1;
+	/* a line longer than the buffer goes by itself, at once */
+	o = len <= OUTBUF ? outbuf + pending : (big = wp_xmalloc(len));
+	for (i = 0; i < n; i++) {
+		memcpy(o, p[i].iov_base, p[i].iov_len);
+		o += p[i].iov_len;
+	}
+	*o = '\n';
+	if (big != NULL) {
+		rc = put_all(big, len);
+		free(big);
+		return rc;
+	}
+	pending += len;
+	if ((flush_each && held == 0) || pending > outmax)
+		return wp_stream_flush();
+	return out_failed ? -1 : 0;
 }
 
 int
 wp_stream_write(const char *line, size_t len)
 {
-	if (room(len + 1) == -1 ||
-	    fwrite(line, 1, len, out) != len || putc('\n', out) == EOF)
-		return -1;
-	if (flush_each)
-		return wp_stream_flush();
-	return 0;
+	struct iovec v;
+
+	v.iov_base = (void *)(uintptr_t)line;
+	v.iov_len = len;
+	return put_line(&v, 1);
 }
 
 int
@@ -182,19 +374,20 @@ wp_stream_pass(const struct wp_record *rec)
 int
 wp_stream_append(const struct wp_record *rec, const char *extra, size_t n)
 {
+	struct iovec v[3];
 	size_t k = rec->len;
 
 	while (k > 0 && rec->line[k - 1] != '}')
 		k--;
 	if (k == 0)
 		return wp_stream_pass(rec);
-	if (room(k + n + 1) == -1 ||
-	    fwrite(rec->line, 1, k - 1, out) != k - 1 ||
-	    fwrite(extra, 1, n, out) != n || fputs("}\n", out) == EOF)
-		return -1;
-	if (flush_each)
-		return wp_stream_flush();
-	return 0;
+	v[0].iov_base = (void *)(uintptr_t)rec->line;
+	v[0].iov_len = k - 1;
+	v[1].iov_base = (void *)(uintptr_t)extra;
+	v[1].iov_len = n;
+	v[2].iov_base = (void *)(uintptr_t)"}";
+	v[2].iov_len = 1;
+	return put_line(v, 3);
 }
 
 static void

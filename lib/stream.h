@@ -35,6 +35,8 @@ struct wp_reader {
 	/* private */
 	char		*buf;
 	size_t		 cap;
+	size_t		 pos, end;	/* the bytes read, not handed out */
+	int		 fd;		/* -1: read through in */
 	struct wp_json	 j;
 	char		*type;
 	size_t		 typecap;
@@ -60,8 +62,10 @@ int	 wp_stream_read(struct wp_reader *rd, struct wp_record *rec);
 FILE	*wp_stream_open(const char *arg, const char **name);
 
 /*
- * Output.  Lines are flushed one by one unless out is a regular file,
- * so that a consumer on a pipe sees each record at once.  SIGPIPE is
+ * Output.  Unless out is a regular file, lines are flushed as they are
+ * written, so that a consumer on a pipe sees each record at once; while
+ * a reader is open (a filter), they are flushed before it waits for
+ * input instead, which a consumer cannot tell apart.  SIGPIPE is
  * ignored: a closed output shows as -1 from the writers.
  */
 void	 wp_stream_out_init(FILE *out);
@@ -72,6 +76,14 @@ int	 wp_stream_pass(const struct wp_record *rec);
 int	 wp_stream_append(const struct wp_record *rec, const char *extra,
 	    size_t n);
 int	 wp_stream_flush(void);
+/*
+ * Between wp_stream_hold and wp_stream_release, lines are not flushed
+ * one by one: a batch written at once (the records of a ring drained)
+ * goes out together at the release, which returns -1 when the output
+ * is closed.  An open reader holds the stream the same way.
+ */
+void	 wp_stream_hold(void);
+int	 wp_stream_release(void);
 
 /*
  * For the filters after wp-arm: the first SIGINT (a Ctrl-C that reaches

@@ -279,27 +279,29 @@ have(const struct wp_x86_regs *r, int idx)
 	return idx < 0 || (r->have & (1u << idx)) != 0;
 }
 
+/* The address in's memory operand points to, its displacement disp. */
 static int
-effective(const struct wp_x86_insn *in, const struct wp_x86_regs *r,
-    uint64_t *ea)
+effective(const struct wp_x86_insn *in, int64_t disp,
+    const struct wp_x86_regs *r, uint64_t *ea)
 {
+	const struct wp_x86_mem *m = &in->mem;
 	uint64_t a;
 
-	if (!have(r, in->mem.base) || !have(r, in->mem.index) ||
-	    (in->mem.seg && !have(r, in->mem.seg)))
+	if (!have(r, m->base) || !have(r, m->index) ||
+	    (m->seg && !have(r, m->seg)))
 		return -1;
-	a = (uint64_t)in->mem.disp;
-	if (in->mem.rip_rel)
+	a = (uint64_t)disp;
+	if (m->rip_rel)
 		a += in->addr + (uint64_t)in->size;
-	if (in->mem.base >= 0)
-		a += in->mem.base_bytes == 4 ? (uint32_t)r->v[in->mem.base] :
-		    r->v[in->mem.base];
-	if (in->mem.index >= 0)
-		a += r->v[in->mem.index] * (uint64_t)in->mem.scale;
-	if (in->mem.base_bytes == 4)
+	if (m->base >= 0)
+		a += m->base_bytes == 4 ? (uint32_t)r->v[m->base] :
+		    r->v[m->base];
+	if (m->index >= 0)
+		a += r->v[m->index] * (uint64_t)m->scale;
+	if (m->base_bytes == 4)
 		a = (uint32_t)a;
-	if (in->mem.seg)
-		a += r->v[in->mem.seg];
+	if (m->seg)
+		a += r->v[m->seg];
 	*ea = a;
 	return 0;
 }
@@ -314,21 +316,20 @@ int
 wp_x86_store_range(const struct wp_x86_insn *in, const struct wp_x86_regs *r,
     int after, uint64_t *lo, uint64_t *hi)
 {
-	struct wp_x86_insn tmp;
+	int64_t disp = in->mem.disp;
 	uint64_t ea;
 	int w = in->width > 0 ? in->width : 8;
 
 	if (!in->writes)
 		return -1;
-	tmp = *in;
 	if (after && in->kind == WP_X86_PUSH)
-		tmp.mem.disp = 0;
+		disp = 0;
 	if (after && in->kind == WP_X86_STRING) {
 		if (!have(r, WP_RFLAGS))
 			return -1;
-		tmp.mem.disp = (r->v[WP_RFLAGS] & 0x400) ? w : -w;
+		disp = (r->v[WP_RFLAGS] & 0x400) ? w : -w;
 	}
-	if (effective(&tmp, r, &ea) == -1)
+	if (effective(in, disp, r, &ea) == -1)
 		return -1;
 	if (in->kind == WP_X86_XCHG && in->width == 0)
 		w = 8;
@@ -345,7 +346,7 @@ wp_x86_load_range(const struct wp_x86_insn *in, const struct wp_x86_regs *r,
 
 	if (!in->reads || in->kind == WP_X86_STRING || in->kind == WP_X86_PUSH)
 		return -1;
-	if (effective(in, r, &ea) == -1)
+	if (effective(in, in->mem.disp, r, &ea) == -1)
 		return -1;
 	*lo = ea;
 	*hi = ea + (uint64_t)(in->width > 0 ? in->width : 8);

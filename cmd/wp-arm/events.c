@@ -24,10 +24,13 @@
 #include "hold.h"
 #include "perf.h"
 #include "proc.h"
+#include "stream.h"
 #include "util.h"
 #include "watch.h"
 
 #define SCAN_NS		50000000ULL	/* how often threads are looked for */
+#define RING_PAGES	64		/* each CPU's ring, by default */
+#define RING_PAGES_MAX	512		/* with --regs, where mlock lets us */
 
 struct evid {
 	uint64_t	id;
@@ -51,6 +54,7 @@ struct perf_state {
 	struct bpfw		*bpf;		/* backend_bpf's program */
 	struct hold		*hold;		/* --follow-mode stop */
 	int			 exec_seen;
+	int			 ring_auto;	/* ring_pages not asked for */
 	int			 scan;
 	uint64_t		 next_scan;
 	struct pollfd		*pfd;
@@ -82,7 +86,7 @@ on_sample(struct watch *w, struct perf_state *s, const struct perf_rec *r)
 {
 	struct wp_hit_rec h;
 	struct wp_x86_regs regs;
-	int ti, i;
+	int ti;
 
 	if ((pid_t)r->pid != w->pid) {
 		w->excluded_other++;
@@ -92,18 +96,8 @@ on_sample(struct watch *w, struct perf_state *s, const struct perf_rec *r)
 		w->ambiguous++;
 		return 0;
 	}
-	memset(&h, 0, sizeof h);
-	h.pid = (pid_t)r->pid;
-	h.tid = (pid_t)r->tid;
-	h.cpu = (int)r->cpu;
+	perf_sample_hit(r, &h, &regs);
 	h.time_ns = watch_time(w, r->time);
-	h.ip = r->ip;
-	if (r->nregs > 0) {
-		for (i = 0; i < r->nregs; i++)
-			regs.v[i] = r->regs[i];
-		regs.have = (1u << r->nregs) - 1;
-		h.regs = &regs;
-	}
 	if (w->truncated)
 		return 0;
 	if (watch_hit(w, (size_t)ti, &h) == -1)
@@ -266,9 +260,13 @@ drain_all(struct watch *w, struct perf_state *s)
 	size_t ci;
 	int c;
 
+	/* the records of the rings go out together, once they are read */
+	wp_stream_hold();
 	for (c = 0; c < s->ncpu; c++)
 		if (s->rings[c].base != NULL)
 			perf_drain(&s->rings[c], w->regs, on_record, w);
+	if (wp_stream_release() == -1)
+		w->output_closed = 1;
 	if (s->bpf != NULL)
 		bpfw_drain(s->bpf, w, on_pointer);
 	for (ci = 0; ci < w->nchains; ci++)
@@ -312,7 +310,11 @@ add_fd(struct perf_state *s, int fd, int target)
 	}
 }
 
-/* Maps the CPU's ring on its first event, else redirects into it. */
+/*
+ * Maps the CPU's ring on its first event, else redirects into it.  A
+ * ring of the default size that the system will not lock is halved,
+ * down to RING_PAGES.
+ */
 static int
 attach(struct watch *w, struct perf_state *s, int fd, int c, int target,
     struct wp_error *e)
@@ -320,7 +322,11 @@ attach(struct watch *w, struct perf_state *s, int fd, int c, int target,
 	int err;
 
 	if (s->rings[c].base == NULL) {
-		if (perf_ring_map(&s->rings[c], fd, c, w->ring_pages) == -1) {
+		while (perf_ring_map(&s->rings[c], fd, c, w->ring_pages) == -1 &&
+		    s->ring_auto && w->ring_pages > RING_PAGES &&
+		    (errno == EPERM || errno == ENOMEM))
+			w->ring_pages /= 2;
+		if (s->rings[c].base == NULL) {
 			err = errno;
 			wp_error_set(e, WP_EXIT_ERROR, "cannot map a perf ring of "
 			    "%zu pages on CPU %d: %s (lower --ring-pages, or raise "
@@ -548,6 +554,35 @@ arm_threads(struct watch *w, struct perf_state *s, struct wp_error *e)
 	return 0;
 }
 
+/*
+ * The ring of each CPU, unless --ring-pages says: RING_PAGES, and for
+ * the perf backend with --regs (a sample of 200 bytes, not 48) as many
+ * as kernel.perf_event_mlock_kb lets every CPU lock (a page of it for
+ * the ring's header), or RING_PAGES_MAX where that limit is not ours
+ * (root).
+ */
+static size_t
+ring_pages(const struct watch *w, int bpf)
+{
+	long pg = sysconf(_SC_PAGESIZE), kb = 0;
+	size_t n = RING_PAGES, lim;
+	FILE *f;
+
+	if (bpf || !w->regs)
+		return n;
+	if (geteuid() == 0)
+		return RING_PAGES_MAX;
+	if ((f = fopen("/proc/sys/kernel/perf_event_mlock_kb", "re")) != NULL) {
+		if (fscanf(f, "%ld", &kb) != 1)
+			kb = 0;
+		fclose(f);
+	}
+	lim = kb > 0 && pg > 0 ? (size_t)kb * 1024 / (size_t)pg : 0;
+	while (n * 2 + 1 <= lim && n * 2 <= RING_PAGES_MAX)
+		n *= 2;
+	return n;
+}
+
 static int
 events_arm(struct watch *w, struct bpfw *bpf, struct wp_error *e)
 {
@@ -557,6 +592,10 @@ events_arm(struct watch *w, struct bpfw *bpf, struct wp_error *e)
 	w->state = s;
 	s->memfd = -1;
 	s->bpf = bpf;
+	if (w->ring_pages == 0) {
+		w->ring_pages = ring_pages(w, bpf != NULL);
+		s->ring_auto = 1;
+	}
 	raise_nofile();
 	s->ncpu = (int)sysconf(_SC_NPROCESSORS_CONF);
 	if (s->ncpu < 1)

@@ -8,6 +8,7 @@
 #include <asm/perf_regs.h>
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -242,9 +243,10 @@ parse(const unsigned char *b, size_t len, int regs, struct perf_rec *r)
 	const struct perf_event_header *h = (const void *)b;
 	const uint64_t *p = (const uint64_t *)(b + sizeof *h);
 	const uint32_t *u;
-	size_t need, i;
+	size_t need;
 
-	memset(r, 0, sizeof *r);
+	/* all but the registers, which nregs says are there */
+	memset(r, 0, offsetof(struct perf_rec, regs));
 	r->kind = RING_BAD;
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
@@ -263,8 +265,7 @@ parse(const unsigned char *b, size_t len, int regs, struct perf_rec *r)
 			if (p[5] != PERF_SAMPLE_REGS_ABI_NONE) {
 				if (len < need + 8 + WP_NGPREGS * 8)
 					return;
-				for (i = 0; i < WP_NGPREGS; i++)
-					r->regs[i] = p[6 + i];
+				memcpy(r->regs, p + 6, sizeof r->regs);
 				r->nregs = WP_NGPREGS;
 			}
 		}
@@ -304,6 +305,22 @@ parse(const unsigned char *b, size_t len, int regs, struct perf_rec *r)
 	default:
 		r->kind = RING_OTHER;
 		return;
+	}
+}
+
+void
+perf_sample_hit(const struct perf_rec *r, struct wp_hit_rec *h,
+    struct wp_x86_regs *regs)
+{
+	memset(h, 0, sizeof *h);
+	h->pid = (pid_t)r->pid;
+	h->tid = (pid_t)r->tid;
+	h->cpu = (int)r->cpu;
+	h->ip = r->ip;
+	if (r->nregs > 0) {
+		memcpy(regs->v, r->regs, (size_t)r->nregs * sizeof r->regs[0]);
+		regs->have = (1u << r->nregs) - 1;
+		h->regs = regs;
 	}
 }
 

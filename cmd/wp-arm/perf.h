@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "record.h"
 #include "x86.h"
 
 struct perf_bp {
@@ -44,7 +45,7 @@ struct perf_rec {
 	uint64_t	 time;
 	uint64_t	 lost;
 	int		 nregs;		/* 0, or WP_NGPREGS in regs */
-	uint64_t	 regs[WP_NGPREGS];
+	uint64_t	 regs[WP_NGPREGS];	/* last: only nregs are set */
 };
 
 /*
@@ -87,6 +88,13 @@ int	 perf_id(int fd, uint64_t *id);
  */
 int	 perf_drain(struct perf_ring *r, int regs,
 	    int (*fn)(const struct perf_rec *rec, void *arg), void *arg);
+/*
+ * The hit record of sample r: its pid, tid, cpu, ip and registers
+ * (into regs, which h then points to); the rest of h is zero, for the
+ * caller (the target, the time).
+ */
+void	 perf_sample_hit(const struct perf_rec *r, struct wp_hit_rec *h,
+	    struct wp_x86_regs *regs);
 /* kernel.perf_event_paranoid, or -99 when unreadable. */
 int	 perf_paranoid(void);
 

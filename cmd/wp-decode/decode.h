@@ -69,6 +69,7 @@ struct variant {
 	const char	*caveat;
 	uint64_t	 trap;
 	char		*text;
+	size_t		 len;
 };
 
 struct site {
@@ -105,10 +106,20 @@ struct dtarget {
 struct decoder {
 	struct image	 img;
 	struct wp_hmap	 sites;
+	struct wp_hmap	 frames;	/* frames.c: return address -> text */
 	struct dtarget	*targets;
 	size_t		 ntargets;
 	struct wp_jw	 out;
 };
+
+/* ---- frames.c: the callers of a hit, named ---- */
+
+void	 frames_init(struct wp_hmap *frames);
+/* Forgets every rendered frame (a new session). */
+void	 frames_clear(struct wp_hmap *frames);
+/* Appends "callers" for the hit's "callchain", when it has one. */
+void	 frames_append(struct wp_hmap *frames, struct image *im,
+	    const struct wp_record *rec, struct wp_jw *out);
 
 void	 decoder_init(struct decoder *d);
 void	 decoder_free(struct decoder *d);

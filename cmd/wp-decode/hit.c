@@ -20,6 +20,7 @@ decoder_init(struct decoder *d)
 	memset(d, 0, sizeof *d);
 	d->img.memfd = -1;
 	wp_hmap_init(&d->sites, sizeof(struct site));
+	frames_init(&d->frames);
 }
 
 void
@@ -27,6 +28,8 @@ decoder_free(struct decoder *d)
 {
 	site_free_all(&d->sites);
 	wp_hmap_free(&d->sites);
+	frames_clear(&d->frames);
+	wp_hmap_free(&d->frames);
 	image_clear(&d->img);
 	free(d->targets);
 	wp_jw_free(&d->out);
@@ -39,6 +42,7 @@ decoder_session(struct decoder *d, const struct wp_record *rec,
 	struct wp_session s;
 
 	site_free_all(&d->sites);
+	frames_clear(&d->frames);
 	d->ntargets = 0;
 	if (wp_rec_read_session(rec, &s, err) == -1) {
 		image_clear(&d->img);
@@ -64,27 +68,65 @@ decoder_target(struct decoder *d, const struct wp_record *rec,
 	return 0;
 }
 
-/* The registers of a hit, from its "regs" object. */
+/*
+ * The registers of a hit in need, from its "regs" object: no other one
+ * is looked at.
+ */
 static int
-read_regs(const struct wp_record *rec, struct wp_x86_regs *r)
+read_regs(const struct wp_record *rec, struct wp_x86_regs *r, uint32_t need)
 {
+	/* where each was in the last hit: hits list them in one order */
+	static int at[WP_NREGS];
 	const struct wp_json *j = rec->j;
-	int o = wp_rec_get(rec, "regs"), v, k;
-	uint64_t x;
+	const struct wp_jtok *t;
+	int o = wp_rec_get(rec, "regs"), k, v;
 
 	r->have = 0;
-	for (v = wp_json_first(j, o); v >= 0 && j->t[o].type == WP_JOBJECT;
-	    v = wp_json_next(j, o, v))
-		for (k = 0; k < WP_NREGS; k++)
-			if (wp_json_key_is(j, v, wp_x86_reg_names[k],
-			    strlen(wp_x86_reg_names[k]))) {
-				if (wp_json_hex(j, v, &x) == 0) {
-					r->v[k] = x;
-					r->have |= 1u << k;
-				}
-				break;
-			}
+	if (o < 0 || j->t[o].type != WP_JOBJECT)
+		return 0;
+	for (k = 0; k < WP_NREGS; k++) {
+		if (!(need & (1u << k)))
+			continue;
+		/* values of one token each: member i's is at o + 2 + 2i */
+		v = o + 2 + 2 * at[k];
+		t = &j->t[v - 1];
+		if ((j->t[o].kinds & (1u << WP_JOBJECT | 1u << WP_JARRAY)) ||
+		    v >= (int)j->t[o].end || t->esc ||
+		    t->len != strlen(wp_x86_reg_names[k]) + 2 ||
+		    memcmp(j->text + t->start + 1, wp_x86_reg_names[k],
+		    t->len - 2) != 0) {
+			if ((v = wp_json_get(j, o, wp_x86_reg_names[k])) < 0)
+				continue;
+			if (!(j->t[o].kinds & (1u << WP_JOBJECT |
+			    1u << WP_JARRAY)))
+				at[k] = (v - o - 2) / 2;
+		}
+		if (wp_json_hex(j, v, &r->v[k]) == 0)
+			r->have |= 1u << k;
+	}
 	return r->have != 0;
+}
+
+/* The registers a site's candidates are placed and valued by. */
+static uint32_t
+site_regs(const struct site *st)
+{
+	const struct wp_x86_insn *in;
+	uint32_t m = 1u << WP_RFLAGS;
+	int i;
+
+	for (i = 0; i < st->ncand; i++) {
+		in = &st->cand[i];
+		if (in->mem.base >= 0)
+			m |= 1u << in->mem.base;
+		if (in->mem.index >= 0)
+			m |= 1u << in->mem.index;
+		if (in->mem.seg > 0)
+			m |= 1u << in->mem.seg;
+		if (in->src_reg >= 0)
+			m |= 1u << in->src_reg;
+	}
+	return m;
 }
 
 /* The range the hit watched: the target's, or where a chain was. */
@@ -234,7 +276,7 @@ source_of(struct dmod *m, uint64_t sa, struct wp_writer_rec *r)
 /* The writer object, rendered once per choice and trap IP. */
 static const char *
 writer_text(struct decoder *d, struct site *st, const struct choice *c,
-    uint64_t trap)
+    uint64_t trap, size_t *len)
 {
 	const struct wp_x86_insn *in = c->wi >= 0 ? &st->cand[c->wi] : NULL;
 	struct wp_writer_rec r;
@@ -245,8 +287,10 @@ writer_text(struct decoder *d, struct site *st, const struct choice *c,
 	for (i = 0; i < st->nvar; i++) {
 		v = &st->var[i];
 		if (v->wi == c->wi && v->conf == c->conf && v->kind == c->kind &&
-		    v->caveat == c->caveat && v->trap == trap)
+		    v->caveat == c->caveat && v->trap == trap) {
+			*len = v->len;
 			return v->text;
+		}
 	}
 	memset(&r, 0, sizeof r);
 	r.kind = c->kind;
@@ -284,6 +328,8 @@ writer_text(struct decoder *d, struct site *st, const struct choice *c,
 	v->caveat = c->caveat;
 	v->trap = trap;
 	v->text = w.buf;
+	v->len = w.len;
+	*len = v->len;
 	return v->text;
 }
 
@@ -416,6 +462,7 @@ decoder_hit(struct decoder *d, const struct wp_record *rec, int value)
 	struct choice c;
 	struct site *st;
 	const char *text;
+	size_t tlen;
 	uint64_t ip, wip;
 	unsigned flags;
 	int exact, have_t;
@@ -435,16 +482,17 @@ decoder_hit(struct decoder *d, const struct wp_record *rec, int value)
 	}
 	flags = hit_flags(rec);
 	exact = wp_rec_hex(rec, "writer_ip", &wip) == 0;
-	read_regs(rec, &r);
 	have_t = watched(d, rec, &t);
 	if (flags & (WP_HIT_KERNEL | WP_HIT_UNEXPLAINED)) {
 		observed(rec, &t, have_t, &v);
 		no_writer(d, rec, ip, flags);
 		if (value)
 			wp_rec_value(&d->out, &v);
+		frames_append(&d->frames, &d->img, rec, &d->out);
 		return &d->out;
 	}
 	st = site_get(&d->sites, &d->img, exact ? wip : ip, exact);
+	read_regs(rec, &r, site_regs(st));
 	if (exact && st->ncand > 0)
 		choose_exact(st, flags, &c);
 	else
@@ -458,9 +506,10 @@ decoder_hit(struct decoder *d, const struct wp_record *rec, int value)
 		v.kind = "unknown";
 		v.reason = "writer unknown";
 	}
-	text = writer_text(d, st, &c, ip);
-	wp_jw_append(&d->out, text, strlen(text));
+	text = writer_text(d, st, &c, ip, &tlen);
+	wp_jw_append(&d->out, text, tlen);
 	if (value)
 		wp_rec_value(&d->out, &v);
+	frames_append(&d->frames, &d->img, rec, &d->out);
 	return &d->out;
 }

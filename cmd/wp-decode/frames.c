@@ -1,0 +1,116 @@
+/*
+ * The callers of a hit (--callchain): each return address named, as
+ * function+offset in its module with its source line, rendered once per
+ * address.  A return address is looked up one byte back, in the call.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode.h"
+#include "elf.h"
+#include "json.h"
+#include "record.h"
+
+struct frame {
+	char	*text;		/* the rendered frame object */
+};
+
+void
+frames_init(struct wp_hmap *frames)
+{
+	wp_hmap_init(frames, sizeof(struct frame));
+}
+
+void
+frames_clear(struct wp_hmap *frames)
+{
+	struct frame *f;
+	size_t i;
+
+	for (i = 0; i < frames->cap; i++)
+		if ((f = wp_hmap_slot(frames, i)) != NULL)
+			free(f->text);
+	wp_hmap_clear(frames);
+}
+
+static char *
+render(struct image *im, uint64_t ip)
+{
+	const struct wp_elf_func *fn = NULL;
+	struct wp_jw w = { 0 };
+	const char *mod, *file;
+	struct dmod *m = NULL;
+	const struct dmap *mp;
+	uint64_t bias = 0, sa = 0;
+	char sym[512];
+	char *text;
+	int line, have_line = 0;
+
+	mod = image_module_of(im, ip - 1, &bias);
+	if ((mp = image_map_at(im, ip - 1)) != NULL && mp->mod >= 0)
+		m = image_module(im, mp->mod);
+	sa = ip - bias;
+	if (m != NULL && m->elf != NULL) {
+		fn = wp_elf_func_at(m->elf, sa - 1);
+		have_line = wp_elf_srcline(m->elf, sa - 1, &file, &line) == 0;
+	}
+	wp_jw_obj(&w, NULL);
+	wp_jw_hex(&w, "ip", ip);
+	if (mod != NULL) {
+		wp_jw_str(&w, "module", mod);
+		wp_jw_hex(&w, "static_ip", sa);
+	} else {
+		wp_jw_null(&w, "module");
+		wp_jw_null(&w, "static_ip");
+	}
+	if (fn != NULL) {
+		snprintf(sym, sizeof sym, "%s+0x%llx", fn->name,
+		    (unsigned long long)(sa - fn->addr));
+		wp_jw_str(&w, "symbol", sym);
+	} else
+		wp_jw_null(&w, "symbol");
+	if (have_line) {
+		wp_jw_obj(&w, "source");
+		wp_jw_str(&w, "file", file);
+		wp_jw_int(&w, "line", line);
+		wp_jw_end(&w);
+	} else
+		wp_jw_null(&w, "source");
+	wp_jw_end(&w);
+	text = strdup(w.buf);
+	wp_jw_free(&w);
+	if (text == NULL)
+		wp_fatal_nomem();
+	return text;
+}
+
+void
+frames_append(struct wp_hmap *frames, struct image *im,
+    const struct wp_record *rec, struct wp_jw *out)
+{
+	struct frame *f;
+	uint64_t ip;
+	int arr, v, isnew;
+
+	if ((arr = wp_rec_get(rec, "callchain")) < 0 ||
+	    !wp_json_is(rec->j, arr, WP_JARRAY))
+		return;
+	wp_jw_arr(out, "callers");
+	for (v = wp_json_first(rec->j, arr); v >= 0;
+	    v = wp_json_next(rec->j, arr, v)) {
+		if (wp_json_hex(rec->j, v, &ip) == -1 || ip == 0)
+			continue;
+		f = wp_hmap_put(frames, ip, 0, &isnew);
+		if (isnew)
+			f->text = NULL;
+		if (f->text == NULL) {
+			char *t = render(im, ip);
+
+			/* render may not move the table: no put in between */
+			f = wp_hmap_get(frames, ip, 0);
+			f->text = t;
+		}
+		wp_jw_raw(out, NULL, f->text, strlen(f->text));
+	}
+	wp_jw_end(out);
+}
