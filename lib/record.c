@@ -981,6 +981,7 @@ wp_rec_hit(struct wp_jw *w, const struct wp_hit_rec *h)
 		for (i = 0; i < (int)h->nchain; i++)
 			wp_jw_hex(w, NULL, h->chain[i]);
 		wp_jw_end(w);
+		wp_jw_str(w, "callchain_status", h->chain_status);
 	}
 	wp_jw_end(w);
 }
@@ -998,6 +999,8 @@ wp_rec_thread(struct wp_jw *w, const struct wp_thread_rec *t)
 		wp_jw_int(w, "pid", t->pid);
 	else
 		wp_jw_int(w, "tid", t->tid);
+	if (t->comm != NULL)
+		wp_jw_str(w, "comm", t->comm);
 	if (fork || strcmp(t->event, "start") == 0)
 		int_or_null(w, "by_tid", t->by_tid ? t->by_tid : -1);
 	if (strcmp(t->event, "start") == 0)

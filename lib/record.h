@@ -207,8 +207,10 @@ struct wp_hit_rec {
 void	 wp_rec_hit(struct wp_jw *w, const struct wp_hit_rec *h);
 
 struct wp_thread_rec {
-	const char	*event;		/* start, exit, fork_process, arm_failed */
+	const char	*event;		/* seeded, start, exit, fork_process,
+					   arm_failed */
 	pid_t		 tid;
+	const char	*comm;		/* its name; NULL: absent */
 	pid_t		 pid;		/* fork_process */
 	pid_t		 by_tid;	/* 0: null */
 	const char	*coverage;	/* start */

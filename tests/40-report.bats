@@ -3,6 +3,8 @@
 # the table as text).
 
 load helpers
+# the table is 100 columns wide where stdout is not a terminal
+unset COLUMNS
 
 # check NAME [OPTS...]: JSON and table of tests/data/NAME.in.ndjson.
 check() {
@@ -97,4 +99,66 @@ check() {
 	} > "$BATS_TEST_TMPDIR/binds.ndjson"
 	run jq -c '.dependent_watches[0] | [(.bindings | length), .bindings[0].generation, .bindings[1023].generation, .bindings[1024].generation, .bindings[-1].generation, .bindings_truncated]' <<< "$(wp-report --json "$BATS_TEST_TMPDIR/binds.ndjson")"
 	assert_output '[2048,1,1024,1977,3000,true]'
+}
+
+@test "wp-report: writers without a symbol are module+0xOFF, threads named, the ptrace pace and forks" {
+	check report-names
+	assert_equal "$RSTATUS" 0
+	assert_contract "$DATA/report-names.in.ndjson"
+	run wp-report "$DATA/report-names.in.ndjson"
+	# the offset in the module, in the writers and the samples alike
+	assert_line --regexp '^ +2  exact +libpython3\.12\.so\.1\.0\+0x73688 +- +add '
+	assert_line --regexp '^ +5150 python3\.12 +4\.000  libpython3\.12\.so\.1\.0\+0x73688 +0x4$'
+	assert_line "  threads: 5150 python3.12 (4) 5151 asyncio_0 (2) 5152 python3.12 (2) 5170 (1)"
+	assert_line --regexp '^ +5170 - +8\.000  libpython'
+	assert_line --index 3 "ptrace   412262 steps/s: the target ran one instruction a step, one thread at a time"
+	assert_line --index 4 "note     forked children were not followed: 2"
+	run jq -c '.watches[0] | [(.threads | map([.tid, .comm])), (.samples | map(.comm) | unique)]' <<< "$(wp-report --json "$DATA/report-names.in.ndjson")"
+	assert_output '[[[5150,"python3.12"],[5151,"asyncio_0"],[5152,"python3.12"],[5170,null]],[null,"asyncio_0","python3.12"]]'
+}
+
+# cells FIELD: the WRITER cells of the table in $output, writers then
+# samples (their FIELDth field).
+cells() {
+	awk -v k="$1" '/^  writers:/ || /^  samples:/ { t = $1; getline; next }
+		/^  threads:/ { t = "" }
+		t == "writers:" { print "w", $3 } t == "samples:" { print "s", $k }' <<< "$output"
+}
+
+@test "wp-report: the table takes \$COLUMNS; long names are cut in the middle, apart, their offsets whole" {
+	local c w
+	for c in 80 120 200; do
+		COLUMNS=$c run --separate-stderr wp-report "$DATA/report-names.in.ndjson"
+		assert_success
+		awk -v c="$c" 'length > c { print "line " NR " is " length " columns"; bad = 1 } END { exit bad }' <<< "$output" ||
+			fail "a line wider than $c"
+		w=$(cells 4)
+		assert_equal "$(grep -c '^w ' <<< "$w")" 4
+		assert_equal "$(grep '^w ' <<< "$w" | sort -u | wc -l)" 4
+		assert_equal "$(grep '^w ' <<< "$w" | sed 's/.*+//' | tr '\n' ' ')" "0x1a2 0x73688 0x3c 0x1f4e "
+		assert_equal "$(grep '^s ' <<< "$w" | sort -u | wc -l)" 4
+		assert_equal "$(grep '^s ' <<< "$w" | sed 's/.*+//' | sort -u | tr '\n' ' ')" "0x1a2 0x1f4e 0x3c 0x73688 "
+		[ "$c" = 200 ] || grep -q '^w _PyEval.*~.*+0x1a2$' <<< "$w" || fail "not cut in the middle at $c"
+	done
+	assert_line --regexp '^ +4  exact +_PyEval_EvalFrameDefault_specialized_store_attr_instance_value\+0x1a2 +generated_cases\.c\.h:1234 +mov '
+	# names that differ only in their middle get the room to show it
+	sed -e 's/_PyEval_EvalFrameDefault_specialized_store_attr_instance_value/aaaaaaaaaaaaaaaaaaaaaaaa_alpha_zzzzzzzzzzzzzzzzzz/g' \
+	    -e 's/_PyEval_EvalFrameDefault_specialized_store_attr_with_hint+0x3c/aaaaaaaaaaaaaaaaaaaaaaaa_bravo_zzzzzzzzzzzzzzzzzz+0x1a2/g' \
+	    "$DATA/report-names.in.ndjson" > "$BATS_TEST_TMPDIR/middle.ndjson"
+	COLUMNS=100 run wp-report "$BATS_TEST_TMPDIR/middle.ndjson"
+	w=$(cells 4)
+	assert_equal "$(grep '^w a' <<< "$w" | sort -u | wc -l)" 2
+	assert_equal "$(grep '^s a' <<< "$w" | sort -u | wc -l)" 2
+	# not numeric: not a width
+	COLUMNS=wide run wp-report "$DATA/report-names.in.ndjson"
+	diff -u "$DATA/report-names.expected.txt" <(printf '%s\n' "$output")
+}
+
+@test "wp-report: on a terminal, the table is as wide as the terminal" {
+	command -v script > /dev/null || skip "script(1) (util-linux) is not installed"
+	run script -qec "stty cols 132; '$WP_BUILD/wp-report' '$DATA/report-names.in.ndjson'" /dev/null
+	assert_success
+	output=${output//$'\r'/}
+	awk 'length > 132 { bad = 1 } length > 100 { wide = 1 } END { exit bad || !wide }' <<< "$output" ||
+		fail "not 132 columns wide: $output"
 }

@@ -11,6 +11,9 @@ load arm
 	scenario_threads ptrace
 	[ "$(obs .ptrace.steps)" -gt 700 ] || fail "steps: $(obs .ptrace.steps)"
 	assert_equal "$(obs .backend)" ptrace_singlestep
+	# the four threads there at the start and the late one, each named
+	run jq -r 'select(.type=="thread" and (.event=="seeded" or .event=="start")) | "\(.event) \(.comm)"' "$WOUT"
+	assert_equal "$(sort <<< "$output" | uniq -c | tr -s ' ')" "$(printf ' 4 seeded mt-writer\n 1 start mt-writer')"
 }
 
 @test "wp-arm ptrace: a tight loop on three threads: every write counted and written" {
@@ -58,6 +61,24 @@ load arm
 
 @test "wp-arm ptrace: however the watch ends, the target computes what it computes unwatched" {
 	scenario_healthy ptrace
+}
+
+@test "wp-arm ptrace: a forked child is counted and let go, not followed; the report says so" {
+	start_target fork-exec -c 10 -n 20
+	watch_start wpt_counter -- --backend ptrace -d 120s
+	kill -USR1 "$TPID"
+	watch_wait
+	assert_equal "$WSTATUS" 0
+	# the child ran and exited at once: its parent, waiting for it, went on
+	assert_equal "$(obs .stop_reason)" target_exited
+	grep -q '^done' "$TOUT" || fail "the target did not finish"
+	assert_equal "$(obs .thread_coverage.forked_processes)" 1
+	assert_equal "$(jq -r 'select(.type=="thread" and .event=="fork_process") | .by_tid' "$WOUT")" "$TPID"
+	# the parent's writes: the child's are to memory of its own
+	assert_equal "$(hits)" 20
+	run wp-report < <(wp-decode < "$WOUT")
+	assert_line --regexp '^ptrace   [0-9]+ steps/s: the target ran one instruction a step'
+	assert_line "note     forked children were not followed: 1"
 }
 
 @test "wp-arm ptrace: every writer IP is the store in write_counter, as objdump shows it" {

@@ -21,6 +21,7 @@
 #include "proc.h"
 #include "syscalls.h"
 #include "util.h"
+#include "unwind.h"
 #include "watch.h"
 #include "x86.h"
 
@@ -57,6 +58,9 @@ struct ptrace_state {
 	int			 exec_seen;
 	size_t			 rr;
 	uint64_t		 step_t0;
+	struct unwinder		 uw;		/* --callchain */
+	int			 uw_tried;
+	uint64_t		 chain[WATCH_MAXCHAIN];
 };
 
 static volatile sig_atomic_t ticked;
@@ -140,8 +144,22 @@ decode_at(struct ptrace_state *s, uint64_t rip, struct wp_x86_insn *out)
  * kind.  The instruction that ran is its writer unless the kernel wrote
  * (a signal frame) or nothing explains the change.
  */
+/* --callchain: the stopped thread's callers into h. */
 static void
-emit_hit(struct watch *w, struct pthr *p, size_t ti,
+callers(struct watch *w, struct ptrace_state *s, struct pthr *p,
+    struct wp_hit_rec *h)
+{
+	if (!s->uw_tried) {
+		s->uw_tried = 1;
+		unwind_open(&s->uw, w->pid);
+	}
+	h->chain_status = unwind_thread(&s->uw, p->tid, s->chain,
+	    w->callchain_depth, &h->nchain);
+	h->chain = s->chain;
+}
+
+static void
+emit_hit(struct watch *w, struct ptrace_state *s, struct pthr *p, size_t ti,
     const unsigned char *now, unsigned flags)
 {
 	struct user_regs_struct u;
@@ -169,6 +187,8 @@ emit_hit(struct watch *w, struct pthr *p, size_t ti,
 		to_regs(&u, &regs);
 		h.regs = &regs;
 	}
+	if (w->callchain)
+		callers(w, s, p, &h);
 	watch_hit(w, ti, &h);
 }
 
@@ -266,10 +286,10 @@ after_step(struct watch *w, struct ptrace_state *s, struct pthr *p,
 		changed = memcmp(s->buf, s->last[ti], (size_t)t->len) != 0;
 		if (!p->sigstep && wp_x86_store_range(&p->insn, &r, 0, &lo,
 		    &hi) == 0 && overlaps(lo, hi, t))
-			emit_hit(w, p, ti, s->buf, 0);
+			emit_hit(w, s, p, ti, s->buf, 0);
 		else if (!p->sigstep && t->rw && wp_x86_load_range(&p->insn,
 		    &r, &lo, &hi) == 0 && overlaps(lo, hi, t))
-			emit_hit(w, p, ti, s->buf, WP_HIT_READ);
+			emit_hit(w, s, p, ti, s->buf, WP_HIT_READ);
 		else if (changed) {
 			if ((kind = change_kind(s, p, t, was_syscall)) == -1)
 				continue;	/* that call will say */
@@ -277,7 +297,7 @@ after_step(struct watch *w, struct ptrace_state *s, struct pthr *p,
 				w->ptrace.unexplained++;
 			else
 				w->ptrace.kernel_writes++;
-			emit_hit(w, p, ti, s->buf, (unsigned)kind);
+			emit_hit(w, s, p, ti, s->buf, (unsigned)kind);
 		}
 		memcpy(s->last[ti], s->buf, (size_t)t->len);
 		if (t->chain >= 0 && t->hits > h0 &&
@@ -398,6 +418,48 @@ on_clone(struct watch *w, struct ptrace_state *s, struct pthr *p)
 		p->state = P_GONE;
 }
 
+/*
+ * A forked child, traced since its fork: let go at its first stop,
+ * which comes at once (unless take_status took it first, and let it go).
+ */
+static void
+let_go(pid_t child)
+{
+	int status;
+	pid_t r;
+
+	while ((r = waitpid(child, &status, __WALL)) == -1 && errno == EINTR)
+		;
+	if (r == child && WIFSTOPPED(status))
+		ptrace(PTRACE_DETACH, child, 0, 0);
+}
+
+/*
+ * A fork or vfork of thread p: the child process is not followed (its
+ * writes are to memory of its own, or, after vfork, before its exec),
+ * only counted.
+ */
+static void
+on_fork(struct watch *w, struct pthr *p)
+{
+	struct wp_thread_rec tr;
+	unsigned long msg;
+
+	if (ptrace(PTRACE_GETEVENTMSG, p->tid, 0, &msg) == 0) {
+		let_go((pid_t)msg);
+		w->other_processes++;
+		memset(&tr, 0, sizeof tr);
+		tr.event = "fork_process";
+		tr.pid = (pid_t)msg;
+		tr.by_tid = p->tid;
+		tr.has_time = 1;
+		tr.time_ns = watch_time(w, wp_now_ns());
+		watch_thread_record(w, &tr);
+	}
+	if (ptrace(PTRACE_SYSCALL, p->tid, 0, 0) == -1)
+		p->state = P_GONE;
+}
+
 /* Handles one wait status of thread p; returns 1 when p stopped ready. */
 static int
 on_status(struct watch *w, struct ptrace_state *s, struct pthr *p,
@@ -434,6 +496,10 @@ on_status(struct watch *w, struct ptrace_state *s, struct pthr *p,
 	switch (ev) {
 	case PTRACE_EVENT_CLONE:
 		on_clone(w, s, p);
+		return 0;
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK:
+		on_fork(w, p);
 		return 0;
 	case PTRACE_EVENT_EXEC:
 		s->exec_seen = 1;
@@ -482,8 +548,9 @@ seize_all(struct watch *w, struct ptrace_state *s)
 	pid_t *tids;
 	size_t n, i;
 	int again = 1, rounds = 0;
-	long opts = PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC |
-	    PTRACE_O_TRACEEXIT | PTRACE_O_TRACESYSGOOD;
+	long opts = PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK |
+	    PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT |
+	    PTRACE_O_TRACESYSGOOD;
 
 	/* threads may be created while seizing: repeat until none is new */
 	while (again && rounds++ < 100) {
@@ -668,15 +735,22 @@ next_ready(struct ptrace_state *s)
 	return NULL;
 }
 
-/* The stop status of tid, for a thread known or new. */
+/*
+ * The stop status of tid, for a thread known or new; a stop of another
+ * process is a forked child's first: it is let go.
+ */
 static int
 take_status(struct watch *w, struct ptrace_state *s, pid_t tid, int status)
 {
 	struct pthr *p;
 
 	if ((p = pfind(s, tid)) == NULL) {
-		if (!WIFSTOPPED(status) || !ours(w, tid))
+		if (!WIFSTOPPED(status))
 			return 0;
+		if (!ours(w, tid)) {
+			ptrace(PTRACE_DETACH, tid, 0, 0);
+			return 0;
+		}
 		p = padd(s, tid);
 	}
 	return on_status(w, s, p, status);
@@ -736,6 +810,7 @@ release(struct watch *w, struct ptrace_state *s)
 {
 	size_t i;
 
+	unwind_close(&s->uw);
 	for (i = 0; i < w->nt && s->last != NULL; i++)
 		free(s->last[i]);
 	for (i = 0; i < s->n; i++)

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bpf.h"
 #include "hwbp.h"
@@ -16,19 +17,60 @@
 
 int	 input_read(struct watch *w, long *nbad, struct wp_error *e);
 
+/*
+ * -d inf: a duration no watch reaches (292 years), which the deadline
+ * (nanoseconds of CLOCK_MONOTONIC in a uint64_t) still holds.
+ */
+#define DURATION_INF_MS	((uint64_t)INT64_MAX / 1000000)
+
 struct options {
 	const char	*backend;	/* auto, bpf, perf, ptrace */
 	int		 check_bp;
 };
 
+static const char usage_text[] =
+    "usage: wp-arm [-v] [-d duration] [-n max_events] [--regs] [--callchain]\n"
+    "              [--callchain-depth n] [--backend auto|bpf|perf|ptrace]\n"
+    "              [--ring-pages n] [--interval duration]\n"
+    "              [--follow-mode stop|stop-all|async]\n"
+    "       wp-arm --check-bp\n";
+
+/* --help: the usage, then a line per option */
+static const char help_text[] =
+    "\n"
+    "  -v, --verbose            print what libbpf says when the BPF program "
+    "fails\n"
+    "  -d, --duration duration  how long to watch: 500ms, 5s, 2m, 1h, or inf "
+    "(until\n"
+    "                           a signal); default 5s\n"
+    "  -n, --max-events n       stop after n hit records (default 100000)\n"
+    "      --regs               sample the registers with each hit (written "
+    "values)\n"
+    "      --callchain          record the writer's callers with each hit "
+    "(ptrace)\n"
+    "      --callchain-depth n  at most n callers a hit, 1 to 128 (default "
+    "16)\n"
+    "      --backend name       auto (the default), bpf, perf or ptrace\n"
+    "      --ring-pages n       perf ring pages per CPU, a power of two "
+    "(default 64;\n"
+    "                           with --regs, what kernel.perf_event_mlock_kb "
+    "allows)\n"
+    "      --interval duration  how often to write counts (default 1s; 0 for "
+    "none)\n"
+    "      --follow-mode mode   stop, stop-all or async: how a followed leaf "
+    "re-arms\n"
+    "                           (default stop with bpf, async with perf)\n"
+    "      --check-bp           only check that breakpoints fire here (exit 0, "
+    "or 5)\n"
+    "  -h, --help               this help\n"
+    "  -V, --version            the version\n";
+
 static void
 usage(int status)
 {
-	fprintf(status ? stderr : stdout,
-	    "usage: wp-arm [-v] [-d duration] [-n max_events] [--regs]\n"
-	    "              [--backend auto|bpf|perf|ptrace] [--ring-pages n]\n"
-	    "              [--interval duration] [--follow-mode stop|stop-all|async]\n"
-	    "       wp-arm --check-bp\n");
+	fputs(usage_text, status ? stderr : stdout);
+	if (status == 0)
+		fputs(help_text, stdout);
 	exit(status);
 }
 
@@ -36,6 +78,8 @@ static const struct option longopts[] = {
 	{ "duration",	required_argument,	NULL, 'd' },
 	{ "max-events",	required_argument,	NULL, 'n' },
 	{ "regs",	no_argument,		NULL, 'r' },
+	{ "callchain",	no_argument,		NULL, 'c' },
+	{ "callchain-depth", required_argument,	NULL, 'K' },
 	{ "backend",	required_argument,	NULL, 'B' },
 	{ "ring-pages",	required_argument,	NULL, 'P' },
 	{ "interval",	required_argument,	NULL, 'I' },
@@ -54,9 +98,14 @@ option(int ch, const char *arg, struct watch *w, struct options *op)
 
 	switch (ch) {
 	case 'd':
-		if (wp_parse_duration_ms(arg, &w->duration_ms) == -1)
+		if (strcmp(arg, "inf") == 0)
+			w->duration_ms = DURATION_INF_MS;
+		else if (wp_parse_duration_ms(arg, &w->duration_ms) == -1)
 			errx(WP_EXIT_USAGE, "-d %s: not a duration (500ms, 5s, "
 			    "2m)", arg);
+		else if (w->duration_ms >= DURATION_INF_MS)
+			errx(WP_EXIT_USAGE, "-d %s: longer than wp-arm can "
+			    "wait (inf watches until a signal)", arg);
 		break;
 	case 'n':
 		if (wp_parse_u64(arg, &w->max_events) == -1 ||
@@ -65,6 +114,17 @@ option(int ch, const char *arg, struct watch *w, struct options *op)
 		break;
 	case 'r':
 		w->regs = 1;
+		break;
+	case 'c':
+		w->callchain = 1;
+		break;
+	case 'K':
+		if (wp_parse_u64(arg, &u) == -1 || u == 0 ||
+		    u > WATCH_MAXCHAIN)
+			errx(WP_EXIT_USAGE, "--callchain-depth %s: not a depth "
+			    "(1 to %d)", arg, WATCH_MAXCHAIN);
+		w->callchain = 1;
+		w->callchain_depth = (size_t)u;
 		break;
 	case 'B':
 		if (strcmp(arg, "perf") != 0 && strcmp(arg, "auto") != 0 &&
@@ -94,6 +154,9 @@ option(int ch, const char *arg, struct watch *w, struct options *op)
 		if (wp_parse_duration_ms(arg, &w->interval_ms) == -1)
 			errx(WP_EXIT_USAGE, "--interval %s: not a duration "
 			    "(500ms, 1s; 0 for none)", arg);
+		if (w->interval_ms >= DURATION_INF_MS)
+			errx(WP_EXIT_USAGE, "--interval %s: longer than wp-arm "
+			    "can wait (0 for none)", arg);
 		break;
 	case 'C':
 		op->check_bp = 1;
@@ -117,8 +180,9 @@ parse_options(int argc, char *argv[], struct watch *w, struct options *op)
 	memset(w, 0, sizeof *w);
 	w->duration_ms = 5000;
 	w->max_events = 100000;
-	w->ring_pages = 64;
+	w->ring_pages = 0;		/* the backend's: events.c */
 	w->interval_ms = 1000;
+	w->callchain_depth = 16;
 	op->backend = "auto";
 	op->check_bp = 0;
 	while ((ch = getopt_long(argc, argv, "d:n:vhV", longopts, NULL)) != -1)
@@ -127,63 +191,84 @@ parse_options(int argc, char *argv[], struct watch *w, struct options *op)
 		usage(WP_EXIT_USAGE);
 }
 
-/* Whether debug registers can watch the targets; says why not. */
+/* Why debug registers cannot watch t, in msg: 1; 0 when they can. */
 static int
-perf_fits(const struct watch *w, int verbose)
+misfit(const struct wtarget *t, char *msg, size_t msgsz)
 {
-	const struct wtarget *t;
-	size_t i;
-	int ok = 1;
+	if (!wp_hwbp_len_ok((size_t)t->len))
+		snprintf(msg, msgsz, "target %d: a debug register cannot "
+		    "watch %d bytes (1, 2, 4 or 8)", t->id, t->len);
+	else if (!wp_hwbp_aligned(t->addr, (size_t)t->len))
+		snprintf(msg, msgsz, "target %d: 0x%" PRIx64 " is not aligned "
+		    "to its length %d", t->id, t->addr, t->len);
+	else
+		return 0;
+	return 1;
+}
 
-	for (i = 0; i < w->nt; i++) {
-		t = &w->t[i];
-		if (!wp_hwbp_len_ok((size_t)t->len)) {
-			if (verbose)
-				warnx("target %d: a debug register cannot watch "
-				    "%d bytes (1, 2, 4 or 8)", t->id, t->len);
-			ok = 0;
-		} else if (!wp_hwbp_aligned(t->addr, (size_t)t->len)) {
-			if (verbose)
-				warnx("target %d: 0x%" PRIx64 " is not aligned "
-				    "to its length %d", t->id, t->addr, t->len);
-			ok = 0;
-		}
-	}
-	if (w->nt > WP_HWBP_SLOTS) {
+/*
+ * Whether debug registers can watch the targets.  When not, why holds
+ * the first reason, and with verbose every reason is printed.
+ */
+static int
+perf_fits(const struct watch *w, int verbose, char *why, size_t whysz)
+{
+	char msg[200];
+	size_t i;
+	int ok = 1, bad;
+
+	for (i = 0; i <= w->nt; i++) {
+		if (i < w->nt)
+			bad = misfit(&w->t[i], msg, sizeof msg);
+		else if ((bad = w->nt > WP_HWBP_SLOTS))
+			snprintf(msg, sizeof msg, "%zu hardware slots in the "
+			    "stream: x86-64 has %d (DR0..DR3)", w->nt,
+			    WP_HWBP_SLOTS);
+		if (!bad)
+			continue;
+		if (ok)
+			snprintf(why, whysz, "%s", msg);
 		if (verbose)
-			warnx("%zu hardware slots in the stream: x86-64 has %d "
-			    "(DR0..DR3)", w->nt, WP_HWBP_SLOTS);
+			warnx("%s", msg);
 		ok = 0;
 	}
 	return ok;
 }
 
-/* Returns 0 when a breakpoint on our own variable counts writes. */
+/*
+ * Returns 0 when a breakpoint on our own variable counts writes, else -1
+ * with why saying what stops them; verbose prints it, at more length.
+ */
 static int
-canary(int verbose)
+canary(int verbose, char *why, size_t whysz)
 {
 	uint64_t count;
 	int e;
 
 	if (perf_canary(&count) == -1) {
 		e = errno;
-		if (!verbose)
-			return -1;
-		if (e == EACCES || e == EPERM)
-			warnx("perf_event_open: %s (kernel.perf_event_paranoid "
-			    "is %d; run as root or with CAP_PERFMON)",
-			    strerror(e), perf_paranoid());
+		if ((e == EACCES || e == EPERM) && geteuid() != 0)
+			snprintf(why, whysz, "perf_event_open: %s "
+			    "(kernel.perf_event_paranoid is %d; run as root or "
+			    "with CAP_PERFMON)", strerror(e), perf_paranoid());
+		else if (e == EACCES || e == EPERM)
+			snprintf(why, whysz, "perf_event_open: %s even to root "
+			    "(a seccomp filter, or a container without "
+			    "CAP_PERFMON?)", strerror(e));
 		else
-			warnx("perf_event_open: breakpoint events unavailable: "
-			    "%s", strerror(e));
+			snprintf(why, whysz, "perf_event_open: breakpoint "
+			    "events unavailable: %s", strerror(e));
+		if (verbose)
+			warnx("%s", why);
 		return -1;
 	}
 	if (count == 0) {
+		snprintf(why, whysz, "hardware breakpoints do not fire on this "
+		    "machine");
 		if (verbose)
-			warnx("hardware breakpoints do not fire on this machine: "
-			    "a breakpoint on wp-arm's own variable counted 0 of "
-			    "4 writes (a VM that does not virtualize debug "
-			    "registers?)");
+			warnx("%s: a breakpoint on wp-arm's own variable "
+			    "counted 0 of 4 writes (a VM that does not "
+			    "virtualize debug registers?)", why);
 		return -1;
 	}
 	return 0;
@@ -196,18 +281,33 @@ static const char slow[] = "using the ptrace single-step backend (the "
  * The backend to use, or NULL with e set when none can (the messages
  * are printed; e says the last).
  */
+/* --callchain where the backend does not unwind: 1 with e said. */
+static int
+callchain_unsupported(struct watch *w, const struct backend *b,
+    struct wp_error *e)
+{
+	if (!w->callchain || b == &backend_ptrace)
+		return 0;
+	wp_error_set(e, WP_EXIT_ERROR, "--callchain: the %s backend does not "
+	    "unwind yet; use --backend ptrace", b->name);
+	warnx("%s", e->msg);
+	return 1;
+}
+
 static const struct backend *
 choose(struct watch *w, const char *name, struct wp_error *e)
 {
+	char why[200];
+
 	if (strcmp(name, "ptrace") == 0)
 		return &backend_ptrace;
 	if (strcmp(name, "auto") != 0) {
-		if (!perf_fits(w, 1)) {
+		if (!perf_fits(w, 1, why, sizeof why)) {
 			wp_error_set(e, WP_EXIT_ERROR, "the targets do not fit "
 			    "the debug registers");
 			return NULL;
 		}
-		if (canary(1) == -1) {
+		if (canary(1, why, sizeof why) == -1) {
 			wp_error_set(e, WP_EXIT_NOBP, "hardware breakpoints "
 			    "cannot be used here");
 			return NULL;
@@ -219,14 +319,12 @@ choose(struct watch *w, const char *name, struct wp_error *e)
 		warnx("%s", e->msg);
 		return NULL;
 	}
-	if (!perf_fits(w, 0)) {
-		warnx("the targets do not fit the four debug registers: %s",
-		    slow);
+	if (!perf_fits(w, 0, why, sizeof why)) {
+		warnx("%s: %s", why, slow);
 		return &backend_ptrace;
 	}
-	if (canary(0) == -1) {
-		warnx("hardware breakpoints do not fire on this machine: %s",
-		    slow);
+	if (canary(0, why, sizeof why) == -1) {
+		warnx("%s: %s", why, slow);
 		return &backend_ptrace;
 	}
 	if ((w->bpfw = bpfw_open(w, w->verbose, e)) != NULL)
@@ -244,12 +342,13 @@ main(int argc, char *argv[])
 	struct options op;
 	struct wp_error e = { 0, "" };
 	const struct backend *b;
+	char why[200];
 	long nbad = 0;
 	int status = WP_EXIT_OK, rc;
 
 	parse_options(argc, argv, &w, &op);
 	if (op.check_bp) {
-		if (canary(1) == -1)
+		if (canary(1, why, sizeof why) == -1)
 			return WP_EXIT_NOBP;
 		printf("hardware breakpoints fire: 4 of 4 writes counted\n");
 		return 0;
@@ -264,7 +363,8 @@ main(int argc, char *argv[])
 		watch_free(&w);
 		return e.status;
 	}
-	if ((b = choose(&w, op.backend, &e)) == NULL) {
+	if ((b = choose(&w, op.backend, &e)) == NULL ||
+	    callchain_unsupported(&w, b, &e)) {
 		observation_write(&w, e.msg);
 		watch_free(&w);
 		return e.status;

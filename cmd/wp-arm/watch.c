@@ -4,6 +4,7 @@
  */
 #include <sys/types.h>
 
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -172,6 +173,26 @@ emit_counts(struct watch *w)
 	wp_stream_flush();
 }
 
+/* A seeded record per thread armed at the start: what it is called. */
+static void
+emit_seeded(struct watch *w)
+{
+	struct wp_thread_rec tr;
+	size_t i;
+
+	for (i = 0; i < w->nthr; i++) {
+		if (w->thr[i].state != THR_SEEDED)
+			continue;
+		memset(&tr, 0, sizeof tr);
+		tr.event = "seeded";
+		tr.tid = w->thr[i].tid;
+		tr.has_time = 1;
+		tr.time_ns = watch_time(w, wp_now_ns());
+		if (watch_thread_record(w, &tr) == -1)
+			return;
+	}
+}
+
 int
 watch_run(struct watch *w, const struct backend *b, struct wp_error *e)
 {
@@ -188,6 +209,7 @@ watch_run(struct watch *w, const struct backend *b, struct wp_error *e)
 		return -1;
 	}
 	emit_armed(w);
+	emit_seeded(w);
 	deadline = wp_now_ns() + w->duration_ms * 1000000;
 	next_count = wp_now_ns() + w->interval_ms * 1000000;
 	for (;;) {
@@ -328,9 +350,38 @@ watch_count_threads(const struct watch *w, enum thread_state st)
 	return n;
 }
 
+/* The thread's name (/proc/PID/task/TID/comm): 0, or -1. */
+static int
+thread_comm(pid_t pid, pid_t tid, char *buf, size_t sz)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof path, "/proc/%d/task/%d/comm", (int)pid,
+	    (int)tid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	n = read(fd, buf, sz - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
 int
 watch_thread_record(struct watch *w, const struct wp_thread_rec *t)
 {
-	wp_rec_thread(&w->jw, t);
+	struct wp_thread_rec named = *t;
+	char comm[64];
+
+	/* named when first seen: as it starts, is seeded, or fails */
+	if (named.comm == NULL && strcmp(t->event, "exit") != 0 &&
+	    strcmp(t->event, "fork_process") != 0 &&
+	    thread_comm(w->pid, t->tid, comm, sizeof comm) == 0)
+		named.comm = comm;
+	wp_rec_thread(&w->jw, &named);
 	return watch_emit(w);
 }

@@ -16,6 +16,8 @@
 #include "util.h"
 
 /* One watched address: a target, or one entry of a follow chain. */
+#define WATCH_MAXCHAIN	128	/* --callchain-depth at most */
+
 struct wtarget {
 	int		 id;		/* of its target or follow record */
 	uint64_t	 addr;
@@ -102,6 +104,8 @@ struct watch {
 	uint64_t		 max_events;
 	uint64_t		 interval_ms;	/* count records; 0: none */
 	int			 regs;
+	int			 callchain;	/* --callchain */
+	size_t			 callchain_depth;
 	size_t			 ring_pages;
 	int			 verbose;
 	const char		*follow_mode;	/* stop, stop-all, async;

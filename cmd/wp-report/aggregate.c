@@ -31,10 +31,12 @@ kind_rank(const struct wp_json *j, int v)
 }
 
 void
-report_init(struct report *r, size_t maxsamples)
+report_init(struct report *r, size_t maxsamples, size_t maxchains)
 {
 	memset(r, 0, sizeof *r);
 	r->maxsamples = maxsamples;
+	r->maxchains = maxchains;
+	wp_hmap_init(&r->comms, sizeof(struct rcomm));
 }
 
 static void
@@ -45,8 +47,10 @@ free_target(struct rtarget *t)
 
 	json_object_put(t->rec);
 	for (j = 0; j < t->sites.cap; j++)
-		if ((s = wp_hmap_slot(&t->sites, j)) != NULL)
+		if ((s = wp_hmap_slot(&t->sites, j)) != NULL) {
 			free(s->writer);
+			site_chains_free(s);
+		}
 	wp_hmap_free(&t->sites);
 	for (j = 0; j < t->tallies.cap; j++) {
 		struct rtally *y = wp_hmap_slot(&t->tallies, j);
@@ -71,6 +75,7 @@ report_free(struct report *r)
 	for (i = 0; i < r->nt; i++)
 		free_target(&r->t[i]);
 	free(r->t);
+	wp_hmap_free(&r->comms);
 	json_object_put(r->session);
 	json_object_put(r->armed);
 	json_object_put(r->observation);
@@ -81,6 +86,14 @@ int
 report_complete(const struct report *r)
 {
 	return r->observation != NULL;
+}
+
+const char *
+report_comm(const struct report *r, int64_t tid)
+{
+	const struct rcomm *c = wp_hmap_get(&r->comms, (uint64_t)tid, 0);
+
+	return c != NULL ? c->comm : NULL;
 }
 
 static struct rtarget *
@@ -218,6 +231,64 @@ follow_hit(struct rtarget *t, const struct wp_record *rec)
 	return 0;
 }
 
+void
+site_chains_free(struct rsite *s)
+{
+	struct rchain *c;
+	size_t i;
+
+	for (i = 0; i < s->chains.cap; i++)
+		if ((c = wp_hmap_slot(&s->chains, i)) != NULL)
+			free(c->text);
+	wp_hmap_free(&s->chains);
+}
+
+static uint64_t
+fnv(const char *p, size_t n, uint64_t h)
+{
+	while (n-- > 0)
+		h = (h ^ (unsigned char)*p++) * 0x100000001b3ULL;
+	return h;
+}
+
+/* Counts the hit's call chain at its site, when it has one. */
+static void
+add_chain(struct rsite *s, const struct wp_record *rec)
+{
+	const char *raw, *st, *callers;
+	struct rchain *c;
+	size_t n, sn, cn;
+	uint64_t k1, k2;
+	int isnew;
+
+	if ((raw = wp_rec_raw(rec, "callchain", &n)) == NULL)
+		return;
+	if ((st = wp_rec_raw(rec, "callchain_status", &sn)) == NULL) {
+		st = "null";
+		sn = 4;
+	}
+	k1 = fnv(st, sn, fnv(raw, n, 0xcbf29ce484222325ULL));
+	k2 = fnv(raw, n, fnv(st, sn, 0x84222325cbf29ce4ULL));
+	if (s->chains.cap == 0)
+		wp_hmap_init(&s->chains, sizeof(struct rchain));
+	if (wp_hmap_get(&s->chains, k1, k2) == NULL &&
+	    s->chains.n >= MAXCHAINS) {
+		s->chains_other++;
+		return;
+	}
+	c = wp_hmap_put(&s->chains, k1, k2, &isnew);
+	if (isnew) {
+		if ((callers = wp_rec_raw(rec, "callers", &cn)) == NULL) {
+			callers = raw;
+			cn = n;
+		}
+		c->text = wp_xmalloc(sn + cn + 32);
+		snprintf(c->text, sn + cn + 32, "{\"status\":%.*s,"
+		    "\"callers\":%.*s}", (int)sn, st, (int)cn, callers);
+	}
+	c->hits++;
+}
+
 static void
 add_hit(struct report *r, const struct wp_record *rec)
 {
@@ -266,6 +337,7 @@ add_hit(struct report *r, const struct wp_record *rec)
 		s->writer = dupn(raw, w >= 0 ? n : 4);
 	}
 	s->hits++;
+	add_chain(s, rec);
 	s->conf[w >= 0 ? conf_rank(j, wp_json_get(j, w, "confidence")) :
 	    C_UNKNOWN]++;
 	count_thread(t, (int)tid);
@@ -356,6 +428,25 @@ add_tally(struct report *r, const struct wp_record *rec)
 		y->writer = dupn(raw, n);
 }
 
+/* A thread record: its name, the first given, for the first MAXCOMMS. */
+static void
+add_thread(struct report *r, const struct wp_record *rec)
+{
+	struct rcomm *c;
+	char comm[sizeof c->comm];
+	int64_t tid;
+	int isnew;
+
+	r->thread_records++;
+	if (wp_rec_int(rec, "tid", &tid) == -1 || wp_json_str(rec->j,
+	    wp_rec_get(rec, "comm"), comm, sizeof comm) == -1 ||
+	    (r->comms.n >= MAXCOMMS && report_comm(r, tid) == NULL))
+		return;
+	c = wp_hmap_put(&r->comms, (uint64_t)tid, 0, &isnew);
+	if (isnew)
+		memcpy(c->comm, comm, sizeof comm);
+}
+
 /* Keeps the first record of a kind (the last, for the observation). */
 static void
 keep(json_object **slot, const struct wp_record *rec, int replace)
@@ -392,7 +483,7 @@ report_add(struct report *r, const struct wp_record *rec)
 		if (wp_rec_int(rec, "count", &n) == 0 && n > 0)
 			r->lost += (uint64_t)n;
 	} else if (strcmp(rec->type, "thread") == 0)
-		r->thread_records++;
+		add_thread(r, rec);
 	else
 		r->other_records++;
 }

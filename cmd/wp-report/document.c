@@ -38,6 +38,51 @@ add(json_object *o, const char *k, json_object *v)
 	json_object_object_add(o, k, v);
 }
 
+static size_t maxchains;	/* report_document sets it */
+
+static int
+cmp_chain(const void *a, const void *b)
+{
+	const struct rchain *x = *(const struct rchain *const *)a;
+	const struct rchain *y = *(const struct rchain *const *)b;
+
+	if (x->hits != y->hits)
+		return x->hits < y->hits ? 1 : -1;
+	return strcmp(x->text, y->text);
+}
+
+/* The site's most frequent call chains, and the hits of the rest. */
+static void
+chains_json(const struct rsite *s, json_object *o)
+{
+	struct rchain **sorted, *c;
+	json_object *a, *x;
+	uint64_t rest = s->chains_other;
+	size_t i, n = 0;
+
+	if (s->chains.n == 0 && s->chains_other == 0)
+		return;
+	sorted = wp_xcalloc(s->chains.n + 1, sizeof *sorted);
+	for (i = 0; i < s->chains.cap; i++)
+		if ((c = wp_hmap_slot(&s->chains, i)) != NULL)
+			sorted[n++] = c;
+	qsort(sorted, n, sizeof *sorted, cmp_chain);
+	a = json_object_new_array();
+	for (i = 0; i < n; i++) {
+		if (i >= maxchains) {
+			rest += sorted[i]->hits;
+			continue;
+		}
+		if ((x = parse_raw(sorted[i]->text)) == NULL)
+			x = json_object_new_object();
+		add(x, "hits", json_object_new_uint64(sorted[i]->hits));
+		json_object_array_add(a, x);
+	}
+	free(sorted);
+	add(o, "call_chains", a);
+	add(o, "other_call_chains_hits", json_object_new_uint64(rest));
+}
+
 static json_object *
 site_json(const struct rsite *s)
 {
@@ -67,6 +112,7 @@ site_json(const struct rsite *s)
 	add(o, "reason", field(w, "reason"));
 	add(o, "caveat", field(w, "caveat"));
 	add(o, "hits", json_object_new_uint64(s->hits));
+	chains_json(s, o);
 	json_object_put(w);
 	return o;
 }
@@ -128,6 +174,7 @@ tally_sites(struct rtarget *t, struct wp_hmap *sites)
 	struct rtally *y;
 	struct rsite *s;
 	json_object *w;
+	const char *ip;
 	uint64_t wip;
 	size_t i;
 	int isnew;
@@ -138,9 +185,10 @@ tally_sites(struct rtarget *t, struct wp_hmap *sites)
 			continue;
 		w = parse_raw(y->writer);
 		wip = 0;
-		if (w != NULL)
-			sscanf(json_object_get_string(json_object_object_get(w,
-			    "writer_ip")), "%" SCNx64, &wip);
+		/* null when no instruction wrote */
+		if ((ip = json_object_get_string(json_object_object_get(w,
+		    "writer_ip"))) != NULL)
+			sscanf(ip, "%" SCNx64, &wip);
 		s = wp_hmap_put(sites, y->ip, wip, &isnew);
 		if (isnew) {
 			s->trap = y->ip;
@@ -176,8 +224,10 @@ free_sites(struct wp_hmap *sites)
 	size_t i;
 
 	for (i = 0; i < sites->cap; i++)
-		if ((s = wp_hmap_slot(sites, i)) != NULL)
+		if ((s = wp_hmap_slot(sites, i)) != NULL) {
 			free(s->writer);
+			site_chains_free(s);
+		}
 	wp_hmap_free(sites);
 }
 
@@ -224,8 +274,17 @@ tally_threads(struct rtarget *t)
 	}
 }
 
+/* Thread tid's name, or null. */
 static json_object *
-threads_json(struct rtarget *t)
+comm_json(const struct report *r, int64_t tid)
+{
+	const char *c = report_comm(r, tid);
+
+	return c != NULL ? json_object_new_string(c) : NULL;
+}
+
+static json_object *
+threads_json(struct report *r, struct rtarget *t)
 {
 	json_object *a = json_object_new_array(), *x;
 	size_t i;
@@ -234,6 +293,7 @@ threads_json(struct rtarget *t)
 	for (i = 0; i < t->nthr; i++) {
 		x = json_object_new_object();
 		add(x, "tid", json_object_new_int(t->thr[i].tid));
+		add(x, "comm", comm_json(r, t->thr[i].tid));
 		add(x, "hits", json_object_new_uint64(t->thr[i].hits));
 		json_object_array_add(a, x);
 	}
@@ -241,7 +301,7 @@ threads_json(struct rtarget *t)
 }
 
 static json_object *
-samples_json(struct rtarget *t)
+samples_json(struct report *r, struct rtarget *t)
 {
 	json_object *a = json_object_new_array(), *s, *w;
 	struct rsample *sm;
@@ -252,8 +312,10 @@ samples_json(struct rtarget *t)
 		w = parse_raw(sm->writer);
 		s = json_object_new_object();
 		add(s, "tid", json_object_new_int64(sm->tid));
+		add(s, "comm", comm_json(r, sm->tid));
 		add(s, "time_ns", json_object_new_int64(sm->time_ns));
 		add(s, "trap_runtime_ip", jsonc_hex(sm->trap));
+		add(s, "module", field(w, "module"));
 		add(s, "writer_static_ip", field(w, "writer_static_ip"));
 		add(s, "writer_symbol", field(w, "symbol"));
 		add(s, "written_value", parse_raw(sm->value));
@@ -319,13 +381,13 @@ target_json(struct report *r, struct rtarget *t)
 	}
 	add(o, "tallied_hits", tallied ? json_object_new_uint64(tally_sum(t)) :
 	    NULL);
-	add(o, "threads", threads_json(t));
+	add(o, "threads", threads_json(r, t));
 	add(o, "threads_truncated",
 	    json_object_new_boolean(t->other_thread_hits > 0));
 	add(o, "writer_sites", sites_json(tallied ? &tsites : &t->sites));
 	if (tallied)
 		free_sites(&tsites);
-	add(o, "samples", samples_json(t));
+	add(o, "samples", samples_json(r, t));
 	add(o, "samples_truncated",
 	    json_object_new_boolean(t->samples_truncated));
 	return o;
@@ -564,6 +626,7 @@ report_document(struct report *r, long malformed)
 	json_object *obs = r->observation;
 	const char *backend;
 
+	maxchains = r->maxchains;
 	backend = obs ? obs_str(obs, "backend") : obs_str(r->armed, "backend");
 	add(o, "schema_version", json_object_new_int(WP_SCHEMA_VERSION));
 	add(o, "tool", json_object_new_string("wp"));

@@ -1,4 +1,6 @@
 /* wp-report: aggregate a decoded stream into the report a user reads. */
+#include <sys/ioctl.h>
+
 #include <err.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -13,16 +15,33 @@
 struct options {
 	int		 json;
 	uint64_t	 samples;
+	uint64_t	 chains;
 	int		 progress;
 	const char	*file;
 };
 
+static const char usage_text[] =
+    "usage: wp-report [--json | --table] [--samples n] [--chains n] "
+    "[--progress] [file]\n";
+
+/* --help: the usage, then a line per option */
+static const char help_text[] =
+    "\n"
+    "      --json       one JSON document\n"
+    "      --table      a table for people (the default)\n"
+    "      --samples n  samples kept per target, 0 to 1000000 (default 16)\n"
+    "      --chains n   call chains shown per writer, 0 to 64 (default 5)\n"
+    "      --progress   a live line on standard error, when it is a terminal\n"
+    "  -h, --help       this help\n"
+    "  -V, --version    the version\n"
+    "  file             the stream to report (default: standard input)\n";
+
 static void
 usage(int status)
 {
-	fprintf(status ? stderr : stdout,
-	    "usage: wp-report [--json | --table] [--samples n] [--progress] "
-	    "[file]\n");
+	fputs(usage_text, status ? stderr : stdout);
+	if (status == 0)
+		fputs(help_text, stdout);
 	exit(status);
 }
 
@@ -30,6 +49,7 @@ static const struct option longopts[] = {
 	{ "json",	no_argument,		NULL, 'j' },
 	{ "table",	no_argument,		NULL, 't' },
 	{ "samples",	required_argument,	NULL, 's' },
+	{ "chains",	required_argument,	NULL, 'c' },
 	{ "progress",	no_argument,		NULL, 'p' },
 	{ "help",	no_argument,		NULL, 'h' },
 	{ "version",	no_argument,		NULL, 'V' },
@@ -43,6 +63,7 @@ parse_options(int argc, char *argv[], struct options *op)
 
 	memset(op, 0, sizeof *op);
 	op->samples = 16;
+	op->chains = 5;
 	while ((ch = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'j':
@@ -56,6 +77,12 @@ parse_options(int argc, char *argv[], struct options *op)
 			    op->samples > 1000000)
 				errx(WP_EXIT_USAGE, "--samples %s: not a count "
 				    "(0 to 1000000)", optarg);
+			break;
+		case 'c':
+			if (wp_parse_u64(optarg, &op->chains) == -1 ||
+			    op->chains > MAXCHAINS)
+				errx(WP_EXIT_USAGE, "--chains %s: not a count "
+				    "(0 to %d)", optarg, MAXCHAINS);
 			break;
 		case 'p':
 			op->progress = isatty(STDERR_FILENO);
@@ -73,6 +100,23 @@ parse_options(int argc, char *argv[], struct options *op)
 	if (argc - optind > 1)
 		usage(WP_EXIT_USAGE);
 	op->file = argc - optind == 1 ? argv[optind] : NULL;
+}
+
+/* The table's width: $COLUMNS, else the terminal's, else 100. */
+static size_t
+columns(void)
+{
+	const char *c = getenv("COLUMNS");
+	struct winsize ws;
+	uint64_t n;
+
+	if (c != NULL && c[strspn(c, "0123456789")] == '\0' &&
+	    wp_parse_u64(c, &n) == 0 && n > 0)
+		return n > SIZE_MAX ? SIZE_MAX : (size_t)n;
+	if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ,
+	    &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col;
+	return 100;
 }
 
 /* Reads the stream into r; returns the number of malformed lines. */
@@ -117,7 +161,7 @@ main(int argc, char *argv[])
 	parse_options(argc, argv, &op);
 	if ((in = wp_stream_open(op.file, &name)) == NULL)
 		err(WP_EXIT_ERROR, "%s", op.file);
-	report_init(&r, (size_t)op.samples);
+	report_init(&r, (size_t)op.samples, (size_t)op.chains);
 	wp_stream_finish_on_interrupt();
 	nbad = read_all(&r, in, name, op.progress);
 	doc = report_document(&r, nbad);
@@ -126,7 +170,7 @@ main(int argc, char *argv[])
 		    JSON_C_TO_STRING_NOSLASHESCAPE), stdout);
 		putchar('\n');
 	} else
-		report_table(doc, stdout);
+		report_table(doc, stdout, columns());
 	rc = fflush(stdout) == EOF || ferror(stdout) ? WP_EXIT_ERROR :
 	    !report_complete(&r) ? WP_EXIT_INCOMPLETE : nbad ?
 	    WP_EXIT_MALFORMED : WP_EXIT_OK;

@@ -1,7 +1,8 @@
 /*
  * The live progress line of wp-report on a terminal: "wp: watching
- * 1.2 s, 345 hits", redrawn four times a second from a timer, in
- * async-signal-safe code.
+ * 1.2 s, 345 hits", or "wp: watching 1.2 s of 60 s, 345 hits" when the
+ * armed record says how long the watch is to last (its duration_ms),
+ * redrawn four times a second from a timer, in async-signal-safe code.
  */
 #include <sys/time.h>
 
@@ -10,9 +11,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "record.h"
 #include "report.h"
 
 static volatile sig_atomic_t hits, on;
+static volatile long total_ds = -1;	/* the duration in 0.1 s; -1: unknown */
 static struct timespec t0;
 
 static size_t
@@ -29,11 +32,25 @@ fmt_u(char *p, unsigned long v)
 	return n;
 }
 
+/* Writes ds deciseconds as "1.2" or, when whole, "60". */
+static size_t
+fmt_ds(char *p, unsigned long ds)
+{
+	size_t n;
+
+	n = fmt_u(p, ds / 10);
+	if (ds % 10 != 0) {
+		p[n++] = '.';
+		n += fmt_u(p + n, ds % 10);
+	}
+	return n;
+}
+
 static void
 on_tick(int sig)
 {
 	struct timespec now;
-	char buf[96];
+	char buf[128];
 	size_t n;
 	long ds;
 
@@ -43,11 +60,16 @@ on_tick(int sig)
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	ds = (now.tv_sec - t0.tv_sec) * 10 +
 	    (now.tv_nsec - t0.tv_nsec) / 100000000;
-	memcpy(buf, "\rwp: watching ", 15);
-	n = 15;
+	memcpy(buf, "\rwp: watching ", 14);
+	n = 14;
 	n += fmt_u(buf + n, (unsigned long)(ds / 10));
 	buf[n++] = '.';
 	n += fmt_u(buf + n, (unsigned long)(ds % 10));
+	if (total_ds >= 0) {
+		memcpy(buf + n, " s of ", 6);
+		n += 6;
+		n += fmt_ds(buf + n, (unsigned long)total_ds);
+	}
 	memcpy(buf + n, " s, ", 4);
 	n += 4;
 	n += fmt_u(buf + n, (unsigned long)hits);
@@ -76,9 +98,13 @@ progress_start(void)
 void
 progress_record(const struct wp_record *rec)
 {
+	int64_t ms;
+
 	if (strcmp(rec->type, "hit") == 0)
 		hits++;
 	else if (strcmp(rec->type, "armed") == 0) {
+		total_ds = wp_rec_int(rec, "duration_ms", &ms) == 0 &&
+		    ms >= 0 && ms / 100 < 1000000000 ? (long)(ms / 100) : -1;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		on = 1;
 	} else if (strcmp(rec->type, "observation") == 0)

@@ -1,8 +1,9 @@
 /*
  * wp-report's parts: the aggregate of a stream (aggregate.c), the
  * report document built from it (document.c), the table printed from
- * the document (table.c), records as json-c values (jsonc.c) and the
- * live progress line (progress.c).
+ * the document (table.c) and the writers' names in it (label.c),
+ * records as json-c values (jsonc.c) and the live progress line
+ * (progress.c).
  */
 #ifndef WPREPORT_REPORT_H
 #define WPREPORT_REPORT_H
@@ -18,6 +19,8 @@
 #define MAXTHREADS	256	/* threads counted apart per target */
 #define MAXBINDS	1024	/* bindings kept per follow chain: the first
 				   so many and the latest so many */
+#define MAXCOMMS	65536	/* thread names kept */
+#define MAXCHAINS	64	/* distinct call chains counted per site */
 
 enum { C_EXACT, C_HIGH, C_MEDIUM, C_LOW, C_UNKNOWN, C_N };
 extern const char *const conf_names[C_N];
@@ -25,6 +28,13 @@ extern const char *const conf_names[C_N];
 /* What an access was, as wp-decode says (writer.kind). */
 enum { K_WRITE, K_READ, K_SYSCALL, K_KERNEL, K_UNEXPLAINED, K_N };
 extern const char *const kind_names[K_N];
+
+/* A call chain that reached a site (--callchain), and its hits. */
+struct rchain {
+	uint64_t	 hits;
+	/* raw JSON {"status":..,"callers":..}: callers, else callchain */
+	char		*text;
+};
 
 /* A writer site: hits of one kind with one trap IP and one writer IP. */
 struct rsite {
@@ -34,6 +44,8 @@ struct rsite {
 	uint64_t	 hits;
 	uint64_t	 conf[C_N];
 	size_t		 nsamples;
+	struct wp_hmap	 chains;	/* chain hash -> struct rchain */
+	uint64_t	 chains_other;	/* hits of chains past MAXCHAINS */
 };
 
 struct rthread {
@@ -91,11 +103,18 @@ struct rtarget {
 	int		 samples_truncated;
 };
 
+/* A thread's name, from its thread record. */
+struct rcomm {
+	char		 comm[64];
+};
+
 struct report {
 	json_object	*session, *armed, *observation;
+	struct wp_hmap	 comms;		/* (tid, 0) -> struct rcomm */
 	struct rtarget	*t;
 	size_t		 nt;
 	size_t		 maxsamples;
+	size_t		 maxchains;	/* --chains: shown per site */
 	uint64_t	 records, hits, orphan_hits, lost_records, lost;
 	uint64_t	 thread_records, other_records;
 	int		 regs_seen;
@@ -103,16 +122,38 @@ struct report {
 
 /* aggregate.c: bounded memory, whatever the length of the stream */
 int	 kind_rank(const struct wp_json *j, int v);
-void	 report_init(struct report *r, size_t maxsamples);
+void	 report_init(struct report *r, size_t maxsamples, size_t maxchains);
+/* Frees a site's chains. */
+void	 site_chains_free(struct rsite *s);
 void	 report_free(struct report *r);
 void	 report_add(struct report *r, const struct wp_record *rec);
 int	 report_complete(const struct report *r);
+/* The name of thread tid, or NULL. */
+const char *report_comm(const struct report *r, int64_t tid);
 
 /* document.c: the report as one JSON document (the caller puts it) */
 json_object *report_document(struct report *r, long malformed);
 
-/* table.c: the document as a table for people */
-int	 report_table(json_object *doc, FILE *f);
+/* table.c: the document as a table for people, width columns at most */
+int	 report_table(json_object *doc, FILE *f, size_t width);
+
+/*
+ * label.c: a writer's name: its symbol ("function+0xOFF"), else
+ * "module+0xOFF" (the module's base name and the static address), else
+ * fallback; names cut to a width in the middle, "+0xOFF" kept; and
+ * sources ("file:line") so, ":line" kept.
+ */
+void	 label_writer(json_object *x, const char *fallback, char *buf,
+	    size_t sz);
+void	 label_shorten(const char *s, size_t width, char *buf, size_t sz);
+void	 label_shorten_source(const char *s, size_t width, char *buf,
+	    size_t sz);
+/*
+ * The least width from width up to max at which no two of the n names
+ * that differ are cut to the same text.
+ */
+size_t	 label_distinct_width(char *const *names, size_t n, size_t width,
+	    size_t max);
 
 /* jsonc.c: a record, or a raw JSON object, as a json-c value */
 json_object *jsonc_record(const struct wp_record *rec);

@@ -3,13 +3,24 @@
  * per target its writers, threads and samples, then the follow chains.
  */
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report.h"
+#include "util.h"
+
+#define MAXWIDTH	1024	/* the widest table */
+#define MINLAYOUT	60	/* columns are laid out for at least this */
+#define MINCOL		8	/* a column given up to a writer's name */
 
 static size_t width = 100;	/* the table's columns at most */
-static char line[4096];
+static char line[MAXWIDTH + 2];
 static size_t linelen;
+
+/* A column: its width at 100 columns, what its cells need, its width. */
+struct col {
+	size_t		 def, need, w;
+};
 
 /*
  * printf to the table: a line longer than the width is cut there, the
@@ -18,7 +29,7 @@ static size_t linelen;
 static void
 out(FILE *f, const char *fmt, ...)
 {
-	char buf[2048];
+	char buf[4096];
 	va_list ap;
 	size_t i, n;
 	int k;
@@ -81,11 +92,26 @@ fit(char *buf, size_t sz, const char *s, size_t width)
 
 	if (width >= sz)
 		width = sz - 1;
+	if (width == 0)
+		width = 1;
 	if (n <= width)
 		return strcpy(buf, s);
 	memcpy(buf, s, width - 1);
 	buf[width - 1] = '~';
 	buf[width] = '\0';
+	return buf;
+}
+
+/* s for a terminal: control characters as '?'. */
+static const char *
+printable(char *buf, size_t sz, const char *s)
+{
+	size_t i;
+
+	snprintf(buf, sz, "%s", s);
+	for (i = 0; buf[i] != '\0'; i++)
+		if ((unsigned char)buf[i] < 0x20 || buf[i] == 0x7f)
+			buf[i] = '?';
 	return buf;
 }
 
@@ -120,6 +146,131 @@ get(json_object *o, const char *k)
 	return json_object_object_get(o, k);
 }
 
+static size_t
+least(size_t a, size_t b)
+{
+	return a < b ? a : b;
+}
+
+/* The columns left after fixed ones. */
+static size_t
+room(size_t fixed)
+{
+	size_t lw = width < MINLAYOUT ? MINLAYOUT : width;
+
+	return lw > fixed ? lw - fixed : 1;
+}
+
+static void
+need(struct col *c, size_t n)
+{
+	if (c->need < n)
+		c->need = n;
+}
+
+/*
+ * Lays out columns c[0..n), the most wanted first, in avail columns:
+ * each gets its width at 100 columns (less, in proportion, when avail
+ * is short), then each in turn, while its cells need more, takes what
+ * is spare and what the others do not need of theirs.
+ */
+static void
+spread(struct col *c, size_t n, size_t avail)
+{
+	size_t i, k, sum = 0, spare = avail, more;
+
+	for (i = 0; i < n; i++)
+		sum += c[i].def;
+	for (i = 0; i < n; i++) {
+		c[i].w = sum > avail ? c[i].def * avail / sum : c[i].def;
+		if (c[i].w == 0)
+			c[i].w = 1;
+		spare -= least(spare, c[i].w);
+	}
+	for (i = 0; i < n; i++) {
+		if (c[i].need <= c[i].w)
+			continue;
+		more = least(spare, c[i].need - c[i].w);
+		c[i].w += more;
+		spare -= more;
+		for (k = 0; k < n && c[i].w < c[i].need; k++) {
+			if (k == i || c[k].w <= c[k].need)
+				continue;
+			more = least(c[k].w - c[k].need, c[i].need - c[i].w);
+			c[k].w -= more;
+			c[i].w += more;
+		}
+	}
+}
+
+/* How wide c[0] can get, the others giving up to MINCOL each. */
+static size_t
+widest(const struct col *c, size_t n)
+{
+	size_t k, w = c[0].w;
+
+	for (k = 1; k < n; k++)
+		if (c[k].w > MINCOL)
+			w += c[k].w - MINCOL;
+	return w;
+}
+
+/* Widens c[0] to w, taking from the others in turn. */
+static void
+widen(struct col *c, size_t n, size_t w)
+{
+	size_t k, more;
+
+	for (k = 1; k < n && c[0].w < w; k++) {
+		if (c[k].w <= MINCOL)
+			continue;
+		more = least(c[k].w - MINCOL, w - c[0].w);
+		c[k].w -= more;
+		c[0].w += more;
+	}
+}
+
+/* Lays out columns whose first holds the nn names, kept apart. */
+static void
+layout(struct col *c, size_t n, size_t avail, char *const *names,
+    size_t nn)
+{
+	spread(c, n, avail);
+	widen(c, n, label_distinct_width(names, nn, c[0].w,
+	    least(widest(c, n), c[0].need)));
+}
+
+static char **
+names_new(size_t n)
+{
+	return wp_xcalloc(n + 1, sizeof(char *));
+}
+
+static void
+names_free(char **names, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* The ptrace backend's pace, and the child processes not followed. */
+static void
+watch_notes(json_object *obs, FILE *f)
+{
+	json_object *p = get(obs, "ptrace"), *tc;
+
+	if (p != NULL)
+		out(f, "ptrace   %s steps/s: the target ran one instruction a "
+		    "step, one thread at a time\n", str(p, "steps_per_second"));
+	tc = get(obs, "thread_coverage");
+	if (json_object_get_int64(get(tc, "forked_processes")) > 0)
+		out(f, "note     forked children were not followed: %s\n",
+		    str(tc, "forked_processes"));
+}
+
 static void
 header(json_object *doc, FILE *f)
 {
@@ -152,6 +303,7 @@ header(json_object *doc, FILE *f)
 	    "%s unattached, %s exited\n", str(tc, "seeded_tids"),
 	    str(tc, "inherited_tids"), str(tc, "dynamically_attached_tids"),
 	    str(tc, "unattached_tids"), str(tc, "exited_tids"));
+	watch_notes(obs, f);
 	if (has(obs, "error"))
 		out(f, "error    %s\n", str(obs, "error"));
 }
@@ -172,35 +324,6 @@ lower_bound_note(json_object *doc, FILE *f)
 	out(f, "\n");
 }
 
-/*
- * A writer row, 100 columns at most; named says to fall back on its
- * address; kind adds the KIND column.
- */
-static void
-writer_row(json_object *x, int named, int kind, FILE *f)
-{
-	char b1[128], b2[128], b3[128], b4[256], b5[256];
-	int ww = kind ? 22 : 26, sw = kind ? 14 : 16, iw = kind ? 29 : 35;
-
-	source_text(get(x, "source"), b5, sizeof b5);
-	snprintf(b3, sizeof b3, "%s", str(x, "writer_symbol"));
-	if (named && strcmp(b3, "-") == 0)
-		snprintf(b3, sizeof b3, "%s", has(x, "writer_static_ip") ?
-		    str(x, "writer_static_ip") : has(x, "insn") ?
-		    str(x, "trap_runtime_ip") : "-");
-	out(f, "  %9s  %-7s ", str(x, "hits"), str(x, "confidence"));
-	if (kind)
-		out(f, "%-11s ", str(x, "kind"));
-	out(f, "%-*s %-*s %s\n", ww, fit(b1, sizeof b1, b3, (size_t)ww),
-	    sw, fit(b2, sizeof b2, b5, (size_t)sw), has(x, "insn") || !named ?
-	    fit(b4, sizeof b4, str(x, "insn"), (size_t)iw) :
-	    fit(b4, sizeof b4, str(x, "reason"), (size_t)iw));
-	if (named && (has(x, "caveat") || (!has(x, "insn") &&
-	    has(x, "reason"))))
-		out(f, "  %9s  %s\n", "", fit(b4, sizeof b4,
-		    has(x, "caveat") ? str(x, "caveat") : str(x, "reason"), 87));
-}
-
 /* Whether any site is other than a write: then the KIND column. */
 static int
 kinds(json_object *a)
@@ -214,63 +337,297 @@ kinds(json_object *a)
 	return 0;
 }
 
+/* A table of writer sites. */
+struct writers {
+	json_object	*a;
+	size_t		 n;
+	int		 kind;		/* the KIND column */
+	int		 notes;		/* reasons and caveats */
+	char		**names;
+	struct col	 c[3];		/* WRITER, INSTRUCTION, SOURCE */
+};
+
+/* The INSTRUCTION cell: the instruction, or why there is none. */
+static const char *
+insn_cell(json_object *x, int notes)
+{
+	return has(x, "insn") || !notes ? str(x, "insn") : str(x, "reason");
+}
+
+static void
+writers_layout(struct writers *t)
+{
+	char b[512];
+	json_object *x;
+	size_t j;
+
+	t->n = json_object_array_length(t->a);
+	t->kind = kinds(t->a);
+	t->names = names_new(t->n);
+	t->c[0] = (struct col){ t->kind ? 22 : 26, strlen("WRITER"), 0 };
+	t->c[1] = (struct col){ t->kind ? 29 : 35, strlen("INSTRUCTION"), 0 };
+	t->c[2] = (struct col){ t->kind ? 14 : 16, strlen("SOURCE"), 0 };
+	for (j = 0; j < t->n; j++) {
+		x = json_object_array_get_idx(t->a, j);
+		label_writer(x, has(x, "insn") ? str(x, "trap_runtime_ip") : "-",
+		    b, sizeof b);
+		t->names[j] = wp_xstrdup(b);
+		need(&t->c[0], strlen(b));
+		need(&t->c[1], strlen(insn_cell(x, t->notes)));
+		source_text(get(x, "source"), b, sizeof b);
+		need(&t->c[2], strlen(b));
+	}
+	layout(t->c, 3, room(21 + (t->kind ? 12 : 0) + 2), t->names, t->n);
+}
+
+static void
+writers_header(const struct writers *t, FILE *f)
+{
+	out(f, "  %9s  %-7s ", "HITS", "CONF");
+	if (t->kind)
+		out(f, "%-11s ", "KIND");
+	out(f, "%-*s %-*s %s\n", (int)t->c[0].w, "WRITER", (int)t->c[2].w,
+	    "SOURCE", "INSTRUCTION");
+}
+
+/* A caller: its symbol, else module+0xOFF, else its address. */
+static void
+frame_label(json_object *fr, char *buf, size_t sz)
+{
+	const char *m;
+
+	if (has(fr, "symbol"))
+		snprintf(buf, sz, "%s", str(fr, "symbol"));
+	else if (has(fr, "module") && has(fr, "static_ip")) {
+		m = strrchr(str(fr, "module"), '/');
+		snprintf(buf, sz, "%s+%s", m ? m + 1 : str(fr, "module"),
+		    str(fr, "static_ip"));
+	} else if (json_object_is_type(fr, json_type_string))
+		snprintf(buf, sz, "%s", json_object_get_string(fr));
+	else
+		snprintf(buf, sz, "%s", str(fr, "ip"));
+}
+
+/*
+ * The site's call chains, a line each: hits, then the callers, the
+ * innermost (with its source line) first; a chain that is not whole
+ * says so first.
+ */
+static void
+chain_rows(json_object *x, FILE *f)
+{
+	json_object *a = get(x, "call_chains"), *c, *fr, *callers;
+	char line[1024], b[512], src[512];
+	size_t i, k, n;
+	int len;
+
+	for (i = 0; a != NULL && i < json_object_array_length(a); i++) {
+		c = json_object_array_get_idx(a, i);
+		len = 0;
+		if (strcmp(str(c, "status"), "complete") != 0)
+			len = snprintf(line, sizeof line, "[%s] ",
+			    str(c, "status"));
+		callers = get(c, "callers");
+		n = callers ? json_object_array_length(callers) : 0;
+		for (k = 0; k < n && len < (int)sizeof line - 1; k++) {
+			fr = json_object_array_get_idx(callers, k);
+			frame_label(fr, b, sizeof b);
+			len += snprintf(line + len, sizeof line - (size_t)len,
+			    "%s%s", k ? " < " : "by ", b);
+			if (k == 0 && has(fr, "source") &&
+			    len < (int)sizeof line - 1) {
+				source_text(get(fr, "source"), src, sizeof src);
+				len += snprintf(line + len, sizeof line -
+				    (size_t)len, " (%s)", src);
+			}
+		}
+		if (n == 0)
+			snprintf(line + len, sizeof line - (size_t)len,
+			    "no callers");
+		out(f, "  %9s  %9s  %s\n", "", str(c, "hits"), line);
+	}
+	if (has(x, "other_call_chains_hits") &&
+	    strcmp(str(x, "other_call_chains_hits"), "0") != 0)
+		out(f, "  %9s  %9s  in other call chains\n", "",
+		    str(x, "other_call_chains_hits"));
+}
+
+static void
+writer_row(const struct writers *t, size_t j, FILE *f)
+{
+	json_object *x = json_object_array_get_idx(t->a, j);
+	char b1[MAXWIDTH + 1], b2[MAXWIDTH + 1], b3[MAXWIDTH + 1], src[512];
+
+	source_text(get(x, "source"), src, sizeof src);
+	label_shorten(t->names[j], t->c[0].w, b1, sizeof b1);
+	out(f, "  %9s  %-7s ", str(x, "hits"), str(x, "confidence"));
+	if (t->kind)
+		out(f, "%-11s ", str(x, "kind"));
+	label_shorten_source(src, t->c[2].w, b2, sizeof b2);
+	out(f, "%-*s %-*s %s\n", (int)t->c[0].w, b1, (int)t->c[2].w, b2,
+	    fit(b3, sizeof b3, insn_cell(x, t->notes), t->c[1].w));
+	if (t->notes && (has(x, "caveat") || (!has(x, "insn") &&
+	    has(x, "reason"))))
+		out(f, "  %9s  %s\n", "", fit(b3, sizeof b3, has(x, "caveat") ?
+		    str(x, "caveat") : str(x, "reason"), room(13)));
+	if (t->notes)
+		chain_rows(x, f);
+}
+
+/*
+ * The writer sites a, one a row; header adds the column names, notes
+ * the reasons and caveats.
+ */
+static void
+writer_rows(json_object *a, int header, int notes, FILE *f)
+{
+	struct writers t;
+	size_t j;
+
+	memset(&t, 0, sizeof t);
+	t.a = a;
+	t.notes = notes;
+	writers_layout(&t);
+	if (header && t.n > 0)
+		writers_header(&t, f);
+	for (j = 0; j < t.n; j++)
+		writer_row(&t, j, f);
+	names_free(t.names, t.n);
+}
+
 static void
 writers(json_object *w, FILE *f)
 {
 	json_object *a = get(w, "writer_sites");
-	size_t j, n = json_object_array_length(a);
-	int k = kinds(a);
 
-	out(f, "  writers: %zu\n", n);
-	if (n > 0 && k)
-		out(f, "  %9s  %-7s %-11s %-22s %-14s %s\n", "HITS", "CONF",
-		    "KIND", "WRITER", "SOURCE", "INSTRUCTION");
-	else if (n > 0)
-		out(f, "  %9s  %-7s %-26s %-16s %s\n", "HITS", "CONF",
-		    "WRITER", "SOURCE", "INSTRUCTION");
-	for (j = 0; j < n; j++)
-		writer_row(json_object_array_get_idx(a, j), 1, k, f);
+	out(f, "  writers: %zu\n", json_object_array_length(a));
+	writer_rows(a, 1, 1, f);
+}
+
+/* "4242 worker (17)": the thread, its name when known, its hits. */
+static void
+thread_text(json_object *x, char *buf, size_t sz)
+{
+	char c[128];
+
+	if (get(x, "comm") != NULL)
+		snprintf(buf, sz, "%s %s (%s)", str(x, "tid"),
+		    printable(c, sizeof c, str(x, "comm")), str(x, "hits"));
+	else
+		snprintf(buf, sz, "%s (%s)", str(x, "tid"), str(x, "hits"));
+}
+
+/* " s" on the line, or on the next, indented, when it would not fit. */
+static void
+item(FILE *f, const char *s, size_t indent)
+{
+	if (linelen > indent && linelen + 1 + strlen(s) > width)
+		out(f, "\n%*s", (int)indent, "");
+	out(f, " %s", s);
 }
 
 static void
 threads(json_object *w, FILE *f)
 {
-	json_object *a = get(w, "threads"), *x;
-	size_t j;
+	json_object *a = get(w, "threads");
+	char b[256];
+	size_t j, n = json_object_array_length(a);
 
 	out(f, "  threads:");
-	for (j = 0; j < json_object_array_length(a) && j < 8; j++) {
-		x = json_object_array_get_idx(a, j);
-		out(f, " %s (%s)", str(x, "tid"), str(x, "hits"));
+	for (j = 0; j < n && j < 8; j++) {
+		thread_text(json_object_array_get_idx(a, j), b, sizeof b);
+		item(f, b, strlen("  threads:"));
 	}
-	if (j < json_object_array_length(a))
-		out(f, " and %zu more", json_object_array_length(a) - j);
+	if (j < n) {
+		snprintf(b, sizeof b, "and %zu more", n - j);
+		item(f, b, strlen("  threads:"));
+	}
 	out(f, "%s\n", j == 0 ? " none" : "");
+}
+
+/* A table of samples. */
+struct samples {
+	json_object	*a;
+	size_t		 n;
+	size_t		 cw;		/* the THREAD column; 0: none */
+	char		**names;
+	struct col	 c[2];		/* WRITER, VALUE */
+};
+
+static void
+samples_layout(struct samples *t)
+{
+	char b[512];
+	json_object *x;
+	size_t j;
+
+	t->names = names_new(t->n);
+	t->c[0] = (struct col){ 26, strlen("WRITER"), 0 };
+	t->c[1] = (struct col){ 44, strlen("VALUE"), 0 };
+	for (j = 0; j < t->n; j++) {
+		x = json_object_array_get_idx(t->a, j);
+		label_writer(x, str(x, "trap_runtime_ip"), b, sizeof b);
+		t->names[j] = wp_xstrdup(b);
+		need(&t->c[0], strlen(b));
+		value_text(get(x, "written_value"), b, sizeof b);
+		need(&t->c[1], strlen(b));
+		if (get(x, "comm") != NULL && t->cw < strlen(str(x, "comm")))
+			t->cw = strlen(str(x, "comm"));
+	}
+	if (t->cw > 0)
+		t->cw = t->cw < strlen("THREAD") ? strlen("THREAD") :
+		    least(t->cw, 16);
+	layout(t->c, 2, room(2 + 9 + 2 + 12 + 2 + 1 + (t->cw ? t->cw + 1 : 0)),
+	    t->names, t->n);
+}
+
+/* TID, its name when any sample has one, TIME ms. */
+static void
+sample_lead(const struct samples *t, const char *tid, const char *comm,
+    const char *ms, FILE *f)
+{
+	char b[128], c[128];
+
+	out(f, "  %9s", tid);
+	if (t->cw > 0)
+		out(f, " %-*s", (int)t->cw, fit(b, sizeof b,
+		    printable(c, sizeof c, comm), t->cw));
+	out(f, "  %12s  ", ms);
+}
+
+static void
+sample_row(const struct samples *t, size_t j, FILE *f)
+{
+	json_object *x = json_object_array_get_idx(t->a, j);
+	char b1[MAXWIDTH + 1], b2[MAXWIDTH + 1], v[512], ms[64];
+
+	value_text(get(x, "written_value"), v, sizeof v);
+	snprintf(ms, sizeof ms, "%.3f", (double)json_object_get_int64(
+	    get(x, "time_ns")) / 1e6);
+	label_shorten(t->names[j], t->c[0].w, b1, sizeof b1);
+	sample_lead(t, str(x, "tid"), str(x, "comm"), ms, f);
+	out(f, "%-*s %s\n", (int)t->c[0].w, b1,
+	    fit(b2, sizeof b2, v, t->c[1].w));
 }
 
 static void
 samples(json_object *w, FILE *f)
 {
-	json_object *a = get(w, "samples"), *x, *r;
-	char b1[128], b2[128], b3[128], b4[256];
-	size_t j, n = json_object_array_length(a);
+	struct samples t;
+	size_t j;
 
-	if (n == 0)
+	memset(&t, 0, sizeof t);
+	t.a = get(w, "samples");
+	if ((t.n = json_object_array_length(t.a)) == 0)
 		return;
-	out(f, "  samples: %zu of %s%s\n", n, str(w, "accepted_hits"),
+	samples_layout(&t);
+	out(f, "  samples: %zu of %s%s\n", t.n, str(w, "accepted_hits"),
 	    flag(w, "samples_truncated") ? " (truncated)" : "");
-	out(f, "  %9s  %12s  %-26s %s\n", "TID", "TIME ms", "WRITER",
-	    "VALUE");
-	for (j = 0; j < n; j++) {
-		x = json_object_array_get_idx(a, j);
-		value_text(get(x, "written_value"), b4, sizeof b4);
-		snprintf(b3, sizeof b3, "%.3f", (double)json_object_get_int64(
-		    get(x, "time_ns")) / 1e6);
-		r = get(x, "writer_symbol");
-		out(f, "  %9s  %12s  %-26s %s\n", str(x, "tid"), b3,
-		    fit(b1, sizeof b1, r ? json_object_get_string(r) :
-		    str(x, "trap_runtime_ip"), 26), fit(b2, sizeof b2, b4, 44));
-	}
+	sample_lead(&t, "TID", "THREAD", "TIME ms", f);
+	out(f, "%-*s %s\n", (int)t.c[0].w, "WRITER", "VALUE");
+	for (j = 0; j < t.n; j++)
+		sample_row(&t, j, f);
+	names_free(t.names, t.n);
 }
 
 static void
@@ -347,18 +704,18 @@ follow_section(json_object *doc, json_object *w, FILE *f)
 		    json_object_get_int64(get(x, "max_ns")) / 1e3);
 	}
 	a = get(w, "writer_sites");
-	n = json_object_array_length(a);
-	out(f, "  leaf writers: %zu\n", n);
-	for (j = 0; j < n; j++)
-		writer_row(json_object_array_get_idx(a, j), 0, kinds(a), f);
+	out(f, "  leaf writers: %zu\n", json_object_array_length(a));
+	writer_rows(a, 0, 0, f);
 }
 
 int
-report_table(json_object *doc, FILE *f)
+report_table(json_object *doc, FILE *f, size_t columns)
 {
 	json_object *ws;
 	size_t i;
 
+	width = columns < 1 ? 1 : columns > MAXWIDTH ? MAXWIDTH : columns;
+	linelen = 0;
 	header(doc, f);
 	lower_bound_note(doc, f);
 	ws = get(doc, "watches");
