@@ -10,21 +10,25 @@
 #include "stream.h"
 #include "util.h"
 
+static const char usage_text[] =
+    "usage: wp-decode [--debug-file file]... [--debug-dir dir]... [file]\n";
+
+/* --help: the usage, then a line per option */
+static const char help_text[] =
+    "\n"
+    "      --debug-file file  a separate debug file, for the module of its "
+    "build-id\n"
+    "      --debug-dir dir    where debug files are (default /usr/lib/debug)\n"
+    "  -h, --help             this help\n"
+    "  -V, --version          the version\n"
+    "  file                   the stream to decode (default: standard input)\n";
+
 static void
 usage(int status)
 {
-	fprintf(status ? stderr : stdout, "usage: wp-decode "
-	    "[--debug-file file]... [--debug-dir dir]... [file]\n");
+	fputs(usage_text, status ? stderr : stdout);
 	if (status == 0)
-		fputs("\n"
-		    "      --debug-file file  a separate debug file, for the "
-		    "module of its build-id\n"
-		    "      --debug-dir dir    where debug files are (default "
-		    "/usr/lib/debug)\n"
-		    "  -h, --help             this help\n"
-		    "  -V, --version          the version\n"
-		    "  file                   the stream to decode (default: "
-		    "standard input)\n", stdout);
+		fputs(help_text, stdout);
 	exit(status);
 }
 

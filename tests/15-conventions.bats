@@ -1,0 +1,182 @@
+#!/usr/bin/env bats
+# What every command keeps to: --help and --version as their man pages
+# say, man pages that render cleanly, and the bash completion.
+
+load helpers
+
+TOP=$BATS_TEST_DIRNAME/..
+
+# synopsis_opts PAGE: the options PAGE's SYNOPSIS names (Fl x: -x).
+synopsis_opts() {
+	sed -n '/^\.Sh SYNOPSIS/,/^\.Sh [^S]/p' "$1" |
+		grep -oE 'Fl -?[A-Za-z][-A-Za-z]*' | sed 's/^Fl /-/' | sort -u
+}
+
+# usage_block: the lines of $output up to the first empty one.
+usage_block() {
+	sed '/^$/,$d' <<< "$output"
+}
+
+@test "--help: the usage, then a line per option of the SYNOPSIS; --version" {
+	local t o n
+	for t in wp wp-resolve wp-arm wp-decode wp-report; do
+		run --separate-stderr "$t" --help
+		assert_success
+		[[ ${lines[0]} == "usage: $t "* ]] ||
+			fail "$t --help: the first line is not the usage: ${lines[0]}"
+		n=0
+		for o in $(synopsis_opts "$TOP/man/$t.1"); do
+			n=$((n + 1))
+			grep -qE -- "(^|[][ ,|])$o([] ,|]|$)" <<< "$output" ||
+				fail "$t --help does not name $o of its SYNOPSIS"
+		done
+		[ "$n" -gt 0 ] || fail "no options in the SYNOPSIS of $t.1"
+		# and a line per option after the usage
+		[ "$(grep -cE '^ +-' <<< "$output")" -ge "$n" ] ||
+			fail "$t --help: fewer option lines than the SYNOPSIS has options"
+		run --separate-stderr "$t" --version
+		assert_success
+		assert_output --regexp "^$t [0-9]+\.[0-9]+\.[0-9]+$"
+	done
+}
+
+@test "--help: a usage error prints the same usage, on standard error only" {
+	local t help
+	for t in wp-resolve wp-arm wp-decode wp-report; do
+		run --separate-stderr "$t" --help
+		help=$(usage_block)
+		run --separate-stderr "$t" --frobnicate
+		assert_failure 64
+		assert_output ""
+		assert_equal "$(tail -n +2 <<< "$stderr")" "$help"
+	done
+	run --separate-stderr wp --help
+	help=$(usage_block)
+	run --separate-stderr wp
+	assert_failure 64
+	assert_output ""
+	assert_equal "$stderr" "$help"
+}
+
+@test "man pages: --help and --version are documented" {
+	local p
+	# wp-resolve.1 and wp-report.1 are checked once their owners add
+	# the lines (.It Fl h , Fl -help / .It Fl V , Fl -version)
+	for p in wp wp-arm wp-decode; do
+		grep -q '^\.It Fl h , Fl -help$' "$TOP/man/$p.1" ||
+			fail "man/$p.1 does not document -h, --help"
+		grep -q '^\.It Fl V , Fl -version$' "$TOP/man/$p.1" ||
+			fail "man/$p.1 does not document -V, --version"
+	done
+}
+
+@test "man pages: mandoc -T lint -W warning finds nothing" {
+	command -v mandoc > /dev/null ||
+		skip "mandoc is not installed (make deps installs it)"
+	local p out
+	for p in "$TOP"/man/*.[1-9]; do
+		out=$(mandoc -T lint -W warning "$p" 2>&1) ||
+			fail "mandoc lint on $(basename "$p"):
+$out"
+		[ -z "$out" ] || fail "mandoc lint on $(basename "$p"):
+$out"
+	done
+}
+
+@test "man pages: the text closes its parentheses and quotes; commands keep their punctuation" {
+	command -v mandoc > /dev/null ||
+		skip "mandoc is not installed (make deps installs it)"
+	local p bad
+	for p in "$TOP"/man/*.[1-9]; do
+		bad=$(mandoc -T ascii "$p" | sed 's/.\x08//g' | awk 'BEGIN { RS = "" }
+			{
+				s = $0; gsub(/\n[ \t]*/, " ", s)
+				o = gsub(/\(/, "(", s); c = gsub(/\)/, ")", s)
+				q = gsub(/"/, "\"", s)
+				if (o != c || q % 2 == 1 || s ~ /""|\+ +\+/)
+					print s
+			}')
+		[ -z "$bad" ] || fail "$(basename "$p") renders:
+$bad"
+		# a command shown with .Dl loses the space before a lone
+		# closing punctuation mark (jq -c . shows as jq -c.)
+		if bad=$(grep -nE '^\.Dl .* [].,:;?!)]( |$)' "$p"); then
+			fail "$(basename "$p"): write \\&. in: $bad"
+		fi
+	done
+}
+
+# completions WORD...: what the completion of wp offers for the command
+# line WORD..., the last word being completed, one a line.
+completions() {
+	bash -c 'source "$1"; shift
+		COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1))
+		_wp_complete
+		printf "%s\n" "${COMPREPLY[@]}"' _ \
+	    "$TOP/share/bash-completion/wp" "$@"
+}
+
+@test "completion: commands, options and their values" {
+	run completions wp ""
+	assert_output "watch
+report
+--help
+--version"
+	run completions wp watch --ba
+	assert_output "--backend"
+	run completions wp watch -d ""
+	assert_line inf
+	run completions wp-arm --backend p
+	assert_output "perf
+ptrace"
+	run completions wp-arm --follow-mode = s
+	assert_output "stop
+stop-all"
+	run completions wp-resolve --no
+	assert_output "--no-slot-limit"
+	run completions wp-resolve -a ""
+	assert_output "w
+rw"
+	run completions wp-decode --vers
+	assert_output "--version"
+	run completions wp-report --s
+	assert_output "--samples"
+	run completions wp report --
+	assert_output "--json
+--samples
+--help
+--version"
+}
+
+@test "completion: pids with their names, symbols of the process's program" {
+	start_target mt-writer -t 1 -n 5
+	run completions wp watch ""
+	assert_line "$TPID  mt-writer"
+	run completions wp watch mt-wr
+	assert_line --regexp "^$TPID(  mt-writer)?$"
+	run completions wp-resolve -p ""
+	assert_line "$TPID  mt-writer"
+	run completions wp watch -d 5s "$TPID" wpt_cou
+	assert_output "wpt_counter"
+	run completions wp watch "$TPID" ""
+	assert_line wpt_counter
+	assert_line wpt_score
+	run completions wp-resolve -p "$TPID" wpt_cou
+	assert_output "wpt_counter"
+	run completions wp-resolve --pid "$TPID" --follow wpt_sc
+	assert_output "wpt_score"
+	run completions wp-resolve -p "$TPID" --bin "$T/mt-writer-stripped" wpt_cou
+	assert_output ""
+}
+
+@test "completion: make install puts it where bash-completion looks, one name per command" {
+	local d=$BATS_TEST_TMPDIR/root c
+	make -s -C "$TOP" O="$WP_BUILD" DESTDIR="$d" PREFIX=/usr install > /dev/null
+	for c in wp wp-resolve wp-arm wp-decode wp-report; do
+		[ -r "$d/usr/share/bash-completion/completions/$c" ] ||
+			fail "no completion installed for $c"
+	done
+	run bash -c 'source "$1"; complete -p wp-arm' _ "$d/usr/share/bash-completion/completions/wp-arm"
+	assert_success
+	assert_output --partial "-F _wp_complete"
+}

@@ -1,0 +1,66 @@
+#!/usr/bin/env bats
+# wp, the front command, failing well: a stage that fails before the
+# watch is armed says why, wp ends with its status, and no report of
+# nothing is printed.
+
+load helpers
+
+@test "wp watch -d 5x: wp-arm's usage error and status 64, nothing on stdout" {
+	start_target mt-writer -t 1 -n 5
+	run --separate-stderr wp watch -d 5x "$TPID" wpt_counter
+	assert_failure 64
+	assert_equal "$stderr" "wp-arm: -d 5x: not a duration (500ms, 5s, 2m)"
+	assert_equal "$output" ""
+	# a duration past what wp-arm can wait is a usage error too
+	run --separate-stderr wp watch -d 99999999999h "$TPID" wpt_counter
+	assert_failure 64
+	assert_equal "$stderr" "wp-arm: -d 99999999999h: longer than wp-arm can wait (inf watches until a signal)"
+	assert_equal "$output" ""
+}
+
+@test "wp watch --backend perf where breakpoints do not fire: status 5, wp-arm's reason, nothing on stdout" {
+	if wp-arm --check-bp > /dev/null 2>&1; then
+		skip "hardware breakpoints fire on this machine"
+	fi
+	start_target mt-writer -t 1 -n 5
+	local save=$BATS_TEST_TMPDIR/raw.ndjson
+	run --separate-stderr wp watch --backend perf --save "$save" -d 5s "$TPID" wpt_counter
+	assert_failure 5
+	assert_equal "$stderr" "wp-arm: hardware breakpoints do not fire on this machine: a breakpoint on wp-arm's own variable counted 0 of 4 writes (a VM that does not virtualize debug registers?)"
+	assert_equal "$output" ""
+	# the saved stream is what wp-arm wrote: the input and an
+	# observation that says why nothing was watched
+	run jq -r '.type' "$save"
+	assert_output "session
+target
+observation"
+	assert_equal "$(tail -n 1 "$save" | jq -r '"\(.stop_reason): \(.error)"')" \
+		"error: hardware breakpoints cannot be used here"
+	kill -0 "$TPID"
+}
+
+@test "wp watch of a process another debugger traces: status 1, the attach error, nothing on stdout" {
+	start_target mt-writer -t 2 -n 5
+	"$T/tracer" "$TPID" > "$BATS_TEST_TMPDIR/tracer.out" 2>&1 &
+	WP_TARGET_PIDS+=("$!")
+	wait_for "$BATS_TEST_TMPDIR/tracer.out" '^tracing'
+	run --separate-stderr wp watch --backend ptrace -d 5s "$TPID" wpt_counter
+	assert_failure 1
+	assert_equal "$stderr" "wp-arm: pid $TPID: cannot attach: Operation not permitted"
+	assert_equal "$output" ""
+	kill -0 "$TPID"
+}
+
+@test "wp watch -d inf: no deadline; a signal ends it with the whole report" {
+	start_target mt-writer -t 1 -n 20 -w
+	local save=$BATS_TEST_TMPDIR/raw.ndjson report=$BATS_TEST_TMPDIR/report.json
+	wp watch --json --save "$save" -d inf "$TPID" wpt_counter > "$report" 2> /dev/null &
+	local w=$!
+	wait_for "$save" '"type":"armed"' 60
+	kill -USR1 "$TPID"
+	wait_for "$TOUT" '^done' 60
+	kill -TERM "$w"
+	wait "$w"
+	run jq -r '[.complete, .observation.stop_reason, .observation.stop_detail, .watches[0].accepted_hits] | map(tostring) | join(" ")' "$report"
+	assert_output "true signal SIGTERM 20"
+}
