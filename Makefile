@@ -2,6 +2,7 @@
 PREFIX	?= /usr/local
 BINDIR	?= $(PREFIX)/bin
 MANDIR	?= $(PREFIX)/share/man
+COMPDIR	?= $(PREFIX)/share/bash-completion/completions
 DESTDIR	?=
 O	?= build
 
@@ -30,10 +31,10 @@ BPFINC	 = -I/usr/include/$(shell $(CC) -dumpmachine)
 
 # Debian packages the build, the tests and the guest suite need.
 DEPS	 = gcc make pkg-config libelf-dev libdw-dev libcapstone-dev \
-	   libjson-c-dev libbpf-dev clang bpftool \
+	   libjson-c-dev libbpf-dev clang libclang-rt-dev bpftool \
 	   bats bats-support bats-assert jq binutils \
 	   qemu-system-x86 linux-image-amd64 busybox-static cpio gzip \
-	   util-linux procps gdb time
+	   util-linux procps gdb time mandoc
 
 all: $(TOOLS:%=$(O)/%) $(O)/wp $(O)/wp-demo targets
 
@@ -128,15 +129,87 @@ check: deps all
 asan-check:
 	$(MAKE) O=build-asan CFLAGS="-O1 -g $(SANFLAGS)" check
 
+# Fuzzing (tests/fuzz): a libFuzzer harness per stage's input, built
+# with clang over the same sources into $(O)/fuzz, seeded by
+# tests/fuzz/seeds.sh.  make fuzz runs each FUZZ_TIME seconds; what it
+# finds is left in $(O)/fuzz/crashes.
+FUZZCC	 ?= clang
+FUZZ_TIME ?= 60
+FUZZERS	 ?= records resolve arm-input decode report x86
+FUZZFLAGS = -fsanitize=fuzzer,address,undefined \
+	    -fno-sanitize-recover=undefined -g -O1
+fuzzsrc_resolve   = cmd/wp-resolve/addr.c
+fuzzsrc_arm-input = cmd/wp-arm/input.c cmd/wp-arm/follow.c cmd/wp-arm/watch.c
+fuzzsrc_decode	  = $(filter-out %/main.c,$(wildcard cmd/wp-decode/*.c))
+fuzzsrc_report	  = $(filter-out %/main.c,$(wildcard cmd/wp-report/*.c))
+fuzzobj	 = $(patsubst %.c,$(O)/fuzz/obj/%.o,$(fuzzsrc_$(1)))
+
+fuzz-build: $(FUZZERS:%=$(O)/fuzz/fuzz-%) $(O)/fuzz/seeds/.done
+
+$(O)/fuzz/obj/%.o: %.c lib/*.h $(O)/lib/schema.h $$(wildcard $$(dir %)*.h)
+	@mkdir -p $(@D)
+	$(FUZZCC) $(WPFLAGS) -iquote $(O)/lib -iquote $(<D) $(FUZZFLAGS) \
+	    -c -o $@ $<
+
+$(O)/fuzz/libwp.a: $(LIBSRC:%.c=$(O)/fuzz/obj/%.o)
+	rm -f $@
+	ar rcs $@ $^
+
+$(FUZZERS:%=$(O)/fuzz/fuzz-%): $(O)/fuzz/fuzz-%: tests/fuzz/fuzz-%.c \
+	    $$(call fuzzobj,%) $(O)/fuzz/libwp.a lib/*.h \
+	    $$(wildcard $$(sort $$(addsuffix *.h,$$(dir $$(fuzzsrc_%)))))
+	$(FUZZCC) $(WPFLAGS) $(addprefix -iquote ,$(sort $(dir \
+	    $(fuzzsrc_$*)))) $(FUZZFLAGS) -o $@ $< $(call fuzzobj,$*) \
+	    $(O)/fuzz/libwp.a $(LDLIBS)
+
+$(O)/fuzz/seeds/.done: tests/fuzz/seeds.sh $(wildcard tests/data/*.ndjson \
+	    tests/fuzz/corpus/*/*) $(O)/wp-decode $(O)/targets/stores \
+	    $(O)/targets/mt-writer $(O)/targets/libwpt.so
+	sh tests/fuzz/seeds.sh $(O) $(O)/fuzz/seeds
+	touch $@
+
+# -close_fd_mask=3: the tools' warnings about bad lines go nowhere
+fuzz: fuzz-build
+	@mkdir -p $(O)/fuzz/crashes; status=0; \
+	for f in $(FUZZERS); do \
+		case $$f in resolve) len=256;; x86) len=64;; *) len=8192;; esac; \
+		mkdir -p $(O)/fuzz/corpus/$$f; \
+		echo "fuzz-$$f: $(FUZZ_TIME) s"; \
+		$(O)/fuzz/fuzz-$$f -max_total_time=$(FUZZ_TIME) -max_len=$$len \
+		    -timeout=30 -close_fd_mask=3 -print_final_stats=1 \
+		    -artifact_prefix=$(O)/fuzz/crashes/$$f- \
+		    $(O)/fuzz/corpus/$$f $(O)/fuzz/seeds/$$f || status=1; \
+	done; exit $$status
+
+# Benchmarks built here (make bench), beside bench/*.sh: bench/drain.c
+# runs wp-arm's perf drain and hit formatter on a ring in memory.
+bench: $(O)/bench/drain
+
+$(O)/bench/drain: bench/drain.c cmd/wp-arm/perf.c cmd/wp-arm/perf.h \
+	    $(O)/libwp.a
+	@mkdir -p $(@D)
+	$(CC) $(WPFLAGS) -iquote cmd/wp-arm $(CFLAGS) -o $@ bench/drain.c \
+	    cmd/wp-arm/perf.c $(O)/libwp.a $(LDLIBS)
+
 install: $(TOOLS:%=$(O)/%) $(O)/wp
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
 	    $(DESTDIR)$(MANDIR)/man7
 	install -m 755 $(TOOLS:%=$(O)/%) $(O)/wp $(DESTDIR)$(BINDIR)
 	install -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1
 	install -m 644 $(MAN7) $(DESTDIR)$(MANDIR)/man7
+	install -d $(DESTDIR)$(COMPDIR)
+	install -m 644 share/bash-completion/wp $(DESTDIR)$(COMPDIR)/wp
+	for t in $(TOOLS); do ln -sf wp $(DESTDIR)$(COMPDIR)/$$t; done
+
+# The man pages render without warnings; the shell scripts parse.
+lint:
+	mandoc -T lint -W warning $(MAN1) $(MAN7)
+	bash -n cmd/wp
+	bash -n share/bash-completion/wp
 
 clean:
 	rm -rf build build-asan
 
-.PHONY: all targets deps check asan-check install clean demo
+.PHONY: all targets deps check asan-check install lint clean demo fuzz fuzz-build \
+	bench
 .SECONDARY:
