@@ -217,3 +217,29 @@ wp_proc_tasks(pid_t pid, pid_t **tids, size_t *n)
 	qsort(*tids, *n, sizeof **tids, cmp_pid);
 	return 0;
 }
+
+void
+wp_proc_tracer(pid_t pid, char *buf, size_t sz)
+{
+	char path[64], line[256], comm[64] = "?";
+	FILE *f;
+	int tp = 0;
+
+	buf[0] = '\0';
+	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return;
+	while (fgets(line, sizeof line, f) != NULL)
+		if (sscanf(line, "TracerPid: %d", &tp) == 1)
+			break;
+	fclose(f);
+	if (tp <= 0)
+		return;
+	snprintf(path, sizeof path, "/proc/%d/comm", tp);
+	if ((f = fopen(path, "re")) != NULL) {
+		if (fgets(comm, sizeof comm, f) != NULL)
+			comm[strcspn(comm, "\n")] = '\0';
+		fclose(f);
+	}
+	snprintf(buf, sz, "%d (%s)", tp, comm);
+}

@@ -43,4 +43,7 @@ int	 wp_proc_read(int memfd, uint64_t addr, void *buf, size_t len);
 /* The thread ids, sorted and allocated (the caller frees): 0, or -1. */
 int	 wp_proc_tasks(pid_t pid, pid_t **tids, size_t *n);
 
+/* "PID (COMM)" of the process tracing pid, or "" when none. */
+void	 wp_proc_tracer(pid_t pid, char *buf, size_t sz);
+
 #endif

@@ -129,3 +129,10 @@ expect_error() {
 	assert_failure 64
 	assert_equal "${stderr_lines[0]}" "wp-resolve: no address to watch"
 }
+
+@test "wp-resolve: a reader that closes the pipe early (| head) ends it quietly" {
+	start_target mt-writer -t 1
+	run --separate-stderr bash -c "wp-resolve -p $TPID wpt_counter wpt_score | head -c 10 > /dev/null; echo \${PIPESTATUS[0]}"
+	assert_output 0
+	assert_equal "$stderr" ""
+}

@@ -42,11 +42,13 @@ observation"
 @test "wp watch of a process another debugger traces: status 1, the attach error, nothing on stdout" {
 	start_target mt-writer -t 2 -n 5
 	"$T/tracer" "$TPID" > "$BATS_TEST_TMPDIR/tracer.out" 2>&1 &
-	WP_TARGET_PIDS+=("$!")
+	local tracer=$!
+	WP_TARGET_PIDS+=("$tracer")
 	wait_for "$BATS_TEST_TMPDIR/tracer.out" '^tracing'
 	run --separate-stderr wp watch --backend ptrace -d 5s "$TPID" wpt_counter
 	assert_failure 1
-	assert_equal "$stderr" "wp-arm: pid $TPID: cannot attach: Operation not permitted"
+	# the tracer named, by pid and name
+	assert_equal "$stderr" "wp-arm: pid $TPID: cannot attach: it is traced by $tracer (tracer) (a debugger: one tracer at a time)"
 	assert_equal "$output" ""
 	kill -0 "$TPID"
 }

@@ -863,6 +863,7 @@ ptrace_arm(struct watch *w, struct wp_error *e)
 {
 	struct ptrace_state *s = wp_xcalloc(1, sizeof *s);
 	struct sigaction sa;
+	char tracer[128];
 	size_t i;
 
 	w->state = s;
@@ -885,8 +886,15 @@ ptrace_arm(struct watch *w, struct wp_error *e)
 	sigaction(SIGALRM, &sa, NULL);
 	seize_all(w, s);
 	if (s->n == 0) {
-		wp_error_set(e, WP_EXIT_ERROR, "pid %d: cannot attach: %s",
-		    (int)w->pid, w->nthr ? strerror(w->thr[0].err) : "no thread");
+		wp_proc_tracer(w->pid, tracer, sizeof tracer);
+		if (tracer[0] != '\0')
+			wp_error_set(e, WP_EXIT_ERROR, "pid %d: cannot attach: "
+			    "it is traced by %s (a debugger: one tracer at a "
+			    "time)", (int)w->pid, tracer);
+		else
+			wp_error_set(e, WP_EXIT_ERROR, "pid %d: cannot attach: "
+			    "%s", (int)w->pid, w->nthr ?
+			    strerror(w->thr[0].err) : "no thread");
 		goto fail;
 	}
 	for (i = 0; i < w->nchains; i++)

@@ -91,33 +91,6 @@ status_bit(pid_t pid, const char *key, int sig)
 	return bit;
 }
 
-/* "PID (COMM)" of the process tracing pid, or "" when none. */
-static void
-tracer_of(pid_t pid, char *buf, size_t sz)
-{
-	char path[64], line[256], comm[64] = "?";
-	FILE *f;
-	int tp = 0;
-
-	buf[0] = '\0';
-	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-	if ((f = fopen(path, "re")) == NULL)
-		return;
-	while (fgets(line, sizeof line, f) != NULL)
-		if (sscanf(line, "TracerPid: %d", &tp) == 1)
-			break;
-	fclose(f);
-	if (tp <= 0)
-		return;
-	snprintf(path, sizeof path, "/proc/%d/comm", tp);
-	if ((f = fopen(path, "re")) != NULL) {
-		if (fgets(comm, sizeof comm, f) != NULL)
-			comm[strcspn(comm, "\n")] = '\0';
-		fclose(f);
-	}
-	snprintf(buf, sz, "%d (%s)", tp, comm);
-}
-
 /* An ignored-by-default signal the target does not catch itself. */
 static int
 pick_signal(pid_t pid)
@@ -187,7 +160,7 @@ seize_all(struct hold *h, pid_t pid, struct wp_error *e)
 				continue;
 			tid = tids[i];
 			free(tids);
-			tracer_of(tid, tracer, sizeof tracer);
+			wp_proc_tracer(tid, tracer, sizeof tracer);
 			if (tracer[0] != '\0')
 				return wp_error_set(e, WP_EXIT_ERROR, "cannot "
 				    "trace pid %d to hold a pointer's writer: "

@@ -1,5 +1,6 @@
 /* wp-resolve: check a process and the addresses to watch in it. */
 #include <err.h>
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -264,6 +265,8 @@ emit_all(struct view *v, const struct options *op, const struct target *t)
 		rc = wp_stream_write(t[i].line, t[i].linelen);
 	if (rc == 0)
 		rc = wp_stream_flush();
+	if (rc == -1 && errno == EPIPE)
+		return 0;	/* the reader took what it wanted (| head) */
 	if (rc == -1)
 		warn("stdout");
 	return rc;
