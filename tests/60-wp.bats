@@ -153,3 +153,17 @@ assert_ended_by() {
 	run jq -r '[.complete, .watches[0].accepted_hits, .observation.pid] | map(tostring) | join(" ")' "$BATS_TEST_TMPDIR/report.json"
 	assert_output "true 20 $TPID"
 }
+
+@test "wp watch: where wp-arm will single-step, no four-slot limit" {
+	wp-arm --check-bp > /dev/null 2>&1 && skip "breakpoints fire here: auto would not single-step"
+	start_target mt-writer -t 1 -n 5
+	local w
+	wp watch --json -d 60s "$TPID" wpt_counter wpt_score wpt_small wpt_byte wpt_array \
+		> "$BATS_TEST_TMPDIR/report.json" 2> "$BATS_TEST_TMPDIR/err" &
+	w=$!
+	sleep 2
+	kill -USR1 "$TPID"
+	wait "$w"
+	run jq -r '[.observation.backend, (.watches | length), .watches[0].accepted_hits] | map(tostring) | join(" ")' "$BATS_TEST_TMPDIR/report.json"
+	assert_output "ptrace_singlestep 5 5"
+}
