@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bpf.h"
 #include "bpf/wpbpf.h"
@@ -59,6 +60,11 @@ unprivileged_bpf_disabled(void)
 static int
 load_error(struct wp_error *e, int err)
 {
+	if (err == EPERM && geteuid() == 0)
+		return wp_error_set(e, WP_EXIT_ERROR, "cannot load the BPF "
+		    "program: %s even to root (a seccomp filter forbids bpf(2), "
+		    "or a container lacks CAP_BPF and CAP_PERFMON)",
+		    strerror(err));
 	if (err == EPERM)
 		return wp_error_set(e, WP_EXIT_ERROR, "cannot load the BPF "
 		    "program: %s (it needs CAP_BPF and CAP_PERFMON, or root, and "

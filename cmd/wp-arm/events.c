@@ -392,6 +392,10 @@ arm_error(pid_t tid, int err, struct wp_error *e)
 		return wp_error_set(e, WP_EXIT_ERROR, "thread %d: no free debug "
 		    "register (ENOSPC): another debugger or a system-wide perf "
 		    "session may hold the slots", (int)tid);
+	if ((err == EACCES || err == EPERM) && geteuid() == 0)
+		return wp_error_set(e, WP_EXIT_ERROR, "perf_event_open: %s "
+		    "even to root (a seccomp filter, or a container without "
+		    "CAP_PERFMON?)", strerror(err));
 	if (err == EACCES || err == EPERM)
 		return wp_error_set(e, WP_EXIT_ERROR, "perf_event_open: %s "
 		    "(kernel.perf_event_paranoid is %d; run as root or with "

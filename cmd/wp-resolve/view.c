@@ -141,7 +141,11 @@ check_process(struct view *v)
 	}
 	if (wp_proc_exe(pid, v->exe, sizeof v->exe) == -1 ||
 	    (v->memfd = wp_proc_mem_open(pid)) == -1) {
-		if (errno == EACCES || errno == EPERM)
+		if ((errno == EACCES || errno == EPERM) && geteuid() == 0)
+			warnx("pid %d: permission denied even to root "
+			    "(kernel.yama.ptrace_scope 3, or a security "
+			    "module?)", (int)pid);
+		else if (errno == EACCES || errno == EPERM)
 			warnx("pid %d: permission denied (run as the process's "
 			    "user with ptrace allowed, or as root)", (int)pid);
 		else if (errno == ENOENT)
