@@ -887,6 +887,7 @@ wp_rec_armed(struct wp_jw *w, const struct wp_armed_rec *a)
 	wp_jw_bool(w, "regs", a->regs);
 	wp_jw_str(w, "clock", "CLOCK_MONOTONIC");
 	wp_jw_hex(w, "time_base_ns", a->time_base_ns);
+	int_or_null(w, "duration_ms", a->duration_ms);
 	wp_jw_end(w);
 }
 

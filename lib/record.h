@@ -162,6 +162,7 @@ struct wp_armed_rec {
 	long		 ring_pages;	/* -1: null */
 	int		 regs;
 	uint64_t	 time_base_ns;
+	long		 duration_ms;	/* -1: null (until a signal) */
 };
 
 void	 wp_rec_armed(struct wp_jw *w, const struct wp_armed_rec *a);

@@ -159,3 +159,16 @@ load arm
 	run jq -r 'select(.type=="hit") | "\(.tid) \(.new_value)"' "$WOUT"
 	assert_output "$(for i in $(seq 1 10); do printf '%s 0x%x\n' "$tid" "$i"; done)"
 }
+
+@test "wp-arm ptrace: the armed record says how long the watch is to last; -d inf: null" {
+	start_target mt-writer -t 1 -n 5 -w
+	watch_start wpt_counter -- --backend ptrace -d 90s
+	assert_equal "$(jq -r 'select(.type=="armed") | .duration_ms' "$WOUT")" 90000
+	kill -INT "$WPID"
+	watch_wait
+	watch_start wpt_counter -- --backend ptrace -d inf
+	assert_equal "$(jq -r 'select(.type=="armed") | .duration_ms' "$WOUT")" null
+	kill -TERM "$WPID"
+	watch_wait
+	assert_equal "$(obs .stop_detail)" SIGTERM
+}

@@ -17,12 +17,6 @@
 
 int	 input_read(struct watch *w, long *nbad, struct wp_error *e);
 
-/*
- * -d inf: a duration no watch reaches (292 years), which the deadline
- * (nanoseconds of CLOCK_MONOTONIC in a uint64_t) still holds.
- */
-#define DURATION_INF_MS	((uint64_t)INT64_MAX / 1000000)
-
 struct options {
 	const char	*backend;	/* auto, bpf, perf, ptrace */
 	int		 check_bp;

@@ -142,6 +142,8 @@ emit_armed(struct watch *w)
 	w->armed.targets = w->nt;
 	w->armed.regs = w->regs;
 	w->armed.time_base_ns = w->t0;
+	w->armed.duration_ms = w->duration_ms >= DURATION_INF_MS ? -1 :
+	    (long)w->duration_ms;
 	wp_rec_armed(&w->jw, &w->armed);
 	if (watch_emit(w) == -1 || wp_stream_flush() == -1) {
 		w->output_closed = 1;

@@ -16,6 +16,11 @@
 #include "util.h"
 
 /* One watched address: a target, or one entry of a follow chain. */
+/*
+ * -d inf: a duration no watch reaches (292 years), which the deadline
+ * (nanoseconds of CLOCK_MONOTONIC in a uint64_t) still holds.
+ */
+#define DURATION_INF_MS	((uint64_t)INT64_MAX / 1000000)
 #define WATCH_MAXCHAIN	128	/* --callchain-depth at most */
 
 struct wtarget {
