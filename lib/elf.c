@@ -437,39 +437,42 @@ wp_elf_symbol(struct wp_elf *w, const char *name, uint64_t *value,
 	return 0;
 }
 
-int
-wp_elf_dynamic(struct wp_elf *w, uint64_t *vaddr)
+/* The first program header of type in *ph: 0, or -1. */
+static int
+phdr_of(struct wp_elf *w, unsigned type, GElf_Phdr *ph)
 {
-	GElf_Phdr ph;
 	size_t n, i;
 
 	if (elf_getphdrnum(w->elf, &n) != 0)
 		return -1;
 	for (i = 0; i < n; i++)
-		if (gelf_getphdr(w->elf, (int)i, &ph) != NULL &&
-		    ph.p_type == PT_DYNAMIC) {
-			*vaddr = ph.p_vaddr;
+		if (gelf_getphdr(w->elf, (int)i, ph) != NULL &&
+		    ph->p_type == type)
 			return 0;
-		}
 	return -1;
+}
+
+int
+wp_elf_dynamic(struct wp_elf *w, uint64_t *vaddr)
+{
+	GElf_Phdr ph;
+
+	if (phdr_of(w, PT_DYNAMIC, &ph) == -1)
+		return -1;
+	*vaddr = ph.p_vaddr;
+	return 0;
 }
 
 int
 wp_elf_tls(struct wp_elf *w, uint64_t *memsz, uint64_t *align)
 {
 	GElf_Phdr ph;
-	size_t n, i;
 
-	if (elf_getphdrnum(w->elf, &n) != 0)
+	if (phdr_of(w, PT_TLS, &ph) == -1)
 		return -1;
-	for (i = 0; i < n; i++)
-		if (gelf_getphdr(w->elf, (int)i, &ph) != NULL &&
-		    ph.p_type == PT_TLS) {
-			*memsz = ph.p_memsz;
-			*align = ph.p_align ? ph.p_align : 1;
-			return 0;
-		}
-	return -1;
+	*memsz = ph.p_memsz;
+	*align = ph.p_align ? ph.p_align : 1;
+	return 0;
 }
 
 const struct wp_elf_load *

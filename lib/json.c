@@ -477,29 +477,6 @@ word(struct scan *s, const char *w, enum wp_jtype type)
 	return 0;
 }
 
-/* memcmp(a, b, n) == 0, without a call for the short names of records. */
-static inline int
-same_bytes(const char *a, const char *b, size_t n)
-{
-	uint64_t w[4];
-	size_t i;
-
-	if (n > 16)
-		return memcmp(a, b, n) == 0;
-	if (n >= 8) {
-		/* two words, overlapping where n < 16 */
-		memcpy(&w[0], a, 8);
-		memcpy(&w[1], b, 8);
-		memcpy(&w[2], a + n - 8, 8);
-		memcpy(&w[3], b + n - 8, 8);
-		return w[0] == w[1] && w[2] == w[3];
-	}
-	for (i = 0; i < n; i++)
-		if (a[i] != b[i])
-			return 0;
-	return 1;
-}
-
 static int
 same_key(const struct wp_json *j, int a, int b)
 {
@@ -600,7 +577,7 @@ name_seen(const struct wp_json *j, struct names *nm, int o, int k)
 		if (nm->fp[i] != fp)
 			continue;
 		u = &j->t[nm->tok[i]];
-		if (u->len == t->len && same_bytes(j->text + u->start,
+		if (u->len == t->len && wp_same_bytes(j->text + u->start,
 		    j->text + t->start, t->len))
 			return 1;
 	}
@@ -898,7 +875,7 @@ wp_json_get(const struct wp_json *j, int obj, const char *key)
 		    !(j->keyown & (1ULL << (h & 63))))
 			return -1;
 		k = &j->t[i = (int)j->keyat[h & 63]];
-		if (k->len == n + 2 && same_bytes(j->text + k->start + 1, key,
+		if (k->len == n + 2 && wp_same_bytes(j->text + k->start + 1, key,
 		    n))
 			return i + 1;
 	}
@@ -906,7 +883,7 @@ wp_json_get(const struct wp_json *j, int obj, const char *key)
 		k = &j->t[i];
 		if (k->esc ? wp_json_key_is(j, i + 1, key, n) :
 		    k->len == n + 2 &&
-		    same_bytes(j->text + k->start + 1, key, n))
+		    wp_same_bytes(j->text + k->start + 1, key, n))
 			return i + 1;
 	}
 	return -1;

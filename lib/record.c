@@ -233,29 +233,6 @@ compile_schema(void)
 	}
 }
 
-/* memcmp(a, b, n) == 0, without a call for the short names. */
-static inline int
-same_name(const char *a, const char *b, size_t n)
-{
-	uint64_t w[4];
-	size_t i;
-
-	if (n > 16)
-		return memcmp(a, b, n) == 0;
-	if (n >= 8) {
-		/* two words, overlapping where n < 16 */
-		memcpy(&w[0], a, 8);
-		memcpy(&w[1], b, 8);
-		memcpy(&w[2], a + n - 8, 8);
-		memcpy(&w[3], b + n - 8, 8);
-		return w[0] == w[1] && w[2] == w[3];
-	}
-	for (i = 0; i < n; i++)
-		if (a[i] != b[i])
-			return 0;
-	return 1;
-}
-
 /* The member named k of object type o, the at-th of its object. */
 static const struct smember *
 find_member(struct sobj *o, const char *k, size_t n, size_t at)
@@ -264,12 +241,12 @@ find_member(struct sobj *o, const char *k, size_t n, size_t at)
 	size_t h;
 
 	if (at < NHINT && (m = o->hint[at]) != NULL && m->len == n &&
-	    same_name(m->name, k, n))
+	    wp_same_bytes(m->name, k, n))
 		return m;
 	for (h = name_hash(k, n) & o->mask; o->slot[h] >= 0;
 	    h = (h + 1) & o->mask) {
 		m = &o->m[o->slot[h]];
-		if (m->len == n && same_name(m->name, k, n)) {
+		if (m->len == n && wp_same_bytes(m->name, k, n)) {
 			if (at < NHINT)
 				o->hint[at] = m;
 			return m;

@@ -46,9 +46,12 @@ render(struct image *im, uint64_t ip)
 	char *text;
 	int line, have_line = 0;
 
-	mod = image_module_of(im, ip - 1, &bias);
-	if ((mp = image_map_at(im, ip - 1)) != NULL && mp->mod >= 0)
+	mod = NULL;
+	if ((mp = image_map_at(im, ip - 1)) != NULL && mp->mod >= 0) {
+		mod = im->mods[mp->mod].path;
+		bias = im->mods[mp->mod].bias;
 		m = image_module(im, mp->mod);
+	}
 	sa = ip - bias;
 	if (m != NULL && m->elf != NULL) {
 		fn = wp_elf_func_at(m->elf, sa - 1);
