@@ -146,3 +146,13 @@ busy_watch_group() {
 	assert_equal "$(hits)" 300
 	assert_equal "$(obs .stop_reason)" target_exited
 }
+
+@test "wp-arm ptrace: a full disk stops the watch with one line, the target unharmed" {
+	WANT=$(unwatched_sum 200000)
+	start_target mt-writer -t 0 -c 200000 -w
+	run --separate-stderr bash -c "wp-resolve -p $TPID wpt_counter | wp-arm --backend ptrace -d 300s > /dev/full"
+	assert_failure 1
+	assert_equal "$stderr" "wp-arm: stdout: No space left on device"
+	kill -USR1 "$TPID"
+	target_unharmed
+}
