@@ -89,11 +89,18 @@ TCFLAGS	 = -O1 -g -Wall -Wextra -Werror -pthread
 targets: $(TARGETS:%=$(O)/targets/%) $(O)/targets/mt-writer-nopie \
 	 $(O)/targets/mt-writer-stripped $(O)/targets/stores-stripped \
 	 $(O)/targets/libwpt.so \
-	 $(O)/targets/libwpt2.so $(O)/targets/i386-pause
+	 $(O)/targets/libwpt2.so $(O)/targets/libwptls.so \
+	 $(O)/targets/libwptls-ie.so $(O)/targets/libwptls2.so \
+	 $(O)/targets/i386-pause
 
 $(O)/targets/lib%.so: tests/targets/lib%.c tests/targets/libwpt.h
 	@mkdir -p $(@D)
 	$(CC) $(TCFLAGS) -fPIC -shared -o $@ $<
+
+# libwptls in static TLS, where glibc places initial-exec modules
+$(O)/targets/libwptls-ie.so: tests/targets/libwptls.c
+	@mkdir -p $(@D)
+	$(CC) $(TCFLAGS) -fPIC -ftls-model=initial-exec -shared -o $@ $<
 
 $(O)/targets/shlib-writer: tests/targets/shlib-writer.c $(O)/targets/libwpt.so \
 	$(O)/targets/libwpt2.so

@@ -160,6 +160,44 @@ $(tinfo "threads[$th].errno") 4"
 	assert_equal "$stderr" "wp-resolve: wpt_tls: --tid 999999999: no such thread of pid $TPID"
 }
 
+@test "wp-resolve --tid: a thread-local variable of a dlopen'd module; refused for a thread that has no copy yet" {
+	# dl-tls loads libwptls.so after a module with TLS it then unloads:
+	# the library's TLS id is not its place among the modules with TLS
+	start_target dl-tls
+	local a b lib
+	a=$(tinfo touched.tid)
+	b=$(tinfo untouched.tid)
+	lib=$(tinfo lib)
+	for form in wpt_dtls libwptls.so:wpt_dtls; do
+		run --separate-stderr wp-resolve -p "$TPID" --tid "$a" "$form"
+		assert_success
+		run jq -r 'select(.type=="target") | "\(.runtime_addr) \(.len)"' <<< "$output"
+		assert_output "$(tinfo touched.dtls) 8"
+	done
+	# glibc makes a thread's copy at its first use: none to watch before
+	for tid in "$b" "$TPID"; do
+		run --separate-stderr wp-resolve -p "$TPID" --tid "$tid" wpt_dtls
+		assert_failure 1
+		assert_equal "$stderr" "wp-resolve: wpt_dtls: thread $tid has no copy of the thread-local variables of $lib yet (glibc makes it at the thread's first use of one)"
+	done
+}
+
+@test "wp-resolve --tid: a dlopen'd module in static TLS: every thread has its copy from the start" {
+	start_target dl-tls -i
+	local b want
+	b=$(tinfo untouched.tid)
+	run --separate-stderr wp-resolve -p "$TPID" --tid "$(tinfo touched.tid)" wpt_dtls
+	assert_success
+	assert_equal "$(jq -r 'select(.type=="target") | .runtime_addr' <<< "$output")" "$(tinfo touched.dtls)"
+	run --separate-stderr wp-resolve -p "$TPID" --tid "$b" wpt_dtls
+	assert_success
+	want=$(jq -r 'select(.type=="target") | .runtime_addr' <<< "$output")
+	# where the thread then finds its copy
+	kill -USR1 "$TPID"
+	wait_for "$TOUT" '^done' 30
+	assert_equal "$(awk '$1 == "untouched" { print $2 }' "$TOUT")" "$want"
+}
+
 @test "wp-resolve: MODULE+0xOFF and MODULE:0xOFF are static addresses of any module" {
 	start_target shlib-writer
 	local lib base off want

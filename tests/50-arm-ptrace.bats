@@ -160,6 +160,23 @@ load arm
 	assert_output "$(for i in $(seq 1 10); do printf '%s 0x%x\n' "$tid" "$i"; done)"
 }
 
+@test "wp-arm ptrace: a thread-local variable of a dlopen'd module with --tid: that thread's writes" {
+	start_target dl-tls -n 7
+	local tid
+	tid=$(tinfo touched.tid)
+	watch_start --tid "$tid" wpt_dtls -- --backend ptrace -d 120s
+	kill -USR1 "$TPID"
+	wait_for "$TOUT" '^done' 60
+	watch_wait
+	run jq -r 'select(.type=="hit") | "\(.tid) \(.new_value)"' "$WOUT"
+	assert_output "$(for i in $(seq 1 7); do printf '%s 0x%x\n' "$tid" "$i"; done)"
+	# the writer is the library's, with its line
+	local line
+	line=$(grep -n 'wpt_dtls = i;' "$WP_TESTS/targets/libwptls.c" | cut -d: -f1)
+	run jq -r 'select(.type=="hit") | .writer | "\(.module) \(.function) \(.source.file):\(.source.line) \(.confidence)"' <<< "$(wp-decode < "$WOUT")"
+	assert_equal "$(sort -u <<< "$output")" "$T/libwptls.so wpt_dtls_write tests/targets/libwptls.c:$line exact"
+}
+
 @test "wp-arm ptrace: the armed record says how long the watch is to last; -d inf: null" {
 	start_target mt-writer -t 1 -n 5 -w
 	watch_start wpt_counter -- --backend ptrace -d 90s

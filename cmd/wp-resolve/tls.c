@@ -1,10 +1,17 @@
 /*
- * Thread-local variables: where one thread's copy lies.  x86-64 keeps a
- * thread's pointer (its fs base) at its thread control block, whose
- * second word is the dynamic thread vector: entry m holds the address
- * of the TLS block of the module with TLS id m.  The modules that were
- * loaded with the program get ids 1, 2, ... in the order of the dynamic
- * linker's list (r_debug.r_map), counting those with a PT_TLS segment.
+ * Thread-local variables: where one thread's copy lies, found as glibc's
+ * own debugger interface finds it (libthread_db, td_thr_tlsbase), from
+ * the layout glibc describes in the _thread_db_* symbols it exports.
+ *
+ * A thread's pointer (its fs base) is its thread descriptor, which holds
+ * the dynamic thread vector (DTV): entry m is the thread's block of the
+ * module with TLS id m (its link map's l_tls_modid), or a mark that it
+ * is not allocated yet.  Modules loaded with dlopen get their ids and a
+ * generation (in the dynamic linker's slotinfo list) when loaded; each
+ * thread's DTV catches up, and its block is allocated, at the thread's
+ * first access.  A DTV older than the module's generation has not seen
+ * the module: its entry m may be stale, or past its end.  A module in
+ * static TLS sits at a fixed offset below every thread's pointer.
  */
 #include <sys/ptrace.h>
 #include <sys/types.h>
@@ -21,6 +28,31 @@
 #include "elf.h"
 #include "proc.h"
 #include "tls.h"
+
+/* A glibc layout descriptor: a field's size in bits, count, offset. */
+struct desc {
+	uint32_t	 bits, nelem, off;
+};
+
+/* What the TLS lookup needs of glibc's layout. */
+struct glibc {
+	struct desc	 dtvp;		/* pthread: the DTV */
+	struct desc	 dtv;		/* the DTV's entries */
+	struct desc	 counter;	/* of entry 0: its generation */
+	struct desc	 pointer;	/* of entry m: the block */
+	struct desc	 modid, tlsoff;	/* link_map */
+	struct desc	 slotlist;	/* rtld_global: the slotinfo list */
+	struct desc	 len, next, slotinfo;	/* a list's chunk */
+	struct desc	 gen, map;	/* a slotinfo */
+	uint64_t	 rtld_global;
+};
+
+/* l_tls_offset: none, or dynamic TLS only (x86-64, TLS_TCB_AT_TP) */
+#define NO_TLS_OFFSET			0
+#define FORCED_DYNAMIC_TLS_OFFSET	UINT64_MAX
+/* the mark of a DTV entry not allocated yet is odd */
+#define DTV_UNALLOCATED(p)		(((p) & 1) != 0)
+#define MAX_MODID			(1u << 20)
 
 /* The thread's fs base, read with ptrace for a moment. */
 static int
@@ -52,6 +84,89 @@ read_u64(struct view *v, uint64_t addr, uint64_t *val)
 	return wp_proc_read(v->memfd, addr, val, sizeof *val);
 }
 
+/* The runtime address of a symbol of any module: 0, or -1. */
+static int
+symbol_addr(struct view *v, const char *name, uint64_t *addr)
+{
+	uint64_t val, size;
+	size_t i;
+	int tls;
+
+	for (i = 0; i < v->nmods; i++)
+		if (v->mods[i].elf != NULL &&
+		    wp_elf_symbol(v->mods[i].elf, name, &val, &size, &tls) > 0 &&
+		    !tls) {
+			*addr = val + v->mods[i].bias;
+			return 0;
+		}
+	return -1;
+}
+
+static int
+desc_of(struct view *v, const char *name, struct desc *d)
+{
+	char sym[128];
+	uint64_t addr;
+
+	snprintf(sym, sizeof sym, "_thread_db_%s", name);
+	if (symbol_addr(v, sym, &addr) == -1 ||
+	    wp_proc_read(v->memfd, addr, d, sizeof *d) == -1)
+		return -1;
+	/* a field of 8, 32 or 64 bits, or an array of them */
+	return d->bits == 8 || d->bits == 32 || d->bits % 64 == 0 ? 0 : -1;
+}
+
+static int
+glibc_layout(struct view *v, struct glibc *g)
+{
+	return desc_of(v, "pthread_dtvp", &g->dtvp) == -1 ||
+	    desc_of(v, "dtv_dtv", &g->dtv) == -1 ||
+	    desc_of(v, "dtv_t_counter", &g->counter) == -1 ||
+	    desc_of(v, "dtv_t_pointer_val", &g->pointer) == -1 ||
+	    desc_of(v, "link_map_l_tls_modid", &g->modid) == -1 ||
+	    desc_of(v, "link_map_l_tls_offset", &g->tlsoff) == -1 ||
+	    desc_of(v, "rtld_global__dl_tls_dtv_slotinfo_list",
+	    &g->slotlist) == -1 ||
+	    desc_of(v, "dtv_slotinfo_list_len", &g->len) == -1 ||
+	    desc_of(v, "dtv_slotinfo_list_next", &g->next) == -1 ||
+	    desc_of(v, "dtv_slotinfo_list_slotinfo", &g->slotinfo) == -1 ||
+	    desc_of(v, "dtv_slotinfo_gen", &g->gen) == -1 ||
+	    desc_of(v, "dtv_slotinfo_map", &g->map) == -1 ||
+	    symbol_addr(v, "_rtld_global", &g->rtld_global) == -1 ? -1 : 0;
+}
+
+/* The address of element idx of the field d of the object at base. */
+static uint64_t
+field_addr(uint64_t base, const struct desc *d, uint64_t idx)
+{
+	return base + (uint64_t)(int64_t)(int32_t)d->off + d->bits / 8 * idx;
+}
+
+/* The value of field d (a scalar) of the object at base: 0, or -1. */
+static int
+field(struct view *v, uint64_t base, const struct desc *d, uint64_t *val)
+{
+	uint64_t a = field_addr(base, d, 0);
+	uint32_t u32;
+	uint8_t u8;
+
+	switch (d->bits) {
+	case 8:
+		if (wp_proc_read(v->memfd, a, &u8, 1) == -1)
+			return -1;
+		*val = u8;
+		return 0;
+	case 32:
+		if (wp_proc_read(v->memfd, a, &u32, 4) == -1)
+			return -1;
+		*val = u32;
+		return 0;
+	case 64:
+		return read_u64(v, a, val);
+	}
+	return -1;
+}
+
 /* r_debug.r_map, from the main program's DT_DEBUG: the link map. */
 static int
 link_map(struct view *v, uint64_t *lm)
@@ -75,32 +190,26 @@ link_map(struct view *v, uint64_t *lm)
 }
 
 /*
- * The TLS module id of m: 1 + those with TLS before it in the link map,
- * whose entries are matched to modules by their load bias (the names
- * differ: /lib and /usr/lib, relative paths).
+ * m's entry in the link map, matched by its load bias (l_addr) and
+ * dynamic section (l_ld): the names differ (/lib and /usr/lib, relative
+ * paths).
  */
 static int
-module_id(struct view *v, const struct module *m, uint64_t *id)
+map_of(struct view *v, const struct module *m, uint64_t *map)
 {
-	uint64_t lm, bias, memsz, align, n = 0;
-	struct module *mm;
-	size_t i, k;
+	uint64_t lm, bias, ld, dyn;
+	size_t k;
 
-	if (link_map(v, &lm) == -1)
+	if (m->elf == NULL || wp_elf_dynamic(m->elf, &dyn) == -1 ||
+	    link_map(v, &lm) == -1)
 		return -1;
 	for (k = 0; lm != 0 && k < 4096; k++) {
-		if (read_u64(v, lm, &bias) == -1)
+		if (read_u64(v, lm, &bias) == -1 ||
+		    read_u64(v, lm + 16, &ld) == -1)
 			return -1;
-		mm = NULL;
-		for (i = 0; mm == NULL && i < v->nmods; i++)
-			if (v->mods[i].bias == bias && v->mods[i].elf != NULL)
-				mm = &v->mods[i];
-		if (mm != NULL && wp_elf_tls(mm->elf, &memsz, &align) == 0) {
-			n++;
-			if (mm == m) {
-				*id = n;
-				return 0;
-			}
+		if (bias == m->bias && ld == dyn + m->bias) {
+			*map = lm;
+			return 0;
 		}
 		if (read_u64(v, lm + 24, &lm) == -1)
 			return -1;
@@ -108,12 +217,40 @@ module_id(struct view *v, const struct module *m, uint64_t *id)
 	return -1;
 }
 
+/* The generation at which modid was given to map: 0, or -1. */
+static int
+module_gen(struct view *v, const struct glibc *g, uint64_t map,
+    uint64_t modid, uint64_t *gen)
+{
+	uint64_t chunk, len, base = 0, slot, owner;
+	size_t k;
+
+	if (field(v, g->rtld_global, &g->slotlist, &chunk) == -1)
+		return -1;
+	for (k = 0; chunk != 0 && k < 4096; k++) {
+		if (field(v, chunk, &g->len, &len) == -1)
+			return -1;
+		if (modid < base + len)
+			break;
+		base += len;
+		if (field(v, chunk, &g->next, &chunk) == -1)
+			return -1;
+	}
+	if (chunk == 0 || k == 4096)
+		return -1;
+	slot = field_addr(chunk, &g->slotinfo, modid - base);
+	if (field(v, slot, &g->map, &owner) == -1 || owner != map)
+		return -1;
+	return field(v, slot, &g->gen, gen);
+}
+
 int
 tls_address(struct view *v, const struct module *m, uint64_t off,
     pid_t tid, uint64_t *addr, char *err, size_t errsz)
 {
+	struct glibc g;
 	char path[64];
-	uint64_t fs, dtv, id, block;
+	uint64_t tp, map, modid, gen, dtv, dtvgen, block, tlsoff;
 
 	snprintf(path, sizeof path, "/proc/%d/task/%d", (int)v->pid, (int)tid);
 	if (access(path, F_OK) != 0) {
@@ -121,20 +258,41 @@ tls_address(struct view *v, const struct module *m, uint64_t off,
 		    (int)tid, (int)v->pid);
 		return -1;
 	}
-	if (fs_base(tid, &fs, err, errsz) == -1)
+	if (fs_base(tid, &tp, err, errsz) == -1)
 		return -1;
-	if (module_id(v, m, &id) == -1) {
-		snprintf(err, errsz, "the TLS block of %s is not in the "
-		    "dynamic linker's list (a module loaded with dlopen, or "
-		    "a static program)", m->path);
+	if (map_of(v, m, &map) == -1) {
+		snprintf(err, errsz, "%s is not in the dynamic linker's list "
+		    "(a static program?)", m->path);
 		return -1;
 	}
-	if (read_u64(v, fs + 8, &dtv) == -1 ||
-	    read_u64(v, dtv + 16 * id, &block) == -1 ||
-	    block == 0 || block == UINT64_MAX) {
-		snprintf(err, errsz, "thread %d has no TLS block for %s yet",
-		    (int)tid, m->path);
+	if (glibc_layout(v, &g) == -1) {
+		snprintf(err, errsz, "no _thread_db_ symbols of glibc in pid "
+		    "%d to find thread-local storage by (another C library?)",
+		    (int)v->pid);
 		return -1;
+	}
+	if (field(v, map, &g.modid, &modid) == -1 || modid == 0 ||
+	    modid > MAX_MODID || module_gen(v, &g, map, modid, &gen) == -1) {
+		snprintf(err, errsz, "%s has no TLS id in the dynamic linker's "
+		    "list", m->path);
+		return -1;
+	}
+	if (tp == 0 || field(v, tp, &g.dtvp, &dtv) == -1 ||
+	    field(v, field_addr(dtv, &g.dtv, 0), &g.counter, &dtvgen) == -1 ||
+	    field(v, field_addr(dtv, &g.dtv, modid), &g.pointer, &block) == -1)
+		block = 1;
+	if (dtvgen < gen || block == 0 || DTV_UNALLOCATED(block)) {
+		if (field(v, map, &g.tlsoff, &tlsoff) == -1 ||
+		    tlsoff == NO_TLS_OFFSET ||
+		    (tlsoff | (g.tlsoff.bits < 64 ? UINT64_MAX <<
+		    g.tlsoff.bits : 0)) == FORCED_DYNAMIC_TLS_OFFSET) {
+			snprintf(err, errsz, "thread %d has no copy of the "
+			    "thread-local variables of %s yet (glibc makes it "
+			    "at the thread's first use of one)", (int)tid,
+			    m->path);
+			return -1;
+		}
+		block = tp - tlsoff;
 	}
 	*addr = block + off;
 	return 0;
