@@ -63,6 +63,30 @@ load helpers
 	kill -0 "$TPID"
 }
 
+# frames: the live line's frames in $output (a terminal's, from
+# script(1)), one a line.
+frames() {
+	tr '\r' '\n' <<< "$output" | grep '^wp: watching' || true
+}
+
+@test "wp watch: on a terminal, the live line says how long the watch is to last; -d inf: no end" {
+	command -v script > /dev/null || skip "script(1) (util-linux) is not installed"
+	start_target mt-writer -t 1 -n 5 -w
+	WOUT=$BATS_TEST_TMPDIR/raw.ndjson
+	run script -qfec "wp watch --save '$WOUT' -d 1250ms $TPID wpt_counter" /dev/null
+	assert_success
+	# four frames a second, each "of 1.25 s" (not cut to 1.2)
+	[ "$(frames | wc -l)" -ge 3 ] || fail "too few frames: $(frames)"
+	assert_equal "$(frames | grep -vE '^wp: watching [0-9]+\.[0-9] s of 1\.25 s, 0 hits  $')" ""
+	assert_line --regexp '^watch +[a-z_]+  [0-9]+/1250 ms  stop duration  lost 0'
+	# until a signal: no "of"
+	run script -qfec "timeout -s INT 1.2 wp watch --save '$WOUT' -d inf $TPID wpt_counter" /dev/null
+	assert_failure 124
+	[ "$(frames | wc -l)" -ge 2 ] || fail "too few frames: $(frames)"
+	assert_equal "$(frames | grep -vE '^wp: watching [0-9]+\.[0-9] s, 0 hits  $')" ""
+	assert_line --regexp '^watch +[a-z_]+  [0-9]+/inf ms  stop signal SIGINT  lost 0'
+}
+
 # wp_watch_bg ARGS...: wp watch --json --save $SAVE ARGS... $TPID
 # wpt_counter in a session of its own (WP its pid and process group),
 # the report into $REPORT, with TMPDIR empty to show nothing is left.

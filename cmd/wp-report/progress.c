@@ -1,8 +1,9 @@
 /*
  * The live progress line of wp-report on a terminal: "wp: watching
  * 1.2 s, 345 hits", or "wp: watching 1.2 s of 60 s, 345 hits" when the
- * armed record says how long the watch is to last (its duration_ms),
- * redrawn four times a second from a timer, in async-signal-safe code.
+ * armed record says how long the watch is to last (its duration_ms; "of
+ * 0.25 s" for 250 ms), redrawn four times a second from a timer, in
+ * async-signal-safe code.
  */
 #include <sys/time.h>
 
@@ -15,7 +16,7 @@
 #include "report.h"
 
 static volatile sig_atomic_t hits, on;
-static volatile long total_ds = -1;	/* the duration in 0.1 s; -1: unknown */
+static volatile long total_ms = -1;	/* the duration; -1: unknown */
 static struct timespec t0;
 
 static size_t
@@ -32,16 +33,20 @@ fmt_u(char *p, unsigned long v)
 	return n;
 }
 
-/* Writes ds deciseconds as "1.2" or, when whole, "60". */
+/* Writes ms milliseconds in seconds: "60", "1.5", "0.25", "0.005". */
 static size_t
-fmt_ds(char *p, unsigned long ds)
+fmt_ms(char *p, unsigned long ms)
 {
+	unsigned long frac = ms % 1000, div;
 	size_t n;
 
-	n = fmt_u(p, ds / 10);
-	if (ds % 10 != 0) {
+	n = fmt_u(p, ms / 1000);
+	if (frac != 0) {
 		p[n++] = '.';
-		n += fmt_u(p + n, ds % 10);
+		for (div = 100; frac != 0; div /= 10) {
+			p[n++] = (char)('0' + frac / div);
+			frac %= div;
+		}
 	}
 	return n;
 }
@@ -65,10 +70,10 @@ on_tick(int sig)
 	n += fmt_u(buf + n, (unsigned long)(ds / 10));
 	buf[n++] = '.';
 	n += fmt_u(buf + n, (unsigned long)(ds % 10));
-	if (total_ds >= 0) {
+	if (total_ms >= 0) {
 		memcpy(buf + n, " s of ", 6);
 		n += 6;
-		n += fmt_ds(buf + n, (unsigned long)total_ds);
+		n += fmt_ms(buf + n, (unsigned long)total_ms);
 	}
 	memcpy(buf + n, " s, ", 4);
 	n += 4;
@@ -103,8 +108,8 @@ progress_record(const struct wp_record *rec)
 	if (strcmp(rec->type, "hit") == 0)
 		hits++;
 	else if (strcmp(rec->type, "armed") == 0) {
-		total_ds = wp_rec_int(rec, "duration_ms", &ms) == 0 &&
-		    ms >= 0 && ms / 100 < 1000000000 ? (long)(ms / 100) : -1;
+		total_ms = wp_rec_int(rec, "duration_ms", &ms) == 0 &&
+		    ms >= 0 && ms < 1000000000000 ? (long)ms : -1;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		on = 1;
 	} else if (strcmp(rec->type, "observation") == 0)

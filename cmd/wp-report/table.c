@@ -12,6 +12,8 @@
 #define MAXWIDTH	1024	/* the widest table */
 #define MINLAYOUT	60	/* columns are laid out for at least this */
 #define MINCOL		8	/* a column given up to a writer's name */
+/* duration_requested_ms of -d inf: INT64_MAX ns in ms (wp-records(7)) */
+#define INF_MS		9223372036854LL
 
 static size_t width = 100;	/* the table's columns at most */
 static char line[MAXWIDTH + 2];
@@ -295,7 +297,8 @@ header(json_object *doc, FILE *f)
 	tc = get(obs, "thread_coverage");
 	out(f, "watch    %s  %s/%s ms  stop %s%s%s  lost %s\n",
 	    str(doc, "backend"), str(obs, "elapsed_ms"),
-	    str(obs, "duration_requested_ms"), str(obs, "stop_reason"),
+	    json_object_get_int64(get(obs, "duration_requested_ms")) >= INF_MS ?
+	    "inf" : str(obs, "duration_requested_ms"), str(obs, "stop_reason"),
 	    has(obs, "stop_detail") ? " " : "",
 	    has(obs, "stop_detail") ? str(obs, "stop_detail") : "",
 	    str(get(obs, "lost_events"), "total"));
