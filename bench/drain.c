@@ -125,6 +125,7 @@ main(int argc, char *argv[])
 	uint64_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 2000000;
 	uint64_t next = 0, t, drain_ns = 0, copy_ns = 0, bytes = 0, done;
 	struct perf_ring ring;
+	const struct perf_layout lay = { 1, 0, 0 };
 	struct ctx c;
 	unsigned char *dst;
 	FILE *out;
@@ -156,7 +157,7 @@ main(int argc, char *argv[])
 		copy_ns += (now() - t) * k / ring.size;
 		t = now();
 		wp_stream_hold();
-		if (perf_drain(&ring, 1, hit, &c) == -1)
+		if (perf_drain(&ring, &lay, hit, &c) == -1)
 			errx(1, "the output is closed");
 		if (wp_stream_release() == -1)
 			errx(1, "the output is closed");

@@ -865,6 +865,10 @@ wp_rec_armed(struct wp_jw *w, const struct wp_armed_rec *a)
 	wp_jw_str(w, "clock", "CLOCK_MONOTONIC");
 	wp_jw_hex(w, "time_base_ns", a->time_base_ns);
 	int_or_null(w, "duration_ms", a->duration_ms);
+	if (a->callchain != NULL) {
+		wp_jw_str(w, "callchain", a->callchain);
+		wp_jw_uint(w, "callchain_depth", a->callchain_depth);
+	}
 	wp_jw_end(w);
 }
 
@@ -921,11 +925,23 @@ regs_member(struct wp_jw *w, const struct wp_x86_regs *r)
 	wp_jw_raw_end(w, (size_t)(p - buf));
 }
 
+/* --callchain: the callers' return addresses, and the chain's status */
+static void
+chain_member(struct wp_jw *w, const char *status, const uint64_t *chain,
+    size_t n)
+{
+	size_t i;
+
+	wp_jw_arr(w, "callchain");
+	for (i = 0; i < n; i++)
+		wp_jw_hex(w, NULL, chain[i]);
+	wp_jw_end(w);
+	wp_jw_str(w, "callchain_status", status);
+}
+
 void
 wp_rec_hit(struct wp_jw *w, const struct wp_hit_rec *h)
 {
-	int i;
-
 	wp_jw_reset(w);
 	wp_jw_obj(w, NULL);
 	wp_jw_str(w, "type", "hit");
@@ -954,13 +970,10 @@ wp_rec_hit(struct wp_jw *w, const struct wp_hit_rec *h)
 	}
 	if (h->regs != NULL)
 		regs_member(w, h->regs);
-	if (h->chain_status != NULL) {
-		wp_jw_arr(w, "callchain");
-		for (i = 0; i < (int)h->nchain; i++)
-			wp_jw_hex(w, NULL, h->chain[i]);
-		wp_jw_end(w);
-		wp_jw_str(w, "callchain_status", h->chain_status);
-	}
+	if (h->chain_status != NULL)
+		chain_member(w, h->chain_status, h->chain, h->nchain);
+	if (h->stack != NULL)
+		wp_jw_bytes(w, "user_stack", h->stack, h->nstack);
 	wp_jw_end(w);
 }
 
@@ -1042,6 +1055,8 @@ wp_rec_tally(struct wp_jw *w, const struct wp_tally_rec *t)
 	wp_jw_hex(w, "last_value", t->last);
 	wp_jw_uint(w, "unchanged", t->unchanged);
 	wp_jw_int(w, "time_ns", t->time_ns);
+	if (t->chain_status != NULL)
+		chain_member(w, t->chain_status, t->chain, t->nchain);
 	wp_jw_end(w);
 }
 

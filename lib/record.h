@@ -163,6 +163,9 @@ struct wp_armed_rec {
 	int		 regs;
 	uint64_t	 time_base_ns;
 	long		 duration_ms;	/* -1: null (until a signal) */
+	const char	*callchain;	/* --callchain: how chains are found
+					   (cfi, fp, dwarf); NULL: not asked */
+	size_t		 callchain_depth;
 };
 
 void	 wp_rec_armed(struct wp_jw *w, const struct wp_armed_rec *a);
@@ -203,6 +206,10 @@ struct wp_hit_rec {
 	const char		*chain_status;	/* NULL: not asked */
 	const uint64_t		*chain;
 	size_t			 nchain;
+	/* --callchain dwarf: the user stack from the stack pointer on, for
+	   wp-decode to unwind; NULL: not copied */
+	const unsigned char	*stack;
+	size_t			 nstack;
 };
 
 void	 wp_rec_hit(struct wp_jw *w, const struct wp_hit_rec *h);
@@ -248,6 +255,10 @@ struct wp_tally_rec {
 					   and the latest write */
 	uint64_t	 unchanged;	/* writes that left it as it was */
 	int64_t		 time_ns;	/* when the tally was read */
+	/* --callchain: the chain these hits came by, as in hits */
+	const char	*chain_status;	/* NULL: not asked */
+	const uint64_t	*chain;
+	size_t		 nchain;
 };
 
 void	 wp_rec_tally(struct wp_jw *w, const struct wp_tally_rec *t);

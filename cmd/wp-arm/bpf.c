@@ -25,6 +25,7 @@
 
 struct bpfw {
 	int			 sig;		/* for a pointer's writer */
+	size_t			 depth;		/* entries of a stack */
 	struct wpbpf		*skel;
 	struct ring_buffer	*rb;
 	struct watch		*w;		/* while draining */
@@ -94,8 +95,15 @@ bpfw_open(const struct watch *w, int v, struct wp_error *e)
 		return NULL;
 	}
 	b->skel->rodata->with_regs = w->regs ? 1 : 0;
+	b->skel->rodata->with_stack = w->callchain ? 1 : 0;
 	b->skel->rodata->sample_limit = w->max_events;
 	bpf_map__set_max_entries(b->skel->maps.samples, RING_BYTES);
+	/* the trap IP, the callers asked for, one more to tell a longer
+	   chain; within kernel.perf_event_max_stack's default */
+	b->depth = w->callchain_depth + 2 < 127 ? w->callchain_depth + 2 : 127;
+	bpf_map__set_value_size(b->skel->maps.stacks, (__u32)(8 * b->depth));
+	if (!w->callchain)
+		bpf_map__set_max_entries(b->skel->maps.stacks, 1);
 	if ((err = wpbpf__load(b->skel)) != 0) {
 		load_error(e, err < 0 ? -err : err);
 		wpbpf__destroy(b->skel);
@@ -166,6 +174,40 @@ bpfw_attach(struct bpfw *b, int fd, size_t slot)
 	return 0;
 }
 
+/*
+ * --callchain: the callers of stack id (bpf_get_stackid's answer) into
+ * ips, without the trap IP ip; returns the chain's status.
+ */
+static const char *
+stack_chain(struct bpfw *b, const struct watch *w, int32_t id, uint64_t ip,
+    uint64_t *ips, size_t *n)
+{
+	static char why[80];
+	uint64_t st[128];
+	size_t i;
+
+	*n = 0;
+	if (id < 0) {
+		snprintf(why, sizeof why, "bpf_get_stackid: %s%s",
+		    strerror(-id), id == -EEXIST ? " (another chain holds its "
+		    "slot in the stack map)" : "");
+		return why;
+	}
+	memset(st, 0, sizeof st);
+	if (bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.stacks), &id,
+	    st) != 0)
+		return "the stack map lost the chain";
+	for (i = 0; i < b->depth && st[i] != 0; i++) {
+		if (i == 0 && st[0] == ip)
+			continue;
+		if (*n == w->callchain_depth)
+			return "truncated";
+		ips[(*n)++] = st[i];
+	}
+	/* the kernel stopped at the depth: there may have been more */
+	return i == b->depth ? "truncated" : "frame_pointers";
+}
+
 static int
 on_sample(void *arg, void *data, size_t size)
 {
@@ -177,6 +219,7 @@ on_sample(void *arg, void *data, size_t size)
 	struct wp_hit_rec h;
 	struct bpfw_pointer p;
 	unsigned char bytes[8];
+	uint64_t chain[WATCH_MAXCHAIN];
 	size_t ti = s->slot, i;
 
 	if (size < sizeof *s || ti >= w->nt)
@@ -196,6 +239,11 @@ on_sample(void *arg, void *data, size_t size)
 			regs.v[i] = r->regs[i];
 		regs.have = (1u << WPB_NREGS) - 1;
 		h.regs = &regs;
+	}
+	if (w->callchain) {
+		h.chain_status = stack_chain(b, w, s->stack, s->ip, chain,
+		    &h.nchain);
+		h.chain = chain;
 	}
 	watch_hit(w, ti, &h);
 	if (h.role == WP_ROLE_POINTER && b->on_pointer != NULL) {
@@ -259,6 +307,7 @@ bpfw_tallies(struct bpfw *b, struct watch *w)
 	struct wpb_key key, next, *prev = NULL;
 	struct wpb_val v;
 	struct wp_tally_rec t;
+	uint64_t chain[WATCH_MAXCHAIN];
 	int fd = bpf_map__fd(b->skel->maps.tally);
 
 	totals(b, w);
@@ -278,6 +327,11 @@ bpfw_tallies(struct bpfw *b, struct watch *w)
 		t.last = v.last;
 		t.unchanged = v.unchanged;
 		t.time_ns = watch_time(w, wp_now_ns());
+		if (w->callchain) {
+			t.chain_status = stack_chain(b, w, key.stack, key.ip,
+			    chain, &t.nchain);
+			t.chain = chain;
+		}
 		wp_rec_tally(&w->jw, &t);
 		if (watch_emit(w) == -1)
 			return;

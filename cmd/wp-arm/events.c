@@ -57,6 +57,7 @@ struct perf_state {
 	int			 ring_auto;	/* ring_pages not asked for */
 	int			 scan;
 	uint64_t		 next_scan;
+	struct perf_layout	 lay;		/* what samples carry */
 	struct pollfd		*pfd;
 };
 
@@ -81,12 +82,43 @@ target_of(struct perf_state *s, uint64_t id)
 	return e ? e->target : -1;
 }
 
+/*
+ * Entries of the kernel's call chains: the context marker, the trap IP,
+ * the callers asked for and one more, to tell a longer chain; within
+ * kernel.perf_event_max_stack's default.
+ */
+static int
+chain_cap(const struct watch *w)
+{
+	size_t n = w->callchain_depth + 3;
+
+	return n < 127 ? (int)n : 127;
+}
+
+/* The breakpoint of entry ti, as every event of it is opened. */
+static void
+bp_of(const struct watch *w, const struct perf_state *s, size_t ti,
+    struct perf_bp *bp)
+{
+	memset(bp, 0, sizeof *bp);
+	bp->addr = w->t[ti].addr;
+	bp->len = w->t[ti].len;
+	bp->rw = w->t[ti].rw;
+	bp->regs = w->regs;
+	bp->disabled = !w->t[ti].armed;
+	if (s->bpf == NULL && s->lay.chain)
+		bp->chain = chain_cap(w);
+	if (s->bpf == NULL && s->lay.stack)
+		bp->stack = w->callchain_stack;
+}
+
 static int
 on_sample(struct watch *w, struct perf_state *s, const struct perf_rec *r)
 {
 	struct wp_hit_rec h;
 	struct wp_x86_regs regs;
-	int ti;
+	uint64_t chain[WATCH_MAXCHAIN];
+	int ti, more;
 
 	if ((pid_t)r->pid != w->pid) {
 		w->excluded_other++;
@@ -97,6 +129,17 @@ on_sample(struct watch *w, struct perf_state *s, const struct perf_rec *r)
 		return 0;
 	}
 	perf_sample_hit(r, &h, &regs);
+	if (s->lay.chain) {
+		h.nchain = perf_user_chain(r, chain, w->callchain_depth, &more);
+		h.chain = chain;
+		/* a chain the kernel cut at its own limit may have had more */
+		h.chain_status = more || r->nchain >= (size_t)chain_cap(w) ?
+		    "truncated" : "frame_pointers";
+	}
+	if (s->lay.stack && r->stack != NULL) {
+		h.stack = r->stack;
+		h.nstack = r->nstack;
+	}
 	h.time_ns = watch_time(w, r->time);
 	if (w->truncated)
 		return 0;
@@ -222,11 +265,7 @@ rebind_chain(struct watch *w, struct perf_state *s, size_t ci)
 		t = &w->t[c->base + k];
 		if (t->addr == old[k].addr && t->armed == old[k].armed)
 			continue;
-		bp.addr = t->addr;
-		bp.len = t->len;
-		bp.rw = t->rw;
-		bp.regs = w->regs;
-		bp.disabled = !t->armed;
+		bp_of(w, s, c->base + k, &bp);
 		if (s->bpf != NULL)
 			bpfw_conf(s->bpf, w, c->base + k);
 		for (i = 0; i < s->nfds; i++)
@@ -264,7 +303,7 @@ drain_all(struct watch *w, struct perf_state *s)
 	wp_stream_hold();
 	for (c = 0; c < s->ncpu; c++)
 		if (s->rings[c].base != NULL)
-			perf_drain(&s->rings[c], w->regs, on_record, w);
+			perf_drain(&s->rings[c], &s->lay, on_record, w);
 	if (wp_stream_release() == -1)
 		w->output_closed = 1;
 	if (s->bpf != NULL)
@@ -366,11 +405,7 @@ arm_thread(struct watch *w, struct perf_state *s, pid_t tid,
 		if ((err = attach(w, s, fd, c, -1, e)) != 0)
 			return err;
 		for (ti = 0; ti < w->nt; ti++) {
-			bp.addr = w->t[ti].addr;
-			bp.len = w->t[ti].len;
-			bp.rw = w->t[ti].rw;
-			bp.regs = w->regs;
-			bp.disabled = !w->t[ti].armed;
+			bp_of(w, s, ti, &bp);
 			if ((fd = perf_open_bp(&bp, tid, c, 1)) == -1)
 				return errno;
 			if ((err = attach(w, s, fd, c, (int)ti, e)) != 0)
@@ -572,6 +607,7 @@ ring_pages(const struct watch *w, int bpf)
 	size_t n = RING_PAGES, lim;
 	FILE *f;
 
+	/* with --callchain dwarf, --regs too */
 	if (bpf || !w->regs)
 		return n;
 	if (geteuid() == 0)
@@ -596,6 +632,12 @@ events_arm(struct watch *w, struct bpfw *bpf, struct wp_error *e)
 	w->state = s;
 	s->memfd = -1;
 	s->bpf = bpf;
+	if (bpf == NULL) {
+		s->lay.regs = w->regs;
+		s->lay.chain = w->callchain == CC_DEFAULT ||
+		    w->callchain == CC_FP;
+		s->lay.stack = w->callchain == CC_DWARF;
+	}
 	if (w->ring_pages == 0) {
 		w->ring_pages = ring_pages(w, bpf != NULL);
 		s->ring_auto = 1;

@@ -23,8 +23,9 @@ struct options {
 };
 
 static const char usage_text[] =
-    "usage: wp-arm [-v] [-d duration] [-n max_events] [--regs] [--callchain]\n"
-    "              [--callchain-depth n] [--backend auto|bpf|perf|ptrace]\n"
+    "usage: wp-arm [-v] [-d duration] [-n max_events] [--regs]\n"
+    "              [--callchain[=fp|dwarf[,bytes]]] [--callchain-depth n]\n"
+    "              [--backend auto|bpf|perf|ptrace]\n"
     "              [--ring-pages n] [--interval duration]\n"
     "              [--follow-mode stop|stop-all|async]\n"
     "       wp-arm --check-bp\n";
@@ -40,8 +41,13 @@ static const char help_text[] =
     "  -n, --max-events n       stop after n hit records (default 100000)\n"
     "      --regs               sample the registers with each hit (written "
     "values)\n"
-    "      --callchain          record the writer's callers with each hit "
-    "(ptrace)\n"
+    "      --callchain[=mode]   record the writer's callers with each hit: fp "
+    "(frame\n"
+    "                           pointers; perf and bpf's default) or "
+    "dwarf[,bytes] (the\n"
+    "                           stack copied, unwound by wp-decode; perf); "
+    "ptrace\n"
+    "                           always unwinds with the modules' CFI\n"
     "      --callchain-depth n  at most n callers a hit, 1 to 128 (default "
     "16)\n"
     "      --backend name       auto (the default), bpf, perf or ptrace\n"
@@ -72,7 +78,7 @@ static const struct option longopts[] = {
 	{ "duration",	required_argument,	NULL, 'd' },
 	{ "max-events",	required_argument,	NULL, 'n' },
 	{ "regs",	no_argument,		NULL, 'r' },
-	{ "callchain",	no_argument,		NULL, 'c' },
+	{ "callchain",	optional_argument,	NULL, 'c' },
 	{ "callchain-depth", required_argument,	NULL, 'K' },
 	{ "backend",	required_argument,	NULL, 'B' },
 	{ "ring-pages",	required_argument,	NULL, 'P' },
@@ -84,6 +90,31 @@ static const struct option longopts[] = {
 	{ "version",	no_argument,		NULL, 'V' },
 	{ NULL,		0,			NULL, 0 }
 };
+
+/* --callchain[=fp|dwarf[,bytes]] */
+static void
+callchain_mode(const char *arg, struct watch *w)
+{
+	uint64_t u;
+
+	if (arg == NULL)
+		w->callchain = CC_DEFAULT;
+	else if (strcmp(arg, "fp") == 0)
+		w->callchain = CC_FP;
+	else if (strncmp(arg, "dwarf", 5) == 0 && (arg[5] == '\0' ||
+	    arg[5] == ',')) {
+		w->callchain = CC_DWARF;
+		if (arg[5] == ',' && (wp_parse_u64(arg + 6, &u) == -1 ||
+		    u < 64 || u > WATCH_MAXSTACK || u % 8 != 0))
+			errx(WP_EXIT_USAGE, "--callchain %s: the stack to copy is "
+			    "64 to %d bytes, a multiple of 8", arg,
+			    WATCH_MAXSTACK);
+		if (arg[5] == ',')
+			w->callchain_stack = (size_t)u;
+	} else
+		errx(WP_EXIT_USAGE, "--callchain %s: expected fp or "
+		    "dwarf[,bytes]", arg);
+}
 
 static void
 option(int ch, const char *arg, struct watch *w, struct options *op)
@@ -110,14 +141,15 @@ option(int ch, const char *arg, struct watch *w, struct options *op)
 		w->regs = 1;
 		break;
 	case 'c':
-		w->callchain = 1;
+		callchain_mode(arg, w);
 		break;
 	case 'K':
 		if (wp_parse_u64(arg, &u) == -1 || u == 0 ||
 		    u > WATCH_MAXCHAIN)
 			errx(WP_EXIT_USAGE, "--callchain-depth %s: not a depth "
 			    "(1 to %d)", arg, WATCH_MAXCHAIN);
-		w->callchain = 1;
+		if (w->callchain == CC_NONE)
+			w->callchain = CC_DEFAULT;
 		w->callchain_depth = (size_t)u;
 		break;
 	case 'B':
@@ -177,10 +209,20 @@ parse_options(int argc, char *argv[], struct watch *w, struct options *op)
 	w->ring_pages = 0;		/* the backend's: events.c */
 	w->interval_ms = 1000;
 	w->callchain_depth = 16;
+	w->callchain_stack = 8192;
 	op->backend = "auto";
 	op->check_bp = 0;
-	while ((ch = getopt_long(argc, argv, "d:n:vhV", longopts, NULL)) != -1)
+	while ((ch = getopt_long(argc, argv, "d:n:vhV", longopts, NULL)) != -1) {
+		/* --callchain MODE, as perf's --call-graph MODE */
+		if (ch == 'c' && optarg == NULL && optind < argc &&
+		    (strcmp(argv[optind], "fp") == 0 ||
+		    strncmp(argv[optind], "dwarf", 5) == 0))
+			optarg = argv[optind++];
 		option(ch, optarg, w, op);
+	}
+	/* the registers start the unwinding of the copied stack */
+	if (w->callchain == CC_DWARF)
+		w->regs = 1;
 	if (optind != argc)
 		usage(WP_EXIT_USAGE);
 }
@@ -275,15 +317,16 @@ static const char slow[] = "using the ptrace single-step backend (the "
  * The backend to use, or NULL with e set when none can (the messages
  * are printed; e says the last).
  */
-/* --callchain where the backend does not unwind: 1 with e said. */
+/* --callchain dwarf where the backend cannot copy stacks: 1, e said. */
 static int
 callchain_unsupported(struct watch *w, const struct backend *b,
     struct wp_error *e)
 {
-	if (!w->callchain || b == &backend_ptrace)
+	if (w->callchain != CC_DWARF || b != &backend_bpf)
 		return 0;
-	wp_error_set(e, WP_EXIT_ERROR, "--callchain: the %s backend does not "
-	    "unwind yet; use --backend ptrace", b->name);
+	wp_error_set(e, WP_EXIT_ERROR, "--callchain dwarf: the bpf backend "
+	    "unwinds with frame pointers only; use --callchain fp, or "
+	    "--backend perf");
 	warnx("%s", e->msg);
 	return 1;
 }
@@ -321,6 +364,8 @@ choose(struct watch *w, const char *name, struct wp_error *e)
 		warnx("%s: %s", why, slow);
 		return &backend_ptrace;
 	}
+	if (w->callchain == CC_DWARF)
+		return &backend_perf;	/* only its samples copy the stack */
 	if ((w->bpfw = bpfw_open(w, w->verbose, e)) != NULL)
 		return &backend_bpf;
 	warnx("%s: using the perf ring backend (counts stay exact; "

@@ -78,9 +78,18 @@ bp_attr(const struct perf_bp *bp, int inherit, struct perf_event_attr *a)
 	a->bp_addr = bp->addr;
 	a->bp_len = (unsigned)bp_len(bp->len);
 	a->sample_period = 1;
-	if (bp->regs) {
+	if (bp->regs || bp->stack > 0) {
 		a->sample_type |= PERF_SAMPLE_REGS_USER;
 		a->sample_regs_user = REGS_MASK;
+	}
+	if (bp->chain > 0) {
+		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+		a->exclude_callchain_kernel = 1;
+		a->sample_max_stack = (uint16_t)bp->chain;
+	}
+	if (bp->stack > 0) {
+		a->sample_type |= PERF_SAMPLE_STACK_USER;
+		a->sample_stack_user = (uint32_t)bp->stack;
 	}
 	a->remove_on_exec = 1;
 	a->disabled = bp->disabled ? 1 : 0;
@@ -237,8 +246,53 @@ sample_id(const unsigned char *end, struct perf_rec *r)
 	r->id = p[3];
 }
 
+/*
+ * A sample's fields after the fixed ones, in the kernel's order: call
+ * chain, registers, stack.  0, or -1 when the record is too short.
+ */
+static int
+parse_sample(const uint64_t *p, size_t n, const struct perf_layout *lay,
+    struct perf_rec *r)
+{
+	size_t k = 0, sz;
+
+	if (lay->chain) {
+		if (k >= n || p[k] > n - k - 1)
+			return -1;
+		r->nchain = (size_t)p[k];
+		r->chain = p + k + 1;
+		k += 1 + r->nchain;
+	}
+	if (lay->regs || lay->stack) {
+		if (k >= n)
+			return -1;
+		if (p[k++] != PERF_SAMPLE_REGS_ABI_NONE) {
+			if (n - k < WP_NGPREGS)
+				return -1;
+			memcpy(r->regs, p + k, sizeof r->regs);
+			r->nregs = WP_NGPREGS;
+			k += WP_NGPREGS;
+		}
+	}
+	if (lay->stack) {
+		if (k >= n)
+			return -1;
+		sz = (size_t)p[k++];
+		if (sz > 0) {
+			/* the bytes asked for, then how many were copied */
+			if (sz % 8 != 0 || sz / 8 >= n - k ||
+			    p[k + sz / 8] > sz)
+				return -1;
+			r->stack = (const unsigned char *)(p + k);
+			r->nstack = (size_t)p[k + sz / 8];
+		}
+	}
+	return 0;
+}
+
 static void
-parse(const unsigned char *b, size_t len, int regs, struct perf_rec *r)
+parse(const unsigned char *b, size_t len, const struct perf_layout *lay,
+    struct perf_rec *r)
 {
 	const struct perf_event_header *h = (const void *)b;
 	const uint64_t *p = (const uint64_t *)(b + sizeof *h);
@@ -259,16 +313,8 @@ parse(const unsigned char *b, size_t len, int regs, struct perf_rec *r)
 		r->tid = (uint32_t)(p[2] >> 32);
 		r->time = p[3];
 		r->cpu = (uint32_t)p[4];
-		if (regs) {
-			if (len < need + 8)
-				return;
-			if (p[5] != PERF_SAMPLE_REGS_ABI_NONE) {
-				if (len < need + 8 + WP_NGPREGS * 8)
-					return;
-				memcpy(r->regs, p + 6, sizeof r->regs);
-				r->nregs = WP_NGPREGS;
-			}
-		}
+		if (parse_sample(p + 5, (len - need) / 8, lay, r) == -1)
+			return;
 		r->kind = RING_SAMPLE;
 		return;
 	case PERF_RECORD_FORK:
@@ -324,8 +370,33 @@ perf_sample_hit(const struct perf_rec *r, struct wp_hit_rec *h,
 	}
 }
 
+size_t
+perf_user_chain(const struct perf_rec *r, uint64_t *ips, size_t max,
+    int *more)
+{
+	size_t i, n = 0;
+	int first = 1;
+
+	*more = 0;
+	for (i = 0; i < r->nchain; i++) {
+		if (r->chain[i] >= PERF_CONTEXT_MAX)
+			continue;
+		if (first && r->chain[i] == r->ip) {
+			first = 0;
+			continue;
+		}
+		first = 0;
+		if (n == max) {
+			*more = 1;
+			break;
+		}
+		ips[n++] = r->chain[i];
+	}
+	return n;
+}
+
 int
-perf_drain(struct perf_ring *r, int regs,
+perf_drain(struct perf_ring *r, const struct perf_layout *lay,
     int (*fn)(const struct perf_rec *, void *), void *arg)
 {
 	struct perf_event_mmap_page *mp = r->base;
@@ -359,7 +430,7 @@ perf_drain(struct perf_ring *r, int regs,
 			memcpy(r->tmp + first, data, h.size - first);
 			b = r->tmp;
 		}
-		parse(b, h.size, regs, &rec);
+		parse(b, h.size, lay, &rec);
 		if (fn(&rec, arg) == -1)
 			stop = 1;
 		tail += h.size;

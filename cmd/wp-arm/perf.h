@@ -19,6 +19,9 @@ struct perf_bp {
 	int		rw;		/* watch reads too */
 	int		regs;		/* sample user registers */
 	int		disabled;	/* opened disarmed */
+	int		chain;		/* user call chains (frame pointers)
+					   of at most this many entries */
+	size_t		stack;		/* bytes of user stack to copy */
 };
 
 /* One mmap ring, written by every event of one CPU. */
@@ -44,8 +47,21 @@ struct perf_rec {
 	uint32_t	 pid, tid, ppid, ptid, cpu;
 	uint64_t	 time;
 	uint64_t	 lost;
+	const uint64_t	*chain;		/* the kernel's call chain, context
+					   markers included; in the ring */
+	size_t		 nchain;
+	const unsigned char *stack;	/* the user stack copied from the
+					   stack pointer on; in the ring */
+	size_t		 nstack;
 	int		 nregs;		/* 0, or WP_NGPREGS in regs */
 	uint64_t	 regs[WP_NGPREGS];	/* last: only nregs are set */
+};
+
+/* What the samples of a ring carry besides the fixed fields. */
+struct perf_layout {
+	int		 regs;
+	int		 chain;
+	int		 stack;
 };
 
 /*
@@ -82,12 +98,20 @@ void	 perf_ring_unmap(struct perf_ring *r);
 int	 perf_set_output(int fd, int ringfd);
 int	 perf_id(int fd, uint64_t *id);
 /*
- * Hands every record in the ring to fn, then frees the space.  regs
- * says whether samples carry registers.  Returns the number of records,
- * or -1 when fn returned -1 (the rest stays in the ring).
+ * Hands every record in the ring to fn, then frees the space (what rec
+ * points into is valid during the call only).  lay says what samples
+ * carry.  Returns the number of records, or -1 when fn returned -1 (the
+ * rest stays in the ring).
  */
-int	 perf_drain(struct perf_ring *r, int regs,
+int	 perf_drain(struct perf_ring *r, const struct perf_layout *lay,
 	    int (*fn)(const struct perf_rec *rec, void *arg), void *arg);
+/*
+ * The callers in sample r's call chain, innermost first, into ips (at
+ * most max): the context markers and the trap IP itself left out.
+ * *more is set when the chain had more.
+ */
+size_t	 perf_user_chain(const struct perf_rec *r, uint64_t *ips, size_t max,
+	    int *more);
 /*
  * The hit record of sample r: its pid, tid, cpu, ip and registers
  * (into regs, which h then points to); the rest of h is zero, for the

@@ -8,21 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dwunwind.h"
 #include "unwind.h"
 #include "util.h"
 
 static const Dwfl_Callbacks callbacks = {
 	.find_elf = dwfl_linux_proc_find_elf,
 	.find_debuginfo = dwfl_standard_find_debuginfo,
-};
-
-struct walk {
-	uint64_t	*ips;
-	size_t		 max, n;
-	int		 frame;
-	const char	*status;
-	Dwfl		*dwfl;
-	int		 unknown;	/* a pc in no reported module */
 };
 
 static int
@@ -60,53 +52,21 @@ unwind_close(struct unwinder *u)
 	u->dwfl = NULL;
 }
 
-static int
-frame_cb(Dwfl_Frame *f, void *arg)
-{
-	struct walk *wk = arg;
-	Dwarf_Addr pc;
-	bool act;
-
-	if (!dwfl_frame_pc(f, &pc, &act)) {
-		wk->status = dwfl_errmsg(-1);
-		return DWARF_CB_ABORT;
-	}
-	if (dwfl_addrmodule(wk->dwfl, act ? pc : pc - 1) == NULL)
-		wk->unknown = 1;
-	if (wk->frame++ == 0)
-		return DWARF_CB_OK;	/* the writer's own frame */
-	if (wk->n == wk->max) {
-		wk->status = "truncated";
-		return DWARF_CB_ABORT;
-	}
-	wk->ips[wk->n++] = pc;
-	return DWARF_CB_OK;
-}
-
 const char *
 unwind_thread(struct unwinder *u, pid_t tid, uint64_t *ips, size_t max,
     size_t *n)
 {
-	struct walk wk;
-	int again;
+	const char *status;
+	int again, unknown;
 
+	*n = 0;
+	if (u->dwfl == NULL)
+		return u->why ? u->why : "no unwinder";
 	for (again = 0; again < 2; again++) {
-		memset(&wk, 0, sizeof wk);
-		wk.ips = ips;
-		wk.max = max;
-		wk.dwfl = u->dwfl;
-		if (u->dwfl == NULL) {
-			*n = 0;
-			return u->why ? u->why : "no unwinder";
-		}
-		if (dwfl_getthread_frames(u->dwfl, tid, frame_cb, &wk) == 0)
-			wk.status = "complete";
-		else if (wk.status == NULL)
-			/* the outermost frame has no caller to find */
-			wk.status = wk.n > 0 ? "complete" : dwfl_errmsg(-1);
-		if (!wk.unknown || again || report(u) == -1)
+		status = wp_dw_frames(u->dwfl, tid, ips, max, n, &unknown);
+		/* a library loaded since: report the modules again */
+		if (!unknown || again || report(u) == -1)
 			break;
 	}
-	*n = wk.n;
-	return wk.status;
+	return status;
 }

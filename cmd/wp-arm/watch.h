@@ -22,6 +22,10 @@
  */
 #define DURATION_INF_MS	((uint64_t)INT64_MAX / 1000000)
 #define WATCH_MAXCHAIN	128	/* --callchain-depth at most */
+#define WATCH_MAXSTACK	32768	/* --callchain dwarf,bytes at most */
+
+/* --callchain: none; the backend's own (ptrace: CFI; perf, bpf: fp) */
+enum { CC_NONE, CC_DEFAULT, CC_FP, CC_DWARF };
 
 struct wtarget {
 	int		 id;		/* of its target or follow record */
@@ -109,8 +113,9 @@ struct watch {
 	uint64_t		 max_events;
 	uint64_t		 interval_ms;	/* count records; 0: none */
 	int			 regs;
-	int			 callchain;	/* --callchain */
+	int			 callchain;	/* --callchain: CC_* */
 	size_t			 callchain_depth;
+	size_t			 callchain_stack;	/* dwarf: bytes copied */
 	size_t			 ring_pages;
 	int			 verbose;
 	const char		*follow_mode;	/* stop, stop-all, async;

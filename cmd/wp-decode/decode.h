@@ -103,10 +103,40 @@ struct dtarget {
 	size_t		 len;
 };
 
+/* ---- stack.c: call chains from copied stacks (--callchain dwarf) ---- */
+
+struct ustack {
+	void			*dwfl;		/* Dwfl *, the session's modules */
+	int			 state;		/* 0 untried, 1 ready, -1 not */
+	const char		*why;		/* why not */
+	unsigned char		*buf;		/* the stack of the hit */
+	size_t			 cap;
+	/* the hit being unwound, for libdw's callbacks */
+	pid_t			 tid;
+	struct wp_x86_regs	 regs;
+	const unsigned char	*stack;
+	size_t			 nstack;
+	int			 short_read;	/* a read beyond the copy */
+};
+
+/* Forgets the modules (a new session). */
+void	 ustack_clear(struct ustack *u);
+/*
+ * The callers of hit rec from its "user_stack" and regs (the registers
+ * at the trap), innermost first, at most max into ips; *n set.  Returns
+ * the chain's status, as wp-arm's: "complete", "truncated" or why it
+ * stopped (a static string or libdw's).
+ */
+const char *ustack_unwind(struct ustack *u, struct image *im,
+	    const struct wp_record *rec, const struct wp_x86_regs *regs,
+	    uint64_t *ips, size_t max, size_t *n);
+
 struct decoder {
 	struct image	 img;
 	struct wp_hmap	 sites;
 	struct wp_hmap	 frames;	/* frames.c: return address -> text */
+	struct ustack	 ustack;
+	size_t		 chain_depth;	/* the armed record's, for ustack */
 	struct dtarget	*targets;
 	size_t		 ntargets;
 	struct wp_jw	 out;
@@ -117,9 +147,13 @@ struct decoder {
 void	 frames_init(struct wp_hmap *frames);
 /* Forgets every rendered frame (a new session). */
 void	 frames_clear(struct wp_hmap *frames);
-/* Appends "callers" for the hit's "callchain", when it has one. */
-void	 frames_append(struct wp_hmap *frames, struct image *im,
-	    const struct wp_record *rec, struct wp_jw *out);
+/*
+ * Appends "callers" for the hit's "callchain", when it has one; for a
+ * hit with a "user_stack" instead, the chain unwound from it (regs: the
+ * registers at the trap) as "callchain" and "callchain_status" first.
+ */
+void	 frames_append(struct decoder *d, const struct wp_record *rec,
+	    const struct wp_x86_regs *regs);
 
 void	 decoder_init(struct decoder *d);
 void	 decoder_free(struct decoder *d);
@@ -128,6 +162,8 @@ int	 decoder_session(struct decoder *d, const struct wp_record *rec,
 	    struct wp_error *err);
 int	 decoder_target(struct decoder *d, const struct wp_record *rec,
 	    struct wp_error *err);
+/* The armed record: how deep chains go. */
+void	 decoder_armed(struct decoder *d, const struct wp_record *rec);
 /*
  * The text to append to hit or tally rec: ,"writer":{...}, and with
  * value ,"written_value":{...}.  It belongs to d and is valid until the

@@ -87,33 +87,66 @@ render(struct image *im, uint64_t ip)
 	return text;
 }
 
-void
-frames_append(struct wp_hmap *frames, struct image *im,
-    const struct wp_record *rec, struct wp_jw *out)
+#define MAXFRAMES	128	/* wp-arm --callchain-depth at most */
+
+/* The frame of return address ip, rendered once. */
+static const char *
+frame_text(struct wp_hmap *frames, struct image *im, uint64_t ip)
 {
 	struct frame *f;
-	uint64_t ip;
-	int arr, v, isnew;
+	char *t;
+	int isnew;
 
-	if ((arr = wp_rec_get(rec, "callchain")) < 0 ||
-	    !wp_json_is(rec->j, arr, WP_JARRAY))
-		return;
-	wp_jw_arr(out, "callers");
-	for (v = wp_json_first(rec->j, arr); v >= 0;
-	    v = wp_json_next(rec->j, arr, v)) {
-		if (wp_json_hex(rec->j, v, &ip) == -1 || ip == 0)
-			continue;
-		f = wp_hmap_put(frames, ip, 0, &isnew);
-		if (isnew)
-			f->text = NULL;
-		if (f->text == NULL) {
-			char *t = render(im, ip);
+	f = wp_hmap_put(frames, ip, 0, &isnew);
+	if (isnew)
+		f->text = NULL;
+	if (f->text == NULL) {
+		t = render(im, ip);
+		/* render may not move the table: no put in between */
+		f = wp_hmap_get(frames, ip, 0);
+		f->text = t;
+	}
+	return f->text;
+}
 
-			/* render may not move the table: no put in between */
-			f = wp_hmap_get(frames, ip, 0);
-			f->text = t;
+void
+frames_append(struct decoder *d, const struct wp_record *rec,
+    const struct wp_x86_regs *regs)
+{
+	struct wp_jw *out = &d->out;
+	uint64_t ip, ips[MAXFRAMES];
+	const char *status, *t;
+	size_t n, i, max;
+	int arr, v;
+
+	if ((arr = wp_rec_get(rec, "callchain")) >= 0) {
+		if (!wp_json_is(rec->j, arr, WP_JARRAY))
+			return;
+		wp_jw_arr(out, "callers");
+		for (v = wp_json_first(rec->j, arr); v >= 0;
+		    v = wp_json_next(rec->j, arr, v)) {
+			if (wp_json_hex(rec->j, v, &ip) == -1 || ip == 0)
+				continue;
+			t = frame_text(&d->frames, &d->img, ip);
+			wp_jw_raw(out, NULL, t, strlen(t));
 		}
-		wp_jw_raw(out, NULL, f->text, strlen(f->text));
+		wp_jw_end(out);
+		return;
+	}
+	if (wp_rec_get(rec, "user_stack") < 0)
+		return;
+	max = d->chain_depth > 0 && d->chain_depth < MAXFRAMES ?
+	    d->chain_depth : MAXFRAMES;
+	status = ustack_unwind(&d->ustack, &d->img, rec, regs, ips, max, &n);
+	wp_jw_arr(out, "callchain");
+	for (i = 0; i < n; i++)
+		wp_jw_hex(out, NULL, ips[i]);
+	wp_jw_end(out);
+	wp_jw_str(out, "callchain_status", status);
+	wp_jw_arr(out, "callers");
+	for (i = 0; i < n; i++) {
+		t = frame_text(&d->frames, &d->img, ips[i]);
+		wp_jw_raw(out, NULL, t, strlen(t));
 	}
 	wp_jw_end(out);
 }

@@ -30,6 +30,7 @@ decoder_free(struct decoder *d)
 	wp_hmap_free(&d->sites);
 	frames_clear(&d->frames);
 	wp_hmap_free(&d->frames);
+	ustack_clear(&d->ustack);
 	image_clear(&d->img);
 	free(d->targets);
 	wp_jw_free(&d->out);
@@ -43,6 +44,8 @@ decoder_session(struct decoder *d, const struct wp_record *rec,
 
 	site_free_all(&d->sites);
 	frames_clear(&d->frames);
+	ustack_clear(&d->ustack);
+	d->chain_depth = 0;
 	d->ntargets = 0;
 	if (wp_rec_read_session(rec, &s, err) == -1) {
 		image_clear(&d->img);
@@ -105,6 +108,15 @@ read_regs(const struct wp_record *rec, struct wp_x86_regs *r, uint32_t need)
 			r->have |= 1u << k;
 	}
 	return r->have != 0;
+}
+
+/* The registers a copied stack is unwound from: all but the flags. */
+static uint32_t
+stack_regs(const struct wp_record *rec)
+{
+	if (wp_rec_get(rec, "user_stack") < 0)
+		return 0;
+	return ((1u << WP_NGPREGS) - 1) & ~(1u << WP_RFLAGS);
 }
 
 /* The registers a site's candidates are placed and valued by. */
@@ -488,11 +500,12 @@ decoder_hit(struct decoder *d, const struct wp_record *rec, int value)
 		no_writer(d, rec, ip, flags);
 		if (value)
 			wp_rec_value(&d->out, &v);
-		frames_append(&d->frames, &d->img, rec, &d->out);
+		read_regs(rec, &r, stack_regs(rec));
+		frames_append(d, rec, &r);
 		return &d->out;
 	}
 	st = site_get(&d->sites, &d->img, exact ? wip : ip, exact);
-	read_regs(rec, &r, site_regs(st));
+	read_regs(rec, &r, site_regs(st) | stack_regs(rec));
 	if (exact && st->ncand > 0)
 		choose_exact(st, flags, &c);
 	else
@@ -510,6 +523,15 @@ decoder_hit(struct decoder *d, const struct wp_record *rec, int value)
 	wp_jw_append(&d->out, text, tlen);
 	if (value)
 		wp_rec_value(&d->out, &v);
-	frames_append(&d->frames, &d->img, rec, &d->out);
+	frames_append(d, rec, &r);
 	return &d->out;
+}
+
+void
+decoder_armed(struct decoder *d, const struct wp_record *rec)
+{
+	int64_t n;
+
+	if (wp_rec_int(rec, "callchain_depth", &n) == 0 && n > 0)
+		d->chain_depth = (size_t)n;
 }

@@ -88,6 +88,8 @@ one(struct decoder *d, const struct wp_record *rec, const char *name)
 		rc = decoder_session(d, rec, &err);
 	else if (strcmp(rec->type, "target") == 0)
 		rc = decoder_target(d, rec, &err);
+	else if (strcmp(rec->type, "armed") == 0)
+		decoder_armed(d, rec);
 	if (rc == -1)
 		warnx("%s: line %ld: %s", name, rec->lineno, err.msg);
 	return wp_stream_pass(rec);

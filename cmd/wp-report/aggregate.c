@@ -55,8 +55,10 @@ free_target(struct rtarget *t)
 	for (j = 0; j < t->tallies.cap; j++) {
 		struct rtally *y = wp_hmap_slot(&t->tallies, j);
 
-		if (y != NULL)
+		if (y != NULL) {
 			free(y->writer);
+			free(y->chain);
+		}
 	}
 	wp_hmap_free(&t->tallies);
 	for (j = 0; j < t->nsamples; j++) {
@@ -251,42 +253,66 @@ fnv(const char *p, size_t n, uint64_t h)
 	return h;
 }
 
-/* Counts the hit's call chain at its site, when it has one. */
-static void
-add_chain(struct rsite *s, const struct wp_record *rec)
+/*
+ * The call chain of hit or tally rec, when it has one: its keys, and
+ * the text a report shows ({"status":..., "callers":[...]}, to free).
+ */
+static char *
+chain_of(const struct wp_record *rec, uint64_t *k1, uint64_t *k2)
 {
 	const char *raw, *st, *callers;
-	struct rchain *c;
 	size_t n, sn, cn;
-	uint64_t k1, k2;
-	int isnew;
+	char *text;
 
 	if ((raw = wp_rec_raw(rec, "callchain", &n)) == NULL)
-		return;
+		return NULL;
 	if ((st = wp_rec_raw(rec, "callchain_status", &sn)) == NULL) {
 		st = "null";
 		sn = 4;
 	}
-	k1 = fnv(st, sn, fnv(raw, n, 0xcbf29ce484222325ULL));
-	k2 = fnv(raw, n, fnv(st, sn, 0x84222325cbf29ce4ULL));
+	*k1 = fnv(st, sn, fnv(raw, n, 0xcbf29ce484222325ULL));
+	*k2 = fnv(raw, n, fnv(st, sn, 0x84222325cbf29ce4ULL));
+	if ((callers = wp_rec_raw(rec, "callers", &cn)) == NULL) {
+		callers = raw;
+		cn = n;
+	}
+	text = wp_xmalloc(sn + cn + 32);
+	snprintf(text, sn + cn + 32, "{\"status\":%.*s,\"callers\":%.*s}",
+	    (int)sn, st, (int)cn, callers);
+	return text;
+}
+
+void
+site_add_chain(struct rsite *s, uint64_t k1, uint64_t k2, const char *text,
+    uint64_t hits)
+{
+	struct rchain *c;
+	int isnew;
+
 	if (s->chains.cap == 0)
 		wp_hmap_init(&s->chains, sizeof(struct rchain));
 	if (wp_hmap_get(&s->chains, k1, k2) == NULL &&
 	    s->chains.n >= MAXCHAINS) {
-		s->chains_other++;
+		s->chains_other += hits;
 		return;
 	}
 	c = wp_hmap_put(&s->chains, k1, k2, &isnew);
-	if (isnew) {
-		if ((callers = wp_rec_raw(rec, "callers", &cn)) == NULL) {
-			callers = raw;
-			cn = n;
-		}
-		c->text = wp_xmalloc(sn + cn + 32);
-		snprintf(c->text, sn + cn + 32, "{\"status\":%.*s,"
-		    "\"callers\":%.*s}", (int)sn, st, (int)cn, callers);
-	}
-	c->hits++;
+	if (isnew)
+		c->text = wp_xstrdup(text);
+	c->hits += hits;
+}
+
+/* Counts the hit's call chain at its site, when it has one. */
+static void
+add_chain(struct rsite *s, const struct wp_record *rec)
+{
+	uint64_t k1, k2;
+	char *text;
+
+	if ((text = chain_of(rec, &k1, &k2)) == NULL)
+		return;
+	site_add_chain(s, k1, k2, text, 1);
+	free(text);
 }
 
 static void
@@ -408,7 +434,8 @@ add_tally(struct report *r, const struct wp_record *rec)
 	struct rtarget *t;
 	struct rtally *y;
 	int64_t id = -1, tid = -1, hits = 0;
-	uint64_t ip = 0;
+	uint64_t ip = 0, k1 = 0, k2 = 0;
+	char *chain;
 	const char *raw;
 	size_t n;
 	int isnew;
@@ -419,10 +446,19 @@ add_tally(struct report *r, const struct wp_record *rec)
 	wp_rec_int(rec, "tid", &tid);
 	wp_rec_hex(rec, "ip", &ip);
 	wp_rec_int(rec, "hits", &hits);
-	y = wp_hmap_put(&t->tallies, ip, (uint64_t)tid, &isnew);
+	/* with --callchain, a tally per writer, thread and chain */
+	chain = chain_of(rec, &k1, &k2);
+	y = wp_hmap_put(&t->tallies, chain ? ip ^ k1 : ip, chain ?
+	    (uint64_t)tid ^ k2 : (uint64_t)tid, &isnew);
 	y->ip = ip;
 	y->tid = (int)tid;
 	y->hits = hits > 0 ? (uint64_t)hits : 0;
+	if (isnew) {
+		y->chain = chain;
+		y->k1 = k1;
+		y->k2 = k2;
+	} else
+		free(chain);
 	if (y->writer == NULL && (raw = wp_rec_raw(rec, "writer", &n)) &&
 	    wp_json_is(rec->j, wp_rec_get(rec, "writer"), WP_JOBJECT))
 		y->writer = dupn(raw, n);

@@ -198,6 +198,8 @@ tally_sites(struct rtarget *t, struct wp_hmap *sites)
 			s->writer = wp_xstrdup(y->writer ? y->writer : "null");
 		}
 		s->hits += y->hits;
+		if (y->chain != NULL)
+			site_add_chain(s, y->k1, y->k2, y->chain, y->hits);
 		s->conf[conf_rank(json_object_get_string(
 		    json_object_object_get(w, "confidence")))] += y->hits;
 		json_object_put(w);

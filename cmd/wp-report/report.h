@@ -68,6 +68,8 @@ struct rtally {
 	int		 tid;
 	uint64_t	 hits;
 	char		*writer;	/* raw JSON, or NULL */
+	char		*chain;		/* as struct rchain's text, or NULL */
+	uint64_t	 k1, k2;	/* the chain's keys */
 };
 
 struct rbind {
@@ -125,6 +127,9 @@ int	 kind_rank(const struct wp_json *j, int v);
 void	 report_init(struct report *r, size_t maxsamples, size_t maxchains);
 /* Frees a site's chains. */
 void	 site_chains_free(struct rsite *s);
+/* Counts hits of the chain keyed k1, k2 (text: how it is shown) at s. */
+void	 site_add_chain(struct rsite *s, uint64_t k1, uint64_t k2,
+	    const char *text, uint64_t hits);
 void	 report_free(struct report *r);
 void	 report_add(struct report *r, const struct wp_record *rec);
 int	 report_complete(const struct report *r);

@@ -19,6 +19,7 @@
 #include "wpbpf.h"
 
 const volatile __u32 with_regs = 0;
+const volatile __u32 with_stack = 0;		/* --callchain */
 const volatile __u64 sample_limit = 0;		/* per slot; 0: none */
 
 struct {
@@ -41,6 +42,14 @@ struct {
 	__type(key, __u32);
 	__type(value, struct wpb_tot);
 } totals SEC(".maps");
+
+/* the user call chains (frame pointers); the depth is set by wp-arm */
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 16384);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, 8 * 19);
+} stacks SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -88,8 +97,8 @@ leaf_of(const struct wpb_conf *c, __u64 p, struct wpb_sample *s,
 }
 
 static __always_inline void
-count(struct bpf_perf_event_data *ctx, __u32 slot, __u64 cur, __u64 prev,
-    struct wpb_tot *tot)
+count(struct bpf_perf_event_data *ctx, __u32 slot, __s32 stack, __u64 cur,
+    __u64 prev, struct wpb_tot *tot)
 {
 	struct wpb_key k = {};
 	struct wpb_val *v, nv = {};
@@ -97,6 +106,7 @@ count(struct bpf_perf_event_data *ctx, __u32 slot, __u64 cur, __u64 prev,
 	k.ip = ctx->regs.rip;
 	k.tid = (__u32)bpf_get_current_pid_tgid();
 	k.slot = slot;
+	k.stack = stack;
 	v = bpf_map_lookup_elem(&tally, &k);
 	if (v != NULL) {
 		/* only this thread updates this key */
@@ -114,7 +124,7 @@ count(struct bpf_perf_event_data *ctx, __u32 slot, __u64 cur, __u64 prev,
 
 static __always_inline void
 fill(struct wpb_sample *s, struct bpf_perf_event_data *ctx, __u32 slot,
-    __u64 cur)
+    __s32 stack, __u64 cur)
 {
 	__u64 pt = bpf_get_current_pid_tgid();
 
@@ -128,7 +138,7 @@ fill(struct wpb_sample *s, struct bpf_perf_event_data *ctx, __u32 slot,
 	s->slot = slot;
 	s->flags = 0;
 	s->cpu = bpf_get_smp_processor_id();
-	s->pad = 0;
+	s->stack = stack;
 }
 
 static __always_inline void
@@ -158,7 +168,7 @@ regs(struct wpb_sample_regs *r, struct bpf_perf_event_data *ctx)
 /* A sample: always for a pointer (wp-arm re-arms on it), else while
  * the limit allows. */
 static __always_inline void
-send(struct bpf_perf_event_data *ctx, __u32 slot, __u64 cur,
+send(struct bpf_perf_event_data *ctx, __u32 slot, __s32 stack, __u64 cur,
     const struct wpb_conf *c, struct wpb_tot *tot)
 {
 	struct wpb_sample_regs *r;
@@ -175,7 +185,7 @@ send(struct bpf_perf_event_data *ctx, __u32 slot, __u64 cur,
 		__sync_fetch_and_add(&tot->drops, 1);
 		return;
 	}
-	fill(&r->s, ctx, slot, cur);
+	fill(&r->s, ctx, slot, stack, cur);
 	if (with_regs)
 		regs(r, ctx);
 	if (ptr)
@@ -193,6 +203,7 @@ hit(struct bpf_perf_event_data *ctx, __u32 slot)
 	struct wpb_conf *c = bpf_map_lookup_elem(&conf, &slot);
 	struct wpb_tot *tot = bpf_map_lookup_elem(&totals, &slot);
 	__u64 cur, prev;
+	__s32 stack = 0;
 
 	if (c == NULL || tot == NULL)
 		return 0;
@@ -200,8 +211,10 @@ hit(struct bpf_perf_event_data *ctx, __u32 slot)
 	/* what this event watches: ctx->addr, also while being moved */
 	cur = read_value(ctx->addr, c->len, tot);
 	prev = __sync_lock_test_and_set(&tot->last_value, cur);
-	count(ctx, slot, cur, prev, tot);
-	send(ctx, slot, cur, c, tot);
+	if (with_stack)
+		stack = (__s32)bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+	count(ctx, slot, stack, cur, prev, tot);
+	send(ctx, slot, stack, cur, c, tot);
 	return 0;
 }
 

@@ -26,11 +26,14 @@ struct wpb_conf {
 	__s64	offs[WPB_MAXDEPTH];
 };
 
-/* tally: per slot, writing instruction and thread */
+/* tally: per slot, writing instruction, thread and call chain */
 struct wpb_key {
 	__u64	ip;		/* the trap IP: after the writing instruction */
 	__u32	tid;
 	__u32	slot;
+	__s32	stack;		/* the chain in stacks (--callchain), or
+				   bpf_get_stackid's error; 0 without */
+	__u32	pad;
 };
 
 struct wpb_val {
@@ -64,7 +67,8 @@ struct wpb_sample {
 	__u64	leaf_value;
 	__u32	pid, tid;
 	__u32	slot, flags;
-	__u32	cpu, pad;
+	__u32	cpu;
+	__s32	stack;		/* as in wpb_key */
 };
 
 struct wpb_sample_regs {

@@ -1,0 +1,196 @@
+/*
+ * The callers of a hit from the user stack wp-arm copied (--callchain
+ * dwarf), unwound with libdw over the session's modules and their call
+ * frame information, from the registers sampled at the trap: what perf
+ * report does for perf record --call-graph dwarf.
+ */
+#include <elfutils/libdwfl.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode.h"
+#include "dwunwind.h"
+#include "elf.h"
+#include "util.h"
+
+/* The registers libdw's x86-64 frames start from, in DWARF's order. */
+static const int dwarf_regs[] = {
+	WP_RAX, WP_RDX, WP_RCX, WP_RBX, WP_RSI, WP_RDI, WP_RBP, WP_RSP,
+	WP_R8, WP_R9, WP_R10, WP_R11, WP_R12, WP_R13, WP_R14, WP_R15, WP_RIP
+};
+#define NDWARF	(sizeof dwarf_regs / sizeof dwarf_regs[0])
+
+static const Dwfl_Callbacks callbacks = {
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+static pid_t
+next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	struct ustack *u = arg;
+
+	(void)dwfl;
+	if (*thread_argp != NULL)
+		return 0;
+	*thread_argp = u;
+	return u->tid;
+}
+
+static bool
+get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
+{
+	struct ustack *u = arg;
+
+	(void)dwfl;
+	*thread_argp = u;
+	return tid == u->tid;
+}
+
+/* A word of the copied stack; anything else is not known. */
+static bool
+memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	struct ustack *u = arg;
+	uint64_t sp = u->regs.v[WP_RSP];
+
+	(void)dwfl;
+	if (addr < sp || addr - sp > u->nstack || u->nstack - (addr - sp) < 8) {
+		u->short_read = 1;
+		return false;
+	}
+	memcpy(result, u->stack + (addr - sp), 8);
+	return true;
+}
+
+static bool
+set_initial_registers(Dwfl_Thread *thread, void *arg)
+{
+	struct ustack *u = arg;
+	Dwarf_Word r[NDWARF];
+	size_t i;
+
+	for (i = 0; i < NDWARF; i++)
+		r[i] = u->regs.v[dwarf_regs[i]];
+	if (!dwfl_thread_state_registers(thread, 0, NDWARF, r))
+		return false;
+	dwfl_thread_state_register_pc(thread, u->regs.v[WP_RIP]);
+	return true;
+}
+
+static const Dwfl_Thread_Callbacks thread_callbacks = {
+	.next_thread = next_thread,
+	.get_thread = get_thread,
+	.memory_read = memory_read,
+	.set_initial_registers = set_initial_registers,
+};
+
+/* Every module of the session whose file is the one mapped. */
+static int
+open_dwfl(struct ustack *u, struct image *im)
+{
+	struct dmod *m;
+	size_t i, n = 0;
+
+	if ((u->dwfl = dwfl_begin(&callbacks)) == NULL) {
+		u->why = dwfl_errmsg(-1);
+		return -1;
+	}
+	dwfl_report_begin(u->dwfl);
+	for (i = 0; i < im->nmods; i++) {
+		if ((m = image_module(im, (int)i)) == NULL ||
+		    m->elf->mem != NULL)
+			continue;
+		/* add_p_vaddr: the base given is the load bias */
+		if (dwfl_report_elf(u->dwfl, m->path, m->elf->path, -1, m->bias,
+		    true) != NULL)
+			n++;
+	}
+	if (dwfl_report_end(u->dwfl, NULL, NULL) != 0 || n == 0) {
+		u->why = n == 0 ? "no module of the session could be read" :
+		    dwfl_errmsg(-1);
+		return -1;
+	}
+	if (!dwfl_attach_state(u->dwfl, NULL, im->pid > 0 ? im->pid : 1,
+	    &thread_callbacks, u)) {
+		u->why = dwfl_errmsg(-1);
+		return -1;
+	}
+	return 0;
+}
+
+void
+ustack_clear(struct ustack *u)
+{
+	if (u->dwfl != NULL)
+		dwfl_end(u->dwfl);
+	free(u->buf);
+	memset(u, 0, sizeof *u);
+}
+
+static int
+unhex(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+/* The "user_stack" string of rec, into u->buf: its bytes, or -1. */
+static ssize_t
+stack_bytes(struct ustack *u, const struct wp_record *rec)
+{
+	const char *s;
+	size_t n, i;
+	int hi, lo;
+
+	if ((s = wp_rec_raw(rec, "user_stack", &n)) == NULL || n < 2 ||
+	    s[0] != '"' || n % 2 != 0)
+		return -1;
+	s++;
+	n = (n - 2) / 2;
+	if (n > u->cap) {
+		u->buf = wp_xrealloc(u->buf, n);
+		u->cap = n;
+	}
+	for (i = 0; i < n; i++) {
+		if ((hi = unhex(s[2 * i])) < 0 || (lo = unhex(s[2 * i + 1])) < 0)
+			return -1;
+		u->buf[i] = (unsigned char)(hi << 4 | lo);
+	}
+	return (ssize_t)n;
+}
+
+const char *
+ustack_unwind(struct ustack *u, struct image *im, const struct wp_record *rec,
+    const struct wp_x86_regs *regs, uint64_t *ips, size_t max, size_t *n)
+{
+	static const uint32_t need = 1u << WP_RSP | 1u << WP_RIP;
+	const char *status;
+	ssize_t len;
+	int64_t tid = 0;
+	int unknown;
+
+	*n = 0;
+	if ((len = stack_bytes(u, rec)) < 0)
+		return "user_stack is not a hex string";
+	if ((regs->have & need) != need)
+		return "no stack pointer and ip sampled to start from";
+	if (u->state == 0)
+		u->state = open_dwfl(u, im) == 0 ? 1 : -1;
+	if (u->state == -1)
+		return u->why;
+	wp_rec_int(rec, "tid", &tid);
+	u->tid = tid > 0 ? (pid_t)tid : 1;
+	u->regs = *regs;
+	u->stack = u->buf;
+	u->nstack = (size_t)len;
+	u->short_read = 0;
+	status = wp_dw_frames(u->dwfl, u->tid, ips, max, n, &unknown);
+	if (u->short_read && strcmp(status, "truncated") != 0)
+		return "the stack copy ended (--callchain dwarf,bytes copies "
+		    "more)";
+	return status;
+}
