@@ -88,7 +88,7 @@ $(TOOLS:%=$(O)/%): $(O)/%: $$(call toolobj,%) $(O)/libwp.a
 TCFLAGS	 = -O1 -g -Wall -Wextra -Werror -pthread
 targets: $(TARGETS:%=$(O)/targets/%) $(O)/targets/mt-writer-nopie \
 	 $(O)/targets/mt-writer-stripped $(O)/targets/stores-stripped \
-	 $(O)/targets/libwpt.so \
+	 $(O)/targets/callers-fp $(O)/targets/libwpt.so \
 	 $(O)/targets/libwpt2.so $(O)/targets/libwptls.so \
 	 $(O)/targets/libwptls-ie.so $(O)/targets/libwptls2.so \
 	 $(O)/targets/i386-pause
@@ -120,6 +120,14 @@ $(O)/targets/%: tests/targets/%.c $(O)/targets/libwpt.so tests/targets/*.h
 
 $(O)/targets/mt-writer-nopie: tests/targets/mt-writer.c tests/targets/*.h
 	$(CC) $(TCFLAGS) -fno-pie -no-pie -o $@ $<
+
+# a frame in every function, the setter's too (gcc -O1 leaves a leaf
+# that needs no stack without one, whatever the options): what
+# --callchain fp (perf, bpf) can walk
+$(O)/targets/callers-fp: tests/targets/callers.c $(O)/targets/libwpt.so \
+	tests/targets/*.h
+	$(CC) $(TCFLAGS) -O0 -fno-omit-frame-pointer -o $@ $< -L$(O)/targets \
+	    -lwpt -Wl,-rpath,'$$ORIGIN'
 
 $(O)/targets/%-stripped: $(O)/targets/%
 	strip -o $@ $<

@@ -27,7 +27,7 @@ usage_block() {
 		n=0
 		for o in $(synopsis_opts "$TOP/man/$t.1"); do
 			n=$((n + 1))
-			grep -qE -- "(^|[][ ,|])$o([] ,|]|$)" <<< "$output" ||
+			grep -qE -- "(^|[][ ,|])$o([][ ,|=]|$)" <<< "$output" ||
 				fail "$t --help does not name $o of its SYNOPSIS"
 		done
 		[ "$n" -gt 0 ] || fail "no options in the SYNOPSIS of $t.1"

@@ -1,0 +1,77 @@
+#!/usr/bin/env bats
+# --callchain on the breakpoint backends, live (in the QEMU guest): the
+# call-chain scenarios every backend shares (tests/callchain.bash; the
+# ptrace backend runs them in tests/57), with the perf ring's frame
+# pointers and copied stacks, and the bpf backend's chains counted in
+# the kernel.  Frame-pointer chains need a program built with them
+# (callers-fp); copied stacks are unwound by wp-decode with the modules'
+# CFI, as ptrace's are.
+
+load ../helpers
+load ../arm
+load ../callchain
+
+setup() {
+	require_bp
+}
+
+@test "callchain perf fp: three callers of one setter, each chain with its exact count" {
+	scenario_chain_callers callers-fp frame_pointers --backend perf --callchain
+	assert_equal "$(jq -r 'select(.type=="armed") | "\(.callchain) \(.callchain_depth)"' "$WOUT")" "fp 16"
+}
+
+@test "callchain perf fp: a deeper chain is marked truncated" {
+	scenario_chain_deep callers-fp --backend perf --callchain fp
+}
+
+@test "callchain perf dwarf: the stack copied and unwound by wp-decode, as under ptrace" {
+	scenario_chain_callers callers complete --backend perf --callchain dwarf
+	assert_equal "$(jq -r 'select(.type=="armed") | .callchain' "$WOUT")" dwarf
+	# wp-arm copies the stack, wp-decode finds the chain
+	assert_equal "$(jq -s '[.[] | select(.type=="hit" and has("user_stack") and (has("callchain") | not))] | length' "$WOUT")" 15
+}
+
+@test "callchain perf dwarf: libc's memcpy as the writer, its callers named" {
+	scenario_chain_memcpy --backend perf --callchain dwarf
+}
+
+@test "callchain perf dwarf: a deeper chain is marked truncated" {
+	scenario_chain_deep callers --backend perf --callchain=dwarf,4096
+}
+
+@test "callchain perf dwarf: a tight loop on three threads: the kernel's count is the target's, losses said" {
+	scenario_counted perf --callchain dwarf
+}
+
+@test "callchain bpf: three callers of one setter, each chain counted in the kernel" {
+	scenario_chain_callers callers-fp frame_pointers --backend bpf --callchain
+	# the tallies: one per writer, thread and chain, exact
+	run jq -r 'select(.type=="tally") | "\(.hits) \(.callchain_status)"' "$WOUT"
+	assert_equal "$(sort -u <<< "$output")" "3 frame_pointers
+5 frame_pointers
+7 frame_pointers"
+	assert_equal "$(jq -r 'select(.type=="armed") | .callchain' "$WOUT")" fp
+}
+
+@test "callchain bpf: a deeper chain is marked truncated" {
+	scenario_chain_deep callers-fp --backend bpf --callchain
+}
+
+@test "callchain bpf: a tight loop on three threads: every write in a chain's tally" {
+	stress_watch bpf --callchain
+	assert_equal "$(obs '.targets[0].counted')" "$WANT"
+	assert_equal "$(obs .bpf.tally_full)" 0
+	run jq -r '[.watches[0].writer_sites[] | .call_chains[].hits, .other_call_chains_hits] | add' <<< "$(wp-report --json --chains 64 < <(wp-decode < "$WOUT"))"
+	assert_output "$WANT"
+}
+
+@test "callchain: --callchain dwarf is refused by the bpf backend, and auto takes the perf ring" {
+	start_target mt-writer -t 1 -n 5
+	run --separate-stderr sh -c 'wp-resolve -p "$1" wpt_counter | wp-arm --backend bpf --callchain dwarf -d 1s' sh "$TPID"
+	assert_failure 1
+	assert_equal "$stderr" "wp-arm: --callchain dwarf: the bpf backend unwinds with frame pointers only; use --callchain fp, or --backend perf"
+	assert_equal "$(jq -r 'select(.type=="observation") | .error' <<< "$output")" "--callchain dwarf: the bpf backend unwinds with frame pointers only; use --callchain fp, or --backend perf"
+	run --separate-stderr sh -c 'wp-resolve -p "$1" wpt_counter | wp-arm --callchain dwarf -d 1s' sh "$TPID"
+	assert_success
+	assert_equal "$(jq -r 'select(.type=="armed") | "\(.backend) \(.callchain)"' <<< "$output")" "perf_breakpoint dwarf"
+}
