@@ -34,7 +34,7 @@ DEPS	 = gcc make pkg-config libelf-dev libdw-dev libcapstone-dev \
 	   libjson-c-dev libbpf-dev clang libclang-rt-dev bpftool \
 	   bats bats-support bats-assert jq binutils \
 	   qemu-system-x86 linux-image-amd64 busybox-static cpio gzip \
-	   util-linux procps gdb time mandoc
+	   util-linux procps gdb time mandoc debuginfod libdebuginfod1
 
 all: $(TOOLS:%=$(O)/%) $(O)/wp $(O)/wp-demo targets
 

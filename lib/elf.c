@@ -285,39 +285,48 @@ by_debuglink(struct wp_elf *w)
 	return NULL;
 }
 
-/* Through libdebuginfod, loaded when DEBUGINFOD_URLS asks for it. */
+/*
+ * Through libdebuginfod, loaded when DEBUGINFOD_URLS asks for it; what
+ * it said is kept in w->debuginfod.
+ */
 static struct wp_elf *
 by_debuginfod(struct wp_elf *w)
 {
-	static void *lib, *client;
-	static void *(*begin)(void);
+	static void *client;
+	static int loaded;
 	static int (*find)(void *, const unsigned char *, int, char **);
-	unsigned char id[64];
+	void *(*begin)(void);
+	void *lib;
 	char *path = NULL;
 	struct wp_elf *d = NULL;
-	size_t n, i;
 	int fd;
 
 	if (getenv("DEBUGINFOD_URLS") == NULL ||
-	    *getenv("DEBUGINFOD_URLS") == '\0' ||
-	    (n = strlen(w->build_id) / 2) == 0 || n > sizeof id)
+	    *getenv("DEBUGINFOD_URLS") == '\0' || w->build_id[0] == '\0')
 		return NULL;
-	if (lib == NULL) {
-		if ((lib = dlopen("libdebuginfod.so.1", RTLD_LAZY)) == NULL)
-			return NULL;
-		*(void **)&begin = dlsym(lib, "debuginfod_begin");
-		*(void **)&find = dlsym(lib, "debuginfod_find_debuginfo");
-		if (begin == NULL || find == NULL || (client = begin()) == NULL)
-			return NULL;
+	if (!loaded) {
+		loaded = 1;
+		if ((lib = dlopen("libdebuginfod.so.1", RTLD_LAZY)) != NULL) {
+			*(void **)&begin = dlsym(lib, "debuginfod_begin");
+			*(void **)&find = dlsym(lib,
+			    "debuginfod_find_debuginfo");
+			if (begin != NULL && find != NULL)
+				client = begin();
+		}
 	}
-	if (client == NULL)
+	if (client == NULL) {
+		w->debuginfod = -1;
 		return NULL;
-	for (i = 0; i < n; i++)
-		sscanf(w->build_id + 2 * i, "%2hhx", &id[i]);
-	if ((fd = find(client, id, (int)n, &path)) < 0)
+	}
+	/* a length of 0: the build-id as hex */
+	if ((fd = find(client, (const unsigned char *)w->build_id, 0,
+	    &path)) < 0) {
+		w->debuginfod = -fd;
 		return NULL;
+	}
 	close(fd);
-	d = try_debug(w, path);
+	if ((d = try_debug(w, path)) == NULL)
+		w->debuginfod = ENOEXEC;
 	free(path);
 	return d;
 }
@@ -354,21 +363,29 @@ wp_elf_set_debug(struct wp_elf *w, struct wp_elf *debug)
 const char *
 wp_elf_debug_why(struct wp_elf *w)
 {
-	char b[1024];
+	char b[1024], d[128] = "";
 
 	if (w->debug_why != NULL)
 		return w->debug_why;
 	if (dwarf_of(w) != NULL ||
 	    (wp_elf_debug(w) != NULL && dwarf_of(w->debug) != NULL))
 		return NULL;
+	if (w->debuginfod == -1)
+		snprintf(d, sizeof d, ", and no libdebuginfod.so.1 to ask "
+		    "DEBUGINFOD_URLS");
+	else if (w->debuginfod != 0)
+		snprintf(d, sizeof d, " nor from debuginfod (%s)",
+		    w->debuginfod == ENOENT ? "not found" :
+		    w->debuginfod == ENOEXEC ? "not a debug file of this build" :
+		    strerror(w->debuginfod));
 	if (w->build_id[0] == '\0')
 		snprintf(b, sizeof b, "no debug info in %s, and no build-id to "
 		    "find a separate debug file by", w->path);
 	else
 		snprintf(b, sizeof b, "no debug info for %s (build-id %s; "
-		    "none under %s%s/.build-id/, give it with --debug-file)",
+		    "none under %s%s/.build-id/%s, give it with --debug-file)",
 		    w->path, w->build_id, debug_dirs[0], ndebug_dirs > 1 ?
-		    " and the other debug directories" : "");
+		    " and the other debug directories" : "", d);
 	w->debug_why = wp_xstrdup(b);
 	return w->debug_why;
 }

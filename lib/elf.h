@@ -44,6 +44,9 @@ struct wp_elf {
 	struct wp_elf		*debug;		/* its separate debug file */
 	int			 debug_done;
 	char			*debug_why;	/* why none was found */
+	int			 debuginfod;	/* what debuginfod said: 0 not
+						   asked, -1 no libdebuginfod,
+						   else an errno */
 };
 
 /*

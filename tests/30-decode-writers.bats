@@ -310,6 +310,71 @@ writer_line() {
 	assert_output "write_counter mt-writer.c $LINE high"
 }
 
+# debuginfod_start DIR: a debuginfod server (no network: 127.0.0.1, a
+# free port) serving the debug files under DIR; sets DIPORT, DIPID, and
+# waits until it serves build-id $ID.
+debuginfod_start() {
+	command -v debuginfod > /dev/null ||
+		skip "the debuginfod server is not installed (Debian package debuginfod)"
+	ldconfig -p | grep -q 'libdebuginfod\.so\.1 ' ||
+		skip "libdebuginfod.so.1 is not installed (Debian package libdebuginfod1)"
+	local try i log=$BATS_TEST_TMPDIR/debuginfod.log
+	for try in 1 2 3 4 5; do
+		DIPORT=$(( 20000 + RANDOM % 40000 ))
+		debuginfod -F -p "$DIPORT" -d "$BATS_TEST_TMPDIR/debuginfod.sqlite" \
+			-t 0 -g 0 "$1" > "$log" 2>&1 &
+		DIPID=$!
+		WP_TARGET_PIDS+=("$DIPID")
+		for i in $(seq 100); do
+			# a cache of its own each time: misses are cached too
+			rm -rf "$BATS_TEST_TMPDIR/probe"
+			DEBUGINFOD_URLS=http://127.0.0.1:$DIPORT \
+			    DEBUGINFOD_CACHE_PATH=$BATS_TEST_TMPDIR/probe \
+			    debuginfod-find debuginfo "$ID" > /dev/null 2>&1 && return 0
+			kill -0 "$DIPID" 2> /dev/null || break
+			sleep 0.1
+		done
+		# the port was taken: another one
+		kill "$DIPID" 2> /dev/null; wait "$DIPID" 2> /dev/null || true
+	done
+	fail "debuginfod did not serve $ID: $(tail -n 5 "$log")"
+}
+
+@test "wp watch: a stripped program's writer gets its line through debuginfod (DEBUGINFOD_URLS)" {
+	stripped_copy mt-writer-d
+	mkdir -p "$D/srv"
+	mv "$D/mt-writer.debug" "$D/srv/"
+	debuginfod_start "$D/srv"
+	local cache=$BATS_TEST_TMPDIR/cache line
+	line=$(grep -n 'wpt_counter = v;' "$BATS_TEST_DIRNAME/targets/mt-writer.c" | cut -d: -f1)
+	TOUT=$BATS_TEST_TMPDIR/copy.out
+	"$D/mt-writer-d" -t 1 -n 5 > "$TOUT" &
+	TPID=$!
+	WP_TARGET_PIDS+=("$TPID")
+	wait_for "$TOUT" pid 10
+	WOUT=$BATS_TEST_TMPDIR/raw.ndjson
+	# wpt_counter is named by the debug file too
+	DEBUGINFOD_URLS=http://127.0.0.1:$DIPORT DEBUGINFOD_CACHE_PATH=$cache \
+		wp watch --backend ptrace --save "$WOUT" -d 60s "$TPID" wpt_counter \
+		> "$BATS_TEST_TMPDIR/report" 2> "$BATS_TEST_TMPDIR/err" &
+	local w=$!
+	wait_for "$WOUT" '"type":"armed"' 60
+	kill -USR1 "$TPID"
+	wait "$w"
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/err")" ""
+	run grep -E '^ +5  exact +write_counter\+0x0 +mt-writer\.c:[0-9]+ ' "$BATS_TEST_TMPDIR/report"
+	assert_success
+	assert_output --partial "mt-writer.c:$line "
+	[ -s "$cache/$ID/debuginfo" ] || fail "nothing came from debuginfod into $cache"
+	# once the server is gone, wp-decode says where it looked
+	kill "$DIPID"
+	wait "$DIPID" || true
+	DEBUGINFOD_URLS=http://127.0.0.1:$DIPORT DEBUGINFOD_CACHE_PATH=$BATS_TEST_TMPDIR/cache2 \
+		run --separate-stderr wp-decode < "$WOUT"
+	assert_success
+	assert_equal "$stderr" "wp-decode: no debug info for $D/mt-writer-d (build-id $ID; none under /usr/lib/debug/.build-id/ nor from debuginfod (Connection refused), give it with --debug-file): source lines unknown"
+}
+
 @test "wp-decode: --bin naming a debug-only file: code from the program, names and lines from the debug file" {
 	stripped_copy mt-writer-b
 	RESOLVE_OPTS="--bin $D/mt-writer.debug" watch_copy "$D/mt-writer-b"

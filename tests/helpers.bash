@@ -10,6 +10,8 @@ PATH="$WP_BUILD:$PATH"
 T="$WP_BUILD/targets"
 DATA="$BATS_TEST_DIRNAME/data"
 WP_TARGET_PIDS=()
+# never the network: debuginfod only where a test starts its own server
+unset DEBUGINFOD_URLS
 
 # start_target NAME ARGS...: runs a test target in the background, waits
 # for its JSON ready line and sets TPID, TINFO (that line), TOUT (its
