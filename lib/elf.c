@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <dlfcn.h>
+#include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
 #include <gelf.h>
@@ -664,6 +665,40 @@ srcline_in(struct wp_elf *w, uint64_t vaddr, const char **file, int *line)
 	*file = dwarf_linesrc(l, NULL, NULL);
 	if (*file == NULL || dwarf_lineno(l, line) != 0)
 		return -1;
+	return 0;
+}
+
+static int
+inlined_in(struct wp_elf *w, uint64_t vaddr, const char **names, int max)
+{
+	Dwarf_Die cu, *scopes = NULL;
+	const char *nm;
+	int n, i, k = 0;
+
+	if (dwarf_of(w) == NULL || dwarf_addrdie(w->dwarf, vaddr, &cu) == NULL)
+		return -1;
+	if ((n = dwarf_getscopes(&cu, vaddr, &scopes)) <= 0)
+		return n == 0 ? 0 : -1;
+	for (i = 0; i < n && k < max; i++)
+		if (dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine) {
+			nm = dwarf_diename(&scopes[i]);
+			names[k++] = nm != NULL ? nm : "?";
+		}
+	free(scopes);
+	return k;
+}
+
+int
+wp_elf_inlined(struct wp_elf *w, uint64_t vaddr, const char **names, int max)
+{
+	struct wp_elf *d;
+	int n;
+
+	if ((n = inlined_in(w, vaddr, names, max)) >= 0)
+		return n;
+	if ((d = wp_elf_debug(w)) != NULL && (n = inlined_in(d, vaddr, names,
+	    max)) >= 0)
+		return n;
 	return 0;
 }
 

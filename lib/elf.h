@@ -118,5 +118,12 @@ size_t		 wp_elf_read(struct wp_elf *e, uint64_t vaddr, void *buf,
  */
 int		 wp_elf_srcline(struct wp_elf *e, uint64_t vaddr,
 		    const char **file, int *line);
+/*
+ * The functions inlined at vaddr, innermost first, at most max into
+ * names (which live as long as e), from e's DWARF or its debug file's:
+ * their count, 0 when none or no DWARF.
+ */
+int		 wp_elf_inlined(struct wp_elf *e, uint64_t vaddr,
+		    const char **names, int max);
 
 #endif

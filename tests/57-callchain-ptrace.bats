@@ -47,3 +47,26 @@ load callchain
 	run wp-report < <(wp-decode < "$WOUT" 2> /dev/null)
 	assert_line --regexp "^ +1  by callers-s\\+$(printf '0x%x' "$ra") < "
 }
+
+@test "wp-arm ptrace --callchain: a caller inlined into main is named, and marked inlined" {
+	start_target callers -a 0 -b 0 -c 0 -i 2
+	watch_start wpt_counter -- --backend ptrace --callchain -d 120s
+	kill -USR1 "$TPID"
+	wait_for "$TOUT" '^done' 60
+	watch_wait
+	local line
+	line=$(grep -n 'set_counter(4);' "$BATS_TEST_DIRNAME/targets/callers.c" | cut -d: -f1)
+	# the return address is main's; the call is caller_i's, inlined there
+	run jq -r 'select(.type=="hit") | .callers[0] | "\(.inlined) \(.symbol | sub("\\+0x[0-9a-f]+$"; "")) \(.source.file | split("/") | last):\(.source.line)"' <<< "$(wp-decode < "$WOUT")"
+	assert_output "$(repeat 2 "[\"caller_i\"] main callers.c:$line")"
+	run wp-report < <(wp-decode < "$WOUT")
+	assert_line --regexp '^ +2  by caller_i \(inline\) < main\+0x[0-9a-f]+ \(callers.c:[0-9]+\) < '
+	# a frame not inlined has no such member
+	start_target callers -a 1 -b 0 -c 0
+	watch_start wpt_counter -- --backend ptrace --callchain -d 120s
+	kill -USR1 "$TPID"
+	wait_for "$TOUT" '^done' 60
+	watch_wait
+	run jq -c 'select(.type=="hit") | [.callers[] | has("inlined")] | any' <<< "$(wp-decode < "$WOUT")"
+	assert_output false
+}

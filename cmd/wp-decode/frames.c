@@ -38,13 +38,13 @@ render(struct image *im, uint64_t ip)
 {
 	const struct wp_elf_func *fn = NULL;
 	struct wp_jw w = { 0 };
-	const char *mod, *file;
+	const char *mod, *file, *inl[8];
 	struct dmod *m = NULL;
 	const struct dmap *mp;
 	uint64_t bias = 0, sa = 0;
 	char sym[512];
 	char *text;
-	int line, have_line = 0;
+	int line, have_line = 0, ninl = 0, i;
 
 	mod = NULL;
 	if ((mp = image_map_at(im, ip - 1)) != NULL && mp->mod >= 0) {
@@ -56,6 +56,7 @@ render(struct image *im, uint64_t ip)
 	if (m != NULL && m->elf != NULL) {
 		fn = wp_elf_func_at(m->elf, sa - 1);
 		have_line = wp_elf_srcline(m->elf, sa - 1, &file, &line) == 0;
+		ninl = wp_elf_inlined(m->elf, sa - 1, inl, 8);
 	}
 	wp_jw_obj(&w, NULL);
 	wp_jw_hex(&w, "ip", ip);
@@ -79,6 +80,13 @@ render(struct image *im, uint64_t ip)
 		wp_jw_end(&w);
 	} else
 		wp_jw_null(&w, "source");
+	/* the call is in code inlined into the function: say whose */
+	if (ninl > 0) {
+		wp_jw_arr(&w, "inlined");
+		for (i = 0; i < ninl; i++)
+			wp_jw_str(&w, NULL, inl[i]);
+		wp_jw_end(&w);
+	}
 	wp_jw_end(&w);
 	text = strdup(w.buf);
 	wp_jw_free(&w);

@@ -393,12 +393,27 @@ writers_header(const struct writers *t, FILE *f)
 	    "SOURCE", "INSTRUCTION");
 }
 
-/* A caller: its symbol, else module+0xOFF, else its address. */
+/* A caller: the functions inlined at the call, marked, then its symbol,
+ * else module+0xOFF, else its address. */
 static void
 frame_label(json_object *fr, char *buf, size_t sz)
 {
+	json_object *inl = get(fr, "inlined");
 	const char *m;
+	size_t i, n = 0;
+	int k;
 
+	/* functions inlined at the call first, each marked */
+	for (i = 0; inl != NULL && json_object_is_type(inl, json_type_array) &&
+	    i < json_object_array_length(inl) && n < sz; i++) {
+		k = snprintf(buf + n, sz - n, "%s (inline) < ",
+		    json_object_get_string(json_object_array_get_idx(inl, i)));
+		n += k > 0 ? (size_t)k : 0;
+	}
+	if (n >= sz)
+		return;
+	buf += n;
+	sz -= n;
 	if (has(fr, "symbol"))
 		snprintf(buf, sz, "%s", str(fr, "symbol"));
 	else if (has(fr, "module") && has(fr, "static_ip")) {

@@ -1,15 +1,17 @@
 /*
- * callers [-a n] [-b n] [-c n]
+ * callers [-a n] [-b n] [-c n] [-i n]
  *
  * Prints one JSON line (pid, counter: where wpt_counter is) and waits
  * for SIGUSR1.  Then one setter,
  * set_counter, writes wpt_counter: called n times from each of
- * caller_a, caller_b and caller_c (defaults 3, 5, 7), all from main;
+ * caller_a, caller_b and caller_c (defaults 3, 5, 7), all from main,
+ * and from caller_i, inlined into main (-i, default 0);
  * and libc's memcpy writes wpt_buf, called from copy_a (a times) and
  * copy_b (b times).  Then deep(20) calls itself down to a write.
- * Prints "done" and exits.
+ * Prints "ns T" (the time all that took) and "done", and exits.
  */
 #include <string.h>
+#include <time.h>
 
 #include "wpt.h"
 
@@ -47,6 +49,14 @@ caller_c(void)
 	__asm__ volatile("" ::: "memory");
 }
 
+/* inlined into main: the return address is main's */
+static inline __attribute__((always_inline)) void
+caller_i(void)
+{
+	set_counter(4);
+	__asm__ volatile("" ::: "memory");
+}
+
 __attribute__((noinline)) void
 copy_a(void)
 {
@@ -74,14 +84,16 @@ deep(int n)
 int
 main(int argc, char **argv)
 {
-	long a = 3, b = 5, c = 7, i;
+	struct timespec t0, t1;
+	long a = 3, b = 5, c = 7, d = 0, i;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "a:b:c:")) != -1)
+	while ((opt = getopt(argc, argv, "a:b:c:i:")) != -1)
 		switch (opt) {
 		case 'a': a = atol(optarg); break;
 		case 'b': b = atol(optarg); break;
 		case 'c': c = atol(optarg); break;
+		case 'i': d = atol(optarg); break;
 		default: return 64;
 		}
 	wpt_block_go();
@@ -89,17 +101,23 @@ main(int argc, char **argv)
 	    WPT_ADDR(&wpt_counter));
 	fflush(stdout);
 	wpt_wait_go();
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (i = 0; i < a; i++)
 		caller_a();
 	for (i = 0; i < b; i++)
 		caller_b();
 	for (i = 0; i < c; i++)
 		caller_c();
+	for (i = 0; i < d; i++)
+		caller_i();
 	for (i = 0; i < a; i++)
 		copy_a();
 	for (i = 0; i < b; i++)
 		copy_b();
 	deep(20);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	printf("ns %lld\n", (t1.tv_sec - t0.tv_sec) * 1000000000LL +
+	    t1.tv_nsec - t0.tv_nsec);
 	printf("done\n");
 	return 0;
 }
