@@ -179,3 +179,5 @@ echo "the highest write rate each backend keeps up with (20000 writes, one threa
 highest_rate bpf
 highest_rate perf
 rm -rf "$work"
+echo
+WP_BUILD=$B bash /wp/bench/callchain-cost.sh 2000
