@@ -1202,6 +1202,14 @@ wp_rec_observation(struct wp_jw *w, const struct wp_observation *o)
 		wp_jw_uint(w, "unexplained_changes", p->unexplained);
 		wp_jw_uint(w, "kernel_writes", p->kernel_writes);
 		wp_jw_uint(w, "signals_passed", p->signals_passed);
+		if (p->native_ips > 0) {
+			wp_jw_uint(w, "native_instructions_per_second",
+			    p->native_ips);
+			wp_jw_uint(w, "blocked_us", p->blocked_ns / 1000);
+			wp_jw_uint(w, "native_run_us", (uint64_t)
+			    ((unsigned __int128)p->steps * 1000000 /
+			    p->native_ips) + p->blocked_ns / 1000);
+		}
 		wp_jw_end(w);
 	}
 	if (o->bpf != NULL) {

@@ -315,6 +315,10 @@ struct wp_obs_bpf {
 struct wp_obs_ptrace {
 	uint64_t	 steps, steps_per_second, unexplained, kernel_writes;
 	uint64_t	 signals_passed;
+	uint64_t	 blocked_ns;	/* every thread in a system call */
+	/* this CPU's instructions per second; 0: not measured (then no
+	   estimate of the native run time is written) */
+	uint64_t	 native_ips;
 };
 
 struct wp_observation {

@@ -148,6 +148,78 @@ load arm
 	assert_equal "$(cat "$WERR")" "wp-arm: hardware breakpoints do not fire on this machine: using the ptrace single-step backend (the target runs 10,000 times slower or more while watched)"
 }
 
+# native_lines: the table's estimate of the native run time covered,
+# made again from the observation $OBS as wp-report(1) says it is made.
+native_lines() {
+	jq -r '[.elapsed_ms, .ptrace.native_run_us, .ptrace.blocked_us, .ptrace.steps, .ptrace.native_instructions_per_second] | @tsv' <<< "$OBS" |
+	awk -F '\t' '
+	function dur(ms) {
+		if (ms >= 10)
+			return sprintf("%.0f ms", ms)
+		if (ms >= 0.01)
+			return sprintf("%.2g ms", ms)
+		return sprintf("%.2g us", ms * 1000)
+	}
+	function pace(n) {
+		if (n < 1.05)
+			return "about native speed"
+		return sprintf(n < 10 ? "1/%.1f of native speed" : "1/%.0f of native speed", n)
+	}
+	{
+		took = $1; run = $2 / 1000; blocked = $3 / 1000; code = $4 * 1000 / $5
+		printf "estimate about %s of the target\047s native run time in %.1f s (%s)\n",
+		    dur(run), took / 1000, pace(took / run)
+		if (blocked >= 1 && code > 0 && took > blocked)
+			printf "         of which %s in system calls, %s running code at %s\n",
+			    dur(blocked), dur(code), pace((took - blocked) / code)
+	}'
+}
+
+# assert_native_estimate: the observation's estimate of the native run
+# time adds up (native_run_us = steps / rate + blocked_us), and the
+# table says it.
+assert_native_estimate() {
+	assert_equal "$(obs '.ptrace | [has("native_instructions_per_second"), has("blocked_us"), has("native_run_us")] | all')" true
+	# a CPU of 100 MHz to 100 GHz
+	run obs '.ptrace.native_instructions_per_second | . >= 1e8 and . <= 1e11'
+	assert_output true
+	run obs '.ptrace | (.native_run_us - .blocked_us) - (.steps * 1000000 / .native_instructions_per_second | floor) | fabs <= 1'
+	assert_output true
+	run obs '.ptrace.blocked_us <= (.elapsed_ms + 1) * 1000'
+	assert_output true
+	assert_equal "$(wp-report < "$WOUT" | grep -A 1 '^estimate' | grep -E '^(estimate|         of which)')" "$(native_lines)"
+	# the JSON report has the observation's
+	assert_equal "$(wp-report --json < "$WOUT" | jq -c '.observation.ptrace')" "$(jq -c .ptrace <<< "$OBS")"
+}
+
+@test "wp-arm ptrace: an estimate of the native run time covered: a busy target's is a sliver, a waiting one's is all" {
+	# computing before the watch begins, and all through it
+	start_target mt-writer -t 1 -n 1 -c 100000000000000
+	kill -USR1 "$TPID"
+	# its one writer thread has written and been joined: it computes
+	local i
+	for i in $(seq 200); do
+		[ "$(ls "/proc/$TPID/task" | wc -l)" = 1 ] && break
+		sleep 0.05
+	done
+	watch_start wpt_score -- --backend ptrace -d 2s
+	watch_wait
+	assert_equal "$WSTATUS" 0
+	assert_native_estimate
+	# it never waited: its steps are the whole estimate, a sliver of 2 s
+	jq -e '.ptrace.blocked_us * 10 < .elapsed_ms * 1000 and .ptrace.steps > 0 and .ptrace.native_run_us * 100 < .elapsed_ms * 1000' <<< "$OBS" > /dev/null ||
+		fail "not a busy target's estimate: $(jq -c '[.elapsed_ms, .ptrace]' <<< "$OBS")"
+	stop_targets
+
+	# waiting for a signal all along: the time is its own
+	start_target mt-writer -t 1 -n 1 -w
+	watch_start wpt_score -- --backend ptrace -d 2s
+	watch_wait
+	assert_native_estimate
+	jq -e '.ptrace.blocked_us * 10 >= .elapsed_ms * 9000' <<< "$OBS" > /dev/null ||
+		fail "not a waiting target's estimate: $(jq -c '[.elapsed_ms, .ptrace]' <<< "$OBS")"
+}
+
 @test "wp-arm ptrace: a thread-local variable with --tid: that thread's writes, none of the others'" {
 	start_target tls-writer -t 3 -n 10
 	local tid

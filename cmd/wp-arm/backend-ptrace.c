@@ -793,11 +793,13 @@ step(struct watch *w, struct ptrace_state *s, struct pthr *p)
 static void
 wait_any(struct watch *w, struct ptrace_state *s)
 {
+	uint64_t t0 = wp_now_ns();
 	int status;
 	pid_t tid;
 	size_t i;
 
 	tid = waitpid(-1, &status, __WALL);
+	w->ptrace.blocked_ns += wp_now_ns() - t0;
 	if (tid > 0)
 		take_status(w, s, tid, status);
 	else if (tid == -1 && errno == ECHILD)

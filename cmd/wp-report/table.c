@@ -258,15 +258,78 @@ names_free(char **names, size_t n)
 	free(names);
 }
 
+/* A duration of ms milliseconds in two digits: "399 ms", "5.2 ms", "13 us". */
+static void
+fmt_dur(char *b, size_t sz, double ms)
+{
+	if (ms >= 10)
+		snprintf(b, sz, "%.0f ms", ms);
+	else if (ms >= 0.01)
+		snprintf(b, sz, "%.2g ms", ms);
+	else
+		snprintf(b, sz, "%.2g us", ms * 1000);
+}
+
+/* A pace n times slower than native. */
+static void
+fmt_pace(char *b, size_t sz, double n)
+{
+	if (n < 1.05)
+		snprintf(b, sz, "about native speed");
+	else
+		snprintf(b, sz, n < 10 ? "1/%.1f of native speed" :
+		    "1/%.0f of native speed", n);
+}
+
+/*
+ * How much of the target's native run time the ptrace backend covered
+ * in the time the watch took, as the observation estimates it
+ * (wp-records(7)); and, when the target also waited in system calls,
+ * which run at native speed, the pace of its own code apart.
+ */
+static void
+native_note(json_object *obs, json_object *p, FILE *f)
+{
+	double run, took, blocked, code;
+	char rs[32], ps[64], bs[32], cs[32], cps[64];
+
+	if (!has(p, "native_run_us"))
+		return;
+	run = (double)json_object_get_int64(get(p, "native_run_us")) / 1000;
+	took = (double)json_object_get_int64(get(obs, "elapsed_ms"));
+	blocked = (double)json_object_get_int64(get(p, "blocked_us")) / 1000;
+	code = (double)json_object_get_int64(get(p, "steps")) * 1000 /
+	    (double)json_object_get_int64(get(p,
+	    "native_instructions_per_second"));
+	if (run <= 0) {
+		out(f, "estimate none of the target's native run time in "
+		    "%.1f s: it did not run\n", took / 1000);
+		return;
+	}
+	fmt_dur(rs, sizeof rs, run);
+	fmt_pace(ps, sizeof ps, took / run);
+	out(f, "estimate about %s of the target's native run time in %.1f s "
+	    "(%s)\n", rs, took / 1000, ps);
+	if (blocked < 1 || code <= 0 || took <= blocked)
+		return;
+	fmt_dur(bs, sizeof bs, blocked);
+	fmt_dur(cs, sizeof cs, code);
+	fmt_pace(cps, sizeof cps, (took - blocked) / code);
+	out(f, "         of which %s in system calls, %s running code at "
+	    "%s\n", bs, cs, cps);
+}
+
 /* The ptrace backend's pace, and the child processes not followed. */
 static void
 watch_notes(json_object *obs, FILE *f)
 {
 	json_object *p = get(obs, "ptrace"), *tc;
 
-	if (p != NULL)
+	if (p != NULL) {
 		out(f, "ptrace   %s steps/s: the target ran one instruction a "
 		    "step, one thread at a time\n", str(p, "steps_per_second"));
+		native_note(obs, p, f);
+	}
 	tc = get(obs, "thread_coverage");
 	if (json_object_get_int64(get(tc, "forked_processes")) > 0)
 		out(f, "note     forked children were not followed: %s\n",
