@@ -405,6 +405,7 @@ main(int argc, char *argv[])
 	if ((b = choose(&w, op.backend, &e)) == NULL ||
 	    callchain_unsupported(&w, b, &e)) {
 		observation_write(&w, e.msg);
+		bpfw_close(w.bpfw);
 		watch_free(&w);
 		return e.status;
 	}
