@@ -51,7 +51,7 @@ check() {
 plain=$(run plain)
 rows=("ptrace" "")
 if wp-arm --check-bp > /dev/null 2>&1; then
-	rows+=("perf" "fp" "perf" "dwarf" "bpf" "fp")
+	rows+=("perf" "fp" "perf" "dwarf" "bpf" "fp" "bpf" "dwarf")
 else
 	echo "(breakpoints do not fire here: ptrace only; run-guest --bench has the rest)"
 fi

@@ -95,14 +95,22 @@ bpfw_open(const struct watch *w, int v, struct wp_error *e)
 		return NULL;
 	}
 	b->skel->rodata->with_regs = w->regs ? 1 : 0;
-	b->skel->rodata->with_stack = w->callchain ? 1 : 0;
+	/* frame-pointer chains in the tallies; with dwarf, stacks in the
+	   samples, for wp-decode to unwind */
+	b->skel->rodata->with_stack = w->callchain != CC_NONE &&
+	    w->callchain != CC_DWARF;
+	if (w->callchain == CC_DWARF)
+		b->skel->rodata->stack_bytes = w->callchain_stack <
+		    WPB_STACK_CHUNK ? WPB_STACK_CHUNK :
+		    (__u32)(w->callchain_stack / WPB_STACK_CHUNK *
+		    WPB_STACK_CHUNK);
 	b->skel->rodata->sample_limit = w->max_events;
 	bpf_map__set_max_entries(b->skel->maps.samples, RING_BYTES);
 	/* the trap IP, the callers asked for, one more to tell a longer
 	   chain; within kernel.perf_event_max_stack's default */
 	b->depth = w->callchain_depth + 2 < 127 ? w->callchain_depth + 2 : 127;
 	bpf_map__set_value_size(b->skel->maps.stacks, (__u32)(8 * b->depth));
-	if (!w->callchain)
+	if (!b->skel->rodata->with_stack)
 		bpf_map__set_max_entries(b->skel->maps.stacks, 1);
 	if ((err = wpbpf__load(b->skel)) != 0) {
 		load_error(e, err < 0 ? -err : err);
@@ -215,6 +223,7 @@ on_sample(void *arg, void *data, size_t size)
 	struct watch *w = b->w;
 	const struct wpb_sample_regs *r = data;
 	const struct wpb_sample *s = &r->s;
+	const struct wpb_sample_stack *st;
 	struct wp_x86_regs regs;
 	struct wp_hit_rec h;
 	struct bpfw_pointer p;
@@ -240,10 +249,16 @@ on_sample(void *arg, void *data, size_t size)
 		regs.have = (1u << WPB_NREGS) - 1;
 		h.regs = &regs;
 	}
-	if (w->callchain) {
+	if (b->skel->rodata->with_stack) {
 		h.chain_status = stack_chain(b, w, s->stack, s->ip, chain,
 		    &h.nchain);
 		h.chain = chain;
+	}
+	if (b->skel->rodata->stack_bytes > 0 && size >= sizeof *st) {
+		st = data;
+		h.stack = st->stack;
+		h.nstack = st->nstack <= size - sizeof *st ?
+		    (size_t)st->nstack : size - sizeof *st;
 	}
 	watch_hit(w, ti, &h);
 	if (h.role == WP_ROLE_POINTER && b->on_pointer != NULL) {
@@ -327,7 +342,7 @@ bpfw_tallies(struct bpfw *b, struct watch *w)
 		t.last = v.last;
 		t.unchanged = v.unchanged;
 		t.time_ns = watch_time(w, wp_now_ns());
-		if (w->callchain) {
+		if (b->skel->rodata->with_stack) {
 			t.chain_status = stack_chain(b, w, key.stack, key.ip,
 			    chain, &t.nchain);
 			t.chain = chain;

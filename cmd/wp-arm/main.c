@@ -45,8 +45,8 @@ static const char help_text[] =
     "(frame\n"
     "                           pointers; perf and bpf's default) or "
     "dwarf[,bytes] (the\n"
-    "                           stack copied, unwound by wp-decode; perf); "
-    "ptrace\n"
+    "                           stack copied into samples, unwound by "
+    "wp-decode); ptrace\n"
     "                           always unwinds with the modules' CFI\n"
     "      --callchain-depth n  at most n callers a hit, 1 to 128 (default "
     "16)\n"
@@ -317,20 +317,6 @@ static const char slow[] = "using the ptrace single-step backend (the "
  * The backend to use, or NULL with e set when none can (the messages
  * are printed; e says the last).
  */
-/* --callchain dwarf where the backend cannot copy stacks: 1, e said. */
-static int
-callchain_unsupported(struct watch *w, const struct backend *b,
-    struct wp_error *e)
-{
-	if (w->callchain != CC_DWARF || b != &backend_bpf)
-		return 0;
-	wp_error_set(e, WP_EXIT_ERROR, "--callchain dwarf: the bpf backend "
-	    "unwinds with frame pointers only; use --callchain fp, or "
-	    "--backend perf");
-	warnx("%s", e->msg);
-	return 1;
-}
-
 static const struct backend *
 choose(struct watch *w, const char *name, struct wp_error *e)
 {
@@ -364,8 +350,6 @@ choose(struct watch *w, const char *name, struct wp_error *e)
 		warnx("%s: %s", why, slow);
 		return &backend_ptrace;
 	}
-	if (w->callchain == CC_DWARF)
-		return &backend_perf;	/* only its samples copy the stack */
 	if ((w->bpfw = bpfw_open(w, w->verbose, e)) != NULL)
 		return &backend_bpf;
 	warnx("%s: using the perf ring backend (counts stay exact; "
@@ -402,10 +386,8 @@ main(int argc, char *argv[])
 		watch_free(&w);
 		return e.status;
 	}
-	if ((b = choose(&w, op.backend, &e)) == NULL ||
-	    callchain_unsupported(&w, b, &e)) {
+	if ((b = choose(&w, op.backend, &e)) == NULL) {
 		observation_write(&w, e.msg);
-		bpfw_close(w.bpfw);
 		watch_free(&w);
 		return e.status;
 	}

@@ -57,7 +57,7 @@ chains_json(const struct rsite *s, json_object *o)
 {
 	struct rchain **sorted, *c;
 	json_object *a, *x;
-	uint64_t rest = s->chains_other;
+	uint64_t rest = s->chains_other, all = s->chains_other;
 	size_t i, n = 0;
 
 	if (s->chains.n == 0 && s->chains_other == 0)
@@ -69,6 +69,7 @@ chains_json(const struct rsite *s, json_object *o)
 	qsort(sorted, n, sizeof *sorted, cmp_chain);
 	a = json_object_new_array();
 	for (i = 0; i < n; i++) {
+		all += sorted[i]->hits;
 		if (i >= maxchains) {
 			rest += sorted[i]->hits;
 			continue;
@@ -81,6 +82,9 @@ chains_json(const struct rsite *s, json_object *o)
 	free(sorted);
 	add(o, "call_chains", a);
 	add(o, "other_call_chains_hits", json_object_new_uint64(rest));
+	/* a tallied site whose chains are its samples' */
+	add(o, "hits_without_call_chain", json_object_new_uint64(
+	    s->hits > all ? s->hits - all : 0));
 }
 
 static json_object *
@@ -165,6 +169,33 @@ conf_rank(const char *c)
 }
 
 /*
+ * Tallies without chains (the bpf backend with --callchain dwarf keeps
+ * the copied stacks in its samples): each site's chains from the hits
+ * sampled there, said to be so.
+ */
+static void
+sampled_chains(struct rtarget *t, struct wp_hmap *sites)
+{
+	struct rsite *h, *s;
+	struct rchain *c;
+	size_t i, j;
+
+	for (i = 0; i < t->sites.cap; i++) {
+		if ((h = wp_hmap_slot(&t->sites, i)) == NULL ||
+		    (h->chains.n == 0 && h->chains_other == 0) ||
+		    (s = wp_hmap_get(sites, h->trap, h->wip)) == NULL ||
+		    (s->chains.n > 0 && !s->chains_sampled))
+			continue;
+		s->chains_sampled = 1;
+		for (j = 0; j < h->chains.cap; j++)
+			if ((c = wp_hmap_slot(&h->chains, j)) != NULL)
+				site_add_chain(s, h->chains.keys[2 * j],
+				    h->chains.keys[2 * j + 1], c->text, c->hits);
+		s->chains_other += h->chains_other;
+	}
+}
+
+/*
  * Writer sites from in-kernel tallies, into sites (keyed as the
  * samples' are): every write, each of its writer.
  */
@@ -204,6 +235,7 @@ tally_sites(struct rtarget *t, struct wp_hmap *sites)
 		    json_object_object_get(w, "confidence")))] += y->hits;
 		json_object_put(w);
 	}
+	sampled_chains(t, sites);
 }
 
 static uint64_t

@@ -46,6 +46,8 @@ struct rsite {
 	size_t		 nsamples;
 	struct wp_hmap	 chains;	/* chain hash -> struct rchain */
 	uint64_t	 chains_other;	/* hits of chains past MAXCHAINS */
+	int		 chains_sampled;	/* a tallied site's chains, from
+						   its samples */
 };
 
 struct rthread {

@@ -531,6 +531,10 @@ chain_rows(json_object *x, FILE *f)
 	    strcmp(str(x, "other_call_chains_hits"), "0") != 0)
 		out(f, "  %9s  %9s  in other call chains\n", "",
 		    str(x, "other_call_chains_hits"));
+	if (has(x, "hits_without_call_chain") &&
+	    strcmp(str(x, "hits_without_call_chain"), "0") != 0)
+		out(f, "  %9s  %9s  without a call chain (not sampled)\n", "",
+		    str(x, "hits_without_call_chain"));
 }
 
 static void

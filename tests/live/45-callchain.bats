@@ -65,13 +65,42 @@ setup() {
 	assert_output "$WANT"
 }
 
-@test "callchain: --callchain dwarf is refused by the bpf backend, and auto takes the perf ring" {
+@test "callchain bpf dwarf: the samples carry the stack; the writers' counts stay the tallies'" {
+	scenario_chain_callers callers complete --backend bpf --callchain dwarf
+	# tallies per writer and thread, without chains; every hit sampled
+	run jq -r 'select(.type=="tally") | "\(.hits) \(has("callchain"))"' "$WOUT"
+	assert_output "15 false"
+	run jq -r '.watches[0] | "\(.writer_counts) \(.writer_sites[0].hits) \(.writer_sites[0].hits_without_call_chain)"' <<< "$(wp-report --json < <(wp-decode < "$WOUT"))"
+	assert_output "tallied 15 0"
+}
+
+@test "callchain bpf dwarf: libc's memcpy as the writer, its callers named" {
+	scenario_chain_memcpy --backend bpf --callchain dwarf
+}
+
+@test "callchain bpf dwarf: samples capped by -n: the site's other hits are said to have no chain" {
+	start_target callers -a 3 -b 5 -c 7
+	watch_start wpt_counter -- --backend bpf --callchain dwarf -n 4 -d 120s
+	kill -USR1 "$TPID"
+	wait_for "$TOUT" '^done' 60
+	watch_wait
+	# the watch stops at 4 samples; the tallies count every write until then
+	local h c u
+	read -r h c u < <(jq -r '.watches[0].writer_sites[0] | "\(.hits) \([.call_chains[].hits] | add) \(.hits_without_call_chain)"' <<< "$(wp-report --json < <(wp-decode < "$WOUT"))")
+	assert_equal "$h" "$(obs '.targets[0].counted')"
+	assert_equal "$c" 4
+	assert_equal "$u" $(( h - 4 ))
+	run wp-report < <(wp-decode < "$WOUT")
+	if [ "$u" -gt 0 ]; then
+		assert_line --regexp "^ +$u  without a call chain \\(not sampled\\)\$"
+	else
+		refute_line --partial "without a call chain"
+	fi
+}
+
+@test "callchain: --backend auto with --callchain dwarf" {
 	start_target mt-writer -t 1 -n 5
-	run --separate-stderr sh -c 'wp-resolve -p "$1" wpt_counter | wp-arm --backend bpf --callchain dwarf -d 1s' sh "$TPID"
-	assert_failure 1
-	assert_equal "$stderr" "wp-arm: --callchain dwarf: the bpf backend unwinds with frame pointers only; use --callchain fp, or --backend perf"
-	assert_equal "$(jq -r 'select(.type=="observation") | .error' <<< "$output")" "--callchain dwarf: the bpf backend unwinds with frame pointers only; use --callchain fp, or --backend perf"
 	run --separate-stderr sh -c 'wp-resolve -p "$1" wpt_counter | wp-arm --callchain dwarf -d 1s' sh "$TPID"
 	assert_success
-	assert_equal "$(jq -r 'select(.type=="armed") | "\(.backend) \(.callchain)"' <<< "$output")" "perf_breakpoint dwarf"
+	assert_equal "$(jq -r 'select(.type=="armed") | "\(.backend) \(.callchain)"' <<< "$output")" "bpf_tally dwarf"
 }

@@ -19,7 +19,9 @@
 #include "wpbpf.h"
 
 const volatile __u32 with_regs = 0;
-const volatile __u32 with_stack = 0;		/* --callchain */
+const volatile __u32 with_stack = 0;		/* --callchain: chains */
+const volatile __u32 stack_bytes = 0;		/* --callchain dwarf: the
+						   stack copied, chunks */
 const volatile __u64 sample_limit = 0;		/* per slot; 0: none */
 
 struct {
@@ -165,6 +167,25 @@ regs(struct wpb_sample_regs *r, struct bpf_perf_event_data *ctx)
 	r->s.flags |= WPB_F_REGS;
 }
 
+/* The user stack from rsp on, as far as it goes, up to stack_bytes. */
+static __always_inline void
+copy_stack(struct wpb_sample_stack *st, struct bpf_perf_event_data *ctx)
+{
+	__u64 sp = ctx->regs.rsp;
+	__u32 i, off, n = 0;
+
+	for (i = 0; i < WPB_MAXSTACK / WPB_STACK_CHUNK; i++) {
+		off = i * WPB_STACK_CHUNK;
+		if (off + WPB_STACK_CHUNK > stack_bytes)
+			break;
+		if (bpf_probe_read_user(st->stack + off, WPB_STACK_CHUNK,
+		    (void *)(sp + off)) != 0)
+			break;
+		n = off + WPB_STACK_CHUNK;
+	}
+	st->nstack = n;
+}
+
 /* A sample: always for a pointer (wp-arm re-arms on it), else while
  * the limit allows. */
 static __always_inline void
@@ -179,15 +200,21 @@ send(struct bpf_perf_event_data *ctx, __u32 slot, __s32 stack, __u64 cur,
 		__sync_fetch_and_add(&tot->capped, 1);
 		return;
 	}
-	r = bpf_ringbuf_reserve(&samples, with_regs ? sizeof *r :
-	    sizeof r->s, 0);
+	if (stack_bytes > 0)
+		r = bpf_ringbuf_reserve(&samples, sizeof(struct wpb_sample_stack) +
+		    stack_bytes, 0);
+	else
+		r = bpf_ringbuf_reserve(&samples, with_regs ? sizeof *r :
+		    sizeof r->s, 0);
 	if (r == NULL) {
 		__sync_fetch_and_add(&tot->drops, 1);
 		return;
 	}
 	fill(&r->s, ctx, slot, stack, cur);
-	if (with_regs)
+	if (with_regs || stack_bytes > 0)
 		regs(r, ctx);
+	if (stack_bytes > 0)
+		copy_stack((struct wpb_sample_stack *)r, ctx);
 	if (ptr)
 		leaf_of(c, cur, &r->s, tot);
 	bpf_ringbuf_submit(r, ptr ? BPF_RB_FORCE_WAKEUP : 0);

@@ -76,4 +76,14 @@ struct wpb_sample_regs {
 	__u64	regs[WPB_NREGS];
 };
 
+/* --callchain dwarf: after the registers, the user stack from rsp on */
+#define WPB_STACK_CHUNK	512	/* copied a chunk at a time */
+#define WPB_MAXSTACK	32768
+
+struct wpb_sample_stack {
+	struct wpb_sample_regs r;
+	__u64	nstack;		/* bytes copied: the stack may end sooner */
+	unsigned char stack[];
+};
+
 #endif
