@@ -391,6 +391,11 @@ main(int argc, char *argv[])
 		watch_free(&w);
 		return e.status;
 	}
+	if (w.callchain != CC_NONE) {
+		w.armed.callchain = b == &backend_ptrace ? "cfi" :
+		    w.callchain == CC_DWARF ? "dwarf" : "fp";
+		w.armed.callchain_depth = w.callchain_depth;
+	}
 	if (b == &backend_ptrace)
 		guard_fork(&w);
 	if (watch_run(&w, b, &e) == -1) {

@@ -144,11 +144,6 @@ emit_armed(struct watch *w)
 	w->armed.time_base_ns = w->t0;
 	w->armed.duration_ms = w->duration_ms >= DURATION_INF_MS ? -1 :
 	    (long)w->duration_ms;
-	if (w->callchain != CC_NONE) {
-		w->armed.callchain = w->backend == &backend_ptrace ? "cfi" :
-		    w->callchain == CC_DWARF ? "dwarf" : "fp";
-		w->armed.callchain_depth = w->callchain_depth;
-	}
 	wp_rec_armed(&w->jw, &w->armed);
 	if (watch_emit(w) == -1 || wp_stream_flush() == -1) {
 		w->output_closed = 1;
