@@ -8,6 +8,7 @@ load callchain
 
 @test "wp-arm ptrace --callchain: one setter called from three callers, each chain with its exact count" {
 	scenario_chain_callers callers complete --backend ptrace --callchain
+	assert_equal "$(jq -r 'select(.type=="armed") | "\(.callchain) \(.callchain_depth)"' "$WOUT")" "cfi 16"
 }
 
 @test "wp-arm ptrace --callchain: libc's memcpy as the writer, its callers named" {
