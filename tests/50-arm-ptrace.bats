@@ -211,12 +211,13 @@ assert_native_estimate() {
 		fail "not a busy target's estimate: $(jq -c '[.elapsed_ms, .ptrace]' <<< "$OBS")"
 	stop_targets
 
-	# waiting for a signal all along: the time is its own
+	# waiting for a signal all along: the time is its own (less what
+	# wp-arm spends between its ticks, more on a loaded machine)
 	start_target mt-writer -t 1 -n 1 -w
 	watch_start wpt_score -- --backend ptrace -d 2s
 	watch_wait
 	assert_native_estimate
-	jq -e '.ptrace.blocked_us * 10 >= .elapsed_ms * 9000' <<< "$OBS" > /dev/null ||
+	jq -e '.ptrace.blocked_us * 4 >= .elapsed_ms * 3000' <<< "$OBS" > /dev/null ||
 		fail "not a waiting target's estimate: $(jq -c '[.elapsed_ms, .ptrace]' <<< "$OBS")"
 }
 

@@ -793,13 +793,18 @@ step(struct watch *w, struct ptrace_state *s, struct pthr *p)
 static void
 wait_any(struct watch *w, struct ptrace_state *s)
 {
-	uint64_t t0 = wp_now_ns();
-	int status;
+	uint64_t t0;
+	int status, starting = 0;
 	pid_t tid;
 	size_t i;
 
+	/* the target's own waiting, not its threads' attach */
+	for (i = 0; i < s->n; i++)
+		starting |= s->t[i]->state == P_NEW;
+	t0 = wp_now_ns();
 	tid = waitpid(-1, &status, __WALL);
-	w->ptrace.blocked_ns += wp_now_ns() - t0;
+	if (!starting)
+		w->ptrace.blocked_ns += wp_now_ns() - t0;
 	if (tid > 0)
 		take_status(w, s, tid, status);
 	else if (tid == -1 && errno == ECHILD)
