@@ -4,11 +4,11 @@
 # so every mode has real chains), timed by the target's own clock:
 #   - per backend and mode, the target's time per hit watched with
 #     --callchain, against the same watch without it (the median of
-#     three runs each, taken in turns); the ptrace
-#     backend always, perf (fp, dwarf) and bpf where breakpoints fire
-#     (the QEMU guest: tests/vm/run-guest --bench runs this too);
+#     three runs each, taken in turns): perf and bpf, each with frame
+#     pointers and with copied stacks, where breakpoints fire (the QEMU
+#     guest: tests/vm/run-guest --bench callchain-cost), else ptrace;
 #   - wp-decode on the hits with chains (each frame named; a copied
-#     stack unwound, where perf ran), against `jq -c .` on the same.
+#     stack unwound), against `jq -c .` on the same.
 # Counts are checked (every hit, each with a chain); losses are printed.
 #
 # usage: bench/callchain-cost.sh [hits]   (make first)
@@ -49,11 +49,13 @@ check() {
 }
 
 plain=$(run plain)
-rows=("ptrace" "")
+# where breakpoints fire (the guest, under TCG, where single-stepping
+# crawls) the breakpoint backends; elsewhere ptrace
 if wp-arm --check-bp > /dev/null 2>&1; then
-	rows+=("perf" "fp" "perf" "dwarf" "bpf" "fp" "bpf" "dwarf")
+	rows=("perf" "fp" "perf" "dwarf" "bpf" "fp" "bpf" "dwarf")
 else
-	echo "(breakpoints do not fire here: ptrace only; run-guest --bench has the rest)"
+	rows=("ptrace" "")
+	echo "(breakpoints do not fire here: ptrace only; run-guest --bench callchain-cost has the rest)"
 fi
 awk -v n="$n" -v p="$plain" 'BEGIN {
 	printf "the target: %d calls of a setter, %.2f ms unwatched\n", n, p / 1e6 }'
@@ -77,12 +79,15 @@ for ((k = 0; k < ${#rows[@]}; k += 2)); do
 done
 
 # wp-decode over hits with chains, against jq -c . on the same lines:
-# the captured hits repeated to about 200,000 lines
-for f in "$work"/ptrace-cc "$work"/perf-ccdwarf; do
+# the captured hits repeated to about 200,000 lines (copied stacks, some
+# 16 kB a line: 3,000)
+for f in "$work"/ptrace-cc "$work"/perf-ccdwarf "$work"/bpf-ccdwarf; do
 	[ -s "$f" ] || continue
 	grep -v '"type":"hit"' "$f" | grep -v '"type":"observation"' > "$f.big"
 	hits=$(grep -c '"type":"hit"' "$f")
-	reps=$(( 200000 / hits + 1 ))
+	want=200000
+	case $f in *dwarf) want=3000 ;; esac
+	reps=$(( want / hits + 1 ))
 	for ((r = 0; r < reps && r < 100000; r++)); do grep '"type":"hit"' "$f"; done >> "$f.big"
 	lines=$(wc -l < "$f.big")
 	t0=$EPOCHREALTIME; wp-decode "$f.big" > /dev/null; t1=$EPOCHREALTIME
@@ -90,5 +95,5 @@ for f in "$work"/ptrace-cc "$work"/perf-ccdwarf; do
 	awk -v l="$lines" -v t0="$t0" -v t1="$t1" -v t2="$t2" -v name="${f##*/}" 'BEGIN {
 		d = t1 - t0; j = t2 - t1
 		printf "wp-decode, %s hits: %.0f lines/s, %.1fx jq -c .\n",
-		    (name == "ptrace-cc" ? "return-address" : "copied-stack"), l / d, j / d }'
+		    name, l / d, j / d }'
 done
