@@ -194,3 +194,25 @@ assert_ended_by() {
 	run jq -r '[.observation.backend, (.watches | length), .watches[0].accepted_hits] | map(tostring) | join(" ")' "$BATS_TEST_TMPDIR/report.json"
 	assert_output "ptrace_singlestep 5 5"
 }
+
+@test "wp watch --callchain: memcpy writes; its callers are named in the table and the JSON" {
+	start_target callers -a 2 -b 4
+	local save=$BATS_TEST_TMPDIR/raw.ndjson
+	wp watch --save "$save" -d 120s --callchain "$TPID" -- wpt_buf > "$BATS_TEST_TMPDIR/table" 2> "$BATS_TEST_TMPDIR/err" &
+	local w=$!
+	wait_for "$save" '"type":"armed"' 60
+	kill -USR1 "$TPID"
+	wait "$w"
+	# memcpy makes the same stores to the watched bytes in every call,
+	# each store a writer site: 4 calls by copy_b and 2 by copy_a at each
+	local n sites
+	n=$(jq -s 'map(select(.type=="hit")) | length' "$save")
+	sites=$(( n / 6 ))
+	[ "$sites" -ge 1 ] && [ "$n" -eq $(( 6 * sites )) ] || fail "$n hits for 6 calls"
+	run cat "$BATS_TEST_TMPDIR/table"
+	assert_line --regexp '^ +4  by copy_b\+0x[0-9a-f]+ \(callers.c:[0-9]+\) < main\+0x[0-9a-f]+ < '
+	assert_line --regexp '^ +2  by copy_a\+0x[0-9a-f]+ \(callers.c:[0-9]+\) < main\+0x[0-9a-f]+ < '
+	run wp report --json "$save"
+	run jq -r '.watches[0].writer_sites[] | .call_chains[] | "\(.hits) \(.callers[0].symbol | sub("\\+0x[0-9a-f]+$"; ""))"' <<< "$output"
+	assert_output "$(for ((k = 0; k < sites; k++)); do printf '4 copy_b\n2 copy_a\n'; done)"
+}

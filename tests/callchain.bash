@@ -82,6 +82,10 @@ scenario_chain_memcpy() {
 	assert_output "$(repeat $(( 2 * per )) copy_a; repeat $(( 4 * per )) copy_b)"
 	run jq -r 'select(.type=="hit") | .writer.module | split("/") | last' <<< "$(wp-decode < "$WOUT")"
 	assert_equal "$(sort -u <<< "$output")" libc.so.6
+	# and the table, under each of memcpy's stores
+	run wp-report < <(wp-decode < "$WOUT")
+	assert_line --regexp '^ +4  by copy_b\+0x[0-9a-f]+ \(callers.c:[0-9]+\) < main\+0x[0-9a-f]+'
+	assert_line --regexp '^ +2  by copy_a\+0x[0-9a-f]+ \(callers.c:[0-9]+\) < main\+0x[0-9a-f]+'
 }
 
 # scenario_chain_deep PROGRAM OPTION...: a chain deeper than
