@@ -215,4 +215,10 @@ assert_ended_by() {
 	run wp report --json "$save"
 	run jq -r '.watches[0].writer_sites[] | .call_chains[] | "\(.hits) \(.callers[0].symbol | sub("\\+0x[0-9a-f]+$"; ""))"' <<< "$output"
 	assert_output "$(for ((k = 0; k < sites; k++)); do printf '4 copy_b\n2 copy_a\n'; done)"
+	# --chains passes to wp-report: one chain a writer, the rest summed
+	run wp report --chains 1 "$save"
+	assert_success
+	assert_equal "$(grep -c '^ \+4  by copy_b' <<< "$output")" "$sites"
+	assert_equal "$(grep -c '^ \+2  in other call chains$' <<< "$output")" "$sites"
+	refute_line --partial "by copy_a"
 }
