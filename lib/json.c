@@ -964,6 +964,30 @@ wp_json_hex(const struct wp_json *j, int v, uint64_t *out)
 }
 
 int
+wp_json_bytes(const struct wp_json *j, int v, unsigned char *buf, size_t cap,
+    size_t *n)
+{
+	const char *p;
+	size_t len, i;
+	int hi, lo;
+
+	if (!wp_json_is(j, v, WP_JSTRING) || j->t[v].esc)
+		return -1;
+	p = j->text + j->t[v].start + 1;
+	len = j->t[v].len - 2;
+	if (len % 2 != 0 || len / 2 > cap)
+		return -1;
+	for (i = 0; i < len / 2; i++) {
+		if ((hi = hexval((unsigned char)p[2 * i])) < 0 ||
+		    (lo = hexval((unsigned char)p[2 * i + 1])) < 0)
+			return -1;
+		buf[i] = (unsigned char)(hi << 4 | lo);
+	}
+	*n = len / 2;
+	return 0;
+}
+
+int
 wp_json_shex(const struct wp_json *j, int v, int64_t *out)
 {
 	const char *p;

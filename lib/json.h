@@ -95,6 +95,10 @@ int	 wp_json_is(const struct wp_json *j, int v, enum wp_jtype type);
 int	 wp_json_int(const struct wp_json *j, int v, int64_t *out);
 int	 wp_json_hex(const struct wp_json *j, int v, uint64_t *out);
 int	 wp_json_shex(const struct wp_json *j, int v, int64_t *out);
+/* A string of hex bytes (as wp_jw_bytes writes) into buf, at most cap:
+ * 0 with *n set, or -1. */
+int	 wp_json_bytes(const struct wp_json *j, int v, unsigned char *buf,
+	    size_t cap, size_t *n);
 int	 wp_json_bool(const struct wp_json *j, int v, int *out);
 /* The decoded string into buf (NUL-terminated): its length, or -1. */
 int	 wp_json_str(const struct wp_json *j, int v, char *buf, size_t sz);

@@ -128,38 +128,23 @@ ustack_clear(struct ustack *u)
 	memset(u, 0, sizeof *u);
 }
 
-static int
-unhex(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
 /* The "user_stack" string of rec, into u->buf: its bytes, or -1. */
 static ssize_t
 stack_bytes(struct ustack *u, const struct wp_record *rec)
 {
 	const char *s;
-	size_t n, i;
-	int hi, lo;
+	size_t len, n;
+	int v;
 
-	if ((s = wp_rec_raw(rec, "user_stack", &n)) == NULL || n < 2 ||
-	    s[0] != '"' || n % 2 != 0)
+	if ((v = wp_rec_get(rec, "user_stack")) < 0 ||
+	    (s = wp_json_raw(rec->j, v, &len)) == NULL)
 		return -1;
-	s++;
-	n = (n - 2) / 2;
-	if (n > u->cap) {
-		u->buf = wp_xrealloc(u->buf, n);
-		u->cap = n;
+	if (len / 2 > u->cap) {
+		u->buf = wp_xrealloc(u->buf, len / 2);
+		u->cap = len / 2;
 	}
-	for (i = 0; i < n; i++) {
-		if ((hi = unhex(s[2 * i])) < 0 || (lo = unhex(s[2 * i + 1])) < 0)
-			return -1;
-		u->buf[i] = (unsigned char)(hi << 4 | lo);
-	}
+	if (wp_json_bytes(rec->j, v, u->buf, u->cap, &n) == -1)
+		return -1;
 	return (ssize_t)n;
 }
 
