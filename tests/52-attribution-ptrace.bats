@@ -51,7 +51,13 @@ attrib_watch() {
 	exec 7> "$BATS_TEST_TMPDIR/fifo"
 	wait_for "$TOUT" pid 10
 	TINFO=$(head -n 1 "$TOUT")
-	sleep 0.2	# into read(2)
+	# blocked in read(2) (system call 0) before the watch starts
+	local k
+	for ((k = 0; k < 200; k++)); do
+		[[ $(cat "/proc/$TPID/syscall" 2> /dev/null) == "0 "* ]] && break
+		sleep 0.05
+	done
+	[[ $(cat "/proc/$TPID/syscall") == "0 "* ]] || fail "the target is not in read(2)"
 	watch_start -l 8 "$(tinfo buf)" -- --backend ptrace -d 120s
 	printf 'abcdefgh' >&7
 	exec 7>&-
