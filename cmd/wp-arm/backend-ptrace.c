@@ -2,6 +2,8 @@
  * The ptrace backend: every thread is single-stepped, and before each
  * step the instruction at its IP is decoded (lib/x86) to see whether it
  * stores to a watched range.  Exact, and slow: one stop per instruction.
+ * The watched bytes are read where something may have changed them (a
+ * store that may reach them, a system call, a signal).
  */
 #include <sys/ptrace.h>
 #include <sys/time.h>
@@ -41,12 +43,23 @@ struct pthr {
 	int			 sigstep;	/* the signal this step delivers */
 	struct user_regs_struct	 pre;
 	struct wp_x86_insn	 insn;
+	unsigned		 iflags;	/* I_* of insn */
 	uint64_t		 insn_ip;	/* where the instruction is */
 	long			 sc_nr;		/* a system call: its number */
 	uint64_t		 sc_args[6];
 };
 
 #define ICACHE_MAX	65536	/* decoded instructions kept */
+#define RECHECK		64	/* steps between two reads of every target */
+
+/* What an instruction takes to step, decided once per address. */
+#define I_QUIET		0x1	/* writes no memory */
+#define I_EXACT		0x2	/* writes no byte outside its decoded store */
+
+struct icached {
+	struct wp_x86_insn	 insn;
+	unsigned		 flags;
+};
 
 struct ptrace_state {
 	struct pthr		**t;		/* entries never move */
@@ -54,7 +67,7 @@ struct ptrace_state {
 	int			 memfd;
 	unsigned char		**last;		/* last seen bytes per target */
 	unsigned char		*buf;
-	struct wp_hmap		 ic;		/* rip -> struct wp_x86_insn */
+	struct wp_hmap		 ic;		/* rip -> struct icached */
 	int			 exec_seen;
 	size_t			 rr;
 	uint64_t		 step_t0;
@@ -111,32 +124,81 @@ to_regs(const struct user_regs_struct *u, struct wp_x86_regs *r)
 	r->have = (1u << WP_NREGS) - 1;
 }
 
-/* Decodes the instruction at rip, once per address. */
-static int
-decode_at(struct ptrace_state *s, uint64_t rip, struct wp_x86_insn *out)
+/* The length of the prefix of s in list, or 0. */
+static size_t
+listed(const char *s, const char *const *list)
 {
-	struct wp_x86_insn *c;
+	size_t i, n;
+
+	for (i = 0; list[i] != NULL; i++)
+		if (strncmp(s, list[i], n = strlen(list[i])) == 0)
+			return n;
+	return 0;
+}
+
+/* The I_* flags of a decoded instruction. */
+static unsigned
+iflags(const struct wp_x86_insn *in)
+{
+	static const char *const prefixes[] = { "lock ", "rep ", "repe ",
+	    "repz ", "repne ", "repnz ", "notrack ", "bnd ", "xacquire ",
+	    "xrelease ", "data16 ", NULL };
+	/* writes of memory that no operand names */
+	static const char *const hidden[] = { "maskmov", "vmaskmovdqu",
+	    "int", "sys", NULL };
+	/* stores of their operand and nothing else */
+	static const char *const moves[] = { "mov", "vmov", NULL };
+	static const char *const alu[] = { "add ", "sub ", "adc ", "sbb ",
+	    "and ", "or ", "xor ", "inc ", "dec ", "neg ", "not ", "shl ",
+	    "shr ", "sal ", "sar ", "rol ", "ror ", "rcl ", "rcr ", "set",
+	    NULL };
+	const char *mn = in->text;
+	unsigned f = 0;
+	size_t n;
+
+	while ((n = listed(mn, prefixes)) != 0)
+		mn += n;
+	if (!in->writes && !listed(mn, hidden))
+		f |= I_QUIET;
+	if (in->kind == WP_X86_REG_STORE || in->kind == WP_X86_IMM_STORE ||
+	    (in->kind == WP_X86_XCHG && in->width > 0) ||
+	    (in->kind == WP_X86_PUSH && strncmp(mn, "enter", 5) != 0) ||
+	    (in->kind == WP_X86_RMW && listed(mn, alu)) ||
+	    (in->kind == WP_X86_SIMD && in->width > 0 && listed(mn, moves)))
+		f |= I_EXACT;
+	return f;
+}
+
+/* Decodes the instruction at rip into p->insn, once per address. */
+static void
+decode_at(struct ptrace_state *s, uint64_t rip, struct pthr *p)
+{
+	struct icached *c;
 	uint8_t code[16];
 	int isnew;
 
 	if ((c = wp_hmap_get(&s->ic, rip, 0)) != NULL) {
-		*out = *c;
-		return 0;
+		p->insn = c->insn;
+		p->iflags = c->flags;
+		return;
 	}
 	memset(code, 0, sizeof code);
 	if (pread(s->memfd, code, sizeof code, (off_t)rip) <= 0 ||
-	    wp_x86_decode(code, sizeof code, rip, out) == -1) {
+	    wp_x86_decode(code, sizeof code, rip, &p->insn) == -1) {
 		/* not decoded: it may write anything, compare after it */
-		memset(out, 0, sizeof *out);
-		out->addr = rip;
-		out->kind = WP_X86_OTHER;
-		out->writes = 1;
-		return -1;
+		memset(&p->insn, 0, sizeof p->insn);
+		p->insn.addr = rip;
+		p->insn.kind = WP_X86_OTHER;
+		p->insn.writes = 1;
+		p->iflags = 0;
+		return;
 	}
+	p->iflags = iflags(&p->insn);
 	if (s->ic.n >= ICACHE_MAX)
 		wp_hmap_clear(&s->ic);
-	*(struct wp_x86_insn *)wp_hmap_put(&s->ic, rip, 0, &isnew) = *out;
-	return 0;
+	c = wp_hmap_put(&s->ic, rip, 0, &isnew);
+	c->insn = p->insn;
+	c->flags = p->iflags;
 }
 
 /*
@@ -261,10 +323,27 @@ change_kind(struct ptrace_state *s, struct pthr *p, const struct wtarget *t,
 	return in_syscall(s) ? -1 : WP_HIT_UNEXPLAINED;
 }
 
+/* A thread starting or exiting: the kernel may write for it meanwhile. */
+static int
+unsettled(struct ptrace_state *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->t[i]->state == P_NEW)
+			return 1;
+	return 0;
+}
+
 /*
  * After thread p's step: a decoded store (or load, with rw) to a target
  * is a hit whether or not the bytes changed; a change nothing explains
- * is still reported, flagged, and never as an instruction's.
+ * is still reported, flagged, and never as an instruction's.  The bytes
+ * are read where they may have changed: after a store to them, or one
+ * that may write more than its decoding says, a system call or a signal,
+ * while a thread starts or exits (a change while a thread is in a call
+ * is that call's to tell), and every RECHECK steps for writers outside
+ * the threads (another process, through shared memory).
  */
 static void
 after_step(struct watch *w, struct ptrace_state *s, struct pthr *p,
@@ -272,23 +351,32 @@ after_step(struct watch *w, struct ptrace_state *s, struct pthr *p,
 {
 	struct wp_x86_regs r;
 	struct wtarget *t;
-	uint64_t lo, hi, h0;
+	uint64_t lo, hi, slo, shi, h0;
 	size_t ti;
-	int changed, kind;
+	int changed, kind, look, stored, store, load;
 
 	to_regs(&p->pre, &r);
+	stored = !p->sigstep && wp_x86_store_range(&p->insn, &r, 0, &slo,
+	    &shi) == 0;
+	look = was_syscall || p->sigstep || (!(p->iflags & I_QUIET) &&
+	    !((p->iflags & I_EXACT) && stored)) ||
+	    w->ptrace.steps % RECHECK == 0 || unsettled(s);
 	for (ti = 0; ti < w->nt; ti++) {
 		t = &w->t[ti];
 		h0 = t->hits;
-		if (!t->armed || pread(s->memfd, s->buf, (size_t)t->len,
-		    (off_t)t->addr) != t->len)
+		if (!t->armed)
+			continue;
+		store = stored && overlaps(slo, shi, t);
+		load = !store && !p->sigstep && t->rw &&
+		    wp_x86_load_range(&p->insn, &r, &lo, &hi) == 0 &&
+		    overlaps(lo, hi, t);
+		if ((!look && !store && !load) || pread(s->memfd, s->buf,
+		    (size_t)t->len, (off_t)t->addr) != t->len)
 			continue;
 		changed = memcmp(s->buf, s->last[ti], (size_t)t->len) != 0;
-		if (!p->sigstep && wp_x86_store_range(&p->insn, &r, 0, &lo,
-		    &hi) == 0 && overlaps(lo, hi, t))
+		if (store)
 			emit_hit(w, s, p, ti, s->buf, 0);
-		else if (!p->sigstep && t->rw && wp_x86_load_range(&p->insn,
-		    &r, &lo, &hi) == 0 && overlaps(lo, hi, t))
+		else if (load)
 			emit_hit(w, s, p, ti, s->buf, WP_HIT_READ);
 		else if (changed) {
 			if ((kind = change_kind(s, p, t, was_syscall)) == -1)
@@ -350,7 +438,7 @@ resume_step(struct watch *w, struct ptrace_state *s, struct pthr *p)
 
 	if (ptrace(PTRACE_GETREGS, p->tid, 0, &p->pre) == -1)
 		return -1;
-	decode_at(s, p->pre.rip, &p->insn);
+	decode_at(s, p->pre.rip, p);
 	p->insn_ip = p->pre.rip;
 	p->sig = 0;
 	restart = restart_pending(&p->pre);
@@ -874,7 +962,7 @@ ptrace_arm(struct watch *w, struct wp_error *e)
 	size_t i;
 
 	w->state = s;
-	wp_hmap_init(&s->ic, sizeof(struct wp_x86_insn));
+	wp_hmap_init(&s->ic, sizeof(struct icached));
 	if (!wp_proc_alive(w->pid, w->start_time)) {
 		s->memfd = -1;
 		wp_error_set(e, WP_EXIT_PROCESS, "pid %d: the process has "
