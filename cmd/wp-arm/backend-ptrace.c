@@ -2,8 +2,11 @@
  * The ptrace backend: every thread is single-stepped, and before each
  * step the instruction at its IP is decoded (lib/x86) to see whether it
  * stores to a watched range.  Exact, and slow: one stop per instruction.
- * The watched bytes are read where something may have changed them (a
- * store that may reach them, a system call, a signal).
+ * A step costs a PTRACE_SINGLESTEP and a wait, and little else: the
+ * registers are read where what the instruction does depends on them (a
+ * jump that is not direct, an access through a register, a system call),
+ * and the watched bytes where something may have changed them (a store
+ * that may reach them, a system call, a signal).
  */
 #include <sys/ptrace.h>
 #include <sys/time.h>
@@ -36,29 +39,46 @@ enum pstate {
 	P_GONE
 };
 
+/* What pre holds of a thread stopped P_READY. */
+enum pknown {
+	K_NONE,		/* nothing: read the registers before the step */
+	K_IP,		/* only the IP: its last step ran on to the next */
+	K_ALL		/* every register, read at this stop */
+};
+
 struct pthr {
 	pid_t			 tid;
 	enum pstate		 state;
 	int			 sig;		/* to deliver on the next resume */
 	int			 sigstep;	/* the signal this step delivers */
+	enum pknown		 known;
+	int			 trapped;	/* its last stop: a step's trap */
+	int			 steady;	/* this step began at one */
+	uint32_t		 have;		/* registers known, as in
+						   struct wp_x86_regs */
 	struct user_regs_struct	 pre;
 	struct wp_x86_insn	 insn;
 	unsigned		 iflags;	/* I_* of insn */
+	uint64_t		 next;		/* IP after insn, 0 unknown */
 	uint64_t		 insn_ip;	/* where the instruction is */
 	long			 sc_nr;		/* a system call: its number */
 	uint64_t		 sc_args[6];
 };
 
 #define ICACHE_MAX	65536	/* decoded instructions kept */
-#define RECHECK		64	/* steps between two reads of every target */
+#define RECHECK		64	/* steps between two reads of the registers
+				   and of every target */
 
 /* What an instruction takes to step, decided once per address. */
 #define I_QUIET		0x1	/* writes no memory */
 #define I_EXACT		0x2	/* writes no byte outside its decoded store */
+#define I_REGS_W	0x4	/* its store or its call needs registers */
+#define I_REGS_R	0x8	/* its load needs registers */
 
 struct icached {
 	struct wp_x86_insn	 insn;
 	unsigned		 flags;
+	uint64_t		 next;
 };
 
 struct ptrace_state {
@@ -68,6 +88,7 @@ struct ptrace_state {
 	unsigned char		**last;		/* last seen bytes per target */
 	unsigned char		*buf;
 	struct wp_hmap		 ic;		/* rip -> struct icached */
+	unsigned		 need;		/* I_REGS_*: with -a rw, loads */
 	int			 exec_seen;
 	size_t			 rr;
 	uint64_t		 step_t0;
@@ -136,13 +157,29 @@ listed(const char *s, const char *const *list)
 	return 0;
 }
 
-/* The I_* flags of a decoded instruction. */
+static int
+needs_regs(const struct wp_x86_mem *m)
+{
+	return m->base >= 0 || m->index >= 0 || m->seg != 0;
+}
+
+/*
+ * The I_* flags of a decoded instruction, and where the instruction
+ * after it is when that does not depend on registers (0: it does).
+ */
 static unsigned
-iflags(const struct wp_x86_insn *in)
+iflags(const struct wp_x86_insn *in, uint64_t *next)
 {
 	static const char *const prefixes[] = { "lock ", "rep ", "repe ",
 	    "repz ", "repne ", "repnz ", "notrack ", "bnd ", "xacquire ",
 	    "xrelease ", "data16 ", NULL };
+	/* jumps, calls, returns, traps and the ways into the kernel */
+	static const char *const jumps[] = { "j", "ljmp", "call", "lcall",
+	    "ret", "lret", "iret", "uiret", "loop", "int", "sys", "ud", "hlt",
+	    "xbegin", "xabort", "xend", "enclu", "vmcall", "vmfunc",
+	    "mov ss,", NULL };
+	/* jumps and calls to an address of their own */
+	static const char *const direct[] = { "jmp 0x", "call 0x", NULL };
 	/* writes of memory that no operand names */
 	static const char *const hidden[] = { "maskmov", "vmaskmovdqu",
 	    "int", "sys", NULL };
@@ -155,9 +192,17 @@ iflags(const struct wp_x86_insn *in)
 	const char *mn = in->text;
 	unsigned f = 0;
 	size_t n;
+	char *end;
 
 	while ((n = listed(mn, prefixes)) != 0)
 		mn += n;
+	*next = 0;
+	if (listed(mn, direct)) {
+		*next = strtoull(strchr(mn, ' ') + 1, &end, 16);
+		if (*end != '\0')
+			*next = 0;
+	} else if (!in->rep && !in->is_syscall && !listed(mn, jumps))
+		*next = in->addr + (uint64_t)in->size;
 	if (!in->writes && !listed(mn, hidden))
 		f |= I_QUIET;
 	if (in->kind == WP_X86_REG_STORE || in->kind == WP_X86_IMM_STORE ||
@@ -166,6 +211,10 @@ iflags(const struct wp_x86_insn *in)
 	    (in->kind == WP_X86_RMW && listed(mn, alu)) ||
 	    (in->kind == WP_X86_SIMD && in->width > 0 && listed(mn, moves)))
 		f |= I_EXACT;
+	if (in->is_syscall || (in->writes && needs_regs(&in->mem)))
+		f |= I_REGS_W;
+	if (in->reads && needs_regs(&in->mem))
+		f |= I_REGS_R;
 	return f;
 }
 
@@ -180,6 +229,7 @@ decode_at(struct ptrace_state *s, uint64_t rip, struct pthr *p)
 	if ((c = wp_hmap_get(&s->ic, rip, 0)) != NULL) {
 		p->insn = c->insn;
 		p->iflags = c->flags;
+		p->next = c->next;
 		return;
 	}
 	memset(code, 0, sizeof code);
@@ -190,15 +240,69 @@ decode_at(struct ptrace_state *s, uint64_t rip, struct pthr *p)
 		p->insn.addr = rip;
 		p->insn.kind = WP_X86_OTHER;
 		p->insn.writes = 1;
-		p->iflags = 0;
+		p->iflags = I_REGS_W;
+		p->next = 0;
 		return;
 	}
-	p->iflags = iflags(&p->insn);
+	p->iflags = iflags(&p->insn, &p->next);
 	if (s->ic.n >= ICACHE_MAX)
 		wp_hmap_clear(&s->ic);
 	c = wp_hmap_put(&s->ic, rip, 0, &isnew);
 	c->insn = p->insn;
 	c->flags = p->iflags;
+	c->next = p->next;
+}
+
+static int
+get_regs(struct pthr *p)
+{
+	if (ptrace(PTRACE_GETREGS, p->tid, 0, &p->pre) == -1)
+		return -1;
+	p->known = K_ALL;
+	return 0;
+}
+
+/*
+ * Decodes the instruction stopped thread p is at, with the registers it
+ * takes to tell what it does: where its IP is known, only those of a
+ * store, a load (with -a rw) or a system call are read.
+ */
+static int
+fetch(struct ptrace_state *s, struct pthr *p)
+{
+	uint64_t ip;
+
+	if (p->known == K_NONE && get_regs(p) == -1)
+		return -1;
+	decode_at(s, p->pre.rip, p);
+	if (p->known == K_IP && (p->iflags & s->need)) {
+		ip = p->pre.rip;
+		if (get_regs(p) == -1)
+			return -1;
+		if (p->pre.rip != ip)	/* see ran_on */
+			decode_at(s, p->pre.rip, p);
+	}
+	p->have = p->known == K_ALL ? (1u << WP_NREGS) - 1 : 1u << WP_RIP;
+	return 0;
+}
+
+/*
+ * Thread p's step trapped after an instruction whose successor does not
+ * depend on registers: its IP is that one.  Not so if the step began at
+ * another stop: a SIGTRAP the thread sent itself (in a system call) stops
+ * it as a trap does, before its instruction ran.  A SIGTRAP sent by
+ * another process in the microseconds of a step is taken for the trap,
+ * as ever; the IP is then one instruction off until the registers are
+ * next read: at a jump, a store, a system call, or within RECHECK steps.
+ */
+static void
+ran_on(struct watch *w, struct pthr *p)
+{
+	if (p->steady && p->next != 0 && w->ptrace.steps % RECHECK != 0) {
+		p->pre.rip = p->next;
+		p->known = K_IP;
+	}
+	p->trapped = 1;
 }
 
 /*
@@ -356,6 +460,7 @@ after_step(struct watch *w, struct ptrace_state *s, struct pthr *p,
 	int changed, kind, look, stored, store, load;
 
 	to_regs(&p->pre, &r);
+	r.have = p->have;
 	stored = !p->sigstep && wp_x86_store_range(&p->insn, &r, 0, &slo,
 	    &shi) == 0;
 	look = was_syscall || p->sigstep || (!(p->iflags & I_QUIET) &&
@@ -436,12 +541,13 @@ resume_step(struct watch *w, struct ptrace_state *s, struct pthr *p)
 {
 	int sig = p->sig, restart;
 
-	if (ptrace(PTRACE_GETREGS, p->tid, 0, &p->pre) == -1)
+	if (fetch(s, p) == -1)
 		return -1;
-	decode_at(s, p->pre.rip, p);
 	p->insn_ip = p->pre.rip;
+	p->steady = p->trapped;
 	p->sig = 0;
-	restart = restart_pending(&p->pre);
+	/* after a step's trap no call is pending: what is known will do */
+	restart = p->known == K_ALL && restart_pending(&p->pre);
 	/*
 	 * A signal the thread does not catch runs no instruction of its
 	 * own: a step over a system call would then run the call, and
@@ -562,6 +668,8 @@ on_status(struct watch *w, struct ptrace_state *s, struct pthr *p,
 	}
 	if (!WIFSTOPPED(status))
 		return 0;
+	p->known = K_NONE;
+	p->trapped = 0;
 	sig = WSTOPSIG(status);
 	ev = status >> 16;
 	if (sig == (SIGTRAP | 0x80)) {
@@ -578,6 +686,7 @@ on_status(struct watch *w, struct ptrace_state *s, struct pthr *p,
 	}
 	if (sig == SIGTRAP && ev == 0 && p->state == P_STEP) {
 		after_step(w, s, p, 0);
+		ran_on(w, p);
 		p->state = P_READY;
 		return 1;
 	}
@@ -963,6 +1072,10 @@ ptrace_arm(struct watch *w, struct wp_error *e)
 
 	w->state = s;
 	wp_hmap_init(&s->ic, sizeof(struct icached));
+	s->need = I_REGS_W;
+	for (i = 0; i < w->nt; i++)
+		if (w->t[i].rw)
+			s->need |= I_REGS_R;
 	if (!wp_proc_alive(w->pid, w->start_time)) {
 		s->memfd = -1;
 		wp_error_set(e, WP_EXIT_PROCESS, "pid %d: the process has "
