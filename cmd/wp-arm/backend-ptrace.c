@@ -235,11 +235,12 @@ decode_at(struct ptrace_state *s, uint64_t rip, struct pthr *p)
 	memset(code, 0, sizeof code);
 	if (pread(s->memfd, code, sizeof code, (off_t)rip) <= 0 ||
 	    wp_x86_decode(code, sizeof code, rip, &p->insn) == -1) {
-		/* not decoded: it may write anything, compare after it */
+		/* not decoded: it may write anything, so compare after it;
+		   no store is known, so a change is not credited to it */
 		memset(&p->insn, 0, sizeof p->insn);
 		p->insn.addr = rip;
 		p->insn.kind = WP_X86_OTHER;
-		p->insn.writes = 1;
+		p->insn.mem.base = p->insn.mem.index = -1;
 		p->iflags = I_REGS_W;
 		p->next = 0;
 		return;
