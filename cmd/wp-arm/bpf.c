@@ -19,6 +19,7 @@
 
 #include "bpf.h"
 #include "bpf/wpbpf.h"
+#include "perf.h"
 #include "wp.skel.h"
 
 #define RING_BYTES	(1 << 22)	/* the samples' ring buffer */
@@ -192,7 +193,6 @@ stack_chain(struct bpfw *b, const struct watch *w, int32_t id, uint64_t ip,
 {
 	static char why[80];
 	uint64_t st[128];
-	size_t i;
 
 	*n = 0;
 	if (id < 0) {
@@ -205,15 +205,8 @@ stack_chain(struct bpfw *b, const struct watch *w, int32_t id, uint64_t ip,
 	if (bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.stacks), &id,
 	    st) != 0)
 		return "the stack map lost the chain";
-	for (i = 0; i < b->depth && st[i] != 0; i++) {
-		if (i == 0 && st[0] == ip)
-			continue;
-		if (*n == w->callchain_depth)
-			return "truncated";
-		ips[(*n)++] = st[i];
-	}
-	/* the kernel stopped at the depth: there may have been more */
-	return i == b->depth ? "truncated" : "frame_pointers";
+	return perf_chain_callers(st, b->depth, b->depth, ip, ips,
+	    w->callchain_depth, n);
 }
 
 static int

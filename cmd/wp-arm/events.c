@@ -118,7 +118,7 @@ on_sample(struct watch *w, struct perf_state *s, const struct perf_rec *r)
 	struct wp_hit_rec h;
 	struct wp_x86_regs regs;
 	uint64_t chain[WATCH_MAXCHAIN];
-	int ti, more;
+	int ti;
 
 	if ((pid_t)r->pid != w->pid) {
 		w->excluded_other++;
@@ -130,11 +130,10 @@ on_sample(struct watch *w, struct perf_state *s, const struct perf_rec *r)
 	}
 	perf_sample_hit(r, &h, &regs);
 	if (s->lay.chain) {
-		h.nchain = perf_user_chain(r, chain, w->callchain_depth, &more);
+		h.chain_status = perf_chain_callers(r->chain, r->nchain,
+		    (size_t)chain_cap(w), r->ip, chain, w->callchain_depth,
+		    &h.nchain);
 		h.chain = chain;
-		/* a chain the kernel cut at its own limit may have had more */
-		h.chain_status = more || r->nchain >= (size_t)chain_cap(w) ?
-		    "truncated" : "frame_pointers";
 	}
 	if (s->lay.stack && r->stack != NULL) {
 		h.stack = r->stack;

@@ -370,29 +370,27 @@ perf_sample_hit(const struct perf_rec *r, struct wp_hit_rec *h,
 	}
 }
 
-size_t
-perf_user_chain(const struct perf_rec *r, uint64_t *ips, size_t max,
-    int *more)
+const char *
+perf_chain_callers(const uint64_t *chain, size_t nchain, size_t cap,
+    uint64_t ip, uint64_t *ips, size_t max, size_t *n)
 {
-	size_t i, n = 0;
+	size_t i;
 	int first = 1;
 
-	*more = 0;
-	for (i = 0; i < r->nchain; i++) {
-		if (r->chain[i] >= PERF_CONTEXT_MAX)
+	*n = 0;
+	for (i = 0; i < nchain && chain[i] != 0; i++) {
+		if (chain[i] >= PERF_CONTEXT_MAX)
 			continue;
-		if (first && r->chain[i] == r->ip) {
+		if (first) {
 			first = 0;
-			continue;
+			if (chain[i] == ip)
+				continue;
 		}
-		first = 0;
-		if (n == max) {
-			*more = 1;
-			break;
-		}
-		ips[n++] = r->chain[i];
+		if (*n == max)
+			return "truncated";
+		ips[(*n)++] = chain[i];
 	}
-	return n;
+	return i == nchain && nchain >= cap ? "truncated" : "frame_pointers";
 }
 
 int

@@ -106,12 +106,15 @@ int	 perf_id(int fd, uint64_t *id);
 int	 perf_drain(struct perf_ring *r, const struct perf_layout *lay,
 	    int (*fn)(const struct perf_rec *rec, void *arg), void *arg);
 /*
- * The callers in sample r's call chain, innermost first, into ips (at
- * most max): the context markers and the trap IP itself left out.
- * *more is set when the chain had more.
+ * The callers of a hit at ip from a kernel call chain (a sample's, with
+ * its context markers, or a stack map's, ended by a 0): innermost first,
+ * at most max into ips, the markers and the trap IP at its head left
+ * out; *n set.  Returns "truncated" when there were more than max, or
+ * when the chain filled the cap entries the kernel could give (there may
+ * have been more), else "frame_pointers".
  */
-size_t	 perf_user_chain(const struct perf_rec *r, uint64_t *ips, size_t max,
-	    int *more);
+const char *perf_chain_callers(const uint64_t *chain, size_t nchain,
+	    size_t cap, uint64_t ip, uint64_t *ips, size_t max, size_t *n);
 /*
  * The hit record of sample r: its pid, tid, cpu, ip and registers
  * (into regs, which h then points to); the rest of h is zero, for the
