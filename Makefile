@@ -3,6 +3,7 @@ PREFIX	?= /usr/local
 BINDIR	?= $(PREFIX)/bin
 MANDIR	?= $(PREFIX)/share/man
 COMPDIR	?= $(PREFIX)/share/bash-completion/completions
+DOCDIR	?= $(PREFIX)/share/doc/wp
 DESTDIR	?=
 O	?= build
 
@@ -212,7 +213,8 @@ install: $(TOOLS:%=$(O)/%) $(O)/wp
 	install -m 755 $(TOOLS:%=$(O)/%) $(O)/wp $(DESTDIR)$(BINDIR)
 	install -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1
 	install -m 644 $(MAN7) $(DESTDIR)$(MANDIR)/man7
-	install -d $(DESTDIR)$(COMPDIR)
+	install -d $(DESTDIR)$(COMPDIR) $(DESTDIR)$(DOCDIR)
+	install -m 644 README.md LICENSE $(DESTDIR)$(DOCDIR)
 	install -m 644 share/bash-completion/wp $(DESTDIR)$(COMPDIR)/wp
 	for t in $(TOOLS); do ln -sf wp $(DESTDIR)$(COMPDIR)/$$t; done
 

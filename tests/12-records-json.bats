@@ -56,13 +56,15 @@ wp-report: $BATS_TEST_TMPDIR/in.ndjson: the stream ended without an observation 
 		"0xffffffffffff0000 0xfedcba9876543210 0xffffffffffffffff"
 }
 
-@test "make install puts the tools and man pages under DESTDIR/PREFIX" {
+@test "make install puts the tools, man pages and license under DESTDIR/PREFIX" {
 	run make -C "$BATS_TEST_DIRNAME/.." O="$WP_BUILD" install DESTDIR="$BATS_TEST_TMPDIR/root" PREFIX=/opt/wp
 	assert_success
 	for f in bin/wp bin/wp-resolve bin/wp-arm bin/wp-decode bin/wp-report \
-	    share/man/man1/wp.1 share/man/man1/wp-arm.1 share/man/man7/wp-records.7; do
+	    share/man/man1/wp.1 share/man/man1/wp-arm.1 share/man/man7/wp-records.7 \
+	    share/doc/wp/LICENSE share/doc/wp/README.md; do
 		[ -e "$BATS_TEST_TMPDIR/root/opt/wp/$f" ] || fail "$f not installed"
 	done
+	grep -q "either version 2 of the License, or" "$BATS_TEST_TMPDIR/root/opt/wp/share/doc/wp/LICENSE"
 	run "$BATS_TEST_TMPDIR/root/opt/wp/bin/wp" report "$DATA/report-basic.in.ndjson"
 	assert_success
 	assert_line --index 0 --partial "process  pid 4242  game"

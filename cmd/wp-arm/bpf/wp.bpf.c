@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The bpf backend's program: it runs on every hit of a breakpoint event
  * wp-arm opened (and of the copies threads created later inherit), and
