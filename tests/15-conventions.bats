@@ -37,6 +37,8 @@ usage_block() {
 		run --separate-stderr "$t" --version
 		assert_success
 		assert_output --regexp "^$t [0-9]+\.[0-9]+\.[0-9]+$"
+		# one version, set in one place, for every command
+		assert_equal "${output#$t }" "$(wp-resolve --version | cut -d' ' -f2)"
 	done
 }
 
