@@ -409,14 +409,34 @@ wp_dwfl_close(struct wp_dwfl *d)
 		dwfl_getmodules(d->dwfl, forget_each, NULL, 0);
 		dwfl_end(d->dwfl);
 	}
+	while (d->nnames > 0)
+		free(d->names[--d->nnames]);
+	free(d->names);
 	free(d);
+}
+
+/* name less its "@VERSION" of len bytes, kept in d. */
+static const char *
+unversioned(struct wp_dwfl *d, const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < d->nnames; i++)
+		if (strncmp(d->names[i], name, len) == 0 &&
+		    d->names[i][len] == '\0')
+			return d->names[i];
+	d->names = wp_xrealloc(d->names, (d->nnames + 1) * sizeof *d->names);
+	d->names[d->nnames] = wp_xmalloc(len + 1);
+	memcpy(d->names[d->nnames], name, len);
+	d->names[d->nnames][len] = '\0';
+	return d->names[d->nnames++];
 }
 
 int
 wp_dwfl_func(struct wp_dwfl *d, uint64_t addr, struct wp_func *f)
 {
 	Dwfl_Module *mod;
-	const char *name;
+	const char *name, *at;
 	GElf_Off off;
 	GElf_Sym sym;
 
@@ -426,6 +446,8 @@ wp_dwfl_func(struct wp_dwfl *d, uint64_t addr, struct wp_func *f)
 	    sym.st_value == 0 || off >= (sym.st_size ? sym.st_size : 1))
 		return -1;
 	f->name = name;
+	if ((at = strchr(name, '@')) != NULL && at != name)
+		f->name = unversioned(d, name, (size_t)(at - name));
 	f->addr = addr - off;
 	f->size = sym.st_size;
 	return 0;

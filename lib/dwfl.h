@@ -19,6 +19,8 @@
 struct wp_dwfl {
 	Dwfl	*dwfl;
 	pid_t	 pid;		/* the live process reported, or 0 */
+	char	**names;	/* symbol names without their version */
+	size_t	 nnames;
 };
 
 /* A function symbol: name lives as long as the wp_dwfl. */
@@ -72,7 +74,8 @@ int	 wp_dwfl_refresh(struct wp_dwfl *d);
 void	 wp_dwfl_close(struct wp_dwfl *d);
 
 /* The function symbol whose [addr, addr + size) holds run-time address
- * addr into *f: 0, or -1. */
+ * addr into *f (its name without a symbol version: memcpy, not
+ * memcpy@@GLIBC_2.14): 0, or -1. */
 int	 wp_dwfl_func(struct wp_dwfl *d, uint64_t addr, struct wp_func *f);
 /* Source file and line of addr: 0, or -1.  *file lives as long as d. */
 int	 wp_dwfl_srcline(struct wp_dwfl *d, uint64_t addr, const char **file,
