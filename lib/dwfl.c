@@ -57,9 +57,8 @@ hex(const unsigned char *bits, int len, char *out, size_t outsz)
 		snprintf(out + 2 * i, 3, "%02x", bits[i]);
 }
 
-/* The build-id of elf as hex into out ("" when none). */
-static void
-elf_id(Elf *elf, char *out, size_t outsz)
+void
+wp_dwfl_build_id(void *elf, char *out, size_t outsz)
 {
 	const void *bits;
 	ssize_t n;
@@ -69,26 +68,47 @@ elf_id(Elf *elf, char *out, size_t outsz)
 		hex(bits, (int)n, out, outsz);
 }
 
+/*
+ * path opened, an ELF file, its build-id as hex into id ("" when none):
+ * an fd, or -1 with *why set.  Never a FIFO or a device.
+ */
+static int
+open_id(const char *path, char *id, size_t idsz, const char **why)
+{
+	struct stat st;
+	Elf *elf = NULL;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) == -1) {
+		*why = strerror(errno);
+		return -1;
+	}
+	elf_version(EV_CURRENT);
+	*why = "not a regular file";
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		*why = "not an ELF file";
+		if ((elf = elf_begin(fd, ELF_C_READ_MMAP, NULL)) != NULL &&
+		    elf_kind(elf) == ELF_K_ELF) {
+			wp_dwfl_build_id(elf, id, idsz);
+			elf_end(elf);
+			return fd;
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	return -1;
+}
+
 /* path opened, when its build-id is id ("" takes any): an fd, or -1. */
 static int
 open_debug(const char *path, const char *id)
 {
+	const char *why;
 	char got[128];
-	Elf *elf;
 	int fd;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) == -1)
-		return -1;
-	elf_version(EV_CURRENT);
-	if ((elf = elf_begin(fd, ELF_C_READ_MMAP, NULL)) == NULL ||
-	    elf_kind(elf) != ELF_K_ELF) {
-		elf_end(elf);
-		close(fd);
-		return -1;
-	}
-	elf_id(elf, got, sizeof got);
-	elf_end(elf);
-	if (id[0] != '\0' && strcmp(got, id) != 0) {
+	if ((fd = open_id(path, got, sizeof got, &why)) != -1 &&
+	    id[0] != '\0' && strcmp(got, id) != 0) {
 		close(fd);
 		return -1;
 	}
@@ -98,27 +118,13 @@ open_debug(const char *path, const char *id)
 int
 wp_dwfl_debug_file(const char *path, struct wp_error *err)
 {
-	struct stat st;
-	Elf *elf;
+	const char *why;
 	char id[128];
 	size_t i;
 	int fd;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) == -1)
-		return wp_error_set(err, WP_EXIT_ERROR, "%s", strerror(errno));
-	elf_version(EV_CURRENT);
-	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return wp_error_set(err, WP_EXIT_ERROR, "not a regular file");
-	}
-	if ((elf = elf_begin(fd, ELF_C_READ_MMAP, NULL)) == NULL ||
-	    elf_kind(elf) != ELF_K_ELF) {
-		elf_end(elf);
-		close(fd);
-		return wp_error_set(err, WP_EXIT_ERROR, "not an ELF file");
-	}
-	elf_id(elf, id, sizeof id);
-	elf_end(elf);
+	if ((fd = open_id(path, id, sizeof id, &why)) == -1)
+		return wp_error_set(err, WP_EXIT_ERROR, "%s", why);
 	close(fd);
 	if (id[0] == '\0')
 		return wp_error_set(err, WP_EXIT_ERROR, "it has no build-id to "
@@ -261,7 +267,7 @@ wp_dwfl_debug_path(const char *path, void *elf)
 	char id[128], *found;
 	int fd, said = 0;
 
-	elf_id(elf, id, sizeof id);
+	wp_dwfl_build_id(elf, id, sizeof id);
 	fd = search(path, dwelf_elf_gnu_debuglink(elf, &crc), id, &said,
 	    &found);
 	if (fd == -1)

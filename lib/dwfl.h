@@ -45,6 +45,8 @@ void	 wp_dwfl_debug_dir(const char *dir);
 /* Takes path as the debug file of the module of its build-id: 0, or -1
  * with err set. */
 int	 wp_dwfl_debug_file(const char *path, struct wp_error *err);
+/* The build-id of elf (an Elf *) as hex into out, "" when none. */
+void	 wp_dwfl_build_id(void *elf, char *out, size_t outsz);
 /*
  * The same search outside a Dwfl, for the ELF file at path (elf: an
  * Elf * of it, for its build-id and debuglink): the debug file's path

@@ -5,10 +5,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <elfutils/libdwelf.h>
 #include <gelf.h>
 #include <libelf.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -26,21 +24,6 @@ init_libelf(void)
 		elf_version(EV_CURRENT);
 		done = 1;
 	}
-}
-
-static void
-build_id(Elf *e, char *out, size_t outsz)
-{
-	const unsigned char *p;
-	const void *bits;
-	ssize_t n, i;
-
-	out[0] = '\0';
-	if ((n = dwelf_elf_gnu_build_id(e, &bits)) <= 0)
-		return;
-	p = bits;
-	for (i = 0; i < n && 2 * (size_t)i + 2 < outsz; i++)
-		snprintf(out + 2 * i, 3, "%02x", p[i]);
 }
 
 /* Whether the file's code sections are NOBITS: a debug-only file. */
@@ -86,7 +69,7 @@ describe(Elf *e, const char *path, int fd, struct wp_error *err)
 	w->type = eh.e_type;
 	w->machine = eh.e_machine;
 	w->is64 = gelf_getclass(e) == ELFCLASS64;
-	build_id(e, w->build_id, sizeof w->build_id);
+	wp_dwfl_build_id(e, w->build_id, sizeof w->build_id);
 	w->nocode = nocode(e);
 	if (elf_getphdrnum(e, &n) == 0) {
 		w->loads = wp_xcalloc(n, sizeof *w->loads);
