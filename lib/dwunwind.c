@@ -37,16 +37,16 @@ frame_cb(Dwfl_Frame *f, void *arg)
 }
 
 const char *
-wp_dw_frames(void *dwfl, pid_t tid, uint64_t *ips, size_t max, size_t *n,
-    int *unknown)
+wp_dw_frames(struct wp_dwfl *d, pid_t tid, uint64_t *ips, size_t max,
+    size_t *n, int *unknown)
 {
 	struct walk wk;
 
 	memset(&wk, 0, sizeof wk);
-	wk.dwfl = dwfl;
+	wk.dwfl = d->dwfl;
 	wk.ips = ips;
 	wk.max = max;
-	if (dwfl_getthread_frames(dwfl, tid, frame_cb, &wk) == 0)
+	if (dwfl_getthread_frames(d->dwfl, tid, frame_cb, &wk) == 0)
 		wk.status = "complete";
 	else if (wk.status == NULL)
 		/* the outermost frame has no caller to find */

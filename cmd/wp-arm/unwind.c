@@ -1,44 +1,26 @@
 /*
  * Call chains of a thread stopped under ptrace, unwound with libdw
- * (DWARF CFI, so frame pointers are not needed).  One Dwfl per watched
+ * (DWARF CFI, so frame pointers are not needed).  One wp_dwfl per watched
  * process, its modules reported again when a frame falls outside them
  * (a library loaded since).
  */
-#include <elfutils/libdwfl.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "dwfl.h"
 #include "dwunwind.h"
 #include "unwind.h"
 #include "util.h"
 
-static const Dwfl_Callbacks callbacks = {
-	.find_elf = dwfl_linux_proc_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-};
-
-static int
-report(struct unwinder *u)
-{
-	dwfl_report_begin(u->dwfl);
-	if (dwfl_linux_proc_report(u->dwfl, u->pid) != 0 ||
-	    dwfl_report_end(u->dwfl, NULL, NULL) != 0)
-		return -1;
-	return 0;
-}
-
 int
 unwind_open(struct unwinder *u, pid_t pid)
 {
+	struct wp_error e;
+
 	memset(u, 0, sizeof *u);
 	u->pid = pid;
-	if ((u->dwfl = dwfl_begin(&callbacks)) == NULL)
-		return -1;
-	if (report(u) == -1 ||
-	    dwfl_linux_proc_attach(u->dwfl, pid, true) != 0) {
-		u->why = dwfl_errmsg(-1);
-		dwfl_end(u->dwfl);
-		u->dwfl = NULL;
+	if ((u->dw = wp_dwfl_open_pid(pid, &e)) == NULL) {
+		u->why = wp_xstrdup(e.msg);
 		return -1;
 	}
 	return 0;
@@ -47,9 +29,10 @@ unwind_open(struct unwinder *u, pid_t pid)
 void
 unwind_close(struct unwinder *u)
 {
-	if (u->dwfl != NULL)
-		dwfl_end(u->dwfl);
-	u->dwfl = NULL;
+	wp_dwfl_close(u->dw);
+	u->dw = NULL;
+	free(u->why);
+	u->why = NULL;
 }
 
 const char *
@@ -60,12 +43,12 @@ unwind_thread(struct unwinder *u, pid_t tid, uint64_t *ips, size_t max,
 	int again, unknown;
 
 	*n = 0;
-	if (u->dwfl == NULL)
+	if (u->dw == NULL)
 		return u->why ? u->why : "no unwinder";
 	for (again = 0; again < 2; again++) {
-		status = wp_dw_frames(u->dwfl, tid, ips, max, n, &unknown);
+		status = wp_dw_frames(u->dw, tid, ips, max, n, &unknown);
 		/* a library loaded since: report the modules again */
-		if (!unknown || again || report(u) == -1)
+		if (!unknown || again || wp_dwfl_refresh(u->dw) == -1)
 			break;
 	}
 	return status;

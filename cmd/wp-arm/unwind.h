@@ -8,10 +8,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dwfl.h"
+
 struct unwinder {
 	pid_t		 pid;
-	void		*dwfl;		/* Dwfl * */
-	const char	*why;		/* why it could not be opened */
+	struct wp_dwfl	*dw;		/* its modules, threads attached */
+	char		*why;		/* why it could not be opened */
 };
 
 /* Prepares unwinding pid, whose threads this process traces: 0, or -1

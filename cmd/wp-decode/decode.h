@@ -17,6 +17,8 @@
 
 /* ---- image.c: the modules and mappings a session record lists ---- */
 
+struct wp_dwfl;
+
 struct dmod {
 	char		*path;		/* as mapped */
 	char		*file;		/* where code and symbols are read */
@@ -40,13 +42,14 @@ struct image {
 	pid_t		 pid;
 	uint64_t	 start_time;
 	int		 memfd;		/* -1 untried, -2 unusable */
+	struct wp_dwfl	*dwfl;		/* its modules' names, lines, frames */
 };
 
 /* Takes the session's modules and mappings (s is left empty). */
 void	 image_load(struct image *im, struct wp_session *s);
 void	 image_clear(struct image *im);
-/* Module mi when its file can be read and is the same build, else
- * NULL (said once on stderr). */
+/* Module mi when its file can be read and is the same build (then
+ * reported in im->dwfl), else NULL (said once on stderr). */
 struct dmod *image_module(struct image *im, int mi);
 const struct dmap *image_map_at(const struct image *im, uint64_t addr);
 /* The module (NULL: none) holding addr, and its load bias. */
@@ -106,7 +109,6 @@ struct dtarget {
 /* ---- stack.c: call chains from copied stacks (--callchain dwarf) ---- */
 
 struct ustack {
-	void			*dwfl;		/* Dwfl *, the session's modules */
 	int			 state;		/* 0 untried, 1 ready, -1 not */
 	const char		*why;		/* why not */
 	unsigned char		*buf;		/* the stack of the hit */

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "decode.h"
-#include "elf.h"
+#include "dwfl.h"
 #include "json.h"
 #include "record.h"
 
@@ -36,7 +36,7 @@ frames_clear(struct wp_hmap *frames)
 static char *
 render(struct image *im, uint64_t ip)
 {
-	const struct wp_elf_func *fn = NULL;
+	struct wp_func fn;
 	struct wp_jw w = { 0 };
 	const char *mod, *file, *inl[8];
 	struct dmod *m = NULL;
@@ -44,7 +44,7 @@ render(struct image *im, uint64_t ip)
 	uint64_t bias = 0, sa = 0;
 	char sym[512];
 	char *text;
-	int line, have_line = 0, ninl = 0, i;
+	int line, have_fn = 0, have_line = 0, ninl = 0, i;
 
 	mod = NULL;
 	if ((mp = image_map_at(im, ip - 1)) != NULL && mp->mod >= 0) {
@@ -53,10 +53,10 @@ render(struct image *im, uint64_t ip)
 		m = image_module(im, mp->mod);
 	}
 	sa = ip - bias;
-	if (m != NULL && m->elf != NULL) {
-		fn = wp_elf_func_at(m->elf, sa - 1);
-		have_line = wp_elf_srcline(m->elf, sa - 1, &file, &line) == 0;
-		ninl = wp_elf_inlined(m->elf, sa - 1, inl, 8);
+	if (m != NULL) {
+		have_fn = wp_dwfl_func(im->dwfl, ip - 1, &fn) == 0;
+		have_line = wp_dwfl_srcline(im->dwfl, ip - 1, &file, &line) == 0;
+		ninl = wp_dwfl_inlined(im->dwfl, ip - 1, inl, 8);
 	}
 	wp_jw_obj(&w, NULL);
 	wp_jw_hex(&w, "ip", ip);
@@ -67,9 +67,9 @@ render(struct image *im, uint64_t ip)
 		wp_jw_null(&w, "module");
 		wp_jw_null(&w, "static_ip");
 	}
-	if (fn != NULL) {
-		snprintf(sym, sizeof sym, "%s+0x%llx", fn->name,
-		    (unsigned long long)(sa - fn->addr));
+	if (have_fn) {
+		snprintf(sym, sizeof sym, "%s+0x%llx", fn.name,
+		    (unsigned long long)(ip - fn.addr));
 		wp_jw_str(&w, "symbol", sym);
 	} else
 		wp_jw_null(&w, "symbol");

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "decode.h"
-#include "elf.h"
+#include "dwfl.h"
 #include "util.h"
 
 static const char no_overlap[] =
@@ -268,19 +268,20 @@ choose(const struct site *st, const struct dtarget *t,
 		c->caveat = kind_caveat(&st->cand[c->wi]);
 }
 
-/* The source line of static address sa of module m, or why none, once. */
+/* The source line of address ip of module m, or why none, once. */
 static void
-source_of(struct dmod *m, uint64_t sa, struct wp_writer_rec *r)
+source_of(struct image *im, struct dmod *m, uint64_t ip,
+    struct wp_writer_rec *r)
 {
 	const char *file, *why;
 	int line;
 
-	if (wp_elf_srcline(m->elf, sa, &file, &line) == 0) {
+	if (wp_dwfl_srcline(im->dwfl, ip, &file, &line) == 0) {
 		r->source_file = file;
 		r->source_line = line;
 	} else if (!m->told) {
 		m->told = 1;
-		if ((why = wp_elf_debug_why(m->elf)) != NULL)
+		if ((why = wp_dwfl_debug_why(im->dwfl, ip)) != NULL)
 			warnx("%s: source lines unknown", why);
 	}
 }
@@ -319,8 +320,8 @@ writer_text(struct decoder *d, struct site *st, const struct choice *c,
 		r.writer_ip = in->addr;
 		r.has_writer_static = st->mod >= 0;
 		r.writer_static = in->addr - st->bias;
-		if (st->mod >= 0 && d->img.mods[st->mod].elf != NULL)
-			source_of(&d->img.mods[st->mod], r.writer_static, &r);
+		if (st->mod >= 0 && d->img.mods[st->mod].state == 1)
+			source_of(&d->img, &d->img.mods[st->mod], in->addr, &r);
 		r.insn = in->text;
 		r.confidence = c->conf;
 		r.candidates = st->ncand;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "decode.h"
+#include "dwfl.h"
 #include "elf.h"
 #include "proc.h"
 #include "util.h"
@@ -57,6 +58,7 @@ image_clear(struct image *im)
 	}
 	free(im->mods);
 	free(im->maps);
+	wp_dwfl_close(im->dwfl);
 	if (im->memfd >= 0)
 		close(im->memfd);
 	memset(im, 0, sizeof *im);
@@ -120,7 +122,8 @@ open_mapped(struct image *im, int mi, struct wp_error *e)
 /*
  * The module's file is a debug file (--bin pointed at one): code comes
  * from the file mapped, when it is the same build, with debug as its
- * debug file; else the debug file stays, and code is read live.
+ * debug file (for every lookup, as --debug-file would); else the debug
+ * file stays, and code is read live.
  */
 static struct wp_elf *
 code_beside(struct dmod *m, struct wp_elf *debug)
@@ -131,12 +134,28 @@ code_beside(struct dmod *m, struct wp_elf *debug)
 	if (m->path == NULL || strcmp(m->path, m->file) == 0 ||
 	    (code = wp_elf_open(m->path, &e)) == NULL)
 		return debug;
-	if (strcmp(code->build_id, debug->build_id) != 0) {
+	if (strcmp(code->build_id, debug->build_id) != 0 ||
+	    wp_dwfl_debug_file(debug->path, &e) == -1) {
 		wp_elf_close(code);
 		return debug;
 	}
-	wp_elf_set_debug(code, debug);
+	wp_elf_close(debug);
 	return code;
+}
+
+/* Adds m to the session's Dwfl, where its names and lines are: 1. */
+static int
+report(struct image *im, struct dmod *m)
+{
+	struct wp_error e;
+
+	if (im->dwfl == NULL && (im->dwfl = wp_dwfl_open(&e)) == NULL)
+		errx(WP_EXIT_ERROR, "%s", e.msg);
+	if (wp_dwfl_add(im->dwfl, m->path, m->elf->path, m->elf->mem,
+	    m->elf->memlen, m->bias) == NULL)
+		warnx("%s: %s; its names and lines are unknown", m->elf->path,
+		    dwfl_errmsg(-1));
+	return 1;
 }
 
 struct dmod *
@@ -161,7 +180,7 @@ image_module(struct image *im, int mi)
 			    m->file ? m->file : m->path, m->elf->build_id[0] ?
 			    m->elf->build_id : "(none)", m->build_id);
 		else
-			m->state = 1;
+			m->state = report(im, m);
 	}
 	return m->state == 1 ? m : NULL;
 }

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "decode.h"
-#include "elf.h"
+#include "dwfl.h"
 #include "stream.h"
 #include "util.h"
 
@@ -49,12 +49,12 @@ parse_options(int argc, char *argv[])
 	while ((ch = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'D':
-			if (wp_elf_debug_file(optarg, &e) == -1)
+			if (wp_dwfl_debug_file(optarg, &e) == -1)
 				errx(WP_EXIT_USAGE, "--debug-file %s: %s", optarg,
 				    e.msg);
 			break;
 		case 'G':
-			wp_elf_debug_dir(optarg);
+			wp_dwfl_debug_dir(optarg);
 			break;
 		case 'h':
 			usage(0);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "decode.h"
+#include "dwfl.h"
 #include "elf.h"
 #include "util.h"
 
@@ -82,7 +83,7 @@ rep_at_trap(struct image *im, struct dmod *m, struct site *st, uint64_t trap)
 /* The code to decode: the whole function up to the trap, or 15 bytes. */
 static void
 code_window(const struct site *st, const struct dmap *mp,
-    const struct wp_elf_func *fn, uint64_t sip, int exact, uint64_t *from,
+    const struct wp_func *fn, uint64_t sip, int exact, uint64_t *from,
     size_t *want)
 {
 	if (exact) {
@@ -101,7 +102,7 @@ code_window(const struct site *st, const struct dmap *mp,
 
 static void
 find_candidates(struct image *im, struct dmod *m, struct site *st,
-    const struct dmap *mp, const struct wp_elf_func *fn, uint64_t trap,
+    const struct dmap *mp, const struct wp_func *fn, uint64_t trap,
     int exact)
 {
 	uint64_t sip = trap - st->bias, from;
@@ -135,9 +136,10 @@ find_candidates(struct image *im, struct dmod *m, struct site *st,
 static void
 build(struct image *im, struct site *st, uint64_t trap, int exact)
 {
-	const struct wp_elf_func *fn = NULL;
+	const struct wp_func *fn = NULL;
 	const struct dmap *mp;
 	struct dmod *m = NULL;
+	struct wp_func f;
 
 	st->mod = -1;
 	mp = image_map_at(im, exact ? trap : trap - 1);
@@ -152,8 +154,10 @@ build(struct image *im, struct site *st, uint64_t trap, int exact)
 			st->reason = "module file missing or changed";
 			return;
 		}
-		fn = wp_elf_func_at(m->elf, trap - st->bias - (exact ? 0 : 1));
-		if (fn != NULL) {
+		/* fn->addr: static, as the code window's */
+		if (wp_dwfl_func(im->dwfl, trap - (exact ? 0 : 1), &f) == 0) {
+			f.addr -= st->bias;
+			fn = &f;
 			st->fname = wp_xstrdup(fn->name);
 			st->faddr = fn->addr;
 		}

@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "decode.h"
+#include "dwfl.h"
 #include "dwunwind.h"
-#include "elf.h"
 #include "util.h"
 
 /* The registers libdw's x86-64 frames start from, in DWARF's order. */
@@ -19,11 +19,6 @@ static const int dwarf_regs[] = {
 	WP_R8, WP_R9, WP_R10, WP_R11, WP_R12, WP_R13, WP_R14, WP_R15, WP_RIP
 };
 #define NDWARF	(sizeof dwarf_regs / sizeof dwarf_regs[0])
-
-static const Dwfl_Callbacks callbacks = {
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
-};
 
 static pid_t
 next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
@@ -85,33 +80,21 @@ static const Dwfl_Thread_Callbacks thread_callbacks = {
 	.set_initial_registers = set_initial_registers,
 };
 
-/* Every module of the session whose file is the one mapped. */
+/* The session's Dwfl, every module that can be read in it, attached to
+ * the hit being unwound. */
 static int
-open_dwfl(struct ustack *u, struct image *im)
+attach(struct ustack *u, struct image *im)
 {
-	struct dmod *m;
 	size_t i, n = 0;
 
-	if ((u->dwfl = dwfl_begin(&callbacks)) == NULL) {
-		u->why = dwfl_errmsg(-1);
-		return -1;
-	}
-	dwfl_report_begin(u->dwfl);
-	for (i = 0; i < im->nmods; i++) {
-		if ((m = image_module(im, (int)i)) == NULL ||
-		    m->elf->mem != NULL)
-			continue;
-		/* add_p_vaddr: the base given is the load bias */
-		if (dwfl_report_elf(u->dwfl, m->path, m->elf->path, -1, m->bias,
-		    true) != NULL)
+	for (i = 0; i < im->nmods; i++)
+		if (image_module(im, (int)i) != NULL)
 			n++;
-	}
-	if (dwfl_report_end(u->dwfl, NULL, NULL) != 0 || n == 0) {
-		u->why = n == 0 ? "no module of the session could be read" :
-		    dwfl_errmsg(-1);
+	if (n == 0 || im->dwfl == NULL) {
+		u->why = "no module of the session could be read";
 		return -1;
 	}
-	if (!dwfl_attach_state(u->dwfl, NULL, im->pid > 0 ? im->pid : 1,
+	if (!dwfl_attach_state(im->dwfl->dwfl, NULL, im->pid > 0 ? im->pid : 1,
 	    &thread_callbacks, u)) {
 		u->why = dwfl_errmsg(-1);
 		return -1;
@@ -122,8 +105,6 @@ open_dwfl(struct ustack *u, struct image *im)
 void
 ustack_clear(struct ustack *u)
 {
-	if (u->dwfl != NULL)
-		dwfl_end(u->dwfl);
 	free(u->buf);
 	memset(u, 0, sizeof *u);
 }
@@ -164,7 +145,7 @@ ustack_unwind(struct ustack *u, struct image *im, const struct wp_record *rec,
 	if ((regs->have & need) != need)
 		return "no stack pointer and ip sampled to start from";
 	if (u->state == 0)
-		u->state = open_dwfl(u, im) == 0 ? 1 : -1;
+		u->state = attach(u, im) == 0 ? 1 : -1;
 	if (u->state == -1)
 		return u->why;
 	wp_rec_int(rec, "tid", &tid);
@@ -173,7 +154,7 @@ ustack_unwind(struct ustack *u, struct image *im, const struct wp_record *rec,
 	u->stack = u->buf;
 	u->nstack = (size_t)len;
 	u->short_read = 0;
-	status = wp_dw_frames(u->dwfl, u->tid, ips, max, n, &unknown);
+	status = wp_dw_frames(im->dwfl, u->tid, ips, max, n, &unknown);
 	if (u->short_read && strcmp(status, "truncated") != 0)
 		return "the stack copy ended (--callchain dwarf,bytes copies "
 		    "more)";

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "addr.h"
-#include "elf.h"
+#include "dwfl.h"
 #include "hwbp.h"
 #include "stream.h"
 #include "target.h"
@@ -120,11 +120,11 @@ option(int ch, const char *arg, struct options *op)
 		op->o.no_slot_limit = 1;
 		break;
 	case 'D':
-		if (wp_elf_debug_file(arg, &e) == -1)
+		if (wp_dwfl_debug_file(arg, &e) == -1)
 			errx(WP_EXIT_USAGE, "--debug-file %s: %s", arg, e.msg);
 		break;
 	case 'G':
-		wp_elf_debug_dir(arg);
+		wp_dwfl_debug_dir(arg);
 		break;
 	case 'T':
 		if (wp_parse_u64(arg, &u) == -1 || u == 0 || u > INT32_MAX)
