@@ -53,12 +53,12 @@ $(O)/lib/%.o: lib/%.c lib/*.h
 
 # The record contract (share/wp-records.schema.json) as a C string: the
 # tools check the records they read against it, the tests every record.
-$(O)/lib/schema.h: share/wp-records.schema.json
+$(O)/lib/schema-text.h: share/wp-records.schema.json
 	@mkdir -p $(@D)
 	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $< > $@.tmp
 	mv $@.tmp $@
 
-$(O)/lib/record.o: $(O)/lib/schema.h
+$(O)/lib/schema.o: $(O)/lib/schema-text.h
 
 $(O)/libwp.a: $(LIBOBJ)
 	rm -f $@
@@ -161,7 +161,7 @@ fuzzobj	 = $(patsubst %.c,$(O)/fuzz/obj/%.o,$(fuzzsrc_$(1)))
 
 fuzz-build: $(FUZZERS:%=$(O)/fuzz/fuzz-%) $(O)/fuzz/seeds/.done
 
-$(O)/fuzz/obj/%.o: %.c lib/*.h $(O)/lib/schema.h $$(wildcard $$(dir %)*.h)
+$(O)/fuzz/obj/%.o: %.c lib/*.h $(O)/lib/schema-text.h $$(wildcard $$(dir %)*.h)
 	@mkdir -p $(@D)
 	$(FUZZCC) $(WPFLAGS) -iquote $(O)/lib -iquote $(<D) $(FUZZFLAGS) \
 	    -c -o $@ $<

@@ -35,16 +35,6 @@ int	 wp_rec_hex(const struct wp_record *rec, const char *key,
 const char *wp_rec_raw(const struct wp_record *rec, const char *key,
 	    size_t *len);
 
-/*
- * Whether the record keeps to the contract's types
- * (share/wp-records.schema.json, compiled in): every member it has that
- * the contract names is of its type, and a session's schema_version is
- * the one this wp reads.  Members it lacks, and members and types the
- * contract does not name, are let be.  0, or -1 with err naming the
- * member (status WP_EXIT_MALFORMED).
- */
-int	 wp_rec_check(const struct wp_record *rec, struct wp_error *err);
-
 /* ---- session (wp-resolve) ---- */
 
 struct wp_module_rec {
