@@ -426,17 +426,12 @@ wp_rec_armed(struct wp_jw *w, const struct wp_armed_rec *a)
 static void
 hit_flags(struct wp_jw *w, const struct wp_hit_rec *h)
 {
+	int i;
+
 	wp_jw_arr(w, "flags");
-	if (h->flags & WP_HIT_READ)
-		wp_jw_str(w, NULL, "read");
-	if (h->flags & WP_HIT_SYSCALL)
-		wp_jw_str(w, NULL, "syscall");
-	if (h->flags & WP_HIT_UNEXPLAINED)
-		wp_jw_str(w, NULL, "unexplained");
-	if (h->flags & WP_HIT_KERNEL)
-		wp_jw_str(w, NULL, "kernel");
-	if (h->flags & WP_HIT_UNVERIFIED)
-		wp_jw_str(w, NULL, "unverified");
+	for (i = 0; i < WP_NFLAGS; i++)
+		if (h->flags & (1u << i))
+			wp_jw_str(w, NULL, wp_flag_names[i]);
 	wp_jw_end(w);
 	int_or_null(w, "signal", h->signal > 0 ? h->signal : -1);
 }
@@ -508,13 +503,12 @@ wp_rec_hit(struct wp_jw *w, const struct wp_hit_rec *h)
 		value_bytes(w, "new_value", "new_bytes", h->bytes, h->nbytes);
 	if (h->exact)
 		hit_flags(w, h);
-	if (h->role == WP_ROLE_POINTER) {
-		wp_jw_str(w, "role", "pointer");
+	if (h->role != WP_ROLE_NONE)
+		wp_jw_str(w, "role", wp_role_names[h->role]);
+	if (h->role == WP_ROLE_POINTER)
 		wp_jw_int(w, "level", h->level);
-	} else if (h->role == WP_ROLE_LEAF) {
-		wp_jw_str(w, "role", "leaf");
+	else if (h->role == WP_ROLE_LEAF)
 		wp_jw_uint(w, "generation", h->generation);
-	}
 	if (h->role != WP_ROLE_NONE) {
 		wp_jw_hex(w, "addr", h->addr);
 		wp_jw_int(w, "len", h->len);
@@ -573,7 +567,7 @@ role(struct wp_jw *w, int r, int level)
 {
 	if (r == WP_ROLE_NONE)
 		return;
-	wp_jw_str(w, "role", r == WP_ROLE_POINTER ? "pointer" : "leaf");
+	wp_jw_str(w, "role", wp_role_names[r]);
 	wp_jw_int(w, "level", level);
 }
 

@@ -18,6 +18,7 @@
 #include "json.h"
 #include "stream.h"
 #include "util.h"
+#include "vocab.h"
 #include "x86.h"
 
 #define WP_CHAIN_MAXDEPTH 8
@@ -159,16 +160,6 @@ struct wp_armed_rec {
 };
 
 void	 wp_rec_armed(struct wp_jw *w, const struct wp_armed_rec *a);
-
-enum { WP_ROLE_NONE, WP_ROLE_POINTER, WP_ROLE_LEAF };
-
-#define WP_HIT_READ		0x01	/* flags: -a rw, a load */
-#define WP_HIT_SYSCALL		0x02	/* the kernel wrote in a system call */
-#define WP_HIT_UNEXPLAINED	0x04	/* changed, no store explains it */
-#define WP_HIT_KERNEL		0x08	/* the kernel wrote, not for a call:
-					   a signal frame */
-#define WP_HIT_UNVERIFIED	0x10	/* a system call whose writes wp
-					   does not know */
 
 struct wp_hit_rec {
 	int			 target;

@@ -139,7 +139,17 @@ compile_type(int spec)
 		}
 		return t;
 	}
-	if ((x = wp_json_get(sc, spec, "object")) >= 0)
+	if ((x = wp_json_get(sc, spec, "enum")) >= 0) {
+		/* the words are the writers' to keep: a string here */
+		t->prims = P_STRING;
+		t->text = "string";
+		for (a = wp_json_first(sc, x); a >= 0; a = wp_json_next(sc, x, a))
+			if (wp_json_is(sc, a, WP_JNULL)) {
+				t->prims |= P_NULL;
+				t->text = "string|null";
+			}
+		t->textlen = strlen(t->text);
+	} else if ((x = wp_json_get(sc, spec, "object")) >= 0)
 		t->obj = compile_obj(x);
 	else if ((x = wp_json_get(sc, spec, "oneof")) >= 0) {
 		t->nalt = wp_json_count(sc, x);
