@@ -1,7 +1,7 @@
 /*
- * The record contract of wp-records(7): one builder per record type,
- * and the readers of the records that several tools read.  The order of
- * members is the order the page lists them in.
+ * The record contract of wp-records(7): one builder per record type
+ * (the readers are in reader.c).  The order of members is the order the
+ * page lists them in.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,36 +9,6 @@
 
 #include "record.h"
 #include "util.h"
-
-#define MAXLEN	(1u << 20)	/* the longest target wp-resolve accepts */
-
-/* ---- field access ---- */
-
-int
-wp_rec_get(const struct wp_record *rec, const char *key)
-{
-	return wp_json_get(rec->j, 0, key);
-}
-
-int
-wp_rec_int(const struct wp_record *rec, const char *key, int64_t *v)
-{
-	return wp_json_int(rec->j, wp_rec_get(rec, key), v);
-}
-
-int
-wp_rec_hex(const struct wp_record *rec, const char *key, uint64_t *v)
-{
-	return wp_json_hex(rec->j, wp_rec_get(rec, key), v);
-}
-
-const char *
-wp_rec_raw(const struct wp_record *rec, const char *key, size_t *len)
-{
-	int v = wp_rec_get(rec, key);
-
-	return v < 0 ? NULL : wp_json_raw(rec->j, v, len);
-}
 
 /* ---- helpers of the builders ---- */
 
@@ -162,108 +132,6 @@ wp_rec_session(struct wp_jw *w, const struct wp_session *s)
 	wp_jw_end(w);
 }
 
-static int
-read_modules(const struct wp_json *j, int a, struct wp_session *s,
-    struct wp_error *err)
-{
-	struct wp_module_rec *m;
-	int o;
-
-	if (a < 0 || wp_json_is(j, a, WP_JNULL))
-		return 0;
-	if (!wp_json_is(j, a, WP_JARRAY)) {
-		wp_error_set(err, WP_EXIT_MALFORMED, "\"modules\" is not an array");
-		return -1;
-	}
-	s->mods = wp_xcalloc(wp_json_count(j, a), sizeof *s->mods);
-	for (o = wp_json_first(j, a); o >= 0; o = wp_json_next(j, a, o)) {
-		m = &s->mods[s->nmods];
-		if ((m->path = wp_json_strdup(j, wp_json_get(j, o, "path"))) ==
-		    NULL) {
-			wp_error_set(err, WP_EXIT_MALFORMED, "a module without a \"path\"");
-			return -1;
-		}
-		s->nmods++;
-		/* NULL: not a file (the vDSO) */
-		m->file = wp_json_strdup(j, wp_json_get(j, o, "file"));
-		m->build_id = wp_json_strdup(j, wp_json_get(j, o, "build_id"));
-		wp_json_hex(j, wp_json_get(j, o, "load_bias"), &m->load_bias);
-	}
-	return 0;
-}
-
-static int
-read_mappings(const struct wp_json *j, int a, struct wp_session *s,
-    struct wp_error *err)
-{
-	struct wp_mapping_rec *m;
-	int o;
-
-	if (a < 0 || wp_json_is(j, a, WP_JNULL))
-		return 0;
-	if (!wp_json_is(j, a, WP_JARRAY)) {
-		wp_error_set(err, WP_EXIT_MALFORMED, "\"mappings\" is not an array");
-		return -1;
-	}
-	s->maps = wp_xcalloc(wp_json_count(j, a), sizeof *s->maps);
-	for (o = wp_json_first(j, a); o >= 0; o = wp_json_next(j, a, o)) {
-		m = &s->maps[s->nmaps];
-		if (wp_json_hex(j, wp_json_get(j, o, "start"), &m->start) ||
-		    wp_json_hex(j, wp_json_get(j, o, "end"), &m->end))
-			continue;
-		m->path = wp_json_strdup(j, wp_json_get(j, o, "path"));
-		m->has_bias = wp_json_hex(j, wp_json_get(j, o, "load_bias"),
-		    &m->load_bias) == 0;
-		s->nmaps++;
-	}
-	return 0;
-}
-
-int
-wp_rec_read_session(const struct wp_record *rec, struct wp_session *s,
-    struct wp_error *err)
-{
-	const struct wp_json *j = rec->j;
-	int64_t v;
-
-	memset(s, 0, sizeof *s);
-	if (wp_rec_int(rec, "pid", &v) == -1 || v <= 0 || v > INT32_MAX) {
-		wp_error_set(err, WP_EXIT_MALFORMED, "session record without pid or "
-		    "start_time");
-		return -1;
-	}
-	s->pid = (pid_t)v;
-	if (wp_rec_int(rec, "start_time", &v) == -1 || v < 0) {
-		wp_error_set(err, WP_EXIT_MALFORMED, "session record without pid or "
-		    "start_time");
-		return -1;
-	}
-	s->start_time = (uint64_t)v;
-	if (read_modules(j, wp_rec_get(rec, "modules"), s, err) == -1 ||
-	    read_mappings(j, wp_rec_get(rec, "mappings"), s, err) == -1) {
-		wp_session_free(s);
-		return -1;
-	}
-	return 0;
-}
-
-void
-wp_session_free(struct wp_session *s)
-{
-	size_t i;
-
-	for (i = 0; i < s->nmods; i++) {
-		free(s->mods[i].path);
-		free(s->mods[i].file);
-		free(s->mods[i].build_id);
-	}
-	for (i = 0; i < s->nmaps; i++)
-		free(s->maps[i].path);
-	free(s->mods);
-	free(s->maps);
-	memset(s, 0, sizeof *s);
-}
-
 /* ---- target and follow ---- */
 
 void
@@ -317,75 +185,6 @@ wp_rec_follow(struct wp_jw *w, const struct wp_follow_rec *f)
 	value_bytes(w, "initial_value", "initial_bytes",
 	    bound ? f->initial : NULL, f->len);
 	wp_jw_end(w);
-}
-
-/* len and access, common to targets and follows. */
-static int
-read_len_access(const struct wp_record *rec, struct wp_spec *t, struct wp_error *err)
-{
-	int64_t v;
-	int a;
-
-	t->len = 4;
-	if (wp_rec_get(rec, "len") >= 0) {
-		if (wp_rec_int(rec, "len", &v) == -1 || v < 1 || v > MAXLEN) {
-			wp_error_set(err, WP_EXIT_MALFORMED, "%s record %d: \"len\" must be 1 to "
-			    "%u", rec->type, t->id, MAXLEN);
-			return -1;
-		}
-		t->len = (size_t)v;
-	}
-	a = wp_rec_get(rec, "access");
-	t->rw = wp_json_streq(rec->j, a, "rw");
-	if (a >= 0 && !t->rw && !wp_json_streq(rec->j, a, "w")) {
-		wp_error_set(err, WP_EXIT_MALFORMED, "%s record %d: \"access\" must be \"w\" or "
-		    "\"rw\"", rec->type, t->id);
-		return -1;
-	}
-	return 0;
-}
-
-int
-wp_rec_read_target(const struct wp_record *rec, struct wp_spec *t, struct wp_error *err)
-{
-	int64_t v;
-
-	memset(t, 0, sizeof *t);
-	if (wp_rec_int(rec, "id", &v) == -1 || v < 0 || v > INT32_MAX ||
-	    wp_rec_hex(rec, "runtime_addr", &t->addr) == -1) {
-		wp_error_set(err, WP_EXIT_MALFORMED, "target record without id or "
-		    "runtime_addr");
-		return -1;
-	}
-	t->id = (int)v;
-	return read_len_access(rec, t, err);
-}
-
-int
-wp_rec_read_follow(const struct wp_record *rec, struct wp_spec *f, struct wp_error *err)
-{
-	const struct wp_json *j = rec->j;
-	int64_t v;
-	int a, x;
-
-	memset(f, 0, sizeof *f);
-	a = wp_rec_get(rec, "offsets");
-	if (wp_rec_int(rec, "id", &v) == -1 || v < 0 || v > INT32_MAX ||
-	    wp_rec_hex(rec, "slot_addr", &f->addr) == -1 ||
-	    !wp_json_is(j, a, WP_JARRAY) || wp_json_count(j, a) == 0 ||
-	    wp_json_count(j, a) > WP_CHAIN_MAXDEPTH) {
-		wp_error_set(err, WP_EXIT_MALFORMED, "follow record without id, slot_addr or "
-		    "offsets");
-		return -1;
-	}
-	f->id = (int)v;
-	for (x = wp_json_first(j, a); x >= 0; x = wp_json_next(j, a, x))
-		if (wp_json_shex(j, x, &f->offs[f->noffs++]) == -1) {
-			wp_error_set(err, WP_EXIT_MALFORMED, "follow record without id, "
-			    "slot_addr or offsets");
-			return -1;
-		}
-	return read_len_access(rec, f, err);
 }
 
 /* ---- records of wp-arm ---- */
@@ -799,7 +598,7 @@ void
 wp_rec_writer(struct wp_jw *w, const struct wp_writer_rec *r)
 {
 	wp_jw_obj(w, "writer");
-	wp_jw_str(w, "kind", r->kind);
+	wp_jw_str(w, "kind", r->kind >= 0 ? wp_kind_names[r->kind] : NULL);
 	hex_or_null(w, "trap_ip", r->has_trap, r->trap_ip);
 	hex_or_null(w, "trap_static_ip", r->has_trap_static, r->trap_static);
 	wp_jw_str(w, "trap_module", r->trap_module);
@@ -819,7 +618,8 @@ wp_rec_writer(struct wp_jw *w, const struct wp_writer_rec *r)
 	} else
 		wp_jw_null(w, "source");
 	wp_jw_str(w, "insn", r->has_writer ? r->insn : NULL);
-	wp_jw_str(w, "confidence", r->has_writer ? r->confidence : "unknown");
+	wp_jw_str(w, "confidence", wp_conf_names[r->has_writer ?
+	    r->confidence : WP_CONF_UNKNOWN]);
 	wp_jw_int(w, "candidates", r->has_writer ? r->candidates : 0);
 	wp_jw_str(w, "reason", r->has_writer ? NULL :
 	    r->reason ? r->reason : "unknown");
@@ -831,15 +631,15 @@ void
 wp_rec_value(struct wp_jw *w, const struct wp_value_rec *v)
 {
 	wp_jw_obj(w, "written_value");
-	wp_jw_str(w, "kind", v->kind);
-	if (strcmp(v->kind, "unknown") == 0)
+	wp_jw_str(w, "kind", wp_vkind_names[v->kind]);
+	if (v->kind == WP_VALUE_UNKNOWN)
 		wp_jw_str(w, "reason", v->reason);
 	else {
-		if (strcmp(v->kind, "register_store") == 0)
+		if (v->kind == WP_VALUE_REGISTER)
 			wp_jw_str(w, "register", v->reg);
 		wp_jw_int(w, "width", v->width);
 		hex_or_null(w, "value", v->has_value, v->value);
-		if (strcmp(v->kind, "observed") == 0) {
+		if (v->kind == WP_VALUE_OBSERVED) {
 			if (v->bytes != NULL)
 				wp_jw_raw(w, "bytes", v->bytes, v->nbytes);
 			else

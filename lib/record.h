@@ -341,8 +341,7 @@ void	 wp_rec_observation(struct wp_jw *w, const struct wp_observation *o);
 /* ---- what wp-decode adds to a hit ---- */
 
 struct wp_writer_rec {
-	const char	*kind;		/* write, read, syscall, kernel,
-					   unexplained */
+	int		 kind;		/* enum wp_kind; -1: null */
 	int		 has_trap;	/* 0: the hit had no ip */
 	uint64_t	 trap_ip;
 	int		 has_trap_static;
@@ -358,7 +357,7 @@ struct wp_writer_rec {
 	const char	*source_file;	/* NULL: no source */
 	int		 source_line;
 	const char	*insn;
-	const char	*confidence;
+	int		 confidence;	/* enum wp_conf */
 	int		 candidates;
 	const char	*reason;
 	const char	*caveat;
@@ -368,7 +367,7 @@ struct wp_writer_rec {
 void	 wp_rec_writer(struct wp_jw *w, const struct wp_writer_rec *wr);
 
 struct wp_value_rec {
-	const char	*kind;	/* register_store, immediate_store, observed, unknown */
+	int		 kind;	/* enum wp_vkind */
 	const char	*reg;
 	int		 width;
 	int		 has_value;
