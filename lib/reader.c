@@ -495,7 +495,8 @@ writer_strings(const struct wp_json *j, const struct member *m,
 }
 
 int
-wp_rec_read_writer(const struct wp_hit_in *h, struct wp_writer_in *w)
+wp_rec_read_writer(const struct wp_hit_in *h, struct wp_writer_in *w,
+    int strings)
 {
 	const struct wp_json *j = h->rec->j;
 	struct member m;
@@ -523,12 +524,33 @@ wp_rec_read_writer(const struct wp_hit_in *h, struct wp_writer_in *w)
 		else if (IS(m, "writer_static_ip"))
 			w->has_writer_static = wp_json_hex(j, m.v,
 			    &w->writer_static) == 0;
+		else if (!strings)
+			continue;
 		else if (IS(m, "source"))
 			source_of(j, m.v, w);
 		else
 			writer_strings(j, &m, w);
 	}
 	return 0;
+}
+
+static char *
+dup_or_null(const char *s)
+{
+	return s != NULL ? wp_xstrdup(s) : NULL;
+}
+
+void
+wp_writer_in_copy(struct wp_writer_in *dst, const struct wp_writer_in *src)
+{
+	*dst = *src;
+	dst->module = dup_or_null(src->module);
+	dst->function = dup_or_null(src->function);
+	dst->symbol = dup_or_null(src->symbol);
+	dst->insn = dup_or_null(src->insn);
+	dst->reason = dup_or_null(src->reason);
+	dst->caveat = dup_or_null(src->caveat);
+	dst->source_file = dup_or_null(src->source_file);
 }
 
 void

@@ -89,8 +89,16 @@ struct wp_writer_in {
 	int64_t		 source_line;
 };
 
-/* 0, or -1 when h has no writer object (w is zeroed, kind write). */
-int	 wp_rec_read_writer(const struct wp_hit_in *h, struct wp_writer_in *w);
+/*
+ * 0, or -1 when h has no writer object (w is zeroed, kind write).  With
+ * strings 0, only kind, confidence and the addresses are read, and no
+ * string is allocated.
+ */
+int	 wp_rec_read_writer(const struct wp_hit_in *h, struct wp_writer_in *w,
+	    int strings);
+/* dst as a copy of src, its strings its own. */
+void	 wp_writer_in_copy(struct wp_writer_in *dst,
+	    const struct wp_writer_in *src);
 void	 wp_writer_in_free(struct wp_writer_in *w);
 
 /* The written value wp-decode added to a hit. */
