@@ -9,6 +9,11 @@ O	?= build
 CC	?= cc
 CFLAGS	?= -O2 -g
 WPFLAGS	 = -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -iquote lib
+# What each tool links besides libwp.a; the fuzzers and benchmarks, all.
+LDLIBS_wp-resolve = -ldw -lelf
+LDLIBS_wp-arm	 = -lcapstone -ldw -lelf -lbpf
+LDLIBS_wp-decode = -lcapstone -ldw -lelf
+LDLIBS_wp-report = -ljson-c
 LDLIBS	 = -lcapstone -ldw -lelf -ljson-c
 SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer \
 	   -fno-sanitize-recover=undefined
@@ -74,7 +79,6 @@ $(O)/bpf/wp.skel.h: $(O)/bpf/wp.bpf.o
 
 $(O)/cmd/wp-arm/bpf.o: $(O)/bpf/wp.skel.h
 $(O)/cmd/wp-arm/bpf.o: WPFLAGS += -iquote $(O)/bpf
-$(O)/wp-arm: LDLIBS += -lbpf
 
 .SECONDEXPANSION:
 $(O)/cmd/%.o: cmd/%.c lib/*.h $$(wildcard $$(dir cmd/%)*.h)
@@ -82,7 +86,7 @@ $(O)/cmd/%.o: cmd/%.c lib/*.h $$(wildcard $$(dir cmd/%)*.h)
 	$(CC) $(WPFLAGS) -iquote $(<D) $(CFLAGS) -c -o $@ $<
 
 $(TOOLS:%=$(O)/%): $(O)/%: $$(call toolobj,%) $(O)/libwp.a
-	$(CC) $(CFLAGS) -o $@ $(call toolobj,$*) $(O)/libwp.a $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $(call toolobj,$*) $(O)/libwp.a $(LDLIBS_$*)
 
 # Test targets: plain -O1 programs, PIE and non-PIE, and a shared library.
 TCFLAGS	 = -O1 -g -Wall -Wextra -Werror -pthread
