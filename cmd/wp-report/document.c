@@ -609,16 +609,16 @@ process(struct report *r)
 		add(p, copy[i], field(r->session, copy[i]));
 	add(p, "alive_after", field(r->observation, "target_alive_after"));
 	add(p, "changed", stop ? json_object_new_boolean(strcmp(stop,
-	    "target_exec") == 0) : NULL);
+	    wp_stop_names[WP_STOP_EXEC]) == 0) : NULL);
 	x = field(r->session, "warnings");
 	add(p, "warnings", x ? x : json_object_new_array());
 	return p;
 }
 
 static void
-reason(json_object *a, const char *why)
+reason(json_object *a, enum wp_bound why)
 {
-	json_object_array_add(a, json_object_new_string(why));
+	json_object_array_add(a, json_object_new_string(wp_bound_names[why]));
 }
 
 static json_object *
@@ -628,24 +628,24 @@ lower_bound_reasons(struct report *r, long malformed)
 	const char *stop = obs_str(obs, "stop_reason");
 
 	if (obs == NULL)
-		reason(a, "incomplete_stream");
+		reason(a, WP_BOUND_INCOMPLETE);
 	if (r->lost > 0 || r->lost_records > 0 ||
 	    (obs && !obs_bool(obs, "lost_events", "known")) ||
 	    (obs && json_object_get_int64(json_object_object_get(
 	    json_object_object_get(obs, "lost_events"), "total")) > 0))
-		reason(a, "lost_events");
+		reason(a, WP_BOUND_LOST);
 	if (obs_bool(obs, "truncated_by_max_events", NULL) &&
 	    !obs_bool(obs, "tallied", NULL))
-		reason(a, "truncated_by_max_events");
+		reason(a, WP_BOUND_TRUNCATED);
 	if (obs_bool(obs, "thread_coverage", "partial_coverage"))
-		reason(a, "partial_thread_coverage");
-	if (stop && strcmp(stop, "output_closed") == 0)
-		reason(a, "output_closed");
+		reason(a, WP_BOUND_PARTIAL);
+	if (stop && strcmp(stop, wp_stop_names[WP_STOP_OUTPUT_CLOSED]) == 0)
+		reason(a, WP_BOUND_OUTPUT_CLOSED);
 	if (malformed > 0)
-		reason(a, "malformed_input_lines");
+		reason(a, WP_BOUND_MALFORMED);
 	if (json_object_array_length(a) == 0 &&
 	    obs_bool(obs, "counts_are_lower_bound", NULL))
-		reason(a, "reported_by_wp_arm");
+		reason(a, WP_BOUND_WP_ARM);
 	return a;
 }
 
