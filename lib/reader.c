@@ -156,9 +156,9 @@ place_member(const struct wp_json *j, const struct member *m,
 		h->has_time = wp_json_int(j, m->v, &h->time_ns) == 0;
 	else if (IS(*m, "ip"))
 		h->has_ip = wp_json_hex(j, m->v, &h->ip) == 0;
-	else if (IS(*m, "role"))
-		h->role = word_of(j, m->v, wp_role_names, WP_NROLES) > 0 ?
-		    word_of(j, m->v, wp_role_names, WP_NROLES) : WP_ROLE_NONE;
+	else if (IS(*m, "role") &&
+	    (i = word_of(j, m->v, wp_role_names, WP_NROLES)) > 0)
+		h->role = (int)i;
 	else if (IS(*m, "level") && wp_json_int(j, m->v, &i) == 0)
 		h->level = i >= 0 && i < 64 ? (int)i : 0;
 	else if (IS(*m, "generation") && wp_json_int(j, m->v, &i) == 0) {
