@@ -10,6 +10,11 @@ O	?= build
 CC	?= cc
 CFLAGS	?= -O2 -g
 WPFLAGS	 = -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -iquote lib
+# What each tool links besides libwp.a; the fuzzers and benchmarks, all.
+LDLIBS_wp-resolve = -ldw -lelf
+LDLIBS_wp-arm	 = -lcapstone -ldw -lelf -lbpf
+LDLIBS_wp-decode = -lcapstone -ldw -lelf
+LDLIBS_wp-report = -ljson-c
 LDLIBS	 = -lcapstone -ldw -lelf -ljson-c
 SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer \
 	   -fno-sanitize-recover=undefined
@@ -54,12 +59,12 @@ $(O)/lib/%.o: lib/%.c lib/*.h
 
 # The record contract (share/wp-records.schema.json) as a C string: the
 # tools check the records they read against it, the tests every record.
-$(O)/lib/schema.h: share/wp-records.schema.json
+$(O)/lib/schema-text.h: share/wp-records.schema.json
 	@mkdir -p $(@D)
 	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $< > $@.tmp
 	mv $@.tmp $@
 
-$(O)/lib/record.o: $(O)/lib/schema.h
+$(O)/lib/schema.o: $(O)/lib/schema-text.h
 
 $(O)/libwp.a: $(LIBOBJ)
 	rm -f $@
@@ -75,7 +80,6 @@ $(O)/bpf/wp.skel.h: $(O)/bpf/wp.bpf.o
 
 $(O)/cmd/wp-arm/bpf.o: $(O)/bpf/wp.skel.h
 $(O)/cmd/wp-arm/bpf.o: WPFLAGS += -iquote $(O)/bpf
-$(O)/wp-arm: LDLIBS += -lbpf
 
 .SECONDEXPANSION:
 $(O)/cmd/%.o: cmd/%.c lib/*.h $$(wildcard $$(dir cmd/%)*.h)
@@ -83,7 +87,7 @@ $(O)/cmd/%.o: cmd/%.c lib/*.h $$(wildcard $$(dir cmd/%)*.h)
 	$(CC) $(WPFLAGS) -iquote $(<D) $(CFLAGS) -c -o $@ $<
 
 $(TOOLS:%=$(O)/%): $(O)/%: $$(call toolobj,%) $(O)/libwp.a
-	$(CC) $(CFLAGS) -o $@ $(call toolobj,$*) $(O)/libwp.a $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $(call toolobj,$*) $(O)/libwp.a $(LDLIBS_$*)
 
 # Test targets: plain -O1 programs, PIE and non-PIE, and a shared library.
 TCFLAGS	 = -O1 -g -Wall -Wextra -Werror -pthread
@@ -162,7 +166,7 @@ fuzzobj	 = $(patsubst %.c,$(O)/fuzz/obj/%.o,$(fuzzsrc_$(1)))
 
 fuzz-build: $(FUZZERS:%=$(O)/fuzz/fuzz-%) $(O)/fuzz/seeds/.done
 
-$(O)/fuzz/obj/%.o: %.c lib/*.h $(O)/lib/schema.h $$(wildcard $$(dir %)*.h)
+$(O)/fuzz/obj/%.o: %.c lib/*.h $(O)/lib/schema-text.h $$(wildcard $$(dir %)*.h)
 	@mkdir -p $(@D)
 	$(FUZZCC) $(WPFLAGS) -iquote $(O)/lib -iquote $(<D) $(FUZZFLAGS) \
 	    -c -o $@ $<

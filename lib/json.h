@@ -159,6 +159,20 @@ void	 wp_jw_append(struct wp_jw *w, const char *text, size_t n);
  */
 size_t	 wp_fmt_hex(char *p, uint64_t v);
 
+/* What the parser and the writer share: byte classes (a byte that
+ * stands for itself in a string, a hex digit) and the length of the
+ * UTF-8 sequence at p (0: not valid). */
+#define WP_JSON_PLAIN	1
+#define WP_JSON_HEX	2
+extern const unsigned char wp_json_cls[256];
+/* whether eight bytes may be taken as one word, the first lowest */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define WP_JSON_SWAR	1
+#else
+#define WP_JSON_SWAR	0
+#endif
+size_t	 wp_utf8_len(const unsigned char *p, const unsigned char *end);
+
 /*
  * memcmp(a, b, n) == 0, without a call for the short names of records:
  * the parser's and the schema check's one comparison of names.

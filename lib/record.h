@@ -18,6 +18,7 @@
 #include "json.h"
 #include "stream.h"
 #include "util.h"
+#include "vocab.h"
 #include "x86.h"
 
 #define WP_CHAIN_MAXDEPTH 8
@@ -34,16 +35,6 @@ int	 wp_rec_hex(const struct wp_record *rec, const char *key,
 /* The raw JSON text of a member, or NULL. */
 const char *wp_rec_raw(const struct wp_record *rec, const char *key,
 	    size_t *len);
-
-/*
- * Whether the record keeps to the contract's types
- * (share/wp-records.schema.json, compiled in): every member it has that
- * the contract names is of its type, and a session's schema_version is
- * the one this wp reads.  Members it lacks, and members and types the
- * contract does not name, are let be.  0, or -1 with err naming the
- * member (status WP_EXIT_MALFORMED).
- */
-int	 wp_rec_check(const struct wp_record *rec, struct wp_error *err);
 
 /* ---- session (wp-resolve) ---- */
 
@@ -169,16 +160,6 @@ struct wp_armed_rec {
 };
 
 void	 wp_rec_armed(struct wp_jw *w, const struct wp_armed_rec *a);
-
-enum { WP_ROLE_NONE, WP_ROLE_POINTER, WP_ROLE_LEAF };
-
-#define WP_HIT_READ		0x01	/* flags: -a rw, a load */
-#define WP_HIT_SYSCALL		0x02	/* the kernel wrote in a system call */
-#define WP_HIT_UNEXPLAINED	0x04	/* changed, no store explains it */
-#define WP_HIT_KERNEL		0x08	/* the kernel wrote, not for a call:
-					   a signal frame */
-#define WP_HIT_UNVERIFIED	0x10	/* a system call whose writes wp
-					   does not know */
 
 struct wp_hit_rec {
 	int			 target;
@@ -360,8 +341,7 @@ void	 wp_rec_observation(struct wp_jw *w, const struct wp_observation *o);
 /* ---- what wp-decode adds to a hit ---- */
 
 struct wp_writer_rec {
-	const char	*kind;		/* write, read, syscall, kernel,
-					   unexplained */
+	int		 kind;		/* enum wp_kind; -1: null */
 	int		 has_trap;	/* 0: the hit had no ip */
 	uint64_t	 trap_ip;
 	int		 has_trap_static;
@@ -377,7 +357,7 @@ struct wp_writer_rec {
 	const char	*source_file;	/* NULL: no source */
 	int		 source_line;
 	const char	*insn;
-	const char	*confidence;
+	int		 confidence;	/* enum wp_conf */
 	int		 candidates;
 	const char	*reason;
 	const char	*caveat;
@@ -387,7 +367,7 @@ struct wp_writer_rec {
 void	 wp_rec_writer(struct wp_jw *w, const struct wp_writer_rec *wr);
 
 struct wp_value_rec {
-	const char	*kind;	/* register_store, immediate_store, observed, unknown */
+	int		 kind;	/* enum wp_vkind */
 	const char	*reg;
 	int		 width;
 	int		 has_value;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "record.h"
+#include "schema.h"
 #include "stream.h"
 #include "util.h"
 

@@ -8,12 +8,6 @@
 #include "util.h"
 #include "x86.h"
 
-const char *const wp_x86_reg_names[WP_NREGS] = {
-	"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp", "rip",
-	"rflags", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15",
-	"fs_base", "gs_base"
-};
-
 static csh cs;
 static int cs_ready;
 

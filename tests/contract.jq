@@ -15,6 +15,9 @@ def ok($v; $spec; $path):
   elif ($spec | type) == "string" then
     if any(($spec | split("|"))[]; prim($v; .)) then empty
     else "\($path): \($v | tojson | .[0:60]) is not \($spec)" end
+  elif ($spec | type) == "object" and ($spec | has("enum")) then
+    if any($spec.enum[]; . == $v) then empty
+    else "\($path): \($v | tojson | .[0:60]) is not one of its words" end
   elif $spec.oneof then
     if any($spec.oneof[]; . as $o | [ok($v; $o; $path)] | length == 0) then empty
     else "\($path): \($v | tojson | .[0:60]) is none of its types" end

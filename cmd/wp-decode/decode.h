@@ -12,7 +12,7 @@
 
 #include "hmap.h"
 #include "json.h"
-#include "record.h"
+#include "reader.h"
 #include "x86.h"
 
 /* ---- image.c: the modules and mappings a session record lists ---- */
@@ -67,8 +67,8 @@ size_t	 image_read_live(struct image *im, uint64_t addr, void *buf,
 /* A rendered writer, for one choice among the candidates. */
 struct variant {
 	int		 wi;
-	const char	*kind;
-	const char	*conf;
+	int		 kind;		/* enum wp_kind */
+	int		 conf;		/* enum wp_conf */
 	const char	*caveat;
 	uint64_t	 trap;
 	char		*text;
@@ -124,13 +124,13 @@ struct ustack {
 /* Forgets the modules (a new session). */
 void	 ustack_clear(struct ustack *u);
 /*
- * The callers of hit rec from its "user_stack" and regs (the registers
+ * The callers of hit h from its "user_stack" and regs (the registers
  * at the trap), innermost first, at most max into ips; *n set.  Returns
  * the chain's status, as wp-arm's: "complete", "truncated" or why it
  * stopped (a static string or libdw's).
  */
 const char *ustack_unwind(struct ustack *u, struct image *im,
-	    const struct wp_record *rec, const struct wp_x86_regs *regs,
+	    const struct wp_hit_in *h, const struct wp_x86_regs *regs,
 	    uint64_t *ips, size_t max, size_t *n);
 
 struct decoder {
@@ -141,6 +141,7 @@ struct decoder {
 	size_t		 chain_depth;	/* the armed record's, for ustack */
 	struct dtarget	*targets;
 	size_t		 ntargets;
+	struct wp_hit_in hit;		/* the hit being decoded */
 	struct wp_jw	 out;
 };
 
@@ -154,7 +155,7 @@ void	 frames_clear(struct wp_hmap *frames);
  * hit with a "user_stack" instead, the chain unwound from it (regs: the
  * registers at the trap) as "callchain" and "callchain_status" first.
  */
-void	 frames_append(struct decoder *d, const struct wp_record *rec,
+void	 frames_append(struct decoder *d, const struct wp_hit_in *h,
 	    const struct wp_x86_regs *regs);
 
 void	 decoder_init(struct decoder *d);
@@ -167,11 +168,10 @@ int	 decoder_target(struct decoder *d, const struct wp_record *rec,
 /* The armed record: how deep chains go. */
 void	 decoder_armed(struct decoder *d, const struct wp_record *rec);
 /*
- * The text to append to hit or tally rec: ,"writer":{...}, and with
- * value ,"written_value":{...}.  It belongs to d and is valid until the
- * next call.
+ * The text to append to hit or tally h: ,"writer":{...}, and for a hit
+ * ,"written_value":{...}.  It belongs to d and is valid until the next
+ * call.
  */
-const struct wp_jw *decoder_hit(struct decoder *d, const struct wp_record *rec,
-	    int value);
+const struct wp_jw *decoder_hit(struct decoder *d, const struct wp_hit_in *h);
 
 #endif

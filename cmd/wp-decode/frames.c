@@ -95,7 +95,7 @@ render(struct image *im, uint64_t ip)
 	return text;
 }
 
-#define MAXFRAMES	128	/* wp-arm --callchain-depth at most */
+#define MAXFRAMES	WP_CALLCHAIN_MAX
 
 /* The frame of return address ip, rendered once. */
 static const char *
@@ -118,34 +118,30 @@ frame_text(struct wp_hmap *frames, struct image *im, uint64_t ip)
 }
 
 void
-frames_append(struct decoder *d, const struct wp_record *rec,
+frames_append(struct decoder *d, const struct wp_hit_in *h,
     const struct wp_x86_regs *regs)
 {
 	struct wp_jw *out = &d->out;
-	uint64_t ip, ips[MAXFRAMES];
+	uint64_t ips[MAXFRAMES];
 	const char *status, *t;
 	size_t n, i, max;
-	int arr, v;
 
-	if ((arr = wp_rec_get(rec, "callchain")) >= 0) {
-		if (!wp_json_is(rec->j, arr, WP_JARRAY))
+	if (h->chain_json != NULL) {
+		if (!h->has_chain)
 			return;
 		wp_jw_arr(out, "callers");
-		for (v = wp_json_first(rec->j, arr); v >= 0;
-		    v = wp_json_next(rec->j, arr, v)) {
-			if (wp_json_hex(rec->j, v, &ip) == -1 || ip == 0)
-				continue;
-			t = frame_text(&d->frames, &d->img, ip);
+		for (i = 0; i < h->nchain; i++) {
+			t = frame_text(&d->frames, &d->img, h->chain[i]);
 			wp_jw_raw(out, NULL, t, strlen(t));
 		}
 		wp_jw_end(out);
 		return;
 	}
-	if (wp_rec_get(rec, "user_stack") < 0)
+	if (!h->has_stack)
 		return;
 	max = d->chain_depth > 0 && d->chain_depth < MAXFRAMES ?
 	    d->chain_depth : MAXFRAMES;
-	status = ustack_unwind(&d->ustack, &d->img, rec, regs, ips, max, &n);
+	status = ustack_unwind(&d->ustack, &d->img, h, regs, ips, max, &n);
 	wp_jw_arr(out, "callchain");
 	for (i = 0; i < n; i++)
 		wp_jw_hex(out, NULL, ips[i]);

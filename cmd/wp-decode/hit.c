@@ -71,50 +71,11 @@ decoder_target(struct decoder *d, const struct wp_record *rec,
 	return 0;
 }
 
-/*
- * The registers of a hit in need, from its "regs" object: no other one
- * is looked at.
- */
-static int
-read_regs(const struct wp_record *rec, struct wp_x86_regs *r, uint32_t need)
-{
-	/* where each was in the last hit: hits list them in one order */
-	static int at[WP_NREGS];
-	const struct wp_json *j = rec->j;
-	const struct wp_jtok *t;
-	int o = wp_rec_get(rec, "regs"), k, v;
-
-	r->have = 0;
-	if (o < 0 || j->t[o].type != WP_JOBJECT)
-		return 0;
-	for (k = 0; k < WP_NREGS; k++) {
-		if (!(need & (1u << k)))
-			continue;
-		/* values of one token each: member i's is at o + 2 + 2i */
-		v = o + 2 + 2 * at[k];
-		t = &j->t[v - 1];
-		if ((j->t[o].kinds & (1u << WP_JOBJECT | 1u << WP_JARRAY)) ||
-		    v >= (int)j->t[o].end || t->esc ||
-		    t->len != strlen(wp_x86_reg_names[k]) + 2 ||
-		    memcmp(j->text + t->start + 1, wp_x86_reg_names[k],
-		    t->len - 2) != 0) {
-			if ((v = wp_json_get(j, o, wp_x86_reg_names[k])) < 0)
-				continue;
-			if (!(j->t[o].kinds & (1u << WP_JOBJECT |
-			    1u << WP_JARRAY)))
-				at[k] = (v - o - 2) / 2;
-		}
-		if (wp_json_hex(j, v, &r->v[k]) == 0)
-			r->have |= 1u << k;
-	}
-	return r->have != 0;
-}
-
 /* The registers a copied stack is unwound from: all but the flags. */
 static uint32_t
-stack_regs(const struct wp_record *rec)
+stack_regs(const struct wp_hit_in *h)
 {
-	if (wp_rec_get(rec, "user_stack") < 0)
+	if (!h->has_stack)
 		return 0;
 	return ((1u << WP_NGPREGS) - 1) & ~(1u << WP_RFLAGS);
 }
@@ -143,16 +104,15 @@ site_regs(const struct site *st)
 
 /* The range the hit watched: the target's, or where a chain was. */
 static int
-watched(struct decoder *d, const struct wp_record *rec, struct dtarget *t)
+watched(struct decoder *d, const struct wp_hit_in *h, struct dtarget *t)
 {
-	int64_t id = -1, len = 1;
+	int id = h->has_target ? h->target : -1;
 	size_t i;
 
-	wp_rec_int(rec, "target", &id);
-	if (wp_rec_hex(rec, "addr", &t->addr) == 0) {
-		wp_rec_int(rec, "len", &len);
-		t->id = (int)id;
-		t->len = len > 0 ? (size_t)len : 1;
+	if (h->has_addr) {
+		t->addr = h->addr;
+		t->id = id;
+		t->len = h->len > 0 ? (size_t)h->len : 1;
 		return 1;
 	}
 	for (i = 0; i < d->ntargets; i++)
@@ -182,8 +142,8 @@ kind_caveat(const struct wp_x86_insn *in)
 /* The choice among a site's candidates. */
 struct choice {
 	int		 wi;		/* -1: none */
-	const char	*kind;		/* write, read, syscall */
-	const char	*conf;
+	int		 kind;		/* enum wp_kind */
+	int		 conf;		/* enum wp_conf */
 	const char	*caveat;
 };
 
@@ -197,19 +157,20 @@ choose_exact(const struct site *st, unsigned flags, struct choice *c)
 	const struct wp_x86_insn *in = &st->cand[0];
 
 	c->wi = 0;
-	c->kind = flags & WP_HIT_SYSCALL ? "syscall" : flags & WP_HIT_READ ?
-	    "read" : "write";
+	c->kind = flags & WP_HIT_SYSCALL ? WP_KIND_SYSCALL : flags &
+	    WP_HIT_READ ? WP_KIND_READ : WP_KIND_WRITE;
 	if (flags & WP_HIT_SYSCALL) {
-		c->conf = flags & WP_HIT_UNVERIFIED ? "medium" : "exact";
+		c->conf = flags & WP_HIT_UNVERIFIED ? WP_CONF_MEDIUM :
+		    WP_CONF_EXACT;
 		c->caveat = flags & WP_HIT_UNVERIFIED ? "the kernel wrote "
 		    "during this system call, and wp does not know what it "
 		    "writes: the change may not be its" : "the kernel wrote "
 		    "during this system call";
 	} else if (flags & WP_HIT_READ ? in->reads : in->writes) {
-		c->conf = "exact";
+		c->conf = WP_CONF_EXACT;
 		c->caveat = kind_caveat(in);
 	} else {
-		c->conf = "low";
+		c->conf = WP_CONF_LOW;
 		c->caveat = flags & WP_HIT_READ ? "this instruction reads no "
 		    "memory" : "this instruction writes no memory";
 	}
@@ -223,8 +184,8 @@ choose(const struct site *st, const struct dtarget *t,
 	int i, matched = 0, computable = 0, first = -1;
 
 	c->wi = -1;
-	c->kind = st->reader ? "read" : "write";
-	c->conf = "unknown";
+	c->kind = st->reader ? WP_KIND_READ : WP_KIND_WRITE;
+	c->conf = WP_CONF_UNKNOWN;
 	c->caveat = NULL;
 	if (st->ncand == 0)
 		return;
@@ -243,18 +204,19 @@ choose(const struct site *st, const struct dtarget *t,
 	}
 	if (st->sweep) {
 		c->wi = 0;
-		c->conf = "high";
+		c->conf = WP_CONF_HIGH;
 		if (computable > 0 && matched == 0) {
-			c->conf = "low";
+			c->conf = WP_CONF_LOW;
 			c->caveat = no_overlap;
 		}
 	} else if (matched > 0) {
 		c->wi = first;
-		c->conf = matched > 1 ? "medium" : computable == st->ncand ?
-		    "high" : "medium";
+		c->conf = matched > 1 ? WP_CONF_MEDIUM : computable ==
+		    st->ncand ? WP_CONF_HIGH : WP_CONF_MEDIUM;
 	} else {
 		c->wi = st->ncand - 1;
-		c->conf = st->ncand == 1 && computable == 0 ? "medium" : "low";
+		c->conf = st->ncand == 1 && computable == 0 ? WP_CONF_MEDIUM :
+		    WP_CONF_LOW;
 		c->caveat = computable > 0 ? no_overlap : "several instructions "
 		    "end at the trap IP and no registers place their stores: "
 		    "the longest was taken";
@@ -354,7 +316,7 @@ value_of(const struct wp_x86_insn *in, const struct wp_x86_regs *r,
 	uint64_t mask;
 
 	mask = in->width >= 8 ? ~0ULL : (1ULL << (8 * in->width)) - 1;
-	v->kind = "unknown";
+	v->kind = WP_VALUE_UNKNOWN;
 	v->width = in->width;
 	switch (in->kind) {
 	case WP_X86_REG_STORE:
@@ -362,13 +324,13 @@ value_of(const struct wp_x86_insn *in, const struct wp_x86_regs *r,
 			v->reason = "no registers sampled (watch with --regs)";
 			return;
 		}
-		v->kind = "register_store";
+		v->kind = WP_VALUE_REGISTER;
 		v->reg = in->src_name;
 		v->has_value = 1;
 		v->value = (r->v[in->src_reg] >> in->src_shift) & mask;
 		return;
 	case WP_X86_IMM_STORE:
-		v->kind = "immediate_store";
+		v->kind = WP_VALUE_IMMEDIATE;
 		v->has_value = 1;
 		v->value = in->imm & mask;
 		return;
@@ -395,51 +357,29 @@ value_of(const struct wp_x86_insn *in, const struct wp_x86_regs *r,
 
 /* What the backend read in memory after the write. */
 static void
-observed(const struct wp_record *rec, const struct dtarget *t, int have_t,
+observed(const struct wp_hit_in *h, const struct dtarget *t, int have_t,
     struct wp_value_rec *v)
 {
-	v->kind = "observed";
+	v->kind = WP_VALUE_OBSERVED;
 	v->width = have_t ? (int)t->len : 0;
-	v->has_value = wp_rec_hex(rec, "new_value", &v->value) == 0;
-	v->bytes = wp_rec_raw(rec, "new_bytes", &v->nbytes);
-	if (v->bytes != NULL && !wp_json_is(rec->j,
-	    wp_rec_get(rec, "new_bytes"), WP_JSTRING))
-		v->bytes = NULL;
+	v->has_value = h->has_new_value;
+	v->value = h->new_value;
+	v->bytes = h->new_bytes;
+	v->nbytes = h->nnew_bytes;
 	if (!v->has_value && v->bytes == NULL) {
-		v->kind = "unknown";
+		v->kind = WP_VALUE_UNKNOWN;
 		v->reason = "no value in the hit";
 	}
 }
 
-static unsigned
-hit_flags(const struct wp_record *rec)
-{
-	static const struct { const char *name; unsigned bit; } f[] = {
-		{ "read", WP_HIT_READ }, { "syscall", WP_HIT_SYSCALL },
-		{ "unexplained", WP_HIT_UNEXPLAINED },
-		{ "kernel", WP_HIT_KERNEL }, { "unverified", WP_HIT_UNVERIFIED }
-	};
-	const struct wp_json *j = rec->j;
-	int a = wp_rec_get(rec, "flags"), v;
-	unsigned bits = 0;
-	size_t i;
-
-	for (v = wp_json_first(j, a); v >= 0 && wp_json_is(j, a, WP_JARRAY);
-	    v = wp_json_next(j, a, v))
-		for (i = 0; i < sizeof f / sizeof f[0]; i++)
-			if (wp_json_streq(j, v, f[i].name))
-				bits |= f[i].bit;
-	return bits;
-}
-
 /* A change no instruction of the process made: the kernel's, or none's. */
 static void
-no_writer(struct decoder *d, const struct wp_record *rec, uint64_t ip,
-    unsigned flags)
+no_writer(struct decoder *d, const struct wp_hit_in *h)
 {
 	struct wp_writer_rec r;
 	char why[128];
-	int64_t sig = 0;
+	uint64_t ip = h->ip;
+	int sig = h->signal;
 
 	memset(&r, 0, sizeof r);
 	r.has_trap = 1;
@@ -447,9 +387,9 @@ no_writer(struct decoder *d, const struct wp_record *rec, uint64_t ip,
 	r.trap_module = image_module_of(&d->img, ip, &r.trap_static);
 	r.has_trap_static = r.trap_module != NULL;
 	r.trap_static = ip - r.trap_static;
-	if (flags & WP_HIT_KERNEL) {
-		r.kind = "kernel";
-		if (wp_rec_int(rec, "signal", &sig) == 0 && sig > 0)
+	if (h->flags & WP_HIT_KERNEL) {
+		r.kind = WP_KIND_KERNEL;
+		if (sig > 0)
 			snprintf(why, sizeof why, "the kernel wrote: the frame "
 			    "of signal %d (%s), delivered on this thread",
 			    (int)sig, sigabbrev_np((int)sig) ?
@@ -458,7 +398,7 @@ no_writer(struct decoder *d, const struct wp_record *rec, uint64_t ip,
 			snprintf(why, sizeof why, "the kernel wrote");
 		r.reason = why;
 	} else {
-		r.kind = "unexplained";
+		r.kind = WP_KIND_UNEXPLAINED;
 		r.reason = "no instruction of this process explains the change "
 		    "(another process through shared memory, a device, or an "
 		    "instruction wp does not model)";
@@ -466,8 +406,26 @@ no_writer(struct decoder *d, const struct wp_record *rec, uint64_t ip,
 	wp_rec_writer(&d->out, &r);
 }
 
+/* A hit without an ip: nothing to decode. */
+static const struct wp_jw *
+no_ip(struct decoder *d)
+{
+	struct wp_writer_rec nr;
+	struct wp_value_rec v;
+
+	memset(&nr, 0, sizeof nr);
+	memset(&v, 0, sizeof v);
+	nr.kind = -1;
+	nr.reason = "hit without ip";
+	wp_rec_writer(&d->out, &nr);
+	v.kind = WP_VALUE_UNKNOWN;
+	v.reason = "hit without ip";
+	wp_rec_value(&d->out, &v);
+	return &d->out;
+}
+
 const struct wp_jw *
-decoder_hit(struct decoder *d, const struct wp_record *rec, int value)
+decoder_hit(struct decoder *d, const struct wp_hit_in *h)
 {
 	struct wp_x86_regs r;
 	struct wp_value_rec v;
@@ -476,63 +434,51 @@ decoder_hit(struct decoder *d, const struct wp_record *rec, int value)
 	struct site *st;
 	const char *text;
 	size_t tlen;
-	uint64_t ip, wip;
-	unsigned flags;
-	int exact, have_t;
+	int have_t;
 
 	wp_jw_resume(&d->out);
 	memset(&v, 0, sizeof v);
-	if (wp_rec_hex(rec, "ip", &ip) == -1) {
-		struct wp_writer_rec nr;
-
-		memset(&nr, 0, sizeof nr);
-		nr.reason = "hit without ip";
-		wp_rec_writer(&d->out, &nr);
-		v.kind = "unknown";
-		v.reason = "hit without ip";
-		wp_rec_value(&d->out, &v);
-		return &d->out;
-	}
-	flags = hit_flags(rec);
-	exact = wp_rec_hex(rec, "writer_ip", &wip) == 0;
-	have_t = watched(d, rec, &t);
-	if (flags & (WP_HIT_KERNEL | WP_HIT_UNEXPLAINED)) {
-		observed(rec, &t, have_t, &v);
-		no_writer(d, rec, ip, flags);
-		if (value)
+	if (!h->has_ip)
+		return no_ip(d);
+	have_t = watched(d, h, &t);
+	if (h->flags & (WP_HIT_KERNEL | WP_HIT_UNEXPLAINED)) {
+		observed(h, &t, have_t, &v);
+		no_writer(d, h);
+		if (!h->tally)
 			wp_rec_value(&d->out, &v);
-		read_regs(rec, &r, stack_regs(rec));
-		frames_append(d, rec, &r);
+		wp_rec_hit_regs(h, stack_regs(h), &r);
+		frames_append(d, h, &r);
 		return &d->out;
 	}
-	st = site_get(&d->sites, &d->img, exact ? wip : ip, exact);
-	read_regs(rec, &r, site_regs(st) | stack_regs(rec));
-	if (exact && st->ncand > 0)
-		choose_exact(st, flags, &c);
+	st = site_get(&d->sites, &d->img, h->exact ? h->writer_ip : h->ip,
+	    h->exact);
+	wp_rec_hit_regs(h, site_regs(st) | stack_regs(h), &r);
+	if (h->exact && st->ncand > 0)
+		choose_exact(st, h->flags, &c);
 	else
 		choose(st, have_t ? &t : NULL, &r, &c);
-	if (exact || wp_rec_get(rec, "new_value") >= 0 ||
-	    wp_rec_get(rec, "new_bytes") >= 0)
-		observed(rec, &t, have_t, &v);
+	if (h->exact || h->has_value_members)
+		observed(h, &t, have_t, &v);
 	else if (c.wi >= 0)
 		value_of(&st->cand[c.wi], &r, &v);
 	else {
-		v.kind = "unknown";
+		v.kind = WP_VALUE_UNKNOWN;
 		v.reason = "writer unknown";
 	}
-	text = writer_text(d, st, &c, ip, &tlen);
+	text = writer_text(d, st, &c, h->ip, &tlen);
 	wp_jw_append(&d->out, text, tlen);
-	if (value)
+	if (!h->tally)
 		wp_rec_value(&d->out, &v);
-	frames_append(d, rec, &r);
+	frames_append(d, h, &r);
 	return &d->out;
 }
 
 void
 decoder_armed(struct decoder *d, const struct wp_record *rec)
 {
-	int64_t n;
+	struct wp_armed_in a;
 
-	if (wp_rec_int(rec, "callchain_depth", &n) == 0 && n > 0)
-		d->chain_depth = (size_t)n;
+	wp_rec_read_armed(rec, &a);
+	if (a.callchain_depth > 0)
+		d->chain_depth = (size_t)a.callchain_depth;
 }

@@ -79,9 +79,11 @@ one(struct decoder *d, const struct wp_record *rec, const char *name)
 	struct wp_error err;
 	int rc = 0;
 
-	if ((strcmp(rec->type, "hit") == 0 || strcmp(rec->type, "tally") == 0)
-	    && wp_rec_get(rec, "writer") < 0) {
-		add = decoder_hit(d, rec, strcmp(rec->type, "hit") == 0);
+	if (strcmp(rec->type, "hit") == 0 || strcmp(rec->type, "tally") == 0) {
+		wp_rec_read_hit(rec, &d->hit);
+		if (d->hit.has_writer)
+			return wp_stream_pass(rec);
+		add = decoder_hit(d, &d->hit);
 		return wp_stream_append(rec, add->buf, add->len);
 	}
 	if (strcmp(rec->type, "session") == 0)

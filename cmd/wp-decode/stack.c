@@ -109,38 +109,17 @@ ustack_clear(struct ustack *u)
 	memset(u, 0, sizeof *u);
 }
 
-/* The "user_stack" string of rec, into u->buf: its bytes, or -1. */
-static ssize_t
-stack_bytes(struct ustack *u, const struct wp_record *rec)
-{
-	const char *s;
-	size_t len, n;
-	int v;
-
-	if ((v = wp_rec_get(rec, "user_stack")) < 0 ||
-	    (s = wp_json_raw(rec->j, v, &len)) == NULL)
-		return -1;
-	if (len / 2 > u->cap) {
-		u->buf = wp_xrealloc(u->buf, len / 2);
-		u->cap = len / 2;
-	}
-	if (wp_json_bytes(rec->j, v, u->buf, u->cap, &n) == -1)
-		return -1;
-	return (ssize_t)n;
-}
-
 const char *
-ustack_unwind(struct ustack *u, struct image *im, const struct wp_record *rec,
+ustack_unwind(struct ustack *u, struct image *im, const struct wp_hit_in *h,
     const struct wp_x86_regs *regs, uint64_t *ips, size_t max, size_t *n)
 {
 	static const uint32_t need = 1u << WP_RSP | 1u << WP_RIP;
 	const char *status;
 	ssize_t len;
-	int64_t tid = 0;
 	int unknown;
 
 	*n = 0;
-	if ((len = stack_bytes(u, rec)) < 0)
+	if ((len = wp_rec_hit_stack(h, &u->buf, &u->cap)) < 0)
 		return "user_stack is not a hex string";
 	if ((regs->have & need) != need)
 		return "no stack pointer and ip sampled to start from";
@@ -148,8 +127,7 @@ ustack_unwind(struct ustack *u, struct image *im, const struct wp_record *rec,
 		u->state = attach(u, im) == 0 ? 1 : -1;
 	if (u->state == -1)
 		return u->why;
-	wp_rec_int(rec, "tid", &tid);
-	u->tid = tid > 0 ? (pid_t)tid : 1;
+	u->tid = h->has_tid && h->tid > 0 ? h->tid : 1;
 	u->regs = *regs;
 	u->stack = u->buf;
 	u->nstack = (size_t)len;

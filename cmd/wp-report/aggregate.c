@@ -6,29 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "record.h"
+#include "reader.h"
 #include "report.h"
 #include "util.h"
-
-const char *const conf_names[C_N] = {
-	"exact", "high", "medium", "low", "unknown"
-};
-
-const char *const kind_names[K_N] = {
-	"write", "read", "syscall", "kernel", "unexplained"
-};
-
-/* The kind of a decoded access; a writer without one wrote. */
-int
-kind_rank(const struct wp_json *j, int v)
-{
-	int i;
-
-	for (i = 0; i < K_N; i++)
-		if (wp_json_streq(j, v, kind_names[i]))
-			return i;
-	return K_WRITE;
-}
 
 void
 report_init(struct report *r, size_t maxsamples, size_t maxchains)
@@ -48,7 +28,7 @@ free_target(struct rtarget *t)
 	json_object_put(t->rec);
 	for (j = 0; j < t->sites.cap; j++)
 		if ((s = wp_hmap_slot(&t->sites, j)) != NULL) {
-			free(s->writer);
+			wp_writer_in_free(&s->writer);
 			site_chains_free(s);
 		}
 	wp_hmap_free(&t->sites);
@@ -56,14 +36,14 @@ free_target(struct rtarget *t)
 		struct rtally *y = wp_hmap_slot(&t->tallies, j);
 
 		if (y != NULL) {
-			free(y->writer);
+			wp_writer_in_free(&y->writer);
 			free(y->chain);
 		}
 	}
 	wp_hmap_free(&t->tallies);
 	for (j = 0; j < t->nsamples; j++) {
-		free(t->samples[j].writer);
-		free(t->samples[j].value);
+		wp_writer_in_free(&t->samples[j].writer);
+		wp_value_in_free(&t->samples[j].value);
 	}
 	free(t->samples);
 	free(t->binds);
@@ -109,16 +89,6 @@ target(struct report *r, int id)
 	return NULL;
 }
 
-static char *
-dupn(const char *s, size_t n)
-{
-	char *p = wp_xmalloc(n + 1);
-
-	memcpy(p, s, n);
-	p[n] = '\0';
-	return p;
-}
-
 /*
  * When the samples are full and a writer without a sample appears, the
  * latest sample of the writer with the most samples makes room, so that
@@ -143,24 +113,13 @@ evict(struct rtarget *t)
 		if (sm->trap != most->trap || sm->wip != most->wip ||
 		    sm->kind != most->kind)
 			continue;
-		free(sm->writer);
-		free(sm->value);
+		wp_writer_in_free(&sm->writer);
+		wp_value_in_free(&sm->value);
 		most->nsamples--;
 		memmove(sm, sm + 1, (t->nsamples - i - 1) * sizeof *sm);
 		return &t->samples[t->nsamples - 1];
 	}
 	return NULL;
-}
-
-static int
-conf_rank(const struct wp_json *j, int v)
-{
-	int i;
-
-	for (i = 0; i < C_N; i++)
-		if (wp_json_streq(j, v, conf_names[i]))
-			return i;
-	return C_UNKNOWN;
 }
 
 static void
@@ -182,11 +141,9 @@ count_thread(struct rtarget *t, int tid)
 
 static void
 keep_sample(struct report *r, struct rtarget *t, struct rsite *s,
-    const struct wp_record *rec, int64_t tid, int64_t tns)
+    const struct wp_hit_in *h, int64_t tid, int64_t tns)
 {
 	struct rsample *sm = NULL;
-	const char *raw;
-	size_t n;
 
 	if (t->nsamples < r->maxsamples) {
 		if (t->samples == NULL)
@@ -205,28 +162,24 @@ keep_sample(struct report *r, struct rtarget *t, struct rsite *s,
 	sm->kind = s->kind;
 	sm->tid = tid;
 	sm->time_ns = tns;
-	raw = wp_rec_raw(rec, "writer", &n);
-	sm->writer = raw && wp_json_is(rec->j, wp_rec_get(rec, "writer"),
-	    WP_JOBJECT) ? dupn(raw, n) : NULL;
-	raw = wp_rec_raw(rec, "written_value", &n);
-	sm->value = raw ? dupn(raw, n) : NULL;
+	sm->has_writer = wp_rec_read_writer(h, &sm->writer, 1) == 0;
+	sm->has_value = wp_rec_read_value(h, &sm->value) == 0;
 	s->nsamples++;
 }
 
 /* A hit of a follow chain on a pointer, or on the leaf of a binding. */
 static int
-follow_hit(struct rtarget *t, const struct wp_record *rec)
+follow_hit(struct rtarget *t, const struct wp_hit_in *h)
 {
-	int64_t g;
 	size_t i;
 
-	if (wp_json_streq(rec->j, wp_rec_get(rec, "role"), "pointer")) {
+	if (h->role == WP_ROLE_POINTER) {
 		t->ptr_hits++;
 		return 1;
 	}
-	if (wp_rec_int(rec, "generation", &g) == 0)
+	if (h->has_generation)
 		for (i = t->nbinds; i-- > 0;)
-			if (t->binds[i].generation == (uint64_t)g) {
+			if (t->binds[i].generation == h->generation) {
 				t->binds[i].leaf_hits++;
 				break;
 			}
@@ -258,24 +211,26 @@ fnv(const char *p, size_t n, uint64_t h)
  * the text a report shows ({"status":..., "callers":[...]}, to free).
  */
 static char *
-chain_of(const struct wp_record *rec, uint64_t *k1, uint64_t *k2)
+chain_of(const struct wp_hit_in *h, uint64_t *k1, uint64_t *k2)
 {
-	const char *raw, *st, *callers;
-	size_t n, sn, cn;
+	const char *raw = h->chain_json, *st, *callers;
+	size_t n = h->nchain_json, sn, cn;
 	char *text;
 
-	if ((raw = wp_rec_raw(rec, "callchain", &n)) == NULL)
+	if (raw == NULL)
 		return NULL;
-	if ((st = wp_rec_raw(rec, "callchain_status", &sn)) == NULL) {
+	if ((st = h->status_json) == NULL) {
 		st = "null";
 		sn = 4;
-	}
+	} else
+		sn = h->nstatus_json;
 	*k1 = fnv(st, sn, fnv(raw, n, 0xcbf29ce484222325ULL));
 	*k2 = fnv(raw, n, fnv(st, sn, 0x84222325cbf29ce4ULL));
-	if ((callers = wp_rec_raw(rec, "callers", &cn)) == NULL) {
+	if ((callers = h->callers_json) == NULL) {
 		callers = raw;
 		cn = n;
-	}
+	} else
+		cn = h->ncallers_json;
 	text = wp_xmalloc(sn + cn + 32);
 	snprintf(text, sn + cn + 32, "{\"status\":%.*s,\"callers\":%.*s}",
 	    (int)sn, st, (int)cn, callers);
@@ -304,82 +259,88 @@ site_add_chain(struct rsite *s, uint64_t k1, uint64_t k2, const char *text,
 
 /* Counts the hit's call chain at its site, when it has one. */
 static void
-add_chain(struct rsite *s, const struct wp_record *rec)
+add_chain(struct rsite *s, const struct wp_hit_in *h)
 {
 	uint64_t k1, k2;
 	char *text;
 
-	if ((text = chain_of(rec, &k1, &k2)) == NULL)
+	if ((text = chain_of(h, &k1, &k2)) == NULL)
 		return;
 	site_add_chain(s, k1, k2, text, 1);
 	free(text);
 }
 
+/* Where hits of the site of h (whose writer is w) are counted. */
+static struct rsite *
+site_of(struct rtarget *t, const struct wp_hit_in *h,
+    const struct wp_writer_in *w)
+{
+	struct rsite *s;
+	uint64_t wip = w->has_writer_ip ? w->writer_ip : 0;
+	int isnew;
+
+	/* a user address leaves the top byte free for the kind */
+	s = wp_hmap_put(&t->sites, h->ip, wip | (uint64_t)w->kind << 56,
+	    &isnew);
+	if (isnew) {
+		s->trap = h->ip;
+		s->wip = wip;
+		s->kind = w->kind;
+		s->has_writer = wp_rec_read_writer(h, &s->writer, 1) == 0;
+	}
+	return s;
+}
+
 static void
 add_hit(struct report *r, const struct wp_record *rec)
 {
-	const struct wp_json *j = rec->j;
+	struct wp_hit_in *h = &r->hit;
+	struct wp_writer_in w;
 	struct rtarget *t;
 	struct rsite *s;
-	int64_t id = -1, tid = -1, tns = 0;
-	uint64_t trap = 0, wip = 0;
-	int w, isnew, have_t, kind;
-	size_t n;
-	const char *raw;
+	int64_t tid, tns;
+	int has_w;
 
 	r->hits++;
-	if (wp_rec_int(rec, "target", &id) == -1 ||
-	    (t = target(r, (int)id)) == NULL) {
+	wp_rec_read_hit(rec, h);
+	if (!h->has_target || (t = target(r, h->target)) == NULL) {
 		r->orphan_hits++;
 		return;
 	}
-	if (t->follow && follow_hit(t, rec))
+	if (t->follow && follow_hit(t, h))
 		return;
-	wp_rec_int(rec, "tid", &tid);
-	have_t = wp_rec_int(rec, "time_ns", &tns) == 0;
-	wp_rec_hex(rec, "ip", &trap);
-	if (wp_rec_get(rec, "regs") >= 0)
+	tid = h->has_tid ? h->tid : -1;
+	tns = h->has_time ? h->time_ns : 0;
+	if (h->has_regs)
 		r->regs_seen = 1;
-	w = wp_rec_get(rec, "writer");
-	if (!wp_json_is(j, w, WP_JOBJECT))
-		w = -1;
-	wp_json_hex(j, wp_json_get(j, w, "writer_ip"), &wip);
-	kind = kind_rank(j, wp_json_get(j, w, "kind"));
 	t->hits++;
-	if (have_t) {
+	if (h->has_time) {
 		if (!t->have_time || tns < t->first)
 			t->first = tns;
 		if (!t->have_time || tns > t->last)
 			t->last = tns;
 		t->have_time = 1;
 	}
-	/* a user address leaves the top byte free for the kind */
-	s = wp_hmap_put(&t->sites, trap, wip | (uint64_t)kind << 56, &isnew);
-	if (isnew) {
-		s->trap = trap;
-		s->wip = wip;
-		s->kind = kind;
-		raw = w >= 0 ? wp_json_raw(j, w, &n) : "null";
-		s->writer = dupn(raw, w >= 0 ? n : 4);
-	}
+	has_w = wp_rec_read_writer(h, &w, 0) == 0;
+	s = site_of(t, h, &w);
 	s->hits++;
-	add_chain(s, rec);
-	s->conf[w >= 0 ? conf_rank(j, wp_json_get(j, w, "confidence")) :
-	    C_UNKNOWN]++;
+	add_chain(s, h);
+	/* the confidence of this hit's writer, not the first one's */
+	s->conf[has_w ? w.conf : WP_CONF_UNKNOWN]++;
 	count_thread(t, (int)tid);
-	keep_sample(r, t, s, rec, tid, tns);
+	keep_sample(r, t, s, h, tid, tns);
 }
 
 static void
 add_rebind(struct report *r, const struct wp_record *rec)
 {
+	struct wp_rebind_in in;
 	struct rtarget *t;
 	struct rbind *b;
-	int64_t id, g = 0, tns = 0;
-	uint64_t leaf = 0;
 
-	if (wp_rec_int(rec, "target", &id) == -1 ||
-	    (t = target(r, (int)id)) == NULL || !t->follow)
+	wp_rec_read_rebind(rec, &in);
+	if (!in.has_target || (t = target(r, in.target)) == NULL ||
+	    !t->follow)
 		return;
 	if (t->nbinds == 2 * MAXBINDS) {
 		/* keep the first MAXBINDS bindings and the latest MAXBINDS */
@@ -392,35 +353,27 @@ add_rebind(struct report *r, const struct wp_record *rec)
 		t->binds = wp_xcalloc(2 * MAXBINDS, sizeof *t->binds);
 	b = &t->binds[t->nbinds++];
 	memset(b, 0, sizeof *b);
-	wp_rec_int(rec, "generation", &g);
-	wp_rec_int(rec, "time_ns", &tns);
-	wp_rec_hex(rec, "new_leaf", &leaf);
-	b->generation = (uint64_t)g;
-	b->leaf = leaf;
-	b->time_ns = tns;
-	if (wp_rec_int(rec, "rearm_ns", &b->rearm_ns) == -1)
-		b->rearm_ns = -1;
-	if (wp_json_bool(rec->j, wp_rec_get(rec, "held"), &b->held) == -1)
-		b->held = 0;
-	if (wp_json_bool(rec->j, wp_rec_get(rec, "missed_in_window"),
-	    &b->missed) == -1)
-		b->missed = -1;
-	wp_json_str(rec->j, wp_rec_get(rec, "binding"), b->binding,
-	    sizeof b->binding);
+	b->generation = in.generation;
+	b->leaf = in.new_leaf;
+	b->time_ns = in.time_ns;
+	b->rearm_ns = in.rearm_ns;
+	b->held = in.held;
+	b->missed = in.missed;
+	memcpy(b->binding, in.binding, sizeof b->binding);
 }
 
 static void
 add_target(struct report *r, const struct wp_record *rec)
 {
 	struct rtarget *t;
-	int64_t id;
+	int id;
 
-	if (wp_rec_int(rec, "id", &id) == -1 || target(r, (int)id) != NULL)
+	if (wp_rec_read_id(rec, &id) == -1 || target(r, id) != NULL)
 		return;
 	r->t = wp_xrealloc(r->t, (r->nt + 1) * sizeof *r->t);
 	t = &r->t[r->nt++];
 	memset(t, 0, sizeof *t);
-	t->id = (int)id;
+	t->id = id;
 	t->follow = strcmp(rec->type, "follow") == 0;
 	t->rec = jsonc_record(rec);
 	wp_hmap_init(&t->sites, sizeof(struct rsite));
@@ -431,56 +384,50 @@ add_target(struct report *r, const struct wp_record *rec)
 static void
 add_tally(struct report *r, const struct wp_record *rec)
 {
+	struct wp_hit_in *h = &r->hit;
 	struct rtarget *t;
 	struct rtally *y;
-	int64_t id = -1, tid = -1, hits = 0;
-	uint64_t ip = 0, k1 = 0, k2 = 0;
+	uint64_t k1 = 0, k2 = 0, tid;
 	char *chain;
-	const char *raw;
-	size_t n;
 	int isnew;
 
-	if (wp_rec_int(rec, "target", &id) == -1 ||
-	    (t = target(r, (int)id)) == NULL || t->follow)
+	wp_rec_read_hit(rec, h);
+	if (!h->has_target || (t = target(r, h->target)) == NULL || t->follow)
 		return;
-	wp_rec_int(rec, "tid", &tid);
-	wp_rec_hex(rec, "ip", &ip);
-	wp_rec_int(rec, "hits", &hits);
+	tid = h->has_tid ? (uint64_t)(int64_t)h->tid : (uint64_t)-1;
 	/* with --callchain, a tally per writer, thread and chain */
-	chain = chain_of(rec, &k1, &k2);
-	y = wp_hmap_put(&t->tallies, chain ? ip ^ k1 : ip, chain ?
-	    (uint64_t)tid ^ k2 : (uint64_t)tid, &isnew);
-	y->ip = ip;
+	chain = chain_of(h, &k1, &k2);
+	y = wp_hmap_put(&t->tallies, chain ? h->ip ^ k1 : h->ip, chain ?
+	    tid ^ k2 : tid, &isnew);
+	y->ip = h->ip;
 	y->tid = (int)tid;
-	y->hits = hits > 0 ? (uint64_t)hits : 0;
+	y->hits = h->hits;
 	if (isnew) {
 		y->chain = chain;
 		y->k1 = k1;
 		y->k2 = k2;
 	} else
 		free(chain);
-	if (y->writer == NULL && (raw = wp_rec_raw(rec, "writer", &n)) &&
-	    wp_json_is(rec->j, wp_rec_get(rec, "writer"), WP_JOBJECT))
-		y->writer = dupn(raw, n);
+	if (!y->has_writer)
+		y->has_writer = wp_rec_read_writer(h, &y->writer, 1) == 0;
 }
 
 /* A thread record: its name, the first given, for the first MAXCOMMS. */
 static void
 add_thread(struct report *r, const struct wp_record *rec)
 {
+	struct wp_thread_in th;
 	struct rcomm *c;
-	char comm[sizeof c->comm];
-	int64_t tid;
 	int isnew;
 
 	r->thread_records++;
-	if (wp_rec_int(rec, "tid", &tid) == -1 || wp_json_str(rec->j,
-	    wp_rec_get(rec, "comm"), comm, sizeof comm) == -1 ||
-	    (r->comms.n >= MAXCOMMS && report_comm(r, tid) == NULL))
+	wp_rec_read_thread(rec, &th);
+	if (!th.has_tid || !th.has_comm ||
+	    (r->comms.n >= MAXCOMMS && report_comm(r, th.tid) == NULL))
 		return;
-	c = wp_hmap_put(&r->comms, (uint64_t)tid, 0, &isnew);
+	c = wp_hmap_put(&r->comms, (uint64_t)th.tid, 0, &isnew);
 	if (isnew)
-		memcpy(c->comm, comm, sizeof comm);
+		memcpy(c->comm, th.comm, sizeof c->comm);
 }
 
 /* Keeps the first record of a kind (the last, for the observation). */
@@ -496,8 +443,6 @@ keep(json_object **slot, const struct wp_record *rec, int replace)
 void
 report_add(struct report *r, const struct wp_record *rec)
 {
-	int64_t n;
-
 	r->records++;
 	if (strcmp(rec->type, "hit") == 0)
 		add_hit(r, rec);
@@ -516,8 +461,7 @@ report_add(struct report *r, const struct wp_record *rec)
 		keep(&r->observation, rec, 1);
 	else if (strcmp(rec->type, "lost") == 0) {
 		r->lost_records++;
-		if (wp_rec_int(rec, "count", &n) == 0 && n > 0)
-			r->lost += (uint64_t)n;
+		r->lost += wp_rec_read_lost(rec);
 	} else if (strcmp(rec->type, "thread") == 0)
 		add_thread(r, rec);
 	else

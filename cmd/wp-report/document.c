@@ -4,7 +4,6 @@
  * watch its writer sites, threads and samples (field names after the
  * reference tool's live_watch report).
  */
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,6 +35,56 @@ static void
 add(json_object *o, const char *k, json_object *v)
 {
 	json_object_object_add(o, k, v);
+}
+
+static json_object *
+hex_or_null(int have, uint64_t v)
+{
+	return have ? jsonc_hex(v) : NULL;
+}
+
+static json_object *
+str_or_null(const char *s)
+{
+	return s != NULL ? json_object_new_string(s) : NULL;
+}
+
+/* A writer's "source": {"file", "line"}, or null. */
+static json_object *
+source_json(const struct wp_writer_in *w)
+{
+	json_object *o;
+
+	if (w->source_file == NULL)
+		return NULL;
+	o = json_object_new_object();
+	add(o, "file", json_object_new_string(w->source_file));
+	add(o, "line", json_object_new_int64(w->source_line));
+	return o;
+}
+
+/* A sample's written value, its members in the record's order. */
+static json_object *
+value_json(const struct rsample *sm)
+{
+	const struct wp_value_in *v = &sm->value;
+	json_object *o;
+
+	if (!sm->has_value)
+		return NULL;
+	o = json_object_new_object();
+	add(o, "kind", str_or_null(v->kind_word));
+	if (v->reg != NULL)
+		add(o, "register", json_object_new_string(v->reg));
+	if (v->has_width)
+		add(o, "width", json_object_new_int64(v->width));
+	if (v->has_value_member)
+		add(o, "value", hex_or_null(v->has_value, v->value));
+	if (v->has_bytes_member)
+		add(o, "bytes", str_or_null(v->bytes));
+	if (v->reason != NULL)
+		add(o, "reason", json_object_new_string(v->reason));
+	return o;
 }
 
 static size_t maxchains;	/* report_document sets it */
@@ -90,34 +139,37 @@ chains_json(const struct rsite *s, json_object *o)
 static json_object *
 site_json(const struct rsite *s)
 {
-	json_object *w = parse_raw(s->writer), *o, *c;
-	int i, worst = C_EXACT;
+	const struct wp_writer_in *w = &s->writer;
+	json_object *o, *c;
+	int i, worst = WP_CONF_EXACT;
 
-	for (i = 0; i < C_N; i++)
+	for (i = 0; i < WP_NCONFS; i++)
 		if (s->conf[i] > 0)
 			worst = i;
 	o = json_object_new_object();
-	add(o, "kind", json_object_new_string(kind_names[s->kind]));
+	add(o, "kind", json_object_new_string(wp_kind_names[s->kind]));
 	add(o, "trap_runtime_ip", jsonc_hex(s->trap));
-	add(o, "trap_static_ip", field(w, "trap_static_ip"));
+	add(o, "trap_static_ip", hex_or_null(w->has_trap_static,
+	    w->trap_static));
 	add(o, "writer_runtime_ip", s->wip ? jsonc_hex(s->wip) : NULL);
-	add(o, "writer_static_ip", field(w, "writer_static_ip"));
-	add(o, "module", field(w, "module"));
-	add(o, "writer_function", field(w, "function"));
-	add(o, "writer_symbol", field(w, "symbol"));
-	add(o, "source", field(w, "source"));
-	add(o, "insn", field(w, "insn"));
-	add(o, "confidence", json_object_new_string(conf_names[worst]));
+	add(o, "writer_static_ip", hex_or_null(w->has_writer_static,
+	    w->writer_static));
+	add(o, "module", str_or_null(w->module));
+	add(o, "writer_function", str_or_null(w->function));
+	add(o, "writer_symbol", str_or_null(w->symbol));
+	add(o, "source", source_json(w));
+	add(o, "insn", str_or_null(w->insn));
+	add(o, "confidence", json_object_new_string(wp_conf_names[worst]));
 	c = json_object_new_object();
-	for (i = 0; i < C_N; i++)
+	for (i = 0; i < WP_NCONFS; i++)
 		if (s->conf[i] > 0)
-			add(c, conf_names[i], json_object_new_uint64(s->conf[i]));
+			add(c, wp_conf_names[i],
+			    json_object_new_uint64(s->conf[i]));
 	add(o, "confidence_counts", c);
-	add(o, "reason", field(w, "reason"));
-	add(o, "caveat", field(w, "caveat"));
+	add(o, "reason", str_or_null(w->reason));
+	add(o, "caveat", str_or_null(w->caveat));
 	add(o, "hits", json_object_new_uint64(s->hits));
 	chains_json(s, o);
-	json_object_put(w);
 	return o;
 }
 
@@ -144,28 +196,6 @@ cmp_thr(const void *a, const void *b)
 	if (x->hits != y->hits)
 		return x->hits < y->hits ? 1 : -1;
 	return (x->tid > y->tid) - (x->tid < y->tid);
-}
-
-static int
-kind_rank_str(const char *k)
-{
-	int i;
-
-	for (i = 0; k != NULL && i < K_N; i++)
-		if (strcmp(k, kind_names[i]) == 0)
-			return i;
-	return K_WRITE;
-}
-
-static int
-conf_rank(const char *c)
-{
-	int i;
-
-	for (i = 0; c != NULL && i < C_N; i++)
-		if (strcmp(c, conf_names[i]) == 0)
-			return i;
-	return C_UNKNOWN;
 }
 
 /*
@@ -204,8 +234,6 @@ tally_sites(struct rtarget *t, struct wp_hmap *sites)
 {
 	struct rtally *y;
 	struct rsite *s;
-	json_object *w;
-	const char *ip;
 	uint64_t wip;
 	size_t i;
 	int isnew;
@@ -214,26 +242,21 @@ tally_sites(struct rtarget *t, struct wp_hmap *sites)
 	for (i = 0; i < t->tallies.cap; i++) {
 		if ((y = wp_hmap_slot(&t->tallies, i)) == NULL)
 			continue;
-		w = parse_raw(y->writer);
-		wip = 0;
-		/* null when no instruction wrote */
-		if ((ip = json_object_get_string(json_object_object_get(w,
-		    "writer_ip"))) != NULL)
-			sscanf(ip, "%" SCNx64, &wip);
+		/* none when no instruction wrote */
+		wip = y->writer.has_writer_ip ? y->writer.writer_ip : 0;
 		s = wp_hmap_put(sites, y->ip, wip, &isnew);
 		if (isnew) {
 			s->trap = y->ip;
 			s->wip = wip;
-			s->kind = w != NULL ? kind_rank_str(json_object_get_string(
-			    json_object_object_get(w, "kind"))) : K_WRITE;
-			s->writer = wp_xstrdup(y->writer ? y->writer : "null");
+			s->kind = y->writer.kind;
+			s->has_writer = y->has_writer;
+			wp_writer_in_copy(&s->writer, &y->writer);
 		}
 		s->hits += y->hits;
 		if (y->chain != NULL)
 			site_add_chain(s, y->k1, y->k2, y->chain, y->hits);
-		s->conf[conf_rank(json_object_get_string(
-		    json_object_object_get(w, "confidence")))] += y->hits;
-		json_object_put(w);
+		s->conf[y->has_writer ? y->writer.conf : WP_CONF_UNKNOWN] +=
+		    y->hits;
 	}
 	sampled_chains(t, sites);
 }
@@ -259,7 +282,7 @@ free_sites(struct wp_hmap *sites)
 
 	for (i = 0; i < sites->cap; i++)
 		if ((s = wp_hmap_slot(sites, i)) != NULL) {
-			free(s->writer);
+			wp_writer_in_free(&s->writer);
 			site_chains_free(s);
 		}
 	wp_hmap_free(sites);
@@ -337,24 +360,25 @@ threads_json(struct report *r, struct rtarget *t)
 static json_object *
 samples_json(struct report *r, struct rtarget *t)
 {
-	json_object *a = json_object_new_array(), *s, *w;
+	json_object *a = json_object_new_array(), *s;
+	const struct wp_writer_in *w;
 	struct rsample *sm;
 	size_t i;
 
 	for (i = 0; i < t->nsamples; i++) {
 		sm = &t->samples[i];
-		w = parse_raw(sm->writer);
+		w = &sm->writer;
 		s = json_object_new_object();
 		add(s, "tid", json_object_new_int64(sm->tid));
 		add(s, "comm", comm_json(r, sm->tid));
 		add(s, "time_ns", json_object_new_int64(sm->time_ns));
 		add(s, "trap_runtime_ip", jsonc_hex(sm->trap));
-		add(s, "module", field(w, "module"));
-		add(s, "writer_static_ip", field(w, "writer_static_ip"));
-		add(s, "writer_symbol", field(w, "symbol"));
-		add(s, "written_value", parse_raw(sm->value));
+		add(s, "module", str_or_null(w->module));
+		add(s, "writer_static_ip", hex_or_null(w->has_writer_static,
+		    w->writer_static));
+		add(s, "writer_symbol", str_or_null(w->symbol));
+		add(s, "written_value", value_json(sm));
 		json_object_array_add(a, s);
-		json_object_put(w);
 	}
 	return a;
 }
@@ -585,16 +609,16 @@ process(struct report *r)
 		add(p, copy[i], field(r->session, copy[i]));
 	add(p, "alive_after", field(r->observation, "target_alive_after"));
 	add(p, "changed", stop ? json_object_new_boolean(strcmp(stop,
-	    "target_exec") == 0) : NULL);
+	    wp_stop_names[WP_STOP_EXEC]) == 0) : NULL);
 	x = field(r->session, "warnings");
 	add(p, "warnings", x ? x : json_object_new_array());
 	return p;
 }
 
 static void
-reason(json_object *a, const char *why)
+reason(json_object *a, enum wp_bound why)
 {
-	json_object_array_add(a, json_object_new_string(why));
+	json_object_array_add(a, json_object_new_string(wp_bound_names[why]));
 }
 
 static json_object *
@@ -604,24 +628,24 @@ lower_bound_reasons(struct report *r, long malformed)
 	const char *stop = obs_str(obs, "stop_reason");
 
 	if (obs == NULL)
-		reason(a, "incomplete_stream");
+		reason(a, WP_BOUND_INCOMPLETE);
 	if (r->lost > 0 || r->lost_records > 0 ||
 	    (obs && !obs_bool(obs, "lost_events", "known")) ||
 	    (obs && json_object_get_int64(json_object_object_get(
 	    json_object_object_get(obs, "lost_events"), "total")) > 0))
-		reason(a, "lost_events");
+		reason(a, WP_BOUND_LOST);
 	if (obs_bool(obs, "truncated_by_max_events", NULL) &&
 	    !obs_bool(obs, "tallied", NULL))
-		reason(a, "truncated_by_max_events");
+		reason(a, WP_BOUND_TRUNCATED);
 	if (obs_bool(obs, "thread_coverage", "partial_coverage"))
-		reason(a, "partial_thread_coverage");
-	if (stop && strcmp(stop, "output_closed") == 0)
-		reason(a, "output_closed");
+		reason(a, WP_BOUND_PARTIAL);
+	if (stop && strcmp(stop, wp_stop_names[WP_STOP_OUTPUT_CLOSED]) == 0)
+		reason(a, WP_BOUND_OUTPUT_CLOSED);
 	if (malformed > 0)
-		reason(a, "malformed_input_lines");
+		reason(a, WP_BOUND_MALFORMED);
 	if (json_object_array_length(a) == 0 &&
 	    obs_bool(obs, "counts_are_lower_bound", NULL))
-		reason(a, "reported_by_wp_arm");
+		reason(a, WP_BOUND_WP_ARM);
 	return a;
 }
 

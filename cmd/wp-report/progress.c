@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "record.h"
+#include "reader.h"
 #include "report.h"
 
 static volatile sig_atomic_t hits, on;
@@ -103,13 +103,14 @@ progress_start(void)
 void
 progress_record(const struct wp_record *rec)
 {
-	int64_t ms;
+	struct wp_armed_in a;
 
 	if (strcmp(rec->type, "hit") == 0)
 		hits++;
 	else if (strcmp(rec->type, "armed") == 0) {
-		total_ms = wp_rec_int(rec, "duration_ms", &ms) == 0 &&
-		    ms >= 0 && ms < 1000000000000 ? (long)ms : -1;
+		wp_rec_read_armed(rec, &a);
+		total_ms = a.duration_ms >= 0 && a.duration_ms < 1000000000000 ?
+		    (long)a.duration_ms : -1;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		on = 1;
 	} else if (strcmp(rec->type, "observation") == 0)

@@ -14,6 +14,7 @@
 #include <json-c/json.h>
 
 #include "hmap.h"
+#include "reader.h"
 #include "stream.h"
 
 #define MAXTHREADS	256	/* threads counted apart per target */
@@ -21,13 +22,6 @@
 				   so many and the latest so many */
 #define MAXCOMMS	65536	/* thread names kept */
 #define MAXCHAINS	64	/* distinct call chains counted per site */
-
-enum { C_EXACT, C_HIGH, C_MEDIUM, C_LOW, C_UNKNOWN, C_N };
-extern const char *const conf_names[C_N];
-
-/* What an access was, as wp-decode says (writer.kind). */
-enum { K_WRITE, K_READ, K_SYSCALL, K_KERNEL, K_UNEXPLAINED, K_N };
-extern const char *const kind_names[K_N];
 
 /* A call chain that reached a site (--callchain), and its hits. */
 struct rchain {
@@ -39,10 +33,11 @@ struct rchain {
 /* A writer site: hits of one kind with one trap IP and one writer IP. */
 struct rsite {
 	uint64_t	 trap, wip;
-	int		 kind;
-	char		*writer;	/* raw JSON of the first hit's writer */
+	int		 kind;		/* enum wp_kind */
+	int		 has_writer;
+	struct wp_writer_in writer;	/* the first hit's */
 	uint64_t	 hits;
-	uint64_t	 conf[C_N];
+	uint64_t	 conf[WP_NCONFS];
 	size_t		 nsamples;
 	struct wp_hmap	 chains;	/* chain hash -> struct rchain */
 	uint64_t	 chains_other;	/* hits of chains past MAXCHAINS */
@@ -60,8 +55,9 @@ struct rsample {
 	int		 kind;
 	int64_t		 tid;
 	int64_t		 time_ns;
-	char		*writer;	/* raw JSON, or NULL */
-	char		*value;
+	int		 has_writer, has_value;
+	struct wp_writer_in writer;
+	struct wp_value_in value;
 };
 
 /* The latest in-kernel tally of one writing instruction and thread. */
@@ -69,7 +65,8 @@ struct rtally {
 	uint64_t	 ip;
 	int		 tid;
 	uint64_t	 hits;
-	char		*writer;	/* raw JSON, or NULL */
+	int		 has_writer;
+	struct wp_writer_in writer;
 	char		*chain;		/* as struct rchain's text, or NULL */
 	uint64_t	 k1, k2;	/* the chain's keys */
 };
@@ -122,10 +119,10 @@ struct report {
 	uint64_t	 records, hits, orphan_hits, lost_records, lost;
 	uint64_t	 thread_records, other_records;
 	int		 regs_seen;
+	struct wp_hit_in hit;		/* the hit or tally being added */
 };
 
 /* aggregate.c: bounded memory, whatever the length of the stream */
-int	 kind_rank(const struct wp_json *j, int v);
 void	 report_init(struct report *r, size_t maxsamples, size_t maxchains);
 /* Frees a site's chains. */
 void	 site_chains_free(struct rsite *s);

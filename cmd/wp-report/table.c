@@ -122,9 +122,9 @@ value_text(json_object *v, char *buf, size_t sz)
 {
 	const char *kind = str(v, "kind");
 
-	if (strcmp(kind, "unknown") == 0)
+	if (strcmp(kind, wp_vkind_names[WP_VALUE_UNKNOWN]) == 0)
 		snprintf(buf, sz, "unknown: %s", str(v, "reason"));
-	else if (strcmp(kind, "register_store") == 0)
+	else if (strcmp(kind, wp_vkind_names[WP_VALUE_REGISTER]) == 0)
 		snprintf(buf, sz, "%s = %s", str(v, "register"), str(v, "value"));
 	else if (strcmp(kind, "-") == 0)
 		snprintf(buf, sz, "-");
@@ -398,7 +398,7 @@ kinds(json_object *a)
 
 	for (j = 0; j < json_object_array_length(a); j++)
 		if (strcmp(str(json_object_array_get_idx(a, j), "kind"),
-		    "write") != 0)
+		    wp_kind_names[WP_KIND_WRITE]) != 0)
 			return 1;
 	return 0;
 }

@@ -33,9 +33,13 @@ one(struct decoder *d, const struct wp_record *rec)
 	const struct wp_jw *add;
 	struct wp_error err;
 
-	if ((strcmp(rec->type, "hit") == 0 || strcmp(rec->type, "tally") == 0)
-	    && wp_rec_get(rec, "writer") < 0) {
-		add = decoder_hit(d, rec, strcmp(rec->type, "hit") == 0);
+	if (strcmp(rec->type, "hit") == 0 || strcmp(rec->type, "tally") == 0) {
+		wp_rec_read_hit(rec, &d->hit);
+		if (d->hit.has_writer) {
+			wp_stream_pass(rec);
+			return;
+		}
+		add = decoder_hit(d, &d->hit);
 		wp_stream_append(rec, add->buf, add->len);
 		return;
 	}

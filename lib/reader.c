@@ -1,0 +1,508 @@
+/*
+ * The readers of the records wp-decode and wp-report read: each record
+ * parsed once, in one pass over its members, into a typed struct.  No
+ * tool looks a record's member up by its name.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reader.h"
+#include "util.h"
+
+/* ---- one pass over a record's members ---- */
+
+/* The members of object o, each as its name and its value's token. */
+struct member {
+	const char	*name;
+	size_t		 len;
+	int		 v;
+};
+
+static int
+next_member(const struct wp_json *j, int o, int *at, struct member *m,
+    char *buf, size_t sz)
+{
+	const struct wp_jtok *k;
+	int n;
+
+	for (; *at < (int)j->t[o].end; *at = (int)j->t[*at].end + 1) {
+		m->v = *at;
+		k = &j->t[m->v - 1];
+		*at = (int)j->t[m->v].end + 1;
+		if (!k->esc) {
+			m->name = j->text + k->start + 1;
+			m->len = k->len - 2;
+			return 1;
+		}
+		if ((n = wp_json_str(j, m->v - 1, buf, sz)) >= 0) {
+			m->name = buf;
+			m->len = (size_t)n;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+#define FOREACH_MEMBER(j, o, m)						\
+	for (int at_ = (o) + 2; next_member(j, o, &at_, &(m), name_,	\
+	    sizeof name_);)
+#define IS(m, s)	((m).len == sizeof s - 1 &&			\
+			    wp_same_bytes((m).name, s, sizeof s - 1))
+
+static int
+word_of(const struct wp_json *j, int v, const char *const *names, size_t n)
+{
+	if (!wp_json_is(j, v, WP_JSTRING) || j->t[v].esc)
+		return -1;
+	return wp_vocab_find(names, n, j->text + j->t[v].start + 1,
+	    j->t[v].len - 2);
+}
+
+static const char *
+raw_of(const struct wp_json *j, int v, size_t *n)
+{
+	return wp_json_raw(j, v, n);
+}
+
+/* ---- hit and tally ---- */
+
+static unsigned
+flags_of(const struct wp_json *j, int a)
+{
+	unsigned bits = 0;
+	int v, f;
+
+	if (!wp_json_is(j, a, WP_JARRAY))
+		return 0;
+	for (v = wp_json_first(j, a); v >= 0; v = wp_json_next(j, a, v))
+		if ((f = word_of(j, v, wp_flag_names, WP_NFLAGS)) >= 0)
+			bits |= 1u << f;
+	return bits;
+}
+
+static void
+chain_of(const struct wp_json *j, int a, struct wp_hit_in *h)
+{
+	uint64_t ip;
+	int v;
+
+	h->chain_json = raw_of(j, a, &h->nchain_json);
+	if (!wp_json_is(j, a, WP_JARRAY))
+		return;
+	h->has_chain = 1;
+	for (v = wp_json_first(j, a); v >= 0 && h->nchain < WP_CALLCHAIN_MAX;
+	    v = wp_json_next(j, a, v))
+		if (wp_json_hex(j, v, &ip) == 0 && ip != 0)
+			h->chain[h->nchain++] = ip;
+}
+
+/* The members of a hit that say what was written and by whom. */
+static int
+hit_member(const struct wp_json *j, const struct member *m,
+    struct wp_hit_in *h)
+{
+	int64_t i;
+
+	if (IS(*m, "writer_ip"))
+		h->exact = wp_json_hex(j, m->v, &h->writer_ip) == 0;
+	else if (IS(*m, "flags"))
+		h->flags = flags_of(j, m->v);
+	else if (IS(*m, "signal"))
+		h->signal = wp_json_int(j, m->v, &i) == 0 && i > 0 &&
+		    i < 1024 ? (int)i : 0;
+	else if (IS(*m, "new_value")) {
+		h->has_value_members = 1;
+		h->has_new_value = wp_json_hex(j, m->v, &h->new_value) == 0;
+	} else if (IS(*m, "new_bytes")) {
+		h->has_value_members = 1;
+		if (wp_json_is(j, m->v, WP_JSTRING))
+			h->new_bytes = raw_of(j, m->v, &h->nnew_bytes);
+	} else if (IS(*m, "regs"))
+		h->regs_tok = m->v;
+	else if (IS(*m, "user_stack"))
+		h->stack_tok = m->v;
+	else if (IS(*m, "writer"))
+		h->writer_tok = m->v;
+	else if (IS(*m, "written_value"))
+		h->value_tok = m->v;
+	else if (IS(*m, "callchain"))
+		chain_of(j, m->v, h);
+	else if (IS(*m, "callchain_status"))
+		h->status_json = raw_of(j, m->v, &h->nstatus_json);
+	else if (IS(*m, "callers"))
+		h->callers_json = raw_of(j, m->v, &h->ncallers_json);
+	else
+		return 0;
+	return 1;
+}
+
+/* The members of a hit that say where and when. */
+static void
+place_member(const struct wp_json *j, const struct member *m,
+    struct wp_hit_in *h)
+{
+	int64_t i;
+
+	if (IS(*m, "target") && wp_json_int(j, m->v, &i) == 0 &&
+	    i >= INT32_MIN && i <= INT32_MAX) {
+		h->has_target = 1;
+		h->target = (int)i;
+	} else if (IS(*m, "tid") && wp_json_int(j, m->v, &i) == 0 &&
+	    i >= INT32_MIN && i <= INT32_MAX) {
+		h->has_tid = 1;
+		h->tid = (pid_t)i;
+	} else if (IS(*m, "time_ns"))
+		h->has_time = wp_json_int(j, m->v, &h->time_ns) == 0;
+	else if (IS(*m, "ip"))
+		h->has_ip = wp_json_hex(j, m->v, &h->ip) == 0;
+	else if (IS(*m, "role") &&
+	    (i = word_of(j, m->v, wp_role_names, WP_NROLES)) > 0)
+		h->role = (int)i;
+	else if (IS(*m, "level") && wp_json_int(j, m->v, &i) == 0)
+		h->level = i >= 0 && i < 64 ? (int)i : 0;
+	else if (IS(*m, "generation") && wp_json_int(j, m->v, &i) == 0) {
+		h->has_generation = 1;
+		h->generation = (uint64_t)i;
+	} else if (IS(*m, "addr"))
+		h->has_addr = wp_json_hex(j, m->v, &h->addr) == 0;
+	else if (IS(*m, "len"))
+		wp_json_int(j, m->v, &h->len);
+	else if (IS(*m, "hits") && wp_json_int(j, m->v, &i) == 0)
+		h->hits = i > 0 ? (uint64_t)i : 0;
+}
+
+void
+wp_rec_read_hit(const struct wp_record *rec, struct wp_hit_in *h)
+{
+	const struct wp_json *j = rec->j;
+	struct member m;
+	char name_[64];
+
+	/* all but the chain's addresses, up to nchain */
+	memset(h, 0, offsetof(struct wp_hit_in, chain));
+	h->nchain = 0;
+	memset(&h->chain_json, 0, sizeof *h -
+	    offsetof(struct wp_hit_in, chain_json));
+	h->rec = rec;
+	h->tally = strcmp(rec->type, "tally") == 0;
+	h->len = 1;
+	h->regs_tok = h->stack_tok = h->writer_tok = h->value_tok = -1;
+	FOREACH_MEMBER(j, 0, m)
+		if (!hit_member(j, &m, h))
+			place_member(j, &m, h);
+	h->has_regs = h->regs_tok >= 0;
+	h->has_stack = h->stack_tok >= 0;
+	h->has_writer = h->writer_tok >= 0;
+}
+
+/*
+ * The registers of a hit in need, from its "regs" object: no other one
+ * is looked at.
+ */
+int
+wp_rec_hit_regs(const struct wp_hit_in *h, uint32_t need,
+    struct wp_x86_regs *r)
+{
+	/* where each was in the last hit: hits list them in one order */
+	static int at[WP_NREGS];
+	const struct wp_json *j = h->rec->j;
+	const struct wp_jtok *t;
+	int o = h->regs_tok, k, v;
+
+	r->have = 0;
+	if (o < 0 || j->t[o].type != WP_JOBJECT)
+		return 0;
+	for (k = 0; k < WP_NREGS; k++) {
+		if (!(need & (1u << k)))
+			continue;
+		/* values of one token each: member i's is at o + 2 + 2i */
+		v = o + 2 + 2 * at[k];
+		t = &j->t[v - 1];
+		if ((j->t[o].kinds & (1u << WP_JOBJECT | 1u << WP_JARRAY)) ||
+		    v >= (int)j->t[o].end || t->esc ||
+		    t->len != strlen(wp_x86_reg_names[k]) + 2 ||
+		    memcmp(j->text + t->start + 1, wp_x86_reg_names[k],
+		    t->len - 2) != 0) {
+			if ((v = wp_json_get(j, o, wp_x86_reg_names[k])) < 0)
+				continue;
+			if (!(j->t[o].kinds & (1u << WP_JOBJECT |
+			    1u << WP_JARRAY)))
+				at[k] = (v - o - 2) / 2;
+		}
+		if (wp_json_hex(j, v, &r->v[k]) == 0)
+			r->have |= 1u << k;
+	}
+	return r->have != 0;
+}
+
+ssize_t
+wp_rec_hit_stack(const struct wp_hit_in *h, unsigned char **buf,
+    size_t *cap)
+{
+	const struct wp_json *j = h->rec->j;
+	size_t len, n;
+
+	if (h->stack_tok < 0)
+		return -1;
+	wp_json_raw(j, h->stack_tok, &len);
+	if (len / 2 > *cap) {
+		*buf = wp_xrealloc(*buf, len / 2);
+		*cap = len / 2;
+	}
+	if (wp_json_bytes(j, h->stack_tok, *buf, *cap, &n) == -1)
+		return -1;
+	return (ssize_t)n;
+}
+
+/* ---- what wp-decode added ---- */
+
+static void
+source_of(const struct wp_json *j, int o, struct wp_writer_in *w)
+{
+	struct member m;
+	char name_[64];
+
+	if (!wp_json_is(j, o, WP_JOBJECT))
+		return;
+	FOREACH_MEMBER(j, o, m)
+		if (IS(m, "file")) {
+			free(w->source_file);
+			w->source_file = wp_json_strdup(j, m.v);
+		} else if (IS(m, "line"))
+			wp_json_int(j, m.v, &w->source_line);
+}
+
+static void
+writer_strings(const struct wp_json *j, const struct member *m,
+    struct wp_writer_in *w)
+{
+	char **s = IS(*m, "module") ? &w->module : IS(*m, "function") ?
+	    &w->function : IS(*m, "symbol") ? &w->symbol : IS(*m, "insn") ?
+	    &w->insn : IS(*m, "reason") ? &w->reason : IS(*m, "caveat") ?
+	    &w->caveat : NULL;
+
+	if (s != NULL) {
+		free(*s);
+		*s = wp_json_strdup(j, m->v);
+	}
+}
+
+int
+wp_rec_read_writer(const struct wp_hit_in *h, struct wp_writer_in *w,
+    int strings)
+{
+	const struct wp_json *j = h->rec->j;
+	struct member m;
+	char name_[64];
+	int o = h->writer_tok, k;
+
+	memset(w, 0, sizeof *w);
+	w->kind = WP_KIND_WRITE;
+	w->conf = WP_CONF_UNKNOWN;
+	if (o < 0 || !wp_json_is(j, o, WP_JOBJECT))
+		return -1;
+	FOREACH_MEMBER(j, o, m) {
+		if (IS(m, "kind"))
+			w->kind = (k = word_of(j, m.v, wp_kind_names,
+			    WP_NKINDS)) >= 0 ? k : WP_KIND_WRITE;
+		else if (IS(m, "confidence"))
+			w->conf = (k = word_of(j, m.v, wp_conf_names,
+			    WP_NCONFS)) >= 0 ? k : WP_CONF_UNKNOWN;
+		else if (IS(m, "trap_static_ip"))
+			w->has_trap_static = wp_json_hex(j, m.v,
+			    &w->trap_static) == 0;
+		else if (IS(m, "writer_ip"))
+			w->has_writer_ip = wp_json_hex(j, m.v,
+			    &w->writer_ip) == 0;
+		else if (IS(m, "writer_static_ip"))
+			w->has_writer_static = wp_json_hex(j, m.v,
+			    &w->writer_static) == 0;
+		else if (!strings)
+			continue;
+		else if (IS(m, "source"))
+			source_of(j, m.v, w);
+		else
+			writer_strings(j, &m, w);
+	}
+	return 0;
+}
+
+static char *
+dup_or_null(const char *s)
+{
+	return s != NULL ? wp_xstrdup(s) : NULL;
+}
+
+void
+wp_writer_in_copy(struct wp_writer_in *dst, const struct wp_writer_in *src)
+{
+	*dst = *src;
+	dst->module = dup_or_null(src->module);
+	dst->function = dup_or_null(src->function);
+	dst->symbol = dup_or_null(src->symbol);
+	dst->insn = dup_or_null(src->insn);
+	dst->reason = dup_or_null(src->reason);
+	dst->caveat = dup_or_null(src->caveat);
+	dst->source_file = dup_or_null(src->source_file);
+}
+
+void
+wp_writer_in_free(struct wp_writer_in *w)
+{
+	free(w->module);
+	free(w->function);
+	free(w->symbol);
+	free(w->insn);
+	free(w->reason);
+	free(w->caveat);
+	free(w->source_file);
+	memset(w, 0, sizeof *w);
+}
+
+int
+wp_rec_read_value(const struct wp_hit_in *h, struct wp_value_in *v)
+{
+	const struct wp_json *j = h->rec->j;
+	struct member m;
+	char name_[64];
+	int o = h->value_tok;
+
+	memset(v, 0, sizeof *v);
+	v->kind = -1;
+	if (o < 0 || !wp_json_is(j, o, WP_JOBJECT))
+		return -1;
+	FOREACH_MEMBER(j, o, m) {
+		if (IS(m, "kind")) {
+			v->kind = word_of(j, m.v, wp_vkind_names, WP_NVKINDS);
+			free(v->kind_word);
+			v->kind_word = wp_json_strdup(j, m.v);
+		} else if (IS(m, "register")) {
+			free(v->reg);
+			v->reg = wp_json_strdup(j, m.v);
+		} else if (IS(m, "width"))
+			v->has_width = wp_json_int(j, m.v, &v->width) == 0;
+		else if (IS(m, "value")) {
+			v->has_value_member = 1;
+			v->has_value = wp_json_hex(j, m.v, &v->value) == 0;
+		} else if (IS(m, "bytes")) {
+			v->has_bytes_member = 1;
+			free(v->bytes);
+			v->bytes = wp_json_strdup(j, m.v);
+		} else if (IS(m, "reason")) {
+			free(v->reason);
+			v->reason = wp_json_strdup(j, m.v);
+		}
+	}
+	return 0;
+}
+
+void
+wp_value_in_free(struct wp_value_in *v)
+{
+	free(v->kind_word);
+	free(v->reg);
+	free(v->bytes);
+	free(v->reason);
+	memset(v, 0, sizeof *v);
+}
+
+/* ---- thread, rebind, armed, lost ---- */
+
+void
+wp_rec_read_thread(const struct wp_record *rec, struct wp_thread_in *t)
+{
+	const struct wp_json *j = rec->j;
+	struct member m;
+	char name_[64];
+	int64_t i;
+
+	memset(t, 0, sizeof *t);
+	t->event = -1;
+	FOREACH_MEMBER(j, 0, m)
+		if (IS(m, "event"))
+			t->event = word_of(j, m.v, wp_event_names, WP_NEVENTS);
+		else if (IS(m, "tid") && wp_json_int(j, m.v, &i) == 0) {
+			t->has_tid = 1;
+			t->tid = (pid_t)i;
+		} else if (IS(m, "comm"))
+			t->has_comm = wp_json_str(j, m.v, t->comm,
+			    sizeof t->comm) >= 0;
+}
+
+static void
+rebind_member(const struct wp_json *j, const struct member *m,
+    struct wp_rebind_in *r)
+{
+	int64_t i;
+
+	if (IS(*m, "target") && wp_json_int(j, m->v, &i) == 0 &&
+	    i >= INT32_MIN && i <= INT32_MAX) {
+		r->has_target = 1;
+		r->target = (int)i;
+	} else if (IS(*m, "generation") && wp_json_int(j, m->v, &i) == 0)
+		r->generation = (uint64_t)i;
+	else if (IS(*m, "binding"))
+		wp_json_str(j, m->v, r->binding, sizeof r->binding);
+	else if (IS(*m, "new_leaf"))
+		wp_json_hex(j, m->v, &r->new_leaf);
+	else if (IS(*m, "time_ns"))
+		wp_json_int(j, m->v, &r->time_ns);
+	else if (IS(*m, "rearm_ns") && wp_json_int(j, m->v, &r->rearm_ns) == -1)
+		r->rearm_ns = -1;
+	else if (IS(*m, "held") && wp_json_bool(j, m->v, &r->held) == -1)
+		r->held = 0;
+	else if (IS(*m, "missed_in_window") &&
+	    wp_json_bool(j, m->v, &r->missed) == -1)
+		r->missed = -1;
+}
+
+void
+wp_rec_read_rebind(const struct wp_record *rec, struct wp_rebind_in *r)
+{
+	struct member m;
+	char name_[64];
+
+	memset(r, 0, sizeof *r);
+	r->rearm_ns = -1;
+	r->missed = -1;
+	FOREACH_MEMBER(rec->j, 0, m)
+		rebind_member(rec->j, &m, r);
+}
+
+void
+wp_rec_read_armed(const struct wp_record *rec, struct wp_armed_in *a)
+{
+	const struct wp_json *j = rec->j;
+	struct member m;
+	char name_[64];
+
+	a->duration_ms = -1;
+	a->callchain_depth = 0;
+	FOREACH_MEMBER(j, 0, m)
+		if (IS(m, "duration_ms") &&
+		    wp_json_int(j, m.v, &a->duration_ms) == -1)
+			a->duration_ms = -1;
+		else if (IS(m, "callchain_depth") &&
+		    wp_json_int(j, m.v, &a->callchain_depth) == -1)
+			a->callchain_depth = 0;
+}
+
+uint64_t
+wp_rec_read_lost(const struct wp_record *rec)
+{
+	int64_t n;
+
+	return wp_rec_int(rec, "count", &n) == 0 && n > 0 ? (uint64_t)n : 0;
+}
+
+int
+wp_rec_read_id(const struct wp_record *rec, int *id)
+{
+	int64_t v;
+
+	if (wp_rec_int(rec, "id", &v) == -1 || v < INT32_MIN || v > INT32_MAX)
+		return -1;
+	*id = (int)v;
+	return 0;
+}

@@ -1,0 +1,162 @@
+/*
+ * reader: the records wp-decode and wp-report read, each parsed once,
+ * in one pass over its members, into a typed struct (the session,
+ * target and follow readers are declared in record.h).
+ *
+ * A struct filled from a record borrows its line: its pointers and
+ * token indices are valid while the record is (until the next
+ * wp_stream_read).  The *_in structs of the writer and the value own
+ * their strings, released by their *_free.
+ */
+#ifndef WP_READER_H
+#define WP_READER_H
+
+#include <sys/types.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "record.h"
+
+#define WP_CALLCHAIN_MAX	128	/* wp-arm --callchain-depth at most */
+
+/* A hit or a tally record (tally: hits, and no flags or values). */
+struct wp_hit_in {
+	const struct wp_record	*rec;
+	int			 tally;
+	int			 has_target;
+	int			 target;
+	int			 has_tid;
+	pid_t			 tid;
+	int			 has_time;
+	int64_t			 time_ns;
+	int			 has_ip;
+	uint64_t		 ip;
+	int			 exact;		/* it has a writer_ip */
+	uint64_t		 writer_ip;
+	unsigned		 flags;		/* WP_HIT_* */
+	int			 signal;	/* 0: none */
+	int			 has_new_value;
+	uint64_t		 new_value;
+	int			 has_value_members;	/* new_value or
+							   new_bytes, even
+							   null */
+	const char		*new_bytes;	/* its JSON string, quotes and
+						   all; NULL: not a string */
+	size_t			 nnew_bytes;
+	int			 role;		/* enum wp_role */
+	int			 level;
+	int			 has_generation;
+	uint64_t		 generation;
+	int			 has_addr;	/* addr, len: a chain's entry */
+	uint64_t		 addr;
+	int64_t			 len;
+	uint64_t		 hits;		/* tally */
+	int			 has_regs;
+	/* --callchain: the return addresses (those that are hex and not
+	   0), and the members' JSON text for those that show them */
+	int			 has_chain;
+	uint64_t		 chain[WP_CALLCHAIN_MAX];
+	size_t			 nchain;
+	const char		*chain_json, *status_json, *callers_json;
+	size_t			 nchain_json, nstatus_json, ncallers_json;
+	int			 has_stack;	/* user_stack */
+	int			 has_writer;	/* decoded already */
+	/* where the lazily read members are: token indices, or -1 */
+	int			 regs_tok, stack_tok, writer_tok, value_tok;
+};
+
+/* Fills h from a hit or tally record; absent members are left unset. */
+void	 wp_rec_read_hit(const struct wp_record *rec, struct wp_hit_in *h);
+/* The registers of h in need (bit 1 << WP_x): r->have says which were
+ * there.  Returns whether any was. */
+int	 wp_rec_hit_regs(const struct wp_hit_in *h, uint32_t need,
+	    struct wp_x86_regs *r);
+/* The bytes of h's user_stack into *buf (grown, *cap its size; the
+ * caller frees it): their number, or -1 when it is not a hex string. */
+ssize_t	 wp_rec_hit_stack(const struct wp_hit_in *h, unsigned char **buf,
+	    size_t *cap);
+
+/* The writer wp-decode added to a hit or tally. */
+struct wp_writer_in {
+	int		 kind;		/* enum wp_kind; write when null or
+					   not known */
+	int		 conf;		/* enum wp_conf; unknown when not
+					   known */
+	int		 has_trap_static, has_writer_ip, has_writer_static;
+	uint64_t	 trap_static, writer_ip, writer_static;
+	char		*module, *function, *symbol, *insn, *reason, *caveat;
+	char		*source_file;	/* NULL: no source */
+	int64_t		 source_line;
+};
+
+/*
+ * 0, or -1 when h has no writer object (w is zeroed, kind write).  With
+ * strings 0, only kind, confidence and the addresses are read, and no
+ * string is allocated.
+ */
+int	 wp_rec_read_writer(const struct wp_hit_in *h, struct wp_writer_in *w,
+	    int strings);
+/* dst as a copy of src, its strings its own. */
+void	 wp_writer_in_copy(struct wp_writer_in *dst,
+	    const struct wp_writer_in *src);
+void	 wp_writer_in_free(struct wp_writer_in *w);
+
+/* The written value wp-decode added to a hit. */
+struct wp_value_in {
+	int		 kind;		/* enum wp_vkind; -1: not known */
+	char		*kind_word;	/* as written */
+	char		*reg;		/* register_store; NULL: none */
+	int		 has_width;
+	int64_t		 width;
+	int		 has_value_member, has_value;	/* null: member only */
+	uint64_t	 value;
+	int		 has_bytes_member;
+	char		*bytes;		/* NULL: null */
+	char		*reason;	/* NULL: none */
+};
+
+/* 0, or -1 when h has no written_value object. */
+int	 wp_rec_read_value(const struct wp_hit_in *h, struct wp_value_in *v);
+void	 wp_value_in_free(struct wp_value_in *v);
+
+/* What a thread record says of its thread. */
+struct wp_thread_in {
+	int		 event;		/* enum wp_event; -1: not known */
+	int		 has_tid;
+	pid_t		 tid;
+	int		 has_comm;
+	char		 comm[64];	/* cut to fit */
+};
+
+void	 wp_rec_read_thread(const struct wp_record *rec, struct wp_thread_in *t);
+
+/* A rebind record. */
+struct wp_rebind_in {
+	int		 has_target;
+	int		 target;
+	uint64_t	 generation;
+	char		 binding[16];	/* cut to fit; "" absent */
+	uint64_t	 new_leaf;	/* 0: null */
+	int64_t		 time_ns;
+	int64_t		 rearm_ns;	/* -1: null */
+	int		 held;
+	int		 missed;	/* -1: null */
+};
+
+void	 wp_rec_read_rebind(const struct wp_record *rec, struct wp_rebind_in *r);
+
+/* An armed record: what the later stages use of it. */
+struct wp_armed_in {
+	int64_t		 duration_ms;	/* -1: null or absent */
+	int64_t		 callchain_depth;	/* 0: absent */
+};
+
+void	 wp_rec_read_armed(const struct wp_record *rec, struct wp_armed_in *a);
+
+/* The count of a lost record, or 0. */
+uint64_t wp_rec_read_lost(const struct wp_record *rec);
+
+/* The id of a target or follow record: 0, or -1 when it has none. */
+int	 wp_rec_read_id(const struct wp_record *rec, int *id);
+
+#endif

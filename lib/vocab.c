@@ -1,0 +1,88 @@
+/*
+ * The words of the record contract's vocabularies: the one table of
+ * each (share/wp-records.schema.json lists them as "enum"s).
+ */
+#include <string.h>
+
+#include "vocab.h"
+#include "x86.h"
+
+/* the names of a hit's "regs" (declared in x86.h, with their order):
+   here, so that readers of records do not link the decoder */
+const char *const wp_x86_reg_names[WP_NREGS] = {
+	"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp", "rip",
+	"rflags", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15",
+	"fs_base", "gs_base"
+};
+
+const char *const wp_flag_names[WP_NFLAGS] = {
+	"read", "syscall", "unexplained", "kernel", "unverified"
+};
+
+const char *const wp_role_names[WP_NROLES] = { NULL, "pointer", "leaf" };
+
+const char *const wp_kind_names[WP_NKINDS] = {
+	"write", "read", "syscall", "kernel", "unexplained"
+};
+
+const char *const wp_conf_names[WP_NCONFS] = {
+	"exact", "high", "medium", "low", "unknown"
+};
+
+const char *const wp_vkind_names[WP_NVKINDS] = {
+	"register_store", "immediate_store", "observed", "unknown"
+};
+
+const char *const wp_event_names[WP_NEVENTS] = {
+	"seeded", "start", "exit", "fork_process", "arm_failed"
+};
+
+const char *const wp_stop_names[WP_NSTOPS] = {
+	"duration", "max_events", "signal", "target_exited", "target_exec",
+	"output_closed", "error"
+};
+
+const char *const wp_partial_names[WP_NPARTIALS] = {
+	"threads_attached_late", "threads_never_attached",
+	"threads_failed_to_arm", "events_of_unknown_origin",
+	"malformed_perf_ring_records", "follow_rebind_window",
+	"follow_rearm_failed"
+};
+
+const char *const wp_lost_names[WP_NLOSTS] = { "ring_overflow" };
+
+const char *const wp_bound_names[WP_NBOUNDS] = {
+	"incomplete_stream", "lost_events", "truncated_by_max_events",
+	"partial_thread_coverage", "output_closed", "malformed_input_lines",
+	"reported_by_wp_arm"
+};
+
+#define VOCAB(m, t) { m, t, sizeof t / sizeof t[0] }
+
+const struct wp_vocab wp_vocabs[] = {
+	VOCAB("hit.flags", wp_flag_names),
+	VOCAB("hit.role tally.role count.role", wp_role_names),
+	VOCAB("$writer.kind", wp_kind_names),
+	VOCAB("$writer.confidence", wp_conf_names),
+	VOCAB("$written_value.kind", wp_vkind_names),
+	VOCAB("thread.event", wp_event_names),
+	VOCAB("observation.stop_reason", wp_stop_names),
+	VOCAB("observation.thread_coverage.partial_coverage_reasons",
+	    wp_partial_names),
+	VOCAB("observation.lost_events.reasons", wp_lost_names),
+	VOCAB(NULL, wp_bound_names)
+};
+
+const size_t wp_nvocabs = sizeof wp_vocabs / sizeof wp_vocabs[0];
+
+int
+wp_vocab_find(const char *const *names, size_t n, const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (names[i] != NULL && strlen(names[i]) == len &&
+		    memcmp(names[i], s, len) == 0)
+			return (int)i;
+	return -1;
+}

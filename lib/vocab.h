@@ -1,0 +1,109 @@
+/*
+ * vocab: the words of the record contract (wp-records(7)), each
+ * vocabulary one enum and one table of names, in enum order.  The
+ * schema (share/wp-records.schema.json) lists the same words as its
+ * "enum"s; tests/16-records-vocab.bats checks that the two agree.
+ * Everything here is static and lives as long as the process.
+ */
+#ifndef WP_VOCAB_H
+#define WP_VOCAB_H
+
+#include <stddef.h>
+
+/* hit.flags: bit 1 << WP_FLAG_x of struct wp_hit_rec's flags */
+enum wp_flag {
+	WP_FLAG_READ,		/* -a rw, a load */
+	WP_FLAG_SYSCALL,	/* the kernel wrote in a system call */
+	WP_FLAG_UNEXPLAINED,	/* changed, no store explains it */
+	WP_FLAG_KERNEL,		/* the kernel wrote, not for a call: a
+				   signal frame */
+	WP_FLAG_UNVERIFIED,	/* a system call whose writes wp does not
+				   know */
+	WP_NFLAGS
+};
+
+#define WP_HIT_READ		(1 << WP_FLAG_READ)
+#define WP_HIT_SYSCALL		(1 << WP_FLAG_SYSCALL)
+#define WP_HIT_UNEXPLAINED	(1 << WP_FLAG_UNEXPLAINED)
+#define WP_HIT_KERNEL		(1 << WP_FLAG_KERNEL)
+#define WP_HIT_UNVERIFIED	(1 << WP_FLAG_UNVERIFIED)
+
+/* role of hit, tally and count records on a follow chain */
+enum wp_role { WP_ROLE_NONE, WP_ROLE_POINTER, WP_ROLE_LEAF, WP_NROLES };
+
+/* writer.kind: what the access was */
+enum wp_kind {
+	WP_KIND_WRITE, WP_KIND_READ, WP_KIND_SYSCALL, WP_KIND_KERNEL,
+	WP_KIND_UNEXPLAINED, WP_NKINDS
+};
+
+/* writer.confidence, the surest first */
+enum wp_conf {
+	WP_CONF_EXACT, WP_CONF_HIGH, WP_CONF_MEDIUM, WP_CONF_LOW,
+	WP_CONF_UNKNOWN, WP_NCONFS
+};
+
+/* written_value.kind */
+enum wp_vkind {
+	WP_VALUE_REGISTER, WP_VALUE_IMMEDIATE, WP_VALUE_OBSERVED,
+	WP_VALUE_UNKNOWN, WP_NVKINDS
+};
+
+/* thread.event */
+enum wp_event {
+	WP_EVENT_SEEDED, WP_EVENT_START, WP_EVENT_EXIT, WP_EVENT_FORK,
+	WP_EVENT_ARM_FAILED, WP_NEVENTS
+};
+
+/* observation.stop_reason */
+enum wp_stop {
+	WP_STOP_DURATION, WP_STOP_MAX_EVENTS, WP_STOP_SIGNAL,
+	WP_STOP_EXITED, WP_STOP_EXEC, WP_STOP_OUTPUT_CLOSED, WP_STOP_ERROR,
+	WP_NSTOPS
+};
+
+/* observation.thread_coverage.partial_coverage_reasons */
+enum wp_partial {
+	WP_PARTIAL_LATE, WP_PARTIAL_NEVER, WP_PARTIAL_FAILED,
+	WP_PARTIAL_UNKNOWN_ORIGIN, WP_PARTIAL_MALFORMED,
+	WP_PARTIAL_REBIND_WINDOW, WP_PARTIAL_REARM_FAILED, WP_NPARTIALS
+};
+
+/* observation.lost_events.reasons */
+enum wp_lost { WP_LOST_RING_OVERFLOW, WP_NLOSTS };
+
+/* wp-report's lower_bound_reasons: why its counts are a lower bound */
+enum wp_bound {
+	WP_BOUND_INCOMPLETE, WP_BOUND_LOST, WP_BOUND_TRUNCATED,
+	WP_BOUND_PARTIAL, WP_BOUND_OUTPUT_CLOSED, WP_BOUND_MALFORMED,
+	WP_BOUND_WP_ARM, WP_NBOUNDS
+};
+
+extern const char *const wp_flag_names[WP_NFLAGS];
+extern const char *const wp_role_names[WP_NROLES];	/* [NONE]: NULL */
+extern const char *const wp_kind_names[WP_NKINDS];
+extern const char *const wp_conf_names[WP_NCONFS];
+extern const char *const wp_vkind_names[WP_NVKINDS];
+extern const char *const wp_event_names[WP_NEVENTS];
+extern const char *const wp_stop_names[WP_NSTOPS];
+extern const char *const wp_partial_names[WP_NPARTIALS];
+extern const char *const wp_lost_names[WP_NLOSTS];
+extern const char *const wp_bound_names[WP_NBOUNDS];
+
+/* The index of the word s (len bytes) in names[0..n), or -1. */
+int	 wp_vocab_find(const char *const *names, size_t n, const char *s,
+	    size_t len);
+
+/* Each vocabulary, and the members of the contract it gives the words
+ * of ("hit.flags", "$writer.kind", space-separated; NULL: wp-report's
+ * document, not a record). */
+struct wp_vocab {
+	const char		*members;
+	const char *const	*names;
+	size_t			 n;
+};
+
+extern const struct wp_vocab wp_vocabs[];
+extern const size_t wp_nvocabs;
+
+#endif
