@@ -99,6 +99,13 @@ struct ptrace_state {
 
 static volatile sig_atomic_t ticked;
 
+/* The backend's counters, for the observation (w->obs). */
+static struct wp_obs_ptrace *
+ctr(struct watch *w)
+{
+	return w->obs;
+}
+
 static void
 on_tick(int sig)
 {
@@ -299,7 +306,7 @@ fetch(struct ptrace_state *s, struct pthr *p)
 static void
 ran_on(struct watch *w, struct pthr *p)
 {
-	if (p->steady && p->next != 0 && w->ptrace.steps % RECHECK != 0) {
+	if (p->steady && p->next != 0 && ctr(w)->steps % RECHECK != 0) {
 		p->pre.rip = p->next;
 		p->known = K_IP;
 	}
@@ -326,7 +333,7 @@ callers(struct watch *w, struct ptrace_state *s, struct pthr *p,
 }
 
 static void
-emit_hit(struct watch *w, struct ptrace_state *s, struct pthr *p, size_t ti,
+report_hit(struct watch *w, struct ptrace_state *s, struct pthr *p, size_t ti,
     const unsigned char *now, unsigned flags)
 {
 	struct user_regs_struct u;
@@ -334,8 +341,6 @@ emit_hit(struct watch *w, struct ptrace_state *s, struct pthr *p, size_t ti,
 	struct wp_hit_rec h;
 	int have_u;
 
-	if (w->truncated)
-		return;
 	have_u = ptrace(PTRACE_GETREGS, p->tid, 0, &u) == 0;
 	memset(&h, 0, sizeof h);
 	h.pid = w->pid;
@@ -371,30 +376,28 @@ in_syscall(struct ptrace_state *s)
 }
 
 /*
- * A pointer of chain ci was written (or the watch starts): read the
- * chain again; the entries after the pointer move, and what they hold
- * now is their last seen value.  Exact: no other thread runs meanwhile.
+ * A pointer of chain ci was written: read the chain again; the entries
+ * after the pointer move (ptrace_rearm).  Exact: the writer is stopped,
+ * and no other thread runs meanwhile: the leaf moves before anything
+ * runs.
  */
 static void
-rebind(struct watch *w, struct ptrace_state *s, size_t ci, int initial)
+rebind(struct watch *w, struct ptrace_state *s, size_t ci)
 {
-	struct chain *c = &w->chains[ci];
-	struct wtarget *t;
-	size_t k;
+	if (follow_rebind(w, s->memfd, ci))
+		follow_record(w, ci, 0, 1, 0);
+}
 
-	/* the writer is stopped: the leaf moves before anything runs */
-	if (follow_walk(w, s->memfd, ci)) {
-		if (initial)
-			follow_record(w, ci, -1, 0, -1);
-		else
-			follow_record(w, ci, 0, 1, 0);
-	}
-	for (k = 0; k <= c->noffs; k++) {
-		t = &w->t[c->base + k];
-		if (t->armed && pread(s->memfd, s->last[c->base + k],
-		    (size_t)t->len, (off_t)t->addr) != t->len)
-			t->armed = 0;
-	}
+/* Entry ti moved: what it holds now is its last seen value. */
+static void
+ptrace_rearm(struct watch *w, size_t ti)
+{
+	struct ptrace_state *s = w->state;
+	struct wtarget *t = &w->t[ti];
+
+	if (t->armed && pread(s->memfd, s->last[ti], (size_t)t->len,
+	    (off_t)t->addr) != t->len)
+		t->armed = 0;
 }
 
 static int
@@ -456,7 +459,7 @@ after_step(struct watch *w, struct ptrace_state *s, struct pthr *p,
 {
 	struct wp_x86_regs r;
 	struct wtarget *t;
-	uint64_t lo, hi, slo, shi, h0;
+	uint64_t lo, hi, slo, shi;
 	size_t ti;
 	int changed, kind, look, stored, store, load;
 
@@ -466,10 +469,9 @@ after_step(struct watch *w, struct ptrace_state *s, struct pthr *p,
 	    &shi) == 0;
 	look = was_syscall || p->sigstep || (!(p->iflags & I_QUIET) &&
 	    !((p->iflags & I_EXACT) && stored)) ||
-	    w->ptrace.steps % RECHECK == 0 || unsettled(s);
+	    ctr(w)->steps % RECHECK == 0 || unsettled(s);
 	for (ti = 0; ti < w->nt; ti++) {
 		t = &w->t[ti];
-		h0 = t->hits;
 		if (!t->armed)
 			continue;
 		store = stored && overlaps(slo, shi, t);
@@ -481,22 +483,21 @@ after_step(struct watch *w, struct ptrace_state *s, struct pthr *p,
 			continue;
 		changed = memcmp(s->buf, s->last[ti], (size_t)t->len) != 0;
 		if (store)
-			emit_hit(w, s, p, ti, s->buf, 0);
+			report_hit(w, s, p, ti, s->buf, 0);
 		else if (load)
-			emit_hit(w, s, p, ti, s->buf, WP_HIT_READ);
+			report_hit(w, s, p, ti, s->buf, WP_HIT_READ);
 		else if (changed) {
 			if ((kind = change_kind(s, p, t, was_syscall)) == -1)
 				continue;	/* that call will say */
 			if (kind & WP_HIT_UNEXPLAINED)
-				w->ptrace.unexplained++;
+				ctr(w)->unexplained++;
 			else
-				w->ptrace.kernel_writes++;
-			emit_hit(w, s, p, ti, s->buf, (unsigned)kind);
+				ctr(w)->kernel_writes++;
+			report_hit(w, s, p, ti, s->buf, (unsigned)kind);
 		}
 		memcpy(s->last[ti], s->buf, (size_t)t->len);
-		if (t->chain >= 0 && t->hits > h0 &&
-		    (size_t)t->level < w->chains[t->chain].noffs)
-			rebind(w, s, (size_t)t->chain, 0);
+		if (t->chain >= 0 && follow_dirty(w, (size_t)t->chain))
+			rebind(w, s, (size_t)t->chain);
 	}
 	p->sigstep = 0;
 }
@@ -567,10 +568,10 @@ resume_step(struct watch *w, struct ptrace_state *s, struct pthr *p)
 		p->sc_args[4] = p->pre.r8;
 		p->sc_args[5] = p->pre.r9;
 		if (sig != 0)
-			w->ptrace.signals_passed++;
+			ctr(w)->signals_passed++;
 		if (ptrace(PTRACE_SYSCALL, p->tid, 0, (void *)(long)sig) == -1)
 			return -1;
-		w->ptrace.steps++;
+		ctr(w)->steps++;
 		p->state = P_SYSENTER;
 		return 0;
 	}
@@ -579,12 +580,12 @@ resume_step(struct watch *w, struct ptrace_state *s, struct pthr *p)
 		 * With a handler, the step stops on its entry before the
 		 * instruction runs: what changes, the kernel wrote.
 		 */
-		w->ptrace.signals_passed++;
+		ctr(w)->signals_passed++;
 		p->sigstep = sig;
 	}
 	if (ptrace(PTRACE_SINGLESTEP, p->tid, 0, (void *)(long)sig) == -1)
 		return -1;
-	w->ptrace.steps++;
+	ctr(w)->steps++;
 	p->state = P_STEP;
 	return 0;
 }
@@ -606,7 +607,7 @@ on_clone(struct watch *w, struct ptrace_state *s, struct pthr *p)
 		tr.coverage = "inherited";
 		tr.has_time = 1;
 		tr.time_ns = watch_time(w, wp_now_ns());
-		watch_thread_record(w, &tr);
+		emit_thread(w, &tr);
 	}
 	/* on to the exit of the clone call */
 	if (ptrace(PTRACE_SYSCALL, p->tid, 0, 0) == -1)
@@ -649,7 +650,7 @@ on_fork(struct watch *w, struct pthr *p)
 		tr.by_tid = p->tid;
 		tr.has_time = 1;
 		tr.time_ns = watch_time(w, wp_now_ns());
-		watch_thread_record(w, &tr);
+		emit_thread(w, &tr);
 	}
 	if (ptrace(PTRACE_SYSCALL, p->tid, 0, 0) == -1)
 		p->state = P_GONE;
@@ -737,7 +738,7 @@ seize_failed(struct watch *w, pid_t tid, int err)
 	tr.err = err;
 	tr.has_time = 1;
 	tr.time_ns = watch_time(w, wp_now_ns());
-	watch_thread_record(w, &tr);
+	emit_thread(w, &tr);
 }
 
 static void
@@ -1002,7 +1003,7 @@ wait_any(struct watch *w, struct ptrace_state *s)
 	t0 = wp_now_ns();
 	tid = waitpid(-1, &status, __WALL);
 	if (!starting)
-		w->ptrace.blocked_ns += wp_now_ns() - t0;
+		ctr(w)->blocked_ns += wp_now_ns() - t0;
 	if (tid > 0)
 		take_status(w, s, tid, status);
 	else if (tid == -1 && errno == ECHILD)
@@ -1107,7 +1108,12 @@ ptrace_arm(struct watch *w, struct wp_error *e)
 		goto fail;
 	}
 	for (i = 0; i < w->nchains; i++)
-		rebind(w, s, i, 1);
+		follow_update(w, s->memfd, i);
+	for (i = 0; i < w->nt; i++)
+		if (w->t[i].chain >= 0)
+			ptrace_rearm(w, i);	/* what they hold now */
+	if (w->callchain != CC_NONE)
+		w->armed.callchain = "cfi";
 	w->armed.threads = s->n;
 	w->armed.cpus = -1;
 	w->armed.events = -1;
@@ -1148,8 +1154,7 @@ ptrace_run(struct watch *w, uint64_t until)
 	sigprocmask(SIG_SETMASK, &w->waitmask, &blocked);
 	prune(s);
 	collect(w, s);
-	while (!ticked && !watch_signalled() && !w->output_closed &&
-	    !w->truncated) {
+	while (!ticked && !watch_stopping(w)) {
 		if (s->exec_seen) {
 			w->stop_reason = "target_exec";
 			break;
@@ -1189,12 +1194,57 @@ ptrace_disarm(struct watch *w)
 	uint64_t ns = wp_now_ns() - s->step_t0;
 
 	set_tick(0);
-	w->ptrace.steps_per_second = ns ? w->ptrace.steps * 1000000000 / ns : 0;
+	ctr(w)->steps_per_second = ns ? ctr(w)->steps * 1000000000 / ns : 0;
 	detach_all(s);
 	ptrace_count(w);
 	release(w, s);
 }
 
+/*
+ * This CPU's clock rate, as a chain of dependent additions measures it
+ * (each waits for the one before: one a cycle on every x86-64): the
+ * instructions per second of code that runs one instruction a cycle,
+ * what the native run time of the single-stepped instructions is
+ * estimated by.  Of five runs of 2^20 additions (a millisecond or less
+ * each) after one to warm up, the fastest is kept: a run that was
+ * preempted is slower, never faster.
+ */
+static uint64_t
+native_rate(void)
+{
+	uint64_t t0, ns, best = UINT64_MAX, x = 0;
+	int i, k;
+
+	for (k = 0; k < 6; k++) {
+		t0 = wp_now_ns();
+		for (i = 0; i < 1 << 14; i++)
+			__asm__ volatile (".rept 64\n\taddq $1, %0\n\t.endr"
+			    : "+r" (x));
+		ns = wp_now_ns() - t0;
+		if (k > 0 && ns < best)
+			best = ns;
+	}
+	return best > 0 && best != UINT64_MAX ?
+	    (64ULL << 14) * 1000000000 / best : 0;
+}
+
+/* The counters (here, or the supervisor's copy), and chains: stepped. */
+static void
+ptrace_observe(struct watch *w, struct wp_observation *o)
+{
+	ctr(w)->native_ips = native_rate();
+	o->ptrace = ctr(w);
+	o->follow_mode = "step";
+}
+
 const struct backend backend_ptrace = {
-	"ptrace_singlestep", ptrace_arm, ptrace_run, ptrace_count, ptrace_disarm
+	.name = "ptrace_singlestep",
+	.traces = 1,
+	.obs_size = sizeof(struct wp_obs_ptrace),
+	.arm = ptrace_arm,
+	.run = ptrace_run,
+	.count = ptrace_count,
+	.rearm = ptrace_rearm,
+	.disarm = ptrace_disarm,
+	.observe = ptrace_observe,
 };
