@@ -15,27 +15,28 @@
 #include "util.h"
 #include "watch.h"
 
+/* rc of a write: -1 notes the output closed. */
+static int
+written(struct watch *w, int rc)
+{
+	if (rc == -1)
+		w->output_closed = 1;
+	return rc;
+}
+
 /* Writes w->jw as a line; -1 (and output_closed set) when it cannot. */
 static int
 put(struct watch *w)
 {
 	if (w->output_closed)
 		return -1;
-	if (wp_stream_write_jw(&w->jw) == -1) {
-		w->output_closed = 1;
-		return -1;
-	}
-	return 0;
+	return written(w, wp_stream_write_jw(&w->jw));
 }
 
 int
 emit_flush(struct watch *w)
 {
-	if (wp_stream_flush() == -1) {
-		w->output_closed = 1;
-		return -1;
-	}
-	return 0;
+	return written(w, wp_stream_flush());
 }
 
 int
@@ -152,9 +153,5 @@ emit_hold(void)
 int
 emit_release(struct watch *w)
 {
-	if (wp_stream_release() == -1) {
-		w->output_closed = 1;
-		return -1;
-	}
-	return 0;
+	return written(w, wp_stream_release());
 }
