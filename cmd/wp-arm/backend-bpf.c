@@ -297,21 +297,17 @@ on_tally(void *arg, const struct wpb_key *key, const struct wpb_val *v)
 {
 	struct watch *w = arg;
 	struct bpf_state *s = w->state;
-	struct wp_tally_rec t;
 	uint64_t chain[WATCH_MAXCHAIN];
+	struct wp_tally_rec t = {
+		.tid = (pid_t)key->tid, .ip = key->ip, .hits = v->hits,
+		.first = v->first, .last = v->last, .unchanged = v->unchanged
+	};
 
 	if (key->slot >= w->nt)
 		return 0;
 	w->t[key->slot].tallied += v->hits;
-	memset(&t, 0, sizeof t);
 	watch_role(w, key->slot, &t.role, &t.level);
 	t.target = w->t[key->slot].id;
-	t.tid = (pid_t)key->tid;
-	t.ip = key->ip;
-	t.hits = v->hits;
-	t.first = v->first;
-	t.last = v->last;
-	t.unchanged = v->unchanged;
 	t.time_ns = watch_time(w, wp_now_ns());
 	if (bpfw_chains(s->prog)) {
 		t.chain_status = bpfw_callers(s->prog, w, key->stack, key->ip,

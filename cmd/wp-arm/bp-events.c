@@ -30,6 +30,13 @@
 #define RING_PAGES	64		/* each CPU's ring, by default */
 #define RING_PAGES_MAX	512		/* with --regs, where mlock lets us */
 
+/* What the rings said, for the observation. */
+static struct bpev_obs *
+obs(struct watch *w)
+{
+	return w->obs;
+}
+
 struct bpev_id {
 	uint64_t	id;
 	int		target;
@@ -87,11 +94,11 @@ on_sample(struct watch *w, struct bpev *ev, const struct perf_rec *r)
 	int ti;
 
 	if ((pid_t)r->pid != w->pid) {
-		w->excluded_other++;
+		obs(w)->excluded++;
 		return 0;
 	}
 	if ((ti = target_of(ev, r->id)) < 0) {
-		w->ambiguous++;
+		obs(w)->ambiguous++;
 		return 0;
 	}
 	return ev->ops->sample != NULL ?
@@ -166,8 +173,8 @@ on_record(const struct perf_rec *r, void *arg)
 	case RING_EXIT:
 		return on_exit_(w, r);
 	case RING_LOST:
-		w->lost += r->lost;
-		w->lost_records++;
+		obs(w)->lost += r->lost;
+		obs(w)->lost_records++;
 		return emit_lost(w, r->lost, (int)r->cpu,
 		    watch_time(w, r->time));
 	case RING_EXEC:
@@ -175,7 +182,7 @@ on_record(const struct perf_rec *r, void *arg)
 			ev->exec_seen = 1;
 		return 0;
 	case RING_BAD:
-		w->unparsed++;
+		obs(w)->unparsed++;
 		return 0;
 	case RING_OTHER:
 		return 0;
@@ -594,9 +601,7 @@ bpev_disable(struct bpev *ev)
 void
 bpev_unheld(struct watch *w, const char *reason)
 {
-	struct bpev_obs *o = w->obs;
-
-	o->follow_reason = reason;
+	obs(w)->follow_reason = reason;
 	warnx("%s: following pointers asynchronously (a write to the new "
 	    "leaf before it is re-armed is missed)", reason);
 }
@@ -609,4 +614,9 @@ bpev_observe(struct watch *w, struct wp_observation *o)
 	if (ob->follow_mode != NULL)
 		o->follow_mode = ob->follow_mode;
 	o->follow_reason = ob->follow_reason;
+	o->excluded = ob->excluded;
+	o->ambiguous = ob->ambiguous;
+	o->unparsed = ob->unparsed;
+	o->lost = ob->lost;
+	o->lost_records = ob->lost_records;
 }

@@ -65,6 +65,11 @@ struct bpev_obs {
 						   not yet */
 	const char		*follow_reason;	/* why not the mode asked */
 	char			 follow_why[512];
+	uint64_t		 excluded;	/* samples of other processes */
+	uint64_t		 ambiguous;	/* of no event known */
+	uint64_t		 unparsed;	/* ring records not understood */
+	uint64_t		 lost;		/* what the rings dropped */
+	uint64_t		 lost_records;
 };
 
 /*
@@ -99,7 +104,8 @@ void	 bpev_close(struct bpev *ev);
 int	 bpev_chain_cap(const struct watch *w);
 /* Following chains without holding the writer: why, said once. */
 void	 bpev_unheld(struct watch *w, const char *reason);
-/* The observe() of both backends: their follow mode. */
+/* The observe() of both backends: their follow mode, what the rings
+   said. */
 void	 bpev_observe(struct watch *w, struct wp_observation *o);
 
 #endif

@@ -42,18 +42,15 @@ coverage(const struct watch *w, struct wp_observation *o,
 	o->failed = failed;
 	o->unattached = pending + o->nfailed;
 	o->forked = w->other_processes;
-	o->excluded = w->excluded_other;
-	o->ambiguous = w->ambiguous;
-	o->unparsed = w->unparsed;
 	if (o->attached_late > 0)
 		reasons[o->npartial++] = "threads_attached_late";
 	if (pending > 0)
 		reasons[o->npartial++] = "threads_never_attached";
 	if (o->nfailed > 0)
 		reasons[o->npartial++] = "threads_failed_to_arm";
-	if (w->ambiguous > 0)
+	if (o->ambiguous > 0)
 		reasons[o->npartial++] = "events_of_unknown_origin";
-	if (w->unparsed > 0)
+	if (o->unparsed > 0)
 		reasons[o->npartial++] = "malformed_perf_ring_records";
 	/* between a pointer write and the re-arm, the leaf is not watched */
 	if (w->nchains > 0 && (o->follow_mode == NULL ||
@@ -152,7 +149,7 @@ follows(const struct watch *w, struct wp_obs_follow *of)
 
 /*
  * What was lost: exactly, from the counts, where the backend counts;
- * else what the perf ring said it dropped.
+ * else what the backend said it dropped (the perf rings).
  */
 static void
 losses(const struct watch *w, struct wp_observation *o, const char **reasons)
@@ -169,10 +166,10 @@ losses(const struct watch *w, struct wp_observation *o, const char **reasons)
 	    w->lost_unknown == NULL;
 	o->lost_reason = w->lost_unknown ? w->lost_unknown :
 	    "output closed: hits after that were not written";
-	o->lost = known ? counted_lost : w->lost;
-	o->lost_records = w->lost_records;
+	/* else what the backend said it dropped (observe) */
+	o->lost = known ? counted_lost : o->lost;
 	o->lost_reasons = reasons;
-	if (o->lost > 0 || (!known && w->lost_records > 0))
+	if (o->lost > 0 || (!known && o->lost_records > 0))
 		reasons[o->nlost_reasons++] = "ring_overflow";
 }
 

@@ -169,8 +169,8 @@ struct watch {
 	int			 output_closed;
 	struct thread		*thr;
 	size_t			 nthr;
-	uint64_t		 excluded_other, other_processes, ambiguous;
-	uint64_t		 unparsed, lost, lost_records, modify_errors;
+	uint64_t		 other_processes;	/* forked */
+	uint64_t		 modify_errors;	/* re-arms that failed */
 	const char		*lost_unknown;	/* why what was lost is not
 						   known; NULL: it is */
 };
