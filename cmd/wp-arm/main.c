@@ -205,7 +205,7 @@ parse_options(int argc, char *argv[], struct watch *w, struct options *op)
 	memset(w, 0, sizeof *w);
 	w->duration_ms = 5000;
 	w->max_events = 100000;
-	w->ring_pages = 0;		/* the backend's: events.c */
+	w->ring_pages = 0;		/* the backend's: bp-events.c */
 	w->interval_ms = 1000;
 	w->callchain_depth = 16;
 	w->callchain_stack = 8192;

@@ -97,7 +97,9 @@ struct wp_observation;
  * is armed: -1 with e set when it cannot be used here (then auto tries
  * the next).  What it takes goes into w->state, which arm() takes over.
  * arm() arms every thread (or returns -1 with e set, having released
- * everything, w->state included) and fills w->armed.  run() watches
+ * everything, w->state included) and fills w->armed (its threads, cpus,
+ * events, ring_pages, and with --callchain how it unwinds); it reads the
+ * follow chains first (follow_update).  run() watches
  * until until_ns, or sooner when something happened, and sets
  * w->stop_reason when the target exited or exec'd; it reports hits
  * through watch_hit and returns soon after watch_stopping says so.
@@ -107,7 +109,9 @@ struct wp_observation;
  * moved (follow_rebind).  disarm() collects what is left, counts, and
  * releases everything arm() took; the process is left as it was found.
  * observe() adds what only the backend knows to the observation: its
- * counters (in w->obs), how it follows chains.  It runs after disarm(),
+ * counters (in w->obs: o->ptrace, o->bpf, what a ring dropped), how it
+ * follows chains (o->follow_mode, which is --follow-mode until then, and
+ * o->follow_reason).  It runs after disarm(),
  * after a failed arm(), and in a supervisor whose tracing child was
  * killed (then w->state is not there; w->obs is).
  *
