@@ -78,8 +78,8 @@ $(O)/bpf/wp.skel.h: $(O)/bpf/wp.bpf.o
 	$(BPFTOOL) gen skeleton $< name wpbpf > $@.tmp
 	mv $@.tmp $@
 
-$(O)/cmd/wp-arm/bpf.o: $(O)/bpf/wp.skel.h
-$(O)/cmd/wp-arm/bpf.o: WPFLAGS += -iquote $(O)/bpf
+$(O)/cmd/wp-arm/bpf-prog.o: $(O)/bpf/wp.skel.h
+$(O)/cmd/wp-arm/bpf-prog.o: WPFLAGS += -iquote $(O)/bpf
 
 .SECONDEXPANSION:
 $(O)/cmd/%.o: cmd/%.c lib/*.h $$(wildcard $$(dir cmd/%)*.h)
@@ -159,7 +159,8 @@ FUZZERS	 ?= records resolve arm-input decode report x86
 FUZZFLAGS = -fsanitize=fuzzer,address,undefined \
 	    -fno-sanitize-recover=undefined -g -O1
 fuzzsrc_resolve   = cmd/wp-resolve/addr.c
-fuzzsrc_arm-input = cmd/wp-arm/input.c cmd/wp-arm/follow.c cmd/wp-arm/watch.c
+fuzzsrc_arm-input = cmd/wp-arm/input.c cmd/wp-arm/follow.c cmd/wp-arm/watch.c \
+		    cmd/wp-arm/emit.c
 fuzzsrc_decode	  = $(filter-out %/main.c,$(wildcard cmd/wp-decode/*.c))
 fuzzsrc_report	  = $(filter-out %/main.c,$(wildcard cmd/wp-report/*.c))
 fuzzobj	 = $(patsubst %.c,$(O)/fuzz/obj/%.o,$(fuzzsrc_$(1)))

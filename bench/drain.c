@@ -49,7 +49,7 @@ now(void)
 	return (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
 }
 
-/* events.c's on_sample and watch_hit, less their bookkeeping */
+/* backend-perf.c's perf_sample and watch_hit, less their bookkeeping */
 static int
 hit(const struct perf_rec *r, void *arg)
 {

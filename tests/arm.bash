@@ -66,6 +66,10 @@ scenario_max_events() {
 	assert_equal "$(obs .truncated_by_max_events)" true
 	assert_equal "$(obs .counts_are_lower_bound)" true
 	assert_equal "$(obs .target_alive_after)" true
+	# the writes after the cutoff were counted, not lost
+	assert_equal "$(obs '.targets[0].lost')" 0
+	assert_equal "$(obs .lost_events.total)" 0
+	assert_equal "$(jq -c .lost_events.reasons <<< "$OBS")" '[]'
 }
 
 scenario_duration() {

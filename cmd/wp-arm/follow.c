@@ -1,13 +1,13 @@
 /*
  * --follow chains in wp-arm, for every backend: a chain of k pointers
  * takes k + 1 entries of the target table (each pointer, then the
- * leaf); when a pointer is written the chain is read again and the
- * entries after it move.
+ * leaf); when a pointer is written (watch_hit marks its chain) the
+ * backend reads the chain again, and the entries after it move: the
+ * backend re-arms each that moved (its rearm).
  */
 #include <string.h>
 
 #include "chain.h"
-#include "stream.h"
 #include "util.h"
 #include "watch.h"
 
@@ -44,8 +44,12 @@ follow_add(struct watch *w, const struct wp_spec *f)
 	w->nchains++;
 }
 
-int
-follow_walk(struct watch *w, int memfd, size_t ci)
+/*
+ * Reads chain ci again through memfd and moves its entries.  Returns 1
+ * when the leaf or the binding changed.
+ */
+static int
+walk(struct watch *w, int memfd, size_t ci)
 {
 	struct chain *c = &w->chains[ci];
 	struct wtarget *t = &w->t[c->base];
@@ -92,16 +96,41 @@ follow_record(struct watch *w, size_t ci, int64_t rearm_ns, int held,
 	r.rearm_ns = rearm_ns;
 	r.held = held;
 	r.missed = missed;
-	wp_rec_rebind(&w->jw, &r);
-	if (watch_emit(w) == 0)
-		wp_stream_flush();	/* scripts may wait on it */
+	emit_rebind(w, &r);
+}
+
+int
+follow_rebind(struct watch *w, int memfd, size_t ci)
+{
+	struct chain *c = &w->chains[ci];
+	struct wtarget old[WP_CHAIN_MAXDEPTH + 1], *t;
+	size_t k;
+	int changed;
+
+	memcpy(old, &w->t[c->base], (c->noffs + 1) * sizeof *old);
+	changed = walk(w, memfd, ci);
+	for (k = 0; k <= c->noffs; k++) {
+		t = &w->t[c->base + k];
+		if (t->addr != old[k].addr || t->armed != old[k].armed)
+			w->backend->rearm(w, c->base + k);
+	}
+	return changed;
 }
 
 int
 follow_update(struct watch *w, int memfd, size_t ci)
 {
-	if (!follow_walk(w, memfd, ci))
+	if (!follow_rebind(w, memfd, ci))
 		return 0;
 	follow_record(w, ci, -1, 0, -1);
 	return 1;
+}
+
+int
+follow_dirty(struct watch *w, size_t ci)
+{
+	int d = w->chains[ci].dirty;
+
+	w->chains[ci].dirty = 0;
+	return d;
 }

@@ -1,5 +1,6 @@
 /*
- * The ptrace backend traces from a child process.  A single-stepped
+ * A backend that traces (b->traces: ptrace) does so from a child
+ * process, and this one supervises it.  A single-stepped
  * thread carries the trap flag, and if its tracer dies of SIGKILL the
  * kernel lets it go with the flag set: the process is killed by SIGTRAP
  * at its next instruction.  wp-arm itself (the pid a user, a shell's job
@@ -26,21 +27,23 @@
 #include <unistd.h>
 
 #include "record.h"
-#include "stream.h"
 #include "util.h"
 #include "watch.h"
 
 /*
- * What the parent reports if the child is killed: the target table and
- * the chains (hits, counts) live in memory both share, and the child
- * notes its counters here at every tick.
+ * What the parent reports if the child is killed: the target table, the
+ * chains (hits, counts) and the backend's counters (w->obs) live in
+ * memory both share, and the child notes the time base here at every
+ * tick.  One supervisor a process: the child's side is kept here.
  */
 struct guard_page {
-	struct wp_obs_ptrace	 ptrace;
 	uint64_t		 t0;
 	int			 started;
-	size_t			 tsize, csize;	/* of the shared arrays */
+	size_t			 tsize, csize, osize;	/* of the shared */
 };
+
+static struct guard_page *guard;	/* shared with the other side */
+static pid_t guard_parent;		/* in the child: wp-arm */
 
 static volatile sig_atomic_t pending[NSIG];
 static volatile sig_atomic_t any;
@@ -126,10 +129,8 @@ supervise(struct watch *w, pid_t child, const sigset_t *sleepmask)
 	    watch_signame(WTERMSIG(status)));
 	warnx("%s", why);
 	end_line();
-	w->backend = &backend_ptrace;
-	w->ptrace = w->guard->ptrace;
-	if (w->guard->started) {
-		w->t0 = w->guard->t0;
+	if (guard->started) {
+		w->t0 = guard->t0;
 		w->elapsed_ms = (wp_now_ns() - w->t0) / 1000000;
 	}
 	w->lost_unknown = "the tracing process was killed";
@@ -160,6 +161,7 @@ share_all(struct watch *w)
 {
 	struct guard_page *g;
 	size_t ts = w->nt * sizeof *w->t, cs = w->nchains * sizeof *w->chains;
+	size_t os = w->backend->obs_size;
 
 	if ((g = mmap(NULL, sizeof *g, PROT_READ | PROT_WRITE, MAP_SHARED |
 	    MAP_ANONYMOUS, -1, 0)) == MAP_FAILED)
@@ -167,28 +169,50 @@ share_all(struct watch *w)
 	memset(g, 0, sizeof *g);
 	g->tsize = ts ? ts : 1;
 	g->csize = cs ? cs : 1;
+	g->osize = os ? os : 1;
 	if (share((void **)&w->t, ts) == -1 ||
-	    share((void **)&w->chains, cs) == -1)
+	    share((void **)&w->chains, cs) == -1 ||
+	    share(&w->obs, os) == -1)
 		err(WP_EXIT_ERROR, "mmap");	/* w->t may be gone */
-	w->guard = g;
+	guard = g;
 	return 0;
 }
 
-void
-guard_note(struct watch *w)
+/* In the child, after every run: the time base, once it is set. */
+static void
+note(struct watch *w)
 {
-	w->guard->ptrace = w->ptrace;
-	w->guard->t0 = w->t0;
-	w->guard->started = 1;
+	guard->t0 = w->t0;
+	guard->started = 1;
+}
+
+void
+guard_stopped(struct watch *w)
+{
+	static char buf[64];
+
+	if (guard_parent == 0 || w->stop_reason == NULL ||
+	    strcmp(w->stop_reason, "signal") != 0 ||
+	    getppid() == guard_parent)
+		return;
+	snprintf(buf, sizeof buf, "%s: wp-arm (pid %d) was killed",
+	    w->stop_detail, (int)guard_parent);
+	w->stop_detail = buf;
 }
 
 void
 guard_free(struct watch *w)
 {
-	munmap(w->t, w->guard->tsize);
-	munmap(w->chains, w->guard->csize);
-	munmap(w->guard, sizeof *w->guard);
-	w->guard = NULL;
+	if (guard == NULL)
+		return;
+	munmap(w->t, guard->tsize);
+	munmap(w->chains, guard->csize);
+	munmap(w->obs, guard->osize);
+	munmap(guard, sizeof *guard);
+	w->t = NULL;
+	w->chains = NULL;
+	w->obs = NULL;
+	guard = NULL;
 }
 
 void
@@ -199,7 +223,7 @@ guard_fork(struct watch *w)
 	pid_t parent = getpid(), child;
 	int s;
 
-	if (wp_stream_flush() == -1)
+	if (emit_flush(w) == -1)
 		return;		/* the watch finds the output closed */
 	if (share_all(w) == -1) {
 		warn("mmap: tracing from wp-arm itself (a SIGKILL of it kills "
@@ -222,7 +246,8 @@ guard_fork(struct watch *w)
 		setpgid(0, 0);
 		/* so that pkill -9 wp-arm, killall wp-arm spare it too */
 		prctl(PR_SET_NAME, "wp-trace");
-		w->guard_parent = parent;
+		guard_parent = parent;
+		w->supervisor_note = note;
 		sigprocmask(SIG_SETMASK, &orig, NULL);
 		return;
 	}

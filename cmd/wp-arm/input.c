@@ -75,7 +75,7 @@ input_read(struct watch *w, long *nbad, struct wp_error *e)
 			warnx("%s", rd.err.msg);
 			continue;
 		}
-		if (wp_stream_pass(&rec) == -1) {
+		if (emit_pass(&rec) == -1) {
 			wp_error_set(e, WP_EXIT_ERROR, "stdout: %s",
 			    strerror(errno));
 			wp_reader_free(&rd);
@@ -86,7 +86,7 @@ input_read(struct watch *w, long *nbad, struct wp_error *e)
 	}
 	*nbad = rd.nbad;
 	wp_reader_free(&rd);
-	if (wp_stream_flush() == -1)
+	if (emit_flush(w) == -1)
 		return wp_error_set(e, WP_EXIT_ERROR, "stdout: %s",
 		    strerror(errno));
 	if (!have_session)

@@ -8,7 +8,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bpf.h"
 #include "hwbp.h"
 #include "perf.h"
 #include "stream.h"
@@ -206,7 +205,7 @@ parse_options(int argc, char *argv[], struct watch *w, struct options *op)
 	memset(w, 0, sizeof *w);
 	w->duration_ms = 5000;
 	w->max_events = 100000;
-	w->ring_pages = 0;		/* the backend's: events.c */
+	w->ring_pages = 0;		/* the backend's: bp-events.c */
 	w->interval_ms = 1000;
 	w->callchain_depth = 16;
 	w->callchain_stack = 8192;
@@ -314,48 +313,56 @@ static const char slow[] = "using the ptrace single-step backend (the "
     "target runs 10,000 times slower or more while watched)";
 
 /*
- * The backend to use, or NULL with e set when none can (the messages
- * are printed; e says the last).
+ * Makes the backend to use the watch's, or returns -1 with e set when
+ * none can (the messages are printed; e says the last).
  */
-static const struct backend *
+static int
 choose(struct watch *w, const char *name, struct wp_error *e)
 {
 	char why[200];
 
 	if (strcmp(name, "ptrace") == 0)
-		return &backend_ptrace;
+		return watch_use(w, &backend_ptrace, e);
 	if (strcmp(name, "auto") != 0) {
-		if (!perf_fits(w, 1, why, sizeof why)) {
-			wp_error_set(e, WP_EXIT_ERROR, "the targets do not fit "
-			    "the debug registers");
-			return NULL;
-		}
-		if (canary(1, why, sizeof why) == -1) {
-			wp_error_set(e, WP_EXIT_NOBP, "hardware breakpoints "
-			    "cannot be used here");
-			return NULL;
-		}
+		if (!perf_fits(w, 1, why, sizeof why))
+			return wp_error_set(e, WP_EXIT_ERROR, "the targets do "
+			    "not fit the debug registers");
+		if (canary(1, why, sizeof why) == -1)
+			return wp_error_set(e, WP_EXIT_NOBP, "hardware "
+			    "breakpoints cannot be used here");
 		if (strcmp(name, "perf") == 0)
-			return &backend_perf;
-		if ((w->bpfw = bpfw_open(w, w->verbose, e)) != NULL)
-			return &backend_bpf;
+			return watch_use(w, &backend_perf, e);
+		if (watch_use(w, &backend_bpf, e) == 0)
+			return 0;
 		warnx("%s", e->msg);
-		return NULL;
+		return -1;
 	}
 	if (!perf_fits(w, 0, why, sizeof why)) {
 		warnx("%s: %s", why, slow);
-		return &backend_ptrace;
+		return watch_use(w, &backend_ptrace, e);
 	}
 	if (canary(0, why, sizeof why) == -1) {
 		warnx("%s: %s", why, slow);
-		return &backend_ptrace;
+		return watch_use(w, &backend_ptrace, e);
 	}
-	if ((w->bpfw = bpfw_open(w, w->verbose, e)) != NULL)
-		return &backend_bpf;
+	if (watch_use(w, &backend_bpf, e) == 0)
+		return 0;
 	warnx("%s: using the perf ring backend (counts stay exact; "
 	    "per-writer counts come from samples, which a burst can drop)",
 	    e->msg);
-	return &backend_perf;
+	return watch_use(w, &backend_perf, e);
+}
+
+/* After a watch: the observation, and the exit status. */
+static int
+finish(struct watch *w, long nbad)
+{
+	if (w->output_closed || observation_write(w, NULL) == -1) {
+		warnx("stdout closed: the watch stopped after %" PRIu64
+		    " hits (%s)", w->accepted, w->stop_reason);
+		return WP_EXIT_ERROR;
+	}
+	return nbad ? WP_EXIT_MALFORMED : WP_EXIT_OK;
 }
 
 int
@@ -364,10 +371,9 @@ main(int argc, char *argv[])
 	struct watch w;
 	struct options op;
 	struct wp_error e = { 0, "" };
-	const struct backend *b;
 	char why[200];
 	long nbad = 0;
-	int status = WP_EXIT_OK, rc;
+	int status, rc;
 
 	parse_options(argc, argv, &w, &op);
 	if (op.check_bp) {
@@ -386,30 +392,23 @@ main(int argc, char *argv[])
 		watch_free(&w);
 		return e.status;
 	}
-	if ((b = choose(&w, op.backend, &e)) == NULL) {
+	if (choose(&w, op.backend, &e) == -1) {
 		observation_write(&w, e.msg);
 		watch_free(&w);
 		return e.status;
 	}
-	if (w.callchain != CC_NONE) {
-		w.armed.callchain = b == &backend_ptrace ? "cfi" :
-		    w.callchain == CC_DWARF ? "dwarf" : "fp";
-		w.armed.callchain_depth = w.callchain_depth;
-	}
-	if (b == &backend_ptrace)
+	if (w.backend->traces)
 		guard_fork(&w);
-	if (watch_run(&w, b, &e) == -1) {
+	if (watch_run(&w, &e) == -1) {
 		/* nothing was watched; the observation still says why */
 		warnx("%s", e.msg);
 		observation_write(&w, e.msg);
 		status = e.status;
-	} else if (w.output_closed || observation_write(&w, NULL) == -1) {
-		warnx("stdout closed: the watch stopped after %" PRIu64
-		    " hits (%s)", w.accepted, w.stop_reason);
-		status = WP_EXIT_ERROR;
-	} else if (nbad)
-		status = WP_EXIT_MALFORMED;
-	bpfw_close(w.bpfw);
+	} else {
+		guard_stopped(&w);
+		status = finish(&w, nbad);
+	}
+	guard_free(&w);
 	watch_free(&w);
 	return status;
 }

@@ -1,6 +1,8 @@
 /*
  * The observation, wp-arm's last record: how the watch ended, what it
- * covered, what it may have missed, and the values read back.
+ * covered, what it may have missed, and the values read back.  What
+ * only the backend knows (its counters, how it follows chains) it adds
+ * itself (observe).
  */
 #include <unistd.h>
 
@@ -9,7 +11,6 @@
 
 #include "proc.h"
 #include "record.h"
-#include "stream.h"
 #include "util.h"
 #include "watch.h"
 
@@ -41,22 +42,19 @@ coverage(const struct watch *w, struct wp_observation *o,
 	o->failed = failed;
 	o->unattached = pending + o->nfailed;
 	o->forked = w->other_processes;
-	o->excluded = w->excluded_other;
-	o->ambiguous = w->ambiguous;
-	o->unparsed = w->unparsed;
 	if (o->attached_late > 0)
 		reasons[o->npartial++] = "threads_attached_late";
 	if (pending > 0)
 		reasons[o->npartial++] = "threads_never_attached";
 	if (o->nfailed > 0)
 		reasons[o->npartial++] = "threads_failed_to_arm";
-	if (w->ambiguous > 0)
+	if (o->ambiguous > 0)
 		reasons[o->npartial++] = "events_of_unknown_origin";
-	if (w->unparsed > 0)
+	if (o->unparsed > 0)
 		reasons[o->npartial++] = "malformed_perf_ring_records";
 	/* between a pointer write and the re-arm, the leaf is not watched */
-	if (w->nchains > 0 && w->backend != &backend_ptrace &&
-	    (w->follow_mode == NULL || strcmp(w->follow_mode, "async") == 0))
+	if (w->nchains > 0 && (o->follow_mode == NULL ||
+	    strcmp(o->follow_mode, "async") == 0))
 		reasons[o->npartial++] = "follow_rebind_window";
 	if (w->modify_errors > 0)
 		reasons[o->npartial++] = "follow_rearm_failed";
@@ -86,7 +84,7 @@ tallied(const struct watch *w)
 	for (i = 0; i < w->nt; i++)
 		if (!w->t[i].tallied_known)
 			return 0;
-	return w->nt > 0 && w->backend == &backend_bpf;
+	return w->nt > 0;
 }
 
 /*
@@ -151,7 +149,7 @@ follows(const struct watch *w, struct wp_obs_follow *of)
 
 /*
  * What was lost: exactly, from the counts, where the backend counts;
- * else what the perf ring said it dropped.
+ * else what the backend said it dropped (the perf rings).
  */
 static void
 losses(const struct watch *w, struct wp_observation *o, const char **reasons)
@@ -168,39 +166,11 @@ losses(const struct watch *w, struct wp_observation *o, const char **reasons)
 	    w->lost_unknown == NULL;
 	o->lost_reason = w->lost_unknown ? w->lost_unknown :
 	    "output closed: hits after that were not written";
-	o->lost = known ? counted_lost : w->lost;
-	o->lost_records = w->lost_records;
+	/* else what the backend said it dropped (observe) */
+	o->lost = known ? counted_lost : o->lost;
 	o->lost_reasons = reasons;
-	if (o->lost > 0 || (!known && w->lost_records > 0))
+	if (o->lost > 0 || (!known && o->lost_records > 0))
 		reasons[o->nlost_reasons++] = "ring_overflow";
-}
-
-/*
- * This CPU's clock rate, as a chain of dependent additions measures it
- * (each waits for the one before: one a cycle on every x86-64): the
- * instructions per second of code that runs one instruction a cycle,
- * what the native run time of the single-stepped instructions is
- * estimated by.  Of five runs of 2^20 additions (a millisecond or less
- * each) after one to warm up, the fastest is kept: a run that was
- * preempted is slower, never faster.
- */
-static uint64_t
-native_rate(void)
-{
-	uint64_t t0, ns, best = UINT64_MAX, x = 0;
-	int i, k;
-
-	for (k = 0; k < 6; k++) {
-		t0 = wp_now_ns();
-		for (i = 0; i < 1 << 14; i++)
-			__asm__ volatile (".rept 64\n\taddq $1, %0\n\t.endr"
-			    : "+r" (x));
-		ns = wp_now_ns() - t0;
-		if (k > 0 && ns < best)
-			best = ns;
-	}
-	return best > 0 && best != UINT64_MAX ?
-	    (64ULL << 14) * 1000000000 / best : 0;
 }
 
 /*
@@ -215,6 +185,7 @@ observation_write(struct watch *w, const char *error)
 	struct wp_obs_follow *of = wp_xcalloc(w->nchains, sizeof *of);
 	struct wp_obs_failed *failed = wp_xcalloc(w->nthr, sizeof *failed);
 	const char *reasons[8], *lreasons[2];
+	int rc;
 
 	memset(&o, 0, sizeof o);
 	o.backend = w->backend ? w->backend->name : NULL;
@@ -227,6 +198,11 @@ observation_write(struct watch *w, const char *error)
 	o.error = error;
 	o.truncated = w->truncated;
 	o.accepted = w->accepted;
+	o.follow_mode = w->follow_mode;
+	if (w->backend != NULL && w->backend->observe != NULL)
+		w->backend->observe(w, &o);
+	if (w->nchains == 0)
+		o.follow_mode = o.follow_reason = NULL;
 	coverage(w, &o, reasons, failed);
 	losses(w, &o, lreasons);
 	o.tallied = tallied(w);
@@ -239,22 +215,9 @@ observation_write(struct watch *w, const char *error)
 	follows(w, of);
 	o.follows = of;
 	o.nfollows = w->nchains;
-	if (w->backend == &backend_ptrace) {
-		w->ptrace.native_ips = native_rate();
-		o.ptrace = &w->ptrace;
-	}
-	if (w->backend == &backend_bpf)
-		o.bpf = &w->bpf;
-	if (w->nchains > 0) {
-		o.follow_mode = w->backend == &backend_ptrace ? "step" :
-		    w->follow_mode;
-		o.follow_reason = w->follow_reason;
-	}
-	wp_rec_observation(&w->jw, &o);
+	rc = emit_observation(w, &o);
 	free(ot);
 	free(of);
 	free(failed);
-	if (watch_emit(w) == -1 || wp_stream_flush() == -1)
-		return -1;
-	return 0;
+	return rc;
 }

@@ -1,7 +1,8 @@
 /*
- * perf: the perf_event_open(2) primitives of wp-arm's perf backend:
- * breakpoint and task events, the mmap ring and the parse of its
- * records.  Nothing here knows about targets or threads.
+ * perf: the perf_event_open(2) primitives of the perf and bpf backends
+ * (through bp-events.c): breakpoint and task events, the mmap ring and
+ * the parse of its records.  Nothing here knows about targets or
+ * threads.
  */
 #ifndef WPARM_PERF_H
 #define WPARM_PERF_H
@@ -105,16 +106,6 @@ int	 perf_id(int fd, uint64_t *id);
  */
 int	 perf_drain(struct perf_ring *r, const struct perf_layout *lay,
 	    int (*fn)(const struct perf_rec *rec, void *arg), void *arg);
-/*
- * The callers of a hit at ip from a kernel call chain (a sample's, with
- * its context markers, or a stack map's, ended by a 0): innermost first,
- * at most max into ips, the markers and the trap IP at its head left
- * out; *n set.  Returns "truncated" when there were more than max, or
- * when the chain filled the cap entries the kernel could give (there may
- * have been more), else "frame_pointers".
- */
-const char *perf_chain_callers(const uint64_t *chain, size_t nchain,
-	    size_t cap, uint64_t ip, uint64_t *ips, size_t max, size_t *n);
 /*
  * The hit record of sample r: its pid, tid, cpu, ip and registers
  * (into regs, which h then points to); the rest of h is zero, for the

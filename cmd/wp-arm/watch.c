@@ -1,10 +1,11 @@
 /*
  * The watch every backend runs in: the loop and its stop conditions,
- * the signals that end it, and the records written for every backend.
+ * the signals that end it, the one place max events cuts (watch_hit),
+ * and the thread table.  The backend is reached through its struct
+ * backend only; a supervisor (guard.c) through supervisor_note.
  */
 #include <sys/types.h>
 
-#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -13,7 +14,6 @@
 #include <unistd.h>
 
 #include "record.h"
-#include "stream.h"
 #include "util.h"
 #include "watch.h"
 
@@ -124,32 +124,8 @@ check_stop(struct watch *w, uint64_t deadline)
 	else if (got_signal) {
 		w->stop_reason = "signal";
 		w->stop_detail = watch_signame(got_signal);
-		if (w->guard_parent != 0 && getppid() != w->guard_parent) {
-			snprintf(w->stop_why, sizeof w->stop_why, "%s: wp-arm "
-			    "(pid %d) was killed", w->stop_detail,
-			    (int)w->guard_parent);
-			w->stop_detail = w->stop_why;
-		}
 	} else if (wp_now_ns() >= deadline)
 		w->stop_reason = "duration";
-}
-
-static int
-emit_armed(struct watch *w)
-{
-	w->armed.backend = w->backend->name;
-	w->armed.pid = w->pid;
-	w->armed.targets = w->nt;
-	w->armed.regs = w->regs;
-	w->armed.time_base_ns = w->t0;
-	w->armed.duration_ms = w->duration_ms >= DURATION_INF_MS ? -1 :
-	    (long)w->duration_ms;
-	wp_rec_armed(&w->jw, &w->armed);
-	if (watch_emit(w) == -1 || wp_stream_flush() == -1) {
-		w->output_closed = 1;
-		return -1;
-	}
-	return 0;
 }
 
 /* A count record per watched entry: written and counted so far. */
@@ -168,11 +144,10 @@ emit_counts(struct watch *w)
 		c.counted = w->t[i].counted;
 		c.sampled = w->t[i].hits;
 		c.time_ns = watch_time(w, wp_now_ns());
-		wp_rec_count(&w->jw, &c);
-		if (watch_emit(w) == -1)
+		if (emit_count(w, &c) == -1)
 			return;
 	}
-	wp_stream_flush();
+	emit_flush(w);
 }
 
 /* A seeded record per thread armed at the start: what it is called. */
@@ -190,22 +165,44 @@ emit_seeded(struct watch *w)
 		tr.tid = w->thr[i].tid;
 		tr.has_time = 1;
 		tr.time_ns = watch_time(w, wp_now_ns());
-		if (watch_thread_record(w, &tr) == -1)
+		if (emit_thread(w, &tr) == -1)
 			return;
 	}
 }
 
 int
-watch_run(struct watch *w, const struct backend *b, struct wp_error *e)
+watch_use(struct watch *w, const struct backend *b, struct wp_error *e)
 {
+	free(w->obs);
+	w->obs = wp_xcalloc(1, b->obs_size > 0 ? b->obs_size : 1);
+	w->backend = b;
+	if (b->open != NULL && b->open(w, e) == -1) {
+		w->backend = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+int
+watch_stopping(const struct watch *w)
+{
+	return got_signal || w->output_closed || w->truncated ||
+	    w->stop_reason != NULL;
+}
+
+int
+watch_run(struct watch *w, struct wp_error *e)
+{
+	const struct backend *b = w->backend;
 	sigset_t orig;
 	uint64_t deadline, now, next_count;
 
-	w->backend = b;
 	w->stop_reason = NULL;
 	catch_signals(&orig);
 	w->waitmask = orig;
 	w->t0 = wp_now_ns();
+	if (w->callchain != CC_NONE)
+		w->armed.callchain_depth = w->callchain_depth;
 	if (b->arm(w, e) == -1) {
 		sigprocmask(SIG_SETMASK, &orig, NULL);
 		return -1;
@@ -225,8 +222,8 @@ watch_run(struct watch *w, const struct backend *b, struct wp_error *e)
 			next_count = now + w->interval_ms * 1000000;
 		}
 		b->run(w, deadline - now < TICK_NS ? deadline : now + TICK_NS);
-		if (w->guard != NULL)
-			guard_note(w);
+		if (w->supervisor_note != NULL)
+			w->supervisor_note(w);
 	}
 	b->disarm(w);
 	check_stop(w, deadline);
@@ -239,34 +236,20 @@ void
 watch_free(struct watch *w)
 {
 	free(w->thr);
-	if (w->guard != NULL)
-		guard_free(w);
-	else {
-		free(w->t);
-		free(w->chains);
-	}
+	free(w->t);
+	free(w->chains);
+	free(w->obs);
 	wp_jw_free(&w->jw);
 	w->thr = NULL;
 	w->t = NULL;
 	w->chains = NULL;
+	w->obs = NULL;
 }
 
 int64_t
 watch_time(const struct watch *w, uint64_t now_ns)
 {
 	return (int64_t)(now_ns - w->t0);
-}
-
-int
-watch_emit(struct watch *w)
-{
-	if (w->output_closed)
-		return -1;
-	if (wp_stream_write_jw(&w->jw) == -1) {
-		w->output_closed = 1;
-		return -1;
-	}
-	return 0;
 }
 
 void
@@ -303,6 +286,7 @@ watch_hit(struct watch *w, size_t ti, struct wp_hit_rec *h)
 			h->role = WP_ROLE_POINTER;
 			h->level = t->level;
 			c->ptr_hits++;
+			c->dirty = 1;
 		} else {
 			h->role = WP_ROLE_LEAF;
 			h->generation = c->generation;
@@ -312,8 +296,7 @@ watch_hit(struct watch *w, size_t ti, struct wp_hit_rec *h)
 	t->hits++;
 	if (++w->accepted >= w->max_events)
 		w->truncated = 1;
-	wp_rec_hit(&w->jw, h);
-	return watch_emit(w);
+	return emit_hit(w, h);
 }
 
 struct thread *
@@ -350,40 +333,4 @@ watch_count_threads(const struct watch *w, enum thread_state st)
 	for (i = 0; i < w->nthr; i++)
 		n += w->thr[i].state == st;
 	return n;
-}
-
-/* The thread's name (/proc/PID/task/TID/comm): 0, or -1. */
-static int
-thread_comm(pid_t pid, pid_t tid, char *buf, size_t sz)
-{
-	char path[64];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof path, "/proc/%d/task/%d/comm", (int)pid,
-	    (int)tid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return -1;
-	n = read(fd, buf, sz - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	return 0;
-}
-
-int
-watch_thread_record(struct watch *w, const struct wp_thread_rec *t)
-{
-	struct wp_thread_rec named = *t;
-	char comm[64];
-
-	/* named when first seen: as it starts, is seeded, or fails */
-	if (named.comm == NULL && strcmp(t->event, "exit") != 0 &&
-	    strcmp(t->event, "fork_process") != 0 &&
-	    thread_comm(w->pid, t->tid, comm, sizeof comm) == 0)
-		named.comm = comm;
-	wp_rec_thread(&w->jw, &named);
-	return watch_emit(w);
 }

@@ -1,7 +1,12 @@
 /*
  * watch: what wp-arm watches and what happened, shared by the backends;
- * the loop that runs a backend until the watch stops; and the records
- * every backend writes (hit, thread, armed) through one place.
+ * the seam every backend plugs into (struct backend: backend-perf.c,
+ * backend-bpf.c, backend-ptrace.c); the loop that runs a backend until
+ * the watch stops (watch.c); the one place records leave wp-arm
+ * (emit.c); follow chains (follow.c), the observation (observation.c),
+ * and the supervisor of a tracing backend (guard.c).  Nothing here knows
+ * a backend's internals: a backend's state and counters are its own
+ * (w->state, w->obs).
  */
 #ifndef WPARM_WATCH_H
 #define WPARM_WATCH_H
@@ -53,6 +58,7 @@ struct chain {
 	int		 rw;
 	size_t		 base;		/* its first entry in w->t */
 	uint64_t	 generation;
+	int		 dirty;		/* a pointer written: see follow_dirty */
 	const char	*binding;
 	uint64_t	 leaf;		/* when bound */
 	uint64_t	 ptr_hits, leaf_hits, rebinds;
@@ -80,26 +86,54 @@ struct thread {
 };
 
 struct watch;
+struct wp_observation;
 
 /*
- * A backend.  arm() arms every thread (or returns -1 with e set, and
- * nothing armed) and fills w->armed; run() watches until until_ns, or
- * sooner when something happened, and sets w->stop_reason when the
- * target exited or exec'd; count() sets each entry's counted (the
- * writes the backend knows were made, written or not); disarm()
- * collects what is left, counts, and releases everything arm() took.
- * The process is left as it was found.
+ * A backend: how the entries are watched.  The generic loop (watch.c)
+ * knows a backend by these and nothing else; what it keeps between
+ * calls is its own, in w->state.
+ *
+ * open() (NULL: none) runs when the backend is chosen, before anything
+ * is armed: -1 with e set when it cannot be used here (then auto tries
+ * the next).  What it takes goes into w->state, which arm() takes over.
+ * arm() arms every thread (or returns -1 with e set, having released
+ * everything, w->state included) and fills w->armed (its threads, cpus,
+ * events, ring_pages, and with --callchain how it unwinds); it reads the
+ * follow chains first (follow_update).  run() watches
+ * until until_ns, or sooner when something happened, and sets
+ * w->stop_reason when the target exited or exec'd; it reports hits
+ * through watch_hit and returns soon after watch_stopping says so.
+ * count() sets each entry's counted (the writes the backend knows were
+ * made, written or not).  rearm() moves entry ti to where w->t[ti] says
+ * now (addr, armed): the generic follow code asks for it when a chain
+ * moved (follow_rebind).  disarm() collects what is left, counts, and
+ * releases everything arm() took; the process is left as it was found.
+ * observe() adds what only the backend knows to the observation: its
+ * counters (in w->obs: o->ptrace, o->bpf, what a ring dropped), how it
+ * follows chains (o->follow_mode, which is --follow-mode until then, and
+ * o->follow_reason).  It runs after disarm(),
+ * after a failed arm(), and in a supervisor whose tracing child was
+ * killed (then w->state is not there; w->obs is).
+ *
+ * traces: the backend traces the target (ptrace), which a SIGKILL of
+ * the tracer would leave harmed: main forks a supervisor first
+ * (guard.c), which outlives a killed wp-arm.  obs_size: bytes of w->obs,
+ * zeroed before open(); the supervisor shares them with its child.
  */
 struct backend {
 	const char	*name;		/* as records give it */
+	int		 traces;
+	size_t		 obs_size;
+	int		(*open)(struct watch *w, struct wp_error *e);
 	int		(*arm)(struct watch *w, struct wp_error *e);
 	void		(*run)(struct watch *w, uint64_t until_ns);
 	void		(*count)(struct watch *w);
+	void		(*rearm)(struct watch *w, size_t ti);
 	void		(*disarm)(struct watch *w);
+	void		(*observe)(struct watch *w, struct wp_observation *o);
 };
 
 extern const struct backend backend_perf, backend_bpf, backend_ptrace;
-struct bpfw;
 
 struct watch {
 	/* what to watch: the stream and the options */
@@ -118,12 +152,15 @@ struct watch {
 	size_t			 callchain_stack;	/* dwarf: bytes copied */
 	size_t			 ring_pages;
 	int			 verbose;
-	const char		*follow_mode;	/* stop, stop-all, async;
-						   NULL: the backend's own */
+	const char		*follow_mode;	/* --follow-mode: stop,
+						   stop-all, async; NULL:
+						   the backend's own */
 	/* while it runs */
 	const struct backend	*backend;
-	struct bpfw		*bpfw;		/* backend_bpf: its program */
 	void			*state;		/* the backend's own */
+	void			*obs;		/* its counters: obs_size */
+	/* the supervisor's (guard.c), after every run; NULL: none */
+	void			(*supervisor_note)(struct watch *w);
 	uint64_t		 t0;		/* the time base of time_ns */
 	struct wp_jw		 jw;		/* the record being written */
 	struct wp_armed_rec	 armed;		/* filled by arm() */
@@ -136,45 +173,48 @@ struct watch {
 	int			 output_closed;
 	struct thread		*thr;
 	size_t			 nthr;
-	uint64_t		 excluded_other, other_processes, ambiguous;
-	uint64_t		 unparsed, lost, lost_records, modify_errors;
-	struct wp_obs_ptrace	 ptrace;	/* the ptrace backend's counters */
-	struct wp_obs_bpf	 bpf;		/* the bpf backend's */
+	uint64_t		 other_processes;	/* forked */
+	uint64_t		 modify_errors;	/* re-arms that failed */
 	const char		*lost_unknown;	/* why what was lost is not
 						   known; NULL: it is */
-	pid_t			 guard_parent;	/* in guard.c's child: wp-arm */
-	struct guard_page	*guard;		/* shared with it, or NULL */
-	char			 stop_why[64];	/* stop_detail's buffer */
-	const char		*follow_reason;	/* why not the mode asked */
-	char			 follow_why[512];
 };
 
 /*
- * Runs the watch with backend b until a stop condition: the duration,
+ * Makes b the backend of the watch: zeroes its w->obs and runs its
+ * open().  0, or -1 with e set (and no backend).
+ */
+int	 watch_use(struct watch *w, const struct backend *b,
+	    struct wp_error *e);
+/*
+ * Runs the watch with its backend until a stop condition: the duration,
  * max events, a signal (watch_stop_signals), a closed output, or
  * the target's exit or exec.  Returns 0 when it ran (w->stop_reason says
  * why it stopped), -1 with e set when nothing could be armed.
  */
-int	 watch_run(struct watch *w, const struct backend *b,
-	    struct wp_error *e);
+int	 watch_run(struct watch *w, struct wp_error *e);
 /* The signal that stopped the watch, or 0; for backends that wait. */
 int	 watch_signalled(void);
+/*
+ * Whether a backend's run() is to return now: a stop signal, a closed
+ * output, max events, or a stop reason the backend set.
+ */
+int	 watch_stopping(const struct watch *w);
 /* The signals that end a watch (every one that would end wp-arm). */
 void	 watch_stop_signals(sigset_t *set);
 /* "SIGTERM", "SIGRTMIN+3": in a static buffer, until the next call. */
 const char *watch_signame(int sig);
+/* Frees the tables and w->obs (a supervisor's shared ones: guard_free). */
 void	 watch_free(struct watch *w);
 
 /* Nanoseconds since the time base. */
 int64_t	 watch_time(const struct watch *w, uint64_t now_ns);
 
-/* Writes w->jw as a line; -1 (and output_closed set) when it cannot. */
-int	 watch_emit(struct watch *w);
-
 /*
- * A hit on entry ti: fills in its chain role, counts it, and writes it
- * unless max events was reached before.  Returns -1 when the output is
- * closed.
+ * A hit on entry ti: the one place max events cuts.  Before it is
+ * reached the hit is filled in (its chain role), counted and written (a
+ * pointer's marks its chain for follow_dirty); after, it is only counted
+ * as unwritten, so that the backend's count does not call it lost.
+ * Returns -1 when the output is closed.
  */
 int	 watch_hit(struct watch *w, size_t ti, struct wp_hit_rec *h);
 
@@ -186,21 +226,56 @@ struct thread *watch_thread(struct watch *w, pid_t tid,
 	    enum thread_state st);
 struct thread *watch_thread_find(struct watch *w, pid_t tid);
 size_t	 watch_count_threads(const struct watch *w, enum thread_state st);
-int	 watch_thread_record(struct watch *w, const struct wp_thread_rec *t);
+
+/*
+ * emit.c: the one place where records leave wp-arm.  Each writes its
+ * record (built by lib/record.c's wp_rec_*) as a line, and returns -1
+ * (w->output_closed set) when it cannot.
+ */
+int	 emit_pass(const struct wp_record *rec);	/* stdin's, as read */
+int	 emit_armed(struct watch *w);		/* from w->armed */
+int	 emit_hit(struct watch *w, const struct wp_hit_rec *h);
+/* A thread record, with the thread's name where it is first seen. */
+int	 emit_thread(struct watch *w, const struct wp_thread_rec *t);
+int	 emit_count(struct watch *w, const struct wp_count_rec *c);
+int	 emit_tally(struct watch *w, const struct wp_tally_rec *t);
+int	 emit_lost(struct watch *w, uint64_t n, int cpu, int64_t time_ns);
+/* Flushed: scripts may wait on it. */
+int	 emit_rebind(struct watch *w, const struct wp_rebind_rec *r);
+/* Flushed, the last record. */
+int	 emit_observation(struct watch *w, const struct wp_observation *o);
+/* Writes what waits in the stream's buffer. */
+int	 emit_flush(struct watch *w);
+/*
+ * Between emit_hold and emit_release the records wait in the buffer,
+ * to go out together (what one drain of the rings read).
+ */
+void	 emit_hold(void);
+int	 emit_release(struct watch *w);
 
 /* follow.c: --follow chains in the target table. */
 void	 follow_add(struct watch *w, const struct wp_spec *f);
 /*
- * Reads chain ci again through memfd and moves its entries.  Returns 1
- * when the leaf or the binding changed: the caller re-arms, then writes
- * the rebind record with follow_record.
+ * Reads chain ci again through memfd; its entries that moved (or were
+ * armed or disarmed) are re-armed by the backend (rearm).  Returns 1
+ * when the leaf or the binding changed: the caller then writes the
+ * rebind record with follow_record.
  */
-int	 follow_walk(struct watch *w, int memfd, size_t ci);
-/* The rebind record of chain ci's latest change; r gives the re-arm. */
+int	 follow_rebind(struct watch *w, int memfd, size_t ci);
+/*
+ * The rebind record of chain ci's latest change: rearm_ns from the
+ * pointer's write to the re-arm (-1: not known), held (the writer was
+ * held meanwhile), missed (the leaf changed meanwhile; -1: not known).
+ */
 void	 follow_record(struct watch *w, size_t ci, int64_t rearm_ns, int held,
 	    int missed);
-/* Both, when the re-arm itself takes no time (the ptrace backend). */
+/* Both, with nothing known of the re-arm (at the start). */
 int	 follow_update(struct watch *w, int memfd, size_t ci);
+/*
+ * Whether a pointer of chain ci was written (a hit accepted) since the
+ * last call: the backend then reads the chain again (follow_rebind).
+ */
+int	 follow_dirty(struct watch *w, size_t ci);
 
 /*
  * observation.c: the last record of a watch; error is NULL after a
@@ -209,14 +284,18 @@ int	 follow_update(struct watch *w, int memfd, size_t ci);
 int	 observation_write(struct watch *w, const char *error);
 
 /*
- * guard.c: for the ptrace backend, forks; returns in the child, which
- * watches; the parent waits, passes the signals that end a watch on, and
- * exits as the child did, writing the observation if it was killed.
+ * guard.c: for a backend that traces (b->traces), forks; returns in the
+ * child, which watches, and notes after every run (supervisor_note) what
+ * the parent needs if the child is killed; the parent waits, passes the
+ * signals that end a watch on, and exits as the child did, writing the
+ * observation if it was killed.  w->t, w->chains and w->obs are shared
+ * with it from then on.
  */
 void	 guard_fork(struct watch *w);
-/* In the child: what the parent needs if the child is killed. */
-void	 guard_note(struct watch *w);
-/* Frees what guard_fork shared (w->t and w->chains with it). */
+/* In the child, after the watch: says so in the stop detail when the
+   stop signal came because wp-arm was killed. */
+void	 guard_stopped(struct watch *w);
+/* Frees what guard_fork shared (w->t, w->chains, w->obs); none: nothing. */
 void	 guard_free(struct watch *w);
 
 #endif

@@ -14,24 +14,6 @@ int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 /* cmd/wp-arm/main.c's */
 int	input_read(struct watch *, long *, struct wp_error *);
 
-/*
- * watch.c calls these of guard.c for the ptrace backend, which forks
- * to guard the target: never here, where nothing is armed.
- */
-void
-guard_free(struct watch *w)
-{
-	(void)w;
-	abort();
-}
-
-void
-guard_note(struct watch *w)
-{
-	(void)w;
-	abort();
-}
-
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {

@@ -43,6 +43,28 @@ setup() {
 	scenario_max_events perf
 }
 
+@test "wp-arm perf: samples drained after max events are counted, not lost" {
+	start_target mt-writer -t 1 -n 150 -w
+	watch_start wpt_counter -- --backend perf -d 300s -n 100
+	# every write is made while wp-arm sleeps: one drain reads all 150
+	kill -STOP "$WPID"
+	kill -USR1 "$TPID"
+	wait_for "$TOUT" '^done' 60
+	kill -CONT "$WPID"
+	watch_wait
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(hits)" 100
+	assert_equal "$(obs .stop_reason)" max_events
+	assert_equal "$(obs .accepted_hits)" 100
+	assert_equal "$(obs '.targets[0].hits')" 100
+	assert_equal "$(obs '.targets[0].counted')" 150
+	assert_equal "$(obs '.targets[0].lost')" 0
+	assert_equal "$(obs .lost_events.total)" 0
+	assert_equal "$(jq -c .lost_events.reasons <<< "$OBS")" '[]'
+	# a lower bound for being cut, not for a loss
+	assert_equal "$(obs .counts_are_lower_bound)" true
+}
+
 @test "wp-arm perf: -d stops at the duration and reads the latest value" {
 	scenario_duration perf
 }

@@ -1,7 +1,8 @@
 /*
- * The bpf backend's program from wp-arm's side: loaded from the object
- * the skeleton embeds, attached to every breakpoint event, read through
- * its ring buffer (samples) and its maps (tallies).
+ * The bpf backend's program from wp-arm's side (bpf-prog.h): loaded
+ * from the object the skeleton embeds, attached to every breakpoint
+ * event, read through its ring buffer (samples) and its maps (totals,
+ * tallies, stacks).  Nothing here makes a record.
  */
 #include <sys/ioctl.h>
 
@@ -17,9 +18,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bpf.h"
-#include "bpf/wpbpf.h"
-#include "perf.h"
+#include "bpf-prog.h"
+#include "kchain.h"
 #include "wp.skel.h"
 
 #define RING_BYTES	(1 << 22)	/* the samples' ring buffer */
@@ -29,9 +29,9 @@ struct bpfw {
 	size_t			 depth;		/* entries of a stack */
 	struct wpbpf		*skel;
 	struct ring_buffer	*rb;
-	struct watch		*w;		/* while draining */
-	void			(*on_pointer)(struct watch *,
-				    const struct bpfw_pointer *);
+	/* while draining */
+	void			(*fn)(void *, const void *, size_t);
+	void			*arg;
 };
 
 static int verbose;
@@ -183,12 +183,8 @@ bpfw_attach(struct bpfw *b, int fd, size_t slot)
 	return 0;
 }
 
-/*
- * --callchain: the callers of stack id (bpf_get_stackid's answer) into
- * ips, without the trap IP ip; returns the chain's status.
- */
-static const char *
-stack_chain(struct bpfw *b, const struct watch *w, int32_t id, uint64_t ip,
+const char *
+bpfw_callers(struct bpfw *b, const struct watch *w, int32_t id, uint64_t ip,
     uint64_t *ips, size_t *n)
 {
 	static char why[80];
@@ -205,65 +201,28 @@ stack_chain(struct bpfw *b, const struct watch *w, int32_t id, uint64_t ip,
 	if (bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.stacks), &id,
 	    st) != 0)
 		return "the stack map lost the chain";
-	return perf_chain_callers(st, b->depth, b->depth, ip, ips,
+	return kchain_callers(st, b->depth, b->depth, ip, ips,
 	    w->callchain_depth, n);
+}
+
+int
+bpfw_stack_bytes(const struct bpfw *b)
+{
+	return (int)b->skel->rodata->stack_bytes;
+}
+
+int
+bpfw_chains(const struct bpfw *b)
+{
+	return b->skel->rodata->with_stack;
 }
 
 static int
 on_sample(void *arg, void *data, size_t size)
 {
 	struct bpfw *b = arg;
-	struct watch *w = b->w;
-	const struct wpb_sample_regs *r = data;
-	const struct wpb_sample *s = &r->s;
-	const struct wpb_sample_stack *st;
-	struct wp_x86_regs regs;
-	struct wp_hit_rec h;
-	struct bpfw_pointer p;
-	unsigned char bytes[8];
-	uint64_t chain[WATCH_MAXCHAIN];
-	size_t ti = s->slot, i;
 
-	if (size < sizeof *s || ti >= w->nt)
-		return 0;
-	memset(&h, 0, sizeof h);
-	h.pid = (pid_t)s->pid;
-	h.tid = (pid_t)s->tid;
-	h.cpu = (int)s->cpu;
-	h.time_ns = watch_time(w, s->time_ns);
-	h.ip = s->ip;
-	for (i = 0; i < sizeof bytes; i++)
-		bytes[i] = (unsigned char)(s->value >> (8 * i));
-	h.bytes = bytes;
-	h.nbytes = (size_t)w->t[ti].len <= 8 ? (size_t)w->t[ti].len : 8;
-	if ((s->flags & WPB_F_REGS) && size >= sizeof *r) {
-		for (i = 0; i < WPB_NREGS; i++)
-			regs.v[i] = r->regs[i];
-		regs.have = (1u << WPB_NREGS) - 1;
-		h.regs = &regs;
-	}
-	if (b->skel->rodata->with_stack) {
-		h.chain_status = stack_chain(b, w, s->stack, s->ip, chain,
-		    &h.nchain);
-		h.chain = chain;
-	}
-	if (b->skel->rodata->stack_bytes > 0 && size >= sizeof *st) {
-		st = data;
-		h.stack = st->stack;
-		h.nstack = st->nstack <= size - sizeof *st ?
-		    (size_t)st->nstack : size - sizeof *st;
-	}
-	watch_hit(w, ti, &h);
-	if (h.role == WP_ROLE_POINTER && b->on_pointer != NULL) {
-		memset(&p, 0, sizeof p);
-		p.slot = ti;
-		p.tid = (pid_t)s->tid;
-		p.time_ns = s->time_ns;
-		p.has_leaf = (s->flags & WPB_F_LEAF) != 0;
-		p.leaf_addr = s->leaf_addr;
-		p.leaf_value = s->leaf_value;
-		b->on_pointer(w, &p);
-	}
+	b->fn(b->arg, data, size);
 	return 0;
 }
 
@@ -277,71 +236,40 @@ bpfw_fd(struct bpfw *b)
 }
 
 void
-bpfw_drain(struct bpfw *b, struct watch *w,
-    void (*on_pointer)(struct watch *, const struct bpfw_pointer *))
+bpfw_drain(struct bpfw *b, void (*fn)(void *, const void *, size_t),
+    void *arg)
 {
 	if (bpfw_fd(b) == -1)
 		return;
-	b->w = w;
-	b->on_pointer = on_pointer;
+	b->fn = fn;
+	b->arg = arg;
 	ring_buffer__consume(b->rb);
 }
 
-static void
-totals(struct bpfw *b, struct watch *w)
+int
+bpfw_total(struct bpfw *b, size_t slot, struct wpb_tot *tot)
 {
-	struct wpb_tot tot;
-	__u32 k;
+	__u32 k = (__u32)slot;
 
-	w->bpf.samples_sent = w->bpf.samples_dropped = 0;
-	w->bpf.samples_capped = w->bpf.tally_full = w->bpf.read_errors = 0;
-	for (k = 0; k < WPB_SLOTS && k < w->nt; k++) {
-		if (bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.totals), &k,
-		    &tot) != 0)
-			continue;
-		w->bpf.samples_sent += tot.sent;
-		w->bpf.samples_dropped += tot.drops;
-		w->bpf.samples_capped += tot.capped;
-		w->bpf.tally_full += tot.tally_full;
-		w->bpf.read_errors += tot.readerr;
-		w->t[k].tallied = 0;
-		w->t[k].tallied_known = tot.tally_full == 0;
-	}
+	return bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.totals), &k,
+	    tot) == 0 ? 0 : -1;
 }
 
-void
-bpfw_tallies(struct bpfw *b, struct watch *w)
+int
+bpfw_tallies(struct bpfw *b, int (*fn)(void *, const struct wpb_key *,
+    const struct wpb_val *), void *arg)
 {
 	struct wpb_key key, next, *prev = NULL;
 	struct wpb_val v;
-	struct wp_tally_rec t;
-	uint64_t chain[WATCH_MAXCHAIN];
 	int fd = bpf_map__fd(b->skel->maps.tally);
 
-	totals(b, w);
 	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
 		key = next;
 		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &v) != 0 || key.slot >= w->nt)
+		if (bpf_map_lookup_elem(fd, &key, &v) != 0)
 			continue;
-		w->t[key.slot].tallied += v.hits;
-		memset(&t, 0, sizeof t);
-		watch_role(w, key.slot, &t.role, &t.level);
-		t.target = w->t[key.slot].id;
-		t.tid = (pid_t)key.tid;
-		t.ip = key.ip;
-		t.hits = v.hits;
-		t.first = v.first;
-		t.last = v.last;
-		t.unchanged = v.unchanged;
-		t.time_ns = watch_time(w, wp_now_ns());
-		if (b->skel->rodata->with_stack) {
-			t.chain_status = stack_chain(b, w, key.stack, key.ip,
-			    chain, &t.nchain);
-			t.chain = chain;
-		}
-		wp_rec_tally(&w->jw, &t);
-		if (watch_emit(w) == -1)
-			return;
+		if (fn(arg, &key, &v) == -1)
+			return -1;
 	}
+	return 0;
 }

@@ -1,0 +1,370 @@
+/*
+ * The bpf backend: breakpoint events on every thread (bp-events.c), and
+ * on every hit the program wp-arm loaded (bpf-prog.c, bpf/wp.bpf.c)
+ * tallies the write per writing instruction and thread in the kernel
+ * and sends a sample, up to max events.  Samples are hit records, the
+ * tallies tally records; the per-writer counts miss nothing while the
+ * tally map has room.  Follow chains: the program signals a pointer's
+ * writer, which --follow-mode stop holds (hold.c) until its leaf is
+ * re-armed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bp-events.h"
+#include "bpf-prog.h"
+#include "hold.h"
+#include "proc.h"
+#include "util.h"
+#include "watch.h"
+
+/* What the program saw when a chain's pointer was written. */
+struct pointer {
+	pid_t		 tid;		/* the thread that wrote it */
+	uint64_t	 time_ns;	/* of the write, CLOCK_MONOTONIC;
+					   0: none since the last rebind */
+	int		 has_leaf;
+	uint64_t	 leaf_addr;	/* where the chain leads now */
+	uint64_t	 leaf_value;	/* and the value there then */
+};
+
+struct bpf_state {
+	struct bpev	 ev;
+	struct bpfw	*prog;
+	struct hold	*hold;		/* --follow-mode stop */
+	struct pointer	*written;	/* per chain */
+};
+
+/* w->obs */
+struct bpf_obs {
+	struct bpev_obs	 ev;
+	struct wp_obs_bpf bpf;
+};
+
+/* A pointer's sample: what the rebind record will say of the write. */
+static void
+pointer_written(struct watch *w, struct bpf_state *s, size_t ti,
+    const struct wpb_sample *smp)
+{
+	struct pointer *p = &s->written[w->t[ti].chain];
+
+	p->tid = (pid_t)smp->tid;
+	p->time_ns = smp->time_ns;
+	p->has_leaf = (smp->flags & WPB_F_LEAF) != 0;
+	p->leaf_addr = smp->leaf_addr;
+	p->leaf_value = smp->leaf_value;
+	if (s->hold != NULL)
+		hold_pointer(s->hold, p->tid);
+}
+
+static void
+on_sample(void *arg, const void *data, size_t size)
+{
+	struct watch *w = arg;
+	struct bpf_state *s = w->state;
+	const struct wpb_sample_regs *r = data;
+	const struct wpb_sample *smp = &r->s;
+	const struct wpb_sample_stack *st;
+	struct wp_x86_regs regs;
+	struct wp_hit_rec h;
+	unsigned char bytes[8];
+	uint64_t chain[WATCH_MAXCHAIN];
+	size_t ti = smp->slot, i;
+
+	if (size < sizeof *smp || ti >= w->nt)
+		return;
+	memset(&h, 0, sizeof h);
+	h.pid = (pid_t)smp->pid;
+	h.tid = (pid_t)smp->tid;
+	h.cpu = (int)smp->cpu;
+	h.time_ns = watch_time(w, smp->time_ns);
+	h.ip = smp->ip;
+	for (i = 0; i < sizeof bytes; i++)
+		bytes[i] = (unsigned char)(smp->value >> (8 * i));
+	h.bytes = bytes;
+	h.nbytes = (size_t)w->t[ti].len <= 8 ? (size_t)w->t[ti].len : 8;
+	if ((smp->flags & WPB_F_REGS) && size >= sizeof *r) {
+		for (i = 0; i < WPB_NREGS; i++)
+			regs.v[i] = r->regs[i];
+		regs.have = (1u << WPB_NREGS) - 1;
+		h.regs = &regs;
+	}
+	if (bpfw_chains(s->prog)) {
+		h.chain_status = bpfw_callers(s->prog, w, smp->stack, smp->ip,
+		    chain, &h.nchain);
+		h.chain = chain;
+	}
+	if (bpfw_stack_bytes(s->prog) > 0 && size >= sizeof *st) {
+		st = data;
+		h.stack = st->stack;
+		h.nstack = st->nstack <= size - sizeof *st ?
+		    (size_t)st->nstack : size - sizeof *st;
+	}
+	watch_hit(w, ti, &h);
+	if (h.role == WP_ROLE_POINTER)
+		pointer_written(w, s, ti, smp);
+}
+
+/* Whether the leaf moved by chain ci's latest change kept its value. */
+static int
+missed(struct watch *w, struct bpf_state *s, size_t ci)
+{
+	const struct chain *c = &w->chains[ci];
+	const struct pointer *p = &s->written[ci];
+	unsigned char b[8];
+
+	if (!p->has_leaf || c->leaf == 0 || p->leaf_addr != c->leaf ||
+	    c->len > 8 || wp_proc_read(s->ev.memfd, c->leaf, b,
+	    (size_t)c->len))
+		return -1;
+	return wp_le64(b, (size_t)c->len) != (p->leaf_value &
+	    (c->len == 8 ? ~0ULL : (1ULL << (8 * c->len)) - 1));
+}
+
+/*
+ * After a pointer of chain ci was written: read the chain again (its
+ * entries re-armed), and say how long the leaf was not watched.
+ */
+static void
+rebind_chain(struct watch *w, struct bpf_state *s, size_t ci)
+{
+	const struct pointer *p = &s->written[ci];
+
+	if (!follow_rebind(w, s->ev.memfd, ci))
+		return;
+	if (p->time_ns == 0)
+		follow_record(w, ci, -1, 0, -1);
+	else
+		follow_record(w, ci, (int64_t)(wp_now_ns() - p->time_ns),
+		    s->hold != NULL, missed(w, s, ci));
+	memset(&s->written[ci], 0, sizeof s->written[ci]);
+}
+
+/* The rings, the program's samples, then the chains they moved. */
+static void
+drain_all(struct watch *w)
+{
+	struct bpf_state *s = w->state;
+	size_t ci;
+
+	bpev_drain(&s->ev, w);
+	bpfw_drain(s->prog, on_sample, w);
+	for (ci = 0; ci < w->nchains; ci++)
+		if (follow_dirty(w, ci))
+			rebind_chain(w, s, ci);
+	if (s->hold != NULL)
+		hold_release(s->hold);
+}
+
+/* For hold_service: a pointer's sample that came after the last drain. */
+static void
+drain_cb(void *arg)
+{
+	drain_all(arg);
+}
+
+static int
+on_opened(struct watch *w, int fd, size_t ti)
+{
+	struct bpf_state *s = w->state;
+
+	return bpfw_attach(s->prog, fd, ti);
+}
+
+static const struct bpev_ops bpf_ops = { NULL, on_opened, drain_all };
+
+/*
+ * --follow-mode: hold a pointer's writer (stop, the default; stop-all),
+ * or not (async).  Holding needs the right to trace the target; without
+ * it, async, and why.
+ */
+static void
+follow_mode(struct watch *w, struct bpf_state *s)
+{
+	struct bpf_obs *o = w->obs;
+	struct wp_error e;
+	const char *want = w->follow_mode ? w->follow_mode : "stop";
+
+	if (w->nchains == 0)
+		return;
+	o->ev.follow_mode = "async";
+	if (strcmp(want, "async") == 0)
+		return;
+	if ((s->hold = hold_open(w->pid, strcmp(want, "stop-all") == 0,
+	    &e)) == NULL) {
+		snprintf(o->ev.follow_why, sizeof o->ev.follow_why, "%s",
+		    e.msg);
+		bpev_unheld(w, o->ev.follow_why);
+		return;
+	}
+	bpfw_stop_signal(s->prog, w, hold_signal(s->hold));
+	o->ev.follow_mode = want;
+}
+
+static void
+release(struct watch *w)
+{
+	struct bpf_state *s = w->state;
+
+	bpev_close(&s->ev);
+	hold_close(s->hold);
+	bpfw_close(s->prog);
+	free(s->written);
+	free(s);
+	w->state = NULL;
+}
+
+/* When chosen: the program loads here, or auto takes another backend. */
+static int
+bpf_open(struct watch *w, struct wp_error *e)
+{
+	struct bpf_state *s = wp_xcalloc(1, sizeof *s);
+
+	if ((s->prog = bpfw_open(w, w->verbose, e)) == NULL) {
+		free(s);
+		return -1;
+	}
+	s->ev.pidfd = s->ev.memfd = -1;
+	w->state = s;
+	return 0;
+}
+
+static int
+bpf_arm(struct watch *w, struct wp_error *e)
+{
+	struct bpf_state *s = w->state;
+	struct perf_layout lay;
+	size_t i;
+
+	memset(&lay, 0, sizeof lay);	/* the events carry no samples */
+	s->written = wp_xcalloc(w->nchains + 1, sizeof *s->written);
+	if (bpev_open(&s->ev, w, &bpf_ops, &lay, e) == -1)
+		goto fail;
+	for (i = 0; i < w->nt; i++)
+		bpfw_conf(s->prog, w, i);
+	follow_mode(w, s);
+	if (bpev_arm(&s->ev, w, e) == 0)
+		return 0;
+fail:
+	release(w);
+	return -1;
+}
+
+static void
+bpf_run(struct watch *w, uint64_t until)
+{
+	struct bpf_state *s = w->state;
+	int fds[2];
+	size_t n = 0;
+
+	if ((fds[n] = bpfw_fd(s->prog)) != -1)
+		n++;
+	if (s->hold != NULL)
+		fds[n++] = hold_fd(s->hold);
+	bpev_wait(&s->ev, w, until, fds, n);
+	drain_all(w);
+	if (s->hold != NULL)
+		hold_service(s->hold, drain_cb, w);
+	bpev_settle(&s->ev, w);
+}
+
+/* The program's totals: each entry's samples and whether it tallied all. */
+static void
+totals(struct watch *w, struct bpf_state *s)
+{
+	struct wp_obs_bpf *o = &((struct bpf_obs *)w->obs)->bpf;
+	struct wpb_tot tot;
+	size_t k;
+
+	o->samples_sent = o->samples_dropped = 0;
+	o->samples_capped = o->tally_full = o->read_errors = 0;
+	for (k = 0; k < WPB_SLOTS && k < w->nt; k++) {
+		if (bpfw_total(s->prog, k, &tot) == -1)
+			continue;
+		o->samples_sent += tot.sent;
+		o->samples_dropped += tot.drops;
+		o->samples_capped += tot.capped;
+		o->tally_full += tot.tally_full;
+		o->read_errors += tot.readerr;
+		w->t[k].tallied = 0;
+		w->t[k].tallied_known = tot.tally_full == 0;
+	}
+}
+
+static int
+on_tally(void *arg, const struct wpb_key *key, const struct wpb_val *v)
+{
+	struct watch *w = arg;
+	struct bpf_state *s = w->state;
+	uint64_t chain[WATCH_MAXCHAIN];
+	struct wp_tally_rec t = {
+		.tid = (pid_t)key->tid, .ip = key->ip, .hits = v->hits,
+		.first = v->first, .last = v->last, .unchanged = v->unchanged
+	};
+
+	if (key->slot >= w->nt)
+		return 0;
+	w->t[key->slot].tallied += v->hits;
+	watch_role(w, key->slot, &t.role, &t.level);
+	t.target = w->t[key->slot].id;
+	t.time_ns = watch_time(w, wp_now_ns());
+	if (bpfw_chains(s->prog)) {
+		t.chain_status = bpfw_callers(s->prog, w, key->stack, key->ip,
+		    chain, &t.nchain);
+		t.chain = chain;
+	}
+	return emit_tally(w, &t);
+}
+
+/* The events' counts, and the program's tallies: a record each. */
+static void
+bpf_count(struct watch *w)
+{
+	struct bpf_state *s = w->state;
+
+	bpev_count(&s->ev, w);
+	totals(w, s);
+	bpfw_tallies(s->prog, on_tally, w);
+}
+
+static void
+bpf_rearm(struct watch *w, size_t ti)
+{
+	struct bpf_state *s = w->state;
+
+	bpev_move(&s->ev, w, ti);
+	bpfw_conf(s->prog, w, ti);
+}
+
+static void
+bpf_disarm(struct watch *w)
+{
+	struct bpf_state *s = w->state;
+	struct bpf_obs *o = w->obs;
+
+	bpev_disable(&s->ev);
+	drain_all(w);
+	if (s->hold != NULL) {
+		hold_service(s->hold, drain_cb, w);
+		hold_counts(s->hold, &o->bpf.writers_held,
+		    &o->bpf.signals_passed);
+	}
+	bpf_count(w);
+	release(w);
+}
+
+static void
+bpf_observe(struct watch *w, struct wp_observation *o)
+{
+	struct bpf_obs *ob = w->obs;
+
+	bpev_observe(w, o);
+	o->bpf = &ob->bpf;
+}
+
+const struct backend backend_bpf = {
+	.name = "bpf_tally", .obs_size = sizeof(struct bpf_obs),
+	.open = bpf_open, .arm = bpf_arm, .run = bpf_run, .count = bpf_count,
+	.rearm = bpf_rearm, .disarm = bpf_disarm, .observe = bpf_observe
+};

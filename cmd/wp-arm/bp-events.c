@@ -1,0 +1,622 @@
+/*
+ * Breakpoint events on every thread, for the perf and the bpf backends
+ * (bp-events.h): an event per target, thread and CPU (threads created
+ * later inherit them), each CPU's events writing into one mmap ring.
+ * The rings carry the perf backend's samples, handed to it, and the
+ * threads' comings and goings, written here as thread records.
+ */
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+
+#include <linux/perf_event.h>
+
+#include <err.h>
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bp-events.h"
+#include "perf.h"
+#include "proc.h"
+#include "util.h"
+#include "watch.h"
+
+#define SCAN_NS		50000000ULL	/* how often threads are looked for */
+#define RING_PAGES	64		/* each CPU's ring, by default */
+#define RING_PAGES_MAX	512		/* with --regs, where mlock lets us */
+
+/* What the rings said, for the observation. */
+static struct bpev_obs *
+obs(struct watch *w)
+{
+	return w->obs;
+}
+
+struct bpev_id {
+	uint64_t	id;
+	int		target;
+};
+
+static int
+cmp_id(const void *a, const void *b)
+{
+	const struct bpev_id *x = a, *y = b;
+
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+static int
+target_of(struct bpev *ev, uint64_t id)
+{
+	struct bpev_id key = { id, 0 }, *e;
+
+	if (!ev->sorted) {
+		qsort(ev->ids, ev->nids, sizeof *ev->ids, cmp_id);
+		ev->sorted = 1;
+	}
+	e = bsearch(&key, ev->ids, ev->nids, sizeof *ev->ids, cmp_id);
+	return e ? e->target : -1;
+}
+
+int
+bpev_chain_cap(const struct watch *w)
+{
+	size_t n = w->callchain_depth + 3;
+
+	return n < 127 ? (int)n : 127;
+}
+
+/* The breakpoint of entry ti, as every event of it is opened. */
+static void
+bp_of(const struct watch *w, const struct bpev *ev, size_t ti,
+    struct perf_bp *bp)
+{
+	memset(bp, 0, sizeof *bp);
+	bp->addr = w->t[ti].addr;
+	bp->len = w->t[ti].len;
+	bp->rw = w->t[ti].rw;
+	bp->regs = w->regs;
+	bp->disabled = !w->t[ti].armed;
+	if (ev->lay.chain)
+		bp->chain = bpev_chain_cap(w);
+	if (ev->lay.stack)
+		bp->stack = w->callchain_stack;
+}
+
+static int
+on_sample(struct watch *w, struct bpev *ev, const struct perf_rec *r)
+{
+	int ti;
+
+	if ((pid_t)r->pid != w->pid) {
+		obs(w)->excluded++;
+		return 0;
+	}
+	if ((ti = target_of(ev, r->id)) < 0) {
+		obs(w)->ambiguous++;
+		return 0;
+	}
+	return ev->ops->sample != NULL ?
+	    ev->ops->sample(w, (size_t)ti, r) : 0;
+}
+
+static int
+on_fork(struct watch *w, const struct perf_rec *r)
+{
+	struct wp_thread_rec tr;
+	struct thread *t;
+
+	memset(&tr, 0, sizeof tr);
+	tr.has_time = 1;
+	tr.time_ns = watch_time(w, r->time);
+	if ((pid_t)r->pid != w->pid) {
+		if ((pid_t)r->ppid != w->pid || r->pid != r->tid)
+			return 0;
+		w->other_processes++;
+		tr.event = "fork_process";
+		tr.pid = (pid_t)r->pid;
+		tr.by_tid = (pid_t)r->ptid;
+		return emit_thread(w, &tr);
+	}
+	t = watch_thread_find(w, (pid_t)r->tid);
+	if (t != NULL && t->state != THR_PENDING)
+		return 0;
+	t = watch_thread(w, (pid_t)r->tid, THR_INHERITED);
+	t->state = THR_INHERITED;
+	tr.event = "start";
+	tr.tid = (pid_t)r->tid;
+	tr.by_tid = (pid_t)r->ptid;
+	tr.coverage = "inherited";
+	return emit_thread(w, &tr);
+}
+
+static int
+on_exit_(struct watch *w, const struct perf_rec *r)
+{
+	struct wp_thread_rec tr;
+	struct thread *t;
+
+	if ((pid_t)r->pid != w->pid ||
+	    (t = watch_thread_find(w, (pid_t)r->tid)) == NULL || t->exited)
+		return 0;
+	t->exited = 1;
+	memset(&tr, 0, sizeof tr);
+	tr.event = "exit";
+	tr.tid = (pid_t)r->tid;
+	tr.has_time = 1;
+	tr.time_ns = watch_time(w, r->time);
+	return emit_thread(w, &tr);
+}
+
+struct drain {
+	struct watch	*w;
+	struct bpev	*ev;
+};
+
+static int
+on_record(const struct perf_rec *r, void *arg)
+{
+	struct drain *d = arg;
+	struct watch *w = d->w;
+	struct bpev *ev = d->ev;
+
+	switch (r->kind) {
+	case RING_SAMPLE:
+		return on_sample(w, ev, r);
+	case RING_FORK:
+		return on_fork(w, r);
+	case RING_EXIT:
+		return on_exit_(w, r);
+	case RING_LOST:
+		obs(w)->lost += r->lost;
+		obs(w)->lost_records++;
+		return emit_lost(w, r->lost, (int)r->cpu,
+		    watch_time(w, r->time));
+	case RING_EXEC:
+		if ((pid_t)r->pid == w->pid)
+			ev->exec_seen = 1;
+		return 0;
+	case RING_BAD:
+		obs(w)->unparsed++;
+		return 0;
+	case RING_OTHER:
+		return 0;
+	}
+	return 0;
+}
+
+void
+bpev_drain(struct bpev *ev, struct watch *w)
+{
+	struct drain d = { w, ev };
+	int c;
+
+	/* the records of the rings go out together, once they are read */
+	emit_hold();
+	for (c = 0; c < ev->ncpu; c++)
+		if (ev->rings[c].base != NULL)
+			perf_drain(&ev->rings[c], &ev->lay, on_record, &d);
+	emit_release(w);
+}
+
+void
+bpev_move(struct bpev *ev, struct watch *w, size_t ti)
+{
+	struct perf_bp bp;
+	size_t i;
+
+	bp_of(w, ev, ti, &bp);
+	for (i = 0; i < ev->nfds; i++)
+		if (ev->fdt[i] == (int)ti && perf_modify_bp(ev->fds[i],
+		    &bp) == -1)
+			w->modify_errors++;
+}
+
+static void
+add_fd(struct bpev *ev, int fd, int target)
+{
+	uint64_t id;
+
+	if (ev->nfds == ev->capfds) {
+		ev->capfds = ev->capfds ? ev->capfds * 2 : 64;
+		ev->fds = wp_xrealloc(ev->fds, ev->capfds * sizeof *ev->fds);
+		ev->fdt = wp_xrealloc(ev->fdt, ev->capfds * sizeof *ev->fdt);
+	}
+	ev->fdt[ev->nfds] = target;
+	ev->fds[ev->nfds++] = fd;
+	if (perf_id(fd, &id) == 0) {
+		if (ev->nids == ev->capids) {
+			ev->capids = ev->capids ? ev->capids * 2 : 64;
+			ev->ids = wp_xrealloc(ev->ids, ev->capids *
+			    sizeof *ev->ids);
+		}
+		ev->ids[ev->nids].id = id;
+		ev->ids[ev->nids++].target = target;
+		ev->sorted = 0;
+	}
+}
+
+/*
+ * Maps the CPU's ring on its first event, else redirects into it.  A
+ * ring of the default size that the system will not lock is halved,
+ * down to RING_PAGES.
+ */
+static int
+attach(struct watch *w, struct bpev *ev, int fd, int c, int target,
+    struct wp_error *e)
+{
+	int err;
+
+	if (ev->rings[c].base == NULL) {
+		while (perf_ring_map(&ev->rings[c], fd, c, w->ring_pages) ==
+		    -1 && ev->ring_auto && w->ring_pages > RING_PAGES &&
+		    (errno == EPERM || errno == ENOMEM))
+			w->ring_pages /= 2;
+		if (ev->rings[c].base == NULL) {
+			err = errno;
+			wp_error_set(e, WP_EXIT_ERROR, "cannot map a perf ring of "
+			    "%zu pages on CPU %d: %s (lower --ring-pages, or raise "
+			    "kernel.perf_event_mlock_kb)", w->ring_pages, c,
+			    strerror(err));
+			close(fd);
+			return err;
+		}
+	} else if (perf_set_output(fd, ev->rings[c].fd) == -1) {
+		err = errno;
+		close(fd);
+		return err;
+	}
+	add_fd(ev, fd, target);
+	return 0;
+}
+
+/*
+ * Arms every target on thread tid, one event per CPU, each redirected
+ * into that CPU's ring, and a task event per CPU for fork, exit and
+ * exec records.  Returns 0, or an errno.
+ */
+static int
+arm_thread(struct watch *w, struct bpev *ev, pid_t tid, struct wp_error *e)
+{
+	struct perf_bp bp;
+	size_t ti;
+	int c, fd, err;
+
+	for (c = 0; c < ev->ncpu; c++) {
+		if ((fd = perf_open_task(tid, c)) == -1) {
+			if (errno == ENODEV && c > 0)
+				continue;	/* an offline CPU */
+			return errno;
+		}
+		if ((err = attach(w, ev, fd, c, -1, e)) != 0)
+			return err;
+		for (ti = 0; ti < w->nt; ti++) {
+			bp_of(w, ev, ti, &bp);
+			if ((fd = perf_open_bp(&bp, tid, c, 1)) == -1)
+				return errno;
+			if ((err = attach(w, ev, fd, c, (int)ti, e)) != 0)
+				return err;
+			if (ev->ops->opened != NULL &&
+			    (err = ev->ops->opened(w, fd, ti)) != 0)
+				return err;
+		}
+	}
+	return 0;
+}
+
+static int
+arm_error(pid_t tid, int err, struct wp_error *e)
+{
+	if (e->msg[0] != '\0')
+		return -1;
+	if (err == ENOSPC)
+		return wp_error_set(e, WP_EXIT_ERROR, "thread %d: no free debug "
+		    "register (ENOSPC): another debugger or a system-wide perf "
+		    "session may hold the slots", (int)tid);
+	if ((err == EACCES || err == EPERM) && geteuid() == 0)
+		return wp_error_set(e, WP_EXIT_ERROR, "perf_event_open: %s "
+		    "even to root (a seccomp filter, or a container without "
+		    "CAP_PERFMON?)", strerror(err));
+	if (err == EACCES || err == EPERM)
+		return wp_error_set(e, WP_EXIT_ERROR, "perf_event_open: %s "
+		    "(kernel.perf_event_paranoid is %d; run as root or with "
+		    "CAP_PERFMON)", strerror(err), perf_paranoid());
+	return wp_error_set(e, WP_EXIT_ERROR, "thread %d: perf_event_open: %s",
+	    (int)tid, strerror(err));
+}
+
+/* Arms a thread found after the start: no fork record covered it. */
+static void
+arm_late(struct watch *w, struct bpev *ev, struct thread *t)
+{
+	struct wp_thread_rec tr;
+	struct wp_error e = { 0, "" };
+	int err;
+
+	memset(&tr, 0, sizeof tr);
+	tr.tid = t->tid;
+	tr.has_time = 1;
+	tr.time_ns = watch_time(w, wp_now_ns());
+	if ((err = arm_thread(w, ev, t->tid, &e)) == 0) {
+		t->state = THR_DYNAMIC;
+		tr.event = "start";
+		tr.coverage = "attached_late";
+	} else if (err == ESRCH) {
+		t->state = THR_EXITED;
+		return;
+	} else {
+		t->state = THR_FAILED;
+		t->err = err;
+		tr.event = "arm_failed";
+		tr.err = err;
+	}
+	emit_thread(w, &tr);
+}
+
+/* Finds threads that no event covers yet; arms those seen twice. */
+static void
+rescan(struct watch *w, struct bpev *ev)
+{
+	struct thread *t;
+	pid_t *tids;
+	size_t n, i;
+
+	ev->scan++;
+	ev->next_scan = wp_now_ns() + SCAN_NS;
+	if (wp_proc_tasks(w->pid, &tids, &n) == -1)
+		return;
+	for (i = 0; i < n; i++) {
+		t = watch_thread_find(w, tids[i]);
+		if (t == NULL) {
+			t = watch_thread(w, tids[i], THR_PENDING);
+			t->scan = ev->scan;
+		} else if (t->state == THR_PENDING && t->scan != ev->scan)
+			arm_late(w, ev, t);
+	}
+	free(tids);
+}
+
+static void
+raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+void
+bpev_close(struct bpev *ev)
+{
+	size_t i;
+	int c;
+
+	for (c = 0; c < ev->ncpu && ev->rings != NULL; c++)
+		perf_ring_unmap(&ev->rings[c]);
+	for (i = 0; i < ev->nfds; i++)
+		close(ev->fds[i]);
+	if (ev->pidfd != -1)
+		close(ev->pidfd);
+	if (ev->memfd != -1)
+		close(ev->memfd);
+	free(ev->rings);
+	free(ev->fds);
+	free(ev->fdt);
+	free(ev->ids);
+	free(ev->pfd);
+	memset(ev, 0, sizeof *ev);
+	ev->pidfd = ev->memfd = -1;
+}
+
+/* Arms every thread there is, and those created meanwhile. */
+int
+bpev_arm(struct bpev *ev, struct watch *w, struct wp_error *e)
+{
+	pid_t *tids, tid;
+	size_t n, i;
+	int err;
+
+	if (wp_proc_tasks(w->pid, &tids, &n) == -1)
+		return wp_error_set(e, WP_EXIT_PROCESS, "pid %d: %s",
+		    (int)w->pid, strerror(errno));
+	for (i = 0; i < n; i++) {
+		if (watch_thread_find(w, tids[i]) != NULL)
+			continue;	/* inherited while arming */
+		if ((err = arm_thread(w, ev, tids[i], e)) == 0)
+			watch_thread(w, tids[i], THR_SEEDED);
+		else if (err == ESRCH)
+			watch_thread(w, tids[i], THR_EXITED);
+		else {
+			tid = tids[i];
+			free(tids);
+			return arm_error(tid, err, e);
+		}
+		ev->ops->drain(w);	/* fork records of threads created
+					   meanwhile */
+	}
+	free(tids);
+	if (watch_count_threads(w, THR_SEEDED) == 0)
+		return wp_error_set(e, WP_EXIT_PROCESS, "pid %d: no thread "
+		    "could be armed (the process is exiting)", (int)w->pid);
+	rescan(w, ev);
+	w->armed.threads = watch_count_threads(w, THR_SEEDED);
+	w->armed.cpus = ev->ncpu;
+	w->armed.events = (long)ev->nfds;
+	w->armed.ring_pages = (long)w->ring_pages;
+	return 0;
+}
+
+/*
+ * The ring of each CPU, unless --ring-pages says: RING_PAGES, and when
+ * samples carry the registers (a sample of 200 bytes, not 48) as many
+ * as kernel.perf_event_mlock_kb lets every CPU lock (a page of it for
+ * the ring's header), or RING_PAGES_MAX where that limit is not ours
+ * (root).
+ */
+static size_t
+ring_pages(const struct bpev *ev)
+{
+	long pg = sysconf(_SC_PAGESIZE), kb = 0;
+	size_t n = RING_PAGES, lim;
+	FILE *f;
+
+	/* with --callchain dwarf, --regs too */
+	if (!ev->lay.regs)
+		return n;
+	if (geteuid() == 0)
+		return RING_PAGES_MAX;
+	if ((f = fopen("/proc/sys/kernel/perf_event_mlock_kb", "re")) != NULL) {
+		if (fscanf(f, "%ld", &kb) != 1)
+			kb = 0;
+		fclose(f);
+	}
+	lim = kb > 0 && pg > 0 ? (size_t)kb * 1024 / (size_t)pg : 0;
+	while (n * 2 + 1 <= lim && n * 2 <= RING_PAGES_MAX)
+		n *= 2;
+	return n;
+}
+
+int
+bpev_open(struct bpev *ev, struct watch *w, const struct bpev_ops *ops,
+    const struct perf_layout *lay, struct wp_error *e)
+{
+	size_t i;
+
+	memset(ev, 0, sizeof *ev);
+	ev->ops = ops;
+	ev->lay = *lay;
+	ev->pidfd = ev->memfd = -1;
+	if (w->ring_pages == 0) {
+		w->ring_pages = ring_pages(ev);
+		ev->ring_auto = 1;
+	}
+	if (w->callchain != CC_NONE)
+		w->armed.callchain = w->callchain == CC_DWARF ? "dwarf" : "fp";
+	raise_nofile();
+	ev->ncpu = (int)sysconf(_SC_NPROCESSORS_CONF);
+	if (ev->ncpu < 1)
+		ev->ncpu = 1;
+	ev->rings = wp_xcalloc((size_t)ev->ncpu, sizeof *ev->rings);
+	/* the rings, the backend's, the target, the output */
+	ev->pfd = wp_xcalloc((size_t)ev->ncpu + 4, sizeof *ev->pfd);
+	if ((ev->pidfd = (int)syscall(SYS_pidfd_open, w->pid, 0)) == -1 ||
+	    !wp_proc_alive(w->pid, w->start_time)) {
+		wp_error_set(e, WP_EXIT_PROCESS, "pid %d: the process has "
+		    "exited or its pid was reused", (int)w->pid);
+		bpev_close(ev);
+		return -1;
+	}
+	if (w->nchains > 0 && (ev->memfd = wp_proc_mem_open(w->pid)) == -1) {
+		wp_error_set(e, WP_EXIT_ERROR, "pid %d: cannot read its memory "
+		    "to follow pointers: %s", (int)w->pid, strerror(errno));
+		bpev_close(ev);
+		return -1;
+	}
+	for (i = 0; i < w->nchains; i++)
+		follow_update(w, ev->memfd, i);
+	return 0;
+}
+
+void
+bpev_wait(struct bpev *ev, struct watch *w, uint64_t until, const int *fds,
+    size_t n)
+{
+	struct timespec ts;
+	uint64_t now = wp_now_ns();
+	size_t np = 0, i;
+	int c;
+
+	for (c = 0; c < ev->ncpu; c++)
+		if (ev->rings[c].base != NULL) {
+			ev->pfd[np].fd = ev->rings[c].fd;
+			ev->pfd[np++].events = POLLIN;
+		}
+	for (i = 0; i < n && i < 2; i++) {
+		ev->pfd[np].fd = fds[i];
+		ev->pfd[np++].events = POLLIN;
+	}
+	ev->pfd[np].fd = ev->pidfd;
+	ev->pfd[np++].events = POLLIN;
+	ev->pfd[np].fd = STDOUT_FILENO;
+	ev->pfd[np++].events = 0;
+	ev->npfd = np;
+	ts.tv_sec = 0;
+	ts.tv_nsec = until > now ? (long)(until - now) : 0;
+	if (ppoll(ev->pfd, np, &ts, &w->waitmask) == -1)
+		memset(ev->pfd, 0, np * sizeof *ev->pfd);
+}
+
+void
+bpev_settle(struct bpev *ev, struct watch *w)
+{
+	size_t np = ev->npfd;
+
+	if (ev->pfd[np - 1].revents & (POLLERR | POLLHUP))
+		w->output_closed = 1;
+	if (ev->exec_seen)
+		w->stop_reason = "target_exec";
+	else if (ev->pfd[np - 2].revents & POLLIN)
+		w->stop_reason = "target_exited";
+	if (wp_now_ns() >= ev->next_scan)
+		rescan(w, ev);
+}
+
+void
+bpev_count(struct bpev *ev, struct watch *w)
+{
+	uint64_t v, lost;
+	size_t i;
+	int ti;
+
+	for (i = 0; i < w->nt; i++) {
+		w->t[i].counted = 0;
+		w->t[i].counted_known = 1;
+	}
+	for (i = 0; i < ev->nfds; i++) {
+		if ((ti = ev->fdt[i]) < 0)
+			continue;
+		if (perf_read_count(ev->fds[i], &v, &lost) == -1)
+			w->t[ti].counted_known = 0;
+		else
+			w->t[ti].counted += v;
+	}
+}
+
+void
+bpev_disable(struct bpev *ev)
+{
+	size_t i;
+
+	for (i = 0; i < ev->nfds; i++)
+		ioctl(ev->fds[i], PERF_EVENT_IOC_DISABLE, 0);
+}
+
+void
+bpev_unheld(struct watch *w, const char *reason)
+{
+	obs(w)->follow_reason = reason;
+	warnx("%s: following pointers asynchronously (a write to the new "
+	    "leaf before it is re-armed is missed)", reason);
+}
+
+void
+bpev_observe(struct watch *w, struct wp_observation *o)
+{
+	const struct bpev_obs *ob = w->obs;
+
+	if (ob->follow_mode != NULL)
+		o->follow_mode = ob->follow_mode;
+	o->follow_reason = ob->follow_reason;
+	o->excluded = ob->excluded;
+	o->ambiguous = ob->ambiguous;
+	o->unparsed = ob->unparsed;
+	o->lost = ob->lost;
+	o->lost_records = ob->lost_records;
+}

@@ -1,0 +1,111 @@
+/*
+ * bp-events: what the perf and the bpf backends share: breakpoint
+ * events on every thread (an event per entry, thread and CPU; threads
+ * created later inherit them), each CPU's events writing into one mmap
+ * ring, a task event per CPU and thread for the threads' comings and
+ * goings (thread and lost records, written here), the scan for threads
+ * no event covers, and the wait.  What a hit does is the backend's: the
+ * perf backend reads samples from the rings (ops->sample), the bpf
+ * backend runs its program on each event (ops->opened attaches it).
+ */
+#ifndef WPARM_BP_EVENTS_H
+#define WPARM_BP_EVENTS_H
+
+#include <sys/types.h>
+#include <poll.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "perf.h"
+#include "util.h"
+#include "watch.h"
+
+struct bpev_ops {
+	/* A sample of entry ti's event, in a ring; NULL: none come. */
+	int	(*sample)(struct watch *w, size_t ti, const struct perf_rec *r);
+	/* Entry ti's event was opened as fd: 0, or an errno; NULL: none. */
+	int	(*opened)(struct watch *w, int fd, size_t ti);
+	/*
+	 * Everything the backend reads (bpev_drain, and its own), then
+	 * the re-arms: between two threads armed, and in its run().
+	 */
+	void	(*drain)(struct watch *w);
+};
+
+struct bpev_id;
+
+/* The events of a watch: in the backend's state, from bpev_open on. */
+struct bpev {
+	const struct bpev_ops	*ops;
+	struct perf_layout	 lay;		/* what samples carry */
+	int			 ncpu;
+	struct perf_ring	*rings;		/* one per CPU */
+	int			*fds;
+	int			*fdt;		/* target entry of each fd, -1 */
+	size_t			 nfds, capfds;
+	struct bpev_id		*ids;		/* event id -> target entry */
+	size_t			 nids, capids;
+	int			 sorted;
+	int			 pidfd;
+	int			 memfd;		/* with follow chains, else -1 */
+	int			 exec_seen;
+	int			 ring_auto;	/* ring_pages not asked for */
+	int			 scan;
+	uint64_t		 next_scan;
+	struct pollfd		*pfd;
+	size_t			 npfd;		/* of the latest wait */
+};
+
+/*
+ * What the perf and bpf backends tell the observation: the head of
+ * their w->obs (bpev_observe).
+ */
+struct bpev_obs {
+	const char		*follow_mode;	/* decided by arm(); NULL:
+						   not yet */
+	const char		*follow_reason;	/* why not the mode asked */
+	char			 follow_why[512];
+	uint64_t		 excluded;	/* samples of other processes */
+	uint64_t		 ambiguous;	/* of no event known */
+	uint64_t		 unparsed;	/* ring records not understood */
+	uint64_t		 lost;		/* what the rings dropped */
+	uint64_t		 lost_records;
+};
+
+/*
+ * Prepares the events of w (nothing armed yet) with what samples carry
+ * (lay) and the backend's ops: the rings, the target's pidfd, its
+ * memory with follow chains, and the chains read.  -1 with e set, and
+ * everything released.
+ */
+int	 bpev_open(struct bpev *ev, struct watch *w, const struct bpev_ops *ops,
+	    const struct perf_layout *lay, struct wp_error *e);
+/* Arms every thread there is, and fills w->armed.  -1 with e set. */
+int	 bpev_arm(struct bpev *ev, struct watch *w, struct wp_error *e);
+/* Hands what the rings hold to the records, held to go out together. */
+void	 bpev_drain(struct bpev *ev, struct watch *w);
+/* Waits until until_ns for the rings, fds[0..n), the target's end. */
+void	 bpev_wait(struct bpev *ev, struct watch *w, uint64_t until_ns,
+	    const int *fds, size_t n);
+/* After a wait and its drain: the stop reasons, a scan when due. */
+void	 bpev_settle(struct bpev *ev, struct watch *w);
+/* Moves every event of entry ti where w->t[ti] says (rearm). */
+void	 bpev_move(struct bpev *ev, struct watch *w, size_t ti);
+/* The events' own counts into each entry's counted. */
+void	 bpev_count(struct bpev *ev, struct watch *w);
+/* Stops every event (before the last drain). */
+void	 bpev_disable(struct bpev *ev);
+void	 bpev_close(struct bpev *ev);
+/*
+ * Entries of the kernel's call chains in samples: the context marker,
+ * the trap IP, the callers asked for and one more, to tell a longer
+ * chain; within kernel.perf_event_max_stack's default.
+ */
+int	 bpev_chain_cap(const struct watch *w);
+/* Following chains without holding the writer: why, said once. */
+void	 bpev_unheld(struct watch *w, const char *reason);
+/* The observe() of both backends: their follow mode, what the rings
+   said. */
+void	 bpev_observe(struct watch *w, struct wp_observation *o);
+
+#endif

@@ -1,0 +1,63 @@
+/*
+ * bpf-prog: the bpf backend's program (bpf/wp.bpf.c) from wp-arm's
+ * side, for backend-bpf.c: loading it, attaching it to breakpoint
+ * events, telling it where the entries are, and reading its ring buffer
+ * (samples) and maps (totals, tallies, stacks) as the program wrote them
+ * (bpf/wpbpf.h).  What they mean, and the records, are the backend's.
+ */
+#ifndef WPARM_BPF_PROG_H
+#define WPARM_BPF_PROG_H
+
+#include <sys/types.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bpf/wpbpf.h"
+#include "util.h"
+#include "watch.h"
+
+struct bpfw;
+
+/*
+ * Loads the program for the entries of w (at most four).  NULL with e
+ * set when BPF cannot be used here; verbose prints libbpf's messages,
+ * the verifier's log among them.
+ */
+struct bpfw *bpfw_open(const struct watch *w, int verbose,
+	    struct wp_error *e);
+void	 bpfw_close(struct bpfw *b);
+/* Runs entry slot's program on the breakpoint event fd: 0, or errno. */
+int	 bpfw_attach(struct bpfw *b, int fd, size_t slot);
+/* Tells the program where entry slot is now (after a re-arm). */
+void	 bpfw_conf(struct bpfw *b, const struct watch *w, size_t slot);
+/* The signal a pointer's writer gets (0: none), for every pointer. */
+void	 bpfw_stop_signal(struct bpfw *b, const struct watch *w, int sig);
+/* A descriptor that polls readable when samples wait; -1: none. */
+int	 bpfw_fd(struct bpfw *b);
+/*
+ * Hands every sample waiting to fn: size bytes at data, a struct
+ * wpb_sample at the head (wpb_sample_regs, wpb_sample_stack), valid
+ * during the call only.
+ */
+void	 bpfw_drain(struct bpfw *b,
+	    void (*fn)(void *arg, const void *data, size_t size), void *arg);
+/* Whether samples carry a stack (--callchain dwarf), and tallies
+   and samples a chain id (--callchain fp). */
+int	 bpfw_stack_bytes(const struct bpfw *b);
+int	 bpfw_chains(const struct bpfw *b);
+/* Entry slot's totals: 0, or -1. */
+int	 bpfw_total(struct bpfw *b, size_t slot, struct wpb_tot *tot);
+/*
+ * Hands every tally to fn, until fn returns -1 (then -1).
+ */
+int	 bpfw_tallies(struct bpfw *b, int (*fn)(void *arg,
+	    const struct wpb_key *key, const struct wpb_val *val), void *arg);
+/*
+ * --callchain: the callers of stack id (bpf_get_stackid's answer) into
+ * ips, without the trap IP ip, at most w->callchain_depth; returns the
+ * chain's status (static, or a buffer until the next call).
+ */
+const char *bpfw_callers(struct bpfw *b, const struct watch *w, int32_t id,
+	    uint64_t ip, uint64_t *ips, size_t *n);
+
+#endif

@@ -1,0 +1,157 @@
+/*
+ * The one place where records leave wp-arm: the records read on stdin,
+ * passed on, and every record a watch makes.  The records are built by
+ * lib/record.c (wp_rec_*) from what the callers filled in; each is
+ * written here as a line, and a closed output is noted once
+ * (w->output_closed), for the loop to stop on.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "record.h"
+#include "stream.h"
+#include "util.h"
+#include "watch.h"
+
+/* rc of a write: -1 notes the output closed. */
+static int
+written(struct watch *w, int rc)
+{
+	if (rc == -1)
+		w->output_closed = 1;
+	return rc;
+}
+
+/* Writes w->jw as a line; -1 (and output_closed set) when it cannot. */
+static int
+put(struct watch *w)
+{
+	if (w->output_closed)
+		return -1;
+	return written(w, wp_stream_write_jw(&w->jw));
+}
+
+int
+emit_flush(struct watch *w)
+{
+	return written(w, wp_stream_flush());
+}
+
+int
+emit_pass(const struct wp_record *rec)
+{
+	return wp_stream_pass(rec);
+}
+
+int
+emit_armed(struct watch *w)
+{
+	w->armed.backend = w->backend->name;
+	w->armed.pid = w->pid;
+	w->armed.targets = w->nt;
+	w->armed.regs = w->regs;
+	w->armed.time_base_ns = w->t0;
+	w->armed.duration_ms = w->duration_ms >= DURATION_INF_MS ? -1 :
+	    (long)w->duration_ms;
+	wp_rec_armed(&w->jw, &w->armed);
+	if (put(w) == -1)
+		return -1;
+	return emit_flush(w);
+}
+
+int
+emit_hit(struct watch *w, const struct wp_hit_rec *h)
+{
+	wp_rec_hit(&w->jw, h);
+	return put(w);
+}
+
+/* The thread's name (/proc/PID/task/TID/comm): 0, or -1. */
+static int
+thread_comm(pid_t pid, pid_t tid, char *buf, size_t sz)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof path, "/proc/%d/task/%d/comm", (int)pid,
+	    (int)tid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	n = read(fd, buf, sz - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+int
+emit_thread(struct watch *w, const struct wp_thread_rec *t)
+{
+	struct wp_thread_rec named = *t;
+	char comm[64];
+
+	/* named when first seen: as it starts, is seeded, or fails */
+	if (named.comm == NULL && strcmp(t->event, "exit") != 0 &&
+	    strcmp(t->event, "fork_process") != 0 &&
+	    thread_comm(w->pid, t->tid, comm, sizeof comm) == 0)
+		named.comm = comm;
+	wp_rec_thread(&w->jw, &named);
+	return put(w);
+}
+
+int
+emit_count(struct watch *w, const struct wp_count_rec *c)
+{
+	wp_rec_count(&w->jw, c);
+	return put(w);
+}
+
+int
+emit_tally(struct watch *w, const struct wp_tally_rec *t)
+{
+	wp_rec_tally(&w->jw, t);
+	return put(w);
+}
+
+int
+emit_lost(struct watch *w, uint64_t n, int cpu, int64_t time_ns)
+{
+	wp_rec_lost(&w->jw, n, cpu, time_ns);
+	return put(w);
+}
+
+int
+emit_rebind(struct watch *w, const struct wp_rebind_rec *r)
+{
+	wp_rec_rebind(&w->jw, r);
+	if (put(w) == -1)
+		return -1;
+	wp_stream_flush();	/* scripts may wait on it */
+	return 0;
+}
+
+int
+emit_observation(struct watch *w, const struct wp_observation *o)
+{
+	wp_rec_observation(&w->jw, o);
+	if (put(w) == -1 || wp_stream_flush() == -1)
+		return -1;
+	return 0;
+}
+
+void
+emit_hold(void)
+{
+	wp_stream_hold();
+}
+
+int
+emit_release(struct watch *w)
+{
+	return written(w, wp_stream_release());
+}
