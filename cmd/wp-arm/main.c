@@ -17,6 +17,9 @@
 
 int	 input_read(struct watch *w, long *nbad, struct wp_error *e);
 
+/* The page-protection backend (backend-page.c), where it is built. */
+extern const struct backend backend_page __attribute__((weak));
+
 struct options {
 	const char	*backend;	/* auto, bpf, perf, ptrace */
 	int		 check_bp;
@@ -153,10 +156,14 @@ option(int ch, const char *arg, struct watch *w, struct options *op)
 		w->callchain_depth = (size_t)u;
 		break;
 	case 'B':
+		if (strcmp(arg, "page") == 0 && &backend_page == NULL)
+			errx(WP_EXIT_USAGE, "--backend page: this wp-arm is "
+			    "built without the page-protection backend");
 		if (strcmp(arg, "perf") != 0 && strcmp(arg, "auto") != 0 &&
-		    strcmp(arg, "ptrace") != 0 && strcmp(arg, "bpf") != 0)
+		    strcmp(arg, "ptrace") != 0 && strcmp(arg, "bpf") != 0 &&
+		    strcmp(arg, "page") != 0)
 			errx(WP_EXIT_USAGE, "--backend %s: expected auto, bpf, "
-			    "perf or ptrace", arg);
+			    "perf, ptrace or page", arg);
 		op->backend = arg;
 		break;
 	case 'v':
@@ -314,6 +321,23 @@ static const char slow[] = "using the ptrace single-step backend (the "
     "target runs 10,000 times slower or more while watched)";
 
 /*
+ * Where the debug registers cannot watch (why): page protection where
+ * it is built, else single-step.  Says which, and why, in one line.
+ */
+static const struct backend *
+fallback(const char *why)
+{
+	if (&backend_page != NULL) {
+		warnx("%s: using the page-protection backend (writes to the "
+		    "watched pages fault; a hot neighbour on them slows the "
+		    "target)", why);
+		return &backend_page;
+	}
+	warnx("%s: %s", why, slow);
+	return &backend_ptrace;
+}
+
+/*
  * The backend to use, or NULL with e set when none can (the messages
  * are printed; e says the last).
  */
@@ -324,6 +348,8 @@ choose(struct watch *w, const char *name, struct wp_error *e)
 
 	if (strcmp(name, "ptrace") == 0)
 		return &backend_ptrace;
+	if (strcmp(name, "page") == 0)
+		return &backend_page;
 	if (strcmp(name, "auto") != 0) {
 		if (!perf_fits(w, 1, why, sizeof why)) {
 			wp_error_set(e, WP_EXIT_ERROR, "the targets do not fit "
@@ -342,14 +368,9 @@ choose(struct watch *w, const char *name, struct wp_error *e)
 		warnx("%s", e->msg);
 		return NULL;
 	}
-	if (!perf_fits(w, 0, why, sizeof why)) {
-		warnx("%s: %s", why, slow);
-		return &backend_ptrace;
-	}
-	if (canary(0, why, sizeof why) == -1) {
-		warnx("%s: %s", why, slow);
-		return &backend_ptrace;
-	}
+	if (!perf_fits(w, 0, why, sizeof why) ||
+	    canary(0, why, sizeof why) == -1)
+		return fallback(why);
 	if ((w->bpfw = bpfw_open(w, w->verbose, e)) != NULL)
 		return &backend_bpf;
 	warnx("%s: using the perf ring backend (counts stay exact; "
