@@ -344,10 +344,10 @@ plan_slots(const struct options *op, const struct target *t,
 		for (i = 0; i < op->naddr; i++)
 			pl->np[i] = 1;
 		if (op->o.limits == LIMITS_AUTO) {
+			/* in the session record: wp-arm says what it uses */
 			snprintf(pl->note, sizeof pl->note, "%s: only the page or "
 			    "ptrace backend can watch %s", why, wide ? "it whole" :
 			    "these targets");
-			warnx("note: %s", pl->note);
 			return 0;
 		}
 		if (wide)
