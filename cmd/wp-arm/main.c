@@ -119,6 +119,21 @@ callchain_mode(const char *arg, struct watch *w)
 		    "dwarf[,bytes]", arg);
 }
 
+/* --backend name: a backend this wp-arm has, or a usage error */
+static const char *
+backend_name(const char *arg)
+{
+	if (strcmp(arg, "page") == 0 && &backend_page == NULL)
+		errx(WP_EXIT_USAGE, "--backend page: this wp-arm is built "
+		    "without the page-protection backend");
+	if (strcmp(arg, "perf") != 0 && strcmp(arg, "auto") != 0 &&
+	    strcmp(arg, "ptrace") != 0 && strcmp(arg, "bpf") != 0 &&
+	    strcmp(arg, "page") != 0)
+		errx(WP_EXIT_USAGE, "--backend %s: expected auto, bpf, perf, "
+		    "ptrace or page", arg);
+	return arg;
+}
+
 static void
 option(int ch, const char *arg, struct watch *w, struct options *op)
 {
@@ -156,15 +171,7 @@ option(int ch, const char *arg, struct watch *w, struct options *op)
 		w->callchain_depth = (size_t)u;
 		break;
 	case 'B':
-		if (strcmp(arg, "page") == 0 && &backend_page == NULL)
-			errx(WP_EXIT_USAGE, "--backend page: this wp-arm is "
-			    "built without the page-protection backend");
-		if (strcmp(arg, "perf") != 0 && strcmp(arg, "auto") != 0 &&
-		    strcmp(arg, "ptrace") != 0 && strcmp(arg, "bpf") != 0 &&
-		    strcmp(arg, "page") != 0)
-			errx(WP_EXIT_USAGE, "--backend %s: expected auto, bpf, "
-			    "perf, ptrace or page", arg);
-		op->backend = arg;
+		op->backend = backend_name(arg);
 		break;
 	case 'v':
 		w->verbose = 1;
