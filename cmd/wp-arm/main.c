@@ -129,8 +129,9 @@ backend_name(const char *arg)
 	if (strcmp(arg, "perf") != 0 && strcmp(arg, "auto") != 0 &&
 	    strcmp(arg, "ptrace") != 0 && strcmp(arg, "bpf") != 0 &&
 	    strcmp(arg, "page") != 0)
-		errx(WP_EXIT_USAGE, "--backend %s: expected auto, bpf, perf, "
-		    "ptrace or page", arg);
+		errx(WP_EXIT_USAGE, "--backend %s: expected auto, bpf, perf%s "
+		    "ptrace%s", arg, &backend_page ? "," : " or",
+		    &backend_page ? " or page" : "");
 	return arg;
 }
 
