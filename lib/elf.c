@@ -231,6 +231,29 @@ wp_elf_symbol(struct wp_elf *w, const char *name, uint64_t *value,
 	return 0;
 }
 
+/* Whether w has a section of type. */
+static int
+has_section(struct wp_elf *w, unsigned type)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(w->elf, scn)) != NULL)
+		if (gelf_getshdr(scn, &sh) != NULL && sh.sh_type == type)
+			return 1;
+	return 0;
+}
+
+int
+wp_elf_stripped(struct wp_elf *w)
+{
+	struct wp_elf *d;
+
+	if (has_section(w, SHT_SYMTAB))
+		return 0;
+	return (d = debug_of(w)) == NULL || !has_section(d, SHT_SYMTAB);
+}
+
 /* The first program header of type in *ph: 0, or -1. */
 static int
 phdr_of(struct wp_elf *w, unsigned type, GElf_Phdr *ph)

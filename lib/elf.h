@@ -57,6 +57,9 @@ void		 wp_elf_close(struct wp_elf *e);
  */
 int		 wp_elf_symbol(struct wp_elf *e, const char *name,
 		    uint64_t *value, uint64_t *size, int *tls);
+/* Whether neither e nor its debug file has a .symtab (only exported
+ * names, in .dynsym, can be looked up). */
+int		 wp_elf_stripped(struct wp_elf *e);
 /* The static address of the module's dynamic section: 0, or -1. */
 int		 wp_elf_dynamic(struct wp_elf *e, uint64_t *vaddr);
 /*

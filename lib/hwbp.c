@@ -18,3 +18,21 @@ wp_hwbp_follow_slots(size_t noffs)
 {
 	return noffs + 1;
 }
+
+size_t
+wp_hwbp_split(uint64_t addr, size_t len, size_t *plen, size_t max)
+{
+	size_t n = 0, sz;
+
+	while (len > 0) {
+		for (sz = 8; sz > 1; sz /= 2)
+			if (sz <= len && addr % sz == 0)
+				break;
+		if (n < max)
+			plen[n] = sz;
+		n++;
+		addr += sz;
+		len -= sz;
+	}
+	return n;
+}

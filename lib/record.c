@@ -126,6 +126,8 @@ wp_rec_session(struct wp_jw *w, const struct wp_session *s)
 		wp_jw_int(w, "slot_limit", s->slot_limit);
 	else
 		wp_jw_null(w, "slot_limit");
+	if (s->limits != NULL)
+		wp_jw_str(w, "limits", s->limits);
 	modules(w, s);
 	mappings(w, s);
 	strings(w, "warnings", (const char *const *)s->warnings, s->nwarnings);

@@ -65,6 +65,7 @@ struct wp_session {
 	int			 pie;
 	uint64_t		 pie_slide;
 	int			 slot_limit;	/* 0: --no-slot-limit */
+	const char		*limits;	/* "debug_registers", "none"; NULL: unsaid */
 	struct wp_module_rec	*mods;
 	size_t			 nmods;
 	struct wp_mapping_rec	*maps;

@@ -100,7 +100,7 @@ null null $(tinfo score) $(tinfo score)"
 	start_target mt-writer-stripped
 	run --separate-stderr wp-resolve -p "$TPID" wpt_counter
 	assert_failure 1
-	assert_equal "$stderr" "wp-resolve: wpt_counter: unknown symbol 'wpt_counter' (not in $T/mt-writer-stripped or its shared objects)"
+	assert_equal "$stderr" "wp-resolve: wpt_counter: unknown symbol 'wpt_counter': $T/mt-writer-stripped is stripped (no symbol table); name it with --bin (an unstripped build), --debug-file, static:0xADDR or MODULE+0xOFF"
 	run --separate-stderr wp-resolve -p "$TPID" --bin "$T/mt-writer" wpt_counter
 	assert_success
 	run jq -r 'select(.type=="session") | [.binary_match, .bin, .bin_build_id == .exe_build_id] | @tsv' <<< "$output"
@@ -127,10 +127,79 @@ null null $(tinfo score) $(tinfo score)"
 	start_target mt-writer
 	run --separate-stderr wp-resolve -p "$TPID" --no-slot-limit -l 16 wpt_score wpt_array wpt_array+16 wpt_counter wpt_counter+16
 	assert_success
-	run jq -r 'select(.type=="session") | .slot_limit' <<< "$output"
-	assert_output null
+	run jq -r 'select(.type=="session") | "\(.slot_limit) \(.limits)"' <<< "$output"
+	assert_output "null none"
 	run jq -sr 'map(select(.type=="target")) | "\(length) \(.[0].len) \(.[0].initial_value) \(.[0].initial_bytes | length)"' <<< "$(wp-resolve -p "$TPID" --no-slot-limit -l 32 wpt_array)"
 	assert_output "1 32 null 64"
+}
+
+@test "wp-resolve: a symbol wider than 8 bytes is split over debug-register slots, never cut" {
+	start_target mt-writer
+	local a=$(tinfo array)
+	run --separate-stderr wp-resolve -p "$TPID" wpt_array
+	assert_success
+	assert_equal "$stderr" "wp-resolve: wpt_array: 32 bytes, watched in 4 debug-register slots (wpt_array+0x0 to +0x18)"
+	local out=$output
+	run jq -r 'select(.type=="session") | "\(.slot_limit) \(.limits)"' <<< "$out"
+	assert_output "4 debug_registers"
+	run jq -r 'select(.type=="target") | "\(.id) \(.input) \(.runtime_addr) \(.len) \(.slots)"' <<< "$out"
+	assert_output "0 wpt_array+0x0 $a 8 1
+1 wpt_array+0x8 $(hexadd "$a" 8) 8 1
+2 wpt_array+0x10 $(hexadd "$a" 16) 8 1
+3 wpt_array+0x18 $(hexadd "$a" 24) 8 1"
+	# the same with --backend bpf; -l 16 from an offset: 4 + 8 + 4
+	run --separate-stderr wp-resolve -p "$TPID" --backend bpf -l 16 wpt_counter+4
+	assert_success
+	assert_equal "$stderr" "wp-resolve: wpt_counter+4: 16 bytes, watched in 3 debug-register slots (wpt_counter+0x4 to +0x10)"
+	run jq -r 'select(.type=="target") | "\(.input) \(.len)"' <<< "$output"
+	assert_output "wpt_counter+0x4 4
+wpt_counter+0x8 8
+wpt_counter+0x10 4"
+}
+
+@test "wp-resolve: --backend ptrace or page watches a wide symbol whole, with no limits" {
+	start_target mt-writer
+	local b out
+	for b in ptrace page; do
+		run --separate-stderr wp-resolve -p "$TPID" --backend "$b" wpt_array wpt_counter wpt_score wpt_small wpt_byte
+		assert_success
+		assert_equal "$stderr" ""
+		out=$output
+		run jq -r 'select(.type=="session") | "\(.slot_limit) \(.limits)"' <<< "$out"
+		assert_output "null none"
+		run jq -r 'select(.type=="target") | "\(.input) \(.len)"' <<< "$out"
+		assert_output "wpt_array 32
+wpt_counter 8
+wpt_score 4
+wpt_small 2
+wpt_byte 1"
+	done
+}
+
+@test "wp-resolve: --backend auto lets targets the slots cannot hold through, and records that only page or ptrace can watch them" {
+	start_target mt-writer
+	local w="5 hardware slots requested (2 addresses, 0 follow chains): x86-64 has 4 (DR0..DR3): only the page or ptrace backend can watch these targets"
+	run --separate-stderr wp-resolve -p "$TPID" wpt_array wpt_counter
+	assert_success
+	assert_equal "$stderr" ""
+	local out=$output
+	run jq -c 'select(.type=="session") | [.slot_limit, .limits, .warnings]' <<< "$out"
+	assert_output "$(jq -nc --arg w "$w" '[null, "none", [$w]]')"
+	run jq -r 'select(.type=="target") | "\(.input) \(.len)"' <<< "$out"
+	assert_output "wpt_array 32
+wpt_counter 8"
+	# a value no single register holds is not split (a store to it
+	# would count in two slots)
+	local a
+	a=$(hexadd "$(tinfo counter)" 2)
+	run --separate-stderr wp-resolve -p "$TPID" --backend auto "$a"
+	assert_success
+	assert_equal "$stderr" ""
+	out=$output
+	run jq -r 'select(.type=="session") | .warnings[0]' <<< "$out"
+	assert_output "$a: 4 bytes at $a fit no debug register (1, 2, 4 or 8 bytes, aligned to their length): only the page or ptrace backend can watch these targets"
+	run jq -r 'select(.type=="target") | "\(.input) \(.len)"' <<< "$out"
+	assert_output "$a 4"
 }
 
 @test "wp-resolve: --help prints the usage line and exits 0" {

@@ -52,15 +52,15 @@ expect_error() {
 	local a
 	a=$(hexadd "$(tinfo counter)" 2)
 	expect_error 1 "wp-resolve: $a: not aligned to its length 4 (debug registers need natural alignment)" \
-	    wp-resolve -p "$TPID" "$a"
+	    wp-resolve -p "$TPID" --backend bpf "$a"
 	expect_error 1 "wp-resolve: wpt_counter+2: at $a: not aligned to its length 8 (debug registers need natural alignment)" \
-	    wp-resolve -p "$TPID" -l 8 wpt_counter+2
+	    wp-resolve -p "$TPID" --backend perf -l 8 wpt_counter+2
 }
 
-@test "wp-resolve: LEN other than 1, 2, 4, 8 (status 64)" {
+@test "wp-resolve: LEN other than 1, 2, 4, 8 for the debug registers (status 64)" {
 	start_target mt-writer
-	expect_error 64 "wp-resolve: -l 3: debug registers watch 1, 2, 4 or 8 bytes (--no-slot-limit allows any length)" \
-	    wp-resolve -p "$TPID" -l 3 wpt_counter
+	expect_error 64 "wp-resolve: -l 3: debug registers watch 1, 2, 4 or 8 bytes (--backend page or ptrace watches any length)" \
+	    wp-resolve -p "$TPID" --backend bpf -l 3 wpt_counter
 	expect_error 64 "wp-resolve: -l x: not a length" wp-resolve -p "$TPID" -l x wpt_counter
 }
 
@@ -99,10 +99,42 @@ expect_error() {
 
 @test "wp-resolve: a fifth hardware slot is refused (status 1)" {
 	start_target mt-writer
-	expect_error 1 "wp-resolve: 5 hardware slots requested (5 addresses, 0 follow chains): x86-64 has 4 (DR0..DR3); watch fewer, or use --no-slot-limit with the ptrace backend" \
-	    wp-resolve -p "$TPID" wpt_counter wpt_score wpt_small wpt_byte wpt_array
-	expect_error 1 "wp-resolve: 6 hardware slots requested (2 addresses, 2 follow chains): x86-64 has 4 (DR0..DR3); watch fewer, or use --no-slot-limit with the ptrace backend" \
-	    wp-resolve -p "$TPID" wpt_counter wpt_score --follow wpt_array+8 --follow wpt_array+16
+	expect_error 1 "wp-resolve: 5 hardware slots requested (5 addresses, 0 follow chains): x86-64 has 4 (DR0..DR3); watch fewer, or use --backend page or ptrace (no slot limit)" \
+	    wp-resolve -p "$TPID" --backend bpf wpt_counter wpt_score wpt_small wpt_byte wpt_array
+	expect_error 1 "wp-resolve: 6 hardware slots requested (2 addresses, 2 follow chains): x86-64 has 4 (DR0..DR3); watch fewer, or use --backend page or ptrace (no slot limit)" \
+	    wp-resolve -p "$TPID" --backend bpf wpt_counter wpt_score --follow wpt_array+8 --follow wpt_array+16
+	# a wide symbol counts the slots it takes
+	expect_error 1 "wp-resolve: 5 hardware slots requested (2 addresses, 0 follow chains): x86-64 has 4 (DR0..DR3); watch fewer, or use --backend page or ptrace (no slot limit)" \
+	    wp-resolve -p "$TPID" --backend perf wpt_array wpt_counter
+}
+
+@test "wp-resolve: a target wider than the four slots is refused with its size and the choices (status 1)" {
+	start_target mt-writer
+	expect_error 1 "wp-resolve: wpt_array: 64 bytes need 8 debug-register slots, x86-64 has 4 (DR0..DR3): watch it whole with --backend page (or ptrace), or a part of it with -l LEN and ADDR+OFF" \
+	    wp-resolve -p "$TPID" --backend bpf -l 64 wpt_array
+}
+
+@test "wp-resolve: a bare word that is no symbol is never a module's base (status 1)" {
+	start_target mt-writer-stripped
+	local m="$T/mt-writer-stripped is stripped (no symbol table); name it with --bin (an unstripped build), --debug-file, static:0xADDR or MODULE+0xOFF"
+	expect_error 1 "wp-resolve: counter: unknown symbol 'counter': $m" wp-resolve -p "$TPID" counter
+	expect_error 1 "wp-resolve: mt-writer-stripped: unknown symbol 'mt-writer-stripped': $m" wp-resolve -p "$TPID" mt-writer-stripped
+	expect_error 1 "wp-resolve: mt-writer-stripped:wpt_counter: unknown symbol 'wpt_counter': $m" wp-resolve -p "$TPID" mt-writer-stripped:wpt_counter
+	# MODULE+0xOFF is the module's base plus the offset, as written
+	run --separate-stderr wp-resolve -p "$TPID" "mt-writer-stripped+0x$(nm "$T/mt-writer" | awk '$3 == "wpt_counter" { print $1 }')"
+	assert_success
+	run jq -r 'select(.type=="target") | .runtime_addr' <<< "$output"
+	assert_output "$(tinfo counter)"
+	# a module's name with symbols: the choices
+	start_target mt-writer
+	expect_error 1 "wp-resolve: libc: unknown symbol 'libc' (not in $T/mt-writer or its shared objects); 'libc' is a module: write libc+0xOFF or libc:SYMBOL" \
+	    wp-resolve -p "$TPID" libc
+}
+
+@test "wp-resolve: --backend names a backend, and --no-slot-limit is not for the debug registers (status 64)" {
+	expect_error 64 "wp-resolve: --backend hw: expected auto, bpf, perf, ptrace or page" wp-resolve -p 1 --backend hw 0x10
+	expect_error 64 "wp-resolve: --no-slot-limit: the perf backend watches with the debug registers (4 slots); --backend page or ptrace has no limit" \
+	    wp-resolve -p 1 --no-slot-limit --backend perf 0x10
 }
 
 @test "wp-resolve: --bin of another build is refused unless --force-bin" {

@@ -48,9 +48,9 @@ wait_line() {	# wait_line PATTERN: until the target printed it
 	assert_success
 	run jq -r 'select(.type=="follow") | "\(.slots) \(.offsets | join(",")) \(.binding) \(.leaf_addr) \(.chain | length) \(.chain[1].value)"' <<< "$output"
 	assert_output "3 0x8,0x10 bound $(hexadd "$obj" 16) 2 $obj"
-	run --separate-stderr wp-resolve -p "$TPID" wpt_ptr wpt_holder --follow '[[wpt_holder]+8]+0x10'
+	run --separate-stderr wp-resolve -p "$TPID" --backend bpf wpt_ptr wpt_holder --follow '[[wpt_holder]+8]+0x10'
 	assert_failure 1
-	assert_equal "$stderr" "wp-resolve: 5 hardware slots requested (2 addresses, 1 follow chain): x86-64 has 4 (DR0..DR3); watch fewer, or use --no-slot-limit with the ptrace backend"
+	assert_equal "$stderr" "wp-resolve: 5 hardware slots requested (2 addresses, 1 follow chain): x86-64 has 4 (DR0..DR3); watch fewer, or use --backend page or ptrace (no slot limit)"
 }
 
 @test "wp-resolve --follow: a pointer slot that is not mapped is refused" {

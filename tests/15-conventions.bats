@@ -128,9 +128,10 @@ report
 	assert_output "--backend"
 	run completions wp watch -d ""
 	assert_line inf
-	run completions wp-arm --backend p
+	run completions wp-resolve --backend p
 	assert_output "perf
-ptrace"
+ptrace
+page"
 	run completions wp-arm --follow-mode = s
 	assert_output "stop
 stop-all"

@@ -222,3 +222,23 @@ assert_ended_by() {
 	assert_equal "$(grep -c '^ \+2  in other call chains$' <<< "$output")" "$sites"
 	refute_line --partial "by copy_a"
 }
+
+@test "wp watch: a 512-byte symbol is watched whole, by a backend without the slots, and one line says why" {
+	start_target page-struct -n 10
+	local save=$BATS_TEST_TMPDIR/raw.ndjson err=$BATS_TEST_TMPDIR/err
+	wp watch --json --save "$save" -d 120s "$TPID" wpt_ps > "$BATS_TEST_TMPDIR/report.json" 2> "$err" &
+	local w=$!
+	wait_for "$save" '"type":"armed"' 60
+	kill -USR1 "$TPID"
+	wait "$w"
+	# one target, all 512 bytes: never cut to its first 4
+	run jq -r 'select(.type=="target") | "\(.input) \(.len)"' "$save"
+	assert_output "wpt_ps 512"
+	local avx
+	avx=$(awk '$1 == "avx" && $2 == "writes" { print $5 }' "$TOUT")
+	run jq -r '[.complete, (.watches | length), .watches[0].accepted_hits] | map(tostring) | join(" ")' "$BATS_TEST_TMPDIR/report.json"
+	assert_output "true 1 $(( 10 + 10 + 40 + avx ))"
+	run cat "$err"
+	assert_equal "${#lines[@]}" 1
+	assert_output --regexp '^wp-arm: .*: using the (page-protection|ptrace single-step) backend \('
+}

@@ -66,3 +66,32 @@ observation"
 	run jq -r '[.complete, .observation.stop_reason, .observation.stop_detail, .watches[0].accepted_hits] | map(tostring) | join(" ")' "$report"
 	assert_output "true signal SIGTERM 20"
 }
+
+@test "wp watch --backend bpf of a struct wider than the slots: its size and the choices (status 1)" {
+	start_target page-struct -n 1
+	run --separate-stderr wp watch --backend bpf -d 5s "$TPID" wpt_ps
+	assert_failure 1
+	assert_equal "$stderr" "wp-resolve: wpt_ps: 512 bytes need 64 debug-register slots, x86-64 has 4 (DR0..DR3): watch it whole with --backend page (or ptrace), or a part of it with -l LEN and ADDR+OFF"
+	assert_equal "$output" ""
+}
+
+@test "wp watch of a word that is no symbol of a stripped program: refused, never its ELF header (status 1)" {
+	start_target mt-writer-stripped -t 1 -n 5
+	run --separate-stderr wp watch -d 5s "$TPID" counter
+	assert_failure 1
+	assert_equal "$stderr" "wp-resolve: counter: unknown symbol 'counter': $T/mt-writer-stripped is stripped (no symbol table); name it with --bin (an unstripped build), --debug-file, static:0xADDR or MODULE+0xOFF"
+	assert_equal "$output" ""
+	kill -0 "$TPID"
+}
+
+@test "wp watch --backend page where wp-arm is built without it: status 64, one line" {
+	if wp-arm --backend page --help > /dev/null 2>&1; then
+		skip "the page backend is built"
+	fi
+	start_target mt-writer -t 1 -n 5
+	run --separate-stderr wp watch --backend page -d 5s "$TPID" wpt_counter
+	assert_failure 64
+	assert_equal "$stderr" "wp-arm: --backend page: this wp-arm is built without the page-protection backend"
+	assert_equal "$output" ""
+	kill -0 "$TPID"
+}

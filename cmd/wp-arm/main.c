@@ -16,6 +16,9 @@
 
 int	 input_read(struct watch *w, long *nbad, struct wp_error *e);
 
+/* The page-protection backend (backend-page.c), where it is built. */
+extern const struct backend backend_page __attribute__((weak));
+
 struct options {
 	const char	*backend;	/* auto, bpf, perf, ptrace */
 	int		 check_bp;
@@ -115,6 +118,22 @@ callchain_mode(const char *arg, struct watch *w)
 		    "dwarf[,bytes]", arg);
 }
 
+/* --backend name: a backend this wp-arm has, or a usage error */
+static const char *
+backend_name(const char *arg)
+{
+	if (strcmp(arg, "page") == 0 && &backend_page == NULL)
+		errx(WP_EXIT_USAGE, "--backend page: this wp-arm is built "
+		    "without the page-protection backend");
+	if (strcmp(arg, "perf") != 0 && strcmp(arg, "auto") != 0 &&
+	    strcmp(arg, "ptrace") != 0 && strcmp(arg, "bpf") != 0 &&
+	    strcmp(arg, "page") != 0)
+		errx(WP_EXIT_USAGE, "--backend %s: expected auto, bpf, perf%s "
+		    "ptrace%s", arg, &backend_page ? "," : " or",
+		    &backend_page ? " or page" : "");
+	return arg;
+}
+
 static void
 option(int ch, const char *arg, struct watch *w, struct options *op)
 {
@@ -152,11 +171,7 @@ option(int ch, const char *arg, struct watch *w, struct options *op)
 		w->callchain_depth = (size_t)u;
 		break;
 	case 'B':
-		if (strcmp(arg, "perf") != 0 && strcmp(arg, "auto") != 0 &&
-		    strcmp(arg, "ptrace") != 0 && strcmp(arg, "bpf") != 0)
-			errx(WP_EXIT_USAGE, "--backend %s: expected auto, bpf, "
-			    "perf or ptrace", arg);
-		op->backend = arg;
+		op->backend = backend_name(arg);
 		break;
 	case 'v':
 		w->verbose = 1;
@@ -313,6 +328,23 @@ static const char slow[] = "using the ptrace single-step backend (the "
     "target runs 10,000 times slower or more while watched)";
 
 /*
+ * Where the debug registers cannot watch (why): page protection where
+ * it is built, else single-step.  Says which, and why, in one line.
+ */
+static int
+fallback(struct watch *w, const char *why, struct wp_error *e)
+{
+	if (&backend_page != NULL) {
+		warnx("%s: using the page-protection backend (writes to the "
+		    "watched pages fault; a hot neighbour on them slows the "
+		    "target)", why);
+		return watch_use(w, &backend_page, e);
+	}
+	warnx("%s: %s", why, slow);
+	return watch_use(w, &backend_ptrace, e);
+}
+
+/*
  * Makes the backend to use the watch's, or returns -1 with e set when
  * none can (the messages are printed; e says the last).
  */
@@ -323,6 +355,8 @@ choose(struct watch *w, const char *name, struct wp_error *e)
 
 	if (strcmp(name, "ptrace") == 0)
 		return watch_use(w, &backend_ptrace, e);
+	if (strcmp(name, "page") == 0)
+		return watch_use(w, &backend_page, e);
 	if (strcmp(name, "auto") != 0) {
 		if (!perf_fits(w, 1, why, sizeof why))
 			return wp_error_set(e, WP_EXIT_ERROR, "the targets do "
@@ -337,14 +371,9 @@ choose(struct watch *w, const char *name, struct wp_error *e)
 		warnx("%s", e->msg);
 		return -1;
 	}
-	if (!perf_fits(w, 0, why, sizeof why)) {
-		warnx("%s: %s", why, slow);
-		return watch_use(w, &backend_ptrace, e);
-	}
-	if (canary(0, why, sizeof why) == -1) {
-		warnx("%s: %s", why, slow);
-		return watch_use(w, &backend_ptrace, e);
-	}
+	if (!perf_fits(w, 0, why, sizeof why) ||
+	    canary(0, why, sizeof why) == -1)
+		return fallback(w, why, e);
 	if (watch_use(w, &backend_bpf, e) == 0)
 		return 0;
 	warnx("%s: using the perf ring backend (counts stay exact; "

@@ -80,6 +80,7 @@ addr_parse(const char *s, struct addr *a, char *err, size_t errsz)
 	plus = strchr(sym, '+');
 	tmp = wp_xstrdup(sym);
 	if (plus != NULL) {
+		a->has_off = 1;
 		tmp[plus - sym] = '\0';
 		if (wp_parse_s64(plus + 1, &a->off) == -1 || plus[1] == '-') {
 			snprintf(err, errsz, "bad offset '%s'", plus + 1);

@@ -26,6 +26,7 @@ struct addr {
 	char			*module;	/* NULL: main binary, then all */
 	char			*symbol;
 	int64_t			 off;
+	int			 has_off;	/* +OFF was written */
 };
 
 /* [[SLOT]+o0]+o1 ...: one dereference per offset. */

@@ -25,6 +25,8 @@ struct options {
 	size_t			 nf;
 	char			**addrv;	/* the ADDR operands */
 	size_t			 naddr;
+	const char		*backend;	/* --backend */
+	int			 no_slot_limit;
 };
 
 static void
@@ -35,8 +37,9 @@ usage(int status)
 	    "[--force-bin]\n"
 	    "                  [--debug-file file]... [--debug-dir dir]... "
 	    "[--tid tid]\n"
-	    "                  [--follow slot+off]... [--no-slot-limit] "
-	    "[--] addr ...\n");
+	    "                  [--follow slot+off]... "
+	    "[--backend auto|bpf|perf|ptrace|page]\n"
+	    "                  [--no-slot-limit] [--] addr ...\n");
 	if (status == 0)
 		fputs("\n"
 		    "  -p, --pid pid         the process to watch\n"
@@ -56,8 +59,15 @@ usage(int status)
 		    "copy to watch\n"
 		    "      --follow chain    a pointer chain, re-bound when "
 		    "a pointer changes\n"
-		    "      --no-slot-limit   more than 4 slots (ptrace "
-		    "backend)\n"
+		    "      --backend name    whose limits to check: bpf, perf "
+		    "(debug registers:\n"
+		    "                        4 slots of 1, 2, 4 or 8 aligned "
+		    "bytes), ptrace, page\n"
+		    "                        (none), or auto (the default: "
+		    "the slots when the\n"
+		    "                        targets fit them)\n"
+		    "      --no-slot-limit   any length and number: --backend "
+		    "ptrace or page\n"
 		    "  -h, --help            this help\n"
 		    "  -V, --version         the version\n"
 		    "addr: 0xHEX, static:0xHEX, MODULE:0xHEX, MODULE+0xOFF, "
@@ -73,6 +83,7 @@ static const struct option longopts[] = {
 	{ "force-bin",		no_argument,		NULL, 'F' },
 	{ "follow",		required_argument,	NULL, 'f' },
 	{ "no-slot-limit",	no_argument,		NULL, 'N' },
+	{ "backend",		required_argument,	NULL, 'B' },
 	{ "debug-file",		required_argument,	NULL, 'D' },
 	{ "debug-dir",		required_argument,	NULL, 'G' },
 	{ "tid",		required_argument,	NULL, 'T' },
@@ -117,7 +128,15 @@ option(int ch, const char *arg, struct options *op)
 		op->fin[op->nf++] = arg;
 		break;
 	case 'N':
-		op->o.no_slot_limit = 1;
+		op->no_slot_limit = 1;
+		break;
+	case 'B':
+		if (strcmp(arg, "auto") != 0 && strcmp(arg, "bpf") != 0 &&
+		    strcmp(arg, "perf") != 0 && strcmp(arg, "ptrace") != 0 &&
+		    strcmp(arg, "page") != 0)
+			errx(WP_EXIT_USAGE, "--backend %s: expected auto, bpf, "
+			    "perf, ptrace or page", arg);
+		op->backend = arg;
 		break;
 	case 'D':
 		if (wp_dwfl_debug_file(arg, &e) == -1)
@@ -142,6 +161,24 @@ option(int ch, const char *arg, struct options *op)
 	}
 }
 
+/* The limits --backend and --no-slot-limit say to check. */
+static void
+limits_of(struct options *op)
+{
+	const char *b = op->backend ? op->backend : "auto";
+
+	if (strcmp(b, "bpf") == 0 || strcmp(b, "perf") == 0) {
+		if (op->no_slot_limit)
+			errx(WP_EXIT_USAGE, "--no-slot-limit: the %s backend "
+			    "watches with the debug registers (4 slots); "
+			    "--backend page or ptrace has no limit", b);
+		op->o.limits = LIMITS_DR;
+	} else if (strcmp(b, "auto") == 0 && !op->no_slot_limit)
+		op->o.limits = LIMITS_AUTO;
+	else
+		op->o.limits = LIMITS_NONE;
+}
+
 static void
 parse_options(int argc, char *argv[], struct options *op)
 {
@@ -162,10 +199,14 @@ parse_options(int argc, char *argv[], struct options *op)
 		warnx("no address to watch");
 		usage(WP_EXIT_USAGE);
 	}
-	if (op->o.len != 0 && !op->o.no_slot_limit &&
+	limits_of(op);
+	/* wider than 8 bytes goes in several slots; a value no register
+	 * holds cannot be split without counting one store twice */
+	if (op->o.limits == LIMITS_DR && op->o.len != 0 && op->o.len <= 8 &&
 	    !wp_hwbp_len_ok(op->o.len))
 		errx(WP_EXIT_USAGE, "-l %zu: debug registers watch 1, 2, 4 or "
-		    "8 bytes (--no-slot-limit allows any length)", op->o.len);
+		    "8 bytes (--backend page or ptrace watches any length)",
+		    op->o.len);
 }
 
 static struct addr *
@@ -182,25 +223,147 @@ parse_addrs(const struct options *op)
 	return a;
 }
 
-static void
-check_slots(const struct options *op)
+/* The plan of the watch: the limits checked, and each target's slots. */
+struct plan {
+	const char	*limits;	/* "debug_registers" or "none" */
+	size_t		*np;		/* per address: its slots (1: whole) */
+	size_t		(*plen)[WP_HWBP_SLOTS];
+	char		 note[512];	/* auto: why there are no limits */
+};
+
+static size_t
+follow_slots(const struct options *op)
 {
-	size_t i, slots = op->naddr;
+	size_t i, slots = 0;
 
 	for (i = 0; i < op->nf; i++)
 		slots += wp_hwbp_follow_slots(op->follows[i].noffs);
-	if (!op->o.no_slot_limit && slots > WP_HWBP_SLOTS)
-		errx(WP_EXIT_ERROR, "%zu hardware slots requested (%zu "
-		    "address%s, %zu follow chain%s): x86-64 has %d (DR0..DR3); "
-		    "watch fewer, or use --no-slot-limit with the ptrace "
-		    "backend", slots, op->naddr, op->naddr == 1 ? "" : "es",
-		    op->nf, op->nf == 1 ? "" : "s", WP_HWBP_SLOTS);
+	return slots;
 }
 
-static const char *
-input_of(const struct options *op, size_t i)
+static void
+too_many(const struct options *op, size_t slots, char *msg, size_t msgsz)
 {
-	return i < op->naddr ? op->addrv[i] : op->fin[i - op->naddr];
+	snprintf(msg, msgsz, "%zu hardware slots requested (%zu address%s, "
+	    "%zu follow chain%s): x86-64 has %d (DR0..DR3)", slots, op->naddr,
+	    op->naddr == 1 ? "" : "es", op->nf, op->nf == 1 ? "" : "s",
+	    WP_HWBP_SLOTS);
+}
+
+/* Before anything is resolved: one slot an address at least. */
+static void
+check_slots(const struct options *op)
+{
+	char msg[256];
+	size_t slots = op->naddr + follow_slots(op);
+
+	if (op->o.limits != LIMITS_DR || slots <= WP_HWBP_SLOTS)
+		return;
+	too_many(op, slots, msg, sizeof msg);
+	errx(WP_EXIT_ERROR, "%s; watch fewer, or use --backend page or ptrace "
+	    "(no slot limit)", msg);
+}
+
+/*
+ * Whether the debug registers can watch every target, each in as many
+ * slots as it needs: 1, or -1 with why (the first reason) and *wide
+ * set when it is one target's size.
+ */
+static int
+fits(const struct options *op, const struct target *t, struct plan *pl,
+    char *why, size_t whysz, int *wide)
+{
+	size_t i, slots = follow_slots(op);
+
+	*wide = 0;
+	for (i = 0; i < op->naddr; i++) {
+		pl->np[i] = wp_hwbp_split(t[i].addr, t[i].len, pl->plen[i],
+		    WP_HWBP_SLOTS);
+		slots += pl->np[i];
+		if (t[i].len <= 8 && pl->np[i] > 1) {
+			snprintf(why, whysz, "%s: %zu bytes at 0x%" PRIx64
+			    " fit no debug register (1, 2, 4 or 8 bytes, "
+			    "aligned to their length)", t[i].input, t[i].len,
+			    t[i].addr);
+			return -1;
+		}
+		if (pl->np[i] > WP_HWBP_SLOTS) {
+			snprintf(why, whysz, "%s: %zu bytes need %zu debug-"
+			    "register slots, x86-64 has %d (DR0..DR3)",
+			    t[i].input, t[i].len, pl->np[i], WP_HWBP_SLOTS);
+			*wide = 1;
+			return -1;
+		}
+	}
+	if (slots > WP_HWBP_SLOTS) {
+		too_many(op, slots, why, whysz);
+		return -1;
+	}
+	return 0;
+}
+
+/* A target watched in several slots: say how, once. */
+static void
+say_split(const struct target *t, const size_t *plen, size_t np)
+{
+	size_t i;
+	uint64_t last = 0;
+
+	for (i = 0; i + 1 < np; i++)
+		last += plen[i];
+	if (t->a->kind == ADDR_SYMBOL)
+		warnx("%s: %zu bytes, watched in %zu debug-register slots "
+		    "(%s%s%s+0x%" PRIx64 " to +0x%" PRIx64 ")", t->input,
+		    t->len, np, t->a->module ? t->a->module : "",
+		    t->a->module ? ":" : "", t->a->symbol,
+		    (uint64_t)t->a->off, (uint64_t)t->a->off + last);
+	else
+		warnx("%s: %zu bytes, watched in %zu debug-register slots "
+		    "(0x%" PRIx64 " to 0x%" PRIx64 ")", t->input, t->len, np,
+		    t->addr, t->addr + last);
+}
+
+/*
+ * Decides the limits and the slots of each target.  Returns 0, or 1
+ * when the debug registers were asked for and cannot watch them (said).
+ */
+static int
+plan_slots(const struct options *op, const struct target *t,
+    struct plan *pl)
+{
+	char why[400];
+	size_t i;
+	int wide;
+
+	pl->limits = "none";
+	for (i = 0; i < op->naddr; i++)
+		pl->np[i] = 1;
+	if (op->o.limits == LIMITS_NONE)
+		return 0;
+	if (fits(op, t, pl, why, sizeof why, &wide) == -1) {
+		for (i = 0; i < op->naddr; i++)
+			pl->np[i] = 1;
+		if (op->o.limits == LIMITS_AUTO) {
+			/* in the session record: wp-arm says what it uses */
+			snprintf(pl->note, sizeof pl->note, "%s: only the page or "
+			    "ptrace backend can watch %s", why, wide ? "it whole" :
+			    "these targets");
+			return 0;
+		}
+		if (wide)
+			warnx("%s: watch it whole with --backend page (or "
+			    "ptrace), or a part of it with -l LEN and ADDR+OFF",
+			    why);
+		else
+			warnx("%s; watch fewer, or use --backend page or ptrace "
+			    "(no slot limit)", why);
+		return 1;
+	}
+	pl->limits = "debug_registers";
+	for (i = 0; i < op->naddr; i++)
+		if (pl->np[i] > 1)
+			say_split(&t[i], pl->plen[i], pl->np[i]);
+	return 0;
 }
 
 /* Plain targets may not overlap; pointer slots may be shared. */
@@ -210,59 +373,72 @@ overlaps(const struct options *op, const struct target *t, size_t i)
 	size_t j;
 	int bad = 0;
 
-	for (j = 0; j < i && i < op->naddr; j++)
-		if (t[j].line != NULL && t[i].addr < t[j].addr + t[j].len &&
+	for (j = 0; j < i; j++)
+		if (t[j].len != 0 && t[i].addr < t[j].addr + t[j].len &&
 		    t[j].addr < t[i].addr + t[i].len) {
 			warnx("%s: overlaps target %zu (%s) at 0x%" PRIx64
-			    "; watch it once", input_of(op, i), j,
-			    input_of(op, j), t[j].addr);
+			    "; watch it once", op->addrv[i], j, op->addrv[j],
+			    t[j].addr);
 			bad = 1;
 		}
 	return bad;
 }
 
-/* Resolves every address; returns 0, or 1 when one failed. */
+/*
+ * Resolves every address, then every chain (their ids after the
+ * targets' records); returns 0, or 1 when one failed.
+ */
 static int
 resolve_all(struct view *v, const struct options *op,
-    const struct addr *addrs, struct target *t)
+    const struct addr *addrs, struct target *t, struct plan *pl)
 {
 	char errbuf[512];
 	size_t i;
-	int bad = 0, rc;
+	int bad = 0, id = 0;
 
-	for (i = 0; i < op->naddr + op->nf; i++) {
-		if (i < op->naddr)
-			rc = target_resolve(v, (int)i, op->addrv[i], &addrs[i],
-			    &op->o, &t[i], errbuf, sizeof errbuf);
-		else
-			rc = target_follow(v, (int)i, input_of(op, i),
-			    &op->follows[i - op->naddr], &op->o, &t[i], errbuf,
-			    sizeof errbuf);
-		if (rc == -1) {
-			warnx("%s: %s", input_of(op, i), errbuf);
+	for (i = 0; i < op->naddr; i++) {
+		if (target_resolve(v, op->addrv[i], &addrs[i], &op->o, &t[i],
+		    errbuf, sizeof errbuf) == -1) {
+			warnx("%s: %s", op->addrv[i], errbuf);
+			t[i].len = 0;
 			bad = 1;
 		} else if (overlaps(op, t, i))
 			bad = 1;
 	}
+	if (!bad)
+		bad = plan_slots(op, t, pl);
+	for (i = 0; i < op->naddr; i++)
+		id += (int)pl->np[i];
+	for (i = 0; i < op->nf; i++)
+		if (target_follow(v, id++, op->fin[i], &op->follows[i], &op->o,
+		    &t[op->naddr + i], errbuf, sizeof errbuf) == -1) {
+			warnx("%s: %s", op->fin[i], errbuf);
+			bad = 1;
+		}
 	return bad;
 }
 
 static int
-emit_all(struct view *v, const struct options *op, const struct target *t)
+emit_all(struct view *v, const struct options *op, struct target *t,
+    struct plan *pl)
 {
 	struct wp_jw w = { 0 };
-	size_t i;
-	int rc;
+	size_t i, j;
+	int rc, id = 0;
 
 	for (i = 0; i < op->naddr; i++)
-		if (t[i].warning != NULL)
-			warnx("%s: warning: %s", op->addrv[i], t[i].warning);
+		target_records(v, &id, &op->o, &t[i], pl->plen[i], pl->np[i]);
+	if (pl->note[0] != '\0' && v->nwarnings < sizeof v->warnings /
+	    sizeof v->warnings[0])
+		v->warnings[v->nwarnings++] = pl->note;
 	wp_stream_out_init(stdout);
-	view_session_record(v, !op->o.no_slot_limit, &w);
+	view_session_record(v, pl->limits, &w);
 	rc = wp_stream_write_jw(&w);
 	wp_jw_free(&w);
 	for (i = 0; i < op->naddr + op->nf && rc == 0; i++)
-		rc = wp_stream_write(t[i].line, t[i].linelen);
+		for (j = 0; j < t[i].nlines && rc == 0; j++)
+			rc = wp_stream_write(t[i].lines[j],
+			    strlen(t[i].lines[j]));
 	if (rc == 0)
 		rc = wp_stream_flush();
 	if (rc == -1 && errno == EPIPE)
@@ -279,6 +455,7 @@ main(int argc, char *argv[])
 	struct view v;
 	struct addr *addrs;
 	struct target *t;
+	struct plan pl;
 	size_t i, nt;
 	int status = WP_EXIT_OK;
 
@@ -287,10 +464,13 @@ main(int argc, char *argv[])
 	check_slots(&op);
 	nt = op.naddr + op.nf;
 	t = wp_xcalloc(nt, sizeof *t);
+	memset(&pl, 0, sizeof pl);
+	pl.np = wp_xcalloc(op.naddr + 1, sizeof *pl.np);
+	pl.plen = wp_xcalloc(op.naddr + 1, sizeof *pl.plen);
 	if (view_open(&v, op.pid, op.bin, op.force_bin) == -1)
 		status = WP_EXIT_PROCESS;
-	else if (resolve_all(&v, &op, addrs, t) != 0 || emit_all(&v, &op,
-	    t) == -1)
+	else if (resolve_all(&v, &op, addrs, t, &pl) != 0 ||
+	    emit_all(&v, &op, t, &pl) == -1)
 		status = WP_EXIT_ERROR;
 	for (i = 0; i < nt; i++)
 		target_free(&t[i]);
@@ -300,6 +480,8 @@ main(int argc, char *argv[])
 		addr_free(&op.follows[i].slot);
 	free(t);
 	free(addrs);
+	free(pl.np);
+	free(pl.plen);
 	free(op.follows);
 	free(op.fin);
 	view_close(&v);

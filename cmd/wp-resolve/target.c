@@ -3,6 +3,7 @@
  * checked against the mappings and the debug-register rules, and
  * written as a target or follow record.
  */
+#include <err.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +68,37 @@ find_module(struct view *v, const char *name, char *err, size_t errsz)
 	return found;
 }
 
+/*
+ * Why sym is not found in m (the main program: nor elsewhere).  A bare
+ * word is never taken for a module's base: say how to name what was
+ * meant.
+ */
+static void
+unknown(struct view *v, struct module *m, const char *sym, char *err,
+    size_t errsz)
+{
+	char e2[256];
+	int n;
+
+	if (m->elf != NULL && wp_elf_stripped(m->elf)) {
+		snprintf(err, errsz, "unknown symbol '%s': %s is stripped (no "
+		    "symbol table); name it with --bin (an unstripped build), "
+		    "--debug-file, static:0xADDR or MODULE+0xOFF", sym,
+		    m->path);
+		return;
+	}
+	if (m == v->main)
+		n = snprintf(err, errsz, "unknown symbol '%s' (not in %s%s)",
+		    sym, m->path, v->nmods > 1 ? " or its shared objects" : "");
+	else
+		n = snprintf(err, errsz, "unknown symbol '%s' in %s", sym,
+		    m->path);
+	if (m == v->main && n > 0 && (size_t)n < errsz &&
+	    find_module(v, sym, e2, sizeof e2) != NULL)
+		snprintf(err + n, errsz - (size_t)n, "; '%s' is a module: "
+		    "write %s+0xOFF or %s:SYMBOL", sym, sym, sym);
+}
+
 /* The one module other than the main binary that defines sym. */
 static struct module *
 find_elsewhere(struct view *v, const char *sym, struct sym *out, char *err,
@@ -97,8 +129,7 @@ find_elsewhere(struct view *v, const char *sym, struct sym *out, char *err,
 		*out = s1;
 	}
 	if (found == NULL)
-		snprintf(err, errsz, "unknown symbol '%s' (not in %s%s)", sym,
-		    v->main->path, v->nmods > 1 ? " or its shared objects" : "");
+		unknown(v, v->main, sym, err, errsz);
 	return found;
 }
 
@@ -122,8 +153,7 @@ find_symbol(struct view *v, const struct addr *a, struct sym *s, char *err,
 	if (n == 1)
 		return m;
 	if (a->module != NULL) {
-		snprintf(err, errsz, "unknown symbol '%s' in %s", a->symbol,
-		    m->path);
+		unknown(v, m, a->symbol, err, errsz);
 		return NULL;
 	}
 	return find_elsewhere(v, a->symbol, s, err, errsz);
@@ -146,13 +176,16 @@ static_in(struct view *v, struct module *m, uint64_t sa, uint64_t *addr,
 	return 0;
 }
 
-/* MODULE+0xOFF when no symbol is named MODULE: the module, or NULL. */
+/*
+ * MODULE+0xOFF when no symbol is named MODULE: the module, or NULL.  The
+ * offset must be written: a bare MODULE is no address.
+ */
 static struct module *
 module_plus(struct view *v, const struct addr *a)
 {
 	char err[256];
 
-	if (a->module != NULL || a->off < 0)
+	if (a->module != NULL || !a->has_off || a->off < 0)
 		return NULL;
 	return find_module(v, a->symbol, err, sizeof err);
 }
@@ -260,8 +293,8 @@ default_len(const struct target_opts *o, uint64_t symsize)
 {
 	if (o->len != 0)
 		return o->len;
-	if (wp_hwbp_len_ok(symsize))
-		return (size_t)symsize;
+	if (symsize != 0)
+		return (size_t)symsize;	/* all of it: never cut silently */
 	return 4;
 }
 
@@ -281,47 +314,103 @@ read_bytes(struct view *v, uint64_t addr, size_t len)
 static void
 keep_line(struct target *t, const struct wp_jw *w)
 {
-	t->line = wp_xmalloc(w->len + 1);
-	memcpy(t->line, w->buf, w->len + 1);
-	t->linelen = w->len;
+	char *line = wp_xmalloc(w->len + 1);
+
+	memcpy(line, w->buf, w->len + 1);
+	t->lines = wp_xrealloc(t->lines, (t->nlines + 1) * sizeof *t->lines);
+	t->lines[t->nlines++] = line;
 }
 
 int
-target_resolve(struct view *v, int id, const char *input,
-    const struct addr *a, const struct target_opts *o, struct target *t,
-    char *err, size_t errsz)
+target_resolve(struct view *v, const char *input, const struct addr *a,
+    const struct target_opts *o, struct target *t, char *err, size_t errsz)
 {
-	struct wp_target_rec r;
-	struct wp_jw w = { 0 };
-	unsigned char *initial;
 	uint64_t symsize;
-	const char *warns[1];
 
 	memset(t, 0, sizeof *t);
+	t->input = input;
+	t->a = a;
 	if (locate(v, a, o, &t->addr, &symsize, err, errsz) == -1)
 		return -1;
 	t->len = default_len(o, symsize);
-	if (check_place(v, a, t->addr, t->len, !o->no_slot_limit, "", err,
-	    errsz) == -1)
-		return -1;
+	return check_place(v, a, t->addr, t->len, o->limits == LIMITS_DR &&
+	    t->len <= 8, "", err, errsz);
+}
+
+/* The address form of piece off bytes into t, as the user wrote t. */
+static char *
+piece_input(const struct target *t, uint64_t off)
+{
+	const struct addr *a = t->a;
+	char buf[512];
+
+	switch (a->kind) {
+	case ADDR_RUNTIME:
+		snprintf(buf, sizeof buf, "0x%" PRIx64, t->addr + off);
+		break;
+	case ADDR_STATIC:
+		snprintf(buf, sizeof buf, "%s%s0x%" PRIx64, a->module ?
+		    a->module : "static", ":", a->value + off);
+		break;
+	case ADDR_SYMBOL:
+	default:
+		snprintf(buf, sizeof buf, "%s%s%s+0x%" PRIx64, a->module ?
+		    a->module : "", a->module ? ":" : "", a->symbol,
+		    (uint64_t)a->off + off);
+		break;
+	}
+	return wp_xstrdup(buf);
+}
+
+/* One target record: len bytes at addr, named input. */
+static void
+one_record(struct view *v, int id, const char *input, uint64_t addr,
+    size_t len, const struct target_opts *o, struct target *t)
+{
+	static const char ro[] = "region is not writable: a write there "
+	    "would fault";
+	struct wp_target_rec r;
+	struct wp_jw w = { 0 };
+	unsigned char *initial;
+	const char *warns[1];
+
 	memset(&r, 0, sizeof r);
 	r.id = id;
 	r.input = input;
-	r.addr = t->addr;
-	place_of(v, t->addr, &r.place);
-	r.len = t->len;
+	r.addr = addr;
+	place_of(v, addr, &r.place);
+	r.len = len;
 	r.rw = o->rw;
-	r.initial = initial = read_bytes(v, t->addr, t->len);
+	r.initial = initial = read_bytes(v, addr, len);
 	if (r.place.perms[1] != 'w') {
-		t->warning = "region is not writable: a write there would fault";
-		warns[r.nwarnings++] = t->warning;
+		warnx("%s: warning: %s", input, ro);
+		warns[r.nwarnings++] = ro;
 	}
 	r.warnings = warns;
 	wp_rec_target(&w, &r);
 	keep_line(t, &w);
 	wp_jw_free(&w);
 	free(initial);
-	return 0;
+}
+
+void
+target_records(struct view *v, int *id, const struct target_opts *o,
+    struct target *t, const size_t *plen, size_t npieces)
+{
+	uint64_t off = 0;
+	size_t i;
+	char *in;
+
+	if (npieces <= 1) {
+		one_record(v, (*id)++, t->input, t->addr, t->len, o, t);
+		return;
+	}
+	for (i = 0; i < npieces; i++) {
+		in = piece_input(t, off);
+		one_record(v, (*id)++, in, t->addr + off, plen[i], o, t);
+		free(in);
+		off += plen[i];
+	}
 }
 
 int
@@ -337,6 +426,7 @@ target_follow(struct view *v, int id, const char *input,
 	size_t i;
 
 	memset(t, 0, sizeof *t);
+	t->input = input;
 	if (locate(v, &f->slot, o, &t->addr, &symsize, err, errsz) == -1 ||
 	    check_place(v, &f->slot, t->addr, 8, 1, "pointer slot ", err,
 	    errsz) == -1)
@@ -375,6 +465,11 @@ target_follow(struct view *v, int id, const char *input,
 void
 target_free(struct target *t)
 {
-	free(t->line);
-	t->line = NULL;
+	size_t i;
+
+	for (i = 0; i < t->nlines; i++)
+		free(t->lines[i]);
+	free(t->lines);
+	t->lines = NULL;
+	t->nlines = 0;
 }

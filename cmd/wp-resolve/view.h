@@ -51,7 +51,9 @@ void	 view_close(struct view *v);
 struct module *view_module_at(struct view *v, uint64_t addr, uint64_t *saddr);
 /* A mapping's name as records give it: a path, or "[anon]". */
 const char *view_region(const struct wp_map *mp);
-/* Writes the session record of the view into w. */
-void	 view_session_record(struct view *v, int slot_limit, struct wp_jw *w);
+/* Writes the session record of the view into w; limits is the rule the
+ * targets were checked by: "debug_registers" or "none". */
+void	 view_session_record(struct view *v, const char *limits,
+	    struct wp_jw *w);
 
 #endif

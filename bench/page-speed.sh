@@ -1,0 +1,145 @@
+#!/bin/bash
+# The page backend's speed: the run time of tests/targets/page-game.c
+# (measured by the target itself, from its start signal to its last
+# write) unwatched, under --backend page, and under single-step (the
+# ptrace backend), on
+#   (a) a game-like loop: one write of the watched field per frame of
+#       about a millisecond of arithmetic       goal: page within 1.5x
+#                                                of unwatched
+#   (b) a tight write loop of the watched field goal: page at least 50x
+#                                                faster than single-step
+#   (c) a hot neighbour on the watched page, written in a tight loop,
+#       the field once every 1000               reported, with the
+#                                                neighbour's share of
+#                                                the faults
+# Single-step is estimated from a short single-stepped run (fewer frames
+# and less work a frame, fewer writes), scaled to the full run, as
+# /work/shared/page-proof/pageproof.c does: a full one would take hours.
+# Ratios from one run.  Until wp-arm has the page backend, its rows say
+# so and are skipped.
+#
+# usage: bench/page-speed.sh [frames [writes [work]]]   (make first; work:
+# the arithmetic of a frame, default 900000 iterations)
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+b=${WP_BUILD:-$top/build}
+frames=${1:-1000}
+writes=${2:-200000}
+iters=${3:-900000}
+work=$(mktemp -d)
+pids=()
+main=$BASHPID
+trap '[ "$BASHPID" = "$main" ] || exit; for p in "${pids[@]}"; do kill "$p" 2> /dev/null || true; done; rm -rf "$work"' EXIT
+# where the page backend's observation counts its page neighbours' faults
+nf_field=${PAGE_NEIGHBOUR_FAULTS:-.page.neighbour_faults}
+
+[ -x "$b/targets/page-game" ] || { echo "page-speed: make first" >&2; exit 1; }
+# PAGE_SPEED_BACKEND=ptrace runs the page rows with another backend, to
+# check this script before the page backend exists
+pb=${PAGE_SPEED_BACKEND:-page}
+page=1
+[ "$pb" != page ] ||
+	"$b/wp-arm" --help 2> /dev/null | grep -qE -- '--backend [^ ]*page' ||
+	page=0
+
+# run BACKEND ARGS...: page-game ARGS, unwatched (BACKEND none) or
+# watched with BACKEND; sets RUN_NS and RUN_SUM (the target's own), and
+# leaves the armed and observation records in $work/obs
+run() {
+	local backend=$1 pid wpid=0 i
+	shift
+	: > "$work/obs"
+	rm -f "$work/t.out"
+	"$b/targets/page-game" "$@" > "$work/t.out" &
+	pid=$!
+	pids+=("$pid")
+	until grep -q "\"pid\":$pid," "$work/t.out" 2> /dev/null; do
+		sleep 0.02
+	done
+	if [ "$backend" != none ]; then
+		{ "$b/wp-resolve" -p "$pid" --backend "$backend" wpt_score |
+			"$b/wp-arm" --backend "$backend" -d inf -n 1000000000 \
+			    --interval 0 2> "$work/w.err" |
+			grep --line-buffered -E '"type":"(armed|observation)"' \
+			    > "$work/obs"; } &
+		wpid=$!
+		for ((i = 0; i < 1200; i++)); do
+			grep -q '"type":"armed"' "$work/obs" && break
+			sleep 0.05
+		done
+		grep -q '"type":"armed"' "$work/obs" ||
+			{ cat "$work/w.err" >&2; exit 1; }
+	fi
+	kill -USR1 "$pid"
+	wait "$pid"
+	[ "$wpid" -eq 0 ] || wait "$wpid" || true
+	RUN_NS=$(awk '/^run_ns/ { print $2 }' "$work/t.out")
+	RUN_SUM=$(awk '/^sum/ { print $2 }' "$work/t.out")
+	[ -n "$RUN_NS" ] || { echo "page-game did not finish" >&2; exit 1; }
+}
+
+# ratio A B: A / B, two decimals
+ratio() {
+	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'
+}
+
+ms() {
+	awk -v ns="$1" 'BEGIN { printf "%.1f ms", ns / 1e6 }'
+}
+
+
+# row NAME FULL-ARGS... -- SCALE SHORT-ARGS...: the three rows of a case;
+# single-step from the short run, times SCALE
+row() {
+	local name=$1 plain_ns plain_sum page_ns page_sum ss_ns nf hits
+	shift
+	local full=() short_scale
+	while [ "$1" != -- ]; do full+=("$1"); shift; done
+	shift
+	short_scale=$1
+	shift
+	run none "${full[@]}"
+	plain_ns=$RUN_NS plain_sum=$RUN_SUM
+	run ptrace "$@"
+	ss_ns=$(awk -v ns="$RUN_NS" -v k="$short_scale" 'BEGIN { printf "%.0f", ns * k }')
+	printf '%s\n' "$name"
+	printf '  unwatched      %12s\n' "$(ms "$plain_ns")"
+	printf '  single-step    %12s  (estimated)  %sx unwatched\n' \
+	    "$(ms "$ss_ns")" "$(ratio "$ss_ns" "$plain_ns")"
+	if [ "$page" -eq 0 ]; then
+		echo "  page           skipped: the page backend is not built into wp-arm"
+		return 0
+	fi
+	run "$pb" "${full[@]}"
+	page_ns=$RUN_NS page_sum=$RUN_SUM
+	[ "$page_sum" = "$plain_sum" ] ||
+		echo "  page: the target's sum $page_sum differs from unwatched $plain_sum" >&2
+	printf '  %-14s %12s  %sx unwatched, single-step/page %sx' \
+	    "$pb" "$(ms "$page_ns")" "$(ratio "$page_ns" "$plain_ns")" \
+	    "$(ratio "$ss_ns" "$page_ns")"
+	case $name in
+	"(a)"*) printf '   (goal: within 1.5x of unwatched)\n' ;;
+	"(b)"*) printf '   (goal: single-step/page at least 50x)\n' ;;
+	*)
+		nf=$(jq -r "select(.type==\"observation\") | $nf_field // \"null\"" "$work/obs")
+		hits=$(jq -r 'select(.type=="observation") | .accepted_hits' "$work/obs")
+		if [ "$nf" = null ]; then
+			printf '   (neighbour faults: %s not in the observation)\n' "$nf_field"
+		else
+			printf '   (goal: reported)\n  neighbour faults %s, watched %s: the neighbour'"'"'s share %s%%\n' \
+			    "$nf" "$hits" "$(awk -v n="$nf" -v h="$hits" 'BEGIN { printf "%.1f", (n + h > 0 ? 100 * n / (n + h) : 0) }')"
+		fi ;;
+	esac
+}
+
+echo "page-game run times (the target's own clock), one run each:"
+row "(a) game-like loop: $frames frames of $iters iterations, one write each" \
+    -m game -f "$frames" -c "$iters" -- \
+    "$(awk -v f="$frames" 'BEGIN { print f / 2 * 100 }')" \
+    -m game -f 2 -c "$(( iters / 100 > 0 ? iters / 100 : 1 ))"
+row "(b) tight loop: $writes writes of the watched field" \
+    -m tight -n "$writes" -- \
+    "$(awk -v n="$writes" 'BEGIN { print n / 2000 }')" -m tight -n 2000
+row "(c) hot neighbour: $writes writes of the neighbour, the field every 1000" \
+    -m neighbour -n "$writes" -- \
+    "$(awk -v n="$writes" 'BEGIN { print n / 2000 }')" -m neighbour -n 2000

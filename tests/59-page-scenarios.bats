@@ -1,0 +1,61 @@
+#!/usr/bin/env bats
+# The page backend's scenarios (tests/page.bash): against --backend
+# page with full counts where it is built, and against ptrace (which
+# also watches any width) with counts small enough to single-step.
+
+load helpers
+load page
+
+@test "page: three threads write a 512-byte struct (imm, lock add, 64-byte copy, AVX): counts per writer" {
+	require_page
+	scenario_page_struct page 20000
+}
+
+@test "page: the struct across two pages" {
+	require_page
+	scenario_page_struct page 5000 -u
+}
+
+@test "page: read(2) from a pipe into the struct reads what an unwatched run reads; a kernel write by read" {
+	require_page
+	scenario_page_read page
+}
+
+@test "page: a hot neighbour on the page, written a million times, is counted and is no hit" {
+	require_page
+	scenario_page_neighbour page 1000000
+}
+
+@test "page: a forked child writes the watched page and the neighbour: both finish as unwatched" {
+	require_page
+	scenario_page_fork page
+}
+
+@test "page: a 64 KiB array written at random offsets: every write attributed" {
+	require_page
+	scenario_page_array page 20000
+}
+
+@test "ptrace: three threads write a 512-byte struct: counts per writer" {
+	scenario_page_struct ptrace 30
+}
+
+@test "ptrace: the struct across two pages" {
+	scenario_page_struct ptrace 10 -u
+}
+
+@test "ptrace: read(2) from a pipe into the struct" {
+	scenario_page_read ptrace
+}
+
+@test "ptrace: a neighbour on the page is no hit" {
+	scenario_page_neighbour ptrace 200
+}
+
+@test "ptrace: a forked child writes the watched page: both finish as unwatched" {
+	scenario_page_fork ptrace
+}
+
+@test "ptrace: a 64 KiB array written at random offsets" {
+	scenario_page_array ptrace 40
+}

@@ -1,0 +1,176 @@
+# Scenarios of the page backend's issue, written once and run against
+# each backend that watches any width (tests/59-page-scenarios.bats:
+# page with full counts, ptrace with small ones).  Each takes the
+# backend and a count, and asserts exact counts against the targets' own
+# (tests/targets/page-struct.c, page-array.c).
+
+# Where the page backend's observation counts writes to the watched
+# pages outside the watched ranges (page neighbours).
+PAGE_NEIGHBOUR_FAULTS=${PAGE_NEIGHBOUR_FAULTS:-.page.neighbour_faults}
+
+# page_built: whether this wp-arm has the page backend (its --help
+# names it among the backends)
+page_built() {
+	wp-arm --help 2> /dev/null | grep -qE -- '--backend [^ ]*page'
+}
+
+require_page() {
+	page_built || skip "the page backend is not built"
+}
+
+# unwatched NAME ARGS...: what target NAME prints unwatched, its ready
+# line left out, into $PLAIN (and its exit status into $PLAIN_STATUS).
+unwatched() {
+	local name=$1 out p
+	shift
+	out=$BATS_TEST_TMPDIR/plain.$RANDOM.out
+	"$T/$name" "$@" > "$out" 2>&1 &
+	p=$!
+	wait_for "$out" pid 10
+	kill -USR1 "$p"
+	PLAIN_STATUS=0
+	wait "$p" || PLAIN_STATUS=$?
+	PLAIN=$(tail -n +2 "$out")
+}
+
+# own WRITER: the stores the target says WRITER made ("WRITER writes N
+# stores S" lines of page-struct)
+own() {
+	awk -v w="$1" '$1 == w && $2 == "writes" { print $5 }' "$TOUT"
+}
+
+# writer_hits FUNCTION: the hits whose decoded writer is in FUNCTION
+# (the stream is decoded once, into "COUNT FUNCTION" lines)
+writer_hits() {
+	local w=$WOUT.writers
+	[ -s "$w" ] && [ "$w" -nt "$WOUT" ] ||
+		wp-decode < "$WOUT" 2> /dev/null |
+		jq -r 'select(.type=="hit") | .writer.function // "?"' |
+		sort | uniq -c > "$w"
+	awk -v f="$1" '$2 == f { n = $1 } END { print n + 0 }' "$w"
+}
+
+# page_struct_watch BACKEND TARGET-ARGS...: page-struct's whole struct
+# watched (address and -l 512), the target started and waited for.
+page_struct_watch() {
+	local backend=$1
+	shift
+	start_target page-struct "$@"
+	rm -f "$BATS_TEST_TMPDIR/watch.out.writers"
+	watch_start --backend "$backend" -l 512 "$(tinfo ps)" -- --backend "$backend" -d 600s -n 100000000
+	kill -USR1 "$TPID"
+	watch_wait
+	wait_for "$TOUT" '^done' 60
+}
+
+# the target's own output, ready line aside
+target_output() {
+	tail -n +2 "$TOUT"
+}
+
+# Three threads write different fields of one 512-byte struct in tight
+# loops (mov of an immediate, lock add, a 64-byte copy, an AVX store):
+# each writer's hits are the target's own count of its stores, and the
+# lock add's total is right (no store lost or doubled).  With -u the
+# struct spans two pages.
+scenario_page_struct() {
+	local backend=$1 n=$2 want
+	shift 2
+	page_struct_watch "$backend" -n "$n" "$@"
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(obs .stop_reason)" target_exited
+	assert_equal "$(obs .counts_are_lower_bound)" false
+	assert_equal "$(writer_hits write_imm)" "$(own imm)"
+	assert_equal "$(writer_hits write_lock)" "$(own lock)"
+	assert_equal "$(writer_hits write_copy)" "$(own copy)"
+	assert_equal "$(writer_hits write_avx)" "$(own avx)"
+	want=$(( $(own imm) + $(own lock) + $(own copy) + $(own avx) ))
+	assert_equal "$(hits)" "$want"
+	assert_equal "$(obs .accepted_hits)" "$want"
+	assert_equal "$(obs '.targets[0].hits')" "$want"
+	assert_equal "$(awk '/^lock value/ { print $3 }' "$TOUT")" "$n"
+	# each writer's hits came from one thread: three writer threads
+	run jq -s -c '[.[] | select(.type=="hit") | .tid] | unique | length' "$WOUT"
+	assert_output 3
+}
+
+# A read(2) from a pipe into the watched struct: the target reads what
+# an unwatched run reads, and the hit is the kernel's write by read.
+scenario_page_read() {
+	local backend=$1
+	unwatched page-struct -n 0 -r
+	page_struct_watch "$backend" -n 0 -r
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(target_output)" "$PLAIN"
+	assert_equal "$(hits)" 1
+	run jq -c 'select(.type=="hit") | .flags' "$WOUT"
+	assert_output '["syscall"]'
+	assert_equal "$(writer_hits read)" 1
+	run bash -c "wp-decode < '$WOUT' 2> /dev/null | jq -r 'select(.type==\"hit\") | .writer.kind'"
+	assert_output syscall
+}
+
+# A hot neighbour on the same page, written n times by a fourth
+# thread: never a hit; the page backend counts its faults.
+scenario_page_neighbour() {
+	local backend=$1 n=$2 want
+	shift 2
+	page_struct_watch "$backend" -n 10 -N "$n" "$@"
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(own neighbour)" "$n"
+	want=$(( $(own imm) + $(own lock) + $(own copy) + $(own avx) ))
+	assert_equal "$(hits)" "$want"
+	assert_equal "$(writer_hits write_neighbour)" 0
+	if [ "$backend" = page ]; then
+		assert_equal "$(obs "$PAGE_NEIGHBOUR_FAULTS")" "$n"
+	fi
+}
+
+# The target forks a child that writes the watched page and the
+# neighbour: both finish with the output and status of an unwatched
+# run; the parent's writes are all counted, the child's (if the backend
+# watches it too) are its own process's.
+scenario_page_fork() {
+	local backend=$1 want child
+	unwatched page-struct -n 5 -f
+	page_struct_watch "$backend" -n 5 -f
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(target_output)" "$PLAIN"
+	grep -qx "child status 7" "$TOUT" || fail "the child did not exit 7: $(cat "$TOUT")"
+	want=$(( $(own imm) + $(own lock) + $(own copy) + $(own avx) ))
+	assert_equal "$(hits ".pid == $TPID")" "$want"
+	child=$(hits ".pid != $TPID")
+	case $child in
+	0) ;;
+	1) assert_equal "$(writer_hits write_imm)" $(( $(own imm) + 1 )) ;;
+	*) fail "$child hits of the child: it wrote the struct once" ;;
+	esac
+	kill -0 "$TPID" 2> /dev/null && fail "the target is still running"
+	return 0
+}
+
+# A 64 KiB array (16 pages) written at random offsets, in four widths:
+# every write is a hit of its width's writer.
+scenario_page_array() {
+	local backend=$1 n=$2 w
+	shift 2
+	unwatched page-array -n "$n" "$@"
+	start_target page-array -n "$n" "$@"
+	rm -f "$BATS_TEST_TMPDIR/watch.out.writers"
+	watch_start --backend "$backend" wpt_big -- --backend "$backend" -d 600s -n 100000000
+	kill -USR1 "$TPID"
+	watch_wait
+	wait_for "$TOUT" '^done' 60
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(obs .counts_are_lower_bound)" false
+	# one target, the whole array
+	run jq -r 'select(.type=="target") | "\(.input) \(.len)"' "$WOUT"
+	assert_output "wpt_big 65536"
+	assert_equal "$(hits)" "$n"
+	for w in u8 u16 u32 u64; do
+		assert_equal "$(writer_hits "write_$w")" \
+			"$(awk -v w="$w" '$1 == w { print $3 }' "$TOUT")"
+	done
+	# with one thread the array ends as in an unwatched run
+	assert_equal "$(target_output)" "$PLAIN"
+}
