@@ -57,6 +57,10 @@ const char *const wp_bound_names[WP_NBOUNDS] = {
 	"reported_by_wp_arm"
 };
 
+const char *const wp_limits_names[WP_NLIMITS] = {
+	"debug_registers", "none"
+};
+
 #define VOCAB(m, t) { m, t, sizeof t / sizeof t[0] }
 
 const struct wp_vocab wp_vocabs[] = {
@@ -70,6 +74,7 @@ const struct wp_vocab wp_vocabs[] = {
 	VOCAB("observation.thread_coverage.partial_coverage_reasons",
 	    wp_partial_names),
 	VOCAB("observation.lost_events.reasons", wp_lost_names),
+	VOCAB("session.limits", wp_limits_names),
 	VOCAB(NULL, wp_bound_names)
 };
 

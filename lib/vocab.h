@@ -72,6 +72,9 @@ enum wp_partial {
 /* observation.lost_events.reasons */
 enum wp_lost { WP_LOST_RING_OVERFLOW, WP_NLOSTS };
 
+/* session.limits: which backend's limits wp-resolve checked */
+enum wp_limits { WP_LIMITS_DEBUG_REGISTERS, WP_LIMITS_NONE, WP_NLIMITS };
+
 /* wp-report's lower_bound_reasons: why its counts are a lower bound */
 enum wp_bound {
 	WP_BOUND_INCOMPLETE, WP_BOUND_LOST, WP_BOUND_TRUNCATED,
@@ -89,6 +92,7 @@ extern const char *const wp_stop_names[WP_NSTOPS];
 extern const char *const wp_partial_names[WP_NPARTIALS];
 extern const char *const wp_lost_names[WP_NLOSTS];
 extern const char *const wp_bound_names[WP_NBOUNDS];
+extern const char *const wp_limits_names[WP_NLIMITS];
 
 /* The index of the word s (len bytes) in names[0..n), or -1. */
 int	 wp_vocab_find(const char *const *names, size_t n, const char *s,

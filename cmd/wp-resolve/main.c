@@ -225,7 +225,7 @@ parse_addrs(const struct options *op)
 
 /* The plan of the watch: the limits checked, and each target's slots. */
 struct plan {
-	const char	*limits;	/* "debug_registers" or "none" */
+	enum wp_limits	 limits;
 	size_t		*np;		/* per address: its slots (1: whole) */
 	size_t		(*plen)[WP_HWBP_SLOTS];
 	char		 note[512];	/* auto: why there are no limits */
@@ -335,7 +335,7 @@ plan_slots(const struct options *op, const struct target *t,
 	size_t i;
 	int wide;
 
-	pl->limits = "none";
+	pl->limits = WP_LIMITS_NONE;
 	for (i = 0; i < op->naddr; i++)
 		pl->np[i] = 1;
 	if (op->o.limits == LIMITS_NONE)
@@ -359,7 +359,7 @@ plan_slots(const struct options *op, const struct target *t,
 			    "(no slot limit)", why);
 		return 1;
 	}
-	pl->limits = "debug_registers";
+	pl->limits = WP_LIMITS_DEBUG_REGISTERS;
 	for (i = 0; i < op->naddr; i++)
 		if (pl->np[i] > 1)
 			say_split(&t[i], pl->plen[i], pl->np[i]);

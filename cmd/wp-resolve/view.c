@@ -296,7 +296,7 @@ elf_kind(const struct module *m)
 
 /* The session record: the process, its modules and its mappings. */
 void
-view_session_record(struct view *v, const char *limits, struct wp_jw *w)
+view_session_record(struct view *v, enum wp_limits limits, struct wp_jw *w)
 {
 	struct wp_session s;
 	struct wp_mapping_rec *m;
@@ -312,9 +312,9 @@ view_session_record(struct view *v, const char *limits, struct wp_jw *w)
 	s.binary_match = v->binary_match;
 	s.pie = v->main->elf != NULL && v->main->elf->type == ET_DYN;
 	s.pie_slide = v->main->bias;
-	s.slot_limit = strcmp(limits, "debug_registers") == 0 ?
+	s.slot_limit = limits == WP_LIMITS_DEBUG_REGISTERS ?
 	    WP_HWBP_SLOTS : 0;
-	s.limits = limits;
+	s.limits = wp_limits_names[limits];
 	s.mods = wp_xcalloc(v->nmods, sizeof *s.mods);
 	for (i = 0; i < v->nmods; i++) {
 		s.mods[i].path = v->mods[i].path;

@@ -11,6 +11,7 @@
 
 #include "json.h"
 #include "proc.h"
+#include "vocab.h"
 
 struct wp_elf;
 
@@ -52,8 +53,8 @@ struct module *view_module_at(struct view *v, uint64_t addr, uint64_t *saddr);
 /* A mapping's name as records give it: a path, or "[anon]". */
 const char *view_region(const struct wp_map *mp);
 /* Writes the session record of the view into w; limits is the rule the
- * targets were checked by: "debug_registers" or "none". */
-void	 view_session_record(struct view *v, const char *limits,
+ * targets were checked by (wp_limits_names names it). */
+void	 view_session_record(struct view *v, enum wp_limits limits,
 	    struct wp_jw *w);
 
 #endif
