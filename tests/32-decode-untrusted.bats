@@ -57,6 +57,22 @@ anon_writer() {
 	assert_output "null unknown not read: the process runs another program than the session's"
 }
 
+@test "wp watch reads a JIT's code from the process (wp-decode --live); wp report of the saved stream does not" {
+	start_target jit -w
+	local save=$BATS_TEST_TMPDIR/raw.ndjson
+	wp watch --json --save "$save" -d 3s "$TPID" wpt_jit_var > "$BATS_TEST_TMPDIR/report.json" 2> "$BATS_TEST_TMPDIR/err" &
+	local w=$!
+	wait_for "$save" '"type":"armed"' 60
+	kill -USR1 "$TPID"
+	wait "$w"
+	run jq -r '.watches[0].writer_sites[] | "\(.hits) \(.insn) \(.reason)"' "$BATS_TEST_TMPDIR/report.json"
+	assert_output --regexp '^1 mov dword ptr \[rdi\], esi null$'
+	run --separate-stderr wp report --json "$save"
+	assert_success
+	run jq -r '.watches[0].writer_sites[] | "\(.hits) \(.insn) \(.reason)"' <<< "$output"
+	assert_output "1 null not read: the stream is not live (--live)"
+}
+
 @test "wp-decode --live: another user's process is not read, though the stream names it exactly" {
 	[ "$(id -u)" -eq 0 ] || skip "needs root, to run a target as one user and wp-decode as another"
 	setpriv --reuid=nobody --regid=nogroup --clear-groups wp-decode --version > /dev/null 2>&1 ||

@@ -117,7 +117,8 @@ find_candidates(struct image *im, struct dmod *m, struct site *st,
 			st->ncand = 1;
 			st->sweep = 1;
 		} else
-			st->reason = "no code bytes at the writer IP";
+			st->reason = m ? "no code bytes at the writer IP" :
+			    image_live_why(im);
 	} else if (n == want && want > 0) {
 		find_writers(st, code, n, from + st->bias, trap,
 		    fn != NULL && from == fn->addr);
