@@ -137,6 +137,8 @@ moved_stores() {
 	run --separate-stderr wp-decode "$S"
 	assert_success
 	assert_equal "$stderr" "wp-decode: $A/stores: not usable as recorded (give it with --module-dir or --bin); its writers are unknown"
+	# its debug file, of the same build-id, is not taken for its code
+	objcopy --only-keep-debug "$T/stores" "$B/stores.debug"
 	local opt
 	for opt in "--module-dir $B" "--bin $B/elsewhere"; do
 		run --separate-stderr wp-decode $opt "$S"
@@ -146,7 +148,7 @@ moved_stores() {
 		assert_output "st_reg4+0x0 high 0x2a"
 	done
 	# a file of another build in the directory is not taken for it
-	rm "$B/elsewhere"
+	rm "$B/elsewhere" "$B/stores.debug"
 	cp "$T/jit" "$B/stores"
 	run --separate-stderr wp-decode --module-dir "$B" "$S"
 	assert_equal "$stderr" "wp-decode: $A/stores: not usable as recorded (give it with --module-dir or --bin); its writers are unknown"

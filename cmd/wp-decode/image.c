@@ -1,7 +1,9 @@
 /*
  * The process image of a session: its modules (read from their files
- * when they are the same build) and mappings, and the live process's
- * memory while it is still the same process.
+ * when they are the same build, as recorded or found by build-id) and
+ * mappings, and with --live the live process's memory while it is
+ * still the session's process.  A stream is data: it may name any path
+ * and any pid, and neither is trusted.
  */
 #include <dirent.h>
 #include <err.h>
@@ -102,36 +104,55 @@ scan_dirs(void)
 	}
 }
 
+/* A --bin file or one of a module directory of build-id id, one with
+ * code first (a debug file has the same build-id). */
+static struct wp_elf *
+open_known(const char *id)
+{
+	struct wp_error e;
+	struct wp_elf *elf;
+	size_t i;
+	int pass;
+
+	if (!scanned)
+		scan_dirs();
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < nknown; i++) {
+			if (strcmp(known[i].id, id) != 0 ||
+			    (elf = wp_elf_open_file(known[i].path, id, &e)) ==
+			    NULL)
+				continue;
+			if (!elf->nocode || pass == 1)
+				return elf;
+			wp_elf_close(elf);
+		}
+	return NULL;
+}
+
 /*
- * The file of module m, the same build: as recorded, else a --bin file
- * or one in a module directory (DIR/.build-id/xx/yyyy, or any file
- * there) of its build-id.
+ * The file of module m, the same build: as recorded, else one of its
+ * build-id in a module directory's DIR/.build-id/xx/yyyy, among the
+ * --bin files, or directly in a module directory.
  */
 static struct wp_elf *
 open_module(const struct dmod *m)
 {
+	const char *id = m->build_id;
 	struct wp_error e;
 	struct wp_elf *elf;
 	char path[PATH_MAX];
 	size_t i;
 
-	if ((elf = wp_elf_open_file(m->file, m->build_id, &e)) != NULL ||
-	    m->build_id == NULL || strlen(m->build_id) < 3)
+	if ((elf = wp_elf_open_file(m->file, id, &e)) != NULL || id == NULL ||
+	    strlen(id) < 3 || id[strspn(id, "0123456789abcdef")] != '\0')
 		return elf;
 	for (i = 0; i < nmdirs; i++) {
 		snprintf(path, sizeof path, "%s/.build-id/%.2s/%s", mdirs[i],
-		    m->build_id, m->build_id + 2);
-		if ((elf = wp_elf_open_file(path, m->build_id, &e)) != NULL)
+		    id, id + 2);
+		if ((elf = wp_elf_open_file(path, id, &e)) != NULL)
 			return elf;
 	}
-	if (!scanned)
-		scan_dirs();
-	for (i = 0; i < nknown; i++)
-		if (strcmp(known[i].id, m->build_id) == 0 &&
-		    (elf = wp_elf_open_file(known[i].path, m->build_id, &e)) !=
-		    NULL)
-			return elf;
-	return NULL;
+	return open_known(id);
 }
 
 void
