@@ -33,8 +33,17 @@ struct given {
 static const char *debug_dirs[16] = { "/usr/lib/debug" };
 static size_t ndebug_dirs = 1;
 static int dirs_given;
+static const char *module_dirs[16];
+static size_t nmodule_dirs;
 static struct given *given;
 static size_t ngiven;
+
+void
+wp_dwfl_module_dir(const char *dir)
+{
+	if (nmodule_dirs < sizeof module_dirs / sizeof module_dirs[0])
+		module_dirs[nmodule_dirs++] = dir;
+}
 
 void
 wp_dwfl_debug_dir(const char *dir)
@@ -70,29 +79,29 @@ wp_dwfl_build_id(void *elf, char *out, size_t outsz)
 
 /*
  * path opened, an ELF file, its build-id as hex into id ("" when none):
- * an fd, or -1 with *why set.  Never a FIFO or a device.
+ * an fd, or -1 with *why set (valid until the next call).  Only a
+ * regular file on disk (wp_open_file).
  */
 static int
 open_id(const char *path, char *id, size_t idsz, const char **why)
 {
-	struct stat st;
+	static char msg[sizeof ((struct wp_error *)0)->msg];
+	struct wp_error e;
 	Elf *elf = NULL;
 	int fd;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) == -1) {
-		*why = strerror(errno);
+	if ((fd = wp_open_file(path, &e)) == -1) {
+		snprintf(msg, sizeof msg, "%s", e.msg);
+		*why = msg;
 		return -1;
 	}
 	elf_version(EV_CURRENT);
-	*why = "not a regular file";
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-		*why = "not an ELF file";
-		if ((elf = elf_begin(fd, ELF_C_READ_MMAP, NULL)) != NULL &&
-		    elf_kind(elf) == ELF_K_ELF) {
-			wp_dwfl_build_id(elf, id, idsz);
-			elf_end(elf);
-			return fd;
-		}
+	*why = "not an ELF file";
+	if ((elf = elf_begin(fd, ELF_C_READ_MMAP, NULL)) != NULL &&
+	    elf_kind(elf) == ELF_K_ELF) {
+		wp_dwfl_build_id(elf, id, idsz);
+		elf_end(elf);
+		return fd;
 	}
 	elf_end(elf);
 	close(fd);
@@ -151,14 +160,35 @@ by_build_id(const char *id, char **found)
 			*found = wp_xstrdup(given[i].path);
 			return fd;
 		}
-	for (i = 0; i < ndebug_dirs; i++) {
+	for (i = 0; i < ndebug_dirs + nmodule_dirs; i++) {
 		snprintf(path, sizeof path, "%s/.build-id/%.2s/%s.debug",
-		    debug_dirs[i], id, id + 2);
+		    i < ndebug_dirs ? debug_dirs[i] :
+		    module_dirs[i - ndebug_dirs], id, id + 2);
 		if ((fd = open_debug(path, id)) != -1) {
 			*found = wp_xstrdup(path);
 			return fd;
 		}
 	}
+	return -1;
+}
+
+/* The debug link's name in a module directory, or in its .debug/. */
+static int
+in_module_dirs(const char *link, const char *id, char **found)
+{
+	char path[8192];
+	size_t i, k;
+	int fd;
+
+	for (i = 0; i < nmodule_dirs; i++)
+		for (k = 0; k < 2; k++) {
+			snprintf(path, sizeof path, "%s/%s%s", module_dirs[i],
+			    k ? ".debug/" : "", link);
+			if ((fd = open_debug(path, id)) != -1) {
+				*found = wp_xstrdup(path);
+				return fd;
+			}
+		}
 	return -1;
 }
 
@@ -193,7 +223,7 @@ by_debuglink(const char *file, const char *link, const char *id,
 			return fd;
 		}
 	}
-	return -1;
+	return in_module_dirs(link, id, found);
 }
 
 /*
@@ -355,11 +385,13 @@ wp_dwfl_open(struct wp_error *err)
 
 Dwfl_Module *
 wp_dwfl_add(struct wp_dwfl *d, const char *name, const char *file,
-    const void *image, size_t len, uint64_t bias)
+    int file_fd, const void *image, size_t len, uint64_t bias)
 {
 	Dwfl_Module *mod;
 	int fd = -1;
 
+	if (image == NULL && (fd = fcntl(file_fd, F_DUPFD_CLOEXEC, 0)) == -1)
+		return NULL;
 	if (image != NULL) {
 		if ((fd = memfd_create("wp-image", MFD_CLOEXEC)) == -1)
 			return NULL;

@@ -42,6 +42,13 @@ struct wp_func {
 /* Adds dir to the debug directories (the first call replaces the
  * default); dir must outlive every wp_dwfl. */
 void	 wp_dwfl_debug_dir(const char *dir);
+/*
+ * Adds dir, where module files were copied (wp-decode --module-dir), to
+ * the places searched: DIR/.build-id/xx/yyyy.debug, and the debug link's
+ * name in DIR and DIR/.debug/; the debug directories stay as they are.
+ * dir must outlive every wp_dwfl.
+ */
+void	 wp_dwfl_module_dir(const char *dir);
 /* Takes path as the debug file of the module of its build-id: 0, or -1
  * with err set. */
 int	 wp_dwfl_debug_file(const char *path, struct wp_error *err);
@@ -58,12 +65,13 @@ char	*wp_dwfl_debug_path(const char *path, void *elf);
  * with err set when libdwfl cannot start one. */
 struct wp_dwfl *wp_dwfl_open(struct wp_error *err);
 /*
- * Reports the module mapped as name at load bias bias, read from file,
- * or when image is not NULL from those len bytes (a [vdso]): the module,
- * or NULL.
+ * Reports the module mapped as name at load bias bias, read from file
+ * through fd (opened by the caller, who keeps it; libdwfl gets its own
+ * duplicate, so file is never opened again by name), or when image is
+ * not NULL from those len bytes (a [vdso]): the module, or NULL.
  */
 Dwfl_Module	*wp_dwfl_add(struct wp_dwfl *d, const char *name,
-		    const char *file, const void *image, size_t len,
+		    const char *file, int fd, const void *image, size_t len,
 		    uint64_t bias);
 /*
  * A Dwfl for live process pid, its modules read from /proc/PID/maps and

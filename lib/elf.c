@@ -96,7 +96,8 @@ wp_elf_open(const char *path, struct wp_error *err)
 	int fd;
 
 	init_libelf();
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) == -1) {
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY |
+	    O_NONBLOCK)) == -1) {
 		wp_error_set(err, WP_EXIT_ERROR, "%s", strerror(errno));
 		return NULL;
 	}
@@ -108,6 +109,37 @@ wp_elf_open(const char *path, struct wp_error *err)
 	if ((w = describe(elf_begin(fd, ELF_C_READ_MMAP, NULL), path, fd,
 	    err)) == NULL)
 		close(fd);
+	return w;
+}
+
+struct wp_elf *
+wp_elf_open_file(const char *path, const char *build_id,
+    struct wp_error *err)
+{
+	struct wp_elf *w;
+	char magic[SELFMAG];
+	int fd;
+
+	init_libelf();
+	if ((fd = wp_open_file(path, err)) == -1)
+		return NULL;
+	if (pread(fd, magic, SELFMAG, 0) != SELFMAG ||
+	    memcmp(magic, ELFMAG, SELFMAG) != 0) {
+		wp_error_set(err, WP_EXIT_ERROR, "not an ELF file");
+		close(fd);
+		return NULL;
+	}
+	if ((w = describe(elf_begin(fd, ELF_C_READ_MMAP, NULL), path, fd,
+	    err)) == NULL) {
+		close(fd);
+		return NULL;
+	}
+	if (build_id != NULL && strcmp(build_id, w->build_id) != 0) {
+		wp_error_set(err, WP_EXIT_ERROR, "build-id %s, not %s",
+		    w->build_id[0] ? w->build_id : "(none)", build_id);
+		wp_elf_close(w);
+		return NULL;
+	}
 	return w;
 }
 

@@ -41,6 +41,15 @@ struct wp_elf {
  */
 struct wp_elf	*wp_elf_open(const char *path, struct wp_error *err);
 /*
+ * Opens a file that input names (wp-decode's modules), by
+ * wp_open_file's rules (util.h): a regular file on disk, never a device,
+ * FIFO or /proc file, then only when it starts with the ELF magic and,
+ * when build_id is not NULL, its build-id is build_id.  NULL with err
+ * set (why, for a file the user named).
+ */
+struct wp_elf	*wp_elf_open_file(const char *path, const char *build_id,
+		    struct wp_error *err);
+/*
  * The same for an image in memory, such as a process's [vdso]; the
  * image is copied, name is what messages call it.
  */

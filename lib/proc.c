@@ -24,16 +24,18 @@ wp_proc_exists(pid_t pid)
 	return access(path, F_OK) == 0;
 }
 
-/* The state (field 3) and start time (field 22) of /proc/PID/stat. */
+/*
+ * The state (field 3) and start time (field 22) of the stat file in
+ * directory dir (AT_FDCWD: path is absolute).
+ */
 static int
-read_stat(pid_t pid, char *state, unsigned long long *st)
+read_stat_at(int dir, const char *path, char *state, unsigned long long *st)
 {
-	char path[64], buf[1024], *p;
+	char buf[1024], *p;
 	ssize_t n;
 	int fd, field;
 
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+	if ((fd = openat(dir, path, O_RDONLY | O_CLOEXEC)) == -1)
 		return -1;
 	n = read(fd, buf, sizeof buf - 1);
 	close(fd);
@@ -54,6 +56,15 @@ read_stat(pid_t pid, char *state, unsigned long long *st)
 	return 0;
 }
 
+static int
+read_stat(pid_t pid, char *state, unsigned long long *st)
+{
+	char path[64];
+
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	return read_stat_at(AT_FDCWD, path, state, st);
+}
+
 int
 wp_proc_starttime(pid_t pid, unsigned long long *st)
 {
@@ -70,6 +81,16 @@ wp_proc_alive(pid_t pid, unsigned long long start_time)
 
 	return read_stat(pid, &state, &st) == 0 && st == start_time &&
 	    state != 'Z' && state != 'X' && state != 'x';
+}
+
+int
+wp_proc_alive_at(int piddir, unsigned long long start_time)
+{
+	unsigned long long st;
+	char state;
+
+	return read_stat_at(piddir, "stat", &state, &st) == 0 &&
+	    st == start_time && state != 'Z' && state != 'X' && state != 'x';
 }
 
 int

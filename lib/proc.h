@@ -25,6 +25,12 @@ int	 wp_proc_starttime(pid_t pid, unsigned long long *st);
  * not another process with its pid, not a zombie.
  */
 int	 wp_proc_alive(pid_t pid, unsigned long long start_time);
+/*
+ * The same for the process of piddir, /proc/PID opened as a directory:
+ * files opened through it (openat) are that process's, never those of
+ * a process that took its pid since.
+ */
+int	 wp_proc_alive_at(int piddir, unsigned long long start_time);
 /* The link /proc/PID/exe into buf: 0, or -1 (errno). */
 int	 wp_proc_exe(pid_t pid, char *buf, size_t sz);
 /* Reads /proc/PID/maps into m (freed by wp_proc_maps_free): 0, or -1. */

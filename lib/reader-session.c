@@ -119,6 +119,8 @@ wp_rec_read_session(const struct wp_record *rec, struct wp_session *s,
 		return -1;
 	}
 	s->start_time = (uint64_t)v;
+	s->exe = wp_json_strdup(j, wp_rec_get(rec, "exe"));
+	s->exe_build_id = wp_json_strdup(j, wp_rec_get(rec, "exe_build_id"));
 	if (read_modules(j, wp_rec_get(rec, "modules"), s, err) == -1 ||
 	    read_mappings(j, wp_rec_get(rec, "mappings"), s, err) == -1) {
 		wp_session_free(s);
@@ -141,6 +143,8 @@ wp_session_free(struct wp_session *s)
 		free(s->maps[i].path);
 	free(s->mods);
 	free(s->maps);
+	free(s->exe);
+	free(s->exe_build_id);
 	memset(s, 0, sizeof *s);
 }
 

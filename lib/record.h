@@ -76,9 +76,10 @@ struct wp_session {
 
 void	 wp_rec_session(struct wp_jw *w, const struct wp_session *s);
 /*
- * Reads what the later stages use: pid, start_time, modules and
- * mappings.  Returns 0, or -1 with err naming the field that is wrong
- * (readers of target and follow records likewise).
+ * Reads what the later stages use: pid, start_time, exe and
+ * exe_build_id (NULL when absent or null), modules and mappings.
+ * Returns 0, or -1 with err naming the field that is wrong (readers of
+ * target and follow records likewise).
  */
 int	 wp_rec_read_session(const struct wp_record *rec,
 	    struct wp_session *s, struct wp_error *err);

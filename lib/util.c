@@ -1,5 +1,11 @@
-/* Numbers, allocation, errors and time, for every tool. */
+/* Numbers, allocation, errors, opening files and time, for every tool. */
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
+
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -184,4 +190,66 @@ wp_now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Whether f_type is a file system whose files are not data on a disk. */
+static int
+pseudo_fs(long f_type)
+{
+	static const long pseudo[] = {
+		PROC_SUPER_MAGIC, SYSFS_MAGIC, DEBUGFS_MAGIC, TRACEFS_MAGIC,
+		SECURITYFS_MAGIC, CGROUP_SUPER_MAGIC, CGROUP2_SUPER_MAGIC,
+		BPF_FS_MAGIC, DEVPTS_SUPER_MAGIC, EFIVARFS_MAGIC,
+		PSTOREFS_MAGIC, SELINUX_MAGIC, SMACK_MAGIC, 0x62656570
+		/* configfs */, 0x65735543 /* fusectl */
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof pseudo / sizeof pseudo[0]; i++)
+		if (f_type == pseudo[i])
+			return 1;
+	return 0;
+}
+
+/* Whether st and fs describe a regular file on a real file system. */
+static int
+plain_file(const struct stat *st, const struct statfs *fs,
+    struct wp_error *err)
+{
+	if (!S_ISREG(st->st_mode))
+		return wp_error_set(err, WP_EXIT_ERROR, "not a regular file");
+	if (pseudo_fs((long)fs->f_type))
+		return wp_error_set(err, WP_EXIT_ERROR, "a file of /proc or "
+		    "/sys, not a file on disk");
+	return 0;
+}
+
+int
+wp_open_file(const char *path, struct wp_error *err)
+{
+	struct stat st, fst;
+	struct statfs fs;
+	char real[PATH_MAX];
+	int fd, rc;
+
+	if (realpath(path, real) == NULL || stat(real, &st) == -1 ||
+	    statfs(real, &fs) == -1)
+		return wp_error_set(err, WP_EXIT_ERROR, "%s", strerror(errno));
+	if (plain_file(&st, &fs, err) == -1)
+		return -1;
+	if ((fd = open(real, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK |
+	    O_NOFOLLOW)) == -1)
+		return wp_error_set(err, WP_EXIT_ERROR, "%s", strerror(errno));
+	/* the file opened is the one looked at, not one swapped in since */
+	if (fstat(fd, &fst) == -1 || fstatfs(fd, &fs) == -1)
+		rc = wp_error_set(err, WP_EXIT_ERROR, "%s", strerror(errno));
+	else if (fst.st_dev != st.st_dev || fst.st_ino != st.st_ino)
+		rc = wp_error_set(err, WP_EXIT_ERROR, "replaced while opened");
+	else
+		rc = plain_file(&fst, &fs, err);
+	if (rc == -1) {
+		close(fd);
+		return -1;
+	}
+	return fd;
 }

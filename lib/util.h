@@ -56,6 +56,17 @@ int	 wp_parse_duration_ms(const char *s, uint64_t *ms);
 /* The little-endian value of n (at most 8) bytes. */
 uint64_t wp_le64(const unsigned char *b, size_t n);
 
+/*
+ * A file named by input that may not be trusted (a stream, a debug
+ * link), opened for reading only when it is a regular file on a real
+ * file system: symlinks resolved first, then the last component opened
+ * with O_NOFOLLOW, O_NOCTTY and O_NONBLOCK, so that no device, FIFO,
+ * socket or /proc and /sys file (/proc/self/mem, /proc/kcore) is ever
+ * opened or read.  Returns the fd (the caller closes it), or -1 with
+ * err saying why, for a path the user named.
+ */
+int	 wp_open_file(const char *path, struct wp_error *err);
+
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t wp_now_ns(void);
 

@@ -147,8 +147,15 @@ rw"
 	run completions wp report --
 	assert_output "--json
 --samples
+--chains
+--debug-file
+--debug-dir
+--module-dir
+--bin
 --help
 --version"
+	run completions wp-decode --mod
+	assert_output "--module-dir"
 }
 
 @test "completion: pids with their names, symbols of the process's program" {

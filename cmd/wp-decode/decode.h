@@ -41,10 +41,21 @@ struct image {
 	size_t		 nmaps;
 	pid_t		 pid;
 	uint64_t	 start_time;
+	char		*exe, *exe_build_id;	/* the session's, or NULL */
 	int		 memfd;		/* -1 untried, -2 unusable */
+	const char	*live_why;	/* why memory is not read, or NULL */
 	struct wp_dwfl	*dwfl;		/* its modules' names, lines, frames */
 };
 
+/*
+ * What the user allows (process-wide, set before the first session):
+ * reading the live process's memory at all, and where else module files
+ * are: files given (--bin, matched by build-id: 0, or -1 with err set)
+ * and directories searched by build-id (--module-dir, kept by pointer).
+ */
+void	 image_allow_live(void);
+int	 image_add_bin(const char *path, struct wp_error *err);
+void	 image_add_module_dir(const char *dir);
 /* Takes the session's modules and mappings (s is left empty). */
 void	 image_load(struct image *im, struct wp_session *s);
 void	 image_clear(struct image *im);
@@ -55,9 +66,15 @@ const struct dmap *image_map_at(const struct image *im, uint64_t addr);
 /* The module (NULL: none) holding addr, and its load bias. */
 const char *image_module_of(const struct image *im, uint64_t addr,
 	    uint64_t *bias);
-/* Code of the live process, when it is still the session's process. */
+/*
+ * Code of the live process, only with --live and while it is the
+ * session's process (start time, exe and its build-id) and the caller
+ * may trace it: the count read, len or 0.
+ */
 size_t	 image_read_live(struct image *im, uint64_t addr, void *buf,
 	    size_t len);
+/* Why image_read_live read nothing, as a hit's reason. */
+const char *image_live_why(const struct image *im);
 
 /* ---- site.c: what one trap IP decodes to ---- */
 

@@ -1,10 +1,17 @@
 /*
  * The process image of a session: its modules (read from their files
- * when they are the same build) and mappings, and the live process's
- * memory while it is still the same process.
+ * when they are the same build, as recorded or found by build-id) and
+ * mappings, and with --live the live process's memory while it is
+ * still the session's process.  A stream is data: it may name any path
+ * and any pid, and neither is trusted.
  */
+#include <dirent.h>
 #include <err.h>
+#include <fcntl.h>
+#include <libelf.h>
+#include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -15,6 +22,139 @@
 #include "proc.h"
 #include "util.h"
 
+static const char not_live[] = "not read: the stream is not live (--live)";
+static const char gone[] =
+    "no code bytes: anonymous memory of a process that is gone";
+
+/* A module file found elsewhere than recorded, by its build-id. */
+struct known {
+	char	*path;
+	char	 id[128];
+};
+
+static int live;
+static const char *mdirs[16];
+static size_t nmdirs;
+static struct known *known;
+static size_t nknown;
+static int scanned;		/* the module directories' files are known */
+
+void
+image_allow_live(void)
+{
+	live = 1;
+}
+
+/* path as a module file of its build-id: 0, or -1 with err set. */
+static int
+know(const char *path, struct wp_error *err)
+{
+	struct wp_elf *elf;
+
+	if ((elf = wp_elf_open_file(path, NULL, err)) == NULL)
+		return -1;
+	if (elf->build_id[0] == '\0') {
+		wp_elf_close(elf);
+		return wp_error_set(err, WP_EXIT_ERROR, "it has no build-id "
+		    "to match a module by");
+	}
+	known = wp_xrealloc(known, (nknown + 1) * sizeof *known);
+	known[nknown].path = wp_xstrdup(path);
+	snprintf(known[nknown++].id, sizeof known[0].id, "%s", elf->build_id);
+	wp_elf_close(elf);
+	return 0;
+}
+
+int
+image_add_bin(const char *path, struct wp_error *err)
+{
+	return know(path, err);
+}
+
+void
+image_add_module_dir(const char *dir)
+{
+	if (nmdirs < sizeof mdirs / sizeof mdirs[0])
+		mdirs[nmdirs++] = dir;
+	wp_dwfl_module_dir(dir);
+}
+
+/* Every ELF file with a build-id directly in the module directories. */
+static void
+scan_dirs(void)
+{
+	struct wp_error e;
+	struct dirent *de;
+	char path[PATH_MAX];
+	size_t i;
+	DIR *d;
+
+	scanned = 1;
+	for (i = 0; i < nmdirs; i++) {
+		if ((d = opendir(mdirs[i])) == NULL) {
+			warn("--module-dir %s", mdirs[i]);
+			continue;
+		}
+		while ((de = readdir(d)) != NULL)
+			if (de->d_name[0] != '.' && (size_t)snprintf(path,
+			    sizeof path, "%s/%s", mdirs[i], de->d_name) <
+			    sizeof path)
+				know(path, &e);
+		closedir(d);
+	}
+}
+
+/* A --bin file or one of a module directory of build-id id, one with
+ * code first (a debug file has the same build-id). */
+static struct wp_elf *
+open_known(const char *id)
+{
+	struct wp_error e;
+	struct wp_elf *elf;
+	size_t i;
+	int pass;
+
+	if (!scanned)
+		scan_dirs();
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < nknown; i++) {
+			if (strcmp(known[i].id, id) != 0 ||
+			    (elf = wp_elf_open_file(known[i].path, id, &e)) ==
+			    NULL)
+				continue;
+			if (!elf->nocode || pass == 1)
+				return elf;
+			wp_elf_close(elf);
+		}
+	return NULL;
+}
+
+/*
+ * The file of module m, the same build: as recorded, else one of its
+ * build-id in a module directory's DIR/.build-id/xx/yyyy, among the
+ * --bin files, or directly in a module directory.
+ */
+static struct wp_elf *
+open_module(const struct dmod *m)
+{
+	const char *id = m->build_id;
+	struct wp_error e;
+	struct wp_elf *elf;
+	char path[PATH_MAX];
+	size_t i;
+
+	if ((elf = wp_elf_open_file(m->file, id, &e)) != NULL || id == NULL ||
+	    strlen(id) < 3 || id[strspn(id, "0123456789abcdef")] != '\0')
+		return elf;
+	for (i = 0; i < nmdirs; i++) {
+		snprintf(path, sizeof path, "%s/.build-id/%.2s/%s", mdirs[i],
+		    id, id + 2);
+		if ((elf = wp_elf_open_file(path, id, &e)) != NULL)
+			return elf;
+	}
+	return open_known(id);
+}
+
 void
 image_load(struct image *im, struct wp_session *s)
 {
@@ -23,6 +163,9 @@ image_load(struct image *im, struct wp_session *s)
 	image_clear(im);
 	im->pid = s->pid;
 	im->start_time = s->start_time;
+	im->exe = s->exe;
+	im->exe_build_id = s->exe_build_id;
+	s->exe = s->exe_build_id = NULL;
 	im->mods = wp_xcalloc(s->nmods, sizeof *im->mods);
 	for (i = 0; i < s->nmods; i++) {
 		im->mods[i].path = s->mods[i].path;
@@ -58,6 +201,8 @@ image_clear(struct image *im)
 	}
 	free(im->mods);
 	free(im->maps);
+	free(im->exe);
+	free(im->exe_build_id);
 	wp_dwfl_close(im->dwfl);
 	if (im->memfd >= 0)
 		close(im->memfd);
@@ -114,7 +259,8 @@ open_mapped(struct image *im, int mi, struct wp_error *e)
 		elf = own_vdso(e);
 	else
 		wp_error_set(e, WP_EXIT_ERROR, "its image is in memory only, "
-		    "and the process is gone");
+		    "and %s", image_live_why(im) == not_live ? "the stream is "
+		    "not live (--live)" : "the process is gone");
 	free(img);
 	return elf;
 }
@@ -132,10 +278,9 @@ code_beside(struct dmod *m, struct wp_elf *debug)
 	struct wp_error e;
 
 	if (m->path == NULL || strcmp(m->path, m->file) == 0 ||
-	    (code = wp_elf_open(m->path, &e)) == NULL)
+	    (code = wp_elf_open_file(m->path, debug->build_id, &e)) == NULL)
 		return debug;
-	if (strcmp(code->build_id, debug->build_id) != 0 ||
-	    wp_dwfl_debug_file(debug->path, &e) == -1) {
+	if (wp_dwfl_debug_file(debug->path, &e) == -1) {
 		wp_elf_close(code);
 		return debug;
 	}
@@ -151,8 +296,8 @@ report(struct image *im, struct dmod *m)
 
 	if (im->dwfl == NULL && (im->dwfl = wp_dwfl_open(&e)) == NULL)
 		errx(WP_EXIT_ERROR, "%s", e.msg);
-	if (wp_dwfl_add(im->dwfl, m->path, m->elf->path, m->elf->mem,
-	    m->elf->memlen, m->bias) == NULL)
+	if (wp_dwfl_add(im->dwfl, m->path, m->elf->path, m->elf->fd,
+	    m->elf->mem, m->elf->memlen, m->bias) == NULL)
 		warnx("%s: %s; its names and lines are unknown", m->elf->path,
 		    dwfl_errmsg(-1));
 	return 1;
@@ -166,37 +311,109 @@ image_module(struct image *im, int mi)
 
 	if (m->state == 0) {
 		m->state = -1;
-		m->elf = m->file ? wp_elf_open(m->file, &e) :
-		    open_mapped(im, mi, &e);
+		/* one message whatever the reason: a stream's paths may
+		 * name any file, and say nothing of which exist */
+		if (m->file != NULL && (m->elf = open_module(m)) == NULL)
+			warnx("%s: not usable as recorded (give it with "
+			    "--module-dir or --bin); its writers are unknown",
+			    m->file);
+		else if (m->file == NULL && (m->elf = open_mapped(im, mi,
+		    &e)) == NULL)
+			warnx("%s: %s; its writers are unknown", m->path,
+			    e.msg);
 		if (m->elf != NULL && m->elf->nocode)
 			m->elf = code_beside(m, m->elf);
-		if (m->elf == NULL)
-			warnx("%s: %s; its writers are unknown",
-			    m->file ? m->file : m->path, e.msg);
-		else if (m->build_id && strcmp(m->build_id,
-		    m->elf->build_id) != 0)
-			warnx("%s: build-id %s differs from the capture's %s "
-			    "(the file changed); its writers are unknown",
-			    m->file ? m->file : m->path, m->elf->build_id[0] ?
-			    m->elf->build_id : "(none)", m->build_id);
-		else
+		if (m->elf != NULL && m->file == NULL && m->build_id &&
+		    strcmp(m->build_id, m->elf->build_id) != 0)
+			warnx("%s: build-id %s differs from the capture's %s; "
+			    "its writers are unknown", m->path,
+			    m->elf->build_id[0] ? m->elf->build_id : "(none)",
+			    m->build_id);
+		else if (m->elf != NULL)
 			m->state = report(im, m);
 	}
 	return m->state == 1 ? m : NULL;
 }
 
+/* Whether the executable of process directory dir is the session's. */
+static int
+same_exe(const struct image *im, int dir)
+{
+	char link[PATH_MAX], id[128] = "";
+	ssize_t n;
+	Elf *elf;
+	int fd;
+
+	if (im->exe == NULL ||
+	    (n = readlinkat(dir, "exe", link, sizeof link - 1)) == -1)
+		return 0;
+	link[n] = '\0';
+	if (strcmp(link, im->exe) != 0 ||
+	    (fd = openat(dir, "exe", O_RDONLY | O_CLOEXEC)) == -1)
+		return 0;
+	elf_version(EV_CURRENT);
+	if ((elf = elf_begin(fd, ELF_C_READ_MMAP, NULL)) != NULL)
+		wp_dwfl_build_id(elf, id, sizeof id);
+	elf_end(elf);
+	close(fd);
+	return strcmp(id, im->exe_build_id ? im->exe_build_id : "") == 0;
+}
+
+/*
+ * The session's process memory, opened: only with --live, and only the
+ * process of the session's pid, start time, exe and build-id, whose
+ * memory the kernel lets this process read (the ptrace access check of
+ * /proc/PID/mem: the caller's uid and a dumpable process, or root).
+ * Everything is read through one /proc/PID directory, so a process that
+ * took the pid since is never the one read.
+ */
+static void
+live_open(struct image *im)
+{
+	char path[64];
+	int dir, fd;
+
+	im->memfd = -2;
+	im->live_why = not_live;
+	if (!live)
+		return;
+	im->live_why = gone;
+	snprintf(path, sizeof path, "/proc/%d", (int)im->pid);
+	if (im->pid <= 0 ||
+	    (dir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return;
+	fd = openat(dir, "mem", O_RDONLY | O_CLOEXEC);
+	if (!wp_proc_alive_at(dir, im->start_time))
+		;
+	else if (fd == -1)
+		im->live_why = "not read: the process may not be traced by "
+		    "this user";
+	else if (!same_exe(im, dir))
+		im->live_why = "not read: the process runs another program "
+		    "than the session's";
+	else {
+		im->memfd = fd;
+		im->live_why = NULL;
+	}
+	if (im->memfd != fd && fd != -1)
+		close(fd);
+	close(dir);
+}
+
 size_t
 image_read_live(struct image *im, uint64_t addr, void *buf, size_t len)
 {
-	if (im->memfd == -1) {
-		im->memfd = -2;
-		if (im->pid > 0 && wp_proc_alive(im->pid, im->start_time))
-			if ((im->memfd = wp_proc_mem_open(im->pid)) < 0)
-				im->memfd = -2;
-	}
+	if (im->memfd == -1)
+		live_open(im);
 	if (im->memfd < 0 || wp_proc_read(im->memfd, addr, buf, len) == -1)
 		return 0;
 	return len;
+}
+
+const char *
+image_live_why(const struct image *im)
+{
+	return im->live_why != NULL ? im->live_why : gone;
 }
 
 const struct dmap *

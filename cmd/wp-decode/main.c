@@ -11,11 +11,20 @@
 #include "util.h"
 
 static const char usage_text[] =
-    "usage: wp-decode [--debug-file file]... [--debug-dir dir]... [file]\n";
+    "usage: wp-decode [--live] [--module-dir dir]... [--bin file]...\n"
+    "                 [--debug-file file]... [--debug-dir dir]... [file]\n";
 
 /* --help: the usage, then a line per option */
 static const char help_text[] =
     "\n"
+    "      --live             read code that is in no file from the live "
+    "process\n"
+    "                         (the stream comes from wp-arm, now)\n"
+    "      --module-dir dir   where module files are, found by build-id "
+    "(and\n"
+    "                         their debug files)\n"
+    "      --bin file         a module file, for the module of its "
+    "build-id\n"
     "      --debug-file file  a separate debug file, for the module of its "
     "build-id\n"
     "      --debug-dir dir    where debug files are (default /usr/lib/debug)\n"
@@ -35,6 +44,9 @@ usage(int status)
 static const struct option longopts[] = {
 	{ "debug-file",	required_argument, NULL, 'D' },
 	{ "debug-dir",	required_argument, NULL, 'G' },
+	{ "bin",	required_argument, NULL, 'B' },
+	{ "live",	no_argument,	NULL, 'L' },
+	{ "module-dir",	required_argument, NULL, 'M' },
 	{ "help",	no_argument,	NULL, 'h' },
 	{ "version",	no_argument,	NULL, 'V' },
 	{ NULL,		0,		NULL, 0 }
@@ -48,6 +60,17 @@ parse_options(int argc, char *argv[])
 
 	while ((ch = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
 		switch (ch) {
+		case 'B':
+			if (image_add_bin(optarg, &e) == -1)
+				errx(WP_EXIT_USAGE, "--bin %s: %s", optarg,
+				    e.msg);
+			break;
+		case 'L':
+			image_allow_live();
+			break;
+		case 'M':
+			image_add_module_dir(optarg);
+			break;
 		case 'D':
 			if (wp_dwfl_debug_file(optarg, &e) == -1)
 				errx(WP_EXIT_USAGE, "--debug-file %s: %s", optarg,

@@ -117,7 +117,8 @@ find_candidates(struct image *im, struct dmod *m, struct site *st,
 			st->ncand = 1;
 			st->sweep = 1;
 		} else
-			st->reason = "no code bytes at the writer IP";
+			st->reason = m ? "no code bytes at the writer IP" :
+			    image_live_why(im);
 	} else if (n == want && want > 0) {
 		find_writers(st, code, n, from + st->bias, trap,
 		    fn != NULL && from == fn->addr);
@@ -125,7 +126,7 @@ find_candidates(struct image *im, struct dmod *m, struct site *st,
 			rep_at_trap(im, m, st, trap);
 	} else
 		st->reason = m ? "no code bytes in the module file" :
-		    "no code bytes: anonymous memory of a process that is gone";
+		    image_live_why(im);
 	if (!st->reason && st->ncand == 0)
 		st->reason = st->sweep ? "the instruction before the trap IP "
 		    "writes no memory" : "no memory-writing instruction ends "

@@ -2,7 +2,7 @@
  * jit: code in anonymous executable memory, as a JIT makes it: a page
  * holding "mov [rdi], esi; ret".  Prints one JSON line with the page's
  * address and the variable it can write, waits for SIGUSR1, calls the
- * code once, prints "done".
+ * code once, prints "done"; with -w, then waits for SIGUSR1 again.
  */
 #include <sys/mman.h>
 
@@ -13,7 +13,7 @@
 volatile int wpt_jit_var;
 
 int
-main(void)
+main(int argc, char *argv[])
 {
 	static const unsigned char code[] = { 0x89, 0x37, 0xc3 };
 	void (*fn)(volatile int *, int);
@@ -33,5 +33,7 @@ main(void)
 	fn(&wpt_jit_var, 42);
 	printf("done %d\n", wpt_jit_var);
 	fflush(stdout);
+	if (argc > 1 && strcmp(argv[1], "-w") == 0)
+		wpt_wait_go();
 	return 0;
 }
