@@ -277,7 +277,7 @@ writer_line() {
 	assert_output "null - null medium"
 	run --separate-stderr wp-resolve -p "$TPID" wpt_counter
 	assert_failure 1
-	assert_equal "$stderr" "wp-resolve: wpt_counter: unknown symbol 'wpt_counter' (not in $D/mt-writer-s or its shared objects)"
+	assert_equal "$stderr" "wp-resolve: wpt_counter: unknown symbol 'wpt_counter': $D/mt-writer-s is stripped (no symbol table); name it with --bin (an unstripped build), --debug-file, static:0xADDR or MODULE+0xOFF"
 }
 
 @test "wp-decode: the .gnu_debuglink name, beside the file and in its .debug/" {
