@@ -31,6 +31,31 @@ int	 wp_error_set(struct wp_error *e, int status, const char *fmt, ...)
 	    __attribute__((format(printf, 3, 4)));
 
 /*
+ * A command's usage, as its man page's SYNOPSIS gives it: usage is the
+ * "usage: NAME ..." lines, help a line per option (its -h and -V lines
+ * too).  Both are static text.
+ */
+struct wp_usage {
+	const char	*name;
+	const char	*usage;
+	const char	*help;
+};
+
+/* The usage on stderr and exit(status); status 0: on stdout, with help. */
+void	 wp_usage(const struct wp_usage *u, int status)
+	    __attribute__((noreturn));
+/*
+ * The options every command takes, for the end of its getopt_long loop:
+ * -h (the help), -V (the version); any other: the usage, status 64.
+ */
+void	 wp_usage_option(const struct wp_usage *u, int ch)
+	    __attribute__((noreturn));
+/* Their struct option entries, for the longopts of every command. */
+#define WP_USAGE_LONGOPTS \
+	{ "help",	no_argument,	NULL, 'h' }, \
+	{ "version",	no_argument,	NULL, 'V' }
+
+/*
  * Allocation that cannot fail: out of memory, the tool exits with
  * status 1 and says so.  The one place lib/ ends the process.
  */

@@ -67,14 +67,7 @@ static const char help_text[] =
     "  -h, --help               this help\n"
     "  -V, --version            the version\n";
 
-static void
-usage(int status)
-{
-	fputs(usage_text, status ? stderr : stdout);
-	if (status == 0)
-		fputs(help_text, stdout);
-	exit(status);
-}
+static const struct wp_usage use = { "wp-arm", usage_text, help_text };
 
 static const struct option longopts[] = {
 	{ "duration",	required_argument,	NULL, 'd' },
@@ -88,8 +81,7 @@ static const struct option longopts[] = {
 	{ "check-bp",	no_argument,		NULL, 'C' },
 	{ "verbose",	no_argument,		NULL, 'v' },
 	{ "follow-mode",	required_argument,	NULL, 'F' },
-	{ "help",	no_argument,		NULL, 'h' },
-	{ "version",	no_argument,		NULL, 'V' },
+	WP_USAGE_LONGOPTS,
 	{ NULL,		0,			NULL, 0 }
 };
 
@@ -201,14 +193,8 @@ option(int ch, const char *arg, struct watch *w, struct options *op)
 	case 'C':
 		op->check_bp = 1;
 		break;
-	case 'h':
-		usage(0);
-		break;
-	case 'V':
-		printf("wp-arm %s\n", WP_VERSION);
-		exit(0);
 	default:
-		usage(WP_EXIT_USAGE);
+		wp_usage_option(&use, ch);
 	}
 }
 
@@ -238,7 +224,7 @@ parse_options(int argc, char *argv[], struct watch *w, struct options *op)
 	if (w->callchain == CC_DWARF)
 		w->regs = 1;
 	if (optind != argc)
-		usage(WP_EXIT_USAGE);
+		wp_usage(&use, WP_EXIT_USAGE);
 }
 
 /* Why debug registers cannot watch t, in msg: 1; 0 when they can. */

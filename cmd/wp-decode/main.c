@@ -32,14 +32,7 @@ static const char help_text[] =
     "  -V, --version          the version\n"
     "  file                   the stream to decode (default: standard input)\n";
 
-static void
-usage(int status)
-{
-	fputs(usage_text, status ? stderr : stdout);
-	if (status == 0)
-		fputs(help_text, stdout);
-	exit(status);
-}
+static const struct wp_usage use = { "wp-decode", usage_text, help_text };
 
 static const struct option longopts[] = {
 	{ "debug-file",	required_argument, NULL, 'D' },
@@ -47,8 +40,7 @@ static const struct option longopts[] = {
 	{ "bin",	required_argument, NULL, 'B' },
 	{ "live",	no_argument,	NULL, 'L' },
 	{ "module-dir",	required_argument, NULL, 'M' },
-	{ "help",	no_argument,	NULL, 'h' },
-	{ "version",	no_argument,	NULL, 'V' },
+	WP_USAGE_LONGOPTS,
 	{ NULL,		0,		NULL, 0 }
 };
 
@@ -79,18 +71,12 @@ parse_options(int argc, char *argv[])
 		case 'G':
 			wp_dwfl_debug_dir(optarg);
 			break;
-		case 'h':
-			usage(0);
-			break;
-		case 'V':
-			printf("wp-decode %s\n", WP_VERSION);
-			exit(0);
 		default:
-			usage(WP_EXIT_USAGE);
+			wp_usage_option(&use, ch);
 		}
 	}
 	if (argc - optind > 1)
-		usage(WP_EXIT_USAGE);
+		wp_usage(&use, WP_EXIT_USAGE);
 	return argc - optind == 1 ? argv[optind] : NULL;
 }
 

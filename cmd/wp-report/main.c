@@ -36,14 +36,7 @@ static const char help_text[] =
     "  -V, --version    the version\n"
     "  file             the stream to report (default: standard input)\n";
 
-static void
-usage(int status)
-{
-	fputs(usage_text, status ? stderr : stdout);
-	if (status == 0)
-		fputs(help_text, stdout);
-	exit(status);
-}
+static const struct wp_usage use = { "wp-report", usage_text, help_text };
 
 static const struct option longopts[] = {
 	{ "json",	no_argument,		NULL, 'j' },
@@ -51,8 +44,7 @@ static const struct option longopts[] = {
 	{ "samples",	required_argument,	NULL, 's' },
 	{ "chains",	required_argument,	NULL, 'c' },
 	{ "progress",	no_argument,		NULL, 'p' },
-	{ "help",	no_argument,		NULL, 'h' },
-	{ "version",	no_argument,		NULL, 'V' },
+	WP_USAGE_LONGOPTS,
 	{ NULL,		0,			NULL, 0 }
 };
 
@@ -87,18 +79,12 @@ parse_options(int argc, char *argv[], struct options *op)
 		case 'p':
 			op->progress = isatty(STDERR_FILENO);
 			break;
-		case 'h':
-			usage(0);
-			break;
-		case 'V':
-			printf("wp-report %s\n", WP_VERSION);
-			exit(0);
 		default:
-			usage(WP_EXIT_USAGE);
+			wp_usage_option(&use, ch);
 		}
 	}
 	if (argc - optind > 1)
-		usage(WP_EXIT_USAGE);
+		wp_usage(&use, WP_EXIT_USAGE);
 	op->file = argc - optind == 1 ? argv[optind] : NULL;
 }
 

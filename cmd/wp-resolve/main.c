@@ -29,51 +29,50 @@ struct options {
 	int			 no_slot_limit;
 };
 
-static void
-usage(int status)
-{
-	fprintf(status ? stderr : stdout,
-	    "usage: wp-resolve -p pid [-l len] [-a w|rw] [--bin path] "
-	    "[--force-bin]\n"
-	    "                  [--debug-file file]... [--debug-dir dir]... "
-	    "[--tid tid]\n"
-	    "                  [--follow slot+off]... "
-	    "[--backend auto|bpf|perf|ptrace|page]\n"
-	    "                  [--no-slot-limit] [--] addr ...\n");
-	if (status == 0)
-		fputs("\n"
-		    "  -p, --pid pid         the process to watch\n"
-		    "  -l, --len len         bytes to watch (default: the "
-		    "symbol's size, else 4)\n"
-		    "  -a, --access w|rw     writes only (default), or reads "
-		    "too\n"
-		    "      --bin path        the program's file, when "
-		    "/proc/PID/exe is not it\n"
-		    "      --force-bin       use --bin even if its build-id "
-		    "differs\n"
-		    "      --debug-file file a separate debug file (matched "
-		    "by build-id)\n"
-		    "      --debug-dir dir   where debug files are "
-		    "(default /usr/lib/debug)\n"
-		    "      --tid tid         the thread whose thread-local "
-		    "copy to watch\n"
-		    "      --follow chain    a pointer chain, re-bound when "
-		    "a pointer changes\n"
-		    "      --backend name    whose limits to check: bpf, perf "
-		    "(debug registers:\n"
-		    "                        4 slots of 1, 2, 4 or 8 aligned "
-		    "bytes), ptrace, page\n"
-		    "                        (none), or auto (the default: "
-		    "the slots when the\n"
-		    "                        targets fit them)\n"
-		    "      --no-slot-limit   any length and number: --backend "
-		    "ptrace or page\n"
-		    "  -h, --help            this help\n"
-		    "  -V, --version         the version\n"
-		    "addr: 0xHEX, static:0xHEX, MODULE:0xHEX, MODULE+0xOFF, "
-		    "[MODULE:]SYMBOL[+OFF]\n", stdout);
-	exit(status);
-}
+static const char usage_text[] =
+    "usage: wp-resolve -p pid [-l len] [-a w|rw] [--bin path] "
+    "[--force-bin]\n"
+    "                  [--debug-file file]... [--debug-dir dir]... "
+    "[--tid tid]\n"
+    "                  [--follow slot+off]... "
+    "[--backend auto|bpf|perf|ptrace|page]\n"
+    "                  [--no-slot-limit] [--] addr ...\n";
+
+/* --help: the usage, then a line per option */
+static const char help_text[] =
+    "\n"
+    "  -p, --pid pid         the process to watch\n"
+    "  -l, --len len         bytes to watch (default: the "
+    "symbol's size, else 4)\n"
+    "  -a, --access w|rw     writes only (default), or reads "
+    "too\n"
+    "      --bin path        the program's file, when "
+    "/proc/PID/exe is not it\n"
+    "      --force-bin       use --bin even if its build-id "
+    "differs\n"
+    "      --debug-file file a separate debug file (matched "
+    "by build-id)\n"
+    "      --debug-dir dir   where debug files are "
+    "(default /usr/lib/debug)\n"
+    "      --tid tid         the thread whose thread-local "
+    "copy to watch\n"
+    "      --follow chain    a pointer chain, re-bound when "
+    "a pointer changes\n"
+    "      --backend name    whose limits to check: bpf, perf "
+    "(debug registers:\n"
+    "                        4 slots of 1, 2, 4 or 8 aligned "
+    "bytes), ptrace, page\n"
+    "                        (none), or auto (the default: "
+    "the slots when the\n"
+    "                        targets fit them)\n"
+    "      --no-slot-limit   any length and number: --backend "
+    "ptrace or page\n"
+    "  -h, --help            this help\n"
+    "  -V, --version         the version\n"
+    "addr: 0xHEX, static:0xHEX, MODULE:0xHEX, MODULE+0xOFF, "
+    "[MODULE:]SYMBOL[+OFF]\n";
+
+static const struct wp_usage use = { "wp-resolve", usage_text, help_text };
 
 static const struct option longopts[] = {
 	{ "pid",		required_argument,	NULL, 'p' },
@@ -87,8 +86,7 @@ static const struct option longopts[] = {
 	{ "debug-file",		required_argument,	NULL, 'D' },
 	{ "debug-dir",		required_argument,	NULL, 'G' },
 	{ "tid",		required_argument,	NULL, 'T' },
-	{ "help",		no_argument,		NULL, 'h' },
-	{ "version",		no_argument,		NULL, 'V' },
+	WP_USAGE_LONGOPTS,
 	{ NULL,			0,			NULL, 0 }
 };
 
@@ -150,14 +148,8 @@ option(int ch, const char *arg, struct options *op)
 			errx(WP_EXIT_USAGE, "--tid %s: not a thread id", arg);
 		op->o.tid = (pid_t)u;
 		break;
-	case 'h':
-		usage(0);
-		break;
-	case 'V':
-		printf("wp-resolve %s\n", WP_VERSION);
-		exit(0);
 	default:
-		usage(WP_EXIT_USAGE);
+		wp_usage_option(&use, ch);
 	}
 }
 
@@ -193,11 +185,11 @@ parse_options(int argc, char *argv[], struct options *op)
 	op->naddr = (size_t)(argc - optind);
 	if (op->pid == 0) {
 		warnx("-p pid is required");
-		usage(WP_EXIT_USAGE);
+		wp_usage(&use, WP_EXIT_USAGE);
 	}
 	if (op->naddr == 0 && op->nf == 0) {
 		warnx("no address to watch");
-		usage(WP_EXIT_USAGE);
+		wp_usage(&use, WP_EXIT_USAGE);
 	}
 	limits_of(op);
 	/* wider than 8 bytes goes in several slots; a value no register
