@@ -222,3 +222,24 @@ assert_ended_by() {
 	assert_equal "$(grep -c '^ \+2  in other call chains$' <<< "$output")" "$sites"
 	refute_line --partial "by copy_a"
 }
+
+@test "wp watch -d: a bare number is seconds; 1.5s and 2m30s are durations too" {
+	start_target mt-writer -t 1 -n 5
+	local save=$BATS_TEST_TMPDIR/raw.ndjson d ms
+	run --separate-stderr wp watch --json --save "$save" -d 1 "$TPID" wpt_counter
+	assert_success
+	assert_equal "$(jq -r '.observation | "\(.duration_requested_ms) \(.stop_reason) \(.elapsed_ms >= 1000)"' <<< "$output")" "1000 duration true"
+	for d in 1.5s:1500 2m30s:150000 0.25m:15000; do
+		rm -f "$save"
+		wp watch --json --save "$save" -d "${d%%:*}" "$TPID" wpt_counter > /dev/null 2>&1 &
+		wait_for "$save" '"type":"armed"' 60
+		kill -TERM $!
+		wait $! || true
+		assert_equal "$(jq -r 'select(.type == "observation") | .duration_requested_ms' "$save")" "${d#*:}"
+	done
+	for d in 1.5ms 2m30 .5s 1.s; do
+		run --separate-stderr wp watch -d "$d" "$TPID" wpt_counter
+		assert_failure 64
+		assert_equal "$stderr" "wp-arm: -d $d: not a duration (10 for seconds, 500ms, 1.5s, 2m30s)"
+	done
+}

@@ -9,7 +9,7 @@ load helpers
 	start_target mt-writer -t 1 -n 5
 	run --separate-stderr wp watch -d 5x "$TPID" wpt_counter
 	assert_failure 64
-	assert_equal "$stderr" "wp-arm: -d 5x: not a duration (500ms, 5s, 2m)"
+	assert_equal "$stderr" "wp-arm: -d 5x: not a duration (10 for seconds, 500ms, 1.5s, 2m30s)"
 	assert_equal "$output" ""
 	# a duration past what wp-arm can wait is a usage error too
 	run --separate-stderr wp watch -d 99999999999h "$TPID" wpt_counter
