@@ -66,3 +66,49 @@ observation"
 	run jq -r '[.complete, .observation.stop_reason, .observation.stop_detail, .watches[0].accepted_hits] | map(tostring) | join(" ")' "$report"
 	assert_output "true signal SIGTERM 20"
 }
+
+@test "wp watch --save: a planted link or an existing file is refused, never followed or truncated; --force replaces the name" {
+	start_target mt-writer -t 1 -n 5
+	local d=$BATS_TEST_TMPDIR victim=$BATS_TEST_TMPDIR/victim
+	echo precious > "$victim"
+	ln -s "$victim" "$d/link"
+	ln -s "$d/nothing" "$d/dangling"
+	echo old > "$d/old.ndjson"
+	for f in link dangling old.ndjson; do
+		run --separate-stderr wp watch --save "$d/$f" -d 1 "$TPID" wpt_counter
+		assert_failure 1
+		assert_equal "$stderr" "wp: --save $d/$f: exists (--force replaces it)"
+		assert_equal "$output" ""
+	done
+	assert_equal "$(cat "$victim")" precious
+	[ ! -e "$d/nothing" ] || fail "the dangling link was followed"
+	assert_equal "$(cat "$d/old.ndjson")" old
+	# --force replaces the link itself, not the file it points to
+	run --separate-stderr wp watch --force --save "$d/link" -d 1 "$TPID" wpt_counter
+	assert_success
+	[ -f "$d/link" ] && [ ! -L "$d/link" ] || fail "the link was not replaced by a file"
+	assert_equal "$(tail -n 1 "$d/link" | jq -r .type)" observation
+	assert_equal "$(cat "$victim")" precious
+	run --separate-stderr wp watch --save "$d" -d 1 "$TPID" wpt_counter
+	assert_failure 1
+	assert_equal "$stderr" "wp: --save $d: is a directory"
+	run --separate-stderr wp watch --force -d 1 "$TPID" wpt_counter
+	assert_failure 64
+	assert_equal "$stderr" "wp: watch: --force is for --save"
+	# nothing left behind in the directory
+	assert_equal "$(ls -A "$d" | grep -c '^\.wp-save')" 0
+}
+
+@test "wp watch --save -a: a name that begins with - is a file name, never an option of another program" {
+	start_target mt-writer -t 1 -n 5
+	cd "$BATS_TEST_TMPDIR"
+	run --separate-stderr wp watch --json --save -a -d 1 "$TPID" wpt_counter
+	assert_success
+	assert_equal "$(jq -r .complete <<< "$output")" true
+	assert_equal "$(head -n 1 ./-a | jq -r .type)" session
+	assert_equal "$(tail -n 1 ./-a | jq -r .type)" observation
+	# and wp report takes it as ./-a
+	run --separate-stderr wp report --json ./-a
+	assert_success
+	assert_equal "$(jq -r .complete <<< "$output")" true
+}
