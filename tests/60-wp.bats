@@ -243,3 +243,18 @@ assert_ended_by() {
 		assert_equal "$stderr" "wp-arm: -d $d: not a duration (10 for seconds, 500ms, 1.5s, 2m30s)"
 	done
 }
+
+@test "wp watch: SIGPIPE to its process group loses nothing; the watch goes on to its end and the report comes" {
+	start_target mt-writer -t 1 -n 20 -w
+	wp_watch_bg
+	kill -PIPE -- -"$WP"
+	sleep 0.5
+	kill -0 "$WP"
+	kill -TERM -- -"$WP"
+	local st=0
+	wait "$WP" || st=$?
+	assert_equal "$st" 0
+	assert_ended_by SIGTERM
+	# nothing said of a broken pipe
+	assert_equal "$(grep -v '^wp-arm: hardware breakpoints do not fire' "$BATS_TEST_TMPDIR/err")" ""
+}
