@@ -258,3 +258,40 @@ assert_ended_by() {
 	# nothing said of a broken pipe
 	assert_equal "$(grep -v '^wp-arm: hardware breakpoints do not fire' "$BATS_TEST_TMPDIR/err")" ""
 }
+
+# nothing_left SID: no process of session SID is left (a few seconds for
+# the stages to finish) and the target is not traced.
+nothing_left() {
+	local i
+	for i in $(seq 100); do
+		pgrep -s "$1" > /dev/null || break
+		sleep 0.05
+	done
+	run pgrep -a -s "$1"
+	assert_failure
+	assert_equal "$(awk '$1 == "TracerPid:" { print $2 }' "/proc/$TPID/status")" 0
+}
+
+@test "wp watch: SIGTERM or SIGPIPE as wp starts (30 times, at random moments) leaves no wp-arm and the target untraced" {
+	start_target mt-writer -t 1 -n 5
+	local i w st to
+	for i in $(seq 30); do
+		setsid wp watch -d inf "$TPID" wpt_counter > /dev/null 2> "$BATS_TEST_TMPDIR/err" &
+		w=$!
+		# to its process group (timeout(1)), or to wp alone
+		to=-$w
+		[ $(( i % 2 )) -eq 0 ] && to=$w
+		# from at once to about when wp-arm attaches
+		sleep "0.$(printf '%03d' $(( RANDOM % 400 )))"
+		kill -PIPE -- "$to" 2> /dev/null || true
+		sleep "0.0$(( RANDOM % 10 ))"
+		kill -TERM -- "$to" 2> /dev/null || true
+		st=0
+		timeout 60 tail --pid="$w" -f /dev/null || fail "attempt $i: wp did not end after SIGTERM"
+		wait "$w" || st=$?
+		nothing_left "$w"
+		kill -0 "$TPID"
+		# 3: no report, wp-arm stopped before it armed the watch
+		[ "$st" -eq 0 ] || [ "$st" -eq 3 ] || [ "$st" -eq 143 ] || fail "attempt $i: wp ended with status $st: $(cat "$BATS_TEST_TMPDIR/err")"
+	done
+}

@@ -177,6 +177,15 @@ share_all(struct watch *w)
 void
 guard_note(struct watch *w)
 {
+	int s;
+
+	/* the child: a signal that came before the watch caught them */
+	for (s = 1; any && s < NSIG; s++)
+		if (pending[s]) {
+			pending[s] = 0;
+			raise(s);
+		}
+	any = 0;
 	w->guard->ptrace = w->ptrace;
 	w->guard->t0 = w->t0;
 	w->guard->started = 1;
@@ -223,6 +232,13 @@ guard_fork(struct watch *w)
 		/* so that pkill -9 wp-arm, killall wp-arm spare it too */
 		prctl(PR_SET_NAME, "wp-trace");
 		w->guard_parent = parent;
+		/* one sent to the group before setpgid: kept for guard_note */
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = on_signal;
+		watch_stop_signals(&stop);
+		for (s = 1; s < NSIG; s++)
+			if (sigismember(&stop, s) == 1)
+				sigaction(s, &sa, NULL);
 		sigprocmask(SIG_SETMASK, &orig, NULL);
 		return;
 	}
