@@ -112,3 +112,34 @@ observation"
 	assert_success
 	assert_equal "$(jq -r .complete <<< "$output")" true
 }
+
+@test "wp report: a file that is not a wp stream is said once (status 2); a stream with bad lines keeps its good ones" {
+	run --separate-stderr wp report /etc/passwd
+	assert_failure 2
+	assert_equal "$stderr" "wp: report: /etc/passwd: not a wp stream (no record of wp-records(7) in it)"
+	assert_equal "$output" ""
+	run --separate-stderr wp report "$BATS_TEST_TMPDIR"
+	assert_failure 1
+	assert_equal "$stderr" "wp: report: $BATS_TEST_TMPDIR: is a directory"
+	# one bad line: named, the rest reported, status 2 at the end
+	{ echo 'root:x:0:0:root:/root:/bin/bash'; cat "$DATA/report-basic.in.ndjson"; } > "$BATS_TEST_TMPDIR/mixed.ndjson"
+	run --separate-stderr wp report --json "$BATS_TEST_TMPDIR/mixed.ndjson"
+	assert_failure 2
+	assert_equal "$stderr" "wp-decode: $BATS_TEST_TMPDIR/mixed.ndjson: line 1: invalid JSON at byte 1: expected a value"
+	assert_equal "$(jq -r '"\(.complete) \(.watches[0].accepted_hits)"' <<< "$output")" "true 11"
+}
+
+@test "wp watch: wp-arm killed: one line names the signal, no shell internals" {
+	start_target mt-writer -t 1 -n 5
+	local save=$BATS_TEST_TMPDIR/raw.ndjson arm
+	wp watch --save "$save" -d 300s "$TPID" wpt_counter > /dev/null 2> "$BATS_TEST_TMPDIR/err" &
+	local w=$!
+	wait_for "$save" '"type":"armed"' 60
+	arm=$(pgrep -P "$w" -x wp-arm)
+	kill -KILL "$arm"
+	local st=0
+	wait "$w" || st=$?
+	assert_equal "$st" 137
+	run grep -v '^wp-arm: \|^wp-report: ' "$BATS_TEST_TMPDIR/err"
+	assert_output "wp: wp-arm (pid $arm) was killed by SIGKILL: the watch ended there"
+}
