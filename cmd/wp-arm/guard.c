@@ -247,6 +247,8 @@ guard_fork(struct watch *w)
 	for (s = 1; s < NSIG; s++)
 		if (sigismember(&stop, s) == 1)
 			sigaction(s, &sa, NULL);
+	/* the child's tick: sent to wp-arm, as harmless as to the child */
+	signal(SIGALRM, SIG_IGN);
 	sleepmask = orig;
 	for (s = 1; s < NSIG; s++)
 		if (sigismember(&stop, s) == 1)
