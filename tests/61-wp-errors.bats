@@ -143,3 +143,15 @@ observation"
 	run grep -v '^wp-arm: \|^wp-report: ' "$BATS_TEST_TMPDIR/err"
 	assert_output "wp: wp-arm (pid $arm) was killed by SIGKILL: the watch ended there"
 }
+
+@test "wp watch SYMBOL+OFF: an offset past the symbol's end is warned about, in one line and in the record" {
+	start_target mt-writer -t 1 -n 5
+	run --separate-stderr wp watch --json -d 1 "$TPID" wpt_counter+0x8 wpt_array+0x1c
+	assert_success
+	assert_equal "$(grep -v '^wp-arm: ' <<< "$stderr")" "wp-resolve: wpt_counter+0x8: warning: 4 bytes at offset 0x8 reach past the end of wpt_counter (8 bytes)"
+	# within the symbol: no warning
+	run --separate-stderr wp-resolve -p "$TPID" wpt_counter+0x8 wpt_array+0x1c
+	assert_success
+	assert_equal "$(jq -sc 'map(select(.type == "target") | .warnings)' <<< "$output")" \
+		'[["4 bytes at offset 0x8 reach past the end of wpt_counter (8 bytes)"],[]]'
+}

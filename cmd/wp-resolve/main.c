@@ -254,9 +254,12 @@ emit_all(struct view *v, const struct options *op, const struct target *t)
 	size_t i;
 	int rc;
 
-	for (i = 0; i < op->naddr; i++)
+	for (i = 0; i < op->naddr; i++) {
 		if (t[i].warning != NULL)
 			warnx("%s: warning: %s", op->addrv[i], t[i].warning);
+		if (t[i].past[0] != '\0')
+			warnx("%s: warning: %s", op->addrv[i], t[i].past);
+	}
 	wp_stream_out_init(stdout);
 	view_session_record(v, !op->o.no_slot_limit, &w);
 	rc = wp_stream_write_jw(&w);

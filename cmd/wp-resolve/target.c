@@ -175,7 +175,7 @@ thread_local(struct view *v, struct module *m, const struct addr *a,
 
 /*
  * Turns any ADDR form into a runtime address.  *symsize is the symbol's
- * size for a symbol without offset, else 0.
+ * size for a symbol, else 0.
  */
 static int
 locate(struct view *v, const struct addr *a, const struct target_opts *o,
@@ -203,8 +203,7 @@ locate(struct view *v, const struct addr *a, const struct target_opts *o,
 			return -1;
 		return static_in(v, m, (uint64_t)a->off, addr, err, errsz);
 	}
-	if (a->off == 0)
-		*symsize = s.size;
+	*symsize = s.size;
 	if (s.tls)
 		return thread_local(v, m, a, &s, o, addr, err, errsz);
 	*addr = s.val + m->bias + (uint64_t)a->off;
@@ -295,12 +294,12 @@ target_resolve(struct view *v, int id, const char *input,
 	struct wp_jw w = { 0 };
 	unsigned char *initial;
 	uint64_t symsize;
-	const char *warns[1];
+	const char *warns[2];
 
 	memset(t, 0, sizeof *t);
 	if (locate(v, a, o, &t->addr, &symsize, err, errsz) == -1)
 		return -1;
-	t->len = default_len(o, symsize);
+	t->len = default_len(o, a->off == 0 ? symsize : 0);
 	if (check_place(v, a, t->addr, t->len, !o->no_slot_limit, "", err,
 	    errsz) == -1)
 		return -1;
@@ -315,6 +314,13 @@ target_resolve(struct view *v, int id, const char *input,
 	if (r.place.perms[1] != 'w') {
 		t->warning = "region is not writable: a write there would fault";
 		warns[r.nwarnings++] = t->warning;
+	}
+	if (a->kind == ADDR_SYMBOL && a->off > 0 && symsize > 0 &&
+	    (uint64_t)a->off + t->len > symsize) {
+		snprintf(t->past, sizeof t->past, "%zu bytes at offset 0x%"
+		    PRIx64 " reach past the end of %s (%" PRIu64 " bytes)",
+		    t->len, (uint64_t)a->off, a->symbol, symsize);
+		warns[r.nwarnings++] = t->past;
 	}
 	r.warnings = warns;
 	wp_rec_target(&w, &r);

@@ -24,6 +24,7 @@ struct target {
 	uint64_t	 addr;
 	size_t		 len;
 	const char	*warning;	/* NULL, or one to print */
+	char		 past[160];	/* "", or the offset past the end */
 	char		*line;		/* the record, allocated */
 	size_t		 linelen;
 };
