@@ -3,6 +3,8 @@
  * parser that lays a line out as tokens without copying it, and a
  * writer into a growable buffer.
  */
+#include <sys/auxv.h>
+
 #include <stdlib.h>
 #include <string.h>
 #ifdef __SSE2__
@@ -561,7 +563,6 @@ fingerprint(const char *text, const struct wp_jtok *t)
 	    (uint32_t)p[n - 1] << 24;
 }
 
-
 static void
 names_free(struct names *nm)
 {
@@ -590,10 +591,18 @@ bytes_hash(const char *p, size_t n, uint64_t seed)
  * Adds name token k of object o to the table: 1 when it is a duplicate.
  * Names are equal as decoded (same_key); two names whose 128 bits of
  * hash agree are compared, and where they differ the long way decides.
+ * The hashes are seeded from the kernel's random bytes for the process,
+ * so that a stream cannot be made of names that collide.
  */
 static int
 name_hashed(const struct wp_json *j, struct names *nm, int o, int k)
 {
+	static const uint64_t fixed[2] = {
+		0x243f6a8885a308d3ULL, 0x13198a2e03707344ULL
+	};
+	static uint64_t seed[2];
+	static int seeded;
+	const void *r;
 	const struct wp_jtok *t = &j->t[k];
 	const char *p = j->text + t->start + 1;
 	char *d = NULL;
@@ -606,8 +615,14 @@ name_hashed(const struct wp_json *j, struct names *nm, int o, int k)
 		p = d;
 		n = strlen(d);
 	}
-	a = bytes_hash(p, n, 0x243f6a8885a308d3ULL);
-	b = bytes_hash(p, n, 0x13198a2e03707344ULL);
+	if (!seeded) {
+		/* 16 bytes, not always aligned */
+		r = (const void *)getauxval(AT_RANDOM);
+		memcpy(seed, r != NULL ? r : fixed, sizeof seed);
+		seeded = 1;
+	}
+	a = bytes_hash(p, n, seed[0]);
+	b = bytes_hash(p, n, seed[1]);
 	free(d);
 	v = wp_hmap_put(&nm->map, a, b, &isnew);
 	if (isnew) {
