@@ -155,3 +155,18 @@ observation"
 	assert_equal "$(jq -sc 'map(select(.type == "target") | .warnings)' <<< "$output")" \
 		'[["4 bytes at offset 0x8 reach past the end of wpt_counter (8 bytes)"],[]]'
 }
+
+@test "wp watch with too few file descriptors: one line that says so, not the shell's errors" {
+	start_target mt-writer -t 1 -n 5
+	local n
+	for n in 10 12; do
+		run --separate-stderr bash -c 'ulimit -n "$1"; exec wp watch --save "$2" -d 1 "$3" wpt_counter' _ "$n" "$BATS_TEST_TMPDIR/raw$n.ndjson" "$TPID"
+		assert_failure 1
+		assert_equal "$stderr" "wp: watch: too few file descriptors (ulimit -n is $n, wp needs 16)"
+		assert_equal "$output" ""
+		[ ! -e "$BATS_TEST_TMPDIR/raw$n.ndjson" ] || fail "a --save file was left"
+	done
+	run --separate-stderr bash -c 'ulimit -n 16; exec wp watch --json -d 1 "$1" wpt_counter' _ "$TPID"
+	assert_success
+	assert_equal "$(jq -r .complete <<< "$output")" true
+}
