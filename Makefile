@@ -200,7 +200,15 @@ fuzz: fuzz-build
 		    -timeout=30 -close_fd_mask=3 -print_final_stats=1 \
 		    -artifact_prefix=$(O)/fuzz/crashes/$$f- \
 		    $(O)/fuzz/corpus/$$f $(O)/fuzz/seeds/$$f || status=1; \
-	done; exit $$status
+	done; \
+	echo "fuzz-records, lines up to 4 MB: $(FUZZ_TIME) s"; \
+	mkdir -p $(O)/fuzz/corpus/records-large; \
+	$(O)/fuzz/fuzz-records -max_total_time=$(FUZZ_TIME) -max_len=4194304 \
+	    -timeout=10 -close_fd_mask=3 -print_final_stats=1 \
+	    -artifact_prefix=$(O)/fuzz/crashes/records-large- \
+	    $(O)/fuzz/corpus/records-large $(O)/fuzz/seeds/records-large \
+	    || status=1; \
+	exit $$status
 
 # Benchmarks built here (make bench), beside bench/*.sh: bench/drain.c
 # runs wp-arm's perf drain and hit formatter on a ring in memory.

@@ -3,12 +3,15 @@
  * lays a line out as tokens without copying it (the writer is in
  * jsonw.c).
  */
+#include <sys/auxv.h>
+
 #include <stdlib.h>
 #include <string.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
 
+#include "hmap.h"
 #include "json.h"
 #include "util.h"
 
@@ -501,7 +504,8 @@ duplicate(const struct wp_json *j, int o, int k)
  * The names of one object so far, for finding a duplicate without
  * comparing every pair: a fingerprint per name (its length and three of
  * its bytes), compared in full only when the fingerprints are equal.
- * Names with escapes, and objects with more names, go the long way.
+ * Names with escapes, and objects with more names, go to a hash table
+ * of the names as decoded (map, allocated then, freed by names_free).
  */
 #define NFP	32
 
@@ -511,6 +515,7 @@ struct names {
 	int		n;
 	int		slow;
 	uint64_t	bloom;		/* a bit per fingerprint seen */
+	struct wp_hmap	map;		/* of the names, once slow */
 };
 
 /*
@@ -548,6 +553,75 @@ fingerprint(const char *text, const struct wp_jtok *t)
 	    (uint32_t)p[n - 1] << 24;
 }
 
+static void
+names_free(struct names *nm)
+{
+	if (nm->slow)
+		wp_hmap_free(&nm->map);
+}
+
+/* 64 bits of the n bytes at p, from seed. */
+static uint64_t
+bytes_hash(const char *p, size_t n, uint64_t seed)
+{
+	uint64_t h = seed ^ n * 0x9e3779b97f4a7c15ULL, w;
+
+	for (; n >= 8; p += 8, n -= 8) {
+		memcpy(&w, p, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdULL;
+		h ^= h >> 32;
+	}
+	w = 0;
+	memcpy(&w, p, n);
+	h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
+	return h ^ h >> 29;
+}
+
+/*
+ * Adds name token k of object o to the table: 1 when it is a duplicate.
+ * Names are equal as decoded (same_key); two names whose 128 bits of
+ * hash agree are compared, and where they differ the long way decides.
+ * The hashes are seeded from the kernel's random bytes for the process,
+ * so that a stream cannot be made of names that collide.
+ */
+static int
+name_hashed(const struct wp_json *j, struct names *nm, int o, int k)
+{
+	static const uint64_t fixed[2] = {
+		0x243f6a8885a308d3ULL, 0x13198a2e03707344ULL
+	};
+	static uint64_t seed[2];
+	static int seeded;
+	const void *r;
+	const struct wp_jtok *t = &j->t[k];
+	const char *p = j->text + t->start + 1;
+	char *d = NULL;
+	size_t n = t->len - 2;
+	uint64_t a, b;
+	int *v, isnew;
+
+	if (t->esc) {
+		d = wp_json_strdup(j, k);
+		p = d;
+		n = strlen(d);
+	}
+	if (!seeded) {
+		/* 16 bytes, not always aligned */
+		r = (const void *)getauxval(AT_RANDOM);
+		memcpy(seed, r != NULL ? r : fixed, sizeof seed);
+		seeded = 1;
+	}
+	a = bytes_hash(p, n, seed[0]);
+	b = bytes_hash(p, n, seed[1]);
+	free(d);
+	v = wp_hmap_put(&nm->map, a, b, &isnew);
+	if (isnew) {
+		*v = k;
+		return 0;
+	}
+	return same_key(j, *v, k) || duplicate(j, o, k);
+}
+
 /* Adds name token k of object o: 1 when it is a duplicate. */
 static int
 name_seen(const struct wp_json *j, struct names *nm, int o, int k)
@@ -557,10 +631,15 @@ name_seen(const struct wp_json *j, struct names *nm, int o, int k)
 	uint32_t fp;
 	int i;
 
-	if (nm->slow || t->esc || nm->n == NFP) {
+	if (!nm->slow && (t->esc || nm->n == NFP)) {
 		nm->slow = 1;
-		return duplicate(j, o, k);
+		wp_hmap_init(&nm->map, sizeof(int));
+		/* the names so far, each checked already */
+		for (i = o + 1; i < k; i = (int)j->t[i + 1].end)
+			(void)name_hashed(j, nm, o, i);
 	}
+	if (nm->slow)
+		return name_hashed(j, nm, o, k);
 	fp = fingerprint(j->text, t);
 	bit = 1ULL << ((fp * 0x9e3779b1u) >> 26);
 	for (i = 0; (nm->bloom & bit) && i < nm->n; i++) {
@@ -659,15 +738,11 @@ str_tok(struct scan *s)
 }
 
 static int
-members(struct scan *s)
+members_of(struct scan *s, struct names *names)
 {
 	int o = push(s, WP_JOBJECT), k, rc;
 	unsigned kinds = 0;
-	struct names nm;
 
-	nm.n = 0;
-	nm.slow = 0;
-	nm.bloom = 0;
 	s->p++;			/* { */
 	for (rc = more(s, o, '}', 1); rc == 0; rc = more(s, o, '}', 0)) {
 		ws(s);
@@ -677,7 +752,7 @@ members(struct scan *s)
 			return fail(s, "expected a quoted member name");
 		if ((k = str_tok(s)) == -1)
 			return -1;
-		if (name_seen(s->j, &nm, o, k)) {
+		if (name_seen(s->j, names, o, k)) {
 			s->p -= s->j->t[k].len;
 			return fail(s, "duplicate member name");
 		}
@@ -709,6 +784,20 @@ members(struct scan *s)
 	}
 	s->j->t[o].kinds = (uint8_t)kinds;
 	return rc == 1 ? 0 : -1;
+}
+
+static int
+members(struct scan *s)
+{
+	struct names nm;
+	int rc;
+
+	nm.n = 0;
+	nm.slow = 0;
+	nm.bloom = 0;
+	rc = members_of(s, &nm);
+	names_free(&nm);
+	return rc;
 }
 
 static int

@@ -141,33 +141,80 @@ wp_parse_s64(const char *s, int64_t *v)
 	return 0;
 }
 
-/* "500ms", "5s", "2m", "1h"; a bare number is milliseconds. */
+/* The milliseconds of the unit at *s (then past it): 0 if none. */
+static uint64_t
+duration_unit(const char **s)
+{
+	static const struct { const char *u; uint64_t ms; } units[] = {
+		{ "ms", 1 }, { "s", 1000 }, { "m", 60000 }, { "h", 3600000 }
+	};
+	size_t i, n;
+
+	for (i = 0; i < sizeof units / sizeof units[0]; i++) {
+		n = strlen(units[i].u);
+		if (strncmp(*s, units[i].u, n) == 0) {
+			*s += n;
+			return units[i].ms;
+		}
+	}
+	return 0;
+}
+
+/*
+ * One part of a duration at *s: digits, a fraction, a unit (none where
+ * the part is the whole text: seconds), added to *ms.
+ */
+static int
+duration_part(const char **s, int whole, uint64_t *ms)
+{
+	uint64_t x = 0, frac = 0, scale = 1, mul, f;
+	const char *p = *s;
+
+	if (*p < '0' || *p > '9')
+		return -1;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (x > (UINT64_MAX - 9) / 10)
+			return -1;
+		x = x * 10 + (uint64_t)(*p - '0');
+	}
+	if (*p == '.') {
+		if (p[1] < '0' || p[1] > '9')
+			return -1;
+		for (p++; *p >= '0' && *p <= '9'; p++) {
+			if (scale == 1000000000)
+				return -1;	/* finer than anyone means */
+			frac = frac * 10 + (uint64_t)(*p - '0');
+			scale *= 10;
+		}
+	}
+	if ((mul = duration_unit(&p)) == 0) {
+		if (!whole || *p != '\0')
+			return -1;
+		mul = 1000;
+	}
+	f = frac * mul / scale;
+	if (frac * mul % scale != 0 || x > (UINT64_MAX - f) / mul ||
+	    x * mul + f > UINT64_MAX - *ms)
+		return -1;
+	*ms += x * mul + f;
+	*s = p;
+	return 0;
+}
+
+/* "500ms", "5s", "1.5s", "2m30s", "1h"; a bare number is seconds. */
 int
 wp_parse_duration_ms(const char *s, uint64_t *ms)
 {
-	char *end;
-	unsigned long long x;
-	uint64_t mul;
+	uint64_t sum = 0;
+	const char *p = s;
 
-	if (s == NULL || *s < '0' || *s > '9')
+	if (s == NULL || *s == '\0')
 		return -1;
-	errno = 0;
-	x = strtoull(s, &end, 10);
-	if (errno != 0)
-		return -1;
-	if (*end == '\0' || strcmp(end, "ms") == 0)
-		mul = 1;
-	else if (strcmp(end, "s") == 0)
-		mul = 1000;
-	else if (strcmp(end, "m") == 0)
-		mul = 60000;
-	else if (strcmp(end, "h") == 0)
-		mul = 3600000;
-	else
-		return -1;
-	if (x > UINT64_MAX / mul)
-		return -1;
-	*ms = x * mul;
+	do {
+		if (duration_part(&p, p == s, &sum) == -1)
+			return -1;
+	} while (*p != '\0');
+	*ms = sum;
 	return 0;
 }
 

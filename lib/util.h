@@ -75,7 +75,11 @@ int	 wp_parse_u64(const char *s, uint64_t *v);
 int	 wp_parse_s64(const char *s, int64_t *v);
 /* "0x" and 1 to 16 hex digits, n bytes of s */
 int	 wp_parse_hexn(const char *s, size_t n, uint64_t *v);
-/* "500ms", "5s", "2m", "1h"; a bare number is milliseconds */
+/*
+ * A duration: parts of a number (a fraction allowed, to whole
+ * milliseconds) and a unit, ms, s, m or h ("500ms", "1.5s", "2m30s");
+ * a bare number is seconds.  -1 for anything else, or past 2^64 ms.
+ */
 int	 wp_parse_duration_ms(const char *s, uint64_t *ms);
 
 /* The little-endian value of n (at most 8) bytes. */

@@ -69,3 +69,34 @@ wp-report: $BATS_TEST_TMPDIR/in.ndjson: the stream ended without an observation 
 	assert_success
 	assert_line --index 0 --partial "process  pid 4242  game"
 }
+
+@test "records: a line of 200,000 members is read in linear time, a repeated name found past the first 32" {
+	local f=$BATS_TEST_TMPDIR/big.ndjson d=$BATS_TEST_TMPDIR/dup.ndjson
+	awk 'BEGIN { printf "{\"type\":\"x\""; for (i = 0; i < 200000; i++) printf ",\"k%d\":%d", i, i; print "}" }' > "$f"
+	# the last name repeats the 2000th, spelled with an escape
+	awk 'BEGIN { printf "{\"type\":\"x\""; for (i = 0; i < 200000; i++) printf ",\"k%d\":%d", i, i; print ",\"k\\u0031999\":0}" }' > "$d"
+	# quadratic, each took 50 s and more
+	run --separate-stderr timeout 10 wp-decode "$f"
+	assert_success
+	assert_equal "$output" "$(cat "$f")"
+	run --separate-stderr timeout 10 wp-report --json "$f"
+	assert_failure 3
+	assert_equal "$(jq -r '.stream | "\(.records) \(.other_records) \(.malformed_lines)"' <<< "$output")" "1 1 0"
+	run --separate-stderr timeout 10 wp-decode "$d"
+	assert_failure 2
+	assert_equal "$output" ""
+	assert_equal "$stderr" "wp-decode: $d: line 1: invalid JSON at byte $(( $(wc -c < "$d") - 15 )): duplicate member name"
+	run --separate-stderr timeout 10 wp-report --json "$d"
+	assert_failure 3	# no observation either
+	assert_equal "${stderr%%$'\n'*}" "wp-report: $d: line 1: invalid JSON at byte $(( $(wc -c < "$d") - 15 )): duplicate member name"
+	assert_equal "$(jq -r .stream.malformed_lines <<< "$output")" 1
+	# escapes and plain names are the same name, before 32 names and after
+	printf '%s\n' '{"type":"x","a\u0062":1,"ab":2}' \
+		"$(awk 'BEGIN { printf "{\"type\":\"x\""; for (i = 0; i < 40; i++) printf ",\"k%d\":%d", i, i; print ",\"k\\u0033\":0,\"k3\\u0030\":0}" }')" \
+		"$(awk 'BEGIN { printf "{\"type\":\"x\""; for (i = 0; i < 40; i++) printf ",\"k%d\":%d", i, i; print ",\"k\\u0033x\":0}" }')" > "$BATS_TEST_TMPDIR/esc.ndjson"
+	run --separate-stderr wp-decode "$BATS_TEST_TMPDIR/esc.ndjson"
+	assert_failure 2
+	assert_equal "$stderr" "wp-decode: $BATS_TEST_TMPDIR/esc.ndjson: line 1: invalid JSON at byte 25: duplicate member name
+wp-decode: $BATS_TEST_TMPDIR/esc.ndjson: line 2: invalid JSON at byte 353: duplicate member name"
+	assert_equal "$output" "$(sed -n 3p "$BATS_TEST_TMPDIR/esc.ndjson")"
+}

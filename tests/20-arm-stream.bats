@@ -7,7 +7,7 @@ load helpers
 @test "wp-arm: usage errors name the option (status 64)" {
 	run --separate-stderr wp-arm -d 5x
 	assert_failure 64
-	assert_equal "$stderr" "wp-arm: -d 5x: not a duration (500ms, 5s, 2m)"
+	assert_equal "$stderr" "wp-arm: -d 5x: not a duration (10 for seconds, 500ms, 1.5s, 2m30s)"
 	run --separate-stderr wp-arm -n 0
 	assert_failure 64
 	assert_equal "$stderr" "wp-arm: -n 0: not a positive count"

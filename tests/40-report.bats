@@ -162,3 +162,16 @@ cells() {
 	awk 'length > 132 { bad = 1 } length > 100 { wide = 1 } END { exit bad || !wide }' <<< "$output" ||
 		fail "not 132 columns wide: $output"
 }
+
+@test "wp-report | head: a reader that closed the pipe ends wp-report and wp report quietly with status 1" {
+	local f=$DATA/report-basic.in.ndjson fifo=$BATS_TEST_TMPDIR/fifo
+	# the reader is gone before the report is written (the input comes
+	# a second later): status 1, as documented, not 141 (SIGPIPE)
+	run bash -c '{ sleep 1; cat "$1"; } | wp-report 2> "$2" | true; echo "${PIPESTATUS[1]}"' _ "$f" "$BATS_TEST_TMPDIR/err"
+	assert_output 1
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/err")" ""
+	mkfifo "$fifo"
+	run bash -c '{ sleep 1; cat "$1" > "$2"; } & wp report "$2" 2> "$3" | true; echo "${PIPESTATUS[0]}"; wait' _ "$f" "$fifo" "$BATS_TEST_TMPDIR/err"
+	assert_output 1
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/err")" ""
+}

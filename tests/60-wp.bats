@@ -242,3 +242,79 @@ assert_ended_by() {
 	assert_equal "${#lines[@]}" 1
 	assert_output --regexp '^wp-arm: .*: using the (page-protection|ptrace single-step) backend \('
 }
+
+@test "wp watch -d: a bare number is seconds; 1.5s and 2m30s are durations too" {
+	start_target mt-writer -t 1 -n 5
+	local save=$BATS_TEST_TMPDIR/raw.ndjson d ms
+	run --separate-stderr wp watch --json --save "$save" -d 1 "$TPID" wpt_counter
+	assert_success
+	assert_equal "$(jq -r '.observation | "\(.duration_requested_ms) \(.stop_reason) \(.elapsed_ms >= 1000)"' <<< "$output")" "1000 duration true"
+	for d in 1.5s:1500 2m30s:150000 0.25m:15000; do
+		rm -f "$save"
+		wp watch --json --save "$save" -d "${d%%:*}" "$TPID" wpt_counter > /dev/null 2>&1 &
+		wait_for "$save" '"type":"armed"' 60
+		kill -TERM $!
+		wait $! || true
+		assert_equal "$(jq -r 'select(.type == "observation") | .duration_requested_ms' "$save")" "${d#*:}"
+	done
+	for d in 1.5ms 2m30 .5s 1.s; do
+		run --separate-stderr wp watch -d "$d" "$TPID" wpt_counter
+		assert_failure 64
+		assert_equal "$stderr" "wp-arm: -d $d: not a duration (10 for seconds, 500ms, 1.5s, 2m30s)"
+	done
+}
+
+@test "wp watch: SIGPIPE to its process group loses nothing; the watch goes on to its end and the report comes" {
+	start_target mt-writer -t 1 -n 20 -w
+	wp_watch_bg
+	kill -PIPE -- -"$WP"
+	sleep 0.5
+	kill -0 "$WP"
+	kill -TERM -- -"$WP"
+	local st=0
+	wait "$WP" || st=$?
+	assert_equal "$st" 0
+	assert_ended_by SIGTERM
+	# nothing said of a broken pipe
+	assert_equal "$(grep -v '^wp-arm: hardware breakpoints do not fire' "$BATS_TEST_TMPDIR/err")" ""
+}
+
+# nothing_left SID: no process of session SID is left (a few seconds for
+# the stages to finish) and the target is not traced.
+nothing_left() {
+	local i
+	for i in $(seq 100); do
+		pgrep -s "$1" > /dev/null || break
+		sleep 0.05
+	done
+	run pgrep -a -s "$1"
+	assert_failure
+	assert_equal "$(awk '$1 == "TracerPid:" { print $2 }' "/proc/$TPID/status")" 0
+}
+
+@test "wp watch: SIGTERM or SIGPIPE as wp starts (30 times, at random moments) leaves no wp-arm and the target untraced" {
+	start_target mt-writer -t 1 -n 5
+	local i w st to
+	for i in $(seq 30); do
+		setsid wp watch -d inf "$TPID" wpt_counter > /dev/null 2> "$BATS_TEST_TMPDIR/err" &
+		w=$!
+		# to its process group (timeout(1)), or to wp alone
+		to=-$w
+		[ $(( i % 2 )) -eq 0 ] && to=$w
+		# from at once to about when wp-arm attaches
+		sleep "0.$(printf '%03d' $(( RANDOM % 400 )))"
+		kill -PIPE -- "$to" 2> /dev/null || true
+		sleep "0.0$(( RANDOM % 10 ))"
+		kill -TERM -- "$to" 2> /dev/null || true
+		st=0
+		timeout 60 tail --pid="$w" -f /dev/null ||
+			fail "attempt $i: wp did not end after SIGTERM: $(ps -o pid,stat,wchan:24,args -s "$w"; cat "$BATS_TEST_TMPDIR/err")"
+		wait "$w" || st=$?
+		nothing_left "$w"
+		kill -0 "$TPID"
+		# 3: no report, wp-arm stopped before it armed the watch; 141
+		# and 143: the signal came before wp's first line
+		[ "$st" -eq 0 ] || [ "$st" -eq 3 ] || [ "$st" -eq 141 ] ||
+			[ "$st" -eq 143 ] || fail "attempt $i: wp ended with status $st: $(cat "$BATS_TEST_TMPDIR/err")"
+	done
+}

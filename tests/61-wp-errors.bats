@@ -9,7 +9,7 @@ load helpers
 	start_target mt-writer -t 1 -n 5
 	run --separate-stderr wp watch -d 5x "$TPID" wpt_counter
 	assert_failure 64
-	assert_equal "$stderr" "wp-arm: -d 5x: not a duration (500ms, 5s, 2m)"
+	assert_equal "$stderr" "wp-arm: -d 5x: not a duration (10 for seconds, 500ms, 1.5s, 2m30s)"
 	assert_equal "$output" ""
 	# a duration past what wp-arm can wait is a usage error too
 	run --separate-stderr wp watch -d 99999999999h "$TPID" wpt_counter
@@ -94,4 +94,108 @@ observation"
 	assert_equal "$stderr" "wp-arm: --backend page: this wp-arm is built without the page-protection backend"
 	assert_equal "$output" ""
 	kill -0 "$TPID"
+}
+
+@test "wp watch --save: a planted link or an existing file is refused, never followed or truncated; --force replaces the name" {
+	start_target mt-writer -t 1 -n 5
+	local d=$BATS_TEST_TMPDIR victim=$BATS_TEST_TMPDIR/victim
+	echo precious > "$victim"
+	ln -s "$victim" "$d/link"
+	ln -s "$d/nothing" "$d/dangling"
+	echo old > "$d/old.ndjson"
+	for f in link dangling old.ndjson; do
+		run --separate-stderr wp watch --save "$d/$f" -d 1 "$TPID" wpt_counter
+		assert_failure 1
+		assert_equal "$stderr" "wp: --save $d/$f: exists (--force replaces it)"
+		assert_equal "$output" ""
+	done
+	assert_equal "$(cat "$victim")" precious
+	[ ! -e "$d/nothing" ] || fail "the dangling link was followed"
+	assert_equal "$(cat "$d/old.ndjson")" old
+	# --force replaces the link itself, not the file it points to
+	run --separate-stderr wp watch --force --save "$d/link" -d 1 "$TPID" wpt_counter
+	assert_success
+	[ -f "$d/link" ] && [ ! -L "$d/link" ] || fail "the link was not replaced by a file"
+	assert_equal "$(tail -n 1 "$d/link" | jq -r .type)" observation
+	assert_equal "$(cat "$victim")" precious
+	run --separate-stderr wp watch --save "$d" -d 1 "$TPID" wpt_counter
+	assert_failure 1
+	assert_equal "$stderr" "wp: --save $d: is a directory"
+	run --separate-stderr wp watch --force -d 1 "$TPID" wpt_counter
+	assert_failure 64
+	assert_equal "$stderr" "wp: watch: --force is for --save"
+	# nothing left behind in the directory
+	assert_equal "$(ls -A "$d" | grep -c '^\.wp-save')" 0
+}
+
+@test "wp watch --save -a: a name that begins with - is a file name, never an option of another program" {
+	start_target mt-writer -t 1 -n 5
+	cd "$BATS_TEST_TMPDIR"
+	run --separate-stderr wp watch --json --save -a -d 1 "$TPID" wpt_counter
+	assert_success
+	assert_equal "$(jq -r .complete <<< "$output")" true
+	assert_equal "$(head -n 1 ./-a | jq -r .type)" session
+	assert_equal "$(tail -n 1 ./-a | jq -r .type)" observation
+	# and wp report takes it as ./-a
+	run --separate-stderr wp report --json ./-a
+	assert_success
+	assert_equal "$(jq -r .complete <<< "$output")" true
+}
+
+@test "wp report: a file that is not a wp stream is said once (status 2); a stream with bad lines keeps its good ones" {
+	run --separate-stderr wp report /etc/passwd
+	assert_failure 2
+	assert_equal "$stderr" "wp: report: /etc/passwd: not a wp stream (no record of wp-records(7) in it)"
+	assert_equal "$output" ""
+	run --separate-stderr wp report "$BATS_TEST_TMPDIR"
+	assert_failure 1
+	assert_equal "$stderr" "wp: report: $BATS_TEST_TMPDIR: is a directory"
+	# one bad line: named, the rest reported, status 2 at the end
+	{ echo 'root:x:0:0:root:/root:/bin/bash'; cat "$DATA/report-basic.in.ndjson"; } > "$BATS_TEST_TMPDIR/mixed.ndjson"
+	run --separate-stderr wp report --json "$BATS_TEST_TMPDIR/mixed.ndjson"
+	assert_failure 2
+	assert_equal "$stderr" "wp-decode: $BATS_TEST_TMPDIR/mixed.ndjson: line 1: invalid JSON at byte 1: expected a value"
+	assert_equal "$(jq -r '"\(.complete) \(.watches[0].accepted_hits)"' <<< "$output")" "true 11"
+}
+
+@test "wp watch: wp-arm killed: one line names the signal, no shell internals" {
+	start_target mt-writer -t 1 -n 5
+	local save=$BATS_TEST_TMPDIR/raw.ndjson arm
+	wp watch --save "$save" -d 300s "$TPID" wpt_counter > /dev/null 2> "$BATS_TEST_TMPDIR/err" &
+	local w=$!
+	wait_for "$save" '"type":"armed"' 60
+	arm=$(pgrep -P "$w" -x wp-arm)
+	kill -KILL "$arm"
+	local st=0
+	wait "$w" || st=$?
+	assert_equal "$st" 137
+	run grep -v '^wp-arm: \|^wp-report: ' "$BATS_TEST_TMPDIR/err"
+	assert_output "wp: wp-arm (pid $arm) was killed by SIGKILL: the watch ended there"
+}
+
+@test "wp watch SYMBOL+OFF: an offset past the symbol's end is warned about, in one line and in the record" {
+	start_target mt-writer -t 1 -n 5
+	run --separate-stderr wp watch --json -d 1 "$TPID" wpt_counter+0x8 wpt_array+0x1c
+	assert_success
+	assert_equal "$(grep -v '^wp-arm: ' <<< "$stderr")" "wp-resolve: wpt_counter+0x8: warning: 4 bytes at offset 0x8 reach past the end of wpt_counter (8 bytes)"
+	# within the symbol: no warning
+	run --separate-stderr wp-resolve -p "$TPID" wpt_counter+0x8 wpt_array+0x1c
+	assert_success
+	assert_equal "$(jq -sc 'map(select(.type == "target") | .warnings)' <<< "$output")" \
+		'[["4 bytes at offset 0x8 reach past the end of wpt_counter (8 bytes)"],[]]'
+}
+
+@test "wp watch with too few file descriptors: one line that says so, not the shell's errors" {
+	start_target mt-writer -t 1 -n 5
+	local n
+	for n in 10 12; do
+		run --separate-stderr bash -c 'ulimit -n "$1"; exec wp watch --save "$2" -d 1 "$3" wpt_counter' _ "$n" "$BATS_TEST_TMPDIR/raw$n.ndjson" "$TPID"
+		assert_failure 1
+		assert_equal "$stderr" "wp: watch: too few file descriptors (ulimit -n is $n, wp needs 16)"
+		assert_equal "$output" ""
+		[ ! -e "$BATS_TEST_TMPDIR/raw$n.ndjson" ] || fail "a --save file was left"
+	done
+	run --separate-stderr bash -c 'ulimit -n 16; exec wp watch --json -d 1 "$1" wpt_counter' _ "$TPID"
+	assert_success
+	assert_equal "$(jq -r .complete <<< "$output")" true
 }

@@ -178,10 +178,22 @@ share_all(struct watch *w)
 	return 0;
 }
 
-/* In the child, after every run: the time base, once it is set. */
+/*
+ * In the child, after every run: the time base, once it is set; and a
+ * signal that came before the watch caught them, raised again.
+ */
 static void
 note(struct watch *w)
 {
+	int s;
+
+	/* a signal that came before the watch caught them */
+	for (s = 1; any && s < NSIG; s++)
+		if (pending[s]) {
+			pending[s] = 0;
+			raise(s);
+		}
+	any = 0;
 	guard->t0 = w->t0;
 	guard->started = 1;
 }
@@ -248,6 +260,13 @@ guard_fork(struct watch *w)
 		prctl(PR_SET_NAME, "wp-trace");
 		guard_parent = parent;
 		w->supervisor_note = note;
+		/* one sent to the group before setpgid: kept for note */
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = on_signal;
+		watch_stop_signals(&stop);
+		for (s = 1; s < NSIG; s++)
+			if (sigismember(&stop, s) == 1)
+				sigaction(s, &sa, NULL);
 		sigprocmask(SIG_SETMASK, &orig, NULL);
 		return;
 	}
@@ -256,6 +275,8 @@ guard_fork(struct watch *w)
 	for (s = 1; s < NSIG; s++)
 		if (sigismember(&stop, s) == 1)
 			sigaction(s, &sa, NULL);
+	/* the child's tick: sent to wp-arm, as harmless as to the child */
+	signal(SIGALRM, SIG_IGN);
 	sleepmask = orig;
 	for (s = 1; s < NSIG; s++)
 		if (sigismember(&stop, s) == 1)

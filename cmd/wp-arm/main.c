@@ -37,9 +37,9 @@ static const char help_text[] =
     "\n"
     "  -v, --verbose            print what libbpf says when the BPF program "
     "fails\n"
-    "  -d, --duration duration  how long to watch: 500ms, 5s, 2m, 1h, or inf "
-    "(until\n"
-    "                           a signal); default 5s\n"
+    "  -d, --duration duration  how long to watch: 10 (seconds), 500ms, 1.5s, "
+    "2m30s,\n"
+    "                           1h, or inf (until a signal); default 5s\n"
     "  -n, --max-events n       stop after n hit records (default 100000)\n"
     "      --regs               sample the registers with each hit (written "
     "values)\n"
@@ -136,8 +136,8 @@ option(int ch, const char *arg, struct watch *w, struct options *op)
 		if (strcmp(arg, "inf") == 0)
 			w->duration_ms = DURATION_INF_MS;
 		else if (wp_parse_duration_ms(arg, &w->duration_ms) == -1)
-			errx(WP_EXIT_USAGE, "-d %s: not a duration (500ms, 5s, "
-			    "2m)", arg);
+			errx(WP_EXIT_USAGE, "-d %s: not a duration (10 for "
+			    "seconds, 500ms, 1.5s, 2m30s)", arg);
 		else if (w->duration_ms >= DURATION_INF_MS)
 			errx(WP_EXIT_USAGE, "-d %s: longer than wp-arm can "
 			    "wait (inf watches until a signal)", arg);

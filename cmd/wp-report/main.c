@@ -2,7 +2,9 @@
 #include <sys/ioctl.h>
 
 #include <err.h>
+#include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,6 +147,8 @@ main(int argc, char *argv[])
 	int rc;
 
 	parse_options(argc, argv, &op);
+	/* a reader that closed the pipe (head) is seen on write: status 1 */
+	signal(SIGPIPE, SIG_IGN);
 	if ((in = wp_stream_open(op.file, &name)) == NULL)
 		err(WP_EXIT_ERROR, "%s", op.file);
 	report_init(&r, (size_t)op.samples, (size_t)op.chains);
@@ -160,7 +164,7 @@ main(int argc, char *argv[])
 	rc = fflush(stdout) == EOF || ferror(stdout) ? WP_EXIT_ERROR :
 	    !report_complete(&r) ? WP_EXIT_INCOMPLETE : nbad ?
 	    WP_EXIT_MALFORMED : WP_EXIT_OK;
-	if (rc == WP_EXIT_ERROR)
+	if (rc == WP_EXIT_ERROR && errno != EPIPE)
 		warn("stdout");
 	else if (!report_complete(&r))
 		warnx("%s: the stream ended without an observation record; "

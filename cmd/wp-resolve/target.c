@@ -208,7 +208,7 @@ thread_local(struct view *v, struct module *m, const struct addr *a,
 
 /*
  * Turns any ADDR form into a runtime address.  *symsize is the symbol's
- * size for a symbol without offset, else 0.
+ * size for a symbol, else 0.
  */
 static int
 locate(struct view *v, const struct addr *a, const struct target_opts *o,
@@ -236,8 +236,7 @@ locate(struct view *v, const struct addr *a, const struct target_opts *o,
 			return -1;
 		return static_in(v, m, (uint64_t)a->off, addr, err, errsz);
 	}
-	if (a->off == 0)
-		*symsize = s.size;
+	*symsize = s.size;
 	if (s.tls)
 		return thread_local(v, m, a, &s, o, addr, err, errsz);
 	*addr = s.val + m->bias + (uint64_t)a->off;
@@ -332,7 +331,12 @@ target_resolve(struct view *v, const char *input, const struct addr *a,
 	t->a = a;
 	if (locate(v, a, o, &t->addr, &symsize, err, errsz) == -1)
 		return -1;
-	t->len = default_len(o, symsize);
+	t->len = default_len(o, a->off == 0 ? symsize : 0);
+	if (a->kind == ADDR_SYMBOL && a->off > 0 && symsize > 0 &&
+	    (uint64_t)a->off + t->len > symsize)
+		snprintf(t->past, sizeof t->past, "%zu bytes at offset 0x%"
+		    PRIx64 " reach past the end of %s (%" PRIu64 " bytes)",
+		    t->len, (uint64_t)a->off, a->symbol, symsize);
 	return check_place(v, a, t->addr, t->len, o->limits == LIMITS_DR &&
 	    t->len <= 8, "", err, errsz);
 }
@@ -372,7 +376,7 @@ one_record(struct view *v, int id, const char *input, uint64_t addr,
 	struct wp_target_rec r;
 	struct wp_jw w = { 0 };
 	unsigned char *initial;
-	const char *warns[1];
+	const char *warns[2];
 
 	memset(&r, 0, sizeof r);
 	r.id = id;
@@ -385,6 +389,10 @@ one_record(struct view *v, int id, const char *input, uint64_t addr,
 	if (r.place.perms[1] != 'w') {
 		warnx("%s: warning: %s", input, ro);
 		warns[r.nwarnings++] = ro;
+	}
+	if (t->past[0] != '\0') {
+		warnx("%s: warning: %s", input, t->past);
+		warns[r.nwarnings++] = t->past;
 	}
 	r.warnings = warns;
 	wp_rec_target(&w, &r);

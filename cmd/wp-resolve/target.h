@@ -35,6 +35,7 @@ struct target {
 	const struct addr *a;		/* NULL for a follow chain */
 	uint64_t	 addr;
 	size_t		 len;
+	char		 past[160];	/* "", or the offset past the end */
 	char		**lines;	/* the records, allocated */
 	size_t		 nlines;
 };

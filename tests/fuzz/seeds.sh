@@ -95,5 +95,19 @@ for f in stores mt-writer libwpt.so; do
 	rm -f "$tmp/text"
 done
 
+# large inputs for make fuzz's long run (the 8 KB runs cannot reach
+# them): an object of 200,000 members; one of escaped names, the last a
+# repeat; an array of 100,000 objects
+mkdir -p "$tmp/records-large"
+awk -v n=200000 'BEGIN {
+	printf "{\"type\":\"x\""; for (i = 0; i < n; i++) printf ",\"k%d\":%d", i, i
+	print "}" }' > "$tmp/records-large/members"
+awk -v n=200000 'BEGIN {
+	printf "{\"type\":\"x\""; for (i = 0; i < n; i++) printf ",\"\\u006b%d\":0", i
+	print ",\"k7\":1}" }' > "$tmp/records-large/escaped-dup"
+awk -v n=100000 'BEGIN {
+	printf "{\"type\":\"x\",\"l\":["; for (i = 0; i < n; i++) printf "%s{\"a%d\":[]}", i ? "," : "", i
+	print "]}" }' > "$tmp/records-large/elements"
+
 rm -rf "$out"
 mv "$tmp" "$out"
