@@ -150,7 +150,8 @@ null null $(tinfo score) $(tinfo score)"
 	# the same with --backend bpf; -l 16 from an offset: 4 + 8 + 4
 	run --separate-stderr wp-resolve -p "$TPID" --backend bpf -l 16 wpt_counter+4
 	assert_success
-	assert_equal "$stderr" "wp-resolve: wpt_counter+4: 16 bytes, watched in 3 debug-register slots (wpt_counter+0x4 to +0x10)"
+	assert_equal "$stderr" "wp-resolve: wpt_counter+4: warning: 16 bytes at offset 0x4 reach past the end of wpt_counter (8 bytes)
+wp-resolve: wpt_counter+4: 16 bytes, watched in 3 debug-register slots (wpt_counter+0x4 to +0x10)"
 	run jq -r 'select(.type=="target") | "\(.input) \(.len)"' <<< "$output"
 	assert_output "wpt_counter+0x4 4
 wpt_counter+0x8 8

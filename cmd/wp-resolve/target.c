@@ -337,6 +337,8 @@ target_resolve(struct view *v, const char *input, const struct addr *a,
 		snprintf(t->past, sizeof t->past, "%zu bytes at offset 0x%"
 		    PRIx64 " reach past the end of %s (%" PRIu64 " bytes)",
 		    t->len, (uint64_t)a->off, a->symbol, symsize);
+	if (t->past[0] != '\0')	/* once, though its pieces carry it */
+		warnx("%s: warning: %s", input, t->past);
 	return check_place(v, a, t->addr, t->len, o->limits == LIMITS_DR &&
 	    t->len <= 8, "", err, errsz);
 }
@@ -390,10 +392,8 @@ one_record(struct view *v, int id, const char *input, uint64_t addr,
 		warnx("%s: warning: %s", input, ro);
 		warns[r.nwarnings++] = ro;
 	}
-	if (t->past[0] != '\0') {
-		warnx("%s: warning: %s", input, t->past);
+	if (t->past[0] != '\0')
 		warns[r.nwarnings++] = t->past;
-	}
 	r.warnings = warns;
 	wp_rec_target(&w, &r);
 	keep_line(t, &w);
