@@ -337,10 +337,12 @@ target_resolve(struct view *v, const char *input, const struct addr *a,
 		snprintf(t->past, sizeof t->past, "%zu bytes at offset 0x%"
 		    PRIx64 " reach past the end of %s (%" PRIu64 " bytes)",
 		    t->len, (uint64_t)a->off, a->symbol, symsize);
+	if (check_place(v, a, t->addr, t->len, o->limits == LIMITS_DR &&
+	    t->len <= 8, "", err, errsz) == -1)
+		return -1;
 	if (t->past[0] != '\0')	/* once, though its pieces carry it */
 		warnx("%s: warning: %s", input, t->past);
-	return check_place(v, a, t->addr, t->len, o->limits == LIMITS_DR &&
-	    t->len <= 8, "", err, errsz);
+	return 0;
 }
 
 /* The address form of piece off bytes into t, as the user wrote t. */
