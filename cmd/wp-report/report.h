@@ -1,8 +1,9 @@
 /*
- * wp-report's parts: the aggregate of a stream (aggregate.c), the
- * report document built from it (document.c), the table printed from
- * the document (table.c) and the writers' names in it (label.c),
- * records as json-c values (jsonc.c) and the live progress line
+ * wp-report's parts: the records it passes through, as typed members
+ * (passed.c); the aggregate of a stream (aggregate.c) and its sorted
+ * view (view.c), which the JSON document (document.c, doc-watch.c) and
+ * the table (table.c, table-watch.c, over layout.c, with the writers'
+ * names of label.c) both print; and the live progress line
  * (progress.c).
  */
 #ifndef WPREPORT_REPORT_H
@@ -11,9 +12,8 @@
 #include <stdio.h>
 #include <stdint.h>
 
-#include <json-c/json.h>
-
 #include "hmap.h"
+#include "json.h"
 #include "reader.h"
 #include "stream.h"
 
@@ -22,6 +22,65 @@
 				   so many and the latest so many */
 #define MAXCOMMS	65536	/* thread names kept */
 #define MAXCHAINS	64	/* distinct call chains counted per site */
+
+/*
+ * A member of a record wp-report passes through: its JSON text, as the
+ * document carries it, and its text as the table shows it.
+ */
+struct rfield {
+	int		 type;		/* enum wp_jtype; -1: absent */
+	char		*json;		/* NULL: absent */
+	char		*text;		/* a string's value, else its JSON;
+					   NULL: absent or null */
+};
+
+/* The session record (wp-resolve). */
+struct rsession {
+	int		 present;
+	struct rfield	 pid, start_time, exe, binary_match, pie_slide;
+	struct rfield	 slot_limit, warnings;
+	char		**warn;		/* the warnings that are strings */
+	size_t		 nwarn;
+};
+
+/* The armed record (wp-arm). */
+struct rarmed {
+	int		 present;
+	struct rfield	 backend, regs;
+};
+
+/* An entry of the observation's targets or follows. */
+struct robs_entry {
+	int		 id;
+	struct rfield	 counted, lost, latest_value, rebinds;
+};
+
+/* The observation record (wp-arm), the last one. */
+struct robs {
+	int		 present;
+	char		*json;		/* less its type and targets */
+	struct rfield	 backend, elapsed_ms, duration_requested_ms;
+	struct rfield	 stop_reason, stop_detail, error, target_alive_after;
+	struct rfield	 truncated_by_max_events, tallied;
+	struct rfield	 counts_are_lower_bound;
+	struct rfield	 lost_known, lost_total;		/* lost_events */
+	struct rfield	 seeded, inherited, attached_late, unattached;
+	struct rfield	 exited, forked, partial;	/* thread_coverage */
+	int		 has_ptrace;
+	struct rfield	 steps_per_second, native_run_us, blocked_us, steps;
+	struct rfield	 native_ips;
+	struct robs_entry *targets, *follows;
+	size_t		 ntargets, nfollows;
+};
+
+/* A target or follow record's members (a follow's slot_*, offsets,
+   slots, binding and leaf_addr; a target's the others). */
+struct rtrec {
+	struct rfield	 input, runtime_addr, static_addr, module, region;
+	struct rfield	 perms, access, len, initial_value;
+	struct rfield	 slot_addr, slot_static_addr, slot_module, offsets;
+	struct rfield	 slots, binding, leaf_addr;
+};
 
 /* A call chain that reached a site (--callchain), and its hits. */
 struct rchain {
@@ -43,6 +102,12 @@ struct rsite {
 	uint64_t	 chains_other;	/* hits of chains past MAXCHAINS */
 	int		 chains_sampled;	/* a tallied site's chains, from
 						   its samples */
+	/* the view (report_view): the worst confidence, the chains shown,
+	   most hits first, the hits of the others and of none */
+	int		 worst;
+	struct rchain	**shown;
+	size_t		 nshown;
+	uint64_t	 chains_rest, chains_none;
 };
 
 struct rthread {
@@ -86,7 +151,7 @@ struct rbind {
 struct rtarget {
 	int		 id;
 	int		 follow;	/* a --follow chain: hits are the leaf's */
-	json_object	*rec;
+	struct rtrec	 rec;
 	uint64_t	 ptr_hits;
 	struct rbind	*binds;
 	size_t		 nbinds;
@@ -102,6 +167,14 @@ struct rtarget {
 	struct rsample	*samples;
 	size_t		 nsamples;
 	int		 samples_truncated;
+	/* the view (report_view): the writer sites, most hits first (of
+	   the tallies when there are any), the threads sorted so */
+	int		 tallied;
+	uint64_t	 tallied_hits;
+	struct wp_hmap	 tsites;	/* the tallies' sites */
+	struct rsite	**sorted;
+	size_t		 nsorted;
+	const struct robs_entry *obs, *obs_follow;	/* or NULL */
 };
 
 /* A thread's name, from its thread record. */
@@ -110,7 +183,9 @@ struct rcomm {
 };
 
 struct report {
-	json_object	*session, *armed, *observation;
+	struct rsession	 session;
+	struct rarmed	 armed;
+	struct robs	 observation;
 	struct wp_hmap	 comms;		/* (tid, 0) -> struct rcomm */
 	struct rtarget	*t;
 	size_t		 nt;
@@ -120,6 +195,11 @@ struct report {
 	uint64_t	 thread_records, other_records;
 	int		 regs_seen;
 	struct wp_hit_in hit;		/* the hit or tally being added */
+	/* the view (report_view) */
+	long		 malformed;
+	const char	*backend;	/* NULL: not known */
+	int		 reasons[WP_NBOUNDS];	/* enum wp_bound */
+	size_t		 nreasons;
 };
 
 /* aggregate.c: bounded memory, whatever the length of the stream */
@@ -135,11 +215,40 @@ int	 report_complete(const struct report *r);
 /* The name of thread tid, or NULL. */
 const char *report_comm(const struct report *r, int64_t tid);
 
-/* document.c: the report as one JSON document (the caller puts it) */
-json_object *report_document(struct report *r, long malformed);
+/* passed.c: the members of a record wp-report passes through */
+void	 passed_session(const struct wp_record *rec, struct rsession *s);
+void	 passed_armed(const struct wp_record *rec, struct rarmed *a);
+void	 passed_observation(const struct wp_record *rec, struct robs *o);
+void	 passed_target(const struct wp_record *rec, struct rtrec *t);
+void	 passed_session_free(struct rsession *s);
+void	 passed_armed_free(struct rarmed *a);
+void	 passed_observation_free(struct robs *o);
+void	 passed_target_free(struct rtrec *t);
+/* A field as a boolean, an integer, a string (NULL: not a string), as
+   the table reads them: json-c's conversions. */
+int	 rf_bool(const struct rfield *f);
+int64_t	 rf_int(const struct rfield *f);
+const char *rf_str(const struct rfield *f);
+/* Its text, or "-". */
+const char *rf_text(const struct rfield *f);
 
-/* table.c: the document as a table for people, width columns at most */
-int	 report_table(json_object *doc, FILE *f, size_t width);
+/* view.c: sorts what the report shows, once the stream has ended, with
+   the number of malformed lines; the view lives as long as r */
+void	 report_view(struct report *r, long malformed);
+/* Frees the sites of a hash of struct rsite and the hash. */
+void	 view_sites_free(struct wp_hmap *sites);
+
+/* document.c: the viewed report as one JSON document, into w */
+void	 report_document(const struct report *r, struct wp_jw *w);
+/* doc-watch.c: a watch of the document (a target, or a follow chain) */
+void	 doc_watch(const struct report *r, const struct rtarget *t,
+	    struct wp_jw *w);
+void	 doc_follow(const struct report *r, const struct rtarget *t,
+	    struct wp_jw *w);
+
+/* table.c: the viewed report as a table for people, width columns at
+   most; -1 on an output error */
+int	 report_table(const struct report *r, FILE *f, size_t width);
 
 /*
  * label.c: a writer's name: its symbol ("function+0xOFF"), else
@@ -147,8 +256,8 @@ int	 report_table(json_object *doc, FILE *f, size_t width);
  * fallback; names cut to a width in the middle, "+0xOFF" kept; and
  * sources ("file:line") so, ":line" kept.
  */
-void	 label_writer(json_object *x, const char *fallback, char *buf,
-	    size_t sz);
+void	 label_writer(const struct wp_writer_in *w, const char *fallback,
+	    char *buf, size_t sz);
 void	 label_shorten(const char *s, size_t width, char *buf, size_t sz);
 void	 label_shorten_source(const char *s, size_t width, char *buf,
 	    size_t sz);
@@ -158,11 +267,6 @@ void	 label_shorten_source(const char *s, size_t width, char *buf,
  */
 size_t	 label_distinct_width(char *const *names, size_t n, size_t width,
 	    size_t max);
-
-/* jsonc.c: a record, or a raw JSON object, as a json-c value */
-json_object *jsonc_record(const struct wp_record *rec);
-json_object *jsonc_parse(const char *text, size_t len);
-json_object *jsonc_hex(uint64_t v);
 
 /* progress.c: "wp: watching 1.2 s, 345 hits" on a terminal */
 void	 progress_start(void);
