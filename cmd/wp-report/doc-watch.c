@@ -263,14 +263,6 @@ bindings(const struct rtarget *t, struct wp_jw *w)
 	wp_jw_end(w);
 }
 
-static int
-cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 static void
 int_or_null(struct wp_jw *w, const char *k, int have, int64_t v)
 {
@@ -282,28 +274,17 @@ int_or_null(struct wp_jw *w, const char *k, int have, int64_t v)
 
 /* How long the leaf went unwatched at each re-arm, over the bindings. */
 static void
-rearm(const struct rtarget *t, struct wp_jw *w)
+rearm(const struct rrearm *a, struct wp_jw *w)
 {
-	int64_t *v = wp_xcalloc(t->nbinds + 1, sizeof *v);
-	size_t i, n = 0, held = 0, missed = 0;
-
-	for (i = 0; i < t->nbinds; i++) {
-		if (t->binds[i].rearm_ns >= 0)
-			v[n++] = t->binds[i].rearm_ns;
-		held += t->binds[i].held;
-		missed += t->binds[i].missed == 1;
-	}
-	qsort(v, n, sizeof *v, cmp_i64);
 	wp_jw_obj(w, "rearm");
-	wp_jw_uint(w, "measured", n);
-	wp_jw_uint(w, "held", held);
-	wp_jw_uint(w, "missed_in_window", missed);
-	int_or_null(w, "min_ns", n > 0, n ? v[0] : 0);
-	int_or_null(w, "median_ns", n > 0, n ? v[n / 2] : 0);
-	int_or_null(w, "p90_ns", n > 0, n ? v[(n * 9) / 10] : 0);
-	int_or_null(w, "max_ns", n > 0, n ? v[n - 1] : 0);
+	wp_jw_uint(w, "measured", a->measured);
+	wp_jw_uint(w, "held", a->held);
+	wp_jw_uint(w, "missed_in_window", a->missed);
+	int_or_null(w, "min_ns", a->measured > 0, a->min);
+	int_or_null(w, "median_ns", a->measured > 0, a->median);
+	int_or_null(w, "p90_ns", a->measured > 0, a->p90);
+	int_or_null(w, "max_ns", a->measured > 0, a->max);
 	wp_jw_end(w);
-	free(v);
 }
 
 /* A --follow chain: where it points, its history, and its leaf's hits. */
@@ -336,7 +317,7 @@ doc_follow(const struct report *r, const struct rtarget *t, struct wp_jw *w)
 	wp_jw_uint(w, "pointer_slot_hits", t->ptr_hits);
 	wp_jw_uint(w, "leaf_hits", t->hits);
 	bindings(t, w);
-	rearm(t, w);
+	rearm(&t->rearm, w);
 	wp_jw_bool(w, "bindings_truncated", t->binds_truncated);
 	leaf(r, t, w);
 	wp_jw_end(w);

@@ -147,6 +147,12 @@ struct rbind {
 	int		 missed;	/* -1: not known */
 };
 
+/* How long a follow's leaf went unwatched at each re-arm. */
+struct rrearm {
+	size_t		 measured, held, missed;
+	int64_t		 min, median, p90, max;	/* when measured */
+};
+
 /* A target or follow record and what hit it. */
 struct rtarget {
 	int		 id;
@@ -175,6 +181,7 @@ struct rtarget {
 	struct rsite	**sorted;
 	size_t		 nsorted;
 	const struct robs_entry *obs, *obs_follow;	/* or NULL */
+	struct rrearm	 rearm;		/* a follow chain's */
 };
 
 /* A thread's name, from its thread record. */

@@ -163,36 +163,16 @@ bindings(const struct rtarget *t, FILE *f)
 	}
 }
 
-static int
-cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* How long the leaf went unwatched at each re-arm, when measured. */
 static void
-rearm(const struct rtarget *t, FILE *f)
+rearm(const struct rrearm *a, FILE *f)
 {
-	int64_t *v = wp_xcalloc(t->nbinds + 1, sizeof *v);
-	size_t i, n = 0, held = 0, missed = 0;
-
-	for (i = 0; i < t->nbinds; i++) {
-		if (t->binds[i].rearm_ns >= 0)
-			v[n++] = t->binds[i].rearm_ns;
-		held += t->binds[i].held;
-		missed += t->binds[i].missed == 1;
-	}
-	qsort(v, n, sizeof *v, cmp_i64);
-	if (n > 0) {
-		out(f, "  re-arm: %zu measured, %zu with the writer held, %zu "
-		    "missed a write\n", n, held, missed);
-		out(f, "  re-arm us: min %.1f median %.1f p90 %.1f max %.1f\n",
-		    v[0] / 1e3, v[n / 2] / 1e3, v[(n * 9) / 10] / 1e3,
-		    v[n - 1] / 1e3);
-	}
-	free(v);
+	if (a->measured == 0)
+		return;
+	out(f, "  re-arm: %zu measured, %zu with the writer held, %zu "
+	    "missed a write\n", a->measured, a->held, a->missed);
+	out(f, "  re-arm us: min %.1f median %.1f p90 %.1f max %.1f\n",
+	    a->min / 1e3, a->median / 1e3, a->p90 / 1e3, a->max / 1e3);
 }
 
 static void
@@ -217,7 +197,7 @@ follow_section(const struct report *r, const struct rtarget *t, FILE *f)
 	    (unsigned long long)t->ptr_hits, (unsigned long long)t->hits,
 	    r->nreasons > 0 ? " (lower bound)" : "", rf_text(&t->rec.slots));
 	bindings(t, f);
-	rearm(t, f);
+	rearm(&t->rearm, f);
 	table_leaf_writers(t, f);
 }
 

@@ -2,7 +2,7 @@
  * The view of the aggregate that the document and the table both print:
  * per target the writer sites (from the in-kernel tallies when there
  * are any), most hits first, each with its call chains so sorted, the
- * threads so sorted; and whether the counts are a lower bound and why.
+ * threads so sorted, a follow chain's re-arm times; and whether the counts are a lower bound and why.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -189,6 +189,39 @@ obs_entry(const struct robs_entry *e, size_t n, int id)
 	return NULL;
 }
 
+static int
+cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* How long the leaf went unwatched at each re-arm, over the bindings. */
+static void
+view_rearm(struct rtarget *t)
+{
+	struct rrearm *a = &t->rearm;
+	int64_t *v = wp_xcalloc(t->nbinds + 1, sizeof *v);
+	size_t i, n = 0;
+
+	memset(a, 0, sizeof *a);
+	for (i = 0; i < t->nbinds; i++) {
+		if (t->binds[i].rearm_ns >= 0)
+			v[n++] = t->binds[i].rearm_ns;
+		a->held += t->binds[i].held;
+		a->missed += t->binds[i].missed == 1;
+	}
+	qsort(v, n, sizeof *v, cmp_i64);
+	if ((a->measured = n) > 0) {
+		a->min = v[0];
+		a->median = v[n / 2];
+		a->p90 = v[(n * 9) / 10];
+		a->max = v[n - 1];
+	}
+	free(v);
+}
+
 static void
 view_target(struct report *r, struct rtarget *t)
 {
@@ -207,6 +240,7 @@ view_target(struct report *r, struct rtarget *t)
 		sites = &t->tsites;
 	}
 	qsort(t->thr, t->nthr, sizeof *t->thr, cmp_thr);
+	view_rearm(t);
 	t->sorted = wp_xcalloc(sites->n + 1, sizeof *t->sorted);
 	for (i = 0; i < sites->cap; i++)
 		if ((s = wp_hmap_slot(sites, i)) != NULL) {
