@@ -231,8 +231,11 @@ void	 passed_session_free(struct rsession *s);
 void	 passed_armed_free(struct rarmed *a);
 void	 passed_observation_free(struct robs *o);
 void	 passed_target_free(struct rtrec *t);
-/* A field as a boolean, an integer, a string (NULL: not a string), as
-   the table reads them: json-c's conversions. */
+/*
+ * A field as a boolean (true, a number not 0, a string not empty), an
+ * integer (a number, cut toward 0; true is 1; a string's leading
+ * digits; else 0), a string (NULL: not a string).
+ */
 int	 rf_bool(const struct rfield *f);
 int64_t	 rf_int(const struct rfield *f);
 const char *rf_str(const struct rfield *f);
