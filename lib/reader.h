@@ -119,6 +119,26 @@ struct wp_value_in {
 int	 wp_rec_read_value(const struct wp_hit_in *h, struct wp_value_in *v);
 void	 wp_value_in_free(struct wp_value_in *v);
 
+/*
+ * A caller wp-decode named (an element of a hit's "callers"), or a bare
+ * return address (an element of its "callchain": then only ip).  Its
+ * strings are its own, released by wp_frames_in_free.
+ */
+struct wp_frame_in {
+	char		*ip;
+	char		*module, *static_ip, *symbol;	/* NULL: null */
+	char		*source_file;	/* NULL: no source */
+	int64_t		 source_line;
+	char		**inlined;	/* the functions inlined at the call */
+	size_t		 ninlined;
+};
+
+/* The frames of array arr of j (callers or callchain, as a hit has
+ * them) into *f, allocated (NULL when none): their number. */
+size_t	 wp_rec_read_frames(const struct wp_json *j, int arr,
+	    struct wp_frame_in **f);
+void	 wp_frames_in_free(struct wp_frame_in *f, size_t n);
+
 /* What a thread record says of its thread. */
 struct wp_thread_in {
 	int		 event;		/* enum wp_event; -1: not known */

@@ -2,124 +2,78 @@
  * A writer's call chains in the table, a line each: hits, then the
  * callers, the innermost (with its source line) first.  A chain is kept
  * as the JSON text wp-decode wrote ({"status":..,"callers":[..]}); its
- * frames are read here, in lib's parser, as the table shows them.
+ * frames are read by lib's reader.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "reader.h"
 #include "table.h"
 
-/* Value v as the table shows it, into buf: "-" when absent or null. */
-static const char *
-jtext(const struct wp_json *j, int v, char *buf, size_t sz)
-{
-	const char *raw;
-	char *s;
-	size_t n;
-
-	if (v < 0 || j->t[v].type == WP_JNULL)
-		snprintf(buf, sz, "-");
-	else if (j->t[v].type == WP_JSTRING) {
-		s = wp_json_strdup(j, v);
-		snprintf(buf, sz, "%s", s ? s : "-");
-		free(s);
-	} else {
-		raw = wp_json_raw(j, v, &n);
-		snprintf(buf, sz, "%.*s", (int)n, raw);
-	}
-	return buf;
-}
-
-/* Member k of object o, or -1. */
-static int
-member(const struct wp_json *j, int o, const char *k)
-{
-	return o >= 0 && j->t[o].type == WP_JOBJECT ? wp_json_get(j, o, k) :
-	    -1;
-}
-
-static int
-present(const struct wp_json *j, int v)
-{
-	return v >= 0 && j->t[v].type != WP_JNULL;
-}
-
-/* A frame's "file:line", the file's base name, or "-". */
+/* A frame's "file:line", the file's base name. */
 static void
-frame_source(const struct wp_json *j, int src, char *buf, size_t sz)
+frame_source(const struct wp_frame_in *fr, char *buf, size_t sz)
 {
-	char file[512], line[64];
-
-	if (src < 0 || j->t[src].type != WP_JOBJECT)
-		snprintf(buf, sz, "-");
-	else
-		snprintf(buf, sz, "%s:%s", base(jtext(j, member(j, src,
-		    "file"), file, sizeof file)), jtext(j, member(j, src,
-		    "line"), line, sizeof line));
+	snprintf(buf, sz, "%s:%lld", base(fr->source_file),
+	    (long long)fr->source_line);
 }
 
 /* A caller: the functions inlined at the call, marked, then its symbol,
  * else module+0xOFF, else its address. */
 static void
-frame_label(const struct wp_json *j, int fr, char *buf, size_t sz)
+frame_label(const struct wp_frame_in *fr, char *buf, size_t sz)
 {
-	int inl = member(j, fr, "inlined"), x;
-	char a[512], b[512];
-	size_t n = 0;
+	size_t i, n = 0;
 	int k;
 
-	if (inl >= 0 && j->t[inl].type == WP_JARRAY)
-		for (x = wp_json_first(j, inl); x >= 0 && n < sz;
-		    x = wp_json_next(j, inl, x)) {
-			k = snprintf(buf + n, sz - n, "%s (inline) < ",
-			    jtext(j, x, a, sizeof a));
-			n += k > 0 ? (size_t)k : 0;
-		}
+	for (i = 0; i < fr->ninlined && n < sz; i++) {
+		k = snprintf(buf + n, sz - n, "%s (inline) < ", fr->inlined[i]);
+		n += k > 0 ? (size_t)k : 0;
+	}
 	if (n >= sz)
 		return;
 	buf += n;
 	sz -= n;
-	if (present(j, member(j, fr, "symbol")))
-		jtext(j, member(j, fr, "symbol"), buf, sz);
-	else if (present(j, member(j, fr, "module")) &&
-	    present(j, member(j, fr, "static_ip")))
-		snprintf(buf, sz, "%s+%s", base(jtext(j, member(j, fr,
-		    "module"), a, sizeof a)), jtext(j, member(j, fr,
-		    "static_ip"), b, sizeof b));
-	else if (j->t[fr].type == WP_JSTRING)
-		jtext(j, fr, buf, sz);
+	if (fr->symbol != NULL)
+		snprintf(buf, sz, "%s", fr->symbol);
+	else if (fr->module != NULL && fr->static_ip != NULL)
+		snprintf(buf, sz, "%s+%s", base(fr->module), fr->static_ip);
 	else
-		jtext(j, member(j, fr, "ip"), buf, sz);
+		snprintf(buf, sz, "%s", fr->ip ? fr->ip : "-");
 }
 
-/* The chain's callers after its status, when that is not complete. */
+/*
+ * The callers after the chain's status, when that is not complete.  The
+ * chain's text is the object wp-report made of the hit's status and
+ * callers (aggregate.c); lib reads the frames.
+ */
 static void
 chain_line(const struct wp_json *j, char *line, size_t sz)
 {
-	int callers = member(j, 0, "callers"), fr, len = 0;
+	struct wp_frame_in *fr;
 	char b[512], src[512];
-	size_t k = 0;
+	size_t k, n;
+	int len = 0;
 
-	jtext(j, member(j, 0, "status"), b, sizeof b);
+	if (wp_json_str(j, wp_json_get(j, 0, "status"), b, sizeof b) < 0)
+		snprintf(b, sizeof b, "-");
 	if (strcmp(b, "complete") != 0)
 		len = snprintf(line, sz, "[%s] ", b);
-	fr = callers >= 0 && j->t[callers].type == WP_JARRAY ?
-	    wp_json_first(j, callers) : -1;
-	for (; fr >= 0 && len < (int)sz - 1;
-	    fr = wp_json_next(j, callers, fr), k++) {
-		frame_label(j, fr, b, sizeof b);
+	n = wp_rec_read_frames(j, wp_json_get(j, 0, "callers"), &fr);
+	for (k = 0; k < n && len < (int)sz - 1; k++) {
+		frame_label(&fr[k], b, sizeof b);
 		len += snprintf(line + len, sz - (size_t)len, "%s%s",
 		    k ? " < " : "by ", b);
-		if (k == 0 && present(j, member(j, fr, "source")) &&
+		if (k == 0 && fr[k].source_file != NULL &&
 		    len < (int)sz - 1) {
-			frame_source(j, member(j, fr, "source"), src,
-			    sizeof src);
+			frame_source(&fr[k], src, sizeof src);
 			len += snprintf(line + len, sz - (size_t)len, " (%s)",
 			    src);
 		}
 	}
-	if (k == 0 && len < (int)sz - 1)
+	if (n == 0)
 		snprintf(line + len, sz - (size_t)len, "no callers");
+	wp_frames_in_free(fr, n);
 }
 
 void
