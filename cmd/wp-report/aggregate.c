@@ -24,7 +24,7 @@ free_target(struct rtarget *t)
 {
 	size_t j;
 
-	passed_target_free(&t->rec);
+	wp_watch_pass_free(&t->rec);
 	view_sites_free(&t->sites);
 	for (j = 0; j < t->tallies.cap; j++) {
 		struct rtally *y = wp_hmap_slot(&t->tallies, j);
@@ -55,9 +55,9 @@ report_free(struct report *r)
 		free_target(&r->t[i]);
 	free(r->t);
 	wp_hmap_free(&r->comms);
-	passed_session_free(&r->session);
-	passed_armed_free(&r->armed);
-	passed_observation_free(&r->observation);
+	wp_session_pass_free(&r->session);
+	wp_armed_pass_free(&r->armed);
+	wp_obs_pass_free(&r->observation);
 	memset(r, 0, sizeof *r);
 }
 
@@ -372,7 +372,7 @@ add_target(struct report *r, const struct wp_record *rec)
 	memset(t, 0, sizeof *t);
 	t->id = id;
 	t->follow = strcmp(rec->type, "follow") == 0;
-	passed_target(rec, &t->rec);
+	wp_rec_pass_target(rec, &t->rec);
 	wp_hmap_init(&t->sites, sizeof(struct rsite));
 	wp_hmap_init(&t->tallies, sizeof(struct rtally));
 }
@@ -436,7 +436,7 @@ report_add(struct report *r, const struct wp_record *rec)
 	else if (strcmp(rec->type, "session") == 0) {
 		/* the first session and armed record, the last observation */
 		if (!r->session.present)
-			passed_session(rec, &r->session);
+			wp_rec_pass_session(rec, &r->session);
 	}
 	else if (strcmp(rec->type, "target") == 0 ||
 	    strcmp(rec->type, "follow") == 0)
@@ -447,9 +447,9 @@ report_add(struct report *r, const struct wp_record *rec)
 		add_tally(r, rec);
 	else if (strcmp(rec->type, "armed") == 0) {
 		if (!r->armed.present)
-			passed_armed(rec, &r->armed);
+			wp_rec_pass_armed(rec, &r->armed);
 	} else if (strcmp(rec->type, "observation") == 0)
-		passed_observation(rec, &r->observation);
+		wp_rec_pass_observation(rec, &r->observation);
 	else if (strcmp(rec->type, "lost") == 0) {
 		r->lost_records++;
 		r->lost += wp_rec_read_lost(rec);

@@ -13,11 +13,11 @@ static const char snapshot_caveat[] =
     "snapshots are read before arming and after disarming, not "
     "atomically with the hits";
 
-static const struct rfield absent = { -1, NULL, NULL };
+static const struct wp_field absent = { -1, NULL, NULL };
 
 /* A passed-through member, verbatim, or null. */
 static void
-raw(struct wp_jw *w, const char *k, const struct rfield *f)
+raw(struct wp_jw *w, const char *k, const struct wp_field *f)
 {
 	if (f != NULL && f->json != NULL)
 		wp_jw_raw(w, k, f->json, strlen(f->json));
@@ -209,8 +209,9 @@ leaf(const struct report *r, const struct rtarget *t, struct wp_jw *w)
 void
 doc_watch(const struct report *r, const struct rtarget *t, struct wp_jw *w)
 {
-	const struct rtrec *x = &t->rec;
-	const struct rfield *latest = t->obs ? &t->obs->latest_value : &absent;
+	const struct wp_watch_pass *x = &t->rec;
+	const struct wp_field *latest = t->obs ? &t->obs->latest_value :
+	    &absent;
 
 	wp_jw_obj(w, NULL);
 	wp_jw_int(w, "id", t->id);
@@ -291,7 +292,7 @@ rearm(const struct rrearm *a, struct wp_jw *w)
 void
 doc_follow(const struct report *r, const struct rtarget *t, struct wp_jw *w)
 {
-	const struct rtrec *x = &t->rec;
+	const struct wp_watch_pass *x = &t->rec;
 	const struct rbind *b = t->nbinds ? &t->binds[t->nbinds - 1] : NULL;
 
 	wp_jw_obj(w, NULL);

@@ -10,7 +10,7 @@
 
 /* A passed-through member, verbatim, or null. */
 static void
-raw(struct wp_jw *w, const char *k, const struct rfield *f)
+raw(struct wp_jw *w, const char *k, const struct wp_field *f)
 {
 	if (f->json != NULL)
 		wp_jw_raw(w, k, f->json, strlen(f->json));
@@ -29,11 +29,12 @@ collected(struct wp_jw *w, const char *k, int yes)
 static void
 capabilities(const struct report *r, struct wp_jw *w)
 {
-	const struct robs *o = &r->observation;
+	const struct wp_obs_pass *o = &r->observation;
 
 	wp_jw_obj(w, "capabilities");
 	collected(w, "per_thread_watchpoints", r->armed.present || o->present);
-	collected(w, "registers", r->regs_seen || rf_bool(&r->armed.regs));
+	collected(w, "registers", r->regs_seen ||
+	    wp_field_bool(&r->armed.regs));
 	collected(w, "memory_snapshots", o->present &&
 	    o->target_alive_after.text != NULL);
 	wp_jw_end(w);
@@ -42,8 +43,8 @@ capabilities(const struct report *r, struct wp_jw *w)
 static void
 process(const struct report *r, struct wp_jw *w)
 {
-	const struct rsession *s = &r->session;
-	const char *stop = rf_str(&r->observation.stop_reason);
+	const struct wp_session_pass *s = &r->session;
+	const char *stop = wp_field_str(&r->observation.stop_reason);
 
 	wp_jw_obj(w, "process");
 	raw(w, "pid", &s->pid);
@@ -101,7 +102,7 @@ watches(const struct report *r, const char *k, int follows,
 void
 report_document(const struct report *r, struct wp_jw *w)
 {
-	const struct robs *o = &r->observation;
+	const struct wp_obs_pass *o = &r->observation;
 	size_t i;
 
 	wp_jw_obj(w, NULL);

@@ -1,10 +1,10 @@
 /*
- * wp-report's parts: the records it passes through, as typed members
- * (passed.c); the aggregate of a stream (aggregate.c) and its sorted
- * view (view.c), which the JSON document (document.c, doc-watch.c) and
- * the table (table.c, table-watch.c, over layout.c, with the writers'
- * names of label.c) both print; and the live progress line
- * (progress.c).
+ * wp-report's parts: the aggregate of a stream (aggregate.c), with the
+ * records it passes through as lib's readers keep them (reader.h), and
+ * its sorted view (view.c), which the JSON document (document.c,
+ * doc-watch.c) and the table (table.c, table-watch.c, table-chain.c,
+ * over layout.c, with the writers' names of label.c) both print; and
+ * the live progress line (progress.c).
  */
 #ifndef WPREPORT_REPORT_H
 #define WPREPORT_REPORT_H
@@ -22,65 +22,6 @@
 				   so many and the latest so many */
 #define MAXCOMMS	65536	/* thread names kept */
 #define MAXCHAINS	64	/* distinct call chains counted per site */
-
-/*
- * A member of a record wp-report passes through: its JSON text, as the
- * document carries it, and its text as the table shows it.
- */
-struct rfield {
-	int		 type;		/* enum wp_jtype; -1: absent */
-	char		*json;		/* NULL: absent */
-	char		*text;		/* a string's value, else its JSON;
-					   NULL: absent or null */
-};
-
-/* The session record (wp-resolve). */
-struct rsession {
-	int		 present;
-	struct rfield	 pid, start_time, exe, binary_match, pie_slide;
-	struct rfield	 slot_limit, warnings;
-	char		**warn;		/* the warnings that are strings */
-	size_t		 nwarn;
-};
-
-/* The armed record (wp-arm). */
-struct rarmed {
-	int		 present;
-	struct rfield	 backend, regs;
-};
-
-/* An entry of the observation's targets or follows. */
-struct robs_entry {
-	int		 id;
-	struct rfield	 counted, lost, latest_value, rebinds;
-};
-
-/* The observation record (wp-arm), the last one. */
-struct robs {
-	int		 present;
-	char		*json;		/* less its type and targets */
-	struct rfield	 backend, elapsed_ms, duration_requested_ms;
-	struct rfield	 stop_reason, stop_detail, error, target_alive_after;
-	struct rfield	 truncated_by_max_events, tallied;
-	struct rfield	 counts_are_lower_bound;
-	struct rfield	 lost_known, lost_total;		/* lost_events */
-	struct rfield	 seeded, inherited, attached_late, unattached;
-	struct rfield	 exited, forked, partial;	/* thread_coverage */
-	int		 has_ptrace;
-	struct rfield	 steps_per_second, native_run_us, blocked_us, steps;
-	struct rfield	 native_ips;
-	struct robs_entry *targets, *follows;
-	size_t		 ntargets, nfollows;
-};
-
-/* A target or follow record's members (a follow's slot_*, offsets,
-   slots, binding and leaf_addr; a target's the others). */
-struct rtrec {
-	struct rfield	 input, runtime_addr, static_addr, module, region;
-	struct rfield	 perms, access, len, initial_value;
-	struct rfield	 slot_addr, slot_static_addr, slot_module, offsets;
-	struct rfield	 slots, binding, leaf_addr;
-};
 
 /* A call chain that reached a site (--callchain), and its hits. */
 struct rchain {
@@ -150,14 +91,14 @@ struct rbind {
 /* How long a follow's leaf went unwatched at each re-arm. */
 struct rrearm {
 	size_t		 measured, held, missed;
-	int64_t		 min, median, p90, max;	/* when measured */
+	int64_t		 min, median, p90, max;	/* measured */
 };
 
 /* A target or follow record and what hit it. */
 struct rtarget {
 	int		 id;
 	int		 follow;	/* a --follow chain: hits are the leaf's */
-	struct rtrec	 rec;
+	struct wp_watch_pass rec;
 	uint64_t	 ptr_hits;
 	struct rbind	*binds;
 	size_t		 nbinds;
@@ -180,7 +121,7 @@ struct rtarget {
 	struct wp_hmap	 tsites;	/* the tallies' sites */
 	struct rsite	**sorted;
 	size_t		 nsorted;
-	const struct robs_entry *obs, *obs_follow;	/* or NULL */
+	const struct wp_obs_entry_pass *obs, *obs_follow;	/* or NULL */
 	struct rrearm	 rearm;		/* a follow chain's */
 };
 
@@ -190,9 +131,9 @@ struct rcomm {
 };
 
 struct report {
-	struct rsession	 session;
-	struct rarmed	 armed;
-	struct robs	 observation;
+	struct wp_session_pass session;
+	struct wp_armed_pass armed;
+	struct wp_obs_pass observation;
 	struct wp_hmap	 comms;		/* (tid, 0) -> struct rcomm */
 	struct rtarget	*t;
 	size_t		 nt;
@@ -221,26 +162,6 @@ void	 report_add(struct report *r, const struct wp_record *rec);
 int	 report_complete(const struct report *r);
 /* The name of thread tid, or NULL. */
 const char *report_comm(const struct report *r, int64_t tid);
-
-/* passed.c: the members of a record wp-report passes through */
-void	 passed_session(const struct wp_record *rec, struct rsession *s);
-void	 passed_armed(const struct wp_record *rec, struct rarmed *a);
-void	 passed_observation(const struct wp_record *rec, struct robs *o);
-void	 passed_target(const struct wp_record *rec, struct rtrec *t);
-void	 passed_session_free(struct rsession *s);
-void	 passed_armed_free(struct rarmed *a);
-void	 passed_observation_free(struct robs *o);
-void	 passed_target_free(struct rtrec *t);
-/*
- * A field as a boolean (true, a number not 0, a string not empty), an
- * integer (a number, cut toward 0; true is 1; a string's leading
- * digits; else 0), a string (NULL: not a string).
- */
-int	 rf_bool(const struct rfield *f);
-int64_t	 rf_int(const struct rfield *f);
-const char *rf_str(const struct rfield *f);
-/* Its text, or "-". */
-const char *rf_text(const struct rfield *f);
 
 /* view.c: sorts what the report shows, once the stream has ended, with
    the number of malformed lines; the view lives as long as r */

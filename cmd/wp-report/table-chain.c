@@ -98,6 +98,7 @@ table_chains(const struct rsite *s, FILE *f)
 			    (unsigned long long)s->chains_rest);
 		if (s->chains_none > 0)
 			out(f, "  %9s  %9llu  without a call chain (not "
-			    "sampled)\n", "", (unsigned long long)s->chains_none);
+			    "sampled)\n", "",
+			    (unsigned long long)s->chains_none);
 	}
 }

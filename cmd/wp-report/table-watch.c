@@ -288,44 +288,45 @@ samples(const struct report *r, const struct rtarget *rt, FILE *f)
 static void
 counts(const struct report *r, const struct rtarget *t, FILE *f)
 {
-	const struct rfield *init = &t->rec.initial_value;
-	const struct rfield *latest = t->obs ? &t->obs->latest_value : NULL;
+	const struct wp_field *init = &t->rec.initial_value;
+	const struct wp_field *latest = t->obs ? &t->obs->latest_value : NULL;
 	const char *counted = t->obs ? t->obs->counted.text : NULL;
 	const char *lower = r->nreasons > 0 ? " (lower bound)" : "";
 	const char *changed = init->text != NULL && latest != NULL &&
 	    latest->text != NULL && strcmp(init->text, latest->text) != 0 ?
 	    "  changed" : "";
-	const char *ls = latest != NULL ? rf_text(latest) : "-";
+	const char *ls = latest != NULL ? wp_field_text(latest) : "-";
 	unsigned long long hits = t->hits;
 
 	if (counted != NULL && t->tallied)
 		out(f, "  %s writes counted by the kernel; %llu tallied by "
 		    "writer in the kernel; %llu sampled\n  initial %s  latest "
 		    "%s%s\n", counted, (unsigned long long)t->tallied_hits,
-		    hits, rf_text(init), ls, changed);
+		    hits, wp_field_text(init), ls, changed);
 	else if (counted != NULL)
 		out(f, "  %s writes counted by %s; %llu attributed to a "
 		    "writer%s\n  initial %s  latest %s%s\n", counted,
 		    r->backend && strcmp(r->backend, "ptrace_singlestep") == 0 ?
 		    "single-stepping" : "the kernel", hits, lower,
-		    rf_text(init), ls, changed);
+		    wp_field_text(init), ls, changed);
 	else
 		out(f, "  %llu hits%s  initial %s  latest %s%s\n", hits,
-		    lower, rf_text(init), ls, changed);
+		    lower, wp_field_text(init), ls, changed);
 }
 
 void
 table_watch(const struct report *r, const struct rtarget *t, FILE *f)
 {
-	const struct rtrec *x = &t->rec;
+	const struct wp_watch_pass *x = &t->rec;
 
-	out(f, "\ntarget %d  %s  %s", t->id, rf_text(&x->input),
-	    rf_text(&x->runtime_addr));
+	out(f, "\ntarget %d  %s  %s", t->id, wp_field_text(&x->input),
+	    wp_field_text(&x->runtime_addr));
 	if (x->static_addr.text != NULL)
 		out(f, " (static %s in %s)", x->static_addr.text,
-		    base(rf_text(&x->module)));
-	out(f, "  %s  %s bytes  %s\n", rf_text(&x->perms), rf_text(&x->len),
-	    rf_text(&x->access));
+		    base(wp_field_text(&x->module)));
+	out(f, "  %s  %s bytes  %s\n", wp_field_text(&x->perms),
+	    wp_field_text(&x->len),
+	    wp_field_text(&x->access));
 	counts(r, t, f);
 	out(f, "  writers: %zu\n", t->nsorted);
 	writer_rows(t, 1, 1, f);

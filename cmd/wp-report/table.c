@@ -41,18 +41,18 @@ fmt_pace(char *b, size_t sz, double n)
  * which run at native speed, the pace of its own code apart.
  */
 static void
-native_note(const struct robs *o, FILE *f)
+native_note(const struct wp_obs_pass *o, FILE *f)
 {
 	double run, took, blocked, code;
 	char rs[32], ps[64], bs[32], cs[32], cps[64];
 
 	if (o->native_run_us.text == NULL)
 		return;
-	run = (double)rf_int(&o->native_run_us) / 1000;
-	took = (double)rf_int(&o->elapsed_ms);
-	blocked = (double)rf_int(&o->blocked_us) / 1000;
-	code = (double)rf_int(&o->steps) * 1000 /
-	    (double)rf_int(&o->native_ips);
+	run = (double)wp_field_int(&o->native_run_us) / 1000;
+	took = (double)wp_field_int(&o->elapsed_ms);
+	blocked = (double)wp_field_int(&o->blocked_us) / 1000;
+	code = (double)wp_field_int(&o->steps) * 1000 /
+	    (double)wp_field_int(&o->native_ips);
 	if (run <= 0) {
 		out(f, "estimate none of the target's native run time in "
 		    "%.1f s: it did not run\n", took / 1000);
@@ -73,28 +73,29 @@ native_note(const struct robs *o, FILE *f)
 
 /* The ptrace backend's pace, and the child processes not followed. */
 static void
-watch_notes(const struct robs *o, FILE *f)
+watch_notes(const struct wp_obs_pass *o, FILE *f)
 {
 	if (o->has_ptrace) {
 		out(f, "ptrace   %s steps/s: the target ran one instruction a "
-		    "step, one thread at a time\n", rf_text(&o->steps_per_second));
+		    "step, one thread at a time\n",
+		    wp_field_text(&o->steps_per_second));
 		native_note(o, f);
 	}
-	if (rf_int(&o->forked) > 0)
+	if (wp_field_int(&o->forked) > 0)
 		out(f, "note     forked children were not followed: %s\n",
-		    rf_text(&o->forked));
+		    wp_field_text(&o->forked));
 }
 
 static void
 process(const struct report *r, FILE *f)
 {
-	const struct rsession *s = &r->session;
+	const struct wp_session_pass *s = &r->session;
 	size_t i;
 
 	out(f, "process  pid %s  %s  start %s  binary %s  slide %s\n",
-	    rf_text(&s->pid), base(rf_text(&s->exe)),
-	    rf_text(&s->start_time), rf_text(&s->binary_match),
-	    rf_text(&s->pie_slide));
+	    wp_field_text(&s->pid), base(wp_field_text(&s->exe)),
+	    wp_field_text(&s->start_time), wp_field_text(&s->binary_match),
+	    wp_field_text(&s->pie_slide));
 	if (s->pid.text != NULL && s->slot_limit.text == NULL)
 		out(f, "note     no slot limit (--no-slot-limit): any length "
 		    "and number of targets, for the ptrace backend\n");
@@ -105,7 +106,7 @@ process(const struct report *r, FILE *f)
 static void
 header(const struct report *r, FILE *f)
 {
-	const struct robs *o = &r->observation;
+	const struct wp_obs_pass *o = &r->observation;
 
 	process(r, f);
 	if (!o->present) {
@@ -114,15 +115,16 @@ header(const struct report *r, FILE *f)
 		return;
 	}
 	out(f, "watch    %s  %s/%s ms  stop %s%s%s  lost %s\n",
-	    r->backend ? r->backend : "-", rf_text(&o->elapsed_ms),
-	    rf_int(&o->duration_requested_ms) >= INF_MS ? "inf" :
-	    rf_text(&o->duration_requested_ms), rf_text(&o->stop_reason),
+	    r->backend ? r->backend : "-", wp_field_text(&o->elapsed_ms),
+	    wp_field_int(&o->duration_requested_ms) >= INF_MS ? "inf" :
+	    wp_field_text(&o->duration_requested_ms),
+	    wp_field_text(&o->stop_reason),
 	    o->stop_detail.text ? " " : "", o->stop_detail.text ?
-	    o->stop_detail.text : "", rf_text(&o->lost_total));
+	    o->stop_detail.text : "", wp_field_text(&o->lost_total));
 	out(f, "threads  %s seeded, %s inherited, %s attached late, "
-	    "%s unattached, %s exited\n", rf_text(&o->seeded),
-	    rf_text(&o->inherited), rf_text(&o->attached_late),
-	    rf_text(&o->unattached), rf_text(&o->exited));
+	    "%s unattached, %s exited\n", wp_field_text(&o->seeded),
+	    wp_field_text(&o->inherited), wp_field_text(&o->attached_late),
+	    wp_field_text(&o->unattached), wp_field_text(&o->exited));
 	watch_notes(o, f);
 	if (o->error.text != NULL)
 		out(f, "error    %s\n", o->error.text);
@@ -180,22 +182,24 @@ follow_section(const struct report *r, const struct rtarget *t, FILE *f)
 {
 	const struct rbind *b = t->nbinds ? &t->binds[t->nbinds - 1] : NULL;
 	char gen[24], leaf[24];
-	const char *state = b ? b->binding : rf_text(&t->rec.binding);
+	const char *state = b ? b->binding : wp_field_text(&t->rec.binding);
 
 	snprintf(gen, sizeof gen, "-");
 	snprintf(leaf, sizeof leaf, "%s", b ? "-" :
-	    rf_text(&t->rec.leaf_addr));
+	    wp_field_text(&t->rec.leaf_addr));
 	if (b != NULL)
 		snprintf(gen, sizeof gen, "%llu",
 		    (unsigned long long)b->generation);
 	if (b != NULL && b->leaf != 0)
 		leaf[wp_fmt_hex(leaf, b->leaf)] = '\0';
 	out(f, "\nfollow %d  %s  slot %s  %s  gen %s  leaf %s\n", t->id,
-	    rf_text(&t->rec.input), rf_text(&t->rec.slot_addr), state, gen,
+	    wp_field_text(&t->rec.input), wp_field_text(&t->rec.slot_addr),
+	    state, gen,
 	    leaf);
 	out(f, "  %llu pointer writes, %llu leaf hits%s, %s slots\n",
 	    (unsigned long long)t->ptr_hits, (unsigned long long)t->hits,
-	    r->nreasons > 0 ? " (lower bound)" : "", rf_text(&t->rec.slots));
+	    r->nreasons > 0 ? " (lower bound)" : "",
+	    wp_field_text(&t->rec.slots));
 	bindings(t, f);
 	rearm(&t->rearm, f);
 	table_leaf_writers(t, f);

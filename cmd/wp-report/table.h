@@ -1,8 +1,9 @@
 /*
  * The table's parts: its drawing (layout.c), the process and the watch
  * (table.c), and per target its writers, threads and samples
- * (table-watch.c) with their call chains (table-chain.c).  Lines are written through out(), which keeps the
- * line being written until its newline, then cuts it to the width.
+ * (table-watch.c) with their call chains (table-chain.c).  Lines are
+ * written through out(), which keeps the line being written until its
+ * newline, then cuts it to the width.
  */
 #ifndef WPREPORT_TABLE_H
 #define WPREPORT_TABLE_H

@@ -2,7 +2,8 @@
  * The view of the aggregate that the document and the table both print:
  * per target the writer sites (from the in-kernel tallies when there
  * are any), most hits first, each with its call chains so sorted, the
- * threads so sorted, a follow chain's re-arm times; and whether the counts are a lower bound and why.
+ * threads so sorted, a follow chain's re-arm times; and whether the
+ * counts are a lower bound and why.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -178,8 +179,8 @@ view_sites_free(struct wp_hmap *sites)
 }
 
 /* The entry of id in the observation's entries e[0..n), or NULL. */
-static const struct robs_entry *
-obs_entry(const struct robs_entry *e, size_t n, int id)
+static const struct wp_obs_entry_pass *
+obs_entry(const struct wp_obs_entry_pass *e, size_t n, int id)
 {
 	size_t i;
 
@@ -264,23 +265,25 @@ reason(struct report *r, enum wp_bound why)
 static void
 lower_bound_reasons(struct report *r)
 {
-	const struct robs *o = &r->observation;
-	const char *stop = rf_str(&o->stop_reason);
+	const struct wp_obs_pass *o = &r->observation;
+	const char *stop = wp_field_str(&o->stop_reason);
 
 	if (!o->present)
 		reason(r, WP_BOUND_INCOMPLETE);
 	if (r->lost > 0 || r->lost_records > 0 || (o->present &&
-	    (!rf_bool(&o->lost_known) || rf_int(&o->lost_total) > 0)))
+	    (!wp_field_bool(&o->lost_known) ||
+	    wp_field_int(&o->lost_total) > 0)))
 		reason(r, WP_BOUND_LOST);
-	if (rf_bool(&o->truncated_by_max_events) && !rf_bool(&o->tallied))
+	if (wp_field_bool(&o->truncated_by_max_events) &&
+	    !wp_field_bool(&o->tallied))
 		reason(r, WP_BOUND_TRUNCATED);
-	if (rf_bool(&o->partial))
+	if (wp_field_bool(&o->partial))
 		reason(r, WP_BOUND_PARTIAL);
 	if (stop && strcmp(stop, wp_stop_names[WP_STOP_OUTPUT_CLOSED]) == 0)
 		reason(r, WP_BOUND_OUTPUT_CLOSED);
 	if (r->malformed > 0)
 		reason(r, WP_BOUND_MALFORMED);
-	if (r->nreasons == 0 && rf_bool(&o->counts_are_lower_bound))
+	if (r->nreasons == 0 && wp_field_bool(&o->counts_are_lower_bound))
 		reason(r, WP_BOUND_WP_ARM);
 }
 
@@ -291,7 +294,8 @@ report_view(struct report *r, long malformed)
 
 	r->malformed = malformed;
 	r->backend = r->observation.present ?
-	    rf_str(&r->observation.backend) : rf_str(&r->armed.backend);
+	    wp_field_str(&r->observation.backend) :
+	    wp_field_str(&r->armed.backend);
 	r->nreasons = 0;
 	lower_bound_reasons(r);
 	for (i = 0; i < r->nt; i++)

@@ -1,13 +1,13 @@
 /*
  * The records wp-report passes through (session, armed, observation,
- * target, follow): the members it shows, read once, in lib's parser,
- * into typed fields that the document and the table both print.
+ * target, follow): the members it shows, read once into typed fields,
+ * each kept as its JSON text and as text (reader.h).
  */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "reader.h"
 #include "util.h"
 
 /* A member and where its field is in the struct read. */
@@ -31,7 +31,7 @@ dup_raw(const struct wp_json *j, int v)
 }
 
 static void
-field_read(const struct wp_json *j, int v, struct rfield *f)
+field_read(const struct wp_json *j, int v, struct wp_field *f)
 {
 	memset(f, 0, sizeof *f);
 	f->type = -1;
@@ -46,7 +46,7 @@ field_read(const struct wp_json *j, int v, struct rfield *f)
 }
 
 static void
-field_free(struct rfield *f)
+field_free(struct wp_field *f)
 {
 	free(f->json);
 	free(f->text);
@@ -65,7 +65,7 @@ read_members(const struct wp_json *j, int obj, const struct member *m,
 	for (i = 0; i < n; i++) {
 		v = obj >= 0 && wp_json_is(j, obj, WP_JOBJECT) ?
 		    wp_json_get(j, obj, m[i].key) : -1;
-		field_read(j, v, (struct rfield *)((char *)base + m[i].off));
+		field_read(j, v, (struct wp_field *)((char *)base + m[i].off));
 	}
 }
 
@@ -75,76 +75,91 @@ free_members(const struct member *m, size_t n, void *base)
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		field_free((struct rfield *)((char *)base + m[i].off));
+		field_free((struct wp_field *)((char *)base + m[i].off));
 }
 
 #define M(s, k, f)	{ k, offsetof(struct s, f) }
 #define NM(a)		(sizeof (a) / sizeof (a)[0])
 
 static const struct member session_m[] = {
-	M(rsession, "pid", pid), M(rsession, "start_time", start_time),
-	M(rsession, "exe", exe), M(rsession, "binary_match", binary_match),
-	M(rsession, "pie_slide", pie_slide),
-	M(rsession, "slot_limit", slot_limit),
-	M(rsession, "warnings", warnings),
+	M(wp_session_pass, "pid", pid),
+	M(wp_session_pass, "start_time", start_time),
+	M(wp_session_pass, "exe", exe),
+	M(wp_session_pass, "binary_match", binary_match),
+	M(wp_session_pass, "pie_slide", pie_slide),
+	M(wp_session_pass, "slot_limit", slot_limit),
+	M(wp_session_pass, "warnings", warnings),
 };
 
 static const struct member armed_m[] = {
-	M(rarmed, "backend", backend), M(rarmed, "regs", regs),
+	M(wp_armed_pass, "backend", backend),
+	M(wp_armed_pass, "regs", regs),
 };
 
 static const struct member obs_m[] = {
-	M(robs, "backend", backend), M(robs, "elapsed_ms", elapsed_ms),
-	M(robs, "duration_requested_ms", duration_requested_ms),
-	M(robs, "stop_reason", stop_reason),
-	M(robs, "stop_detail", stop_detail), M(robs, "error", error),
-	M(robs, "target_alive_after", target_alive_after),
-	M(robs, "truncated_by_max_events", truncated_by_max_events),
-	M(robs, "tallied", tallied),
-	M(robs, "counts_are_lower_bound", counts_are_lower_bound),
+	M(wp_obs_pass, "backend", backend),
+	M(wp_obs_pass, "elapsed_ms", elapsed_ms),
+	M(wp_obs_pass, "duration_requested_ms", duration_requested_ms),
+	M(wp_obs_pass, "stop_reason", stop_reason),
+	M(wp_obs_pass, "stop_detail", stop_detail),
+	M(wp_obs_pass, "error", error),
+	M(wp_obs_pass, "target_alive_after", target_alive_after),
+	M(wp_obs_pass, "truncated_by_max_events", truncated_by_max_events),
+	M(wp_obs_pass, "tallied", tallied),
+	M(wp_obs_pass, "counts_are_lower_bound", counts_are_lower_bound),
 };
 
 static const struct member lost_m[] = {
-	M(robs, "known", lost_known), M(robs, "total", lost_total),
+	M(wp_obs_pass, "known", lost_known),
+	M(wp_obs_pass, "total", lost_total),
 };
 
 static const struct member coverage_m[] = {
-	M(robs, "seeded_tids", seeded), M(robs, "inherited_tids", inherited),
-	M(robs, "dynamically_attached_tids", attached_late),
-	M(robs, "unattached_tids", unattached),
-	M(robs, "exited_tids", exited),
-	M(robs, "forked_processes", forked),
-	M(robs, "partial_coverage", partial),
+	M(wp_obs_pass, "seeded_tids", seeded),
+	M(wp_obs_pass, "inherited_tids", inherited),
+	M(wp_obs_pass, "dynamically_attached_tids", attached_late),
+	M(wp_obs_pass, "unattached_tids", unattached),
+	M(wp_obs_pass, "exited_tids", exited),
+	M(wp_obs_pass, "forked_processes", forked),
+	M(wp_obs_pass, "partial_coverage", partial),
 };
 
 static const struct member ptrace_m[] = {
-	M(robs, "steps_per_second", steps_per_second),
-	M(robs, "native_run_us", native_run_us),
-	M(robs, "blocked_us", blocked_us), M(robs, "steps", steps),
-	M(robs, "native_instructions_per_second", native_ips),
+	M(wp_obs_pass, "steps_per_second", steps_per_second),
+	M(wp_obs_pass, "native_run_us", native_run_us),
+	M(wp_obs_pass, "blocked_us", blocked_us),
+	M(wp_obs_pass, "steps", steps),
+	M(wp_obs_pass, "native_instructions_per_second", native_ips),
 };
 
 static const struct member entry_m[] = {
-	M(robs_entry, "counted", counted), M(robs_entry, "lost", lost),
-	M(robs_entry, "latest_value", latest_value),
-	M(robs_entry, "rebinds", rebinds),
+	M(wp_obs_entry_pass, "counted", counted),
+	M(wp_obs_entry_pass, "lost", lost),
+	M(wp_obs_entry_pass, "latest_value", latest_value),
+	M(wp_obs_entry_pass, "rebinds", rebinds),
 };
 
 static const struct member trec_m[] = {
-	M(rtrec, "input", input), M(rtrec, "runtime_addr", runtime_addr),
-	M(rtrec, "static_addr", static_addr), M(rtrec, "module", module),
-	M(rtrec, "region", region), M(rtrec, "perms", perms),
-	M(rtrec, "access", access), M(rtrec, "len", len),
-	M(rtrec, "initial_value", initial_value),
-	M(rtrec, "slot_addr", slot_addr),
-	M(rtrec, "slot_static_addr", slot_static_addr),
-	M(rtrec, "slot_module", slot_module), M(rtrec, "offsets", offsets),
-	M(rtrec, "slots", slots), M(rtrec, "binding", binding),
-	M(rtrec, "leaf_addr", leaf_addr),
+	M(wp_watch_pass, "input", input),
+	M(wp_watch_pass, "runtime_addr", runtime_addr),
+	M(wp_watch_pass, "static_addr", static_addr),
+	M(wp_watch_pass, "module", module),
+	M(wp_watch_pass, "region", region),
+	M(wp_watch_pass, "perms", perms),
+	M(wp_watch_pass, "access", access),
+	M(wp_watch_pass, "len", len),
+	M(wp_watch_pass, "initial_value", initial_value),
+	M(wp_watch_pass, "slot_addr", slot_addr),
+	M(wp_watch_pass, "slot_static_addr", slot_static_addr),
+	M(wp_watch_pass, "slot_module", slot_module),
+	M(wp_watch_pass, "offsets", offsets),
+	M(wp_watch_pass, "slots", slots),
+	M(wp_watch_pass, "binding", binding),
+	M(wp_watch_pass, "leaf_addr", leaf_addr),
 };
 
 void
-passed_session(const struct wp_record *rec, struct rsession *s)
+wp_rec_pass_session(const struct wp_record *rec, struct wp_session_pass *s)
 {
 	const struct wp_json *j = rec->j;
 	int a, x;
@@ -161,7 +176,7 @@ passed_session(const struct wp_record *rec, struct rsession *s)
 }
 
 void
-passed_session_free(struct rsession *s)
+wp_session_pass_free(struct wp_session_pass *s)
 {
 	size_t i;
 
@@ -175,14 +190,14 @@ passed_session_free(struct rsession *s)
 }
 
 void
-passed_armed(const struct wp_record *rec, struct rarmed *a)
+wp_rec_pass_armed(const struct wp_record *rec, struct wp_armed_pass *a)
 {
 	a->present = 1;
 	read_members(rec->j, 0, armed_m, NM(armed_m), a);
 }
 
 void
-passed_armed_free(struct rarmed *a)
+wp_armed_pass_free(struct wp_armed_pass *a)
 {
 	if (a->present)
 		free_members(armed_m, NM(armed_m), a);
@@ -217,11 +232,11 @@ obs_json(const struct wp_json *j)
 }
 
 /* The entries of the observation's array key, each with its id. */
-static struct robs_entry *
+static struct wp_obs_entry_pass *
 obs_entries(const struct wp_json *j, const char *key, size_t *n)
 {
-	struct robs_entry *e;
-	struct rfield id;
+	struct wp_obs_entry_pass *e;
+	struct wp_field id;
 	int a, x;
 
 	*n = 0;
@@ -232,7 +247,7 @@ obs_entries(const struct wp_json *j, const char *key, size_t *n)
 	for (x = wp_json_first(j, a); x >= 0; x = wp_json_next(j, a, x)) {
 		field_read(j, wp_json_is(j, x, WP_JOBJECT) ?
 		    wp_json_get(j, x, "id") : -1, &id);
-		e[*n].id = (int)rf_int(&id);
+		e[*n].id = (int)wp_field_int(&id);
 		field_free(&id);
 		read_members(j, x, entry_m, NM(entry_m), &e[(*n)++]);
 	}
@@ -240,12 +255,12 @@ obs_entries(const struct wp_json *j, const char *key, size_t *n)
 }
 
 void
-passed_observation(const struct wp_record *rec, struct robs *o)
+wp_rec_pass_observation(const struct wp_record *rec, struct wp_obs_pass *o)
 {
 	const struct wp_json *j = rec->j;
 	int p;
 
-	passed_observation_free(o);
+	wp_obs_pass_free(o);
 	o->present = 1;
 	o->json = obs_json(j);
 	read_members(j, 0, obs_m, NM(obs_m), o);
@@ -261,7 +276,7 @@ passed_observation(const struct wp_record *rec, struct robs *o)
 }
 
 static void
-free_entries(struct robs_entry *e, size_t n)
+free_entries(struct wp_obs_entry_pass *e, size_t n)
 {
 	size_t i;
 
@@ -271,7 +286,7 @@ free_entries(struct robs_entry *e, size_t n)
 }
 
 void
-passed_observation_free(struct robs *o)
+wp_obs_pass_free(struct wp_obs_pass *o)
 {
 	if (!o->present)
 		return;
@@ -286,19 +301,19 @@ passed_observation_free(struct robs *o)
 }
 
 void
-passed_target(const struct wp_record *rec, struct rtrec *t)
+wp_rec_pass_target(const struct wp_record *rec, struct wp_watch_pass *t)
 {
 	read_members(rec->j, 0, trec_m, NM(trec_m), t);
 }
 
 void
-passed_target_free(struct rtrec *t)
+wp_watch_pass_free(struct wp_watch_pass *t)
 {
 	free_members(trec_m, NM(trec_m), t);
 }
 
 int
-rf_bool(const struct rfield *f)
+wp_field_bool(const struct wp_field *f)
 {
 	switch (f->type) {
 	case WP_JTRUE:
@@ -313,7 +328,7 @@ rf_bool(const struct rfield *f)
 }
 
 int64_t
-rf_int(const struct rfield *f)
+wp_field_int(const struct wp_field *f)
 {
 	double d;
 
@@ -334,13 +349,13 @@ rf_int(const struct rfield *f)
 }
 
 const char *
-rf_str(const struct rfield *f)
+wp_field_str(const struct wp_field *f)
 {
 	return f->type == WP_JSTRING ? f->text : NULL;
 }
 
 const char *
-rf_text(const struct rfield *f)
+wp_field_text(const struct wp_field *f)
 {
 	return f->text != NULL ? f->text : "-";
 }
