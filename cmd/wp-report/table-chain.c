@@ -44,8 +44,8 @@ frame_label(const struct wp_frame_in *fr, char *buf, size_t sz)
 
 /*
  * The callers after the chain's status, when that is not complete.  The
- * chain's text is the object wp-report made of the hit's status and
- * callers (aggregate.c); lib reads the frames.
+ * chain's text is the object aggregate.c made of the hit's status and
+ * its callers, in that order; lib reads the frames.
  */
 static void
 chain_line(const struct wp_json *j, char *line, size_t sz)
@@ -53,13 +53,14 @@ chain_line(const struct wp_json *j, char *line, size_t sz)
 	struct wp_frame_in *fr;
 	char b[512], src[512];
 	size_t k, n;
-	int len = 0;
+	int len = 0, status = wp_json_first(j, 0);
 
-	if (wp_json_str(j, wp_json_get(j, 0, "status"), b, sizeof b) < 0)
+	if (wp_json_str(j, status, b, sizeof b) < 0)
 		snprintf(b, sizeof b, "-");
 	if (strcmp(b, "complete") != 0)
 		len = snprintf(line, sz, "[%s] ", b);
-	n = wp_rec_read_frames(j, wp_json_get(j, 0, "callers"), &fr);
+	n = wp_rec_read_frames(j, status < 0 ? -1 :
+	    wp_json_next(j, 0, status), &fr);
 	for (k = 0; k < n && len < (int)sz - 1; k++) {
 		frame_label(&fr[k], b, sizeof b);
 		len += snprintf(line + len, sz - (size_t)len, "%s%s",
