@@ -14,8 +14,8 @@ WPFLAGS	 = -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -iquote lib
 LDLIBS_wp-resolve = -ldw -lelf
 LDLIBS_wp-arm	 = -lcapstone -ldw -lelf -lbpf
 LDLIBS_wp-decode = -lcapstone -ldw -lelf
-LDLIBS_wp-report = -ljson-c
-LDLIBS	 = -lcapstone -ldw -lelf -ljson-c
+LDLIBS_wp-report =
+LDLIBS	 = -lcapstone -ldw -lelf
 SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer \
 	   -fno-sanitize-recover=undefined
 
@@ -37,7 +37,7 @@ BPFINC	 = -I/usr/include/$(shell $(CC) -dumpmachine)
 
 # Debian packages the build, the tests and the guest suite need.
 DEPS	 = gcc make pkg-config libelf-dev libdw-dev libcapstone-dev \
-	   libjson-c-dev libbpf-dev clang libclang-rt-dev bpftool \
+	   libbpf-dev clang libclang-rt-dev bpftool \
 	   bats bats-support bats-assert jq binutils \
 	   qemu-system-x86 linux-image-amd64 busybox-static cpio gzip \
 	   util-linux procps gdb time mandoc debuginfod libdebuginfod1

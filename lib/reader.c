@@ -409,6 +409,89 @@ wp_value_in_free(struct wp_value_in *v)
 
 /* ---- thread, rebind, armed, lost ---- */
 
+/* A frame's source: its file and line. */
+static void
+frame_source(const struct wp_json *j, int o, struct wp_frame_in *f)
+{
+	struct member m;
+	char name_[64];
+
+	FOREACH_MEMBER(j, o, m)
+		if (IS(m, "file"))
+			f->source_file = wp_json_strdup(j, m.v);
+		else if (IS(m, "line"))
+			wp_json_int(j, m.v, &f->source_line);
+}
+
+static void
+frame_member(const struct wp_json *j, const struct member *m,
+    struct wp_frame_in *f)
+{
+	int x;
+
+	if (IS(*m, "ip"))
+		f->ip = wp_json_strdup(j, m->v);
+	else if (IS(*m, "module"))
+		f->module = wp_json_strdup(j, m->v);
+	else if (IS(*m, "static_ip"))
+		f->static_ip = wp_json_strdup(j, m->v);
+	else if (IS(*m, "symbol"))
+		f->symbol = wp_json_strdup(j, m->v);
+	else if (IS(*m, "source") && wp_json_is(j, m->v, WP_JOBJECT))
+		frame_source(j, m->v, f);
+	else if (IS(*m, "inlined") && wp_json_is(j, m->v, WP_JARRAY)) {
+		f->inlined = wp_xcalloc(wp_json_count(j, m->v) + 1,
+		    sizeof *f->inlined);
+		for (x = wp_json_first(j, m->v); x >= 0;
+		    x = wp_json_next(j, m->v, x))
+			if (wp_json_is(j, x, WP_JSTRING))
+				f->inlined[f->ninlined++] = wp_json_strdup(j, x);
+	}
+}
+
+size_t
+wp_rec_read_frames(const struct wp_json *j, int arr, struct wp_frame_in **fp)
+{
+	struct wp_frame_in *f;
+	struct member m;
+	char name_[64];
+	size_t n = 0;
+	int x;
+
+	*fp = NULL;
+	if (!wp_json_is(j, arr, WP_JARRAY) || wp_json_count(j, arr) == 0)
+		return 0;
+	f = wp_xcalloc(wp_json_count(j, arr), sizeof *f);
+	for (x = wp_json_first(j, arr); x >= 0; x = wp_json_next(j, arr, x),
+	    n++) {
+		if (wp_json_is(j, x, WP_JSTRING))
+			f[n].ip = wp_json_strdup(j, x);
+		else if (wp_json_is(j, x, WP_JOBJECT))
+			FOREACH_MEMBER(j, x, m)
+				frame_member(j, &m, &f[n]);
+	}
+	*fp = f;
+	return n;
+}
+
+void
+wp_frames_in_free(struct wp_frame_in *f, size_t n)
+{
+	size_t i, k;
+
+	for (i = 0; i < n; i++) {
+		free(f[i].ip);
+		free(f[i].module);
+		free(f[i].static_ip);
+		free(f[i].symbol);
+		free(f[i].source_file);
+		for (k = 0; k < f[i].ninlined; k++)
+			free(f[i].inlined[k]);
+		free(f[i].inlined);
+	}
+	free(f);
+}
+
 void
 wp_rec_read_thread(const struct wp_record *rec, struct wp_thread_in *t)
 {

@@ -119,6 +119,26 @@ struct wp_value_in {
 int	 wp_rec_read_value(const struct wp_hit_in *h, struct wp_value_in *v);
 void	 wp_value_in_free(struct wp_value_in *v);
 
+/*
+ * A caller wp-decode named (an element of a hit's "callers"), or a bare
+ * return address (an element of its "callchain": then only ip).  Its
+ * strings are its own, released by wp_frames_in_free.
+ */
+struct wp_frame_in {
+	char		*ip;
+	char		*module, *static_ip, *symbol;	/* NULL: null */
+	char		*source_file;	/* NULL: no source */
+	int64_t		 source_line;
+	char		**inlined;	/* the functions inlined at the call */
+	size_t		 ninlined;
+};
+
+/* The frames of array arr of j (callers or callchain, as a hit has
+ * them) into *f, allocated (NULL when none): their number. */
+size_t	 wp_rec_read_frames(const struct wp_json *j, int arr,
+	    struct wp_frame_in **f);
+void	 wp_frames_in_free(struct wp_frame_in *f, size_t n);
+
 /* What a thread record says of its thread. */
 struct wp_thread_in {
 	int		 event;		/* enum wp_event; -1: not known */
@@ -158,5 +178,95 @@ uint64_t wp_rec_read_lost(const struct wp_record *rec);
 
 /* The id of a target or follow record: 0, or -1 when it has none. */
 int	 wp_rec_read_id(const struct wp_record *rec, int *id);
+
+/*
+ * ---- the records wp-report passes through (reader-pass.c) ----
+ * The session, armed, observation, target and follow records: the
+ * members the report shows, each kept as its JSON text (which the report
+ * document carries verbatim) and as text.  These structs own their
+ * strings, released by their *_free.
+ */
+
+/* A member kept: its JSON text, and its text as a table shows it. */
+struct wp_field {
+	int		 type;		/* enum wp_jtype; -1: absent */
+	char		*json;		/* NULL: absent */
+	char		*text;		/* a string's value, else its JSON;
+					   NULL: absent or null */
+};
+
+/* The session record (wp-resolve). */
+struct wp_session_pass {
+	int		 present;
+	struct wp_field	 pid, start_time, exe, binary_match, pie_slide;
+	struct wp_field	 slot_limit, warnings;
+	char		**warn;		/* the warnings that are strings */
+	size_t		 nwarn;
+};
+
+/* The armed record (wp-arm). */
+struct wp_armed_pass {
+	int		 present;
+	struct wp_field	 backend, regs;
+};
+
+/* An entry of the observation's targets or follows. */
+struct wp_obs_entry_pass {
+	int		 id;
+	struct wp_field	 counted, lost, latest_value, rebinds;
+};
+
+/* The observation record (wp-arm), the last one. */
+struct wp_obs_pass {
+	int		 present;
+	char		*json;		/* less its type and targets */
+	struct wp_field	 backend, elapsed_ms, duration_requested_ms;
+	struct wp_field	 stop_reason, stop_detail, error, target_alive_after;
+	struct wp_field	 truncated_by_max_events, tallied;
+	struct wp_field	 counts_are_lower_bound;
+	struct wp_field	 lost_known, lost_total;	/* lost_events */
+	struct wp_field	 seeded, inherited, attached_late, unattached;
+	struct wp_field	 exited, forked, partial;	/* thread_coverage */
+	int		 has_ptrace;
+	struct wp_field	 steps_per_second, native_run_us, blocked_us, steps;
+	struct wp_field	 native_ips;
+	struct wp_obs_entry_pass *targets, *follows;
+	size_t		 ntargets, nfollows;
+};
+
+/* A target or follow record's members (a follow's slot_*, offsets,
+   slots, binding and leaf_addr; a target's the others). */
+struct wp_watch_pass {
+	struct wp_field	 input, runtime_addr, static_addr, module, region;
+	struct wp_field	 perms, access, len, initial_value;
+	struct wp_field	 slot_addr, slot_static_addr, slot_module, offsets;
+	struct wp_field	 slots, binding, leaf_addr;
+};
+
+/* Reads the members of a session, armed, observation, target or follow
+   record into the struct, which owns them then (an observation read
+   again replaces what it held). */
+void	 wp_rec_pass_session(const struct wp_record *rec,
+	    struct wp_session_pass *s);
+void	 wp_rec_pass_armed(const struct wp_record *rec,
+	    struct wp_armed_pass *a);
+void	 wp_rec_pass_observation(const struct wp_record *rec,
+	    struct wp_obs_pass *o);
+void	 wp_rec_pass_target(const struct wp_record *rec,
+	    struct wp_watch_pass *t);
+void	 wp_session_pass_free(struct wp_session_pass *s);
+void	 wp_armed_pass_free(struct wp_armed_pass *a);
+void	 wp_obs_pass_free(struct wp_obs_pass *o);
+void	 wp_watch_pass_free(struct wp_watch_pass *t);
+/*
+ * A field as a boolean (true, a number not 0, a string not empty), an
+ * integer (a number, cut toward 0; true is 1; a string's leading
+ * digits; else 0), a string (NULL: not a string).
+ */
+int	 wp_field_bool(const struct wp_field *f);
+int64_t	 wp_field_int(const struct wp_field *f);
+const char *wp_field_str(const struct wp_field *f);
+/* Its text, or "-". */
+const char *wp_field_text(const struct wp_field *f);
 
 #endif

@@ -22,16 +22,10 @@ report_init(struct report *r, size_t maxsamples, size_t maxchains)
 static void
 free_target(struct rtarget *t)
 {
-	struct rsite *s;
 	size_t j;
 
-	json_object_put(t->rec);
-	for (j = 0; j < t->sites.cap; j++)
-		if ((s = wp_hmap_slot(&t->sites, j)) != NULL) {
-			wp_writer_in_free(&s->writer);
-			site_chains_free(s);
-		}
-	wp_hmap_free(&t->sites);
+	wp_watch_pass_free(&t->rec);
+	view_sites_free(&t->sites);
 	for (j = 0; j < t->tallies.cap; j++) {
 		struct rtally *y = wp_hmap_slot(&t->tallies, j);
 
@@ -47,6 +41,9 @@ free_target(struct rtarget *t)
 	}
 	free(t->samples);
 	free(t->binds);
+	free(t->sorted);
+	if (t->tallied)
+		view_sites_free(&t->tsites);
 }
 
 void
@@ -58,16 +55,16 @@ report_free(struct report *r)
 		free_target(&r->t[i]);
 	free(r->t);
 	wp_hmap_free(&r->comms);
-	json_object_put(r->session);
-	json_object_put(r->armed);
-	json_object_put(r->observation);
+	wp_session_pass_free(&r->session);
+	wp_armed_pass_free(&r->armed);
+	wp_obs_pass_free(&r->observation);
 	memset(r, 0, sizeof *r);
 }
 
 int
 report_complete(const struct report *r)
 {
-	return r->observation != NULL;
+	return r->observation.present;
 }
 
 const char *
@@ -375,7 +372,7 @@ add_target(struct report *r, const struct wp_record *rec)
 	memset(t, 0, sizeof *t);
 	t->id = id;
 	t->follow = strcmp(rec->type, "follow") == 0;
-	t->rec = jsonc_record(rec);
+	wp_rec_pass_target(rec, &t->rec);
 	wp_hmap_init(&t->sites, sizeof(struct rsite));
 	wp_hmap_init(&t->tallies, sizeof(struct rtally));
 }
@@ -430,24 +427,17 @@ add_thread(struct report *r, const struct wp_record *rec)
 		memcpy(c->comm, th.comm, sizeof c->comm);
 }
 
-/* Keeps the first record of a kind (the last, for the observation). */
-static void
-keep(json_object **slot, const struct wp_record *rec, int replace)
-{
-	if (*slot != NULL && !replace)
-		return;
-	json_object_put(*slot);
-	*slot = jsonc_record(rec);
-}
-
 void
 report_add(struct report *r, const struct wp_record *rec)
 {
 	r->records++;
 	if (strcmp(rec->type, "hit") == 0)
 		add_hit(r, rec);
-	else if (strcmp(rec->type, "session") == 0)
-		keep(&r->session, rec, 0);
+	else if (strcmp(rec->type, "session") == 0) {
+		/* the first session and armed record, the last observation */
+		if (!r->session.present)
+			wp_rec_pass_session(rec, &r->session);
+	}
 	else if (strcmp(rec->type, "target") == 0 ||
 	    strcmp(rec->type, "follow") == 0)
 		add_target(r, rec);
@@ -455,10 +445,11 @@ report_add(struct report *r, const struct wp_record *rec)
 		add_rebind(r, rec);
 	else if (strcmp(rec->type, "tally") == 0)
 		add_tally(r, rec);
-	else if (strcmp(rec->type, "armed") == 0)
-		keep(&r->armed, rec, 0);
-	else if (strcmp(rec->type, "observation") == 0)
-		keep(&r->observation, rec, 1);
+	else if (strcmp(rec->type, "armed") == 0) {
+		if (!r->armed.present)
+			wp_rec_pass_armed(rec, &r->armed);
+	} else if (strcmp(rec->type, "observation") == 0)
+		wp_rec_pass_observation(rec, &r->observation);
 	else if (strcmp(rec->type, "lost") == 0) {
 		r->lost_records++;
 		r->lost += wp_rec_read_lost(rec);

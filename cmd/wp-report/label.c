@@ -10,30 +10,19 @@
 #include "report.h"
 #include "util.h"
 
-static const char *
-string(json_object *o, const char *k)
-{
-	json_object *v;
-
-	if (!json_object_object_get_ex(o, k, &v) ||
-	    !json_object_is_type(v, json_type_string))
-		return NULL;
-	return json_object_get_string(v);
-}
-
 void
-label_writer(json_object *x, const char *fallback, char *buf, size_t sz)
+label_writer(const struct wp_writer_in *w, const char *fallback, char *buf,
+    size_t sz)
 {
-	const char *sym = string(x, "writer_symbol");
-	const char *mod = string(x, "module");
-	const char *off = string(x, "writer_static_ip");
 	const char *base;
+	char off[24];
 
-	if (sym != NULL)
-		snprintf(buf, sz, "%s", sym);
-	else if (mod != NULL && off != NULL) {
-		base = strrchr(mod, '/');
-		snprintf(buf, sz, "%s+%s", base ? base + 1 : mod, off);
+	if (w->symbol != NULL)
+		snprintf(buf, sz, "%s", w->symbol);
+	else if (w->module != NULL && w->has_writer_static) {
+		off[wp_fmt_hex(off, w->writer_static)] = '\0';
+		base = strrchr(w->module, '/');
+		snprintf(buf, sz, "%s+%s", base ? base + 1 : w->module, off);
 	} else
 		snprintf(buf, sz, "%s", fallback);
 }

@@ -140,7 +140,7 @@ main(int argc, char *argv[])
 {
 	struct options op;
 	struct report r;
-	json_object *doc;
+	struct wp_jw doc = { 0 };
 	const char *name;
 	FILE *in;
 	long nbad;
@@ -154,13 +154,13 @@ main(int argc, char *argv[])
 	report_init(&r, (size_t)op.samples, (size_t)op.chains);
 	wp_stream_finish_on_interrupt();
 	nbad = read_all(&r, in, name, op.progress);
-	doc = report_document(&r, nbad);
+	report_view(&r, nbad);
 	if (op.json) {
-		fputs(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN |
-		    JSON_C_TO_STRING_NOSLASHESCAPE), stdout);
+		report_document(&r, &doc);
+		fwrite(doc.buf, 1, doc.len, stdout);
 		putchar('\n');
 	} else
-		report_table(doc, stdout, columns());
+		report_table(&r, stdout, columns());
 	rc = fflush(stdout) == EOF || ferror(stdout) ? WP_EXIT_ERROR :
 	    !report_complete(&r) ? WP_EXIT_INCOMPLETE : nbad ?
 	    WP_EXIT_MALFORMED : WP_EXIT_OK;
@@ -169,7 +169,7 @@ main(int argc, char *argv[])
 	else if (!report_complete(&r))
 		warnx("%s: the stream ended without an observation record; "
 		    "the report is incomplete", name);
-	json_object_put(doc);
+	wp_jw_free(&doc);
 	report_free(&r);
 	if (in != stdin)
 		fclose(in);

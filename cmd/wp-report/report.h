@@ -1,9 +1,10 @@
 /*
- * wp-report's parts: the aggregate of a stream (aggregate.c), the
- * report document built from it (document.c), the table printed from
- * the document (table.c) and the writers' names in it (label.c),
- * records as json-c values (jsonc.c) and the live progress line
- * (progress.c).
+ * wp-report's parts: the aggregate of a stream (aggregate.c), with the
+ * records it passes through as lib's readers keep them (reader.h), and
+ * its sorted view (view.c), which the JSON document (document.c,
+ * doc-watch.c) and the table (table.c, table-watch.c, table-chain.c,
+ * over layout.c, with the writers' names of label.c) both print; and
+ * the live progress line (progress.c).
  */
 #ifndef WPREPORT_REPORT_H
 #define WPREPORT_REPORT_H
@@ -11,9 +12,8 @@
 #include <stdio.h>
 #include <stdint.h>
 
-#include <json-c/json.h>
-
 #include "hmap.h"
+#include "json.h"
 #include "reader.h"
 #include "stream.h"
 
@@ -43,6 +43,12 @@ struct rsite {
 	uint64_t	 chains_other;	/* hits of chains past MAXCHAINS */
 	int		 chains_sampled;	/* a tallied site's chains, from
 						   its samples */
+	/* the view (report_view): the worst confidence, the chains shown,
+	   most hits first, the hits of the others and of none */
+	int		 worst;
+	struct rchain	**shown;
+	size_t		 nshown;
+	uint64_t	 chains_rest, chains_none;
 };
 
 struct rthread {
@@ -82,11 +88,17 @@ struct rbind {
 	int		 missed;	/* -1: not known */
 };
 
+/* How long a follow's leaf went unwatched at each re-arm. */
+struct rrearm {
+	size_t		 measured, held, missed;
+	int64_t		 min, median, p90, max;	/* measured */
+};
+
 /* A target or follow record and what hit it. */
 struct rtarget {
 	int		 id;
 	int		 follow;	/* a --follow chain: hits are the leaf's */
-	json_object	*rec;
+	struct wp_watch_pass rec;
 	uint64_t	 ptr_hits;
 	struct rbind	*binds;
 	size_t		 nbinds;
@@ -102,6 +114,15 @@ struct rtarget {
 	struct rsample	*samples;
 	size_t		 nsamples;
 	int		 samples_truncated;
+	/* the view (report_view): the writer sites, most hits first (of
+	   the tallies when there are any), the threads sorted so */
+	int		 tallied;
+	uint64_t	 tallied_hits;
+	struct wp_hmap	 tsites;	/* the tallies' sites */
+	struct rsite	**sorted;
+	size_t		 nsorted;
+	const struct wp_obs_entry_pass *obs, *obs_follow;	/* or NULL */
+	struct rrearm	 rearm;		/* a follow chain's */
 };
 
 /* A thread's name, from its thread record. */
@@ -110,7 +131,9 @@ struct rcomm {
 };
 
 struct report {
-	json_object	*session, *armed, *observation;
+	struct wp_session_pass session;
+	struct wp_armed_pass armed;
+	struct wp_obs_pass observation;
 	struct wp_hmap	 comms;		/* (tid, 0) -> struct rcomm */
 	struct rtarget	*t;
 	size_t		 nt;
@@ -120,6 +143,11 @@ struct report {
 	uint64_t	 thread_records, other_records;
 	int		 regs_seen;
 	struct wp_hit_in hit;		/* the hit or tally being added */
+	/* the view (report_view) */
+	long		 malformed;
+	const char	*backend;	/* NULL: not known */
+	int		 reasons[WP_NBOUNDS];	/* enum wp_bound */
+	size_t		 nreasons;
 };
 
 /* aggregate.c: bounded memory, whatever the length of the stream */
@@ -135,11 +163,23 @@ int	 report_complete(const struct report *r);
 /* The name of thread tid, or NULL. */
 const char *report_comm(const struct report *r, int64_t tid);
 
-/* document.c: the report as one JSON document (the caller puts it) */
-json_object *report_document(struct report *r, long malformed);
+/* view.c: sorts what the report shows, once the stream has ended, with
+   the number of malformed lines; the view lives as long as r */
+void	 report_view(struct report *r, long malformed);
+/* Frees the sites of a hash of struct rsite and the hash. */
+void	 view_sites_free(struct wp_hmap *sites);
 
-/* table.c: the document as a table for people, width columns at most */
-int	 report_table(json_object *doc, FILE *f, size_t width);
+/* document.c: the viewed report as one JSON document, into w */
+void	 report_document(const struct report *r, struct wp_jw *w);
+/* doc-watch.c: a watch of the document (a target, or a follow chain) */
+void	 doc_watch(const struct report *r, const struct rtarget *t,
+	    struct wp_jw *w);
+void	 doc_follow(const struct report *r, const struct rtarget *t,
+	    struct wp_jw *w);
+
+/* table.c: the viewed report as a table for people, width columns at
+   most; -1 on an output error */
+int	 report_table(const struct report *r, FILE *f, size_t width);
 
 /*
  * label.c: a writer's name: its symbol ("function+0xOFF"), else
@@ -147,8 +187,8 @@ int	 report_table(json_object *doc, FILE *f, size_t width);
  * fallback; names cut to a width in the middle, "+0xOFF" kept; and
  * sources ("file:line") so, ":line" kept.
  */
-void	 label_writer(json_object *x, const char *fallback, char *buf,
-	    size_t sz);
+void	 label_writer(const struct wp_writer_in *w, const char *fallback,
+	    char *buf, size_t sz);
 void	 label_shorten(const char *s, size_t width, char *buf, size_t sz);
 void	 label_shorten_source(const char *s, size_t width, char *buf,
 	    size_t sz);
@@ -158,11 +198,6 @@ void	 label_shorten_source(const char *s, size_t width, char *buf,
  */
 size_t	 label_distinct_width(char *const *names, size_t n, size_t width,
 	    size_t max);
-
-/* jsonc.c: a record, or a raw JSON object, as a json-c value */
-json_object *jsonc_record(const struct wp_record *rec);
-json_object *jsonc_parse(const char *text, size_t len);
-json_object *jsonc_hex(uint64_t v);
 
 /* progress.c: "wp: watching 1.2 s, 345 hits" on a terminal */
 void	 progress_start(void);

@@ -4,8 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <json-c/json.h>
-
 #include "report.h"
 #include "stream.h"
 
@@ -45,8 +43,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct report r;
 	struct wp_reader rd;
 	struct wp_record rec;
-	json_object *doc;
-	const char *s;
+	struct wp_jw doc = { 0 };
 	FILE *in;
 	int rc;
 
@@ -57,17 +54,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	while ((rc = wp_stream_read(&rd, &rec)) != 0)
 		if (rc == 1)
 			report_add(&r, &rec);
-	doc = report_document(&r, rd.nbad);
-	if (doc == NULL)
+	report_view(&r, rd.nbad);
+	report_table(&r, devnull, width_of(data, size));
+	report_document(&r, &doc);
+	if (doc.buf == NULL)
 		abort();
-	report_table(doc, devnull, width_of(data, size));
-	s = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN |
-	    JSON_C_TO_STRING_NOSLASHESCAPE);
-	if (s == NULL)
-		abort();
-	fputs(s, devnull);
+	fputs(doc.buf, devnull);
 	report_complete(&r);
-	json_object_put(doc);
+	wp_jw_free(&doc);
 	report_free(&r);
 	wp_reader_free(&rd);
 	fclose(in);

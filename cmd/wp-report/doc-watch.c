@@ -1,0 +1,325 @@
+/*
+ * The document's watches: per target (or follow chain) its values, its
+ * writer sites with their call chains, its threads and its samples.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "util.h"
+
+static const char snapshot_caveat[] =
+    "snapshots are read before arming and after disarming, not "
+    "atomically with the hits";
+
+static const struct wp_field absent = { -1, NULL, NULL };
+
+/* A passed-through member, verbatim, or null. */
+static void
+raw(struct wp_jw *w, const char *k, const struct wp_field *f)
+{
+	if (f != NULL && f->json != NULL)
+		wp_jw_raw(w, k, f->json, strlen(f->json));
+	else
+		wp_jw_null(w, k);
+}
+
+static void
+hex_or_null(struct wp_jw *w, const char *k, int have, uint64_t v)
+{
+	if (have)
+		wp_jw_hex(w, k, v);
+	else
+		wp_jw_null(w, k);
+}
+
+/* A writer's "source": {"file", "line"}, or null. */
+static void
+source(struct wp_jw *w, const struct wp_writer_in *wr)
+{
+	if (wr->source_file == NULL) {
+		wp_jw_null(w, "source");
+		return;
+	}
+	wp_jw_obj(w, "source");
+	wp_jw_str(w, "file", wr->source_file);
+	wp_jw_int(w, "line", wr->source_line);
+	wp_jw_end(w);
+}
+
+/* A sample's written value, its members in the record's order. */
+static void
+value(struct wp_jw *w, const struct rsample *sm)
+{
+	const struct wp_value_in *v = &sm->value;
+
+	if (!sm->has_value) {
+		wp_jw_null(w, "written_value");
+		return;
+	}
+	wp_jw_obj(w, "written_value");
+	wp_jw_str(w, "kind", v->kind_word);
+	if (v->reg != NULL)
+		wp_jw_str(w, "register", v->reg);
+	if (v->has_width)
+		wp_jw_int(w, "width", v->width);
+	if (v->has_value_member)
+		hex_or_null(w, "value", v->has_value, v->value);
+	if (v->has_bytes_member)
+		wp_jw_str(w, "bytes", v->bytes);
+	if (v->reason != NULL)
+		wp_jw_str(w, "reason", v->reason);
+	wp_jw_end(w);
+}
+
+/* A chain as its text ({"status":..,"callers":..}) shows it, and hits. */
+static void
+chain(struct wp_jw *w, const struct rchain *c)
+{
+	size_t n = strlen(c->text);
+	char *p;
+	int k;
+
+	p = wp_jw_raw_begin(w, NULL, n + 32);
+	memcpy(p, c->text, n - 1);
+	k = snprintf(p + n - 1, 33, ",\"hits\":%llu}",
+	    (unsigned long long)c->hits);
+	wp_jw_raw_end(w, n - 1 + (size_t)k);
+}
+
+static void
+site(struct wp_jw *w, const struct rsite *s)
+{
+	const struct wp_writer_in *wr = &s->writer;
+	size_t i;
+
+	wp_jw_obj(w, NULL);
+	wp_jw_str(w, "kind", wp_kind_names[s->kind]);
+	wp_jw_hex(w, "trap_runtime_ip", s->trap);
+	hex_or_null(w, "trap_static_ip", wr->has_trap_static,
+	    wr->trap_static);
+	hex_or_null(w, "writer_runtime_ip", s->wip != 0, s->wip);
+	hex_or_null(w, "writer_static_ip", wr->has_writer_static,
+	    wr->writer_static);
+	wp_jw_str(w, "module", wr->module);
+	wp_jw_str(w, "writer_function", wr->function);
+	wp_jw_str(w, "writer_symbol", wr->symbol);
+	source(w, wr);
+	wp_jw_str(w, "insn", wr->insn);
+	wp_jw_str(w, "confidence", wp_conf_names[s->worst]);
+	wp_jw_obj(w, "confidence_counts");
+	for (i = 0; i < WP_NCONFS; i++)
+		if (s->conf[i] > 0)
+			wp_jw_uint(w, wp_conf_names[i], s->conf[i]);
+	wp_jw_end(w);
+	wp_jw_str(w, "reason", wr->reason);
+	wp_jw_str(w, "caveat", wr->caveat);
+	wp_jw_uint(w, "hits", s->hits);
+	if (s->chains.n > 0 || s->chains_other > 0) {
+		wp_jw_arr(w, "call_chains");
+		for (i = 0; i < s->nshown; i++)
+			chain(w, s->shown[i]);
+		wp_jw_end(w);
+		wp_jw_uint(w, "other_call_chains_hits", s->chains_rest);
+		wp_jw_uint(w, "hits_without_call_chain", s->chains_none);
+	}
+	wp_jw_end(w);
+}
+
+static void
+comm(const struct report *r, struct wp_jw *w, int64_t tid)
+{
+	wp_jw_str(w, "comm", report_comm(r, tid));
+}
+
+static void
+threads(const struct report *r, const struct rtarget *t, struct wp_jw *w)
+{
+	size_t i;
+
+	wp_jw_arr(w, "threads");
+	for (i = 0; i < t->nthr; i++) {
+		wp_jw_obj(w, NULL);
+		wp_jw_int(w, "tid", t->thr[i].tid);
+		comm(r, w, t->thr[i].tid);
+		wp_jw_uint(w, "hits", t->thr[i].hits);
+		wp_jw_end(w);
+	}
+	wp_jw_end(w);
+	wp_jw_bool(w, "threads_truncated", t->other_thread_hits > 0);
+}
+
+static void
+samples(const struct report *r, const struct rtarget *t, struct wp_jw *w)
+{
+	const struct wp_writer_in *wr;
+	const struct rsample *sm;
+	size_t i;
+
+	wp_jw_arr(w, "samples");
+	for (i = 0; i < t->nsamples; i++) {
+		sm = &t->samples[i];
+		wr = &sm->writer;
+		wp_jw_obj(w, NULL);
+		wp_jw_int(w, "tid", sm->tid);
+		comm(r, w, sm->tid);
+		wp_jw_int(w, "time_ns", sm->time_ns);
+		wp_jw_hex(w, "trap_runtime_ip", sm->trap);
+		wp_jw_str(w, "module", wr->module);
+		hex_or_null(w, "writer_static_ip", wr->has_writer_static,
+		    wr->writer_static);
+		wp_jw_str(w, "writer_symbol", wr->symbol);
+		value(w, sm);
+		wp_jw_end(w);
+	}
+	wp_jw_end(w);
+	wp_jw_bool(w, "samples_truncated", t->samples_truncated);
+}
+
+/* What a target and a follow chain's leaf both show: counts, sites. */
+static void
+leaf(const struct report *r, const struct rtarget *t, struct wp_jw *w)
+{
+	size_t i;
+
+	raw(w, "counted", t->obs ? &t->obs->counted : NULL);
+	raw(w, "lost", t->obs ? &t->obs->lost : NULL);
+	wp_jw_str(w, "snapshot_caveat", snapshot_caveat);
+	if (t->have_time) {
+		wp_jw_int(w, "first_time_ns", t->first);
+		wp_jw_int(w, "last_time_ns", t->last);
+	} else {
+		wp_jw_null(w, "first_time_ns");
+		wp_jw_null(w, "last_time_ns");
+	}
+	wp_jw_str(w, "writer_counts", t->tallied ? "tallied" : "sampled");
+	if (t->tallied)
+		wp_jw_uint(w, "tallied_hits", t->tallied_hits);
+	else
+		wp_jw_null(w, "tallied_hits");
+	threads(r, t, w);
+	wp_jw_arr(w, "writer_sites");
+	for (i = 0; i < t->nsorted; i++)
+		site(w, t->sorted[i]);
+	wp_jw_end(w);
+	samples(r, t, w);
+}
+
+void
+doc_watch(const struct report *r, const struct rtarget *t, struct wp_jw *w)
+{
+	const struct wp_watch_pass *x = &t->rec;
+	const struct wp_field *latest = t->obs ? &t->obs->latest_value :
+	    &absent;
+
+	wp_jw_obj(w, NULL);
+	wp_jw_int(w, "id", t->id);
+	raw(w, "input", &x->input);
+	raw(w, "runtime_addr", &x->runtime_addr);
+	raw(w, "static_addr", &x->static_addr);
+	raw(w, "module", &x->module);
+	raw(w, "region", &x->region);
+	raw(w, "perms", &x->perms);
+	raw(w, "access", &x->access);
+	raw(w, "len", &x->len);
+	raw(w, "initial_value", &x->initial_value);
+	raw(w, "latest_value", latest);
+	if (x->initial_value.text != NULL && latest->text != NULL)
+		wp_jw_bool(w, "changed", strcmp(x->initial_value.text,
+		    latest->text) != 0);
+	else
+		wp_jw_null(w, "changed");
+	wp_jw_uint(w, "accepted_hits", t->hits);
+	leaf(r, t, w);
+	wp_jw_end(w);
+}
+
+static void
+bindings(const struct rtarget *t, struct wp_jw *w)
+{
+	const struct rbind *b;
+	size_t i;
+
+	wp_jw_arr(w, "bindings");
+	for (i = 0; i < t->nbinds; i++) {
+		b = &t->binds[i];
+		wp_jw_obj(w, NULL);
+		wp_jw_uint(w, "generation", b->generation);
+		wp_jw_str(w, "binding", b->binding);
+		hex_or_null(w, "leaf_addr", b->leaf != 0, b->leaf);
+		wp_jw_int(w, "time_ns", b->time_ns);
+		wp_jw_uint(w, "leaf_hits", b->leaf_hits);
+		if (b->rearm_ns >= 0)
+			wp_jw_int(w, "rearm_ns", b->rearm_ns);
+		else
+			wp_jw_null(w, "rearm_ns");
+		wp_jw_bool(w, "held", b->held);
+		if (b->missed >= 0)
+			wp_jw_bool(w, "missed_in_window", b->missed);
+		else
+			wp_jw_null(w, "missed_in_window");
+		wp_jw_end(w);
+	}
+	wp_jw_end(w);
+}
+
+static void
+int_or_null(struct wp_jw *w, const char *k, int have, int64_t v)
+{
+	if (have)
+		wp_jw_int(w, k, v);
+	else
+		wp_jw_null(w, k);
+}
+
+/* How long the leaf went unwatched at each re-arm, over the bindings. */
+static void
+rearm(const struct rrearm *a, struct wp_jw *w)
+{
+	wp_jw_obj(w, "rearm");
+	wp_jw_uint(w, "measured", a->measured);
+	wp_jw_uint(w, "held", a->held);
+	wp_jw_uint(w, "missed_in_window", a->missed);
+	int_or_null(w, "min_ns", a->measured > 0, a->min);
+	int_or_null(w, "median_ns", a->measured > 0, a->median);
+	int_or_null(w, "p90_ns", a->measured > 0, a->p90);
+	int_or_null(w, "max_ns", a->measured > 0, a->max);
+	wp_jw_end(w);
+}
+
+/* A --follow chain: where it points, its history, and its leaf's hits. */
+void
+doc_follow(const struct report *r, const struct rtarget *t, struct wp_jw *w)
+{
+	const struct wp_watch_pass *x = &t->rec;
+	const struct rbind *b = t->nbinds ? &t->binds[t->nbinds - 1] : NULL;
+
+	wp_jw_obj(w, NULL);
+	wp_jw_int(w, "id", t->id);
+	raw(w, "input", &x->input);
+	raw(w, "ptr_slot_addr", &x->slot_addr);
+	raw(w, "ptr_slot_static_addr", &x->slot_static_addr);
+	raw(w, "ptr_slot_module", &x->slot_module);
+	raw(w, "chain_offsets", &x->offsets);
+	raw(w, "len", &x->len);
+	raw(w, "access", &x->access);
+	raw(w, "slots_reserved", &x->slots);
+	if (b != NULL) {
+		wp_jw_str(w, "binding_state", b->binding);
+		wp_jw_uint(w, "generation", b->generation);
+		hex_or_null(w, "active_leaf_addr", b->leaf != 0, b->leaf);
+	} else {
+		raw(w, "binding_state", &x->binding);
+		wp_jw_null(w, "generation");
+		raw(w, "active_leaf_addr", &x->leaf_addr);
+	}
+	raw(w, "rebinds", t->obs_follow ? &t->obs_follow->rebinds : NULL);
+	wp_jw_uint(w, "pointer_slot_hits", t->ptr_hits);
+	wp_jw_uint(w, "leaf_hits", t->hits);
+	bindings(t, w);
+	rearm(&t->rearm, w);
+	wp_jw_bool(w, "bindings_truncated", t->binds_truncated);
+	leaf(r, t, w);
+	wp_jw_end(w);
+}

@@ -1,0 +1,105 @@
+/*
+ * A writer's call chains in the table, a line each: hits, then the
+ * callers, the innermost (with its source line) first.  A chain is kept
+ * as the JSON text wp-decode wrote ({"status":..,"callers":[..]}); its
+ * frames are read by lib's reader.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "reader.h"
+#include "table.h"
+
+/* A frame's "file:line", the file's base name. */
+static void
+frame_source(const struct wp_frame_in *fr, char *buf, size_t sz)
+{
+	snprintf(buf, sz, "%s:%lld", base(fr->source_file),
+	    (long long)fr->source_line);
+}
+
+/* A caller: the functions inlined at the call, marked, then its symbol,
+ * else module+0xOFF, else its address. */
+static void
+frame_label(const struct wp_frame_in *fr, char *buf, size_t sz)
+{
+	size_t i, n = 0;
+	int k;
+
+	for (i = 0; i < fr->ninlined && n < sz; i++) {
+		k = snprintf(buf + n, sz - n, "%s (inline) < ", fr->inlined[i]);
+		n += k > 0 ? (size_t)k : 0;
+	}
+	if (n >= sz)
+		return;
+	buf += n;
+	sz -= n;
+	if (fr->symbol != NULL)
+		snprintf(buf, sz, "%s", fr->symbol);
+	else if (fr->module != NULL && fr->static_ip != NULL)
+		snprintf(buf, sz, "%s+%s", base(fr->module), fr->static_ip);
+	else
+		snprintf(buf, sz, "%s", fr->ip ? fr->ip : "-");
+}
+
+/*
+ * The callers after the chain's status, when that is not complete.  The
+ * chain's text is the object aggregate.c made of the hit's status and
+ * its callers, in that order; lib reads the frames.
+ */
+static void
+chain_line(const struct wp_json *j, char *line, size_t sz)
+{
+	struct wp_frame_in *fr;
+	char b[512], src[512];
+	size_t k, n;
+	int len = 0, status = wp_json_first(j, 0);
+
+	if (wp_json_str(j, status, b, sizeof b) < 0)
+		snprintf(b, sizeof b, "-");
+	if (strcmp(b, "complete") != 0)
+		len = snprintf(line, sz, "[%s] ", b);
+	n = wp_rec_read_frames(j, status < 0 ? -1 :
+	    wp_json_next(j, 0, status), &fr);
+	for (k = 0; k < n && len < (int)sz - 1; k++) {
+		frame_label(&fr[k], b, sizeof b);
+		len += snprintf(line + len, sz - (size_t)len, "%s%s",
+		    k ? " < " : "by ", b);
+		if (k == 0 && fr[k].source_file != NULL &&
+		    len < (int)sz - 1) {
+			frame_source(&fr[k], src, sizeof src);
+			len += snprintf(line + len, sz - (size_t)len, " (%s)",
+			    src);
+		}
+	}
+	if (n == 0)
+		snprintf(line + len, sz - (size_t)len, "no callers");
+	wp_frames_in_free(fr, n);
+}
+
+void
+table_chains(const struct rsite *s, FILE *f)
+{
+	struct wp_json j = { 0 };
+	char line[1024];
+	size_t i;
+
+	for (i = 0; i < s->nshown; i++) {
+		line[0] = '\0';
+		if (wp_json_parse(&j, s->shown[i]->text,
+		    strlen(s->shown[i]->text)) == 0)
+			chain_line(&j, line, sizeof line);
+		out(f, "  %9s  %9llu  %s\n", "",
+		    (unsigned long long)s->shown[i]->hits, line);
+	}
+	wp_json_free(&j);
+	if (s->chains.n > 0 || s->chains_other > 0) {
+		if (s->chains_rest > 0)
+			out(f, "  %9s  %9llu  in other call chains\n", "",
+			    (unsigned long long)s->chains_rest);
+		if (s->chains_none > 0)
+			out(f, "  %9s  %9llu  without a call chain (not "
+			    "sampled)\n", "",
+			    (unsigned long long)s->chains_none);
+	}
+}

@@ -1,0 +1,335 @@
+/*
+ * A target's section of the table: its values and counts, its writers
+ * (with their call chains), its threads and its samples.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "table.h"
+#include "util.h"
+
+/* A written value: "eax = 0x2a", "unknown: why", the value, or "-". */
+static void
+value_text(const struct rsample *sm, char *buf, size_t sz)
+{
+	const struct wp_value_in *v = &sm->value;
+	char hex[24];
+	const char *kind = sm->has_value && v->kind_word ? v->kind_word : "-";
+	const char *val = "-";
+
+	if (sm->has_value && v->has_value) {
+		hex[wp_fmt_hex(hex, v->value)] = '\0';
+		val = hex;
+	}
+	if (strcmp(kind, wp_vkind_names[WP_VALUE_UNKNOWN]) == 0)
+		snprintf(buf, sz, "unknown: %s", v->reason ? v->reason : "-");
+	else if (strcmp(kind, wp_vkind_names[WP_VALUE_REGISTER]) == 0)
+		snprintf(buf, sz, "%s = %s", v->reg ? v->reg : "-", val);
+	else if (strcmp(kind, "-") == 0)
+		snprintf(buf, sz, "-");
+	else
+		snprintf(buf, sz, "%s", val);
+}
+
+/* "file:line" of a writer's source, the file's base name, or "-". */
+static void
+source_text(const struct wp_writer_in *w, char *buf, size_t sz)
+{
+	if (w->source_file == NULL)
+		snprintf(buf, sz, "-");
+	else
+		snprintf(buf, sz, "%s:%lld", base(w->source_file),
+		    (long long)w->source_line);
+}
+
+/* Whether any site is other than a write: then the KIND column. */
+static int
+kinds(const struct rtarget *t)
+{
+	size_t j;
+
+	for (j = 0; j < t->nsorted; j++)
+		if (t->sorted[j]->kind != WP_KIND_WRITE)
+			return 1;
+	return 0;
+}
+
+/* A table of writer sites. */
+struct writers {
+	struct rsite	**a;
+	size_t		 n;
+	int		 kind;		/* the KIND column */
+	int		 notes;		/* reasons and caveats */
+	char		**names;
+	struct col	 c[3];		/* WRITER, INSTRUCTION, SOURCE */
+};
+
+static const char *
+or_dash(const char *s)
+{
+	return s != NULL ? s : "-";
+}
+
+/* The INSTRUCTION cell: the instruction, or why there is none. */
+static const char *
+insn_cell(const struct rsite *s, int notes)
+{
+	return or_dash(s->writer.insn != NULL || !notes ? s->writer.insn :
+	    s->writer.reason);
+}
+
+static void
+writers_layout(struct writers *t)
+{
+	char b[512], ip[24];
+	const struct rsite *s;
+	size_t j;
+
+	t->names = names_new(t->n);
+	t->c[0] = (struct col){ t->kind ? 22 : 26, strlen("WRITER"), 0 };
+	t->c[1] = (struct col){ t->kind ? 29 : 35, strlen("INSTRUCTION"), 0 };
+	t->c[2] = (struct col){ t->kind ? 14 : 16, strlen("SOURCE"), 0 };
+	for (j = 0; j < t->n; j++) {
+		s = t->a[j];
+		ip[wp_fmt_hex(ip, s->trap)] = '\0';
+		label_writer(&s->writer, s->writer.insn ? ip : "-", b,
+		    sizeof b);
+		t->names[j] = wp_xstrdup(b);
+		need(&t->c[0], strlen(b));
+		need(&t->c[1], strlen(insn_cell(s, t->notes)));
+		source_text(&s->writer, b, sizeof b);
+		need(&t->c[2], strlen(b));
+	}
+	layout(t->c, 3, room(21 + (t->kind ? 12 : 0) + 2), t->names, t->n);
+}
+
+static void
+writers_header(const struct writers *t, FILE *f)
+{
+	out(f, "  %9s  %-7s ", "HITS", "CONF");
+	if (t->kind)
+		out(f, "%-11s ", "KIND");
+	out(f, "%-*s %-*s %s\n", (int)t->c[0].w, "WRITER", (int)t->c[2].w,
+	    "SOURCE", "INSTRUCTION");
+}
+
+static void
+writer_row(const struct writers *t, size_t j, FILE *f)
+{
+	const struct rsite *s = t->a[j];
+	const struct wp_writer_in *w = &s->writer;
+	char b1[MAXWIDTH + 1], b2[MAXWIDTH + 1], b3[MAXWIDTH + 1], src[512];
+
+	source_text(w, src, sizeof src);
+	label_shorten(t->names[j], t->c[0].w, b1, sizeof b1);
+	out(f, "  %9llu  %-7s ", (unsigned long long)s->hits,
+	    wp_conf_names[s->worst]);
+	if (t->kind)
+		out(f, "%-11s ", wp_kind_names[s->kind]);
+	label_shorten_source(src, t->c[2].w, b2, sizeof b2);
+	out(f, "%-*s %-*s %s\n", (int)t->c[0].w, b1, (int)t->c[2].w, b2,
+	    fit(b3, sizeof b3, insn_cell(s, t->notes), t->c[1].w));
+	if (t->notes && (w->caveat != NULL || (w->insn == NULL &&
+	    w->reason != NULL)))
+		out(f, "  %9s  %s\n", "", fit(b3, sizeof b3, w->caveat ?
+		    w->caveat : w->reason, room(13)));
+	if (t->notes)
+		table_chains(s, f);
+}
+
+/*
+ * A target's writer sites, one a row; header adds the column names,
+ * notes the reasons, caveats and call chains.
+ */
+static void
+writer_rows(const struct rtarget *rt, int header, int notes, FILE *f)
+{
+	struct writers t;
+	size_t j;
+
+	memset(&t, 0, sizeof t);
+	t.a = rt->sorted;
+	t.n = rt->nsorted;
+	t.kind = kinds(rt);
+	t.notes = notes;
+	writers_layout(&t);
+	if (header && t.n > 0)
+		writers_header(&t, f);
+	for (j = 0; j < t.n; j++)
+		writer_row(&t, j, f);
+	names_free(t.names, t.n);
+}
+
+void
+table_leaf_writers(const struct rtarget *t, FILE *f)
+{
+	out(f, "  leaf writers: %zu\n", t->nsorted);
+	writer_rows(t, 0, 0, f);
+}
+
+static void
+threads(const struct report *r, const struct rtarget *t, FILE *f)
+{
+	char b[256], c[128];
+	const char *comm;
+	size_t j;
+
+	out(f, "  threads:");
+	for (j = 0; j < t->nthr && j < 8; j++) {
+		/* "4242 worker (17)": the thread, its name, its hits */
+		if ((comm = report_comm(r, t->thr[j].tid)) != NULL)
+			snprintf(b, sizeof b, "%d %s (%llu)", t->thr[j].tid,
+			    printable(c, sizeof c, comm),
+			    (unsigned long long)t->thr[j].hits);
+		else
+			snprintf(b, sizeof b, "%d (%llu)", t->thr[j].tid,
+			    (unsigned long long)t->thr[j].hits);
+		item(f, b, strlen("  threads:"));
+	}
+	if (j < t->nthr) {
+		snprintf(b, sizeof b, "and %zu more", t->nthr - j);
+		item(f, b, strlen("  threads:"));
+	}
+	out(f, "%s\n", j == 0 ? " none" : "");
+}
+
+/* A table of samples. */
+struct samples {
+	const struct rsample *a;
+	size_t		 n;
+	size_t		 cw;		/* the THREAD column; 0: none */
+	char		**names;
+	struct col	 c[2];		/* WRITER, VALUE */
+};
+
+static void
+samples_layout(const struct report *r, struct samples *t)
+{
+	char b[512], ip[24];
+	const struct rsample *x;
+	const char *comm;
+	size_t j;
+
+	t->names = names_new(t->n);
+	t->c[0] = (struct col){ 26, strlen("WRITER"), 0 };
+	t->c[1] = (struct col){ 44, strlen("VALUE"), 0 };
+	for (j = 0; j < t->n; j++) {
+		x = &t->a[j];
+		ip[wp_fmt_hex(ip, x->trap)] = '\0';
+		label_writer(&x->writer, ip, b, sizeof b);
+		t->names[j] = wp_xstrdup(b);
+		need(&t->c[0], strlen(b));
+		value_text(x, b, sizeof b);
+		need(&t->c[1], strlen(b));
+		if ((comm = report_comm(r, x->tid)) != NULL &&
+		    t->cw < strlen(comm))
+			t->cw = strlen(comm);
+	}
+	if (t->cw > 0)
+		t->cw = t->cw < strlen("THREAD") ? strlen("THREAD") :
+		    least(t->cw, 16);
+	layout(t->c, 2, room(2 + 9 + 2 + 12 + 2 + 1 + (t->cw ? t->cw + 1 : 0)),
+	    t->names, t->n);
+}
+
+/* TID, its name when any sample has one, TIME ms. */
+static void
+sample_lead(const struct samples *t, const char *tid, const char *comm,
+    const char *ms, FILE *f)
+{
+	char b[128], c[128];
+
+	out(f, "  %9s", tid);
+	if (t->cw > 0)
+		out(f, " %-*s", (int)t->cw, fit(b, sizeof b,
+		    printable(c, sizeof c, comm), t->cw));
+	out(f, "  %12s  ", ms);
+}
+
+static void
+sample_row(const struct report *r, const struct samples *t, size_t j,
+    FILE *f)
+{
+	const struct rsample *x = &t->a[j];
+	char b1[MAXWIDTH + 1], b2[MAXWIDTH + 1], v[512], ms[64], tid[24];
+	const char *comm = report_comm(r, x->tid);
+
+	value_text(x, v, sizeof v);
+	snprintf(ms, sizeof ms, "%.3f", (double)x->time_ns / 1e6);
+	snprintf(tid, sizeof tid, "%lld", (long long)x->tid);
+	label_shorten(t->names[j], t->c[0].w, b1, sizeof b1);
+	sample_lead(t, tid, comm ? comm : "-", ms, f);
+	out(f, "%-*s %s\n", (int)t->c[0].w, b1,
+	    fit(b2, sizeof b2, v, t->c[1].w));
+}
+
+static void
+samples(const struct report *r, const struct rtarget *rt, FILE *f)
+{
+	struct samples t;
+	size_t j;
+
+	memset(&t, 0, sizeof t);
+	t.a = rt->samples;
+	if ((t.n = rt->nsamples) == 0)
+		return;
+	samples_layout(r, &t);
+	out(f, "  samples: %zu of %llu%s\n", t.n,
+	    (unsigned long long)rt->hits,
+	    rt->samples_truncated ? " (truncated)" : "");
+	sample_lead(&t, "TID", "THREAD", "TIME ms", f);
+	out(f, "%-*s %s\n", (int)t.c[0].w, "WRITER", "VALUE");
+	for (j = 0; j < t.n; j++)
+		sample_row(r, &t, j, f);
+	names_free(t.names, t.n);
+}
+
+/* The counts: by the kernel, tallied, sampled, and the values. */
+static void
+counts(const struct report *r, const struct rtarget *t, FILE *f)
+{
+	const struct wp_field *init = &t->rec.initial_value;
+	const struct wp_field *latest = t->obs ? &t->obs->latest_value : NULL;
+	const char *counted = t->obs ? t->obs->counted.text : NULL;
+	const char *lower = r->nreasons > 0 ? " (lower bound)" : "";
+	const char *changed = init->text != NULL && latest != NULL &&
+	    latest->text != NULL && strcmp(init->text, latest->text) != 0 ?
+	    "  changed" : "";
+	const char *ls = latest != NULL ? wp_field_text(latest) : "-";
+	unsigned long long hits = t->hits;
+
+	if (counted != NULL && t->tallied)
+		out(f, "  %s writes counted by the kernel; %llu tallied by "
+		    "writer in the kernel; %llu sampled\n  initial %s  latest "
+		    "%s%s\n", counted, (unsigned long long)t->tallied_hits,
+		    hits, wp_field_text(init), ls, changed);
+	else if (counted != NULL)
+		out(f, "  %s writes counted by %s; %llu attributed to a "
+		    "writer%s\n  initial %s  latest %s%s\n", counted,
+		    r->backend && strcmp(r->backend, "ptrace_singlestep") == 0 ?
+		    "single-stepping" : "the kernel", hits, lower,
+		    wp_field_text(init), ls, changed);
+	else
+		out(f, "  %llu hits%s  initial %s  latest %s%s\n", hits,
+		    lower, wp_field_text(init), ls, changed);
+}
+
+void
+table_watch(const struct report *r, const struct rtarget *t, FILE *f)
+{
+	const struct wp_watch_pass *x = &t->rec;
+
+	out(f, "\ntarget %d  %s  %s", t->id, wp_field_text(&x->input),
+	    wp_field_text(&x->runtime_addr));
+	if (x->static_addr.text != NULL)
+		out(f, " (static %s in %s)", x->static_addr.text,
+		    base(wp_field_text(&x->module)));
+	out(f, "  %s  %s bytes  %s\n", wp_field_text(&x->perms),
+	    wp_field_text(&x->len),
+	    wp_field_text(&x->access));
+	counts(r, t, f);
+	out(f, "  writers: %zu\n", t->nsorted);
+	writer_rows(t, 1, 1, f);
+	threads(r, t, f);
+	samples(r, t, f);
+}

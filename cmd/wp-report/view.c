@@ -1,0 +1,303 @@
+/*
+ * The view of the aggregate that the document and the table both print:
+ * per target the writer sites (from the in-kernel tallies when there
+ * are any), most hits first, each with its call chains so sorted, the
+ * threads so sorted, a follow chain's re-arm times; and whether the
+ * counts are a lower bound and why.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "util.h"
+
+static int
+cmp_chain(const void *a, const void *b)
+{
+	const struct rchain *x = *(const struct rchain *const *)a;
+	const struct rchain *y = *(const struct rchain *const *)b;
+
+	if (x->hits != y->hits)
+		return x->hits < y->hits ? 1 : -1;
+	return strcmp(x->text, y->text);
+}
+
+/* The site's most frequent maxchains call chains, and the rest's hits. */
+static void
+view_chains(struct rsite *s, size_t maxchains)
+{
+	struct rchain **sorted, *c;
+	uint64_t all = s->chains_other;
+	size_t i, n = 0;
+
+	s->chains_rest = s->chains_other;
+	if (s->chains.n == 0 && s->chains_other == 0)
+		return;
+	sorted = wp_xcalloc(s->chains.n + 1, sizeof *sorted);
+	for (i = 0; i < s->chains.cap; i++)
+		if ((c = wp_hmap_slot(&s->chains, i)) != NULL)
+			sorted[n++] = c;
+	qsort(sorted, n, sizeof *sorted, cmp_chain);
+	for (i = 0; i < n; i++) {
+		all += sorted[i]->hits;
+		if (i >= maxchains)
+			s->chains_rest += sorted[i]->hits;
+	}
+	s->shown = sorted;
+	s->nshown = n < maxchains ? n : maxchains;
+	/* a tallied site whose chains are its samples' */
+	s->chains_none = s->hits > all ? s->hits - all : 0;
+}
+
+static int
+cmp_site(const void *a, const void *b)
+{
+	const struct rsite *x = *(const struct rsite *const *)a;
+	const struct rsite *y = *(const struct rsite *const *)b;
+
+	if (x->hits != y->hits)
+		return x->hits < y->hits ? 1 : -1;
+	if (x->wip != y->wip)
+		return x->wip < y->wip ? -1 : 1;
+	if (x->trap != y->trap)
+		return x->trap < y->trap ? -1 : 1;
+	return (x->kind > y->kind) - (x->kind < y->kind);
+}
+
+static int
+cmp_thr(const void *a, const void *b)
+{
+	const struct rthread *x = a, *y = b;
+
+	if (x->hits != y->hits)
+		return x->hits < y->hits ? 1 : -1;
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+/*
+ * Tallies without chains (the bpf backend with --callchain dwarf keeps
+ * the copied stacks in its samples): each site's chains from the hits
+ * sampled there, said to be so.
+ */
+static void
+sampled_chains(struct rtarget *t, struct wp_hmap *sites)
+{
+	struct rsite *h, *s;
+	struct rchain *c;
+	size_t i, j;
+
+	for (i = 0; i < t->sites.cap; i++) {
+		if ((h = wp_hmap_slot(&t->sites, i)) == NULL ||
+		    (h->chains.n == 0 && h->chains_other == 0) ||
+		    (s = wp_hmap_get(sites, h->trap, h->wip)) == NULL ||
+		    (s->chains.n > 0 && !s->chains_sampled))
+			continue;
+		s->chains_sampled = 1;
+		for (j = 0; j < h->chains.cap; j++)
+			if ((c = wp_hmap_slot(&h->chains, j)) != NULL)
+				site_add_chain(s, h->chains.keys[2 * j],
+				    h->chains.keys[2 * j + 1], c->text, c->hits);
+		s->chains_other += h->chains_other;
+	}
+}
+
+/*
+ * Writer sites from in-kernel tallies, into sites (keyed as the
+ * samples' are): every write, each of its writer.
+ */
+static void
+tally_sites(struct rtarget *t, struct wp_hmap *sites)
+{
+	struct rtally *y;
+	struct rsite *s;
+	uint64_t wip;
+	size_t i;
+	int isnew;
+
+	wp_hmap_init(sites, sizeof(struct rsite));
+	for (i = 0; i < t->tallies.cap; i++) {
+		if ((y = wp_hmap_slot(&t->tallies, i)) == NULL)
+			continue;
+		/* none when no instruction wrote */
+		wip = y->writer.has_writer_ip ? y->writer.writer_ip : 0;
+		s = wp_hmap_put(sites, y->ip, wip, &isnew);
+		if (isnew) {
+			s->trap = y->ip;
+			s->wip = wip;
+			s->kind = y->writer.kind;
+			s->has_writer = y->has_writer;
+			wp_writer_in_copy(&s->writer, &y->writer);
+		}
+		s->hits += y->hits;
+		if (y->chain != NULL)
+			site_add_chain(s, y->k1, y->k2, y->chain, y->hits);
+		s->conf[y->has_writer ? y->writer.conf : WP_CONF_UNKNOWN] +=
+		    y->hits;
+	}
+	sampled_chains(t, sites);
+}
+
+/* Threads and their hits from the tallies: every write of each. */
+static void
+tally_threads(struct rtarget *t)
+{
+	struct rtally *y;
+	size_t i, k;
+
+	t->nthr = 0;
+	t->other_thread_hits = 0;
+	t->tallied_hits = 0;
+	for (i = 0; i < t->tallies.cap; i++) {
+		if ((y = wp_hmap_slot(&t->tallies, i)) == NULL)
+			continue;
+		t->tallied_hits += y->hits;
+		for (k = 0; k < t->nthr && t->thr[k].tid != y->tid; k++)
+			;
+		if (k < t->nthr)
+			t->thr[k].hits += y->hits;
+		else if (t->nthr < MAXTHREADS) {
+			t->thr[t->nthr].tid = y->tid;
+			t->thr[t->nthr++].hits = y->hits;
+		} else
+			t->other_thread_hits += y->hits;
+	}
+}
+
+void
+view_sites_free(struct wp_hmap *sites)
+{
+	struct rsite *s;
+	size_t i;
+
+	for (i = 0; i < sites->cap; i++)
+		if ((s = wp_hmap_slot(sites, i)) != NULL) {
+			wp_writer_in_free(&s->writer);
+			site_chains_free(s);
+			free(s->shown);
+		}
+	wp_hmap_free(sites);
+}
+
+/* The entry of id in the observation's entries e[0..n), or NULL. */
+static const struct wp_obs_entry_pass *
+obs_entry(const struct wp_obs_entry_pass *e, size_t n, int id)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (e[i].id == id)
+			return &e[i];
+	return NULL;
+}
+
+static int
+cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* How long the leaf went unwatched at each re-arm, over the bindings. */
+static void
+view_rearm(struct rtarget *t)
+{
+	struct rrearm *a = &t->rearm;
+	int64_t *v = wp_xcalloc(t->nbinds + 1, sizeof *v);
+	size_t i, n = 0;
+
+	memset(a, 0, sizeof *a);
+	for (i = 0; i < t->nbinds; i++) {
+		if (t->binds[i].rearm_ns >= 0)
+			v[n++] = t->binds[i].rearm_ns;
+		a->held += t->binds[i].held;
+		a->missed += t->binds[i].missed == 1;
+	}
+	qsort(v, n, sizeof *v, cmp_i64);
+	if ((a->measured = n) > 0) {
+		a->min = v[0];
+		a->median = v[n / 2];
+		a->p90 = v[(n * 9) / 10];
+		a->max = v[n - 1];
+	}
+	free(v);
+}
+
+static void
+view_target(struct report *r, struct rtarget *t)
+{
+	struct wp_hmap *sites = &t->sites;
+	struct rsite *s;
+	size_t i, n = 0;
+	int c;
+
+	t->obs = obs_entry(r->observation.targets, r->observation.ntargets,
+	    t->id);
+	t->obs_follow = obs_entry(r->observation.follows,
+	    r->observation.nfollows, t->id);
+	if ((t->tallied = t->tallies.n > 0)) {
+		tally_sites(t, &t->tsites);
+		tally_threads(t);
+		sites = &t->tsites;
+	}
+	qsort(t->thr, t->nthr, sizeof *t->thr, cmp_thr);
+	view_rearm(t);
+	t->sorted = wp_xcalloc(sites->n + 1, sizeof *t->sorted);
+	for (i = 0; i < sites->cap; i++)
+		if ((s = wp_hmap_slot(sites, i)) != NULL) {
+			t->sorted[n++] = s;
+			view_chains(s, r->maxchains);
+			s->worst = WP_CONF_EXACT;
+			for (c = 0; c < WP_NCONFS; c++)
+				if (s->conf[c] > 0)
+					s->worst = c;
+		}
+	qsort(t->sorted, n, sizeof *t->sorted, cmp_site);
+	t->nsorted = n;
+}
+
+static void
+reason(struct report *r, enum wp_bound why)
+{
+	r->reasons[r->nreasons++] = why;
+}
+
+static void
+lower_bound_reasons(struct report *r)
+{
+	const struct wp_obs_pass *o = &r->observation;
+	const char *stop = wp_field_str(&o->stop_reason);
+
+	if (!o->present)
+		reason(r, WP_BOUND_INCOMPLETE);
+	if (r->lost > 0 || r->lost_records > 0 || (o->present &&
+	    (!wp_field_bool(&o->lost_known) ||
+	    wp_field_int(&o->lost_total) > 0)))
+		reason(r, WP_BOUND_LOST);
+	if (wp_field_bool(&o->truncated_by_max_events) &&
+	    !wp_field_bool(&o->tallied))
+		reason(r, WP_BOUND_TRUNCATED);
+	if (wp_field_bool(&o->partial))
+		reason(r, WP_BOUND_PARTIAL);
+	if (stop && strcmp(stop, wp_stop_names[WP_STOP_OUTPUT_CLOSED]) == 0)
+		reason(r, WP_BOUND_OUTPUT_CLOSED);
+	if (r->malformed > 0)
+		reason(r, WP_BOUND_MALFORMED);
+	if (r->nreasons == 0 && wp_field_bool(&o->counts_are_lower_bound))
+		reason(r, WP_BOUND_WP_ARM);
+}
+
+void
+report_view(struct report *r, long malformed)
+{
+	size_t i;
+
+	r->malformed = malformed;
+	r->backend = r->observation.present ?
+	    wp_field_str(&r->observation.backend) :
+	    wp_field_str(&r->armed.backend);
+	r->nreasons = 0;
+	lower_bound_reasons(r);
+	for (i = 0; i < r->nt; i++)
+		view_target(r, &r->t[i]);
+}
