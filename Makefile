@@ -247,8 +247,8 @@ deb:
 	mkdir -p $(O)/deb/wp-$(VERSION)
 	cp -R $(DEBSRC) $(O)/deb/wp-$(VERSION)
 	cd $(O)/deb/wp-$(VERSION) && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
-	    -u MAKEOVERRIDES dpkg-buildpackage -b -us -uc -J$(DEBJOBS)
-	rm -rf $(O)/deb/wp-$(VERSION)
+	    -u MAKEOVERRIDES dpkg-buildpackage -b -us -uc -J$(DEBJOBS); \
+	    s=$$?; rm -rf $(O)/deb/wp-$(VERSION); exit $$s
 
 # The man pages render without warnings; the shell scripts parse.
 lint:
