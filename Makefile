@@ -41,8 +41,12 @@ DEPS	 = gcc make pkg-config libelf-dev libdw-dev libcapstone-dev \
 	   bats bats-support bats-assert jq binutils \
 	   qemu-system-x86 linux-image-amd64 busybox-static cpio gzip \
 	   util-linux procps gdb time mandoc debuginfod libdebuginfod1
+# and those make deb and its test need
+DEBDEPS	 = debhelper dpkg-dev lintian fakeroot
 
-all: $(TOOLS:%=$(O)/%) $(O)/wp $(O)/wp-demo targets
+all: tools $(O)/wp-demo targets
+
+tools: $(TOOLS:%=$(O)/%) $(O)/wp
 
 # The front command, beside the tools it runs.
 $(O)/wp: cmd/wp
@@ -55,7 +59,7 @@ $(O)/wp-demo: share/demo/wp-demo.c
 
 $(O)/lib/%.o: lib/%.c lib/*.h
 	@mkdir -p $(@D)
-	$(CC) $(WPFLAGS) -iquote $(O)/lib $(CFLAGS) -c -o $@ $<
+	$(CC) $(WPFLAGS) -iquote $(O)/lib $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 # The record contract (share/wp-records.schema.json) as a C string: the
 # tools check the records they read against it, the tests every record.
@@ -84,10 +88,11 @@ $(O)/cmd/wp-arm/bpf-prog.o: WPFLAGS += -iquote $(O)/bpf
 .SECONDEXPANSION:
 $(O)/cmd/%.o: cmd/%.c lib/*.h $$(wildcard $$(dir cmd/%)*.h)
 	@mkdir -p $(@D)
-	$(CC) $(WPFLAGS) -iquote $(<D) $(CFLAGS) -c -o $@ $<
+	$(CC) $(WPFLAGS) -iquote $(<D) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(TOOLS:%=$(O)/%): $(O)/%: $$(call toolobj,%) $(O)/libwp.a
-	$(CC) $(CFLAGS) -o $@ $(call toolobj,$*) $(O)/libwp.a $(LDLIBS_$*)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(call toolobj,$*) $(O)/libwp.a \
+	    $(LDLIBS_$*)
 
 # Test targets: plain -O1 programs, PIE and non-PIE, and a shared library.
 TCFLAGS	 = -O1 -g -Wall -Wextra -Werror -pthread
@@ -141,7 +146,7 @@ demo: deps all
 	@sh share/demo/run-demo.sh $(O)
 
 deps:
-	@sh tests/deps.sh $(DEPS)
+	@sh tests/deps.sh $(DEPS) $(DEBDEPS)
 
 check: deps all
 	@WP_BUILD=$(CURDIR)/$(O) sh tests/run.sh
@@ -231,6 +236,20 @@ install: $(TOOLS:%=$(O)/%) $(O)/wp
 	install -m 644 share/bash-completion/wp $(DESTDIR)$(COMPDIR)/wp
 	for t in $(TOOLS); do ln -sf wp $(DESTDIR)$(COMPDIR)/$$t; done
 
+# The Debian package (debian/), built by dpkg-buildpackage in a copy of
+# the sources under $(O)/deb, where it leaves wp_VERSION_amd64.deb; the
+# make variables given here stay out of the package's own make.
+VERSION	 = $(shell sed -n 's/^\#define WP_VERSION "\(.*\)"$$/\1/p' lib/util.h)
+DEBSRC	 = Makefile LICENSE README.md cmd lib man share debian
+DEBJOBS	?= $(shell nproc)
+deb:
+	rm -rf $(O)/deb
+	mkdir -p $(O)/deb/wp-$(VERSION)
+	cp -R $(DEBSRC) $(O)/deb/wp-$(VERSION)
+	cd $(O)/deb/wp-$(VERSION) && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+	    -u MAKEOVERRIDES dpkg-buildpackage -b -us -uc -J$(DEBJOBS); \
+	    s=$$?; rm -rf $(O)/deb/wp-$(VERSION); exit $$s
+
 # The man pages render without warnings; the shell scripts parse.
 lint:
 	mandoc -T lint -W warning $(MAN1) $(MAN7)
@@ -240,6 +259,6 @@ lint:
 clean:
 	rm -rf build build-asan
 
-.PHONY: all targets deps check asan-check install lint clean demo fuzz fuzz-build \
-	bench
+.PHONY: all tools targets deps check asan-check install deb lint clean demo fuzz \
+	fuzz-build bench
 .SECONDARY:
