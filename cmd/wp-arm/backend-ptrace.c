@@ -180,6 +180,8 @@ after_step(struct watch *w, struct ptrace_state *s, struct pthr *p,
 	size_t ti;
 	int changed, kind, look, stored, store, load;
 
+	if (!s->based)
+		return;		/* before the start: see read_targets */
 	to_regs(&p->pre, &r);
 	r.have = p->have;
 	stored = !p->sigstep && wp_x86_store_range(&p->insn, &r, 0, &slo,
@@ -239,9 +241,9 @@ release(struct watch *w, struct ptrace_state *s)
 	w->state = NULL;
 }
 
-/* The bytes of each plain target now: what a change is measured from. */
-static int
-read_targets(struct watch *w, struct ptrace_state *s, struct wp_error *e)
+/* Room for the bytes of each target, and a buffer for the longest. */
+static void
+alloc_targets(struct watch *w, struct ptrace_state *s)
 {
 	size_t i, maxlen = 1;
 
@@ -252,12 +254,24 @@ read_targets(struct watch *w, struct ptrace_state *s, struct wp_error *e)
 			maxlen = (size_t)w->t[i].len;
 	}
 	s->buf = wp_xmalloc(maxlen);
+}
+
+/*
+ * The bytes of each plain target now, every thread stopped: what a
+ * change is measured from.
+ */
+static int
+read_targets(struct watch *w, struct ptrace_state *s, struct wp_error *e)
+{
+	size_t i;
+
 	for (i = 0; i < w->nt; i++)
 		if (w->t[i].chain < 0 && pread(s->memfd, s->last[i],
 		    (size_t)w->t[i].len, (off_t)w->t[i].addr) != w->t[i].len)
 			return wp_error_set(e, WP_EXIT_ERROR, "target %d: cannot "
 			    "read 0x%" PRIx64 ": %s", w->t[i].id, w->t[i].addr,
 			    strerror(errno));
+	s->based = 1;
 	return 0;
 }
 
@@ -298,8 +312,7 @@ ptrace_arm(struct watch *w, struct wp_error *e)
 		    strerror(errno));
 		goto fail;
 	}
-	if (read_targets(w, s, e) == -1)
-		goto fail;
+	alloc_targets(w, s);
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_tick;
 	sigaction(SIGALRM, &sa, NULL);
@@ -314,6 +327,11 @@ ptrace_arm(struct watch *w, struct wp_error *e)
 			wp_error_set(e, WP_EXIT_ERROR, "pid %d: cannot attach: "
 			    "%s", (int)w->pid, w->nthr ?
 			    strerror(w->thr[0].err) : "no thread");
+		goto fail;
+	}
+	pt_stop_all(w, s);
+	if (read_targets(w, s, e) == -1) {
+		pt_detach_all(s);
 		goto fail;
 	}
 	for (i = 0; i < w->nchains; i++)

@@ -77,6 +77,7 @@ struct ptrace_state {
 	int			 memfd;
 	unsigned char		**last;		/* last seen bytes per target */
 	unsigned char		*buf;
+	int			 based;		/* last read, the watch begun */
 	struct wp_hmap		 ic;		/* rip -> struct icached */
 	unsigned		 need;		/* I_REGS_*: with -a rw, loads */
 	int			 exec_seen;
@@ -105,6 +106,8 @@ void	 pt_decode(struct ptrace_state *s, uint64_t rip, struct pthr *p);
 /* ptrace-step.c: the threads, which call s->after_step */
 /* Seizes every thread of the target, those it creates meanwhile too. */
 void	 pt_seize_all(struct watch *w, struct ptrace_state *s);
+/* Waits until every thread seized has stopped: none runs then. */
+void	 pt_stop_all(struct watch *w, struct ptrace_state *s);
 /* Stops every thread (a blocked syscall is interrupted) and detaches. */
 void	 pt_detach_all(struct ptrace_state *s);
 /* Whether a thread is still traced. */

@@ -345,6 +345,8 @@ on_status(struct watch *w, struct ptrace_state *s, struct pthr *p,
 	return 1;
 }
 
+static int take_status(struct watch *, struct ptrace_state *, pid_t, int);
+
 static void
 seize_failed(struct watch *w, pid_t tid, int err)
 {
@@ -391,6 +393,32 @@ pt_seize_all(struct watch *w, struct ptrace_state *s)
 			again = 1;
 		}
 		free(tids);
+	}
+}
+
+/*
+ * Waits for the first stop of every thread seized (an interrupt, or the
+ * group-stop of a stopped process), those cloned meanwhile too: then no
+ * thread of the target runs, and what its memory holds is the watch's
+ * start.
+ */
+void
+pt_stop_all(struct watch *w, struct ptrace_state *s)
+{
+	int status, starting = 1;
+	pid_t tid;
+	size_t i;
+
+	while (starting) {
+		starting = 0;
+		for (i = 0; i < s->n; i++)
+			starting |= s->t[i]->state == P_NEW;
+		if (!starting)
+			break;
+		if ((tid = waitpid(-1, &status, __WALL)) > 0)
+			take_status(w, s, tid, status);
+		else if (errno == ECHILD)
+			break;
 	}
 }
 

@@ -1,0 +1,35 @@
+#!/usr/bin/env bats
+# What the ptrace backend says is true from the watch's first instant to
+# its last: no phantom change at the start, the kernel's writes counted
+# whether or not the bytes changed, another process's writes never the
+# target's, a stopped target kept stopped, the target's own SIGTRAPs
+# delivered.
+
+load helpers
+
+# truth_watch MODE N ADDR-KEY RESOLVE-ARGS...: watches truth MODE N to
+# its end.
+truth_watch() {
+	local mode=$1 n=$2 key=$3
+	shift 3
+	start_target truth "$mode" "$n"
+	watch_start "$@" "$(tinfo "$key")" -- --backend ptrace -d 120s
+	kill -USR1 "$TPID"
+	watch_wait
+}
+
+@test "ptrace truth: short watches of a two-thread writer: no phantom change at the start, every hit exact" {
+	local k bad
+	start_target truth tick 2
+	for ((k = 0; k < 20; k++)); do
+		watch_start wpt_counter -- --backend ptrace -d 0.3s
+		watch_wait
+		assert_equal "$WSTATUS" 0
+		bad=$(jq -c 'select(.type=="hit" and .flags != [])' "$WOUT" | head -n 3)
+		[ -z "$bad" ] || fail "watch $k: hits not of an instruction: $bad"
+		assert_equal "$k $(obs .ptrace.unexplained_changes)" "$k 0"
+		# each write a new value: no hit repeats one
+		assert_equal "$k $(jq -s '[.[] | select(.type=="hit") | .new_value] | length - (unique | length)' "$WOUT")" "$k 0"
+		[ "$(hits)" -gt 0 ] || fail "watch $k: no hit"
+	done
+}
