@@ -33,3 +33,31 @@ truth_watch() {
 		[ "$(hits)" -gt 0 ] || fail "watch $k: no hit"
 	done
 }
+
+@test "ptrace truth: read(2) of the same bytes into the watched buffer is a write each time" {
+	truth_watch read 5 counter -l 8
+	assert_equal "$(grep '^done' "$TOUT")" "done 5"
+	assert_equal "$(hits '.flags == ["syscall"]')" 5
+	assert_equal "$(hits)" 5
+	assert_equal "$(obs .ptrace.kernel_writes)" 5
+	assert_equal "$(obs .ptrace.unexplained_changes)" 0
+}
+
+@test "ptrace truth: a signal frame on an alternate stack is a write each time the handler runs there" {
+	truth_watch alt 10 altstack --no-slot-limit -l 8192
+	assert_equal "$(grep '^done' "$TOUT")" "done 10"
+	assert_equal "$(hits '.flags == ["kernel"] and .signal == 12')" 10
+	assert_equal "$(obs .ptrace.kernel_writes)" 10
+	assert_equal "$(obs .ptrace.unexplained_changes)" 0
+}
+
+@test "ptrace truth: another process's writes while the target takes signals are unexplained, never a frame or a call" {
+	truth_watch shm 5 shared -l 8
+	assert_equal "$(grep '^done' "$TOUT")" "done 5"
+	run jq -c 'select(.type=="hit") | [.flags, .writer_ip, .signal]' "$WOUT"
+	assert_equal "${#lines[@]}" 5
+	assert_equal "$(sort -u <<< "$output")" '[["unexplained"],null,null]'
+	assert_equal "$(obs .ptrace.unexplained_changes)" 5
+	assert_equal "$(obs .ptrace.kernel_writes)" 0
+	assert_equal "$(obs .counts_are_lower_bound)" true
+}
