@@ -61,3 +61,20 @@ truth_watch() {
 	assert_equal "$(obs .ptrace.kernel_writes)" 0
 	assert_equal "$(obs .counts_are_lower_bound)" true
 }
+
+@test "ptrace truth: initial and latest are the watch's start and end: a write between wp-resolve and arming is not a change" {
+	start_target mt-writer -t 1 -n 1 -w
+	wp-resolve -p "$TPID" wpt_counter > "$BATS_TEST_TMPDIR/r.ndjson"
+	# the one write, after wp-resolve read the value, before arming
+	kill -USR1 "$TPID"
+	wait_for "$TOUT" '^done' 10
+	WOUT=$BATS_TEST_TMPDIR/watch.out
+	wp-arm --backend ptrace -d 0.5s < "$BATS_TEST_TMPDIR/r.ndjson" > "$WOUT"
+	assert_equal "$(jq -r 'select(.type=="armed") | .initial[0].initial_value' "$WOUT")" "$(printf '0x%x' 1000000)"
+	run --separate-stderr wp-report --json < "$WOUT"
+	assert_success
+	assert_equal "$(jq -r '.watches[0] | "\(.accepted_hits) \(.initial_value) \(.latest_value) \(.changed)"' <<< "$output")" \
+	    "0 $(printf '0x%x' 1000000) $(printf '0x%x' 1000000) false"
+	run wp-report < "$WOUT"
+	refute_output --partial changed
+}

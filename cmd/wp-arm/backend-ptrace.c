@@ -362,6 +362,12 @@ read_targets(struct watch *w, struct ptrace_state *s, struct wp_error *e)
 			return wp_error_set(e, WP_EXIT_ERROR, "target %d: cannot "
 			    "read 0x%" PRIx64 ": %s", w->t[i].id, w->t[i].addr,
 			    strerror(errno));
+	for (i = 0; i < w->nt; i++)
+		if (w->t[i].chain < 0 && w->t[i].len <= 8) {
+			w->t[i].has_initial = 1;
+			w->t[i].initial = wp_le64(s->last[i],
+			    (size_t)w->t[i].len);
+		}
 	s->based = 1;
 	return 0;
 }
@@ -422,7 +428,7 @@ ptrace_arm(struct watch *w, struct wp_error *e)
 	}
 	pt_stop_all(w, s);
 	if (read_targets(w, s, e) == -1) {
-		pt_detach_all(s);
+		pt_detach_all(w, s, NULL);
 		goto fail;
 	}
 	for (i = 0; i < w->nchains; i++)
@@ -489,6 +495,22 @@ ptrace_count(struct watch *w)
 	}
 }
 
+/* Each target's value at the end, every thread stopped. */
+static void
+read_latest(struct watch *w, struct ptrace_state *s)
+{
+	unsigned char b[8];
+	size_t i;
+
+	for (i = 0; i < w->nt; i++)
+		if (w->t[i].chain < 0 && w->t[i].len <= 8 && pread(s->memfd,
+		    b, (size_t)w->t[i].len, (off_t)w->t[i].addr) ==
+		    w->t[i].len) {
+			w->t[i].has_latest = 1;
+			w->t[i].latest = wp_le64(b, (size_t)w->t[i].len);
+		}
+}
+
 static void
 ptrace_disarm(struct watch *w)
 {
@@ -497,7 +519,7 @@ ptrace_disarm(struct watch *w)
 
 	set_tick(0);
 	pt_ctr(w)->steps_per_second = ns ? pt_ctr(w)->steps * 1000000000 / ns : 0;
-	pt_detach_all(s);
+	pt_detach_all(w, s, read_latest);
 	ptrace_count(w);
 	release(w, s);
 }

@@ -108,8 +108,12 @@ void	 pt_decode(struct ptrace_state *s, uint64_t rip, struct pthr *p);
 void	 pt_seize_all(struct watch *w, struct ptrace_state *s);
 /* Waits until every thread seized has stopped: none runs then. */
 void	 pt_stop_all(struct watch *w, struct ptrace_state *s);
-/* Stops every thread (a blocked syscall is interrupted) and detaches. */
-void	 pt_detach_all(struct ptrace_state *s);
+/*
+ * Stops every thread (a blocked syscall is interrupted), runs stopped
+ * (NULL: none) while none of them runs, and detaches them.
+ */
+void	 pt_detach_all(struct watch *w, struct ptrace_state *s,
+	    void (*stopped)(struct watch *, struct ptrace_state *));
 /* Whether a thread is still traced. */
 int	 pt_alive(struct ptrace_state *s);
 /* The next thread stopped ready to step, round robin; NULL: none. */

@@ -488,9 +488,9 @@ got:
 	p->state = P_READY;
 }
 
-/* Waits for thread p to stop, then detaches it. */
+/* Waits for thread p to stop (P_READY), or to be gone. */
 static void
-detach_one(struct pthr *p)
+stop_one(struct pthr *p)
 {
 	int status;
 	pid_t tid;
@@ -520,14 +520,15 @@ detach_one(struct pthr *p)
 		}
 		p->state = P_READY;
 	}
-	if (p->state == P_READY)
-		ptrace(PTRACE_DETACH, p->tid, 0, (void *)(long)p->sig);
-	p->state = P_GONE;
 }
 
-/* Stops every thread (a blocked syscall is interrupted) and detaches. */
+/*
+ * Stops every thread (a blocked syscall is interrupted), runs stopped
+ * (NULL: none) while none runs, and detaches.
+ */
 void
-pt_detach_all(struct ptrace_state *s)
+pt_detach_all(struct watch *w, struct ptrace_state *s,
+    void (*stopped)(struct watch *, struct ptrace_state *))
 {
 	struct pthr *p;
 	size_t i;
@@ -545,7 +546,15 @@ pt_detach_all(struct ptrace_state *s)
 			ptrace(PTRACE_INTERRUPT, p->tid, 0, 0);
 	}
 	for (i = 0; i < s->n; i++)
-		detach_one(s->t[i]);
+		stop_one(s->t[i]);
+	if (stopped != NULL)
+		stopped(w, s);
+	for (i = 0; i < s->n; i++) {
+		p = s->t[i];
+		if (p->state == P_READY)
+			ptrace(PTRACE_DETACH, p->tid, 0, (void *)(long)p->sig);
+		p->state = P_GONE;
+	}
 }
 
 int

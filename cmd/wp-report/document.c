@@ -402,6 +402,27 @@ obs_entry(struct report *r, const char *key, int id)
 	return NULL;
 }
 
+/*
+ * The target's value when the watch was armed (the armed record's, of
+ * streams since it carries one), else when it was resolved.
+ */
+static json_object *
+armed_initial(struct report *r, struct rtarget *t)
+{
+	json_object *a, *x;
+	size_t i;
+
+	if (r->armed != NULL && json_object_object_get_ex(r->armed, "initial",
+	    &a) && json_object_is_type(a, json_type_array))
+		for (i = 0; i < json_object_array_length(a); i++) {
+			x = json_object_array_get_idx(a, i);
+			if (json_object_get_int(json_object_object_get(x,
+			    "id")) == t->id)
+				return field(x, "initial_value");
+		}
+	return field(t->rec, "initial_value");
+}
+
 static json_object *
 target_json(struct report *r, struct rtarget *t)
 {
@@ -415,7 +436,7 @@ target_json(struct report *r, struct rtarget *t)
 	add(o, "id", json_object_new_int(t->id));
 	for (i = 0; i < sizeof copy / sizeof copy[0]; i++)
 		add(o, copy[i], field(t->rec, copy[i]));
-	init = field(t->rec, "initial_value");
+	init = armed_initial(r, t);
 	add(o, "initial_value", init);
 	add(o, "counted", field(obs_entry(r, "targets", t->id), "counted"));
 	add(o, "lost", field(obs_entry(r, "targets", t->id), "lost"));
