@@ -78,3 +78,46 @@ truth_watch() {
 	run wp-report < "$WOUT"
 	refute_output --partial changed
 }
+
+# state PID: the process's state letter (T: stopped, t: stopped by its
+# tracer).
+state() {
+	awk '{ print $3 }' "/proc/$1/stat"
+}
+
+@test "ptrace truth: a stopped target stays stopped under watch, and nothing is counted" {
+	local k
+	start_target truth tick 2
+	kill -STOP "$TPID"
+	for ((k = 0; k < 100; k++)); do
+		[ "$(state "$TPID")" = T ] && break
+		sleep 0.05
+	done
+	assert_equal "$(state "$TPID")" T
+	watch_start wpt_counter -- --backend ptrace -d 1s
+	sleep 0.5
+	[[ $(state "$TPID") == [Tt] ]] || fail "state $(state "$TPID") under watch"
+	watch_wait
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(hits)" 0
+	assert_equal "$(obs .ptrace.unexplained_changes)" 0
+	assert_equal "$(state "$TPID")" T
+	kill -CONT "$TPID"
+}
+
+@test "ptrace truth: a stopped target continued mid-watch: every write counted" {
+	start_target mt-writer -t 2 -n 100 -w
+	kill -STOP "$TPID"
+	watch_start wpt_counter -- --backend ptrace -d 300s
+	kill -USR1 "$TPID"
+	sleep 0.5
+	[[ $(state "$TPID") == [Tt] ]] || fail "state $(state "$TPID") under watch"
+	assert_equal "$(hits)" 0
+	kill -CONT "$TPID"
+	wait_for "$TOUT" '^done' 60
+	kill -INT "$WPID"
+	watch_wait
+	assert_equal "$(hits)" 200
+	assert_equal "$(obs .counts_are_lower_bound)" false
+	kill -USR1 "$TPID"
+}

@@ -26,6 +26,7 @@ enum pstate {
 	P_STEP,		/* single-stepping one instruction */
 	P_SYSENTER,	/* resumed up to the entry of a system call */
 	P_SYSCALL,	/* in a system call, up to its exit; may block */
+	P_LISTEN,	/* in a group-stop (SIGSTOP), kept: PTRACE_LISTEN */
 	P_GONE
 };
 

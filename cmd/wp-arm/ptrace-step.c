@@ -277,6 +277,24 @@ on_fork(struct watch *w, struct pthr *p)
 		p->state = P_GONE;
 }
 
+/*
+ * A PTRACE_EVENT_STOP of thread p with signal sig: the process stopped
+ * (SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU: a group-stop) stays stopped, and
+ * its end (SIGCONT) comes as another stop (PTRACE_LISTEN); any other is
+ * a stop to step on from.  Returns 1 when p is ready.
+ */
+static int
+group_stop(struct pthr *p, int sig)
+{
+	if ((sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN ||
+	    sig == SIGTTOU) && ptrace(PTRACE_LISTEN, p->tid, 0, 0) == 0) {
+		p->state = P_LISTEN;
+		return 0;
+	}
+	p->state = P_READY;
+	return 1;
+}
+
 /* Handles one wait status of thread p; returns 1 when p stopped ready. */
 static int
 on_status(struct watch *w, struct ptrace_state *s, struct pthr *p,
@@ -333,8 +351,7 @@ on_status(struct watch *w, struct ptrace_state *s, struct pthr *p,
 		/* first stop after seize or clone, an interrupt, a group-stop */
 		if (was_syscall)
 			s->after_step(w, s, p, 1);
-		p->state = P_READY;
-		return 1;
+		return group_stop(p, sig);
 	}
 	/* a signal for the thread: deliver it with the next resume */
 	if (!(sig == SIGTRAP && p->state == P_READY))
