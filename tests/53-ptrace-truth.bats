@@ -121,3 +121,49 @@ state() {
 	assert_equal "$(obs .counts_are_lower_bound)" false
 	kill -USR1 "$TPID"
 }
+
+@test "ptrace truth: the target's own SIGTRAPs reach its handler: int3, raise(SIGTRAP)" {
+	local mode
+	for mode in int3 raise; do
+		truth_watch "$mode" 5 shared -l 8
+		assert_equal "$mode $(grep '^done' "$TOUT")" "$mode done 5"
+		assert_equal "$mode $(obs .stop_reason)" "$mode target_exited"
+		# the handler ran unstepped: its writes only as changes
+		assert_equal "$mode $(obs .counts_are_lower_bound)" "$mode true"
+		stop_targets
+	done
+}
+
+@test "ptrace truth: a kill -TRAP from outside reaches the watched target's handler, each time" {
+	local k
+	start_target truth trapwait 3
+	watch_start "$(tinfo shared)" -l 8 -- --backend ptrace -d 120s
+	kill -USR1 "$TPID"
+	wait_for "$TOUT" '^ready' 30
+	for k in 1 2; do
+		kill -TRAP "$TPID"
+		wait_for "$TOUT" "^handled $k\$" 30
+	done
+	kill -TRAP "$TPID"
+	watch_wait
+	assert_equal "$(grep '^done' "$TOUT")" "done 3"
+	assert_equal "$(obs .stop_reason)" target_exited
+}
+
+@test "ptrace truth: a target with no SIGTRAP handler dies of its SIGTRAP, as unwatched" {
+	local st=0
+	"$T/truth" trapdie 1 > /dev/null &
+	local p=$!
+	sleep 0.2
+	kill -USR1 "$p"
+	wait "$p" || st=$?
+	assert_equal "unwatched $st" "unwatched 133"
+	start_target truth trapdie 1
+	watch_start "$(tinfo shared)" -l 8 -- --backend ptrace -d 120s
+	kill -USR1 "$TPID"
+	st=0
+	wait "$TPID" || st=$?
+	assert_equal "watched $st" "watched 133"
+	watch_wait
+	assert_equal "$(obs .stop_reason)" target_exited
+}

@@ -42,6 +42,8 @@ struct pthr {
 	enum pstate		 state;
 	int			 sig;		/* to deliver on the next resume */
 	int			 sigstep;	/* the signal this step delivers */
+	int			 freerun;	/* SIGTRAP blocked: run to its
+						   next system call, unstepped */
 	enum pknown		 known;
 	int			 trapped;	/* its last stop: a step's trap */
 	int			 steady;	/* this step began at one */

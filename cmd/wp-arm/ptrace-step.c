@@ -6,6 +6,7 @@
  * detached each as it was, no SIGTRAP of a step left pending.
  */
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/user.h>
 #include <sys/wait.h>
 
@@ -155,6 +156,70 @@ catches(pid_t pid, pid_t tid, int sig)
 }
 
 /*
+ * Whether thread tid blocks SIGTRAP (SigBlk of its status): then a step's
+ * trap would reset the thread's SIGTRAP handler to the default (the
+ * kernel does so for a trap it must deliver while it is blocked), and
+ * the next SIGTRAP would kill the process.
+ */
+static int
+trap_blocked(pid_t tid)
+{
+	char path[64], line[256];
+	unsigned long long mask = 0;
+	FILE *f;
+
+	snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
+	if ((f = fopen(path, "re")) == NULL)
+		return 0;
+	while (fgets(line, sizeof line, f) != NULL)
+		if (sscanf(line, "SigBlk: %llx", &mask) == 1)
+			break;
+	fclose(f);
+	return mask >> (SIGTRAP - 1) & 1;
+}
+
+/*
+ * Thread p blocks SIGTRAP (it runs a SIGTRAP handler): it is not
+ * stepped but run up to its next system call, where the watched bytes
+ * are compared (its writes meanwhile are changes, not an instruction's),
+ * and stepped again once SIGTRAP is unblocked.
+ */
+static int
+free_run(struct watch *w, struct pthr *p, int sig)
+{
+	if (w->lost_unknown == NULL)
+		w->lost_unknown = "a thread ran unstepped while it blocked "
+		    "SIGTRAP (its SIGTRAP handler): its writes were seen only "
+		    "as changes";
+	p->sc_nr = -1;		/* which call: see on_status */
+	if (sig != 0)
+		pt_ctr(w)->signals_passed++;
+	if (ptrace(PTRACE_SYSCALL, p->tid, 0, (void *)(long)sig) == -1)
+		return -1;
+	pt_ctr(w)->steps++;
+	p->state = P_SYSENTER;
+	return 0;
+}
+
+/* The call thread p entered when it ran free: its number and arguments. */
+static void
+entered(struct pthr *p)
+{
+	struct user_regs_struct u;
+
+	if (ptrace(PTRACE_GETREGS, p->tid, 0, &u) == -1)
+		return;
+	p->sc_nr = (long)u.orig_rax;
+	p->insn_ip = u.rip - 2;
+	p->sc_args[0] = u.rdi;
+	p->sc_args[1] = u.rsi;
+	p->sc_args[2] = u.rdx;
+	p->sc_args[3] = u.r10;
+	p->sc_args[4] = u.r8;
+	p->sc_args[5] = u.r9;
+}
+
+/*
  * Resumes thread p for one instruction.  A system call is run with
  * PTRACE_SYSCALL instead (entry and exit stops, no single-step trap), so
  * that a call that blocks does not hold up the other threads.
@@ -176,6 +241,8 @@ resume_step(struct watch *w, struct ptrace_state *s, struct pthr *p)
 	 * own: a step over a system call would then run the call, and
 	 * never end while it blocks.  The call is run as any other.
 	 */
+	if (p->freerun && !p->insn.is_syscall && !restart)
+		return free_run(w, p, sig);
 	if ((p->insn.is_syscall || restart) && (sig == 0 ||
 	    !catches(w->pid, p->tid, sig))) {
 		/* the call and its arguments; a restarted one sits behind */
@@ -295,6 +362,42 @@ group_stop(struct pthr *p, int sig)
 	return 1;
 }
 
+/*
+ * Whether the SIGTRAP thread tid stopped with is the target's own: sent
+ * by kill(2), tgkill(2), raise(3), sigqueue(3) (si_code SI_USER, SI_TKILL,
+ * SI_QUEUE: 0 or less), or by the kernel for an int3 (SI_KERNEL), not the
+ * trap of a step (TRAP_TRACE) or of a step into a handler (the stop
+ * ptrace_notify makes, si_code SIGTRAP).
+ */
+static int
+targets_trap(pid_t tid)
+{
+	siginfo_t si;
+
+	if (ptrace(PTRACE_GETSIGINFO, tid, 0, &si) == -1)
+		return 0;
+	return si.si_signo == SIGTRAP && (si.si_code <= 0 ||
+	    si.si_code == SI_KERNEL);
+}
+
+/*
+ * Thread p's step stopped for a SIGTRAP of the target's own, delivered
+ * with the next resume.  Its instruction ran if the IP moved (the trap
+ * of the step is then merged into it: one SIGTRAP is pending at most).
+ */
+static int
+own_trap(struct watch *w, struct ptrace_state *s, struct pthr *p)
+{
+	struct user_regs_struct u;
+
+	if (ptrace(PTRACE_GETREGS, p->tid, 0, &u) == 0 && u.rip != p->insn_ip)
+		s->after_step(w, s, p, 0);
+	p->sig = SIGTRAP;
+	p->sigstep = 0;
+	p->state = P_READY;
+	return 1;
+}
+
 /* Handles one wait status of thread p; returns 1 when p stopped ready. */
 static int
 on_status(struct watch *w, struct ptrace_state *s, struct pthr *p,
@@ -315,6 +418,8 @@ on_status(struct watch *w, struct ptrace_state *s, struct pthr *p,
 	ev = status >> 16;
 	if (sig == (SIGTRAP | 0x80)) {
 		if (p->state == P_SYSENTER) {
+			if (p->sc_nr == -1)
+				entered(p);
 			p->state = P_SYSCALL;
 			if (ptrace(PTRACE_SYSCALL, p->tid, 0, 0) == -1)
 				p->state = P_GONE;
@@ -322,10 +427,19 @@ on_status(struct watch *w, struct ptrace_state *s, struct pthr *p,
 		}
 		/* the exit of the call: what changed, the kernel wrote */
 		s->after_step(w, s, p, 1);
+		if (p->freerun || p->sc_nr == SYS_rt_sigprocmask ||
+		    p->sc_nr == SYS_rt_sigreturn)
+			p->freerun = trap_blocked(p->tid);
 		p->state = P_READY;
 		return 1;
 	}
+	if (sig == SIGTRAP && ev == 0 && p->state == P_STEP &&
+	    targets_trap(p->tid))
+		return own_trap(w, s, p);
 	if (sig == SIGTRAP && ev == 0 && p->state == P_STEP) {
+		/* a handler's entry: its mask may block SIGTRAP */
+		if (p->sigstep)
+			p->freerun = trap_blocked(p->tid);
 		s->after_step(w, s, p, 0);
 		ran_on(w, p);
 		p->state = P_READY;
@@ -499,8 +613,8 @@ got:
 		p->state = P_GONE;
 		return;
 	}
-	if ((status >> 16) == 0 && WSTOPSIG(status) != SIGTRAP &&
-	    !(WSTOPSIG(status) & 0x80))
+	if ((status >> 16) == 0 && !(WSTOPSIG(status) & 0x80) &&
+	    (WSTOPSIG(status) != SIGTRAP || targets_trap(p->tid)))
 		p->sig = WSTOPSIG(status);
 	p->state = P_READY;
 }
@@ -527,7 +641,8 @@ stop_one(struct pthr *p)
 			break;
 		}
 		if (WIFSTOPPED(status) && (status >> 16) == 0 &&
-		    WSTOPSIG(status) != SIGTRAP && !(WSTOPSIG(status) & 0x80))
+		    !(WSTOPSIG(status) & 0x80) && (WSTOPSIG(status) !=
+		    SIGTRAP || targets_trap(p->tid)))
 			p->sig = WSTOPSIG(status);
 		else if (WIFSTOPPED(status) &&
 		    (status >> 16) == PTRACE_EVENT_EXIT) {

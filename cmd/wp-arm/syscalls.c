@@ -131,6 +131,7 @@ static const struct call calls[] = {
 	{ SYS_sendto,		{ NONE, NONE, NONE } },
 	{ SYS_exit,		{ NONE, NONE, NONE } },
 	{ SYS_exit_group,	{ NONE, NONE, NONE } },
+	{ SYS_rt_sigreturn,	{ NONE, NONE, NONE } },
 };
 
 static int

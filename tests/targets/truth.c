@@ -16,7 +16,8 @@
  *   int3 N     N times executes int3, caught by a SIGTRAP handler
  *   raise N    N times raise(SIGTRAP), caught
  *   trapwait N waits until its SIGTRAP handler has run N times (a
- *              kill -TRAP from outside); prints "ready" first
+ *              kill -TRAP from outside); prints "ready" first, then
+ *              "handled I" as the handler has run I times
  *   trapdie    raise(SIGTRAP) without a handler: dies of it
  *   late       writes wpt_counter once at once after the ready line,
  *              before any SIGUSR1 (then waits for it as the others)
@@ -136,8 +137,11 @@ traps(const char *mode, long n)
 	if (strcmp(mode, "trapwait") == 0) {
 		printf("ready\n");
 		fflush(stdout);
-		while (handled < n)
-			wpt_counter++;
+		for (i = 0; handled < n; wpt_other++)
+			if (handled != i) {
+				printf("handled %ld\n", i = handled);
+				fflush(stdout);
+			}
 		return handled;
 	}
 	for (i = 0; i < n; i++)
@@ -173,8 +177,7 @@ main(int argc, char *argv[])
 	}
 	if (strcmp(mode, "late") == 0)
 		wpt_counter = 0x1234;
-	if (strncmp(mode, "trap", 4) != 0)
-		wpt_wait_go();
+	wpt_wait_go();
 	if (strcmp(mode, "read") == 0)
 		done = kernel_reads(n);
 	else if (strcmp(mode, "alt") == 0) {
