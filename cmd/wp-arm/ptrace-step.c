@@ -156,26 +156,28 @@ catches(pid_t pid, pid_t tid, int sig)
 }
 
 /*
- * Whether thread tid blocks SIGTRAP (SigBlk of its status): then a step's
- * trap would reset the thread's SIGTRAP handler to the default (the
- * kernel does so for a trap it must deliver while it is blocked), and
- * the next SIGTRAP would kill the process.
+ * Whether thread tid blocks SIGTRAP and has a handler for it (SigBlk and
+ * SigCgt of its status): then a step's trap would reset the handler to
+ * the default (the kernel does so for a trap it must deliver while it is
+ * blocked), and the next SIGTRAP would kill the process.
  */
 static int
 trap_blocked(pid_t tid)
 {
 	char path[64], line[256];
-	unsigned long long mask = 0;
+	unsigned long long blk = 0, cgt = 0, m;
 	FILE *f;
 
 	snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
 	if ((f = fopen(path, "re")) == NULL)
 		return 0;
 	while (fgets(line, sizeof line, f) != NULL)
-		if (sscanf(line, "SigBlk: %llx", &mask) == 1)
-			break;
+		if (sscanf(line, "SigBlk: %llx", &m) == 1)
+			blk = m;
+		else if (sscanf(line, "SigCgt: %llx", &m) == 1)
+			cgt = m;
 	fclose(f);
-	return mask >> (SIGTRAP - 1) & 1;
+	return (blk & cgt) >> (SIGTRAP - 1) & 1;
 }
 
 /*
