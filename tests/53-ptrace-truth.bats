@@ -51,6 +51,23 @@ truth_watch() {
 	assert_equal "$(obs .ptrace.unexplained_changes)" 0
 }
 
+@test "ptrace truth: signal frames of the same bytes on an alternate stack: each one a write" {
+	local k
+	start_target truth altwait 5
+	watch_start "$(tinfo altstack)" --no-slot-limit -l 8192 -- --backend ptrace -d 120s
+	kill -USR1 "$TPID"
+	wait_for "$TOUT" '^ready' 30
+	for ((k = 0; k < 5; k++)); do
+		sleep 0.2
+		kill -USR2 "$TPID"
+	done
+	watch_wait
+	assert_equal "$(grep '^done' "$TOUT")" "done 5"
+	assert_equal "$(hits '.flags == ["kernel"] and .signal == 12')" 5
+	assert_equal "$(obs .ptrace.kernel_writes)" 5
+	assert_equal "$(obs .ptrace.unexplained_changes)" 0
+}
+
 @test "ptrace truth: another process's writes while the target takes signals are unexplained, never a frame or a call" {
 	truth_watch shm 5 shared -l 8
 	assert_equal "$(grep '^done' "$TOUT")" "done 5"

@@ -10,6 +10,8 @@
  *              own file into wpt_counter (the bytes never change)
  *   alt N      N times raises SIGUSR2, caught on an alternate signal
  *              stack ("altstack": its top 8 KiB), with the same value
+ *   altwait N  the same, the signals sent from outside while it waits
+ *              in pause(2): each frame the same bytes; prints "ready"
  *   shm N      a child forked before the ready line writes "shared" N
  *              times, 100 ms apart; this process takes SIGALRM every
  *              10 ms meanwhile, in a handler that writes elsewhere
@@ -184,6 +186,13 @@ main(int argc, char *argv[])
 		catch(SIGUSR2, 1);
 		for (i = 0; i < n; i++)
 			raise(SIGUSR2);
+		done = handled;
+	} else if (strcmp(mode, "altwait") == 0) {
+		catch(SIGUSR2, 1);
+		printf("ready\n");
+		fflush(stdout);
+		while (handled < n)
+			pause();
 		done = handled;
 	} else if (strcmp(mode, "shm") == 0) {
 		shm_parent(child, n);
