@@ -77,6 +77,9 @@ truth_watch() {
 	assert_equal "$(obs .ptrace.unexplained_changes)" 5
 	assert_equal "$(obs .ptrace.kernel_writes)" 0
 	assert_equal "$(obs .counts_are_lower_bound)" true
+	# no thread of the target is credited with them
+	run --separate-stderr wp-report --json < <(wp-decode < "$WOUT")
+	assert_equal "$(jq -c '.watches[0] | [.accepted_hits, .threads]' <<< "$output")" '[5,[]]'
 }
 
 @test "ptrace truth: initial and latest are the watch's start and end: a write between wp-resolve and arming is not a change" {
