@@ -137,6 +137,7 @@ static const struct member entry_m[] = {
 	M(wp_obs_entry_pass, "lost", lost),
 	M(wp_obs_entry_pass, "latest_value", latest_value),
 	M(wp_obs_entry_pass, "rebinds", rebinds),
+	M(wp_obs_entry_pass, "initial_value", initial_value),
 };
 
 static const struct member trec_m[] = {
@@ -189,20 +190,6 @@ wp_session_pass_free(struct wp_session_pass *s)
 	memset(s, 0, sizeof *s);
 }
 
-void
-wp_rec_pass_armed(const struct wp_record *rec, struct wp_armed_pass *a)
-{
-	a->present = 1;
-	read_members(rec->j, 0, armed_m, NM(armed_m), a);
-}
-
-void
-wp_armed_pass_free(struct wp_armed_pass *a)
-{
-	if (a->present)
-		free_members(armed_m, NM(armed_m), a);
-	memset(a, 0, sizeof *a);
-}
 
 /* The observation less its type and targets, its members verbatim. */
 static char *
@@ -298,6 +285,24 @@ wp_obs_pass_free(struct wp_obs_pass *o)
 	free_entries(o->targets, o->ntargets);
 	free_entries(o->follows, o->nfollows);
 	memset(o, 0, sizeof *o);
+}
+
+void
+wp_rec_pass_armed(const struct wp_record *rec, struct wp_armed_pass *a)
+{
+	a->present = 1;
+	read_members(rec->j, 0, armed_m, NM(armed_m), a);
+	a->initial = obs_entries(rec->j, "initial", &a->ninitial);
+}
+
+void
+wp_armed_pass_free(struct wp_armed_pass *a)
+{
+	if (a->present) {
+		free_members(armed_m, NM(armed_m), a);
+		free_entries(a->initial, a->ninitial);
+	}
+	memset(a, 0, sizeof *a);
 }
 
 void

@@ -204,16 +204,20 @@ struct wp_session_pass {
 	size_t		 nwarn;
 };
 
+/* An entry of the observation's targets or follows, or of the armed
+   record's initial values. */
+struct wp_obs_entry_pass {
+	int		 id;
+	struct wp_field	 counted, lost, latest_value, rebinds;
+	struct wp_field	 initial_value;
+};
+
 /* The armed record (wp-arm). */
 struct wp_armed_pass {
 	int		 present;
 	struct wp_field	 backend, regs;
-};
-
-/* An entry of the observation's targets or follows. */
-struct wp_obs_entry_pass {
-	int		 id;
-	struct wp_field	 counted, lost, latest_value, rebinds;
+	struct wp_obs_entry_pass *initial;	/* the values at arming */
+	size_t		 ninitial;
 };
 
 /* The observation record (wp-arm), the last one. */

@@ -203,6 +203,8 @@ int_or_null(struct wp_jw *w, const char *key, long v)
 void
 wp_rec_armed(struct wp_jw *w, const struct wp_armed_rec *a)
 {
+	size_t i;
+
 	wp_jw_reset(w);
 	wp_jw_obj(w, NULL);
 	wp_jw_str(w, "type", "armed");
@@ -220,6 +222,17 @@ wp_rec_armed(struct wp_jw *w, const struct wp_armed_rec *a)
 	if (a->callchain != NULL) {
 		wp_jw_str(w, "callchain", a->callchain);
 		wp_jw_uint(w, "callchain_depth", a->callchain_depth);
+	}
+	if (a->ninitial > 0) {
+		wp_jw_arr(w, "initial");
+		for (i = 0; i < a->ninitial; i++) {
+			wp_jw_obj(w, NULL);
+			wp_jw_int(w, "id", a->initial[i].id);
+			hex_or_null(w, "initial_value", a->initial[i].known,
+			    a->initial[i].value);
+			wp_jw_end(w);
+		}
+		wp_jw_end(w);
 	}
 	wp_jw_end(w);
 }

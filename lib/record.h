@@ -159,6 +159,15 @@ struct wp_armed_rec {
 	const char	*callchain;	/* --callchain: how chains are found
 					   (cfi, fp, dwarf); NULL: not asked */
 	size_t		 callchain_depth;
+	/* each target's value when armed; none: not written */
+	const struct wp_armed_initial *initial;
+	size_t		 ninitial;
+};
+
+struct wp_armed_initial {
+	int		 id;		/* the target's */
+	int		 known;		/* 0: null (over 8 bytes, unreadable) */
+	uint64_t	 value;
 };
 
 void	 wp_rec_armed(struct wp_jw *w, const struct wp_armed_rec *a);

@@ -136,20 +136,86 @@ overlaps(uint64_t lo, uint64_t hi, const struct wtarget *t)
 }
 
 /*
+ * The signal frame the kernel wrote for a handler thread p stops at the
+ * entry of: [lo, hi), of which [lo, core) and [lo + 304, lo + 440) it
+ * certainly wrote (x86-64's struct rt_sigframe: the return address, the
+ * ucontext and the siginfo, but the 64 reserved bytes of the sigcontext
+ * at 240); the rest up to hi (the saved FPU state and the alignment)
+ * it may have.  hi: the top of the alternate stack when the handler
+ * runs on it, having been interrupted elsewhere, else the interrupted
+ * stack pointer less the red zone.  known 0: the registers or the frame
+ * could not be read.
+ */
+struct frame {
+	int		 known;
+	uint64_t	 lo, core, hi;
+};
+
+#define FRAME_SIZE	440	/* struct rt_sigframe */
+
+static void
+signal_frame(struct ptrace_state *s, struct pthr *p, struct frame *f)
+{
+	struct user_regs_struct u;
+	uint64_t hdr[22], sp, ss, ssz;
+
+	memset(f, 0, sizeof *f);
+	if (ptrace(PTRACE_GETREGS, p->tid, 0, &u) == -1 || pread(s->memfd,
+	    hdr, sizeof hdr, (off_t)u.rsp) != (ssize_t)sizeof hdr)
+		return;
+	ss = hdr[3];		/* uc_stack.ss_sp, ss_size */
+	ssz = hdr[5];
+	sp = hdr[21];		/* uc_mcontext.rsp: the interrupted one */
+	f->known = 1;
+	f->lo = u.rsp;
+	f->core = u.rsp + 240;
+	if (u.rsp >= ss && u.rsp < ss + ssz && !(sp >= ss && sp < ss + ssz))
+		f->hi = ss + ssz;
+	else
+		f->hi = sp - 128;
+	if (f->hi < f->lo + FRAME_SIZE || f->hi - f->lo > (1 << 20))
+		f->hi = f->lo + FRAME_SIZE;
+}
+
+/*
+ * Whether the kernel certainly wrote entry t for thread p's step,
+ * changed or not: 0, or the hit's flags (a signal frame, the buffer of
+ * a system call that succeeded).
+ */
+static unsigned
+kernel_wrote(struct ptrace_state *s, struct pthr *p, const struct wtarget *t,
+    const struct frame *f, int was_syscall)
+{
+	struct user_regs_struct u;
+	uint64_t hi = t->addr + (uint64_t)t->len;
+
+	if (p->sigstep && f->known && (overlaps(f->lo, f->core, t) ||
+	    overlaps(f->lo + 304, f->lo + FRAME_SIZE, t)))
+		return WP_HIT_KERNEL;
+	if (was_syscall && syscall_writes(s->memfd, p->sc_nr, p->sc_args,
+	    t->addr, hi) == SC_YES && ptrace(PTRACE_GETREGS, p->tid, 0,
+	    &u) == 0 && syscall_wrote(s->memfd, p->sc_nr, p->sc_args,
+	    (int64_t)u.rax, t->addr, hi))
+		return WP_HIT_SYSCALL;
+	return 0;
+}
+
+/*
  * What a change of entry t's bytes that no decoded store explains is,
- * for thread p after its step: a kernel write (a signal frame), its
- * system call's write, unexplained, or (-1) to be told by the system
- * call another thread is in.
+ * for thread p after its step: a kernel write (a signal frame that
+ * reaches it), its system call's write, unexplained (another process,
+ * through shared memory), or (-1) to be told by the system call another
+ * thread is in.
  */
 static int
 change_kind(struct ptrace_state *s, struct pthr *p, const struct wtarget *t,
-    int was_syscall)
+    const struct frame *f, int was_syscall)
 {
-	if (p->sigstep)
+	if (p->sigstep && f->known && overlaps(f->lo, f->hi, t))
 		return WP_HIT_KERNEL;
 	if (was_syscall)
-		switch (syscall_writes(p->sc_nr, p->sc_args, t->addr,
-		    t->addr + (uint64_t)t->len)) {
+		switch (syscall_writes(s->memfd, p->sc_nr, p->sc_args,
+		    t->addr, t->addr + (uint64_t)t->len)) {
 		case SC_YES:
 			return WP_HIT_SYSCALL;
 		case SC_UNKNOWN:
@@ -161,14 +227,41 @@ change_kind(struct ptrace_state *s, struct pthr *p, const struct wtarget *t,
 }
 
 /*
+ * A write to entry ti that no instruction made: the kernel's for thread
+ * p (counted whether or not the bytes changed), or a change nothing
+ * explains.  0: none; -1: another thread's system call will tell.
+ */
+static int
+other_write(struct watch *w, struct ptrace_state *s, struct pthr *p,
+    size_t ti, const struct frame *f, int was_syscall, int changed)
+{
+	int kind;
+
+	if ((kind = (int)kernel_wrote(s, p, &w->t[ti], f, was_syscall)) == 0) {
+		if (!changed)
+			return 0;
+		if ((kind = change_kind(s, p, &w->t[ti], f, was_syscall)) == -1)
+			return -1;
+	}
+	if (kind & WP_HIT_UNEXPLAINED)
+		pt_ctr(w)->unexplained++;
+	else
+		pt_ctr(w)->kernel_writes++;
+	report_hit(w, s, p, ti, s->buf, (unsigned)kind);
+	return 0;
+}
+
+/*
  * After thread p's step: a decoded store (or load, with rw) to a target
- * is a hit whether or not the bytes changed; a change nothing explains
- * is still reported, flagged, and never as an instruction's.  The bytes
- * are read where they may have changed: after a store to them, or one
- * that may write more than its decoding says, a system call or a signal,
- * while a thread starts or exits (a change while a thread is in a call
- * is that call's to tell), and every RECHECK steps for writers outside
- * the threads (another process, through shared memory).
+ * is a hit whether or not the bytes changed, and so is a write the
+ * kernel certainly made (a system call's buffer, a signal frame); a
+ * change nothing explains is still reported, flagged, and never as an
+ * instruction's.  The bytes are read where they may have changed: after
+ * a store to them, or one that may write more than its decoding says, a
+ * system call or a signal, while a thread starts or exits (a change
+ * while a thread is in a call is that call's to tell), and every RECHECK
+ * steps for writers outside the threads (another process, through
+ * shared memory).
  */
 static void
 after_step(struct watch *w, struct ptrace_state *s, struct pthr *p,
@@ -176,10 +269,13 @@ after_step(struct watch *w, struct ptrace_state *s, struct pthr *p,
 {
 	struct wp_x86_regs r;
 	struct wtarget *t;
+	struct frame f;
 	uint64_t lo, hi, slo, shi;
 	size_t ti;
-	int changed, kind, look, stored, store, load;
+	int changed, look, stored, store, load;
 
+	if (!s->based)
+		return;		/* before the start: see read_targets */
 	to_regs(&p->pre, &r);
 	r.have = p->have;
 	stored = !p->sigstep && wp_x86_store_range(&p->insn, &r, 0, &slo,
@@ -187,6 +283,9 @@ after_step(struct watch *w, struct ptrace_state *s, struct pthr *p,
 	look = was_syscall || p->sigstep || (!(p->iflags & I_QUIET) &&
 	    !((p->iflags & I_EXACT) && stored)) ||
 	    pt_ctr(w)->steps % RECHECK == 0 || pt_unsettled(s);
+	f.known = 0;
+	if (p->sigstep)
+		signal_frame(s, p, &f);
 	for (ti = 0; ti < w->nt; ti++) {
 		t = &w->t[ti];
 		if (!t->armed)
@@ -203,15 +302,9 @@ after_step(struct watch *w, struct ptrace_state *s, struct pthr *p,
 			report_hit(w, s, p, ti, s->buf, 0);
 		else if (load)
 			report_hit(w, s, p, ti, s->buf, WP_HIT_READ);
-		else if (changed) {
-			if ((kind = change_kind(s, p, t, was_syscall)) == -1)
-				continue;	/* that call will say */
-			if (kind & WP_HIT_UNEXPLAINED)
-				pt_ctr(w)->unexplained++;
-			else
-				pt_ctr(w)->kernel_writes++;
-			report_hit(w, s, p, ti, s->buf, (unsigned)kind);
-		}
+		else if (other_write(w, s, p, ti, &f, was_syscall,
+		    changed) == -1)
+			continue;	/* that call will say */
 		memcpy(s->last[ti], s->buf, (size_t)t->len);
 		if (t->chain >= 0 && follow_dirty(w, (size_t)t->chain))
 			rebind(w, s, (size_t)t->chain);
@@ -239,9 +332,9 @@ release(struct watch *w, struct ptrace_state *s)
 	w->state = NULL;
 }
 
-/* The bytes of each plain target now: what a change is measured from. */
-static int
-read_targets(struct watch *w, struct ptrace_state *s, struct wp_error *e)
+/* Room for the bytes of each target, and a buffer for the longest. */
+static void
+alloc_targets(struct watch *w, struct ptrace_state *s)
 {
 	size_t i, maxlen = 1;
 
@@ -252,12 +345,30 @@ read_targets(struct watch *w, struct ptrace_state *s, struct wp_error *e)
 			maxlen = (size_t)w->t[i].len;
 	}
 	s->buf = wp_xmalloc(maxlen);
+}
+
+/*
+ * The bytes of each plain target now, every thread stopped: what a
+ * change is measured from.
+ */
+static int
+read_targets(struct watch *w, struct ptrace_state *s, struct wp_error *e)
+{
+	size_t i;
+
 	for (i = 0; i < w->nt; i++)
 		if (w->t[i].chain < 0 && pread(s->memfd, s->last[i],
 		    (size_t)w->t[i].len, (off_t)w->t[i].addr) != w->t[i].len)
 			return wp_error_set(e, WP_EXIT_ERROR, "target %d: cannot "
 			    "read 0x%" PRIx64 ": %s", w->t[i].id, w->t[i].addr,
 			    strerror(errno));
+	for (i = 0; i < w->nt; i++)
+		if (w->t[i].chain < 0 && w->t[i].len <= 8) {
+			w->t[i].has_initial = 1;
+			w->t[i].initial = wp_le64(s->last[i],
+			    (size_t)w->t[i].len);
+		}
+	s->based = 1;
 	return 0;
 }
 
@@ -298,8 +409,7 @@ ptrace_arm(struct watch *w, struct wp_error *e)
 		    strerror(errno));
 		goto fail;
 	}
-	if (read_targets(w, s, e) == -1)
-		goto fail;
+	alloc_targets(w, s);
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_tick;
 	sigaction(SIGALRM, &sa, NULL);
@@ -314,6 +424,11 @@ ptrace_arm(struct watch *w, struct wp_error *e)
 			wp_error_set(e, WP_EXIT_ERROR, "pid %d: cannot attach: "
 			    "%s", (int)w->pid, w->nthr ?
 			    strerror(w->thr[0].err) : "no thread");
+		goto fail;
+	}
+	pt_stop_all(w, s);
+	if (read_targets(w, s, e) == -1) {
+		pt_detach_all(w, s, NULL);
 		goto fail;
 	}
 	for (i = 0; i < w->nchains; i++)
@@ -380,6 +495,22 @@ ptrace_count(struct watch *w)
 	}
 }
 
+/* Each target's value at the end, every thread stopped. */
+static void
+read_latest(struct watch *w, struct ptrace_state *s)
+{
+	unsigned char b[8];
+	size_t i;
+
+	for (i = 0; i < w->nt; i++)
+		if (w->t[i].chain < 0 && w->t[i].len <= 8 && pread(s->memfd,
+		    b, (size_t)w->t[i].len, (off_t)w->t[i].addr) ==
+		    w->t[i].len) {
+			w->t[i].has_latest = 1;
+			w->t[i].latest = wp_le64(b, (size_t)w->t[i].len);
+		}
+}
+
 static void
 ptrace_disarm(struct watch *w)
 {
@@ -388,7 +519,7 @@ ptrace_disarm(struct watch *w)
 
 	set_tick(0);
 	pt_ctr(w)->steps_per_second = ns ? pt_ctr(w)->steps * 1000000000 / ns : 0;
-	pt_detach_all(s);
+	pt_detach_all(w, s, read_latest);
 	ptrace_count(w);
 	release(w, s);
 }
@@ -426,6 +557,10 @@ static void
 ptrace_observe(struct watch *w, struct wp_observation *o)
 {
 	pt_ctr(w)->native_ips = native_rate();
+	/* another process wrote: one change may hide several writes */
+	if (pt_ctr(w)->unexplained > 0 && w->lost_unknown == NULL)
+		w->lost_unknown = "changes no thread of the target made "
+		    "(another process's writes) may each hide several writes";
 	o->ptrace = pt_ctr(w);
 	o->follow_mode = "step";
 }

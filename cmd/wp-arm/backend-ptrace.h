@@ -26,6 +26,7 @@ enum pstate {
 	P_STEP,		/* single-stepping one instruction */
 	P_SYSENTER,	/* resumed up to the entry of a system call */
 	P_SYSCALL,	/* in a system call, up to its exit; may block */
+	P_LISTEN,	/* in a group-stop (SIGSTOP), kept: PTRACE_LISTEN */
 	P_GONE
 };
 
@@ -41,6 +42,8 @@ struct pthr {
 	enum pstate		 state;
 	int			 sig;		/* to deliver on the next resume */
 	int			 sigstep;	/* the signal this step delivers */
+	int			 freerun;	/* SIGTRAP blocked: run to its
+						   next system call, unstepped */
 	enum pknown		 known;
 	int			 trapped;	/* its last stop: a step's trap */
 	int			 steady;	/* this step began at one */
@@ -77,6 +80,7 @@ struct ptrace_state {
 	int			 memfd;
 	unsigned char		**last;		/* last seen bytes per target */
 	unsigned char		*buf;
+	int			 based;		/* last read, the watch begun */
 	struct wp_hmap		 ic;		/* rip -> struct icached */
 	unsigned		 need;		/* I_REGS_*: with -a rw, loads */
 	int			 exec_seen;
@@ -105,8 +109,14 @@ void	 pt_decode(struct ptrace_state *s, uint64_t rip, struct pthr *p);
 /* ptrace-step.c: the threads, which call s->after_step */
 /* Seizes every thread of the target, those it creates meanwhile too. */
 void	 pt_seize_all(struct watch *w, struct ptrace_state *s);
-/* Stops every thread (a blocked syscall is interrupted) and detaches. */
-void	 pt_detach_all(struct ptrace_state *s);
+/* Waits until every thread seized has stopped: none runs then. */
+void	 pt_stop_all(struct watch *w, struct ptrace_state *s);
+/*
+ * Stops every thread (a blocked syscall is interrupted), runs stopped
+ * (NULL: none) while none of them runs, and detaches them.
+ */
+void	 pt_detach_all(struct watch *w, struct ptrace_state *s,
+	    void (*stopped)(struct watch *, struct ptrace_state *));
 /* Whether a thread is still traced. */
 int	 pt_alive(struct ptrace_state *s);
 /* The next thread stopped ready to step, round robin; NULL: none. */

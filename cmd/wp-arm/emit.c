@@ -7,6 +7,7 @@
  */
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -48,6 +49,18 @@ emit_pass(const struct wp_record *rec)
 int
 emit_armed(struct watch *w)
 {
+	struct wp_armed_initial *in = wp_xcalloc(w->nt + 1, sizeof *in);
+	size_t i, n = 0;
+	int rc;
+
+	for (i = 0; i < w->nt; i++)
+		if (w->t[i].chain < 0) {
+			in[n].id = w->t[i].id;
+			in[n].known = w->t[i].has_initial;
+			in[n++].value = w->t[i].initial;
+		}
+	w->armed.initial = in;
+	w->armed.ninitial = n;
 	w->armed.backend = w->backend->name;
 	w->armed.pid = w->pid;
 	w->armed.targets = w->nt;
@@ -56,7 +69,10 @@ emit_armed(struct watch *w)
 	w->armed.duration_ms = w->duration_ms >= DURATION_INF_MS ? -1 :
 	    (long)w->duration_ms;
 	wp_rec_armed(&w->jw, &w->armed);
-	if (put(w) == -1)
+	w->armed.initial = NULL;
+	w->armed.ninitial = 0;
+	free(in);
+	if ((rc = put(w)) == -1)
 		return -1;
 	return emit_flush(w);
 }

@@ -108,10 +108,14 @@ targets(const struct watch *w, struct wp_obs_target *ot, size_t *n)
 		ot[*n].counted_known = w->t[i].counted_known;
 		ot[*n].counted = w->t[i].counted;
 		ot[*n].lost = lost_of(&w->t[i]);
-		ot[*n].has_latest = fd != -1 && w->t[i].len <= 8 &&
-		    wp_proc_read(fd, w->t[i].addr, b, (size_t)w->t[i].len) == 0;
-		if (ot[*n].has_latest)
+		/* the backend's, before it let the target go */
+		ot[*n].has_latest = w->t[i].has_latest;
+		ot[*n].latest = w->t[i].latest;
+		if (!ot[*n].has_latest && fd != -1 && w->t[i].len <= 8 &&
+		    wp_proc_read(fd, w->t[i].addr, b, (size_t)w->t[i].len) == 0) {
+			ot[*n].has_latest = 1;
 			ot[*n].latest = wp_le64(b, (size_t)w->t[i].len);
+		}
 		(*n)++;
 	}
 	if (fd != -1)

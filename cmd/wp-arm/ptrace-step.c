@@ -6,6 +6,7 @@
  * detached each as it was, no SIGTRAP of a step left pending.
  */
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/user.h>
 #include <sys/wait.h>
 
@@ -155,6 +156,72 @@ catches(pid_t pid, pid_t tid, int sig)
 }
 
 /*
+ * Whether thread tid blocks SIGTRAP and has a handler for it (SigBlk and
+ * SigCgt of its status): then a step's trap would reset the handler to
+ * the default (the kernel does so for a trap it must deliver while it is
+ * blocked), and the next SIGTRAP would kill the process.
+ */
+static int
+trap_blocked(pid_t tid)
+{
+	char path[64], line[256];
+	unsigned long long blk = 0, cgt = 0, m;
+	FILE *f;
+
+	snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
+	if ((f = fopen(path, "re")) == NULL)
+		return 0;
+	while (fgets(line, sizeof line, f) != NULL)
+		if (sscanf(line, "SigBlk: %llx", &m) == 1)
+			blk = m;
+		else if (sscanf(line, "SigCgt: %llx", &m) == 1)
+			cgt = m;
+	fclose(f);
+	return (blk & cgt) >> (SIGTRAP - 1) & 1;
+}
+
+/*
+ * Thread p blocks SIGTRAP (it runs a SIGTRAP handler): it is not
+ * stepped but run up to its next system call, where the watched bytes
+ * are compared (its writes meanwhile are changes, not an instruction's),
+ * and stepped again once SIGTRAP is unblocked.
+ */
+static int
+free_run(struct watch *w, struct pthr *p, int sig)
+{
+	if (w->lost_unknown == NULL)
+		w->lost_unknown = "a thread ran unstepped while it blocked "
+		    "SIGTRAP (its SIGTRAP handler): its writes were seen only "
+		    "as changes";
+	p->sc_nr = -1;		/* which call: see on_status */
+	if (sig != 0)
+		pt_ctr(w)->signals_passed++;
+	if (ptrace(PTRACE_SYSCALL, p->tid, 0, (void *)(long)sig) == -1)
+		return -1;
+	pt_ctr(w)->steps++;
+	p->state = P_SYSENTER;
+	return 0;
+}
+
+/* The call thread p entered when it ran free: its number and arguments. */
+static void
+entered(struct pthr *p)
+{
+	struct user_regs_struct u;
+
+	if (ptrace(PTRACE_GETREGS, p->tid, 0, &u) == -1)
+		return;
+	p->sc_nr = (long)u.orig_rax;
+	p->insn_ip = u.rip - 2;
+	p->sc_args[0] = u.rdi;
+	p->sc_args[1] = u.rsi;
+	p->sc_args[2] = u.rdx;
+	p->sc_args[3] = u.r10;
+	p->sc_args[4] = u.r8;
+	p->sc_args[5] = u.r9;
+}
+
+/*
  * Resumes thread p for one instruction.  A system call is run with
  * PTRACE_SYSCALL instead (entry and exit stops, no single-step trap), so
  * that a call that blocks does not hold up the other threads.
@@ -176,6 +243,8 @@ resume_step(struct watch *w, struct ptrace_state *s, struct pthr *p)
 	 * own: a step over a system call would then run the call, and
 	 * never end while it blocks.  The call is run as any other.
 	 */
+	if (p->freerun && !p->insn.is_syscall && !restart)
+		return free_run(w, p, sig);
 	if ((p->insn.is_syscall || restart) && (sig == 0 ||
 	    !catches(w->pid, p->tid, sig))) {
 		/* the call and its arguments; a restarted one sits behind */
@@ -277,6 +346,60 @@ on_fork(struct watch *w, struct pthr *p)
 		p->state = P_GONE;
 }
 
+/*
+ * A PTRACE_EVENT_STOP of thread p with signal sig: the process stopped
+ * (SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU: a group-stop) stays stopped, and
+ * its end (SIGCONT) comes as another stop (PTRACE_LISTEN); any other is
+ * a stop to step on from.  Returns 1 when p is ready.
+ */
+static int
+group_stop(struct pthr *p, int sig)
+{
+	if ((sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN ||
+	    sig == SIGTTOU) && ptrace(PTRACE_LISTEN, p->tid, 0, 0) == 0) {
+		p->state = P_LISTEN;
+		return 0;
+	}
+	p->state = P_READY;
+	return 1;
+}
+
+/*
+ * Whether the SIGTRAP thread tid stopped with is the target's own: sent
+ * by kill(2), tgkill(2), raise(3), sigqueue(3) (si_code SI_USER, SI_TKILL,
+ * SI_QUEUE: 0 or less), or by the kernel for an int3 (SI_KERNEL), not the
+ * trap of a step (TRAP_TRACE) or of a step into a handler (the stop
+ * ptrace_notify makes, si_code SIGTRAP).
+ */
+static int
+targets_trap(pid_t tid)
+{
+	siginfo_t si;
+
+	if (ptrace(PTRACE_GETSIGINFO, tid, 0, &si) == -1)
+		return 0;
+	return si.si_signo == SIGTRAP && (si.si_code <= 0 ||
+	    si.si_code == SI_KERNEL);
+}
+
+/*
+ * Thread p's step stopped for a SIGTRAP of the target's own, delivered
+ * with the next resume.  Its instruction ran if the IP moved (the trap
+ * of the step is then merged into it: one SIGTRAP is pending at most).
+ */
+static int
+own_trap(struct watch *w, struct ptrace_state *s, struct pthr *p)
+{
+	struct user_regs_struct u;
+
+	if (ptrace(PTRACE_GETREGS, p->tid, 0, &u) == 0 && u.rip != p->insn_ip)
+		s->after_step(w, s, p, 0);
+	p->sig = SIGTRAP;
+	p->sigstep = 0;
+	p->state = P_READY;
+	return 1;
+}
+
 /* Handles one wait status of thread p; returns 1 when p stopped ready. */
 static int
 on_status(struct watch *w, struct ptrace_state *s, struct pthr *p,
@@ -297,6 +420,8 @@ on_status(struct watch *w, struct ptrace_state *s, struct pthr *p,
 	ev = status >> 16;
 	if (sig == (SIGTRAP | 0x80)) {
 		if (p->state == P_SYSENTER) {
+			if (p->sc_nr == -1)
+				entered(p);
 			p->state = P_SYSCALL;
 			if (ptrace(PTRACE_SYSCALL, p->tid, 0, 0) == -1)
 				p->state = P_GONE;
@@ -304,10 +429,19 @@ on_status(struct watch *w, struct ptrace_state *s, struct pthr *p,
 		}
 		/* the exit of the call: what changed, the kernel wrote */
 		s->after_step(w, s, p, 1);
+		if (p->freerun || p->sc_nr == SYS_rt_sigprocmask ||
+		    p->sc_nr == SYS_rt_sigreturn)
+			p->freerun = trap_blocked(p->tid);
 		p->state = P_READY;
 		return 1;
 	}
+	if (sig == SIGTRAP && ev == 0 && p->state == P_STEP &&
+	    targets_trap(p->tid))
+		return own_trap(w, s, p);
 	if (sig == SIGTRAP && ev == 0 && p->state == P_STEP) {
+		/* a handler's entry: its mask may block SIGTRAP */
+		if (p->sigstep)
+			p->freerun = trap_blocked(p->tid);
 		s->after_step(w, s, p, 0);
 		ran_on(w, p);
 		p->state = P_READY;
@@ -333,8 +467,7 @@ on_status(struct watch *w, struct ptrace_state *s, struct pthr *p,
 		/* first stop after seize or clone, an interrupt, a group-stop */
 		if (was_syscall)
 			s->after_step(w, s, p, 1);
-		p->state = P_READY;
-		return 1;
+		return group_stop(p, sig);
 	}
 	/* a signal for the thread: deliver it with the next resume */
 	if (!(sig == SIGTRAP && p->state == P_READY))
@@ -344,6 +477,8 @@ on_status(struct watch *w, struct ptrace_state *s, struct pthr *p,
 	p->state = P_READY;
 	return 1;
 }
+
+static int take_status(struct watch *, struct ptrace_state *, pid_t, int);
 
 static void
 seize_failed(struct watch *w, pid_t tid, int err)
@@ -391,6 +526,32 @@ pt_seize_all(struct watch *w, struct ptrace_state *s)
 			again = 1;
 		}
 		free(tids);
+	}
+}
+
+/*
+ * Waits for the first stop of every thread seized (an interrupt, or the
+ * group-stop of a stopped process), those cloned meanwhile too: then no
+ * thread of the target runs, and what its memory holds is the watch's
+ * start.
+ */
+void
+pt_stop_all(struct watch *w, struct ptrace_state *s)
+{
+	int status, starting = 1;
+	pid_t tid;
+	size_t i;
+
+	while (starting) {
+		starting = 0;
+		for (i = 0; i < s->n; i++)
+			starting |= s->t[i]->state == P_NEW;
+		if (!starting)
+			break;
+		if ((tid = waitpid(-1, &status, __WALL)) > 0)
+			take_status(w, s, tid, status);
+		else if (errno == ECHILD)
+			break;
 	}
 }
 
@@ -454,15 +615,15 @@ got:
 		p->state = P_GONE;
 		return;
 	}
-	if ((status >> 16) == 0 && WSTOPSIG(status) != SIGTRAP &&
-	    !(WSTOPSIG(status) & 0x80))
+	if ((status >> 16) == 0 && !(WSTOPSIG(status) & 0x80) &&
+	    (WSTOPSIG(status) != SIGTRAP || targets_trap(p->tid)))
 		p->sig = WSTOPSIG(status);
 	p->state = P_READY;
 }
 
-/* Waits for thread p to stop, then detaches it. */
+/* Waits for thread p to stop (P_READY), or to be gone. */
 static void
-detach_one(struct pthr *p)
+stop_one(struct pthr *p)
 {
 	int status;
 	pid_t tid;
@@ -482,7 +643,8 @@ detach_one(struct pthr *p)
 			break;
 		}
 		if (WIFSTOPPED(status) && (status >> 16) == 0 &&
-		    WSTOPSIG(status) != SIGTRAP && !(WSTOPSIG(status) & 0x80))
+		    !(WSTOPSIG(status) & 0x80) && (WSTOPSIG(status) !=
+		    SIGTRAP || targets_trap(p->tid)))
 			p->sig = WSTOPSIG(status);
 		else if (WIFSTOPPED(status) &&
 		    (status >> 16) == PTRACE_EVENT_EXIT) {
@@ -492,14 +654,15 @@ detach_one(struct pthr *p)
 		}
 		p->state = P_READY;
 	}
-	if (p->state == P_READY)
-		ptrace(PTRACE_DETACH, p->tid, 0, (void *)(long)p->sig);
-	p->state = P_GONE;
 }
 
-/* Stops every thread (a blocked syscall is interrupted) and detaches. */
+/*
+ * Stops every thread (a blocked syscall is interrupted), runs stopped
+ * (NULL: none) while none runs, and detaches.
+ */
 void
-pt_detach_all(struct ptrace_state *s)
+pt_detach_all(struct watch *w, struct ptrace_state *s,
+    void (*stopped)(struct watch *, struct ptrace_state *))
 {
 	struct pthr *p;
 	size_t i;
@@ -517,7 +680,15 @@ pt_detach_all(struct ptrace_state *s)
 			ptrace(PTRACE_INTERRUPT, p->tid, 0, 0);
 	}
 	for (i = 0; i < s->n; i++)
-		detach_one(s->t[i]);
+		stop_one(s->t[i]);
+	if (stopped != NULL)
+		stopped(w, s);
+	for (i = 0; i < s->n; i++) {
+		p = s->t[i];
+		if (p->state == P_READY)
+			ptrace(PTRACE_DETACH, p->tid, 0, (void *)(long)p->sig);
+		p->state = P_GONE;
+	}
 }
 
 int

@@ -5,15 +5,26 @@
 #include <sys/syscall.h>
 
 #include <stddef.h>
+#include <unistd.h>
 
 #include "syscalls.h"
 
-/* A buffer: argument ptr, and its size: a constant or argument len. */
+/*
+ * A buffer: argument ptr, and its size: a constant or argument len;
+ * sure: when the call certainly writes it (else it only may).
+ */
 struct out {
 	signed char	 ptr;		/* argument index, -1: none */
 	signed char	 len;		/* argument index, -1: size */
 	signed char	 mul;		/* len is a count of mul bytes */
 	unsigned short	 size;
+	signed char	 sure;		/* S_* */
+};
+
+enum {
+	S_MAY,		/* the call may write it */
+	S_RET,		/* its first (return value) bytes, on success */
+	S_OK		/* all of it, on success (a return of 0 or more) */
 };
 
 struct call {
@@ -21,26 +32,30 @@ struct call {
 	struct out	 o[3];
 };
 
-#define NONE		{ -1, -1, 0, 0 }
-#define FIXED(p, n)	{ p, -1, 0, n }
-#define BUF(p, l)	{ p, l, 1, 0 }
-#define ARR(p, l, m)	{ p, l, m, 0 }
+#define NONE		{ -1, -1, 0, 0, S_MAY }
+#define FIXED(p, n)	{ p, -1, 0, n, S_MAY }
+#define BUF(p, l)	{ p, l, 1, 0, S_MAY }
+#define ARR(p, l, m)	{ p, l, m, 0, S_MAY }
+#define RBUF(p, l)	{ p, l, 1, 0, S_RET }	/* read(2): ret bytes */
+#define OFIXED(p, n)	{ p, -1, 0, n, S_OK }	/* stat(2): all n */
+/* readv(2): an array of struct iovec, written in turn up to ret bytes */
+#define IOV		{ -2, -1, 0, 0, S_RET }
 
 static const struct call calls[] = {
-	{ SYS_read,		{ BUF(1, 2), NONE, NONE } },
-	{ SYS_pread64,		{ BUF(1, 2), NONE, NONE } },
-	{ SYS_recvfrom,		{ BUF(1, 2), FIXED(4, 128), FIXED(5, 4) } },
-	{ SYS_getrandom,	{ BUF(0, 1), NONE, NONE } },
+	{ SYS_read,		{ RBUF(1, 2), NONE, NONE } },
+	{ SYS_pread64,		{ RBUF(1, 2), NONE, NONE } },
+	{ SYS_recvfrom,		{ RBUF(1, 2), FIXED(4, 128), FIXED(5, 4) } },
+	{ SYS_getrandom,	{ RBUF(0, 1), NONE, NONE } },
 	{ SYS_nanosleep,	{ FIXED(1, 16), NONE, NONE } },
 	{ SYS_clock_nanosleep,	{ FIXED(3, 16), NONE, NONE } },
-	{ SYS_clock_gettime,	{ FIXED(1, 16), NONE, NONE } },
+	{ SYS_clock_gettime,	{ OFIXED(1, 16), NONE, NONE } },
 	{ SYS_clock_getres,	{ FIXED(1, 16), NONE, NONE } },
 	{ SYS_gettimeofday,	{ FIXED(0, 16), FIXED(1, 8), NONE } },
 	{ SYS_time,		{ FIXED(0, 8), NONE, NONE } },
 	{ SYS_wait4,		{ FIXED(1, 4), FIXED(3, 144), NONE } },
 	{ SYS_waitid,		{ FIXED(2, 128), FIXED(4, 144), NONE } },
-	{ SYS_pipe,		{ FIXED(0, 8), NONE, NONE } },
-	{ SYS_pipe2,		{ FIXED(0, 8), NONE, NONE } },
+	{ SYS_pipe,		{ OFIXED(0, 8), NONE, NONE } },
+	{ SYS_pipe2,		{ OFIXED(0, 8), NONE, NONE } },
 	{ SYS_socketpair,	{ FIXED(3, 8), NONE, NONE } },
 	{ SYS_futex,		{ FIXED(0, 4), FIXED(4, 4), NONE } },
 	{ SYS_rt_sigaction,	{ FIXED(2, 152), NONE, NONE } },
@@ -48,17 +63,20 @@ static const struct call calls[] = {
 	{ SYS_rt_sigpending,	{ FIXED(0, 8), NONE, NONE } },
 	{ SYS_rt_sigtimedwait,	{ FIXED(1, 128), NONE, NONE } },
 	{ SYS_sigaltstack,	{ FIXED(1, 24), NONE, NONE } },
-	{ SYS_stat,		{ FIXED(1, 144), NONE, NONE } },
-	{ SYS_fstat,		{ FIXED(1, 144), NONE, NONE } },
-	{ SYS_lstat,		{ FIXED(1, 144), NONE, NONE } },
-	{ SYS_newfstatat,	{ FIXED(2, 144), NONE, NONE } },
+	{ SYS_stat,		{ OFIXED(1, 144), NONE, NONE } },
+	{ SYS_fstat,		{ OFIXED(1, 144), NONE, NONE } },
+	{ SYS_lstat,		{ OFIXED(1, 144), NONE, NONE } },
+	{ SYS_newfstatat,	{ OFIXED(2, 144), NONE, NONE } },
 	{ SYS_statx,		{ FIXED(4, 256), NONE, NONE } },
 	{ SYS_statfs,		{ FIXED(1, 120), NONE, NONE } },
 	{ SYS_fstatfs,		{ FIXED(1, 120), NONE, NONE } },
+	{ SYS_readv,		{ IOV, NONE, NONE } },
+	{ SYS_preadv,		{ IOV, NONE, NONE } },
+	{ SYS_preadv2,		{ IOV, NONE, NONE } },
 	{ SYS_getdents64,	{ BUF(1, 2), NONE, NONE } },
 	{ SYS_getdents,		{ BUF(1, 2), NONE, NONE } },
-	{ SYS_uname,		{ FIXED(0, 390), NONE, NONE } },
-	{ SYS_sysinfo,		{ FIXED(0, 112), NONE, NONE } },
+	{ SYS_uname,		{ OFIXED(0, 390), NONE, NONE } },
+	{ SYS_sysinfo,		{ OFIXED(0, 112), NONE, NONE } },
 	{ SYS_times,		{ FIXED(0, 32), NONE, NONE } },
 	{ SYS_getrusage,	{ FIXED(1, 144), NONE, NONE } },
 	{ SYS_getrlimit,	{ FIXED(1, 16), NONE, NONE } },
@@ -113,6 +131,7 @@ static const struct call calls[] = {
 	{ SYS_sendto,		{ NONE, NONE, NONE } },
 	{ SYS_exit,		{ NONE, NONE, NONE } },
 	{ SYS_exit_group,	{ NONE, NONE, NONE } },
+	{ SYS_rt_sigreturn,	{ NONE, NONE, NONE } },
 };
 
 static int
@@ -121,25 +140,87 @@ overlaps(uint64_t p, uint64_t n, uint64_t lo, uint64_t hi)
 	return p != 0 && n != 0 && p < hi && lo < p + n;
 }
 
-int
-syscall_writes(long nr, const uint64_t a[6], uint64_t lo, uint64_t hi)
+static const struct call *
+lookup(long nr)
 {
+	size_t i;
+
+	for (i = 0; i < sizeof calls / sizeof calls[0]; i++)
+		if (calls[i].nr == nr)
+			return &calls[i];
+	return NULL;
+}
+
+/*
+ * The iovec array of a readv(2) (a[1], a[2] entries, read through
+ * memfd): SC_YES when the first ret bytes it takes (all it may take:
+ * ret -1) reach [lo, hi); SC_UNKNOWN when the array cannot be read.
+ */
+static int
+iov_writes(int memfd, const uint64_t a[6], int64_t ret, uint64_t lo,
+    uint64_t hi)
+{
+	uint64_t iov[2], i, left = ret < 0 ? UINT64_MAX : (uint64_t)ret, n;
+
+	for (i = 0; i < a[2] && i < 1024 && left > 0; i++) {
+		if (pread(memfd, iov, sizeof iov, (off_t)(a[1] + i * 16)) !=
+		    (ssize_t)sizeof iov)
+			return SC_UNKNOWN;
+		n = iov[1] < left ? iov[1] : left;
+		if (overlaps(iov[0], n, lo, hi))
+			return SC_YES;
+		left -= n;
+	}
+	return i < a[2] && left > 0 ? SC_UNKNOWN : SC_NO;
+}
+
+int
+syscall_writes(int memfd, long nr, const uint64_t a[6], uint64_t lo,
+    uint64_t hi)
+{
+	const struct call *c;
 	const struct out *o;
 	uint64_t n;
-	size_t i, k;
+	size_t k;
 
-	for (i = 0; i < sizeof calls / sizeof calls[0]; i++) {
-		if (calls[i].nr != nr)
+	if ((c = lookup(nr)) == NULL)
+		return SC_UNKNOWN;
+	for (k = 0; k < 3; k++) {
+		o = &c->o[k];
+		if (o->ptr == -2)
+			return iov_writes(memfd, a, -1, lo, hi);
+		if (o->ptr < 0)
 			continue;
-		for (k = 0; k < 3; k++) {
-			o = &calls[i].o[k];
-			if (o->ptr < 0)
-				continue;
-			n = o->len < 0 ? o->size : a[(int)o->len] * (uint64_t)o->mul;
-			if (overlaps(a[(int)o->ptr], n, lo, hi))
-				return SC_YES;
-		}
-		return SC_NO;
+		n = o->len < 0 ? o->size : a[(int)o->len] * (uint64_t)o->mul;
+		if (overlaps(a[(int)o->ptr], n, lo, hi))
+			return SC_YES;
 	}
-	return SC_UNKNOWN;
+	return SC_NO;
+}
+
+int
+syscall_wrote(int memfd, long nr, const uint64_t a[6], int64_t ret,
+    uint64_t lo, uint64_t hi)
+{
+	const struct call *c;
+	const struct out *o;
+	uint64_t n;
+	size_t k;
+
+	if ((c = lookup(nr)) == NULL || ret < 0)
+		return 0;
+	for (k = 0; k < 3; k++) {
+		o = &c->o[k];
+		if (o->ptr == -2)
+			return ret > 0 &&
+			    iov_writes(memfd, a, ret, lo, hi) == SC_YES;
+		if (o->ptr < 0 || o->sure == S_MAY)
+			continue;
+		n = o->len < 0 ? o->size : a[(int)o->len] * (uint64_t)o->mul;
+		if (o->sure == S_RET && (uint64_t)ret < n)
+			n = (uint64_t)ret;
+		if (overlaps(a[(int)o->ptr], n, lo, hi))
+			return 1;
+	}
+	return 0;
 }

@@ -13,8 +13,17 @@ enum { SC_NO, SC_YES, SC_UNKNOWN };
 /*
  * Whether system call nr with arguments a[0..5] (rdi, rsi, rdx, r10,
  * r8, r9) may write [lo, hi): SC_YES, SC_NO, or SC_UNKNOWN for a call
- * this table does not describe.
+ * this table does not describe (or whose iovec array, read through
+ * memfd, the target's /proc/PID/mem, cannot be read).
  */
-int	 syscall_writes(long nr, const uint64_t a[6], uint64_t lo, uint64_t hi);
+int	 syscall_writes(int memfd, long nr, const uint64_t a[6], uint64_t lo,
+	    uint64_t hi);
+/*
+ * Whether the call, which returned ret, certainly wrote some byte of
+ * [lo, hi) (read(2) of ret bytes, stat(2) that succeeded): a write
+ * whether or not the bytes changed.
+ */
+int	 syscall_wrote(int memfd, long nr, const uint64_t a[6], int64_t ret,
+	    uint64_t lo, uint64_t hi);
 
 #endif

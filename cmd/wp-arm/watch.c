@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "proc.h"
 #include "record.h"
 #include "util.h"
 #include "watch.h"
@@ -190,6 +191,26 @@ watch_stopping(const struct watch *w)
 	    w->stop_reason != NULL;
 }
 
+/* Each target's value at arming, where the backend did not read it. */
+static void
+read_initial(struct watch *w)
+{
+	unsigned char b[8];
+	size_t i;
+	int fd;
+
+	if ((fd = wp_proc_mem_open(w->pid)) == -1)
+		return;
+	for (i = 0; i < w->nt; i++)
+		if (w->t[i].chain < 0 && !w->t[i].has_initial &&
+		    w->t[i].len <= 8 && wp_proc_read(fd, w->t[i].addr, b,
+		    (size_t)w->t[i].len) == 0) {
+			w->t[i].has_initial = 1;
+			w->t[i].initial = wp_le64(b, (size_t)w->t[i].len);
+		}
+	close(fd);
+}
+
 int
 watch_run(struct watch *w, struct wp_error *e)
 {
@@ -207,6 +228,7 @@ watch_run(struct watch *w, struct wp_error *e)
 		sigprocmask(SIG_SETMASK, &orig, NULL);
 		return -1;
 	}
+	read_initial(w);
 	emit_armed(w);
 	emit_seeded(w);
 	deadline = wp_now_ns() + w->duration_ms * 1000000;

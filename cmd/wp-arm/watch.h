@@ -46,6 +46,11 @@ struct wtarget {
 	int		 chain;		/* index in w->chains; -1: a target */
 	int		 level;		/* in its chain; noffs: the leaf */
 	int		 armed;		/* its address is valid now */
+	/* its value (up to 8 bytes) at arming and at the end, read by the
+	   backend with the target stopped, else by watch_run at arming and
+	   by observation.c at the end */
+	int		 has_initial, has_latest;
+	uint64_t	 initial, latest;
 };
 
 /* A --follow chain: its pointers and leaf take noffs + 1 entries. */

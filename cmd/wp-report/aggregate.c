@@ -324,7 +324,9 @@ add_hit(struct report *r, const struct wp_record *rec)
 	add_chain(s, h);
 	/* the confidence of this hit's writer, not the first one's */
 	s->conf[has_w ? w.conf : WP_CONF_UNKNOWN]++;
-	count_thread(t, (int)tid);
+	/* a change no thread made (another process's) is no thread's */
+	if (!(h->flags & WP_HIT_UNEXPLAINED))
+		count_thread(t, (int)tid);
 	keep_sample(r, t, s, h, tid, tns);
 }
 

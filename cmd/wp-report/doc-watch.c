@@ -223,10 +223,10 @@ doc_watch(const struct report *r, const struct rtarget *t, struct wp_jw *w)
 	raw(w, "perms", &x->perms);
 	raw(w, "access", &x->access);
 	raw(w, "len", &x->len);
-	raw(w, "initial_value", &x->initial_value);
+	raw(w, "initial_value", t->initial);
 	raw(w, "latest_value", latest);
-	if (x->initial_value.text != NULL && latest->text != NULL)
-		wp_jw_bool(w, "changed", strcmp(x->initial_value.text,
+	if (t->initial->text != NULL && latest->text != NULL)
+		wp_jw_bool(w, "changed", strcmp(t->initial->text,
 		    latest->text) != 0);
 	else
 		wp_jw_null(w, "changed");

@@ -122,6 +122,7 @@ struct rtarget {
 	struct rsite	**sorted;
 	size_t		 nsorted;
 	const struct wp_obs_entry_pass *obs, *obs_follow;	/* or NULL */
+	const struct wp_field *initial;	/* at arming, else at resolving */
 	struct rrearm	 rearm;		/* a follow chain's */
 };
 

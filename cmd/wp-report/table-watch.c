@@ -288,7 +288,7 @@ samples(const struct report *r, const struct rtarget *rt, FILE *f)
 static void
 counts(const struct report *r, const struct rtarget *t, FILE *f)
 {
-	const struct wp_field *init = &t->rec.initial_value;
+	const struct wp_field *init = t->initial;
 	const struct wp_field *latest = t->obs ? &t->obs->latest_value : NULL;
 	const char *counted = t->obs ? t->obs->counted.text : NULL;
 	const char *lower = r->nreasons > 0 ? " (lower bound)" : "";

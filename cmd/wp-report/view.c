@@ -226,6 +226,7 @@ view_rearm(struct rtarget *t)
 static void
 view_target(struct report *r, struct rtarget *t)
 {
+	const struct wp_obs_entry_pass *armed;
 	struct wp_hmap *sites = &t->sites;
 	struct rsite *s;
 	size_t i, n = 0;
@@ -235,6 +236,10 @@ view_target(struct report *r, struct rtarget *t)
 	    t->id);
 	t->obs_follow = obs_entry(r->observation.follows,
 	    r->observation.nfollows, t->id);
+	/* the armed record's value (streams since it carries one) */
+	armed = obs_entry(r->armed.initial, r->armed.ninitial, t->id);
+	t->initial = armed != NULL && armed->initial_value.type != -1 ?
+	    &armed->initial_value : &t->rec.initial_value;
 	if ((t->tallied = t->tallies.n > 0)) {
 		tally_sites(t, &t->tsites);
 		tally_threads(t);
