@@ -225,6 +225,13 @@ sampled_chains(struct rtarget *t, struct wp_hmap *sites)
 	}
 }
 
+/* A tally of hits whose writer accessed elsewhere: kept apart. */
+static int
+spurious(const struct rtally *y)
+{
+	return y->has_writer && y->writer.kind == WP_KIND_SPURIOUS;
+}
+
 /*
  * Writer sites from in-kernel tallies, into sites (keyed as the
  * samples' are): every write, each of its writer.
@@ -240,7 +247,8 @@ tally_sites(struct rtarget *t, struct wp_hmap *sites)
 
 	wp_hmap_init(sites, sizeof(struct rsite));
 	for (i = 0; i < t->tallies.cap; i++) {
-		if ((y = wp_hmap_slot(&t->tallies, i)) == NULL)
+		if ((y = wp_hmap_slot(&t->tallies, i)) == NULL ||
+		    spurious(y))
 			continue;
 		/* none when no instruction wrote */
 		wip = y->writer.has_writer_ip ? y->writer.writer_ip : 0;
@@ -269,7 +277,24 @@ tally_sum(struct rtarget *t)
 	size_t i;
 
 	for (i = 0; i < t->tallies.cap; i++)
-		if ((y = wp_hmap_slot(&t->tallies, i)) != NULL)
+		if ((y = wp_hmap_slot(&t->tallies, i)) != NULL && !spurious(y))
+			n += y->hits;
+	return n;
+}
+
+/* Hits whose writer is of kind k: sampled, or tallied. */
+static uint64_t
+kind_hits(struct rtarget *t, int tallied, int k)
+{
+	struct rtally *y;
+	uint64_t n = 0;
+	size_t i;
+
+	if (!tallied)
+		return t->kinds[k];
+	for (i = 0; i < t->tallies.cap; i++)
+		if ((y = wp_hmap_slot(&t->tallies, i)) != NULL &&
+		    y->has_writer && y->writer.kind == k)
 			n += y->hits;
 	return n;
 }
@@ -317,7 +342,7 @@ tally_threads(struct rtarget *t)
 	t->nthr = 0;
 	t->other_thread_hits = 0;
 	for (i = 0; i < t->tallies.cap; i++) {
-		if ((y = wp_hmap_slot(&t->tallies, i)) == NULL)
+		if ((y = wp_hmap_slot(&t->tallies, i)) == NULL || spurious(y))
 			continue;
 		for (k = 0; k < t->nthr && t->thr[k].tid != y->tid; k++)
 			;
@@ -439,6 +464,12 @@ target_json(struct report *r, struct rtarget *t)
 	}
 	add(o, "tallied_hits", tallied ? json_object_new_uint64(tally_sum(t)) :
 	    NULL);
+	add(o, "read_hits", json_object_new_uint64(kind_hits(t, tallied,
+	    WP_KIND_READ)));
+	add(o, "write_hits", json_object_new_uint64((tallied ? tally_sum(t) :
+	    t->hits) - kind_hits(t, tallied, WP_KIND_READ)));
+	add(o, "spurious_hits", json_object_new_uint64(kind_hits(t, tallied,
+	    WP_KIND_SPURIOUS)));
 	add(o, "threads", threads_json(r, t));
 	add(o, "threads_truncated",
 	    json_object_new_boolean(t->other_thread_hits > 0));
@@ -643,6 +674,8 @@ lower_bound_reasons(struct report *r, long malformed)
 		reason(a, WP_BOUND_OUTPUT_CLOSED);
 	if (malformed > 0)
 		reason(a, WP_BOUND_MALFORMED);
+	if (obs_bool(obs, "ptrace", "unmodeled_stores"))
+		reason(a, WP_BOUND_UNMODELED);
 	if (json_object_array_length(a) == 0 &&
 	    obs_bool(obs, "counts_are_lower_bound", NULL))
 		reason(a, WP_BOUND_WP_ARM);

@@ -92,6 +92,7 @@ struct rtarget {
 	size_t		 nbinds;
 	int		 binds_truncated;
 	uint64_t	 hits;
+	uint64_t	 kinds[WP_NKINDS];	/* hits by writer kind */
 	int64_t		 first, last;
 	int		 have_time;
 	struct wp_hmap	 sites;		/* (trap, wip) -> struct rsite */

@@ -718,6 +718,9 @@ samples(json_object *w, FILE *f)
 static void
 watch_section(json_object *doc, json_object *w, FILE *f)
 {
+	char split[96];
+	int rw;
+
 	out(f, "\ntarget %s  %s  %s", str(w, "id"), str(w, "input"),
 	    str(w, "runtime_addr"));
 	if (has(w, "static_addr"))
@@ -725,26 +728,38 @@ watch_section(json_object *doc, json_object *w, FILE *f)
 		    base(str(w, "module")));
 	out(f, "  %s  %s bytes  %s\n", str(w, "perms"), str(w, "len"),
 	    str(w, "access"));
+	/* with -a rw the kernel counts reads too */
+	rw = strcmp(str(w, "access"), "rw") == 0;
+	snprintf(split, sizeof split, " (%s reads, %s writes)",
+	    str(w, "read_hits"), str(w, "write_hits"));
 	if (has(w, "counted") && strcmp(str(w, "writer_counts"),
 	    "tallied") == 0)
-		out(f, "  %s writes counted by the kernel; %s tallied by "
-		    "writer in the kernel; %s sampled\n  initial %s  latest "
-		    "%s%s\n", str(w, "counted"), str(w, "tallied_hits"),
+		out(f, "  %s %s counted by the kernel; %s tallied by "
+		    "writer in the kernel%s; %s sampled\n  initial %s  latest "
+		    "%s%s\n", str(w, "counted"), rw ? "accesses" : "writes",
+		    str(w, "tallied_hits"), rw ? split : "",
 		    str(w, "accepted_hits"), str(w, "initial_value"),
 		    str(w, "latest_value"), flag(w, "changed") ? "  changed" : "");
 	else if (has(w, "counted"))
-		out(f, "  %s writes counted by %s; %s attributed to a "
-		    "writer%s\n  initial %s  latest %s%s\n", str(w, "counted"),
+		out(f, "  %s %s counted by %s; %s attributed to a "
+		    "writer%s%s\n  initial %s  latest %s%s\n", str(w, "counted"),
+		    rw ? "accesses" : "writes",
 		    strcmp(str(doc, "backend"), "ptrace_singlestep") == 0 ?
 		    "single-stepping" : "the kernel", str(w, "accepted_hits"),
+		    rw ? split : "",
 		    flag(doc, "counts_are_lower_bound") ? " (lower bound)" : "",
 		    str(w, "initial_value"), str(w, "latest_value"),
 		    flag(w, "changed") ? "  changed" : "");
 	else
-		out(f, "  %s hits%s  initial %s  latest %s%s\n",
-		    str(w, "accepted_hits"), flag(doc, "counts_are_lower_bound") ?
-		    " (lower bound)" : "", str(w, "initial_value"),
-		    str(w, "latest_value"), flag(w, "changed") ? "  changed" : "");
+		out(f, "  %s hits%s%s  initial %s  latest %s%s\n",
+		    str(w, "accepted_hits"), rw ? split : "",
+		    flag(doc, "counts_are_lower_bound") ? " (lower bound)" : "",
+		    str(w, "initial_value"), str(w, "latest_value"),
+		    flag(w, "changed") ? "  changed" : "");
+	if (json_object_get_int64(get(w, "spurious_hits")) > 0)
+		out(f, "  spurious %s: hits whose instruction accessed "
+		    "elsewhere, not among the writers\n",
+		    str(w, "spurious_hits"));
 	writers(w, f);
 	threads(w, f);
 	samples(w, f);
