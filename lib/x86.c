@@ -533,3 +533,25 @@ wp_x86_xsave_mask(const struct wp_x86_insn *in, const uint8_t *xs,
 			*bits |= 1ULL << i;
 	return 0;
 }
+
+int
+wp_x86_undecoded_quiet(const uint8_t *code, size_t len)
+{
+	size_t i = 0, op;
+
+	while (i < len && (code[i] == 0x67 || code[i] == 0x2e ||
+	    code[i] == 0x3e || code[i] == 0x26 || code[i] == 0x36 ||
+	    code[i] == 0x64 || code[i] == 0x65))
+		i++;
+	if (i >= len)
+		return 0;
+	/* the opcode after the 2, 3 or 4 bytes of VEX or EVEX */
+	op = i + (code[i] == 0xc5 ? 2 : code[i] == 0xc4 ? 3 :
+	    code[i] == 0x62 ? 4 : 0);
+	if (op == i || op + 1 >= len)
+		return 0;
+	/* vmaskmovdqu: a register operand, an implicit store */
+	if (code[op] == 0xf7)
+		return 0;
+	return code[op + 1] >> 6 == 3;
+}
