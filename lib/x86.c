@@ -534,24 +534,56 @@ wp_x86_xsave_mask(const struct wp_x86_insn *in, const uint8_t *xs,
 	return 0;
 }
 
+/*
+ * The opcodes of VEX and EVEX maps 0F, 0F38 and 0F3A that may store to
+ * their memory operand: moves, extracts, conversions and compressions
+ * to memory, masked moves, scatters, vstmxcsr.
+ */
+static int
+vex_store(unsigned map, uint8_t op)
+{
+	static const uint8_t m1[] = { 0x11, 0x13, 0x17, 0x29, 0x2b, 0x7e,
+	    0x7f, 0xae, 0xd6, 0xe7, 0xf7 };
+	static const uint8_t m2[] = { 0x2e, 0x2f, 0x63, 0x8a, 0x8b, 0x8e,
+	    0xa0, 0xa1, 0xa2, 0xa3 };
+	static const uint8_t m3[] = { 0x14, 0x15, 0x16, 0x17, 0x19, 0x1b,
+	    0x1d, 0x39, 0x3b };
+	const uint8_t *l = map == 1 ? m1 : map == 2 ? m2 : m3;
+	size_t i, n = map == 1 ? sizeof m1 : map == 2 ? sizeof m2 : sizeof m3;
+
+	if (map < 1 || map > 3)
+		return 1;
+	/* vpmov* down-conversions to memory */
+	if (map == 2 && ((op >= 0x10 && op <= 0x15) ||
+	    (op >= 0x20 && op <= 0x25) || (op >= 0x30 && op <= 0x35)))
+		return 1;
+	for (i = 0; i < n; i++)
+		if (l[i] == op)
+			return 1;
+	return 0;
+}
+
 int
 wp_x86_undecoded_quiet(const uint8_t *code, size_t len)
 {
 	size_t i = 0, op;
+	unsigned map;
 
 	while (i < len && (code[i] == 0x67 || code[i] == 0x2e ||
 	    code[i] == 0x3e || code[i] == 0x26 || code[i] == 0x36 ||
 	    code[i] == 0x64 || code[i] == 0x65))
 		i++;
-	if (i >= len)
+	if (i + 1 >= len)
 		return 0;
 	/* the opcode after the 2, 3 or 4 bytes of VEX or EVEX */
 	op = i + (code[i] == 0xc5 ? 2 : code[i] == 0xc4 ? 3 :
 	    code[i] == 0x62 ? 4 : 0);
 	if (op == i || op + 1 >= len)
 		return 0;
-	/* vmaskmovdqu: a register operand, an implicit store */
-	if (code[op] == 0xf7)
-		return 0;
-	return code[op + 1] >> 6 == 3;
+	map = code[i] == 0xc5 ? 1 : code[i] == 0xc4 ? code[i + 1] & 0x1fu :
+	    code[i + 1] & 0x7u;
+	/* a register operand: no memory, but for maskmovdqu's [rdi] */
+	if (code[op + 1] >> 6 == 3)
+		return !(map == 1 && code[op] == 0xf7);
+	return !vex_store(map, code[op]);
 }

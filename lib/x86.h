@@ -111,9 +111,10 @@ int	 wp_x86_load_range(const struct wp_x86_insn *in,
 	    const struct wp_x86_regs *r, uint64_t *lo, uint64_t *hi);
 
 /*
- * Whether bytes the decoder cannot read as an instruction surely access
- * no memory: a VEX or EVEX encoding (kmovq k1, rax in capstone 4) whose
- * ModRM names a register, not memory.  0: they may write anything.
+ * Whether bytes the decoder cannot read as an instruction surely write
+ * no memory: a VEX or EVEX encoding (kmovq k1, rax and vpcmpub k0,
+ * ymm16, [rdi] in capstone 4) whose ModRM names a register, or whose
+ * opcode only loads.  0: they may write anything.
  */
 int	 wp_x86_undecoded_quiet(const uint8_t *code, size_t len);
 /*

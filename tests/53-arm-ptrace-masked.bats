@@ -28,6 +28,7 @@ fxsave64 [rdi]: writes 1 width 512 mask none reg 0 elem 0 compress 0 unmodeled 1
 xsave [rdi]: writes 1 width N mask none reg 0 elem 0 compress 0 unmodeled 1 has_mem 1
 vpscatterdd [rdi+zmm1*4] {k1}, zmm0: writes 1 width 4 mask none reg 0 elem 0 compress 0 unmodeled 1 has_mem 0
 kmovq k1, rdi: not decoded, no memory
+vpcmpub k0, ymm16, [rdi], 0: not decoded, no memory
 movdir64b rax, [rdi]: not decoded, may write anything
 vmovdqu64 zmmword ptr [rdi], zmm0: writes 1 width 64 mask none reg 0 elem 0 compress 0 unmodeled 0 has_mem 1
 vmovdqu8 bits 0xf [+8, +12): 0

@@ -55,6 +55,8 @@ main(void)
 	static const uint8_t sct[] = { 0x62, 0xf2, 0x7d, 0x49, 0xa0, 0x04,
 	    0x8f };
 	static const uint8_t kmov[] = { 0xc4, 0xe1, 0xfb, 0x92, 0xcf };
+	static const uint8_t vpcmp[] = { 0x62, 0xf3, 0x7d, 0x20, 0x3f, 0x07,
+	    0x00 };
 	static const uint8_t md64[] = { 0x66, 0x0f, 0x38, 0xf8, 0x07 };
 	static const uint8_t plain[] = { 0x62, 0xf1, 0xfe, 0x48, 0x7f, 0x07 };
 	struct wp_x86_insn in;
@@ -70,6 +72,7 @@ main(void)
 	show("xsave [rdi]", xsv, sizeof xsv);
 	show("vpscatterdd [rdi+zmm1*4] {k1}, zmm0", sct, sizeof sct);
 	show("kmovq k1, rdi", kmov, sizeof kmov);
+	show("vpcmpub k0, ymm16, [rdi], 0", vpcmp, sizeof vpcmp);
 	show("movdir64b rax, [rdi]", md64, sizeof md64);
 	show("vmovdqu64 zmmword ptr [rdi], zmm0", plain, sizeof plain);
 	/* glibc's short memset: bytes 0-3 of a 64-byte store */
