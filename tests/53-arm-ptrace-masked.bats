@@ -96,3 +96,27 @@ masked_watch() {
 	run jq -c '[.counts_are_lower_bound, .lower_bound_reasons]' <<< "$(wp-report --json "$WOUT.decoded")"
 	assert_output '[true,["unmodeled_stores"]]'
 }
+
+# masked_hit RAX: a perf-style hit (registers, no mask) trapping after
+# store_k's vmovdqu8 [rax]{k1}, decoded against a watch of buf+8.
+masked_hit() {
+	local st
+	st=$(objdump -d --no-show-raw-insn "$T/masked" | awk '/<store_k>:/ { g = 1; next } g && /vmovdqu8/ { getline; sub(/:.*/, ""); gsub(/ /, ""); print; exit }')
+	jq -cn --arg ip "$(printf '0x%x' $((SLIDE + 0x$st)))" --arg rax "$1" \
+		'{type:"hit", target:0, pid:1, tid:1, cpu:0, time_ns:0, ip:$ip, regs:{rax:$rax}}'
+}
+
+@test "wp-decode: a masked store sampled without its mask is at most medium, and says why; placed elsewhere, spurious" {
+	start_target masked -m k -n 1
+	local buf
+	buf=$(tinfo buf)
+	wp-resolve -p "$TPID" -l 4 "$(printf '0x%x' $((buf + 8)))" > "$BATS_TEST_TMPDIR/in.ndjson"
+	SLIDE=$(jq -r 'select(.type=="session") | .pie_slide' "$BATS_TEST_TMPDIR/in.ndjson")
+	masked_hit "$buf" >> "$BATS_TEST_TMPDIR/in.ndjson"
+	masked_hit "$(printf '0x%x' $((buf + 64)))" >> "$BATS_TEST_TMPDIR/in.ndjson"
+	run --separate-stderr wp-decode < "$BATS_TEST_TMPDIR/in.ndjson"
+	assert_success
+	run jq -r 'select(.type=="hit") | [.writer.symbol, .writer.kind, .writer.confidence, .writer.caveat] | join(" | ")' <<< "$output"
+	assert_equal "$output" "store_k+0xc | write | medium | masked store: its mask register is not sampled, so whether it wrote the watched bytes is not known
+store_k+0xc | spurious | low | spurious: its address (its operand, the sampled registers) lies outside the watched range; not counted as an access there"
+}
