@@ -130,6 +130,7 @@ static const struct member ptrace_m[] = {
 	M(wp_obs_pass, "blocked_us", blocked_us),
 	M(wp_obs_pass, "steps", steps),
 	M(wp_obs_pass, "native_instructions_per_second", native_ips),
+	M(wp_obs_pass, "unmodeled_stores", unmodeled_stores),
 };
 
 static const struct member entry_m[] = {

@@ -233,7 +233,7 @@ struct wp_obs_pass {
 	struct wp_field	 exited, forked, partial;	/* thread_coverage */
 	int		 has_ptrace;
 	struct wp_field	 steps_per_second, native_run_us, blocked_us, steps;
-	struct wp_field	 native_ips;
+	struct wp_field	 native_ips, unmodeled_stores;
 	struct wp_obs_entry_pass *targets, *follows;
 	size_t		 ntargets, nfollows;
 };

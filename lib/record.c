@@ -561,6 +561,8 @@ wp_rec_observation(struct wp_jw *w, const struct wp_observation *o)
 		wp_jw_uint(w, "unexplained_changes", p->unexplained);
 		wp_jw_uint(w, "kernel_writes", p->kernel_writes);
 		wp_jw_uint(w, "signals_passed", p->signals_passed);
+		if (p->unmodeled > 0)
+			wp_jw_uint(w, "unmodeled_stores", p->unmodeled);
 		if (p->native_ips > 0) {
 			wp_jw_uint(w, "native_instructions_per_second",
 			    p->native_ips);

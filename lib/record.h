@@ -307,6 +307,9 @@ struct wp_obs_bpf {
 struct wp_obs_ptrace {
 	uint64_t	 steps, steps_per_second, unexplained, kernel_writes;
 	uint64_t	 signals_passed;
+	/* steps of a store wp cannot place that may have written a
+	   target and left it unchanged: each a write perhaps missed */
+	uint64_t	 unmodeled;
 	uint64_t	 blocked_ns;	/* every thread in a system call */
 	/* this CPU's instructions per second; 0: not measured (then no
 	   estimate of the native run time is written) */

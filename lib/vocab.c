@@ -16,13 +16,14 @@ const char *const wp_x86_reg_names[WP_NREGS] = {
 };
 
 const char *const wp_flag_names[WP_NFLAGS] = {
-	"read", "syscall", "unexplained", "kernel", "unverified"
+	"read", "syscall", "unexplained", "kernel", "unverified",
+	"unmodeled"
 };
 
 const char *const wp_role_names[WP_NROLES] = { NULL, "pointer", "leaf" };
 
 const char *const wp_kind_names[WP_NKINDS] = {
-	"write", "read", "syscall", "kernel", "unexplained"
+	"write", "read", "syscall", "kernel", "unexplained", "spurious"
 };
 
 const char *const wp_conf_names[WP_NCONFS] = {
@@ -54,7 +55,7 @@ const char *const wp_lost_names[WP_NLOSTS] = { "ring_overflow" };
 const char *const wp_bound_names[WP_NBOUNDS] = {
 	"incomplete_stream", "lost_events", "truncated_by_max_events",
 	"partial_thread_coverage", "output_closed", "malformed_input_lines",
-	"reported_by_wp_arm"
+	"reported_by_wp_arm", "unmodeled_stores"
 };
 
 const char *const wp_limits_names[WP_NLIMITS] = {

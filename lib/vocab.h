@@ -19,6 +19,9 @@ enum wp_flag {
 				   signal frame */
 	WP_FLAG_UNVERIFIED,	/* a system call whose writes wp does not
 				   know */
+	WP_FLAG_UNMODELED,	/* changed as an instruction ran whose stored
+				   bytes wp cannot tell (xsave, a scatter,
+				   a mask it could not read) */
 	WP_NFLAGS
 };
 
@@ -27,6 +30,7 @@ enum wp_flag {
 #define WP_HIT_UNEXPLAINED	(1 << WP_FLAG_UNEXPLAINED)
 #define WP_HIT_KERNEL		(1 << WP_FLAG_KERNEL)
 #define WP_HIT_UNVERIFIED	(1 << WP_FLAG_UNVERIFIED)
+#define WP_HIT_UNMODELED	(1 << WP_FLAG_UNMODELED)
 
 /* role of hit, tally and count records on a follow chain */
 enum wp_role { WP_ROLE_NONE, WP_ROLE_POINTER, WP_ROLE_LEAF, WP_NROLES };
@@ -34,7 +38,10 @@ enum wp_role { WP_ROLE_NONE, WP_ROLE_POINTER, WP_ROLE_LEAF, WP_NROLES };
 /* writer.kind: what the access was */
 enum wp_kind {
 	WP_KIND_WRITE, WP_KIND_READ, WP_KIND_SYSCALL, WP_KIND_KERNEL,
-	WP_KIND_UNEXPLAINED, WP_NKINDS
+	WP_KIND_UNEXPLAINED,
+	WP_KIND_SPURIOUS,	/* the writer's store, placed by the sampled
+				   registers, lies outside the watched bytes */
+	WP_NKINDS
 };
 
 /* writer.confidence, the surest first */
@@ -79,7 +86,7 @@ enum wp_limits { WP_LIMITS_DEBUG_REGISTERS, WP_LIMITS_NONE, WP_NLIMITS };
 enum wp_bound {
 	WP_BOUND_INCOMPLETE, WP_BOUND_LOST, WP_BOUND_TRUNCATED,
 	WP_BOUND_PARTIAL, WP_BOUND_OUTPUT_CLOSED, WP_BOUND_MALFORMED,
-	WP_BOUND_WP_ARM, WP_NBOUNDS
+	WP_BOUND_WP_ARM, WP_BOUND_UNMODELED, WP_NBOUNDS
 };
 
 extern const char *const wp_flag_names[WP_NFLAGS];

@@ -1,8 +1,10 @@
 /* Classifying x86-64 instructions by the memory they write (capstone). */
 #include <capstone/capstone.h>
 
+#include <cpuid.h>
 #include <err.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util.h"
@@ -160,6 +162,105 @@ simd_store(const char *mn)
 	return 0;
 }
 
+/* The number of vector or mask register name (k1, ymm3, xmm12), or -1. */
+static int
+regno(x86_reg r)
+{
+	const char *n = cs_reg_name(cs, r);
+
+	if (n == NULL)
+		return -1;
+	if (n[0] == 'k' && n[1] >= '0' && n[1] <= '7' && n[2] == '\0')
+		return n[1] - '0';
+	if ((prefix(n, "xmm") || prefix(n, "ymm") || prefix(n, "zmm")) &&
+	    n[3] >= '0' && n[3] <= '9')
+		return atoi(n + 3);
+	return -1;
+}
+
+/* The bytes of an element of an AVX-512 masked store, or 0: unknown. */
+static int
+k_elem(const char *mn)
+{
+	size_t n = strlen(mn);
+	char c = n > 0 ? mn[n - 1] : '\0';
+
+	if (prefix(mn, "vmovdq"))
+		return atoi(mn + 7) / 8;	/* vmovdqu8 .. vmovdqa64 */
+	if (prefix(mn, "vpcompress"))
+		return c == 'b' ? 1 : c == 'w' ? 2 : c == 'd' ? 4 : 8;
+	if (prefix(mn, "vextract") && n >= 11)
+		return atoi(mn + 9) / 8;	/* vextractf32x4 */
+	if (prefix(mn, "vpmov") && (c == 'b' || c == 'w' || c == 'd'))
+		return c == 'b' ? 1 : c == 'w' ? 2 : 4;
+	if (n >= 2 && (strcmp(mn + n - 2, "ps") == 0 ||
+	    strcmp(mn + n - 2, "ss") == 0))
+		return 4;
+	if (n >= 2 && (strcmp(mn + n - 2, "pd") == 0 ||
+	    strcmp(mn + n - 2, "sd") == 0))
+		return 8;
+	return 0;
+}
+
+/*
+ * Masks, and stores whose bytes the decoding does not tell: an AVX-512
+ * store masked by k (operand 1), vmaskmov masked by a vector
+ * (operand 1), the xsave family, fxsave, scatters.
+ */
+static void
+classify_mask(const char *mn, const cs_x86 *x, struct wp_x86_insn *in)
+{
+	const cs_x86_op *op1 = x->op_count > 1 ? &x->operands[1] : NULL;
+	unsigned a, b, c, d;
+	int r = op1 != NULL && op1->type == X86_OP_REG ? regno(op1->reg) : -1;
+
+	if (prefix(mn, "vpscatter") || prefix(mn, "vscatter")) {
+		in->unmodeled = 1;	/* the index is a vector */
+		in->has_mem = 0;
+	} else if (prefix(mn, "fxsave")) {
+		in->unmodeled = 1;
+		in->width = 512;
+	} else if (prefix(mn, "xsave")) {
+		in->unmodeled = 1;
+		in->width = __get_cpuid_count(0xd, 0, &a, &b, &c, &d) && c > 0 ?
+		    (int)c : 4096;
+	} else if (op1 != NULL && op1->type == X86_OP_REG && op1->size == 2 &&
+	    r >= 0 && cs_reg_name(cs, op1->reg)[0] == 'k') {
+		in->mask = WP_X86_MASK_K;
+		in->mask_reg = r;
+		in->elem = k_elem(mn);
+		in->compress = prefix(mn, "vpcompress") ||
+		    prefix(mn, "vcompress");
+		if (in->elem == 0 || in->width % in->elem != 0)
+			in->unmodeled = 1;
+	} else if ((prefix(mn, "vmaskmov") || prefix(mn, "vpmaskmov")) &&
+	    r >= 0) {
+		in->mask = WP_X86_MASK_VEC;
+		in->mask_reg = r;
+		in->elem = mn[strlen(mn) - 1] == 'd' ||
+		    mn[strlen(mn) - 1] == 's' ? 4 : 8;
+	}
+}
+
+/* maskmovdqu src, mask: 16 bytes at [rdi], those the mask selects. */
+static void
+classify_maskmovdqu(const cs_x86 *x, struct wp_x86_insn *in)
+{
+	in->kind = WP_X86_SIMD;
+	in->writes = 1;
+	in->has_mem = 1;
+	in->width = 16;
+	in->mem.base = WP_RDI;
+	in->mem.index = -1;
+	in->mem.base_bytes = x->addr_size == 4 ? 4 : 8;
+	in->mask = WP_X86_MASK_VEC;
+	in->elem = 1;
+	in->mask_reg = x->op_count > 1 && x->operands[1].type == X86_OP_REG ?
+	    regno(x->operands[1].reg) : -1;
+	if (in->mask_reg < 0)
+		in->unmodeled = 1;
+}
+
 /* A store to the explicit memory operand dst: of what kind. */
 static void
 classify_store(const char *mn, const cs_x86 *x, const cs_x86_op *dst,
@@ -189,6 +290,7 @@ classify_store(const char *mn, const cs_x86 *x, const cs_x86_op *dst,
 		in->kind = WP_X86_SIMD;	/* xmm, ymm, st, mm, sreg */
 	else
 		in->kind = WP_X86_RMW;
+	classify_mask(mn, x, in);
 }
 
 /* The mnemonic without rep, lock and notrack prefixes; sets in->rep. */
@@ -218,7 +320,9 @@ classify(const char *mn, const cs_x86 *x, struct wp_x86_insn *in)
 			memop = i;
 	if (memop >= 0 && strcmp(mn, "lea") != 0 && !prefix(mn, "nop"))
 		in->reads = 1;
-	if (one_of(mn, string_stores)) {
+	if (strcmp(mn, "maskmovdqu") == 0 || strcmp(mn, "vmaskmovdqu") == 0)
+		classify_maskmovdqu(x, in);
+	else if (one_of(mn, string_stores)) {
 		in->kind = WP_X86_STRING;
 		in->writes = 1;
 		in->width = mn[4] == 'b' ? 1 : mn[4] == 'w' ? 2 :
@@ -245,6 +349,24 @@ classify(const char *mn, const cs_x86 *x, struct wp_x86_insn *in)
 	}
 }
 
+/* Whether the instruction writes a register its store's address uses. */
+static void
+clobbers(cs_insn *ci, struct wp_x86_insn *in)
+{
+	cs_regs rd, wr;
+	uint8_t nrd, nwr, i;
+	const struct regmap *m;
+
+	if (!in->writes || in->kind == WP_X86_PUSH ||
+	    in->kind == WP_X86_STRING ||
+	    cs_regs_access(cs, ci, rd, &nrd, wr, &nwr) != CS_ERR_OK)
+		return;
+	for (i = 0; i < nwr; i++)
+		if ((m = reg_lookup(wr[i])) != NULL &&
+		    (m->idx == in->mem.base || m->idx == in->mem.index))
+			in->addr_clobbered = 1;
+}
+
 int
 wp_x86_decode(const uint8_t *code, size_t len, uint64_t addr,
     struct wp_x86_insn *in)
@@ -263,6 +385,7 @@ wp_x86_decode(const uint8_t *code, size_t len, uint64_t addr,
 	mn = mnemonic(ci, &ci->detail->x86, in);
 	in->is_syscall = strcmp(mn, "syscall") == 0;
 	classify(mn, &ci->detail->x86, in);
+	clobbers(ci, in);
 	cs_free(ci, 1);
 	return 0;
 }
@@ -314,7 +437,7 @@ wp_x86_store_range(const struct wp_x86_insn *in, const struct wp_x86_regs *r,
 	uint64_t ea;
 	int w = in->width > 0 ? in->width : 8;
 
-	if (!in->writes)
+	if (!in->writes || (in->unmodeled && !in->has_mem))
 		return -1;
 	if (after && in->kind == WP_X86_PUSH)
 		disp = 0;
@@ -345,4 +468,122 @@ wp_x86_load_range(const struct wp_x86_insn *in, const struct wp_x86_regs *r,
 	*lo = ea;
 	*hi = ea + (uint64_t)(in->width > 0 ? in->width : 8);
 	return 0;
+}
+
+int
+wp_x86_masked_writes(const struct wp_x86_insn *in, uint64_t lo,
+    uint64_t bits, uint64_t wlo, uint64_t whi)
+{
+	uint64_t e = (uint64_t)in->elem, n, i, a;
+
+	if (in->mask == WP_X86_MASK_NONE || e == 0)
+		return lo < whi && wlo < lo + (uint64_t)in->width;
+	n = (uint64_t)in->width / e;
+	if (in->compress)
+		return lo < whi && wlo < lo +
+		    e * (uint64_t)__builtin_popcountll(n < 64 ?
+		    bits & ((1ULL << n) - 1) : bits);
+	for (i = 0; i < n && i < 64; i++) {
+		a = lo + i * e;
+		if ((bits >> i & 1) && a < whi && wlo < a + e)
+			return 1;
+	}
+	return 0;
+}
+
+/* The offset of XSAVE component c in the standard format, or 0. */
+static size_t
+xsave_offset(unsigned c)
+{
+	unsigned a, b, cc, d;
+
+	if (!__get_cpuid_count(0xd, c, &a, &b, &cc, &d) || a == 0)
+		return 0;
+	return b;
+}
+
+int
+wp_x86_xsave_mask(const struct wp_x86_insn *in, const uint8_t *xs,
+    size_t len, uint64_t *bits)
+{
+	uint8_t v[32];
+	size_t off, i, e = (size_t)in->elem;
+
+	*bits = 0;
+	if (in->mask == WP_X86_MASK_K) {
+		/* component 5: k0-k7, 8 bytes each */
+		if ((off = xsave_offset(5)) == 0 || off + 64 > len)
+			return -1;
+		memcpy(bits, xs + off + 8 * (size_t)in->mask_reg, 8);
+		return 0;
+	}
+	if (in->mask != WP_X86_MASK_VEC || in->mask_reg < 0 ||
+	    in->mask_reg > 15 || e == 0 || in->width > 32 ||
+	    160 + 16 * 16 > len)
+		return -1;
+	/* the low 16 bytes in the legacy area, the high in component 2 */
+	memcpy(v, xs + 160 + 16 * (size_t)in->mask_reg, 16);
+	if (in->width > 16) {
+		if ((off = xsave_offset(2)) == 0 || off + 256 > len)
+			return -1;
+		memcpy(v + 16, xs + off + 16 * (size_t)in->mask_reg, 16);
+	}
+	for (i = 0; i < (size_t)in->width / e; i++)
+		if (v[(i + 1) * e - 1] & 0x80)
+			*bits |= 1ULL << i;
+	return 0;
+}
+
+/*
+ * The opcodes of VEX and EVEX maps 0F, 0F38 and 0F3A that may store to
+ * their memory operand: moves, extracts, conversions and compressions
+ * to memory, masked moves, scatters, vstmxcsr.
+ */
+static int
+vex_store(unsigned map, uint8_t op)
+{
+	static const uint8_t m1[] = { 0x11, 0x13, 0x17, 0x29, 0x2b, 0x7e,
+	    0x7f, 0xae, 0xd6, 0xe7, 0xf7 };
+	static const uint8_t m2[] = { 0x2e, 0x2f, 0x63, 0x8a, 0x8b, 0x8e,
+	    0xa0, 0xa1, 0xa2, 0xa3 };
+	static const uint8_t m3[] = { 0x14, 0x15, 0x16, 0x17, 0x19, 0x1b,
+	    0x1d, 0x39, 0x3b };
+	const uint8_t *l = map == 1 ? m1 : map == 2 ? m2 : m3;
+	size_t i, n = map == 1 ? sizeof m1 : map == 2 ? sizeof m2 : sizeof m3;
+
+	if (map < 1 || map > 3)
+		return 1;
+	/* vpmov* down-conversions to memory */
+	if (map == 2 && ((op >= 0x10 && op <= 0x15) ||
+	    (op >= 0x20 && op <= 0x25) || (op >= 0x30 && op <= 0x35)))
+		return 1;
+	for (i = 0; i < n; i++)
+		if (l[i] == op)
+			return 1;
+	return 0;
+}
+
+int
+wp_x86_undecoded_quiet(const uint8_t *code, size_t len)
+{
+	size_t i = 0, op;
+	unsigned map;
+
+	while (i < len && (code[i] == 0x67 || code[i] == 0x2e ||
+	    code[i] == 0x3e || code[i] == 0x26 || code[i] == 0x36 ||
+	    code[i] == 0x64 || code[i] == 0x65))
+		i++;
+	if (i + 1 >= len)
+		return 0;
+	/* the opcode after the 2, 3 or 4 bytes of VEX or EVEX */
+	op = i + (code[i] == 0xc5 ? 2 : code[i] == 0xc4 ? 3 :
+	    code[i] == 0x62 ? 4 : 0);
+	if (op == i || op + 1 >= len)
+		return 0;
+	map = code[i] == 0xc5 ? 1 : code[i] == 0xc4 ? code[i + 1] & 0x1fu :
+	    code[i + 1] & 0x7u;
+	/* a register operand: no memory, but for maskmovdqu's [rdi] */
+	if (code[op + 1] >> 6 == 3)
+		return !(map == 1 && code[op] == 0xf7);
+	return !vex_store(map, code[op]);
 }

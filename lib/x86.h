@@ -50,6 +50,14 @@ struct wp_x86_mem {
 	int		rip_rel;
 };
 
+/* What decides which bytes of a store's operand it writes. */
+enum wp_x86_mask {
+	WP_X86_MASK_NONE,	/* every byte */
+	WP_X86_MASK_K,		/* AVX-512: element i when bit i of k<mask_reg> */
+	WP_X86_MASK_VEC		/* vmaskmov, maskmovdqu: element i when the top
+				   bit of element i of vector mask_reg is set */
+};
+
 struct wp_x86_insn {
 	uint64_t	 addr;
 	int		 size;
@@ -67,6 +75,19 @@ struct wp_x86_insn {
 	uint64_t	 imm;
 	int		 rep;
 	int		 is_syscall;
+	enum wp_x86_mask mask;
+	int		 mask_reg;	/* k or xmm/ymm register number */
+	int		 elem;		/* bytes an element of the mask */
+	int		 compress;	/* vpcompress: the chosen elements, packed */
+	/*
+	 * Which bytes it writes is not known from the decoding: xsave,
+	 * fxsave (width: the most it may write), scatters and masked
+	 * stores of unknown elements (no store range at all).
+	 */
+	int		 unmodeled;
+	/* it writes a register its address is computed from, so the
+	   registers after it do not place its store */
+	int		 addr_clobbered;
 };
 
 /* Opens capstone once; wp_x86_decode calls it.  0, or -1. */
@@ -88,5 +109,28 @@ int	 wp_x86_store_range(const struct wp_x86_insn *in,
 /* The bytes it loads, from the registers before it ran; or -1. */
 int	 wp_x86_load_range(const struct wp_x86_insn *in,
 	    const struct wp_x86_regs *r, uint64_t *lo, uint64_t *hi);
+
+/*
+ * Whether bytes the decoder cannot read as an instruction surely write
+ * no memory: a VEX or EVEX encoding (kmovq k1, rax and vpcmpub k0,
+ * ymm16, [rdi] in capstone 4) whose ModRM names a register, or whose
+ * opcode only loads.  0: they may write anything.
+ */
+int	 wp_x86_undecoded_quiet(const uint8_t *code, size_t len);
+/*
+ * Whether a masked store whose operand is [lo, lo + width) writes any
+ * byte of [wlo, whi), bit i of bits telling whether element i is
+ * written.  An unmasked store: whether the ranges overlap.
+ */
+int	 wp_x86_masked_writes(const struct wp_x86_insn *in, uint64_t lo,
+	    uint64_t bits, uint64_t wlo, uint64_t whi);
+/*
+ * The mask bits of a masked store (bit i: element i written), read
+ * from xs, an XSAVE area in the standard format (len bytes, as
+ * PTRACE_GETREGSET NT_X86_XSTATE gives it) of this CPU.  0, or -1 when
+ * the store is unmasked or its mask is not in the area.
+ */
+int	 wp_x86_xsave_mask(const struct wp_x86_insn *in, const uint8_t *xs,
+	    size_t len, uint64_t *bits);
 
 #endif

@@ -367,3 +367,23 @@ debuginfod_start() {
 	run jq -r 'select(.type=="hit") | "\(.writer.function) \(.writer.source.line) \(.writer.confidence) \(.writer.insn | split(" ")[0]) \(.written_value.value)"' <<< "$output"
 	assert_output "write_counter $LINE high mov 0x2a"
 }
+
+@test "wp-decode | wp-report: a hit whose store the sampled registers place elsewhere is spurious and kept out of the writers" {
+	setup_stores
+	hit st_index 2 "{\"rax\":\"$BUF\",\"rdi\":\"0x0\",\"rsi\":\"0x99\"}"	# buf[0]
+	hit st_index 2 "{\"rax\":\"$BUF\",\"rdi\":\"0x1\",\"rsi\":\"0x99\"}"	# buf+8: outside
+	hit st_index 2 "{\"rdi\":\"0x1\",\"rsi\":\"0x99\"}"	# no base: not known
+	run --separate-stderr wp-decode < "$BATS_TEST_TMPDIR/in.ndjson"
+	assert_success
+	jq -r 'select(.type=="hit") | [.writer.kind, .writer.confidence, .writer.caveat // "-"] | join(" | ")' <<< "$output" > "$BATS_TEST_TMPDIR/got"
+	run cat "$BATS_TEST_TMPDIR/got"
+	assert_output "write | high | -
+spurious | low | spurious: its address (its operand, the sampled registers) lies outside the watched range; not counted as an access there
+write | high | -"
+	wp-decode < "$BATS_TEST_TMPDIR/in.ndjson" > "$BATS_TEST_TMPDIR/dec.ndjson"
+	run --separate-stderr wp-report --json "$BATS_TEST_TMPDIR/dec.ndjson"
+	run jq -c '.watches[0] | [.accepted_hits, .write_hits, .spurious_hits, (.writer_sites | map(.hits))]' <<< "$output"
+	assert_output '[2,2,1,[2]]'
+	run --separate-stderr wp-report "$BATS_TEST_TMPDIR/dec.ndjson"
+	assert_line "  spurious 1: hits whose instruction accessed elsewhere, not among the writers"
+}

@@ -175,3 +175,18 @@ cells() {
 	assert_output 1
 	assert_equal "$(cat "$BATS_TEST_TMPDIR/err")" ""
 }
+
+@test "wp-report: with -a rw, accesses are split into reads and writes; spurious hits are counted apart, not as writers" {
+	check report-spurious
+	assert_equal "$RSTATUS" 0
+	assert_contract "$DATA/report-spurious.in.ndjson"
+	run wp-report "$DATA/report-spurious.in.ndjson"
+	assert_line "  5 accesses counted by the kernel; 3 attributed to a writer (1 reads, 2 writes)"
+	assert_line "  spurious 2: hits whose instruction accessed elsewhere, not among the writers"
+	refute_output --partial "set_b"
+	run jq -c '.watches[0] | [.counted, .accepted_hits, .read_hits, .write_hits, .spurious_hits, (.writer_sites | map(.hits))]' <<< "$(wp-report --json "$DATA/report-spurious.in.ndjson")"
+	assert_output '[5,3,1,2,2,[2,1]]'
+	# a write-only watch keeps its word
+	run wp-report "$DATA/report-names.in.ndjson"
+	assert_line --regexp '^  9 writes counted by single-stepping; 9 attributed to a writer'
+}

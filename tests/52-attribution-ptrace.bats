@@ -87,4 +87,9 @@ attrib_watch() {
 	run wp-report <<< "$DEC"
 	assert_line --regexp '^ +5  exact +write +write_counter\+0x[0-9a-f]+ '
 	assert_line --regexp '^ +[0-9]+  exact +read '
+	# the count is of accesses, split into the reads and the 5 writes
+	reads=$(jq '.watches[0].read_hits' <<< "$(wp-report --json <<< "$DEC")")
+	[ "$reads" -ge 1 ] || fail "no read counted"
+	assert_line "  $((reads + 5)) accesses counted by single-stepping; $((reads + 5)) attributed to a writer ($reads reads, 5 writes)"
+	refute_output --partial "writes counted"
 }

@@ -9,10 +9,12 @@
  * that may reach them, a system call, a signal).
  */
 #include <sys/ptrace.h>
+#include <sys/uio.h>
 #include <sys/time.h>
 #include <sys/user.h>
 #include <sys/wait.h>
 
+#include <elf.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -227,6 +229,64 @@ change_kind(struct ptrace_state *s, struct pthr *p, const struct wtarget *t,
 }
 
 /*
+ * The mask bits of thread p's masked store (bit i: element i written),
+ * from its XSAVE area: 0, or -1 when they cannot be read.
+ */
+static int
+mask_bits(struct pthr *p, uint64_t *bits)
+{
+	static uint8_t xs[16384];
+	struct iovec iov = { xs, sizeof xs };
+
+	if (ptrace(PTRACE_GETREGSET, p->tid, (void *)NT_X86_XSTATE, &iov) == -1)
+		return -1;
+	return wp_x86_xsave_mask(&p->insn, xs, iov.iov_len, bits);
+}
+
+/* What thread p's step did to entry t, the bytes aside. */
+struct stepped {
+	int		 stored;	/* a decoded store, at [slo, shi) */
+	uint64_t	 slo, shi;
+	int		 masked;	/* its mask bits: 1 read, -1 unreadable */
+	uint64_t	 bits;
+	int		 anywhere;	/* a store wp cannot place */
+};
+
+/*
+ * Whether step d wrote entry t: 1, 0, or -1 when it may have (its
+ * bytes are not known: a store wp does not model, an unreadable mask).
+ */
+static int
+wrote(struct pthr *p, const struct stepped *d, const struct wtarget *t)
+{
+	uint64_t hi = t->addr + (uint64_t)t->len;
+
+	if (d->anywhere)
+		return -1;
+	if (!d->stored || !overlaps(d->slo, d->shi, t))
+		return 0;
+	if (p->insn.unmodeled || d->masked == -1)
+		return -1;
+	if (d->masked == 1)
+		return wp_x86_masked_writes(&p->insn, d->slo, d->bits, t->addr,
+		    hi);
+	return 1;
+}
+
+static void
+step_of(struct pthr *p, const struct wp_x86_regs *r, struct stepped *d)
+{
+	memset(d, 0, sizeof *d);
+	if (p->sigstep)
+		return;
+	d->stored = wp_x86_store_range(&p->insn, r, 0, &d->slo, &d->shi) == 0;
+	d->anywhere = !d->stored && p->insn.writes && p->insn.unmodeled;
+	if (d->stored && p->insn.mask != WP_X86_MASK_NONE &&
+	    !p->insn.unmodeled)
+		d->masked = mask_bits(p, &d->bits) == 0 ? 1 : -1;
+}
+
+/*
  * A write to entry ti that no instruction made: the kernel's for thread
  * p (counted whether or not the bytes changed), or a change nothing
  * explains.  0: none; -1: another thread's system call will tell.
@@ -256,8 +316,11 @@ other_write(struct watch *w, struct ptrace_state *s, struct pthr *p,
  * is a hit whether or not the bytes changed, and so is a write the
  * kernel certainly made (a system call's buffer, a signal frame); a
  * change nothing explains is still reported, flagged, and never as an
- * instruction's.  The bytes are read where they may have changed: after
- * a store to them, or one that may write more than its decoding says, a
+ * instruction's.  A store wp cannot place (xsave, a scatter, a mask it
+ * cannot read) is a hit, flagged unmodeled, when the bytes changed; when
+ * they did not, it may have written them unchanged, and the count is a
+ * lower bound.  The bytes are read where they may have changed: after a
+ * store to them, or one that may write more than its decoding says, a
  * system call or a signal, while a thread starts or exits (a change
  * while a thread is in a call is that call's to tell), and every RECHECK
  * steps for writers outside the threads (another process, through
@@ -268,20 +331,20 @@ after_step(struct watch *w, struct ptrace_state *s, struct pthr *p,
     int was_syscall)
 {
 	struct wp_x86_regs r;
+	struct stepped d;
 	struct wtarget *t;
 	struct frame f;
-	uint64_t lo, hi, slo, shi;
+	uint64_t lo, hi;
 	size_t ti;
-	int changed, look, stored, store, load;
+	int changed, look, store, load;
 
 	if (!s->based)
 		return;		/* before the start: see read_targets */
 	to_regs(&p->pre, &r);
 	r.have = p->have;
-	stored = !p->sigstep && wp_x86_store_range(&p->insn, &r, 0, &slo,
-	    &shi) == 0;
+	step_of(p, &r, &d);
 	look = was_syscall || p->sigstep || (!(p->iflags & I_QUIET) &&
-	    !((p->iflags & I_EXACT) && stored)) ||
+	    !((p->iflags & I_EXACT) && d.stored)) ||
 	    pt_ctr(w)->steps % RECHECK == 0 || pt_unsettled(s);
 	f.known = 0;
 	if (p->sigstep)
@@ -290,16 +353,20 @@ after_step(struct watch *w, struct ptrace_state *s, struct pthr *p,
 		t = &w->t[ti];
 		if (!t->armed)
 			continue;
-		store = stored && overlaps(slo, shi, t);
-		load = !store && !p->sigstep && t->rw &&
+		store = wrote(p, &d, t);
+		load = store == 0 && !p->sigstep && t->rw &&
 		    wp_x86_load_range(&p->insn, &r, &lo, &hi) == 0 &&
 		    overlaps(lo, hi, t);
 		if ((!look && !store && !load) || pread(s->memfd, s->buf,
 		    (size_t)t->len, (off_t)t->addr) != t->len)
 			continue;
 		changed = memcmp(s->buf, s->last[ti], (size_t)t->len) != 0;
-		if (store)
+		if (store == 1)
 			report_hit(w, s, p, ti, s->buf, 0);
+		else if (store == -1 && changed)
+			report_hit(w, s, p, ti, s->buf, WP_HIT_UNMODELED);
+		else if (store == -1)
+			pt_ctr(w)->unmodeled++;
 		else if (load)
 			report_hit(w, s, p, ti, s->buf, WP_HIT_READ);
 		else if (other_write(w, s, p, ti, &f, was_syscall,

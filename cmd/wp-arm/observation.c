@@ -213,7 +213,8 @@ observation_write(struct watch *w, const char *error)
 	/* with tallies, max events cuts samples, not counts */
 	o.lower_bound = o.nlost_reasons > 0 || o.npartial > 0 ||
 	    !o.lost_known ||
-	    w->output_closed || (w->truncated && !o.tallied);
+	    w->output_closed || (w->truncated && !o.tallied) ||
+	    (o.ptrace != NULL && o.ptrace->unmodeled > 0);
 	o.alive = targets(w, ot, &o.ntargets);
 	o.targets = ot;
 	follows(w, of);

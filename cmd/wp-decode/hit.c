@@ -13,6 +13,15 @@
 
 static const char no_overlap[] =
     "its store address does not overlap the watched range";
+static const char spurious[] =
+    "spurious: its address (its operand, the sampled registers) lies "
+    "outside the watched range; not counted as an access there";
+static const char masked[] =
+    "masked store: its mask register is not sampled, so whether it wrote "
+    "the watched bytes is not known";
+static const char unmodeled[] =
+    "wp cannot tell which bytes this instruction writes: the watched "
+    "bytes changed as it ran";
 
 void
 decoder_init(struct decoder *d)
@@ -166,6 +175,9 @@ choose_exact(const struct site *st, unsigned flags, struct choice *c)
 		    "during this system call, and wp does not know what it "
 		    "writes: the change may not be its" : "the kernel wrote "
 		    "during this system call";
+	} else if (flags & WP_HIT_UNMODELED) {
+		c->conf = WP_CONF_HIGH;
+		c->caveat = unmodeled;
 	} else if (flags & WP_HIT_READ ? in->reads : in->writes) {
 		c->conf = WP_CONF_EXACT;
 		c->caveat = kind_caveat(in);
@@ -176,12 +188,35 @@ choose_exact(const struct site *st, unsigned flags, struct choice *c)
 	}
 }
 
+/*
+ * Where candidate in's access is, by the registers r: 1 on t, 0 provably
+ * elsewhere, -1 not known (registers missing, or the instruction writes
+ * one its address is computed from, or loads from another place).
+ */
+static int
+placed(const struct wp_x86_insn *in, int reader, const struct dtarget *t,
+    const struct wp_x86_regs *r)
+{
+	uint64_t lo, hi;
+
+	if (reader)
+		return wp_x86_load_range(in, r, &lo, &hi) == -1 ? -1 :
+		    lo < t->addr + t->len && t->addr < hi;
+	if (wp_x86_store_range(in, r, 1, &lo, &hi) == -1)
+		return -1;
+	if (lo < t->addr + t->len && t->addr < hi)
+		return 1;
+	if (in->addr_clobbered || (in->reads &&
+	    wp_x86_load_range(in, r, &lo, &hi) == -1))
+		return -1;
+	return lo < t->addr + t->len && t->addr < hi;
+}
+
 static void
 choose(const struct site *st, const struct dtarget *t,
     const struct wp_x86_regs *r, struct choice *c)
 {
-	uint64_t lo, hi;
-	int i, matched = 0, computable = 0, first = -1;
+	int i, at, matched = 0, computable = 0, first = -1;
 
 	c->wi = -1;
 	c->kind = st->reader ? WP_KIND_READ : WP_KIND_WRITE;
@@ -192,12 +227,11 @@ choose(const struct site *st, const struct dtarget *t,
 	/* candidates of the backward scan are in order of length */
 	for (i = 0; i < st->ncand; i++) {
 		/* without registers, rip-relative stores still say where */
-		if (t == NULL || (st->reader ?
-		    wp_x86_load_range(&st->cand[i], r, &lo, &hi) :
-		    wp_x86_store_range(&st->cand[i], r, 1, &lo, &hi)) == -1)
+		if (t == NULL || (at = placed(&st->cand[i], st->reader, t,
+		    r)) == -1)
 			continue;
 		computable++;
-		if (lo < t->addr + t->len && t->addr < hi) {
+		if (at == 1) {
 			first = i;
 			matched++;
 		}
@@ -223,9 +257,22 @@ choose(const struct site *st, const struct dtarget *t,
 		if (st->ncand == 1 && computable == 0)
 			c->caveat = NULL;
 	}
+	/* every candidate accessed elsewhere: no access of the target */
+	if (matched == 0 && computable == (st->sweep ? 1 : st->ncand) &&
+	    !st->at_trap) {
+		c->kind = WP_KIND_SPURIOUS;
+		c->caveat = spurious;
+	}
 	if (c->caveat == NULL && st->at_trap)
 		c->caveat = "rep string instruction trapped between "
 		    "iterations: the IP is the writer itself";
+	if (c->caveat == NULL && st->cand[c->wi].mask != WP_X86_MASK_NONE &&
+	    c->kind == WP_KIND_WRITE) {
+		/* the mask registers are not sampled */
+		if (c->conf < WP_CONF_MEDIUM)
+			c->conf = WP_CONF_MEDIUM;
+		c->caveat = masked;
+	}
 	if (c->caveat == NULL)
 		c->caveat = kind_caveat(&st->cand[c->wi]);
 }

@@ -310,6 +310,11 @@ add_hit(struct report *r, const struct wp_record *rec)
 	tns = h->has_time ? h->time_ns : 0;
 	if (h->has_regs)
 		r->regs_seen = 1;
+	has_w = wp_rec_read_writer(h, &w, 0) == 0;
+	if (has_w && w.kind >= 0 && w.kind < WP_NKINDS)
+		t->kinds[w.kind]++;
+	if (has_w && w.kind == WP_KIND_SPURIOUS)
+		return;		/* no access of the target: said apart */
 	t->hits++;
 	if (h->has_time) {
 		if (!t->have_time || tns < t->first)
@@ -318,7 +323,6 @@ add_hit(struct report *r, const struct wp_record *rec)
 			t->last = tns;
 		t->have_time = 1;
 	}
-	has_w = wp_rec_read_writer(h, &w, 0) == 0;
 	s = site_of(t, h, &w);
 	s->hits++;
 	add_chain(s, h);

@@ -198,6 +198,9 @@ leaf(const struct report *r, const struct rtarget *t, struct wp_jw *w)
 		wp_jw_uint(w, "tallied_hits", t->tallied_hits);
 	else
 		wp_jw_null(w, "tallied_hits");
+	wp_jw_uint(w, "read_hits", t->read_hits);
+	wp_jw_uint(w, "write_hits", t->write_hits);
+	wp_jw_uint(w, "spurious_hits", t->spurious_hits);
 	threads(r, t, w);
 	wp_jw_arr(w, "writer_sites");
 	for (i = 0; i < t->nsorted; i++)

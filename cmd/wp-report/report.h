@@ -104,6 +104,7 @@ struct rtarget {
 	size_t		 nbinds;
 	int		 binds_truncated;
 	uint64_t	 hits;
+	uint64_t	 kinds[WP_NKINDS];	/* hits by writer kind */
 	int64_t		 first, last;
 	int		 have_time;
 	struct wp_hmap	 sites;		/* (trap, wip) -> struct rsite */
@@ -118,6 +119,8 @@ struct rtarget {
 	   the tallies when there are any), the threads sorted so */
 	int		 tallied;
 	uint64_t	 tallied_hits;
+	uint64_t	 read_hits, write_hits;	/* sampled, or tallied */
+	uint64_t	 spurious_hits;		/* not among them */
 	struct wp_hmap	 tsites;	/* the tallies' sites */
 	struct rsite	**sorted;
 	size_t		 nsorted;

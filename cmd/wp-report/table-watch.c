@@ -297,21 +297,34 @@ counts(const struct report *r, const struct rtarget *t, FILE *f)
 	    "  changed" : "";
 	const char *ls = latest != NULL ? wp_field_text(latest) : "-";
 	unsigned long long hits = t->hits;
+	/* with -a rw the kernel counts reads too */
+	int rw = strcmp(wp_field_text(&t->rec.access), "rw") == 0;
+	const char *what = rw ? "accesses" : "writes";
+	char split[96] = "";
 
+	if (rw)
+		snprintf(split, sizeof split, " (%llu reads, %llu writes)",
+		    (unsigned long long)t->read_hits,
+		    (unsigned long long)t->write_hits);
 	if (counted != NULL && t->tallied)
-		out(f, "  %s writes counted by the kernel; %llu tallied by "
-		    "writer in the kernel; %llu sampled\n  initial %s  latest "
-		    "%s%s\n", counted, (unsigned long long)t->tallied_hits,
-		    hits, wp_field_text(init), ls, changed);
+		out(f, "  %s %s counted by the kernel; %llu tallied by "
+		    "writer in the kernel%s; %llu sampled\n  initial %s  "
+		    "latest %s%s\n", counted, what,
+		    (unsigned long long)t->tallied_hits, split, hits,
+		    wp_field_text(init), ls, changed);
 	else if (counted != NULL)
-		out(f, "  %s writes counted by %s; %llu attributed to a "
-		    "writer%s\n  initial %s  latest %s%s\n", counted,
+		out(f, "  %s %s counted by %s; %llu attributed to a "
+		    "writer%s%s\n  initial %s  latest %s%s\n", counted, what,
 		    r->backend && strcmp(r->backend, "ptrace_singlestep") == 0 ?
-		    "single-stepping" : "the kernel", hits, lower,
+		    "single-stepping" : "the kernel", hits, split, lower,
 		    wp_field_text(init), ls, changed);
 	else
-		out(f, "  %llu hits%s  initial %s  latest %s%s\n", hits,
-		    lower, wp_field_text(init), ls, changed);
+		out(f, "  %llu hits%s%s  initial %s  latest %s%s\n", hits,
+		    split, lower, wp_field_text(init), ls, changed);
+	if (t->spurious_hits > 0)
+		out(f, "  spurious %llu: hits whose instruction accessed "
+		    "elsewhere, not among the writers\n",
+		    (unsigned long long)t->spurious_hits);
 }
 
 void

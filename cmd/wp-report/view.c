@@ -101,6 +101,13 @@ sampled_chains(struct rtarget *t, struct wp_hmap *sites)
 	}
 }
 
+/* A tally of hits whose writer accessed elsewhere: kept apart. */
+static int
+spurious(const struct rtally *y)
+{
+	return y->has_writer && y->writer.kind == WP_KIND_SPURIOUS;
+}
+
 /*
  * Writer sites from in-kernel tallies, into sites (keyed as the
  * samples' are): every write, each of its writer.
@@ -116,7 +123,7 @@ tally_sites(struct rtarget *t, struct wp_hmap *sites)
 
 	wp_hmap_init(sites, sizeof(struct rsite));
 	for (i = 0; i < t->tallies.cap; i++) {
-		if ((y = wp_hmap_slot(&t->tallies, i)) == NULL)
+		if ((y = wp_hmap_slot(&t->tallies, i)) == NULL || spurious(y))
 			continue;
 		/* none when no instruction wrote */
 		wip = y->writer.has_writer_ip ? y->writer.writer_ip : 0;
@@ -148,7 +155,7 @@ tally_threads(struct rtarget *t)
 	t->other_thread_hits = 0;
 	t->tallied_hits = 0;
 	for (i = 0; i < t->tallies.cap; i++) {
-		if ((y = wp_hmap_slot(&t->tallies, i)) == NULL)
+		if ((y = wp_hmap_slot(&t->tallies, i)) == NULL || spurious(y))
 			continue;
 		t->tallied_hits += y->hits;
 		for (k = 0; k < t->nthr && t->thr[k].tid != y->tid; k++)
@@ -179,6 +186,23 @@ view_sites_free(struct wp_hmap *sites)
 }
 
 /* The entry of id in the observation's entries e[0..n), or NULL. */
+/* Hits whose writer is of kind k: sampled, or tallied. */
+static uint64_t
+kind_hits(const struct rtarget *t, int k)
+{
+	struct rtally *y;
+	uint64_t n = 0;
+	size_t i;
+
+	if (!t->tallied)
+		return t->kinds[k];
+	for (i = 0; i < t->tallies.cap; i++)
+		if ((y = wp_hmap_slot(&t->tallies, i)) != NULL &&
+		    y->has_writer && y->writer.kind == k)
+			n += y->hits;
+	return n;
+}
+
 static const struct wp_obs_entry_pass *
 obs_entry(const struct wp_obs_entry_pass *e, size_t n, int id)
 {
@@ -245,6 +269,10 @@ view_target(struct report *r, struct rtarget *t)
 		tally_threads(t);
 		sites = &t->tsites;
 	}
+	t->read_hits = kind_hits(t, WP_KIND_READ);
+	t->write_hits = (t->tallied ? t->tallied_hits : t->hits) -
+	    t->read_hits;
+	t->spurious_hits = kind_hits(t, WP_KIND_SPURIOUS);
 	qsort(t->thr, t->nthr, sizeof *t->thr, cmp_thr);
 	view_rearm(t);
 	t->sorted = wp_xcalloc(sites->n + 1, sizeof *t->sorted);
@@ -288,6 +316,8 @@ lower_bound_reasons(struct report *r)
 		reason(r, WP_BOUND_OUTPUT_CLOSED);
 	if (r->malformed > 0)
 		reason(r, WP_BOUND_MALFORMED);
+	if (wp_field_int(&o->unmodeled_stores) > 0)
+		reason(r, WP_BOUND_UNMODELED);
 	if (r->nreasons == 0 && wp_field_bool(&o->counts_are_lower_bound))
 		reason(r, WP_BOUND_WP_ARM);
 }
