@@ -25,7 +25,7 @@ struct options {
 static const char usage_text[] =
     "usage: wp-arm [-v] [-d duration] [-n max_events] [--regs]\n"
     "              [--callchain[=fp|dwarf[,bytes]]] [--callchain-depth n]\n"
-    "              [--backend auto|bpf|perf|ptrace]\n"
+    "              [--backend auto|bpf|perf|ptrace|page]\n"
     "              [--ring-pages n] [--interval duration]\n"
     "              [--follow-mode stop|stop-all|async]\n"
     "       wp-arm --check-bp\n";
@@ -154,9 +154,10 @@ option(int ch, const char *arg, struct watch *w, struct options *op)
 		break;
 	case 'B':
 		if (strcmp(arg, "perf") != 0 && strcmp(arg, "auto") != 0 &&
-		    strcmp(arg, "ptrace") != 0 && strcmp(arg, "bpf") != 0)
+		    strcmp(arg, "ptrace") != 0 && strcmp(arg, "bpf") != 0 &&
+		    strcmp(arg, "page") != 0)
 			errx(WP_EXIT_USAGE, "--backend %s: expected auto, bpf, "
-			    "perf or ptrace", arg);
+			    "perf, ptrace or page", arg);
 		op->backend = arg;
 		break;
 	case 'v':
@@ -324,6 +325,8 @@ choose(struct watch *w, const char *name, struct wp_error *e)
 
 	if (strcmp(name, "ptrace") == 0)
 		return &backend_ptrace;
+	if (strcmp(name, "page") == 0)
+		return &backend_page;
 	if (strcmp(name, "auto") != 0) {
 		if (!perf_fits(w, 1, why, sizeof why)) {
 			wp_error_set(e, WP_EXIT_ERROR, "the targets do not fit "
@@ -392,11 +395,12 @@ main(int argc, char *argv[])
 		return e.status;
 	}
 	if (w.callchain != CC_NONE) {
-		w.armed.callchain = b == &backend_ptrace ? "cfi" :
+		w.armed.callchain = b == &backend_ptrace ||
+		    b == &backend_page ? "cfi" :
 		    w.callchain == CC_DWARF ? "dwarf" : "fp";
 		w.armed.callchain_depth = w.callchain_depth;
 	}
-	if (b == &backend_ptrace)
+	if (b == &backend_ptrace || b == &backend_page)
 		guard_fork(&w);
 	if (watch_run(&w, b, &e) == -1) {
 		/* nothing was watched; the observation still says why */

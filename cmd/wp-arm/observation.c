@@ -60,6 +60,9 @@ coverage(const struct watch *w, struct wp_observation *o,
 		reasons[o->npartial++] = "follow_rebind_window";
 	if (w->modify_errors > 0)
 		reasons[o->npartial++] = "follow_rearm_failed";
+	/* a page given back to a call while other threads ran */
+	if (w->page.windows_shared > 0)
+		reasons[o->npartial++] = "page_windows_shared";
 	o->partial_reasons = reasons;
 }
 
@@ -245,6 +248,8 @@ observation_write(struct watch *w, const char *error)
 	}
 	if (w->backend == &backend_bpf)
 		o.bpf = &w->bpf;
+	if (w->backend == &backend_page)
+		o.page = &w->page;
 	if (w->nchains > 0) {
 		o.follow_mode = w->backend == &backend_ptrace ? "step" :
 		    w->follow_mode;

@@ -99,6 +99,7 @@ struct backend {
 };
 
 extern const struct backend backend_perf, backend_bpf, backend_ptrace;
+extern const struct backend backend_page;
 struct bpfw;
 
 struct watch {
@@ -140,6 +141,7 @@ struct watch {
 	uint64_t		 unparsed, lost, lost_records, modify_errors;
 	struct wp_obs_ptrace	 ptrace;	/* the ptrace backend's counters */
 	struct wp_obs_bpf	 bpf;		/* the bpf backend's */
+	struct wp_obs_page	 page;		/* the page backend's */
 	const char		*lost_unknown;	/* why what was lost is not
 						   known; NULL: it is */
 	pid_t			 guard_parent;	/* in guard.c's child: wp-arm */
