@@ -489,15 +489,15 @@ page_disarm(struct watch *w)
 
 	set_tick(0);
 	tr_hold(&s->tr, NULL);
-	if (!s->exec_seen && tr_alive(&s->tr) &&
-	    (t = page_injectable(s)) != NULL)
-		page_restore(s, t);
 	for (i = 0; i < s->tr.n; i++) {
 		t = s->tr.t[i];
 		if (t->state == TR_STOPPED && t->stop == TR_SIGNAL &&
 		    t->sig == SIGSEGV && page_fault_ours(s, t, NULL))
 			t->sig = 0;
 	}
+	if (!s->exec_seen && tr_alive(&s->tr) &&
+	    (t = page_injectable(s)) != NULL)
+		page_restore(s, t);
 	w->page.stopped_ns += s->tr.stopped_ns;
 	w->page.watched_ns = wp_now_ns() - s->t0;
 	tr_detach_all(&s->tr);
