@@ -6,6 +6,7 @@
 
 load helpers
 load arm
+load callchain
 
 @test "wp-arm page: exact hits from several threads, one created mid-watch" {
 	scenario_threads page
@@ -78,6 +79,16 @@ unwatched_out() {
 	tail -n +2 "$out"
 }
 
+# page_perms HEXPAGE: the permissions of the target's mapping of it
+page_perms() {
+	local range perm rest
+	while read -r range perm rest; do
+		if (( 16#${range%-*} <= 16#$1 && 16#$1 < 16#${range#*-} )); then
+			echo "$perm"
+		fi
+	done < "/proc/$TPID/maps"
+}
+
 @test "wp-arm page: every writer IP is the store in write_counter, as objdump shows it, with the value" {
 	start_target mt-writer -t 1 -n 40
 	watch_start wpt_counter -- --backend page -d 120s
@@ -145,13 +156,14 @@ unwatched_out() {
 }
 
 @test "wp-arm page: SIGKILL of wp-arm mid-watch: the target runs on, its page writable again" {
-	local want page perms i
+	local want page i
 	want=$(unwatched_out -t 0 -c 3000000)
 	start_target mt-writer -t 0 -c 3000000 -w
 	watch_start wpt_counter -- --backend page -d 300s
 	kill -USR1 "$TPID"
 	sleep 0.5
 	page=$(printf '%x' $(( $(tinfo counter) / 4096 * 4096 )))
+	assert_equal "$(page_perms "$page")" r--p
 	kill -9 "$WPID"
 	watch_wait
 	# the tracing process detaches once wp-arm is gone
@@ -160,8 +172,7 @@ unwatched_out() {
 		sleep 0.05
 	done
 	assert_equal "$(awk '/^TracerPid/ { print $2 }' "/proc/$TPID/status")" 0
-	perms=$(awk -v p="$page" '{ split($1, r, "-"); if (strtonum("0x" r[1]) <= strtonum("0x" p) && strtonum("0x" p) < strtonum("0x" r[2])) print $2 }' "/proc/$TPID/maps")
-	assert_equal "$perms" rw-p
+	assert_equal "$(page_perms "$page")" rw-p
 	wait_for "$TOUT" '^done' 120
 	assert_equal "$(sed -n 2p "$TOUT")" "$(head -n 1 <<< "$want")"
 	kill -USR1 "$TPID"
@@ -183,17 +194,80 @@ unwatched_out() {
 	run --separate-stderr bash -c "wp-resolve -p $TPID -l 8 $(tinfo shared) | wp-arm --backend page -d 5s"
 	assert_failure 1
 	assert_equal "$stderr" "wp-arm: target 0: page $(tinfo shared) is shared memory (/dev/zero (deleted)): another process could write it unseen, and its protection is not this process's alone: use --backend ptrace"
+	# its child waits for the go
+	kill -USR1 "$TPID"
+	wait_for "$TOUT" '^done' 30
 }
 
-@test "wp-arm page: --regs gives the registers at the fault, --callchain the writer's callers" {
+@test "wp-arm page: --regs gives the registers at the fault: its IP is the writer's" {
 	start_target mt-writer -t 1 -n 5
-	watch_start wpt_counter -- --backend page -d 120s --regs --callchain
+	watch_start wpt_counter -- --backend page -d 120s --regs
 	kill -USR1 "$TPID"
 	watch_wait
-	run jq -r 'select(.type=="hit") | "\(.regs.rip) \(.writer_ip)"' "$WOUT"
-	assert_equal "${#lines[@]}" 5
 	run jq -r 'select(.type=="hit") | .regs.rip == .writer_ip' "$WOUT"
+	assert_equal "${#lines[@]}" 5
 	assert_equal "$(sort -u <<< "$output")" true
-	run jq -r 'select(.type=="hit") | [.callers[]?.symbol] | index("worker") != null' <<< "$(wp-decode < "$WOUT")"
-	assert_equal "$(sort -u <<< "$output")" true
+}
+
+@test "wp-arm page --callchain: one setter called from three callers, each chain with its exact count" {
+	scenario_chain_callers callers complete --backend page --callchain
+	assert_equal "$(jq -r 'select(.type=="armed") | "\(.callchain) \(.callchain_depth)"' "$WOUT")" "cfi 16"
+}
+
+@test "wp-arm page --callchain: libc's memcpy as the writer, its callers named" {
+	scenario_chain_memcpy --backend page --callchain
+}
+
+# attrib_watch MODE ADDR-KEY RESOLVE-ARGS...: watches attrib MODE
+attrib_watch() {
+	local mode=$1 key=$2
+	shift 2
+	start_target attrib "$mode"
+	watch_start "$@" "$(tinfo "$key")" -- --backend page -d 120s
+	kill -USR1 "$TPID"
+	watch_wait
+	DEC=$(wp-decode < "$WOUT")
+}
+
+@test "wp-arm page attribution: a signal frame on a watched alternate stack is the kernel's write, with the signal" {
+	attrib_watch sigframe altstack --no-slot-limit -l 8192
+	assert_equal "$(awk '{ print $2 }' <<< "$(grep '^done' "$TOUT")")" 3
+	run jq -c 'select(.type=="hit" and (.flags | index("kernel"))) | [.writer_ip, .signal, .writer.kind, .writer.confidence, .writer.insn]' <<< "$DEC"
+	assert_equal "${#lines[@]}" 3
+	assert_equal "$(sort -u <<< "$output")" '[null,12,"kernel","unknown",null]'
+	# any other hit (the handler's own stores) is an instruction's, exact
+	run jq -r 'select(.type=="hit" and .flags == []) | "\(.writer.confidence) \(.writer.kind)"' <<< "$DEC"
+	[ -z "$output" ] || assert_equal "$(sort -u <<< "$output")" "exact write"
+	assert_equal "$(obs .page.signals_passed)" 3
+}
+
+@test "wp-arm page attribution: a read(2) the watch found blocked names the syscall instruction, and never fails" {
+	mkfifo "$BATS_TEST_TMPDIR/fifo"
+	TOUT=$BATS_TEST_TMPDIR/attrib.out
+	"$T/attrib" pipe < "$BATS_TEST_TMPDIR/fifo" > "$TOUT" &
+	TPID=$!
+	WP_TARGET_PIDS+=("$TPID")
+	exec 7> "$BATS_TEST_TMPDIR/fifo"
+	wait_for "$TOUT" pid 10
+	TINFO=$(head -n 1 "$TOUT")
+	local k
+	for ((k = 0; k < 200; k++)); do
+		[[ $(cat "/proc/$TPID/syscall" 2> /dev/null) == "0 "* ]] && break
+		sleep 0.05
+	done
+	[[ $(cat "/proc/$TPID/syscall") == "0 "* ]] || fail "the target is not in read(2)"
+	watch_start -l 8 "$(tinfo buf)" -- --backend page -d 120s
+	printf 'abcdefgh' >&7
+	exec 7>&-
+	watch_wait
+	grep -q '^done' "$TOUT" || fail "the read failed: $(cat "$TOUT")"
+	run jq -c 'select(.type=="hit") | [.flags, .new_bytes, .writer.insn, .writer.kind, .writer.confidence]' <<< "$(wp-decode < "$WOUT")"
+	assert_output '[["syscall"],"6162636465666768","syscall","syscall","exact"]'
+}
+
+@test "wp-arm page attribution: a store in the vDSO is named and decoded" {
+	attrib_watch vdso ts -l 8
+	run jq -r 'select(.type=="hit") | "\(.writer.module) \(.writer.confidence) \(.writer.kind) \(.writer.insn | split(" ")[0])"' <<< "$DEC"
+	assert_equal "${#lines[@]}" 3
+	assert_equal "$(sort -u <<< "$output")" "[vdso] exact write mov"
 }
