@@ -218,6 +218,18 @@ page_perms() {
 	scenario_chain_memcpy --backend page --callchain
 }
 
+@test "wp-arm page: a thread-local variable with --tid: that thread's writes, none of the others'" {
+	start_target tls-writer -t 3 -n 10
+	local tid
+	tid=$(tinfo "threads[1].tid")
+	watch_start --tid "$tid" wpt_tls -- --backend page -d 120s
+	kill -USR1 "$TPID"
+	wait_for "$TOUT" '^done' 60
+	watch_wait
+	run jq -r 'select(.type=="hit") | "\(.tid) \(.new_value)"' "$WOUT"
+	assert_output "$(for i in $(seq 1 10); do printf '%s 0x%x\n' "$tid" "$i"; done)"
+}
+
 # attrib_watch MODE ADDR-KEY RESOLVE-ARGS...: watches attrib MODE
 attrib_watch() {
 	local mode=$1 key=$2

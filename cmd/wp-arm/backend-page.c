@@ -163,9 +163,14 @@ target_at(struct watch *w, uint64_t page)
 	return -1;
 }
 
-/* Whether a seized thread's stack pointer is in mapping m. */
+/*
+ * A seized thread whose stack pointer is on page p or the page above
+ * (its pushes and calls would fault at every turn), or 0.  Pages above
+ * those (its callers' frames, thread-local variables over a thread's
+ * stack) can be watched: a write there faults like any other.
+ */
 static pid_t
-stack_of(struct page_state *s, const struct wp_map *m)
+stack_of(struct page_state *s, const struct ppage *p)
 {
 	struct user_regs_struct u;
 	size_t i;
@@ -173,7 +178,7 @@ stack_of(struct page_state *s, const struct wp_map *m)
 	for (i = 0; i < s->tr.n; i++)
 		if (s->tr.t[i]->state == TR_STOPPED &&
 		    ptrace(PTRACE_GETREGS, s->tr.t[i]->tid, 0, &u) == 0 &&
-		    u.rsp >= m->start && u.rsp < m->end)
+		    u.rsp - 128 < p->addr + PAGE_SZ && p->addr <= u.rsp + PAGE_SZ)
 			return s->tr.t[i]->tid;
 	return 0;
 }
@@ -213,13 +218,11 @@ check_pages(struct watch *w, struct page_state *s, struct wp_error *e)
 			    "0x%" PRIx64 " is not writable (%s): nothing writes "
 			    "it as it is", target_at(w, p->addr), p->addr,
 			    m->perms);
-		else if ((tid = stack_of(s, m)) != 0 ||
-		    (m->path != NULL && strcmp(m->path, "[stack]") == 0))
+		else if ((tid = stack_of(s, p)) != 0)
 			rc = wp_error_set(e, WP_EXIT_ERROR, "target %d: page "
 			    "0x%" PRIx64 " is on the stack of thread %d: every "
 			    "call and push there would fault; use --backend "
-			    "ptrace", target_at(w, p->addr), p->addr,
-			    (int)(tid ? tid : w->pid));
+			    "ptrace", target_at(w, p->addr), p->addr, (int)tid);
 		else
 			p->own = page_prot_of(m->perms);
 	}

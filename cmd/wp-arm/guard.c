@@ -37,6 +37,7 @@
  */
 struct guard_page {
 	struct wp_obs_ptrace	 ptrace;
+	struct wp_obs_page	 page;
 	uint64_t		 t0;
 	int			 started;
 	size_t			 tsize, csize;	/* of the shared arrays */
@@ -122,12 +123,15 @@ supervise(struct watch *w, pid_t child, const sigset_t *sleepmask)
 	 */
 	snprintf(why, sizeof why, "the tracing process %d was killed by %s: "
 	    "the watch ended there, the hits it had not written are lost, "
-	    "and the process was likely killed by SIGTRAP", (int)child,
-	    watch_signame(WTERMSIG(status)));
+	    "and the process was likely killed by %s", (int)child,
+	    watch_signame(WTERMSIG(status)), w->backend == &backend_page ?
+	    "SIGSEGV" : "SIGTRAP");
 	warnx("%s", why);
 	end_line();
-	w->backend = &backend_ptrace;
+	if (w->backend == NULL)
+		w->backend = &backend_ptrace;
 	w->ptrace = w->guard->ptrace;
+	w->page = w->guard->page;
 	if (w->guard->started) {
 		w->t0 = w->guard->t0;
 		w->elapsed_ms = (wp_now_ns() - w->t0) / 1000000;
@@ -178,6 +182,7 @@ void
 guard_note(struct watch *w)
 {
 	w->guard->ptrace = w->ptrace;
+	w->guard->page = w->page;
 	w->guard->t0 = w->t0;
 	w->guard->started = 1;
 }

@@ -400,8 +400,10 @@ main(int argc, char *argv[])
 		    w.callchain == CC_DWARF ? "dwarf" : "fp";
 		w.armed.callchain_depth = w.callchain_depth;
 	}
-	if (b == &backend_ptrace || b == &backend_page)
+	if (b == &backend_ptrace || b == &backend_page) {
+		w.backend = b;		/* for the guard's observation */
 		guard_fork(&w);
+	}
 	if (watch_run(&w, b, &e) == -1) {
 		/* nothing was watched; the observation still says why */
 		warnx("%s", e.msg);
