@@ -16,6 +16,7 @@
 #include <sys/time.h>
 #include <sys/user.h>
 
+#include <err.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -164,10 +165,8 @@ target_at(struct watch *w, uint64_t page)
 }
 
 /*
- * A seized thread whose stack pointer is on page p or the page above
- * (its pushes and calls would fault at every turn), or 0.  Pages above
- * those (its callers' frames, thread-local variables over a thread's
- * stack) can be watched: a write there faults like any other.
+ * A seized thread whose stack pointer is on page p or the page below
+ * it (its pushes and calls will fault at every turn), or 0.
  */
 static pid_t
 stack_of(struct page_state *s, const struct ppage *p)
@@ -180,6 +179,34 @@ stack_of(struct page_state *s, const struct ppage *p)
 		    ptrace(PTRACE_GETREGS, s->tr.t[i]->tid, 0, &u) == 0 &&
 		    u.rsp - 128 < p->addr + PAGE_SZ && p->addr <= u.rsp + PAGE_SZ)
 			return s->tr.t[i]->tid;
+	return 0;
+}
+
+/* PTRACE_GET_RSEQ_CONFIGURATION's answer (linux/ptrace.h) */
+struct rseq_config {
+	uint64_t	 ptr;
+	uint32_t	 size, signature, flags, pad;
+};
+#define GET_RSEQ_CONFIGURATION	0x420f
+
+/*
+ * A seized thread whose rseq area (which the kernel writes when the
+ * thread is scheduled, and kills it when it cannot) is on page p, or 0.
+ */
+static pid_t
+rseq_of(struct page_state *s, const struct ppage *p)
+{
+	struct rseq_config rc;
+	size_t i;
+
+	for (i = 0; i < s->tr.n; i++) {
+		memset(&rc, 0, sizeof rc);
+		if (s->tr.t[i]->state == TR_STOPPED &&
+		    ptrace(GET_RSEQ_CONFIGURATION, s->tr.t[i]->tid, sizeof rc,
+		    &rc) > 0 && rc.ptr != 0 && rc.ptr < p->addr + PAGE_SZ &&
+		    p->addr < rc.ptr + (rc.size ? rc.size : 32))
+			return s->tr.t[i]->tid;
+	}
 	return 0;
 }
 
@@ -218,12 +245,19 @@ check_pages(struct watch *w, struct page_state *s, struct wp_error *e)
 			    "0x%" PRIx64 " is not writable (%s): nothing writes "
 			    "it as it is", target_at(w, p->addr), p->addr,
 			    m->perms);
-		else if ((tid = stack_of(s, p)) != 0)
+		else if ((tid = rseq_of(s, p)) != 0)
 			rc = wp_error_set(e, WP_EXIT_ERROR, "target %d: page "
-			    "0x%" PRIx64 " is on the stack of thread %d: every "
-			    "call and push there would fault; use --backend "
-			    "ptrace", target_at(w, p->addr), p->addr, (int)tid);
-		else
+			    "0x%" PRIx64 " holds the rseq area of thread %d, "
+			    "which the kernel writes as it schedules the thread "
+			    "(and kills it when it cannot): use --backend ptrace",
+			    target_at(w, p->addr), p->addr, (int)tid);
+		else if ((tid = stack_of(s, p)) != 0)
+			warnx("target %d: page 0x%" PRIx64 " is on the stack of "
+			    "thread %d: each push and call there faults and is "
+			    "stepped, and its system calls' writes there give the "
+			    "page back: the watch will be slow",
+			    target_at(w, p->addr), p->addr, (int)tid);
+		if (rc == 0)
 			p->own = page_prot_of(m->perms);
 	}
 	wp_proc_maps_free(&maps);
