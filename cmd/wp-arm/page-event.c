@@ -30,6 +30,7 @@
 #include "x86.h"
 
 #define STEP_MAX	(1 << 20)	/* steps of one rep instruction */
+#define HIT_BYTES_MAX	256	/* a wider target's hits carry no bytes */
 
 static struct pthr *
 pthr_of(struct tr_thread *t)
@@ -96,6 +97,7 @@ emit(struct watch *w, struct page_state *s, size_t ti, pid_t tid,
     const struct wp_x86_regs *regs)
 {
 	struct wp_hit_rec h;
+	int wide = w->t[ti].len > HIT_BYTES_MAX;
 
 	if (pread(s->tr.memfd, s->buf, (size_t)w->t[ti].len,
 	    (off_t)w->t[ti].addr) != w->t[ti].len)
@@ -110,8 +112,8 @@ emit(struct watch *w, struct page_state *s, size_t ti, pid_t tid,
 	h.exact = 1;
 	h.has_writer_ip = !(flags & WP_HIT_KERNEL);
 	h.writer_ip = writer_ip;
-	h.bytes = s->buf;
-	h.nbytes = (size_t)w->t[ti].len;
+	h.bytes = wide ? NULL : s->buf;
+	h.nbytes = wide ? 0 : (size_t)w->t[ti].len;
 	h.flags = flags;
 	h.signal = flags & WP_HIT_KERNEL ? sig : 0;
 	h.regs = w->regs ? regs : NULL;
@@ -421,6 +423,8 @@ on_sc_entry(struct watch *w, struct page_state *s, struct tr_thread *t)
 			return;
 		}
 	}
+	pt->nr = t->nr;
+	memcpy(pt->args, t->args, sizeof pt->args);
 	pt->maps = t->nr == SYS_mprotect || t->nr == SYS_munmap ||
 	    t->nr == SYS_mremap || t->nr == SYS_mmap || t->nr == SYS_brk ||
 	    t->nr == SYS_madvise;
@@ -462,28 +466,51 @@ remap_page(struct watch *w, struct page_state *s, struct tr_thread *t,
 		return;
 	}
 	own = page_prot_of(m->perms);
-	if (p->guarded && (own | PROT_WRITE) == (p->own | PROT_WRITE))
-		return;		/* as we left it */
 	p->own = own;
 	p->guarded = 0;
 	if ((own & PROT_WRITE) && p->open == 0)
 		page_mprotect(s, t, p, own & ~PROT_WRITE);
 }
 
-/* After a call that may change the mappings: each page's state. */
+/*
+ * After a call that may change the mappings: each page's state; the
+ * protection of those in [lo, hi), which the call set, is the target's.
+ */
 static void
-remap(struct watch *w, struct page_state *s, struct tr_thread *t)
+remap(struct watch *w, struct page_state *s, struct tr_thread *t,
+    uint64_t lo, uint64_t hi)
 {
+	const struct wp_map *m;
 	struct wp_maps maps;
+	struct ppage *p;
 	size_t i;
 
 	if (wp_proc_maps(w->pid, &maps) == -1)
 		return;
-	for (i = 0; i < s->npg; i++)
-		if (!s->pg[i].gone)
-			remap_page(w, s, t, &s->pg[i],
-			    wp_proc_maps_find(&maps, s->pg[i].addr));
+	for (i = 0; i < s->npg; i++) {
+		p = &s->pg[i];
+		m = wp_proc_maps_find(&maps, p->addr);
+		if (p->gone || (m != NULL && m->perms[3] != 's' &&
+		    !(p->addr < hi && lo < p->addr + PAGE_SZ)))
+			continue;
+		remap_page(w, s, t, p, m);
+	}
 	wp_proc_maps_free(&maps);
+}
+
+/* The range whose protection call nr (args a, result rv) set. */
+static void
+set_range(long nr, const uint64_t a[6], int64_t rv, uint64_t *lo,
+    uint64_t *hi)
+{
+	*lo = *hi = 0;
+	if (nr == SYS_mprotect) {
+		*lo = a[0];
+		*hi = a[0] + a[1];
+	} else if ((nr == SYS_mmap || nr == SYS_mremap) && rv >= 0) {
+		*lo = (uint64_t)rv;
+		*hi = (uint64_t)rv + (nr == SYS_mmap ? a[1] : a[2]);
+	}
 }
 
 /* The exit of a call: what it wrote, and its window closed. */
@@ -491,6 +518,7 @@ static void
 on_sc_exit(struct watch *w, struct page_state *s, struct tr_thread *t)
 {
 	struct pthr *pt = pthr_of(t);
+	uint64_t lo, hi;
 	size_t k;
 
 	if (pt->nwin > 0) {
@@ -501,7 +529,8 @@ on_sc_exit(struct watch *w, struct page_state *s, struct tr_thread *t)
 	}
 	if (pt->maps) {
 		pt->maps = 0;
-		remap(w, s, t);
+		set_range(pt->nr, pt->args, t->rval, &lo, &hi);
+		remap(w, s, t, lo, hi);
 	}
 	page_resume(w, s, t, 0);
 }

@@ -27,6 +27,8 @@ struct pthr {
 	struct ppage	**win;
 	size_t		 nwin;
 	int		 maps;		/* its call may change the mappings */
+	long		 nr;		/* that call, and its arguments */
+	uint64_t	 args[6];
 	int		 others;	/* another thread ran meanwhile */
 };
 
