@@ -90,6 +90,7 @@ classify(struct tr_thread *t, int status)
 
 	t->status = status;
 	t->stopped_at = wp_now_ns();
+	t->listening = 0;
 	if (WIFEXITED(status) || WIFSIGNALED(status)) {
 		t->state = TR_GONE;
 		t->stop = TR_EXITED;
@@ -340,7 +341,7 @@ tr_resume(struct tracee *tr, struct tr_thread *t, enum tr_resume how, int sig)
 		return t->state == TR_GONE ? -1 : 0;
 	t->how = how;
 	t->held = 0;
-	if (t->stop == TR_GROUP)
+	if ((t->listening = t->stop == TR_GROUP) != 0)
 		r = ptrace(PTRACE_LISTEN, t->tid, 0, 0);
 	else
 		r = ptrace(req[how], t->tid, 0, (void *)(long)sig);
@@ -383,7 +384,8 @@ tr_hold(struct tracee *tr, struct tr_thread *except)
 
 	for (i = 0; i < tr->n; i++) {
 		t = tr->t[i];
-		if (t == except || t->state != TR_RUNNING)
+		/* a thread in group-stop runs nothing, and would run on */
+		if (t == except || t->state != TR_RUNNING || t->listening)
 			continue;
 		if (ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) == 0)
 			t->held = 1;

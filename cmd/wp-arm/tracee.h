@@ -52,6 +52,7 @@ struct tr_thread {
 	enum tr_resume	 how;		/* its latest resume */
 	int		 queued;	/* a stop taken by tr_hold, unreported */
 	int		 held;		/* stopped by tr_hold: tr_release */
+	int		 listening;	/* in group-stop, PTRACE_LISTEN */
 	int		 rewind;	/* tr_leave_entry: re-run its call */
 	struct user_regs_struct entry_regs;	/* for the rewind */
 	uint64_t	 stopped_at;	/* when its stop began (ns) */
