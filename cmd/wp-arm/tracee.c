@@ -22,12 +22,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "proc.h"
 #include "tracee.h"
 #include "util.h"
 #include "x86.h"
+
+#define HOLD_MS		200	/* a thread held stops within this */
+#define DETACH_MS	1000
 
 /* PTRACE_GET_SYSCALL_INFO's answer (linux/ptrace.h, which glibc's
    sys/ptrace.h cannot be included with) */
@@ -61,6 +65,27 @@ wait_tid(pid_t tid, int *status)
 	while ((r = waitpid(tid, status, __WALL)) == -1 && errno == EINTR)
 		;
 	return r;
+}
+
+/*
+ * Waits up to ms milliseconds for tid's next stop: tid, 0 when it has
+ * not stopped (a vfork parent waits for its child where no interrupt
+ * reaches it), or -1.
+ */
+static pid_t
+wait_stop(pid_t tid, int *status, int ms)
+{
+	struct timespec tick = { 0, 100000 };
+	pid_t r;
+	int k;
+
+	for (k = 0; k < ms * 10; k++) {
+		if ((r = waitpid(tid, status, __WALL | WNOHANG)) != 0 &&
+		    !(r == -1 && errno == EINTR))
+			return r;
+		nanosleep(&tick, NULL);
+	}
+	return 0;
 }
 
 /* The process thread tid belongs to (Tgid of its status), or tid. */
@@ -381,6 +406,7 @@ tr_hold(struct tracee *tr, struct tr_thread *except)
 	struct tr_thread *t;
 	size_t i;
 	int status;
+	pid_t r;
 
 	for (i = 0; i < tr->n; i++) {
 		t = tr->t[i];
@@ -394,7 +420,17 @@ tr_hold(struct tracee *tr, struct tr_thread *except)
 		t = tr->t[i];
 		if (!t->held || t->state != TR_RUNNING)
 			continue;
-		if (wait_tid(t->tid, &status) != t->tid) {
+		if ((r = wait_stop(t->tid, &status, HOLD_MS)) == 0) {
+			/*
+			 * Not stopped yet (a vfork parent waits where no
+			 * interrupt reaches it): the interrupt stays pending,
+			 * so it stops before it runs an instruction of its
+			 * own, and that stop comes to tr_wait.
+			 */
+			t->held = 0;
+			continue;
+		}
+		if (r != t->tid) {
 			t->state = TR_GONE;
 			t->stop = TR_EXITED;
 			t->held = 0;
@@ -530,7 +566,8 @@ tr_detach_all(struct tracee *tr)
 	for (i = 0; i < tr->n; i++) {
 		t = tr->t[i];
 		if (t->state == TR_RUNNING) {
-			if (wait_tid(t->tid, &status) != t->tid) {
+			/* one that does not stop is let go as the tracer exits */
+			if (wait_stop(t->tid, &status, DETACH_MS) != t->tid) {
 				t->state = TR_GONE;
 				continue;
 			}

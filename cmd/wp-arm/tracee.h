@@ -121,7 +121,9 @@ int	 tr_step(struct tracee *tr, struct tr_thread *t, int sig);
 /*
  * Stops every running thread but except (NULL: none) with
  * PTRACE_INTERRUPT and waits until each has: they are marked held, and
- * a stop other than the interrupt's is queued for tr_wait.  tr_release
+ * a stop other than the interrupt's is queued for tr_wait.  One that
+ * has not stopped within 200 ms is left unheld: it will stop, before it
+ * runs an instruction, and that stop comes to tr_wait.  tr_release
  * resumes the held ones whose stop is not queued, as they ran before,
  * and adds the time they were held to stopped_ns.
  */
