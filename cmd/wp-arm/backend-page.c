@@ -513,6 +513,30 @@ page_count(struct watch *w)
 }
 
 /*
+ * A thread to restore the pages from: one of those held, else the first
+ * of the process to stop (each has an interrupt pending), queued.
+ */
+static struct tr_thread *
+stopped_one(struct page_state *s)
+{
+	struct tr_thread *t;
+	int none, k;
+
+	for (k = 0; k < 100; k++) {
+		if ((t = page_injectable(s)) != NULL)
+			return t;
+		if ((t = tr_wait(&s->tr, 1, &none)) == NULL) {
+			if (none)
+				return NULL;
+			continue;
+		}
+		if (t->state == TR_STOPPED)
+			t->queued = 1;
+	}
+	return NULL;
+}
+
+/*
  * Holds every thread, gives each page its own protection back, and
  * detaches; a fault of ours still pending is not delivered (its
  * instruction runs again, on a writable page).
@@ -533,7 +557,7 @@ page_disarm(struct watch *w)
 			t->sig = 0;
 	}
 	if (!s->exec_seen && tr_alive(&s->tr) &&
-	    (t = page_injectable(s)) != NULL)
+	    (t = stopped_one(s)) != NULL)
 		page_restore(s, t);
 	w->page.stopped_ns += s->tr.stopped_ns;
 	w->page.watched_ns = wp_now_ns() - s->t0;

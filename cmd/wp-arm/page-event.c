@@ -579,6 +579,11 @@ on_signal(struct watch *w, struct page_state *s, struct tr_thread *t)
 		on_fault(w, s, t, p, (uint64_t)(uintptr_t)si.si_addr);
 		return;
 	}
+	if (tr_own_trap(t)) {
+		/* a step's trap that came after another stop */
+		page_resume(w, s, t, 0);
+		return;
+	}
 	if (t->sig != SIGKILL && t->sig != SIGSTOP && s->npg > 0 &&
 	    tr_catches(t->tid, t->sig)) {
 		deliver_caught(w, s, t, t->sig);

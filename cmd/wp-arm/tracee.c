@@ -553,6 +553,55 @@ tr_detach(struct tracee *tr, struct tr_thread *t, int sig)
 	t->queued = 0;
 }
 
+/* Whether SIGTRAP is pending for thread tid (SigPnd of its status). */
+static int
+trap_pending(pid_t tid)
+{
+	char path[64], line[256];
+	unsigned long long mask = 0;
+	FILE *f;
+
+	snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
+	if ((f = fopen(path, "re")) == NULL)
+		return 0;
+	while (fgets(line, sizeof line, f) != NULL)
+		if (sscanf(line, "SigPnd: %llx", &mask) == 1)
+			break;
+	fclose(f);
+	return mask >> (SIGTRAP - 1) & 1;
+}
+
+int
+tr_own_trap(struct tr_thread *t)
+{
+	siginfo_t si;
+
+	return t->stop == TR_SIGNAL && t->sig == SIGTRAP &&
+	    ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) == 0 &&
+	    si.si_code == TRAP_TRACE;
+}
+
+/*
+ * A step's SIGTRAP still queued behind another stop (an interrupt came
+ * first) would kill the process after the detach: it is taken here.
+ */
+static void
+take_trap(struct tr_thread *t)
+{
+	int status;
+
+	if (t->stop == TR_SIGNAL || !trap_pending(t->tid) ||
+	    ptrace(PTRACE_CONT, t->tid, 0, 0) == -1)
+		return;
+	if (wait_stop(t->tid, &status, DETACH_MS) != t->tid) {
+		t->state = TR_GONE;
+		return;
+	}
+	classify(t, status);
+	if (tr_own_trap(t))
+		t->sig = 0;
+}
+
 void
 tr_detach_all(struct tracee *tr)
 {
@@ -573,9 +622,12 @@ tr_detach_all(struct tracee *tr)
 			}
 			classify(t, status);
 		}
+		if (t->state == TR_STOPPED)
+			take_trap(t);
 		if (t->state != TR_STOPPED)
 			continue;
-		tr_detach(tr, t, t->stop == TR_SIGNAL ? t->sig : 0);
+		tr_detach(tr, t, t->stop == TR_SIGNAL && !tr_own_trap(t) ?
+		    t->sig : 0);
 	}
 }
 

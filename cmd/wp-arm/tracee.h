@@ -148,11 +148,18 @@ int	 tr_leave_entry(struct tracee *tr, struct tr_thread *t);
 
 /*
  * Stops every thread, then detaches each, passing on a signal it was
- * stopped to receive; a thread in group-stop stays stopped.
+ * stopped to receive (not a step's SIGTRAP, which is taken if still
+ * pending); a thread in group-stop stays stopped.
  */
 void	 tr_detach_all(struct tracee *tr);
 /* Detaches one stopped thread (a forked child let go) with sig. */
 void	 tr_detach(struct tracee *tr, struct tr_thread *t, int sig);
+
+/*
+ * Whether t's signal-delivery-stop is the SIGTRAP of a single-step
+ * (si_code TRAP_TRACE): one of ours, never to be delivered.
+ */
+int	 tr_own_trap(struct tr_thread *t);
 
 /* Registers as ptrace gives them, in the records' table. */
 struct wp_x86_regs;
