@@ -550,14 +550,14 @@ page_disarm(struct watch *w)
 
 	set_tick(0);
 	tr_hold(&s->tr, NULL);
-	for (i = 0; i < s->tr.n; i++) {
-		t = s->tr.t[i];
-		if (t->state == TR_STOPPED && t->stop == TR_SIGNAL &&
-		    t->sig == SIGSEGV && page_fault_ours(s, t, NULL))
-			t->sig = 0;
-	}
-	if (!s->exec_seen && tr_alive(&s->tr) &&
-	    (t = stopped_one(s)) != NULL)
+	t = s->exec_seen || !tr_alive(&s->tr) ? NULL : stopped_one(s);
+	for (i = 0; i < s->tr.n; i++)
+		if (s->tr.t[i]->state == TR_STOPPED &&
+		    s->tr.t[i]->stop == TR_SIGNAL &&
+		    s->tr.t[i]->sig == SIGSEGV &&
+		    page_fault_ours(s, s->tr.t[i], NULL))
+			s->tr.t[i]->sig = 0;
+	if (t != NULL)
 		page_restore(s, t);
 	w->page.stopped_ns += s->tr.stopped_ns;
 	w->page.watched_ns = wp_now_ns() - s->t0;

@@ -456,6 +456,29 @@ tr_release(struct tracee *tr)
 		}
 }
 
+static int trap_pending(pid_t tid);
+
+/*
+ * A stepped syscall can leave a second SIGTRAP queued behind the stop
+ * of its step: taken here (it stops the thread before it runs on).
+ */
+static void
+drain_traps(struct tr_thread *t)
+{
+	int status, k;
+
+	for (k = 0; k < 4 && trap_pending(t->tid); k++) {
+		if (ptrace(PTRACE_CONT, t->tid, 0, 0) == -1 ||
+		    wait_tid(t->tid, &status) != t->tid) {
+			t->state = TR_GONE;
+			return;
+		}
+		classify(t, status);
+		if (t->state == TR_GONE)
+			return;
+	}
+}
+
 /* Sets t's signal mask; 0, or -1. */
 static int
 set_mask(struct tr_thread *t, const uint64_t *mask)
@@ -496,6 +519,8 @@ tr_inject(struct tracee *tr, struct tr_thread *t, long nr, uint64_t a0,
 	if (t->state != TR_GONE && ptrace(PTRACE_GETREGS, t->tid, 0, &r) == 0 &&
 	    r.rip == tr->gadget + 2)
 		rv = (long)r.rax;
+	if (t->state != TR_GONE)
+		drain_traps(t);
 	if (t->state != TR_GONE) {
 		ptrace(PTRACE_SETREGS, t->tid, 0, &saved);
 		set_mask(t, &mask);
@@ -576,9 +601,10 @@ tr_own_trap(struct tr_thread *t)
 {
 	siginfo_t si;
 
+	/* a stepped syscall reports its step as TRAP_BRKPT */
 	return t->stop == TR_SIGNAL && t->sig == SIGTRAP &&
 	    ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) == 0 &&
-	    si.si_code == TRAP_TRACE;
+	    (si.si_code == TRAP_TRACE || si.si_code == TRAP_BRKPT);
 }
 
 /*
@@ -598,7 +624,7 @@ take_trap(struct tr_thread *t)
 		return;
 	}
 	classify(t, status);
-	if (tr_own_trap(t))
+	if (t->stop == TR_SIGNAL && t->sig == SIGTRAP)
 		t->sig = 0;
 }
 
