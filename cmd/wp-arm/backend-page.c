@@ -480,8 +480,7 @@ page_run(struct watch *w, uint64_t until)
 	(void)until;		/* the 50 ms tick returns here */
 	sigprocmask(SIG_SETMASK, &w->waitmask, &blocked);
 	tr_prune(&s->tr);
-	while (!ticked && !watch_signalled() && !w->output_closed &&
-	    !w->truncated) {
+	while (!ticked && !watch_stopping(w)) {
 		if (s->exec_seen) {
 			w->stop_reason = "target_exec";
 			break;

@@ -10,6 +10,7 @@
 #include "tracee.h"
 #include "unwind.h"
 #include "watch.h"
+#include "x86.h"
 
 #define PAGE_SZ		4096ULL
 
@@ -69,6 +70,21 @@ struct tr_thread *page_injectable(struct page_state *s);
 /* Resumes t (system calls traced), with sig. */
 void	 page_resume(struct watch *w, struct page_state *s,
 	    struct tr_thread *t, int sig);
+
+/* page-emulate.c */
+/*
+ * Whether wp makes store in itself: a plain mov of a register or an
+ * immediate, a stos without rep, a vector move of a whole xmm or ymm
+ * register.
+ */
+int	 page_emulable(const struct wp_x86_insn *in);
+/*
+ * Makes the store of in at lo (r: t's registers), and moves t past it
+ * (u: its registers, updated): 0, or -1.
+ */
+int	 page_emulate(struct page_state *s, struct tr_thread *t,
+	    struct user_regs_struct *u, const struct wp_x86_regs *r,
+	    const struct wp_x86_insn *in, uint64_t lo);
 
 /* page-event.c */
 /* Handles one stop of thread t. */
