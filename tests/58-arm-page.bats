@@ -293,3 +293,16 @@ attrib_watch() {
 	assert_equal "${#lines[@]}" 3
 	assert_equal "$(sort -u <<< "$output")" "[vdso] exact write mov"
 }
+
+@test "wp-arm --backend auto: uses page protection where breakpoints do not fire, and says so" {
+	if wp-arm --check-bp > /dev/null 2>&1; then
+		skip "hardware breakpoints fire on this machine: auto picks bpf or perf"
+	fi
+	start_target mt-writer -t 1 -n 10
+	watch_start wpt_counter -- -d 120s
+	kill -USR1 "$TPID"
+	watch_wait
+	assert_equal "$(hits)" 10
+	assert_equal "$(obs .backend)" page_protect
+	assert_equal "$(cat "$WERR")" "wp-arm: hardware breakpoints do not fire on this machine: using the page-protection backend (writes to the watched pages fault; a hot neighbour on them slows the target)"
+}
