@@ -31,7 +31,7 @@ pids=()
 main=$BASHPID
 trap '[ "$BASHPID" = "$main" ] || exit; for p in "${pids[@]}"; do kill "$p" 2> /dev/null || true; done; rm -rf "$work"' EXIT
 # where the page backend's observation counts its page neighbours' faults
-nf_field=${PAGE_NEIGHBOUR_FAULTS:-.page.neighbour_faults}
+nf_field=${PAGE_NEIGHBOUR_FAULTS:-.page.faults_neighbour}
 
 [ -x "$b/targets/page-game" ] || { echo "page-speed: make first" >&2; exit 1; }
 # PAGE_SPEED_BACKEND=ptrace runs the page rows with another backend, to

@@ -522,6 +522,26 @@ obs_targets(struct wp_jw *w, const struct wp_observation *o)
 	wp_jw_end(w);
 }
 
+static void
+obs_page(struct wp_jw *w, const struct wp_obs_page *p)
+{
+	wp_jw_obj(w, "page");
+	wp_jw_uint(w, "pages", p->pages);
+	wp_jw_uint(w, "pages_dropped", p->pages_dropped);
+	wp_jw_uint(w, "faults_watched", p->faults_watched);
+	wp_jw_uint(w, "faults_neighbour", p->faults_neighbour);
+	wp_jw_uint(w, "emulated", p->emulated);
+	wp_jw_uint(w, "stepped", p->stepped);
+	wp_jw_uint(w, "kernel_writes", p->kernel_writes);
+	wp_jw_uint(w, "windows", p->windows);
+	wp_jw_uint(w, "windows_shared", p->windows_shared);
+	wp_jw_uint(w, "signals_passed", p->signals_passed);
+	wp_jw_uint(w, "forks_restored", p->forks_restored);
+	wp_jw_uint(w, "stopped_us", p->stopped_ns / 1000);
+	wp_jw_uint(w, "watched_us", p->watched_ns / 1000);
+	wp_jw_end(w);
+}
+
 void
 wp_rec_observation(struct wp_jw *w, const struct wp_observation *o)
 {
@@ -584,6 +604,8 @@ wp_rec_observation(struct wp_jw *w, const struct wp_observation *o)
 		wp_jw_uint(w, "signals_passed", o->bpf->signals_passed);
 		wp_jw_end(w);
 	}
+	if (o->page != NULL)
+		obs_page(w, o->page);
 	if (o->alive >= 0)
 		wp_jw_bool(w, "target_alive_after", o->alive);
 	else

@@ -316,6 +316,17 @@ struct wp_obs_ptrace {
 	uint64_t	 native_ips;
 };
 
+/* The page backend's: its faults, how each was made, its windows. */
+struct wp_obs_page {
+	uint64_t	 pages, pages_dropped;
+	uint64_t	 faults_watched, faults_neighbour, emulated, stepped;
+	uint64_t	 kernel_writes;
+	uint64_t	 windows, windows_shared;	/* pages given back */
+	uint64_t	 signals_passed, forks_restored;
+	uint64_t	 stopped_ns;	/* the threads' time stopped by wp */
+	uint64_t	 watched_ns;	/* from arming to disarming */
+};
+
 struct wp_observation {
 	const char		*backend;
 	pid_t			 pid;
@@ -347,6 +358,7 @@ struct wp_observation {
 	const char		*follow_reason;
 	const struct wp_obs_ptrace *ptrace;	/* NULL: another backend */
 	const struct wp_obs_bpf	*bpf;		/* NULL: another backend */
+	const struct wp_obs_page *page;		/* NULL: another backend */
 	int			 alive;		/* -1: not known */
 };
 

@@ -47,7 +47,7 @@ const char *const wp_partial_names[WP_NPARTIALS] = {
 	"threads_attached_late", "threads_never_attached",
 	"threads_failed_to_arm", "events_of_unknown_origin",
 	"malformed_perf_ring_records", "follow_rebind_window",
-	"follow_rearm_failed"
+	"follow_rearm_failed", "page_windows_shared"
 };
 
 const char *const wp_lost_names[WP_NLOSTS] = { "ring_overflow" };

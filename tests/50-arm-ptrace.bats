@@ -135,19 +135,6 @@ load arm
 	assert_equal "$(wp-report --json < "$WOUT" | jq .process.slot_limit)" null
 }
 
-@test "wp-arm --backend auto: uses ptrace where breakpoints do not fire, and says so" {
-	if wp-arm --check-bp > /dev/null 2>&1; then
-		skip "hardware breakpoints fire on this machine: auto picks perf"
-	fi
-	start_target mt-writer -t 1 -n 10
-	watch_start wpt_counter -- -d 120s
-	kill -USR1 "$TPID"
-	watch_wait
-	assert_equal "$(hits)" 10
-	assert_equal "$(obs .backend)" ptrace_singlestep
-	assert_equal "$(cat "$WERR")" "wp-arm: hardware breakpoints do not fire on this machine: using the ptrace single-step backend (the target runs 10,000 times slower or more while watched)"
-}
-
 # native_lines: the table's estimate of the native run time covered,
 # made again from the observation $OBS as wp-report(1) says it is made.
 native_lines() {

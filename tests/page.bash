@@ -6,7 +6,7 @@
 
 # Where the page backend's observation counts writes to the watched
 # pages outside the watched ranges (page neighbours).
-PAGE_NEIGHBOUR_FAULTS=${PAGE_NEIGHBOUR_FAULTS:-.page.neighbour_faults}
+PAGE_NEIGHBOUR_FAULTS=${PAGE_NEIGHBOUR_FAULTS:-.page.faults_neighbour}
 
 # page_built: whether this wp-arm has the page backend (its --help
 # names it among the backends)

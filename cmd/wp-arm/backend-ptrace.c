@@ -503,8 +503,6 @@ ptrace_arm(struct watch *w, struct wp_error *e)
 	for (i = 0; i < w->nt; i++)
 		if (w->t[i].chain >= 0)
 			ptrace_rearm(w, i);	/* what they hold now */
-	if (w->callchain != CC_NONE)
-		w->armed.callchain = "cfi";
 	w->armed.threads = s->n;
 	w->armed.cpus = -1;
 	w->armed.events = -1;
@@ -633,7 +631,8 @@ ptrace_observe(struct watch *w, struct wp_observation *o)
 }
 
 const struct backend backend_ptrace = {
-	.name = "ptrace_singlestep", .traces = 1,
+	.name = "ptrace_singlestep", .traces = 1, .orphan_signal = SIGTRAP,
+	.callchain = "cfi",
 	.obs_size = sizeof(struct wp_obs_ptrace), .arm = ptrace_arm,
 	.run = ptrace_run, .count = ptrace_count, .rearm = ptrace_rearm,
 	.disarm = ptrace_disarm, .observe = ptrace_observe

@@ -1,9 +1,10 @@
 /*
- * A backend that traces (b->traces: ptrace) does so from a child
+ * A backend that traces (b->traces: ptrace, page) does so from a child
  * process, and this one supervises it.  A single-stepped
  * thread carries the trap flag, and if its tracer dies of SIGKILL the
  * kernel lets it go with the flag set: the process is killed by SIGTRAP
- * at its next instruction.  wp-arm itself (the pid a user, a shell's job
+ * at its next instruction (or, with pages left protected, by SIGSEGV at
+ * its next write there: b->orphan_signal).  wp-arm itself (the pid a user, a shell's job
  * control, timeout(1) or a service manager signals) only waits: the
  * signals it gets are passed on, and if it is killed the kernel sends the
  * child SIGTERM (PR_SET_PDEATHSIG), which detaches as for any signal.
@@ -104,7 +105,7 @@ end_line(void)
 static void
 supervise(struct watch *w, pid_t child, const sigset_t *sleepmask)
 {
-	char why[256];
+	char why[256], killer[32];
 	int status;
 	pid_t r;
 
@@ -123,10 +124,11 @@ supervise(struct watch *w, pid_t child, const sigset_t *sleepmask)
 	 * The child was killed (SIGKILL, or a fault): what it wrote is in
 	 * the stream, the rest is lost; the observation says so.
 	 */
+	snprintf(killer, sizeof killer, "%s", watch_signame(WTERMSIG(status)));
 	snprintf(why, sizeof why, "the tracing process %d was killed by %s: "
 	    "the watch ended there, the hits it had not written are lost, "
-	    "and the process was likely killed by SIGTRAP", (int)child,
-	    watch_signame(WTERMSIG(status)));
+	    "and the process was likely killed by %s", (int)child, killer,
+	    watch_signame(w->backend->orphan_signal));
 	warnx("%s", why);
 	end_line();
 	if (guard->started) {

@@ -16,18 +16,15 @@
 
 int	 input_read(struct watch *w, long *nbad, struct wp_error *e);
 
-/* The page-protection backend (backend-page.c), where it is built. */
-extern const struct backend backend_page __attribute__((weak));
-
 struct options {
-	const char	*backend;	/* auto, bpf, perf, ptrace */
+	const char	*backend;	/* auto, bpf, perf, ptrace, page */
 	int		 check_bp;
 };
 
 static const char usage_text[] =
     "usage: wp-arm [-v] [-d duration] [-n max_events] [--regs]\n"
     "              [--callchain[=fp|dwarf[,bytes]]] [--callchain-depth n]\n"
-    "              [--backend auto|bpf|perf|ptrace]\n"
+    "              [--backend auto|bpf|perf|ptrace|page]\n"
     "              [--ring-pages n] [--interval duration]\n"
     "              [--follow-mode stop|stop-all|async]\n"
     "       wp-arm --check-bp\n";
@@ -49,10 +46,11 @@ static const char help_text[] =
     "dwarf[,bytes] (the\n"
     "                           stack copied into samples, unwound by "
     "wp-decode); ptrace\n"
-    "                           always unwinds with the modules' CFI\n"
+    "                           and page always unwind with the modules' CFI\n"
     "      --callchain-depth n  at most n callers a hit, 1 to 128 (default "
     "16)\n"
-    "      --backend name       auto (the default), bpf, perf or ptrace\n"
+    "      --backend name       auto (the default), bpf, perf, ptrace or\n"
+    "                           page\n"
     "      --ring-pages n       perf ring pages per CPU, a power of two "
     "(default 64;\n"
     "                           with --regs, what kernel.perf_event_mlock_kb "
@@ -114,15 +112,11 @@ callchain_mode(const char *arg, struct watch *w)
 static const char *
 backend_name(const char *arg)
 {
-	if (strcmp(arg, "page") == 0 && &backend_page == NULL)
-		errx(WP_EXIT_USAGE, "--backend page: this wp-arm is built "
-		    "without the page-protection backend");
 	if (strcmp(arg, "perf") != 0 && strcmp(arg, "auto") != 0 &&
 	    strcmp(arg, "ptrace") != 0 && strcmp(arg, "bpf") != 0 &&
 	    strcmp(arg, "page") != 0)
-		errx(WP_EXIT_USAGE, "--backend %s: expected auto, bpf, perf%s "
-		    "ptrace%s", arg, &backend_page ? "," : " or",
-		    &backend_page ? " or page" : "");
+		errx(WP_EXIT_USAGE, "--backend %s: expected auto, bpf, perf, "
+		    "ptrace or page", arg);
 	return arg;
 }
 
@@ -310,24 +304,17 @@ canary(int verbose, char *why, size_t whysz)
 	return 0;
 }
 
-static const char slow[] = "using the ptrace single-step backend (the "
-    "target runs 10,000 times slower or more while watched)";
-
 /*
- * Where the debug registers cannot watch (why): page protection where
- * it is built, else single-step.  Says which, and why, in one line.
+ * Where the debug registers cannot watch (why): page protection.  Says
+ * so, and why, in one line.
  */
 static int
 fallback(struct watch *w, const char *why, struct wp_error *e)
 {
-	if (&backend_page != NULL) {
-		warnx("%s: using the page-protection backend (writes to the "
-		    "watched pages fault; a hot neighbour on them slows the "
-		    "target)", why);
-		return watch_use(w, &backend_page, e);
-	}
-	warnx("%s: %s", why, slow);
-	return watch_use(w, &backend_ptrace, e);
+	warnx("%s: using the page-protection backend (writes to the "
+	    "watched pages fault; a hot neighbour on them slows the "
+	    "target)", why);
+	return watch_use(w, &backend_page, e);
 }
 
 /*

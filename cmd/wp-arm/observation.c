@@ -58,6 +58,9 @@ coverage(const struct watch *w, struct wp_observation *o,
 		reasons[o->npartial++] = "follow_rebind_window";
 	if (w->modify_errors > 0)
 		reasons[o->npartial++] = "follow_rearm_failed";
+	/* a page given back to a call while other threads ran (observe) */
+	if (o->page != NULL && o->page->windows_shared > 0)
+		reasons[o->npartial++] = "page_windows_shared";
 	o->partial_reasons = reasons;
 }
 
@@ -188,7 +191,7 @@ observation_write(struct watch *w, const char *error)
 	struct wp_obs_target *ot = wp_xcalloc(w->nt, sizeof *ot);
 	struct wp_obs_follow *of = wp_xcalloc(w->nchains, sizeof *of);
 	struct wp_obs_failed *failed = wp_xcalloc(w->nthr, sizeof *failed);
-	const char *reasons[8], *lreasons[2];
+	const char *reasons[12], *lreasons[2];
 	int rc;
 
 	memset(&o, 0, sizeof o);

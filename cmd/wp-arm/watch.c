@@ -222,8 +222,10 @@ watch_run(struct watch *w, struct wp_error *e)
 	catch_signals(&orig);
 	w->waitmask = orig;
 	w->t0 = wp_now_ns();
-	if (w->callchain != CC_NONE)
+	if (w->callchain != CC_NONE) {
+		w->armed.callchain = b->callchain;	/* NULL: arm() says */
 		w->armed.callchain_depth = w->callchain_depth;
+	}
 	if (b->arm(w, e) == -1) {
 		sigprocmask(SIG_SETMASK, &orig, NULL);
 		return -1;

@@ -122,12 +122,17 @@ struct wp_observation;
  *
  * traces: the backend traces the target (ptrace), which a SIGKILL of
  * the tracer would leave harmed: main forks a supervisor first
- * (guard.c), which outlives a killed wp-arm.  obs_size: bytes of w->obs,
+ * (guard.c), which outlives a killed wp-arm; orphan_signal is the
+ * signal that then likely kills the target (SIGTRAP of a trap flag left
+ * set, SIGSEGV of a page left protected).  callchain: how it unwinds
+ * with --callchain (the armed record's), NULL: as --callchain says.  obs_size: bytes of w->obs,
  * zeroed before open(); the supervisor shares them with its child.
  */
 struct backend {
 	const char	*name;		/* as records give it */
 	int		 traces;
+	int		 orphan_signal;
+	const char	*callchain;
 	size_t		 obs_size;
 	int		(*open)(struct watch *w, struct wp_error *e);
 	int		(*arm)(struct watch *w, struct wp_error *e);
@@ -139,6 +144,7 @@ struct backend {
 };
 
 extern const struct backend backend_perf, backend_bpf, backend_ptrace;
+extern const struct backend backend_page;
 
 struct watch {
 	/* what to watch: the stream and the options */

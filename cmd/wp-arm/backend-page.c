@@ -1,0 +1,580 @@
+/*
+ * The page backend: write permission is taken away from the pages that
+ * hold the watched ranges (mprotect run in the target, tracee.c), and
+ * each write to them stops its thread with SIGSEGV, at the writing
+ * instruction itself.  A store that reaches a watched range is a hit,
+ * its writer exact; one elsewhere on the page is a neighbour's, counted.
+ * Either is then made: emulated (a plain store wp understands, written
+ * through /proc/PID/mem) or stepped (the page made writable for that one
+ * instruction, every other thread held).  System calls that may write
+ * the pages get them back for the call (a kernel write, reported as the
+ * call's), and so does the delivery of a caught signal (its frame).
+ */
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/user.h>
+
+#include <err.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "page.h"
+#include "proc.h"
+#include "syscalls.h"
+#include "tracee.h"
+#include "unwind.h"
+#include "util.h"
+#include "watch.h"
+#include "x86.h"
+
+static volatile sig_atomic_t ticked;
+
+static void
+on_tick(int sig)
+{
+	(void)sig;
+	ticked = 1;
+}
+
+static void
+set_tick(long usec)
+{
+	struct itimerval it;
+
+	it.it_interval.tv_sec = 0;
+	it.it_interval.tv_usec = usec;
+	it.it_value = it.it_interval;
+	setitimer(ITIMER_REAL, &it, NULL);
+}
+
+struct ppage *
+page_find(struct page_state *s, uint64_t addr)
+{
+	size_t lo = 0, hi = s->npg, mid;
+
+	addr &= ~(PAGE_SZ - 1);
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (s->pg[mid].addr == addr)
+			return &s->pg[mid];
+		if (s->pg[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* mprotect of page p to prot, run in stopped thread t: 0, or -1. */
+int
+page_mprotect(struct page_state *s, struct tr_thread *t, struct ppage *p,
+    int prot)
+{
+	if (tr_inject(&s->tr, t, SYS_mprotect, p->addr, PAGE_SZ,
+	    (uint64_t)prot) != 0)
+		return -1;
+	p->guarded = (prot & PROT_WRITE) == 0 && (p->own & PROT_WRITE);
+	return 0;
+}
+
+/* Gives page p back for a while (nested: counted). */
+int
+page_open(struct page_state *s, struct tr_thread *t, struct ppage *p)
+{
+	if (p->open++ > 0 || !p->guarded)
+		return 0;
+	return page_mprotect(s, t, p, p->own);
+}
+
+/* Takes it again when the last one that opened it is done. */
+void
+page_close(struct page_state *s, struct tr_thread *t, struct ppage *p)
+{
+	if (p->open > 0 && --p->open > 0)
+		return;
+	if (!p->gone && (p->own & PROT_WRITE) && !p->guarded)
+		page_mprotect(s, t, p, p->own & ~PROT_WRITE);
+}
+
+/* Resumes t as the watch runs it; the time wp held it is counted. */
+void
+page_resume(struct watch *w, struct page_state *s, struct tr_thread *t,
+    int sig)
+{
+	if (t->state != TR_STOPPED)
+		return;
+	if (t->stop != TR_GROUP)
+		obs(w)->stopped_ns += wp_now_ns() - t->stopped_at;
+	tr_resume(&s->tr, t, TR_SYSCALL, sig);
+}
+
+/* The pages the watched ranges lie on, sorted, once each. */
+static void
+collect_pages(struct watch *w, struct page_state *s)
+{
+	uint64_t a, end;
+	size_t i;
+
+	for (i = 0; i < w->nt; i++) {
+		end = w->t[i].addr + (uint64_t)w->t[i].len;
+		for (a = w->t[i].addr & ~(PAGE_SZ - 1); a < end; a += PAGE_SZ) {
+			if (page_find(s, a) != NULL)
+				continue;
+			s->pg = wp_xrealloc(s->pg, (s->npg + 1) * sizeof *s->pg);
+			memset(&s->pg[s->npg], 0, sizeof *s->pg);
+			s->pg[s->npg++].addr = a;
+			/* kept sorted: an insertion, pages are few */
+			for (size_t k = s->npg - 1; k > 0 &&
+			    s->pg[k - 1].addr > s->pg[k].addr; k--) {
+				struct ppage tmp = s->pg[k];
+
+				s->pg[k] = s->pg[k - 1];
+				s->pg[k - 1] = tmp;
+			}
+		}
+	}
+	obs(w)->pages = s->npg;
+}
+
+int
+page_prot_of(const char *perms)
+{
+	return (perms[0] == 'r' ? PROT_READ : 0) |
+	    (perms[1] == 'w' ? PROT_WRITE : 0) |
+	    (perms[2] == 'x' ? PROT_EXEC : 0);
+}
+
+/* The target entry whose range holds addr, for messages. */
+static int
+target_at(struct watch *w, uint64_t page)
+{
+	size_t i;
+
+	for (i = 0; i < w->nt; i++)
+		if (w->t[i].addr < page + PAGE_SZ &&
+		    page < w->t[i].addr + (uint64_t)w->t[i].len)
+			return w->t[i].id;
+	return -1;
+}
+
+/*
+ * A seized thread whose stack pointer is on page p or the page below
+ * it (its pushes and calls will fault at every turn), or 0.
+ */
+static pid_t
+stack_of(struct page_state *s, const struct ppage *p)
+{
+	struct user_regs_struct u;
+	size_t i;
+
+	for (i = 0; i < s->tr.n; i++)
+		if (s->tr.t[i]->state == TR_STOPPED &&
+		    ptrace(PTRACE_GETREGS, s->tr.t[i]->tid, 0, &u) == 0 &&
+		    u.rsp - 128 < p->addr + PAGE_SZ && p->addr <= u.rsp + PAGE_SZ)
+			return s->tr.t[i]->tid;
+	return 0;
+}
+
+/* PTRACE_GET_RSEQ_CONFIGURATION's answer (linux/ptrace.h) */
+struct rseq_config {
+	uint64_t	 ptr;
+	uint32_t	 size, signature, flags, pad;
+};
+#define GET_RSEQ_CONFIGURATION	0x420f
+
+/*
+ * A seized thread whose rseq area (which the kernel writes when the
+ * thread is scheduled, and kills it when it cannot) is on page p, or 0.
+ */
+static pid_t
+rseq_of(struct page_state *s, const struct ppage *p)
+{
+	struct rseq_config rc;
+	size_t i;
+
+	for (i = 0; i < s->tr.n; i++) {
+		memset(&rc, 0, sizeof rc);
+		if (s->tr.t[i]->state == TR_STOPPED &&
+		    ptrace(GET_RSEQ_CONFIGURATION, s->tr.t[i]->tid, sizeof rc,
+		    &rc) > 0 && rc.ptr != 0 && rc.ptr < p->addr + PAGE_SZ &&
+		    p->addr < rc.ptr + (rc.size ? rc.size : 32))
+			return s->tr.t[i]->tid;
+	}
+	return 0;
+}
+
+/*
+ * Each page's own protection, from the maps; a page that cannot be
+ * watched this way is refused with the reason.
+ */
+static int
+check_pages(struct watch *w, struct page_state *s, struct wp_error *e)
+{
+	const struct wp_map *m;
+	struct wp_maps maps;
+	struct ppage *p;
+	size_t i;
+	pid_t tid;
+	int rc = 0;
+
+	if (wp_proc_maps(w->pid, &maps) == -1)
+		return wp_error_set(e, WP_EXIT_PROCESS, "pid %d: maps: %s",
+		    (int)w->pid, strerror(errno));
+	for (i = 0; i < s->npg && rc == 0; i++) {
+		p = &s->pg[i];
+		if ((m = wp_proc_maps_find(&maps, p->addr)) == NULL)
+			rc = wp_error_set(e, WP_EXIT_ERROR, "target %d: page "
+			    "0x%" PRIx64 " is not mapped", target_at(w, p->addr),
+			    p->addr);
+		else if (m->perms[3] == 's')
+			rc = wp_error_set(e, WP_EXIT_ERROR, "target %d: page "
+			    "0x%" PRIx64 " is shared memory (%s): another process "
+			    "could write it unseen, and its protection is not "
+			    "this process's alone: use --backend ptrace",
+			    target_at(w, p->addr), p->addr,
+			    m->path ? m->path : "MAP_SHARED");
+		else if (m->perms[1] != 'w')
+			rc = wp_error_set(e, WP_EXIT_ERROR, "target %d: page "
+			    "0x%" PRIx64 " is not writable (%s): nothing writes "
+			    "it as it is", target_at(w, p->addr), p->addr,
+			    m->perms);
+		else if ((tid = rseq_of(s, p)) != 0)
+			rc = wp_error_set(e, WP_EXIT_ERROR, "target %d: page "
+			    "0x%" PRIx64 " holds the rseq area of thread %d, "
+			    "which the kernel writes as it schedules the thread "
+			    "(and kills it when it cannot): use --backend ptrace",
+			    target_at(w, p->addr), p->addr, (int)tid);
+		else if ((tid = stack_of(s, p)) != 0)
+			warnx("target %d: page 0x%" PRIx64 " is on the stack of "
+			    "thread %d: each push and call there faults and is "
+			    "stepped, and its system calls' writes there give the "
+			    "page back: the watch will be slow",
+			    target_at(w, p->addr), p->addr, (int)tid);
+		if (rc == 0)
+			p->own = page_prot_of(m->perms);
+	}
+	wp_proc_maps_free(&maps);
+	return rc;
+}
+
+/* A thread of the process stopped where a call can be injected. */
+struct tr_thread *
+page_injectable(struct page_state *s)
+{
+	struct tr_thread *t, *entry = NULL;
+	size_t i;
+
+	for (i = 0; i < s->tr.n; i++) {
+		t = s->tr.t[i];
+		if (t->tgid != s->tr.pid || t->state != TR_STOPPED ||
+		    t->stop == TR_GROUP)
+			continue;
+		if (t->stop != TR_SC_ENTRY)
+			return t;
+		entry = t;
+	}
+	if (entry != NULL && tr_leave_entry(&s->tr, entry) == 0)
+		return entry;
+	return NULL;
+}
+
+static void
+seize_failed(void *arg, pid_t tid, int err)
+{
+	struct watch *w = arg;
+	struct wp_thread_rec tr;
+	struct thread *t = watch_thread(w, tid, THR_FAILED);
+
+	t->state = THR_FAILED;
+	t->err = err;
+	memset(&tr, 0, sizeof tr);
+	tr.event = "arm_failed";
+	tr.tid = tid;
+	tr.err = err;
+	tr.has_time = 1;
+	tr.time_ns = watch_time(w, wp_now_ns());
+	emit_thread(w, &tr);
+}
+
+/* What the options ask that this backend does not do, in e. */
+static int
+refuse(struct watch *w, struct wp_error *e)
+{
+	size_t i;
+
+	if (w->nchains > 0)
+		return wp_error_set(e, WP_EXIT_USAGE, "--follow: the page "
+		    "backend does not re-arm pointer chains (use --backend "
+		    "ptrace)");
+	for (i = 0; i < w->nt; i++)
+		if (w->t[i].rw)
+			return wp_error_set(e, WP_EXIT_USAGE, "target %d: -a rw: "
+			    "page protection traps writes, not reads (use "
+			    "--backend ptrace)", w->t[i].id);
+	if (w->callchain == CC_DWARF)
+		return wp_error_set(e, WP_EXIT_USAGE, "--callchain dwarf: the "
+		    "page backend unwinds at the stop with the modules' CFI "
+		    "(use --callchain)");
+	return 0;
+}
+
+/* The bytes of each target now: what a kernel write is measured from. */
+static int
+read_targets(struct watch *w, struct page_state *s, struct wp_error *e)
+{
+	size_t i, maxlen = 1;
+
+	s->last = wp_xcalloc(w->nt, sizeof *s->last);
+	for (i = 0; i < w->nt; i++) {
+		s->last[i] = wp_xcalloc(1, (size_t)w->t[i].len);
+		if (maxlen < (size_t)w->t[i].len)
+			maxlen = (size_t)w->t[i].len;
+		w->t[i].armed = 1;
+	}
+	s->buf = wp_xmalloc(maxlen);
+	for (i = 0; i < w->nt; i++)
+		if (pread(s->tr.memfd, s->last[i], (size_t)w->t[i].len,
+		    (off_t)w->t[i].addr) != w->t[i].len)
+			return wp_error_set(e, WP_EXIT_ERROR, "target %d: cannot "
+			    "read 0x%" PRIx64 ": %s", w->t[i].id, w->t[i].addr,
+			    strerror(errno));
+	return 0;
+}
+
+static void
+release_state(struct watch *w, struct page_state *s)
+{
+	size_t i;
+
+	unwind_close(&s->uw);
+	for (i = 0; i < w->nt && s->last != NULL; i++)
+		free(s->last[i]);
+	for (i = 0; i < s->tr.n; i++) {
+		free(s->tr.t[i]->user);
+		s->tr.t[i]->user = NULL;
+	}
+	free(s->last);
+	free(s->buf);
+	free(s->pg);
+	tr_close(&s->tr);
+	free(s);
+	w->state = NULL;
+}
+
+/* Takes write permission away from every page. */
+static int
+protect_all(struct watch *w, struct page_state *s, struct wp_error *e)
+{
+	struct tr_thread *t;
+	size_t i;
+
+	if ((t = page_injectable(s)) == NULL)
+		return wp_error_set(e, WP_EXIT_ERROR, "pid %d: no thread "
+		    "stopped where mprotect can run", (int)w->pid);
+	for (i = 0; i < s->npg; i++)
+		if (page_mprotect(s, t, &s->pg[i],
+		    s->pg[i].own & ~PROT_WRITE) == -1) {
+			page_restore(s, t);
+			return wp_error_set(e, WP_EXIT_ERROR, "target %d: "
+			    "mprotect of page 0x%" PRIx64 " in the process "
+			    "failed", target_at(w, s->pg[i].addr),
+			    s->pg[i].addr);
+		}
+	return 0;
+}
+
+void
+page_restore(struct page_state *s, struct tr_thread *t)
+{
+	size_t i;
+
+	for (i = 0; i < s->npg; i++)
+		if (s->pg[i].guarded && !s->pg[i].gone)
+			page_mprotect(s, t, &s->pg[i], s->pg[i].own);
+}
+
+static int
+arm_stopped(struct watch *w, struct page_state *s, struct wp_error *e)
+{
+	char tracer[128];
+	long opts = PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK |
+	    PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT |
+	    PTRACE_O_TRACESYSGOOD;
+	size_t i;
+
+	if (tr_seize_all(&s->tr, opts, seize_failed, w) == 0) {
+		wp_proc_tracer(w->pid, tracer, sizeof tracer);
+		if (tracer[0] != '\0')
+			return wp_error_set(e, WP_EXIT_ERROR, "pid %d: cannot "
+			    "attach: it is traced by %s (a debugger: one tracer "
+			    "at a time)", (int)w->pid, tracer);
+		return wp_error_set(e, WP_EXIT_ERROR, "pid %d: cannot attach: "
+		    "%s", (int)w->pid, w->nthr ? strerror(w->thr[0].err) :
+		    "no thread");
+	}
+	for (i = 0; i < s->tr.n; i++)
+		watch_thread(w, s->tr.t[i]->tid, THR_SEEDED);
+	if (check_pages(w, s, e) == -1 || read_targets(w, s, e) == -1 ||
+	    protect_all(w, s, e) == -1)
+		return -1;
+	return 0;
+}
+
+static int
+page_arm(struct watch *w, struct wp_error *e)
+{
+	struct page_state *s = wp_xcalloc(1, sizeof *s);
+	struct sigaction sa;
+	size_t i;
+
+	w->state = s;
+	s->tr.memfd = -1;
+	if (refuse(w, e) == -1)
+		goto fail;
+	if (!wp_proc_alive(w->pid, w->start_time)) {
+		wp_error_set(e, WP_EXIT_PROCESS, "pid %d: the process has "
+		    "exited or its pid was reused", (int)w->pid);
+		goto fail;
+	}
+	if (tr_open(&s->tr, w->pid, e) == -1)
+		goto fail;
+	collect_pages(w, s);
+	if (arm_stopped(w, s, e) == -1) {
+		tr_detach_all(&s->tr);
+		goto fail;
+	}
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_tick;
+	sigaction(SIGALRM, &sa, NULL);
+	w->armed.threads = s->tr.n;
+	w->armed.cpus = -1;
+	w->armed.events = -1;
+	w->armed.ring_pages = -1;
+	s->t0 = wp_now_ns();
+	/* the stops found at the seize stay queued for the loop */
+	for (i = 0; i < s->tr.n; i++)
+		if (!s->tr.t[i]->queued)
+			page_resume(w, s, s->tr.t[i], 0);
+	set_tick(50000);
+	return 0;
+fail:
+	release_state(w, s);
+	return -1;
+}
+
+static void
+page_run(struct watch *w, uint64_t until)
+{
+	struct page_state *s = w->state;
+	struct tr_thread *t;
+	sigset_t blocked;
+	int none;
+
+	(void)until;		/* the 50 ms tick returns here */
+	sigprocmask(SIG_SETMASK, &w->waitmask, &blocked);
+	tr_prune(&s->tr);
+	while (!ticked && !watch_stopping(w)) {
+		if (s->exec_seen) {
+			w->stop_reason = "target_exec";
+			break;
+		}
+		if (!tr_alive(&s->tr)) {
+			w->stop_reason = "target_exited";
+			break;
+		}
+		if ((t = tr_wait(&s->tr, 1, &none)) != NULL)
+			page_event(w, s, t);
+		else if (none)
+			for (size_t i = 0; i < s->tr.n; i++)
+				s->tr.t[i]->state = TR_GONE;
+	}
+	ticked = 0;
+	sigprocmask(SIG_SETMASK, &blocked, NULL);
+}
+
+/* Every write to a watched range faults: the count is what was seen. */
+static void
+page_count(struct watch *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->nt; i++) {
+		w->t[i].counted = w->t[i].hits + w->t[i].unwritten;
+		w->t[i].counted_known = 1;
+	}
+}
+
+/*
+ * A thread to restore the pages from: one of those held, else the first
+ * of the process to stop (each has an interrupt pending), queued.
+ */
+static struct tr_thread *
+stopped_one(struct page_state *s)
+{
+	struct tr_thread *t;
+	int none, k;
+
+	for (k = 0; k < 100; k++) {
+		if ((t = page_injectable(s)) != NULL)
+			return t;
+		if ((t = tr_wait(&s->tr, 1, &none)) == NULL) {
+			if (none)
+				return NULL;
+			continue;
+		}
+		if (t->state == TR_STOPPED)
+			t->queued = 1;
+	}
+	return NULL;
+}
+
+/*
+ * Holds every thread, gives each page its own protection back, and
+ * detaches; a fault of ours still pending is not delivered (its
+ * instruction runs again, on a writable page).
+ */
+static void
+page_disarm(struct watch *w)
+{
+	struct page_state *s = w->state;
+	struct tr_thread *t;
+	size_t i;
+
+	set_tick(0);
+	tr_hold(&s->tr, NULL);
+	t = s->exec_seen || !tr_alive(&s->tr) ? NULL : stopped_one(s);
+	for (i = 0; i < s->tr.n; i++)
+		if (s->tr.t[i]->state == TR_STOPPED &&
+		    s->tr.t[i]->stop == TR_SIGNAL &&
+		    s->tr.t[i]->sig == SIGSEGV &&
+		    page_fault_ours(s, s->tr.t[i], NULL))
+			s->tr.t[i]->sig = 0;
+	if (t != NULL)
+		page_restore(s, t);
+	obs(w)->stopped_ns += s->tr.stopped_ns;
+	obs(w)->watched_ns = wp_now_ns() - s->t0;
+	tr_detach_all(&s->tr);
+	page_count(w);
+	release_state(w, s);
+}
+
+/* The counters (here, or the supervisor's copy). */
+static void
+page_observe(struct watch *w, struct wp_observation *o)
+{
+	o->page = obs(w);
+}
+
+const struct backend backend_page = {
+	.name = "page_protect", .traces = 1, .orphan_signal = SIGSEGV,
+	.callchain = "cfi", .obs_size = sizeof(struct wp_obs_page),
+	.arm = page_arm, .run = page_run, .count = page_count,
+	.disarm = page_disarm, .observe = page_observe
+};

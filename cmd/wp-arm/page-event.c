@@ -1,0 +1,611 @@
+/*
+ * What each stop means to the page backend: a write fault on a guarded
+ * page (a hit or a neighbour's write, emulated or stepped), a system
+ * call that may write the pages (a window), a signal (delivered; its
+ * frame may be written on a page: a window too), threads and processes
+ * coming and going.
+ */
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+
+#include <err.h>
+#include <elf.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <linux/futex.h>
+#include <linux/kcmp.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "page.h"
+#include "proc.h"
+#include "syscalls.h"
+#include "util.h"
+#include "watch.h"
+#include "x86.h"
+
+#define STEP_MAX	(1 << 20)	/* steps of one rep instruction */
+#define HIT_BYTES_MAX	256	/* a wider target's hits carry no bytes */
+
+static struct pthr *
+pthr_of(struct tr_thread *t)
+{
+	if (t->user == NULL)
+		t->user = wp_xcalloc(1, sizeof(struct pthr));
+	return t->user;
+}
+
+static void
+pthr_free(struct tr_thread *t)
+{
+	struct pthr *pt = t->user;
+
+	if (pt != NULL)
+		free(pt->win);
+	free(pt);
+	t->user = NULL;
+}
+
+int
+page_fault_ours(struct page_state *s, struct tr_thread *t, struct ppage **pp)
+{
+	siginfo_t si;
+	struct ppage *p;
+
+	if (ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) == -1 ||
+	    si.si_signo != SIGSEGV || si.si_code != SEGV_ACCERR ||
+	    (p = page_find(s, (uint64_t)(uintptr_t)si.si_addr)) == NULL ||
+	    !p->guarded || p->gone || !(p->own & PROT_WRITE))
+		return 0;
+	if (pp != NULL)
+		*pp = p;
+	return 1;
+}
+
+static int
+overlaps(uint64_t lo, uint64_t hi, const struct wtarget *t)
+{
+	return lo < t->addr + (uint64_t)t->len && t->addr < hi;
+}
+
+/* --callchain: the stopped thread's callers into h. */
+static void
+callers(struct watch *w, struct page_state *s, pid_t tid,
+    struct wp_hit_rec *h)
+{
+	if (!s->uw_tried) {
+		s->uw_tried = 1;
+		unwind_open(&s->uw, w->pid);
+	}
+	h->chain_status = unwind_thread(&s->uw, tid, s->chain,
+	    w->callchain_depth, &h->nchain);
+	h->chain = s->chain;
+}
+
+/*
+ * A hit on entry ti by thread tid: flags 0 with the writer at writer_ip,
+ * or the kernel's (a system call at writer_ip, or a signal's frame).
+ */
+static void
+emit(struct watch *w, struct page_state *s, size_t ti, pid_t tid,
+    uint64_t ip, uint64_t writer_ip, unsigned flags, int sig,
+    const struct wp_x86_regs *regs)
+{
+	struct wp_hit_rec h;
+	int wide = w->t[ti].len > HIT_BYTES_MAX;
+
+	if (pread(s->tr.memfd, s->buf, (size_t)w->t[ti].len,
+	    (off_t)w->t[ti].addr) != w->t[ti].len)
+		return;
+	memcpy(s->last[ti], s->buf, (size_t)w->t[ti].len);
+	memset(&h, 0, sizeof h);
+	h.pid = w->pid;
+	h.tid = tid;
+	h.cpu = -1;
+	h.time_ns = watch_time(w, wp_now_ns());
+	h.ip = ip;
+	h.exact = 1;
+	h.has_writer_ip = !(flags & WP_HIT_KERNEL);
+	h.writer_ip = writer_ip;
+	h.bytes = wide ? NULL : s->buf;
+	h.nbytes = wide ? 0 : (size_t)w->t[ti].len;
+	h.flags = flags;
+	h.signal = flags & WP_HIT_KERNEL ? sig : 0;
+	h.regs = w->regs ? regs : NULL;
+	if (w->callchain)
+		callers(w, s, tid, &h);
+	watch_hit(w, ti, &h);
+}
+
+/* Targets on the pages of win whose bytes changed: the kernel's writes. */
+static void
+kernel_writes(struct watch *w, struct page_state *s, struct tr_thread *t,
+    struct ppage **win, size_t nwin, unsigned flags, int sig)
+{
+	struct user_regs_struct u;
+	size_t ti, k;
+	int on;
+
+	if (ptrace(PTRACE_GETREGS, t->tid, 0, &u) == -1)
+		memset(&u, 0, sizeof u);
+	for (ti = 0; ti < w->nt; ti++) {
+		for (k = on = 0; k < nwin && !on; k++)
+			on = overlaps(win[k]->addr, win[k]->addr + PAGE_SZ,
+			    &w->t[ti]);
+		if (!on || pread(s->tr.memfd, s->buf, (size_t)w->t[ti].len,
+		    (off_t)w->t[ti].addr) != w->t[ti].len ||
+		    memcmp(s->buf, s->last[ti], (size_t)w->t[ti].len) == 0)
+			continue;
+		obs(w)->kernel_writes++;
+		/* the syscall instruction: two bytes before the IP */
+		emit(w, s, ti, t->tid, u.rip, u.rip - 2, flags, sig, NULL);
+	}
+}
+
+/*
+ * Steps t over in with the page writable and every other thread held;
+ * a page more that it faults on is given too.  Returns 1 when the
+ * instruction ran (all its rep rounds), 0 when another stop came
+ * first (queued; it runs again later), -1 when t is gone.
+ */
+static int
+step_over(struct watch *w, struct page_state *s, struct tr_thread *t,
+    const struct wp_x86_insn *in, struct ppage *p)
+{
+	struct user_regs_struct u;
+	struct ppage *opened[16], *q;
+	size_t nopen = 0, k;
+	int r = -1, n;
+
+	tr_hold(&s->tr, t);
+	if (page_mprotect(s, t, p, p->own) == 0)
+		opened[nopen++] = p;
+	for (n = 0; n < STEP_MAX; n++) {
+		if ((r = tr_step(&s->tr, t, 0)) == -1)
+			break;
+		if (r == 0) {
+			if (in->rep && ptrace(PTRACE_GETREGS, t->tid, 0, &u) == 0 &&
+			    u.rip == in->addr)
+				continue;
+			r = 1;
+			break;
+		}
+		if (t->stop == TR_SIGNAL && page_fault_ours(s, t, &q) &&
+		    nopen < sizeof opened / sizeof opened[0] &&
+		    page_mprotect(s, t, q, q->own) == 0) {
+			opened[nopen++] = q;
+			continue;
+		}
+		t->queued = 1;
+		r = 0;
+		break;
+	}
+	obs(w)->stepped++;
+	if (t->state != TR_STOPPED)
+		t = page_injectable(s);
+	for (k = 0; k < nopen && t != NULL; k++)
+		page_mprotect(s, t, opened[k], opened[k]->own & ~PROT_WRITE);
+	tr_release(&s->tr);
+	return r;
+}
+
+/*
+ * A write fault of t on page p: the store's range from the decoded
+ * instruction (or the faulting byte), a hit for each target it reaches,
+ * made by emulation or a step.
+ */
+static void
+on_fault(struct watch *w, struct page_state *s, struct tr_thread *t,
+    struct ppage *p, uint64_t addr)
+{
+	struct user_regs_struct u, at;
+	struct wp_x86_regs r;
+	struct wp_x86_insn in;
+	uint8_t code[16];
+	uint64_t lo = addr, hi = addr + 1;
+	size_t ti, nhit = 0;
+	int decoded, done;
+
+	if (ptrace(PTRACE_GETREGS, t->tid, 0, &u) == -1)
+		return;
+	at = u;
+	tr_regs(&u, &r);
+	memset(code, 0, sizeof code);
+	decoded = pread(s->tr.memfd, code, sizeof code, (off_t)u.rip) > 0 &&
+	    wp_x86_decode(code, sizeof code, u.rip, &in) == 0;
+	if (decoded && wp_x86_store_range(&in, &r, 0, &lo, &hi) == -1) {
+		lo = addr;
+		hi = addr + 1;
+	}
+	for (ti = 0; ti < w->nt; ti++)
+		nhit += overlaps(lo, hi, &w->t[ti]);
+	if (nhit > 0)
+		obs(w)->faults_watched++;
+	else
+		obs(w)->faults_neighbour++;
+	if (decoded && page_emulable(&in) && lo <= addr && addr < hi &&
+	    page_emulate(s, t, &u, &r, &in, lo) == 0) {
+		obs(w)->emulated++;
+		done = 1;
+	} else if (decoded)
+		done = step_over(w, s, t, &in, p) == 1;
+	else {
+		memset(&in, 0, sizeof in);
+		in.addr = u.rip;
+		done = step_over(w, s, t, &in, p) == 1;
+	}
+	if (done && ptrace(PTRACE_GETREGS, t->tid, 0, &u) == 0)
+		for (ti = 0; ti < w->nt && nhit > 0; ti++)
+			if (overlaps(lo, hi, &w->t[ti]))
+				emit(w, s, ti, t->tid, u.rip, at.rip, 0, 0, &r);
+	if (!t->queued)
+		page_resume(w, s, t, 0);
+}
+
+/* Whether futex op writes [lo, hi): the PI and WAKE_OP ones do. */
+static int
+futex_writes(const uint64_t a[6], uint64_t lo, uint64_t hi)
+{
+	int op = (int)a[1] & FUTEX_CMD_MASK;
+
+	switch (op) {
+	case FUTEX_WAKE_OP:
+		return a[4] < hi && lo < a[4] + 4;
+	case FUTEX_LOCK_PI:
+	case FUTEX_UNLOCK_PI:
+	case FUTEX_TRYLOCK_PI:
+	case FUTEX_WAIT_REQUEUE_PI:
+	case FUTEX_CMP_REQUEUE_PI:
+	case 13:	/* FUTEX_LOCK_PI2 */
+		return (a[0] < hi && lo < a[0] + 4) ||
+		    (a[4] < hi && lo < a[4] + 4);
+	}
+	return 0;
+}
+
+/*
+ * Whether system call nr may write page p: as syscalls.c knows it; a
+ * call it does not know, when an argument points into the page.
+ */
+static int
+may_write(long nr, const uint64_t a[6], const struct ppage *p)
+{
+	uint64_t lo = p->addr, hi = p->addr + PAGE_SZ;
+	int k;
+
+	if (nr == SYS_futex)
+		return futex_writes(a, lo, hi);
+	switch (syscall_writes(nr, a, lo, hi)) {
+	case SC_YES:
+		return 1;
+	case SC_NO:
+		return 0;
+	}
+	for (k = 0; k < 6; k++)
+		if (a[k] >= lo && a[k] < hi)
+			return 1;
+	return 0;
+}
+
+static int
+others_run(struct page_state *s, struct tr_thread *t)
+{
+	size_t i;
+
+	for (i = 0; i < s->tr.n; i++)
+		if (s->tr.t[i] != t && s->tr.t[i]->state != TR_GONE)
+			return 1;
+	return 0;
+}
+
+/*
+ * The entry of a system call: the pages it may write are given back
+ * (the call is turned into getpid, mprotect runs at its exit, and the
+ * call runs again); the call's re-entry then passes.
+ */
+static void
+on_sc_entry(struct watch *w, struct page_state *s, struct tr_thread *t)
+{
+	struct pthr *pt = pthr_of(t);
+	struct ppage *p;
+	size_t i;
+
+	if (t->rewind) {
+		t->rewind = 0;
+		if (pt->nwin > 0) {
+			page_resume(w, s, t, 0);
+			return;
+		}
+	}
+	pt->nr = t->nr;
+	memcpy(pt->args, t->args, sizeof pt->args);
+	pt->maps = t->nr == SYS_mprotect || t->nr == SYS_munmap ||
+	    t->nr == SYS_mremap || t->nr == SYS_mmap || t->nr == SYS_brk ||
+	    t->nr == SYS_madvise;
+	for (i = 0; i < s->npg; i++) {
+		p = &s->pg[i];
+		if (p->gone || !(p->guarded || p->open) ||
+		    !may_write(t->nr, t->args, p))
+			continue;
+		if (pt->nwin == 0 && tr_leave_entry(&s->tr, t) == -1)
+			return;
+		if (page_open(s, t, p) == -1)
+			continue;
+		pt->win = wp_xrealloc(pt->win, (pt->nwin + 1) *
+		    sizeof *pt->win);
+		pt->win[pt->nwin++] = p;
+	}
+	if (pt->nwin > 0) {
+		obs(w)->windows++;
+		if ((pt->others = others_run(s, t)) != 0)
+			obs(w)->windows_shared++;
+	}
+	page_resume(w, s, t, 0);
+}
+
+/* A page whose mapping the process changed: watched still, or gone. */
+static void
+remap_page(struct watch *w, struct page_state *s, struct tr_thread *t,
+    struct ppage *p, const struct wp_map *m)
+{
+	int own;
+
+	if (m == NULL || m->perms[3] == 's') {
+		p->gone = 1;
+		p->guarded = 0;
+		obs(w)->pages_dropped++;
+		warnx("page 0x%" PRIx64 " was %s by the process: writes to it "
+		    "are no longer watched", p->addr, m == NULL ? "unmapped" :
+		    "remapped shared");
+		return;
+	}
+	own = page_prot_of(m->perms);
+	p->own = own;
+	p->guarded = 0;
+	if ((own & PROT_WRITE) && p->open == 0)
+		page_mprotect(s, t, p, own & ~PROT_WRITE);
+}
+
+/*
+ * After a call that may change the mappings: each page's state; the
+ * protection of those in [lo, hi), which the call set, is the target's.
+ */
+static void
+remap(struct watch *w, struct page_state *s, struct tr_thread *t,
+    uint64_t lo, uint64_t hi)
+{
+	const struct wp_map *m;
+	struct wp_maps maps;
+	struct ppage *p;
+	size_t i;
+
+	if (wp_proc_maps(w->pid, &maps) == -1)
+		return;
+	for (i = 0; i < s->npg; i++) {
+		p = &s->pg[i];
+		m = wp_proc_maps_find(&maps, p->addr);
+		if (p->gone || (m != NULL && m->perms[3] != 's' &&
+		    !(p->addr < hi && lo < p->addr + PAGE_SZ)))
+			continue;
+		remap_page(w, s, t, p, m);
+	}
+	wp_proc_maps_free(&maps);
+}
+
+/* The range whose protection call nr (args a, result rv) set. */
+static void
+set_range(long nr, const uint64_t a[6], int64_t rv, uint64_t *lo,
+    uint64_t *hi)
+{
+	*lo = *hi = 0;
+	if (nr == SYS_mprotect) {
+		*lo = a[0];
+		*hi = a[0] + a[1];
+	} else if ((nr == SYS_mmap || nr == SYS_mremap) && rv >= 0) {
+		*lo = (uint64_t)rv;
+		*hi = (uint64_t)rv + (nr == SYS_mmap ? a[1] : a[2]);
+	}
+}
+
+/* The exit of a call: what it wrote, and its window closed. */
+static void
+on_sc_exit(struct watch *w, struct page_state *s, struct tr_thread *t)
+{
+	struct pthr *pt = pthr_of(t);
+	uint64_t lo, hi;
+	size_t k;
+
+	if (pt->nwin > 0) {
+		kernel_writes(w, s, t, pt->win, pt->nwin, WP_HIT_SYSCALL, 0);
+		for (k = 0; k < pt->nwin; k++)
+			page_close(s, t, pt->win[k]);
+		pt->nwin = 0;
+	}
+	if (pt->maps) {
+		pt->maps = 0;
+		set_range(pt->nr, pt->args, t->rval, &lo, &hi);
+		remap(w, s, t, lo, hi);
+	}
+	page_resume(w, s, t, 0);
+}
+
+/*
+ * A signal the thread catches: its frame may go on a guarded page (an
+ * alternate stack), so every page is given back while the kernel
+ * writes it, the others held; the step stops at the handler.
+ */
+static void
+deliver_caught(struct watch *w, struct page_state *s, struct tr_thread *t,
+    int sig)
+{
+	struct ppage **win = wp_xcalloc(s->npg + 1, sizeof *win);
+	size_t i, n = 0;
+
+	tr_hold(&s->tr, t);
+	for (i = 0; i < s->npg; i++)
+		if (s->pg[i].guarded && !s->pg[i].gone &&
+		    page_open(s, t, &s->pg[i]) == 0)
+			win[n++] = &s->pg[i];
+	obs(w)->signals_passed++;
+	if (tr_step(&s->tr, t, sig) != -1) {
+		kernel_writes(w, s, t, win, n, WP_HIT_KERNEL, sig);
+		if (t->stop != TR_SIGNAL || t->sig != SIGTRAP)
+			t->queued = 1;
+	}
+	if (t->state != TR_STOPPED)
+		t = page_injectable(s);
+	for (i = 0; i < n && t != NULL; i++)
+		page_close(s, t, win[i]);
+	free(win);
+	tr_release(&s->tr);
+	if (t != NULL && !t->queued)
+		page_resume(w, s, t, 0);
+}
+
+static void
+on_signal(struct watch *w, struct page_state *s, struct tr_thread *t)
+{
+	siginfo_t si;
+	struct ppage *p;
+
+	if (t->sig == SIGSEGV && page_fault_ours(s, t, &p) &&
+	    ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) == 0) {
+		on_fault(w, s, t, p, (uint64_t)(uintptr_t)si.si_addr);
+		return;
+	}
+	if (tr_own_trap(t)) {
+		/* a step's trap that came after another stop */
+		page_resume(w, s, t, 0);
+		return;
+	}
+	if (t->sig != SIGKILL && t->sig != SIGSTOP && s->npg > 0 &&
+	    tr_catches(t->tid, t->sig)) {
+		deliver_caught(w, s, t, t->sig);
+		return;
+	}
+	obs(w)->signals_passed++;
+	page_resume(w, s, t, t->sig);
+}
+
+/*
+ * A process started by fork, vfork or clone: sharing the memory (vfork)
+ * it is watched as a thread until it execs or exits; else it inherited
+ * the guarded pages, which are given their protection back before it is
+ * let go.
+ */
+static void
+new_process(struct watch *w, struct page_state *s, struct tr_thread *t)
+{
+	size_t i;
+
+	pthr_of(t);
+	if (syscall(SYS_kcmp, s->tr.pid, t->tgid, KCMP_VM, 0, 0) == 0) {
+		page_resume(w, s, t, 0);
+		return;
+	}
+	for (i = 0; i < s->npg; i++)
+		if (s->pg[i].guarded && !s->pg[i].gone)
+			tr_inject(&s->tr, t, SYS_mprotect, s->pg[i].addr,
+			    PAGE_SZ, (uint64_t)s->pg[i].own);
+	obs(w)->forks_restored++;
+	tr_detach(&s->tr, t, 0);
+}
+
+static void
+thread_started(struct watch *w, struct tr_thread *t)
+{
+	struct wp_thread_rec tr;
+
+	watch_thread(w, (pid_t)t->msg, THR_INHERITED);
+	memset(&tr, 0, sizeof tr);
+	tr.event = "start";
+	tr.tid = (pid_t)t->msg;
+	tr.by_tid = t->tid;
+	tr.coverage = "inherited";
+	tr.has_time = 1;
+	tr.time_ns = watch_time(w, wp_now_ns());
+	emit_thread(w, &tr);
+}
+
+static void
+forked(struct watch *w, struct tr_thread *t)
+{
+	struct wp_thread_rec tr;
+
+	w->other_processes++;
+	memset(&tr, 0, sizeof tr);
+	tr.event = "fork_process";
+	tr.pid = (pid_t)t->msg;
+	tr.by_tid = t->tid;
+	tr.has_time = 1;
+	tr.time_ns = watch_time(w, wp_now_ns());
+	emit_thread(w, &tr);
+}
+
+static void
+on_event(struct watch *w, struct page_state *s, struct tr_thread *t)
+{
+	switch (t->event) {
+	case PTRACE_EVENT_CLONE:
+		if (t->tgid == s->tr.pid &&
+		    wp_proc_exists((pid_t)t->msg) &&
+		    tr_find(&s->tr, (pid_t)t->msg) == NULL)
+			tr_add(&s->tr, (pid_t)t->msg, s->tr.pid);
+		if (t->tgid == s->tr.pid)
+			thread_started(w, t);
+		break;
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK:
+		if (t->tgid == s->tr.pid)
+			forked(w, t);
+		break;
+	case PTRACE_EVENT_EXEC:
+		if (t->tgid == s->tr.pid) {
+			s->exec_seen = 1;
+			return;		/* stopped: the watch ends */
+		}
+		tr_detach(&s->tr, t, 0);	/* a vfork child's own now */
+		return;
+	}
+	page_resume(w, s, t, 0);
+}
+
+void
+page_event(struct watch *w, struct page_state *s, struct tr_thread *t)
+{
+	switch (t->stop) {
+	case TR_EXITED:
+		if (t->tgid == s->tr.pid)
+			watch_thread(w, t->tid, THR_SEEDED)->exited = 1;
+		pthr_free(t);
+		return;
+	case TR_START:
+		if (t->tgid != s->tr.pid && t->user == NULL)
+			new_process(w, s, t);
+		else
+			page_resume(w, s, t, 0);
+		return;
+	case TR_GROUP:
+		page_resume(w, s, t, 0);
+		return;
+	case TR_SC_ENTRY:
+		on_sc_entry(w, s, t);
+		return;
+	case TR_SC_EXIT:
+		on_sc_exit(w, s, t);
+		return;
+	case TR_EVENT:
+		on_event(w, s, t);
+		return;
+	case TR_SIGNAL:
+		on_signal(w, s, t);
+		return;
+	default:
+		return;
+	}
+}

@@ -1,0 +1,100 @@
+/*
+ * page: the page backend's state, shared by backend-page.c (arming,
+ * the pages, disarming) and page-event.c (what each stop means).
+ */
+#ifndef WPARM_PAGE_H
+#define WPARM_PAGE_H
+
+#include <stdint.h>
+
+#include "tracee.h"
+#include "unwind.h"
+#include "watch.h"
+#include "x86.h"
+
+#define PAGE_SZ		4096ULL
+
+/* A page that holds part of a watched range. */
+struct ppage {
+	uint64_t	 addr;
+	int		 own;		/* the target's own PROT_* */
+	int		 guarded;	/* its write permission is taken now */
+	int		 open;		/* windows that gave it back */
+	int		 gone;		/* unmapped, or made unwritable */
+};
+
+/* A thread's window: the pages given back for its system call. */
+struct pthr {
+	struct ppage	**win;
+	size_t		 nwin;
+	int		 maps;		/* its call may change the mappings */
+	long		 nr;		/* that call, and its arguments */
+	uint64_t	 args[6];
+	int		 others;	/* another thread ran meanwhile */
+};
+
+struct page_state {
+	struct tracee	 tr;
+	struct ppage	*pg;		/* sorted by addr */
+	size_t		 npg;
+	unsigned char	**last;		/* each target's bytes, last seen */
+	unsigned char	*buf;
+	int		 exec_seen;
+	uint64_t	 t0;
+	struct unwinder	 uw;		/* --callchain */
+	int		 uw_tried;
+	uint64_t	 chain[WATCH_MAXCHAIN];
+};
+
+/* The backend's counters, in w->obs (shared with the guard). */
+static inline struct wp_obs_page *
+obs(struct watch *w)
+{
+	return w->obs;
+}
+
+/* backend-page.c */
+struct ppage *page_find(struct page_state *s, uint64_t addr);
+int	 page_prot_of(const char *perms);
+/* mprotect(p, prot) run in stopped thread t: 0, or -1. */
+int	 page_mprotect(struct page_state *s, struct tr_thread *t,
+	    struct ppage *p, int prot);
+/* Gives p back for a window; page_close takes it at the last close. */
+int	 page_open(struct page_state *s, struct tr_thread *t, struct ppage *p);
+void	 page_close(struct page_state *s, struct tr_thread *t,
+	    struct ppage *p);
+/* Every page its own protection again, run in t. */
+void	 page_restore(struct page_state *s, struct tr_thread *t);
+/* A stopped thread of the process a call can be injected into. */
+struct tr_thread *page_injectable(struct page_state *s);
+/* Resumes t (system calls traced), with sig. */
+void	 page_resume(struct watch *w, struct page_state *s,
+	    struct tr_thread *t, int sig);
+
+/* page-emulate.c */
+/*
+ * Whether wp makes store in itself: a plain mov of a register or an
+ * immediate, a stos without rep, a vector move of a whole xmm or ymm
+ * register.
+ */
+int	 page_emulable(const struct wp_x86_insn *in);
+/*
+ * Makes the store of in at lo (r: t's registers), and moves t past it
+ * (u: its registers, updated): 0, or -1.
+ */
+int	 page_emulate(struct page_state *s, struct tr_thread *t,
+	    struct user_regs_struct *u, const struct wp_x86_regs *r,
+	    const struct wp_x86_insn *in, uint64_t lo);
+
+/* page-event.c */
+/* Handles one stop of thread t. */
+void	 page_event(struct watch *w, struct page_state *s,
+	    struct tr_thread *t);
+/*
+ * Whether t's SIGSEGV is a write fault on a page of ours that its own
+ * protection lets be written; the page into *pp.
+ */
+int	 page_fault_ours(struct page_state *s, struct tr_thread *t,
+	    struct ppage **pp);
+
+#endif

@@ -1,0 +1,688 @@
+/*
+ * The ptrace engine: a thread table of a seized process, its stops
+ * waited for and classified, threads resumed, held, and made to run a
+ * system call.
+ *
+ * A system call is injected without writing code: the thread's IP is
+ * set to a `syscall` instruction that is already there (the vDSO has
+ * some, libc's text more), the call's registers are set with orig_rax
+ * -1 (so that the kernel's restart of an interrupted call leaves them
+ * alone), the thread steps that one instruction with every signal
+ * blocked, and all its registers and its signal mask are put back.
+ */
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "proc.h"
+#include "tracee.h"
+#include "util.h"
+#include "x86.h"
+
+#define HOLD_MS		200	/* a thread held stops within this */
+#define DETACH_MS	1000
+
+/* PTRACE_GET_SYSCALL_INFO's answer (linux/ptrace.h, which glibc's
+   sys/ptrace.h cannot be included with) */
+struct sc_info {
+	uint8_t		 op;
+	uint8_t		 pad[3];
+	uint32_t	 arch;
+	uint64_t	 ip, sp;
+	union {
+		struct {
+			uint64_t nr, args[6];
+		} entry;
+		struct {
+			int64_t	 rval;
+			uint8_t	 is_error;
+		} exit;
+		struct {
+			uint64_t nr, args[6];
+			uint32_t ret_data;
+		} seccomp;
+	} u;
+};
+#define SC_INFO_ENTRY	1
+#define SC_INFO_EXIT	2
+
+static pid_t
+wait_tid(pid_t tid, int *status)
+{
+	pid_t r;
+
+	while ((r = waitpid(tid, status, __WALL)) == -1 && errno == EINTR)
+		;
+	return r;
+}
+
+/*
+ * Waits up to ms milliseconds for tid's next stop: tid, 0 when it has
+ * not stopped (a vfork parent waits for its child where no interrupt
+ * reaches it), or -1.
+ */
+static pid_t
+wait_stop(pid_t tid, int *status, int ms)
+{
+	struct timespec tick = { 0, 100000 };
+	pid_t r;
+	int k;
+
+	for (k = 0; k < ms * 10; k++) {
+		if ((r = waitpid(tid, status, __WALL | WNOHANG)) != 0 &&
+		    !(r == -1 && errno == EINTR))
+			return r;
+		nanosleep(&tick, NULL);
+	}
+	return 0;
+}
+
+/* The process thread tid belongs to (Tgid of its status), or tid. */
+static pid_t
+tgid_of(pid_t tid)
+{
+	char path[64], line[256];
+	FILE *f;
+	int tgid = (int)tid;
+
+	snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
+	if ((f = fopen(path, "re")) == NULL)
+		return tid;
+	while (fgets(line, sizeof line, f) != NULL)
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	return (pid_t)tgid;
+}
+
+/* What the stop of status is, into t. */
+static void
+classify(struct tr_thread *t, int status)
+{
+	struct sc_info si;
+	int sig, ev, k;
+
+	t->status = status;
+	t->stopped_at = wp_now_ns();
+	t->listening = 0;
+	if (WIFEXITED(status) || WIFSIGNALED(status)) {
+		t->state = TR_GONE;
+		t->stop = TR_EXITED;
+		return;
+	}
+	t->state = TR_STOPPED;
+	sig = WSTOPSIG(status);
+	ev = (unsigned)status >> 16;
+	if (sig == (SIGTRAP | 0x80)) {
+		memset(&si, 0, sizeof si);
+		if (ptrace(PTRACE_GET_SYSCALL_INFO, t->tid, sizeof si, &si) > 0 &&
+		    si.op == SC_INFO_EXIT) {
+			t->stop = TR_SC_EXIT;
+			t->rval = si.u.exit.rval;
+			return;
+		}
+		t->stop = TR_SC_ENTRY;
+		t->nr = (long)si.u.entry.nr;
+		for (k = 0; k < 6; k++)
+			t->args[k] = si.u.entry.args[k];
+		return;
+	}
+	if (ev == PTRACE_EVENT_STOP) {
+		t->stop = sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN ||
+		    sig == SIGTTOU ? TR_GROUP : TR_START;
+		t->sig = sig;
+		return;
+	}
+	if (ev != 0) {
+		t->stop = TR_EVENT;
+		t->event = ev;
+		t->msg = 0;
+		ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &t->msg);
+		return;
+	}
+	t->stop = TR_SIGNAL;
+	t->sig = sig;
+}
+
+/* A `syscall` (0f 05) in the vDSO, else in an executable mapping. */
+static uint64_t
+find_gadget(pid_t pid, int memfd)
+{
+	struct wp_maps m;
+	unsigned char *buf;
+	uint64_t found = 0, len;
+	size_t i, k, pass;
+
+	if (wp_proc_maps(pid, &m) == -1)
+		return 0;
+	for (pass = 0; pass < 2 && found == 0; pass++)
+		for (i = 0; i < m.n && found == 0; i++) {
+			if (m.v[i].perms[2] != 'x' || (pass == 0 &&
+			    (m.v[i].path == NULL ||
+			    strcmp(m.v[i].path, "[vdso]") != 0)))
+				continue;
+			len = m.v[i].end - m.v[i].start;
+			if (len > (1 << 24))
+				len = 1 << 24;
+			buf = wp_xmalloc(len);
+			if (pread(memfd, buf, len, (off_t)m.v[i].start) ==
+			    (ssize_t)len)
+				for (k = 0; k + 1 < len && found == 0; k++)
+					if (buf[k] == 0x0f && buf[k + 1] == 0x05)
+						found = m.v[i].start + k;
+			free(buf);
+		}
+	wp_proc_maps_free(&m);
+	return found;
+}
+
+int
+tr_open(struct tracee *tr, pid_t pid, struct wp_error *e)
+{
+	char path[64];
+
+	memset(tr, 0, sizeof *tr);
+	tr->pid = pid;
+	snprintf(path, sizeof path, "/proc/%d/mem", (int)pid);
+	if ((tr->memfd = open(path, O_RDWR | O_CLOEXEC)) == -1)
+		return wp_error_set(e, WP_EXIT_PROCESS, "pid %d: %s: %s",
+		    (int)pid, path, strerror(errno));
+	if ((tr->gadget = find_gadget(pid, tr->memfd)) == 0) {
+		close(tr->memfd);
+		tr->memfd = -1;
+		return wp_error_set(e, WP_EXIT_ERROR, "pid %d: no syscall "
+		    "instruction in its executable mappings to run mprotect "
+		    "from", (int)pid);
+	}
+	return 0;
+}
+
+void
+tr_close(struct tracee *tr)
+{
+	size_t i;
+
+	for (i = 0; i < tr->n; i++)
+		free(tr->t[i]);
+	free(tr->t);
+	if (tr->memfd != -1)
+		close(tr->memfd);
+	tr->t = NULL;
+	tr->n = tr->cap = 0;
+	tr->memfd = -1;
+}
+
+struct tr_thread *
+tr_find(struct tracee *tr, pid_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < tr->n; i++)
+		if (tr->t[i]->tid == tid && tr->t[i]->state != TR_GONE)
+			return tr->t[i];
+	return NULL;
+}
+
+struct tr_thread *
+tr_add(struct tracee *tr, pid_t tid, pid_t tgid)
+{
+	struct tr_thread *t;
+
+	if (tr->n == tr->cap) {
+		tr->cap = tr->cap ? tr->cap * 2 : 16;
+		tr->t = wp_xrealloc(tr->t, tr->cap * sizeof *tr->t);
+	}
+	t = tr->t[tr->n++] = wp_xcalloc(1, sizeof *t);
+	t->tid = tid;
+	t->tgid = tgid;
+	t->state = TR_RUNNING;
+	t->how = TR_SYSCALL;
+	return t;
+}
+
+void
+tr_prune(struct tracee *tr)
+{
+	size_t i, k;
+
+	for (i = k = 0; i < tr->n; i++)
+		if (tr->t[i]->state == TR_GONE && !tr->t[i]->queued &&
+		    tr->t[i]->user == NULL)
+			free(tr->t[i]);
+		else
+			tr->t[k++] = tr->t[i];
+	tr->n = k;
+}
+
+int
+tr_alive(const struct tracee *tr)
+{
+	size_t i;
+
+	for (i = 0; i < tr->n; i++)
+		if (tr->t[i]->tgid == tr->pid && (tr->t[i]->state != TR_GONE ||
+		    tr->t[i]->queued))
+			return 1;
+	return 0;
+}
+
+size_t
+tr_seize_all(struct tracee *tr, long opts,
+    void (*failed)(void *arg, pid_t tid, int err), void *arg)
+{
+	struct tr_thread *t;
+	pid_t *tids;
+	size_t n, i, seized = 0;
+	int again = 1, rounds = 0, status;
+
+	tr->opts = opts;
+	/* threads may be created while seizing: repeat until none is new */
+	while (again && rounds++ < 100) {
+		again = 0;
+		if (wp_proc_tasks(tr->pid, &tids, &n) == -1)
+			break;
+		for (i = 0; i < n; i++) {
+			if (tr_find(tr, tids[i]) != NULL)
+				continue;
+			if (ptrace(PTRACE_SEIZE, tids[i], 0, (void *)opts) == -1) {
+				if (errno != ESRCH && failed != NULL)
+					failed(arg, tids[i], errno);
+				continue;
+			}
+			ptrace(PTRACE_INTERRUPT, tids[i], 0, 0);
+			tr_add(tr, tids[i], tr->pid);
+			seized++;
+			again = 1;
+		}
+		free(tids);
+	}
+	for (i = 0; i < tr->n; i++) {
+		t = tr->t[i];
+		if (t->state != TR_RUNNING)
+			continue;
+		if (wait_tid(t->tid, &status) != t->tid) {
+			t->state = TR_GONE;
+			t->stop = TR_EXITED;
+			continue;
+		}
+		classify(t, status);
+		/* anything but the interrupt's stop is the caller's to see */
+		t->queued = t->stop != TR_START;
+	}
+	return seized;
+}
+
+struct tr_thread *
+tr_wait(struct tracee *tr, int block, int *none)
+{
+	struct tr_thread *t;
+	size_t i;
+	int status;
+	pid_t tid;
+
+	*none = 0;
+	for (i = 0; i < tr->n; i++)
+		if (tr->t[i]->queued) {
+			tr->t[i]->queued = 0;
+			return tr->t[i];
+		}
+	tid = waitpid(-1, &status, __WALL | (block ? 0 : WNOHANG));
+	if (tid == 0)
+		return NULL;
+	if (tid == -1) {
+		if (errno == ECHILD)
+			*none = 1;
+		return NULL;
+	}
+	if ((t = tr_find(tr, tid)) == NULL) {
+		if (!WIFSTOPPED(status))
+			return NULL;
+		t = tr_add(tr, tid, tgid_of(tid));
+	}
+	classify(t, status);
+	return t;
+}
+
+int
+tr_resume(struct tracee *tr, struct tr_thread *t, enum tr_resume how, int sig)
+{
+	static const int req[] = { PTRACE_CONT, PTRACE_SYSCALL,
+	    PTRACE_SINGLESTEP };
+	long r;
+
+	(void)tr;
+	if (t->state != TR_STOPPED)
+		return t->state == TR_GONE ? -1 : 0;
+	t->how = how;
+	t->held = 0;
+	if ((t->listening = t->stop == TR_GROUP) != 0)
+		r = ptrace(PTRACE_LISTEN, t->tid, 0, 0);
+	else
+		r = ptrace(req[how], t->tid, 0, (void *)(long)sig);
+	if (r == -1 && errno == ESRCH) {
+		/* killed meanwhile: its exit is still to be waited for */
+		t->state = TR_RUNNING;
+		return -1;
+	}
+	t->state = TR_RUNNING;
+	t->stop = TR_NONE;
+	return 0;
+}
+
+int
+tr_step(struct tracee *tr, struct tr_thread *t, int sig)
+{
+	int status;
+
+	(void)tr;
+	if (ptrace(PTRACE_SINGLESTEP, t->tid, 0, (void *)(long)sig) == -1)
+		return -1;
+	t->state = TR_RUNNING;
+	if (wait_tid(t->tid, &status) != t->tid) {
+		t->state = TR_GONE;
+		t->stop = TR_EXITED;
+		return -1;
+	}
+	classify(t, status);
+	if (t->state == TR_GONE)
+		return -1;
+	return t->stop == TR_SIGNAL && t->sig == SIGTRAP ? 0 : 1;
+}
+
+void
+tr_hold(struct tracee *tr, struct tr_thread *except)
+{
+	struct tr_thread *t;
+	size_t i;
+	int status;
+	pid_t r;
+
+	for (i = 0; i < tr->n; i++) {
+		t = tr->t[i];
+		/* a thread in group-stop runs nothing, and would run on */
+		if (t == except || t->state != TR_RUNNING || t->listening)
+			continue;
+		if (ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) == 0)
+			t->held = 1;
+	}
+	for (i = 0; i < tr->n; i++) {
+		t = tr->t[i];
+		if (!t->held || t->state != TR_RUNNING)
+			continue;
+		if ((r = wait_stop(t->tid, &status, HOLD_MS)) == 0) {
+			/*
+			 * Not stopped yet (a vfork parent waits where no
+			 * interrupt reaches it): the interrupt stays pending,
+			 * so it stops before it runs an instruction of its
+			 * own, and that stop comes to tr_wait.
+			 */
+			t->held = 0;
+			continue;
+		}
+		if (r != t->tid) {
+			t->state = TR_GONE;
+			t->stop = TR_EXITED;
+			t->held = 0;
+			continue;
+		}
+		classify(t, status);
+		if (t->stop != TR_START) {
+			t->queued = 1;
+			t->held = 0;
+		}
+	}
+}
+
+void
+tr_release(struct tracee *tr)
+{
+	size_t i;
+
+	for (i = 0; i < tr->n; i++)
+		if (tr->t[i]->held && tr->t[i]->state == TR_STOPPED) {
+			tr->stopped_ns += wp_now_ns() - tr->t[i]->stopped_at;
+			tr_resume(tr, tr->t[i], tr->t[i]->how, 0);
+		}
+}
+
+static int trap_pending(pid_t tid);
+
+/*
+ * A stepped syscall can leave a second SIGTRAP queued behind the stop
+ * of its step: taken here (it stops the thread before it runs on).
+ */
+static void
+drain_traps(struct tr_thread *t)
+{
+	int status, k;
+
+	for (k = 0; k < 4 && trap_pending(t->tid); k++) {
+		if (ptrace(PTRACE_CONT, t->tid, 0, 0) == -1 ||
+		    wait_tid(t->tid, &status) != t->tid) {
+			t->state = TR_GONE;
+			return;
+		}
+		classify(t, status);
+		if (t->state == TR_GONE)
+			return;
+	}
+}
+
+/* Sets t's signal mask; 0, or -1. */
+static int
+set_mask(struct tr_thread *t, const uint64_t *mask)
+{
+	return (int)ptrace(PTRACE_SETSIGMASK, t->tid, sizeof *mask,
+	    (void *)mask);
+}
+
+long
+tr_inject(struct tracee *tr, struct tr_thread *t, long nr, uint64_t a0,
+    uint64_t a1, uint64_t a2)
+{
+	struct user_regs_struct saved, r;
+	struct tr_thread keep = *t;
+	uint64_t mask, all = ~0ULL;
+	long rv = -ENOSYS;
+	int k;
+
+	if (tr->gadget == 0 || t->state != TR_STOPPED ||
+	    t->stop == TR_SC_ENTRY ||
+	    ptrace(PTRACE_GETREGS, t->tid, 0, &saved) == -1 ||
+	    ptrace(PTRACE_GETSIGMASK, t->tid, sizeof mask, &mask) == -1)
+		return -ENOSYS;
+	r = saved;
+	r.rip = tr->gadget;
+	r.rax = (unsigned long)nr;
+	r.orig_rax = (unsigned long)-1;
+	r.rdi = a0;
+	r.rsi = a1;
+	r.rdx = a2;
+	if (set_mask(t, &all) == -1 ||
+	    ptrace(PTRACE_SETREGS, t->tid, 0, &r) == -1)
+		return -ENOSYS;
+	/* a group-stop or an interrupt may come first: step again */
+	for (k = 0; k < 4; k++)
+		if (tr_step(tr, t, 0) != 1 || t->stop == TR_SIGNAL)
+			break;
+	if (t->state != TR_GONE && ptrace(PTRACE_GETREGS, t->tid, 0, &r) == 0 &&
+	    r.rip == tr->gadget + 2)
+		rv = (long)r.rax;
+	if (t->state != TR_GONE)
+		drain_traps(t);
+	if (t->state != TR_GONE) {
+		ptrace(PTRACE_SETREGS, t->tid, 0, &saved);
+		set_mask(t, &mask);
+		/* what the caller knows of the stop stays true: resuming
+		   from the step's trap does what resuming from it did */
+		t->stop = keep.stop;
+		t->sig = keep.sig;
+		t->event = keep.event;
+		t->status = keep.status;
+	}
+	return rv;
+}
+
+int
+tr_leave_entry(struct tracee *tr, struct tr_thread *t)
+{
+	struct user_regs_struct r;
+	int status;
+
+	(void)tr;
+	if (t->stop != TR_SC_ENTRY ||
+	    ptrace(PTRACE_GETREGS, t->tid, 0, &t->entry_regs) == -1)
+		return -1;
+	r = t->entry_regs;
+	r.orig_rax = SYS_getpid;
+	if (ptrace(PTRACE_SETREGS, t->tid, 0, &r) == -1 ||
+	    ptrace(PTRACE_SYSCALL, t->tid, 0, 0) == -1)
+		return -1;
+	if (wait_tid(t->tid, &status) != t->tid) {
+		t->state = TR_GONE;
+		t->stop = TR_EXITED;
+		return -1;
+	}
+	classify(t, status);
+	if (t->state == TR_GONE)
+		return -1;
+	/* the call runs again from its syscall instruction (2 bytes) */
+	r = t->entry_regs;
+	r.rip -= 2;
+	r.rax = t->entry_regs.orig_rax;
+	r.orig_rax = (unsigned long)-1;
+	if (ptrace(PTRACE_SETREGS, t->tid, 0, &r) == -1)
+		return -1;
+	t->rewind = 1;
+	return 0;
+}
+
+void
+tr_detach(struct tracee *tr, struct tr_thread *t, int sig)
+{
+	(void)tr;
+	if (t->state == TR_STOPPED)
+		ptrace(PTRACE_DETACH, t->tid, 0, (void *)(long)sig);
+	t->state = TR_GONE;
+	t->queued = 0;
+}
+
+/* Whether SIGTRAP is pending for thread tid (SigPnd of its status). */
+static int
+trap_pending(pid_t tid)
+{
+	char path[64], line[256];
+	unsigned long long mask = 0;
+	FILE *f;
+
+	snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
+	if ((f = fopen(path, "re")) == NULL)
+		return 0;
+	while (fgets(line, sizeof line, f) != NULL)
+		if (sscanf(line, "SigPnd: %llx", &mask) == 1)
+			break;
+	fclose(f);
+	return mask >> (SIGTRAP - 1) & 1;
+}
+
+int
+tr_own_trap(struct tr_thread *t)
+{
+	siginfo_t si;
+
+	/* a stepped syscall reports its step as TRAP_BRKPT */
+	return t->stop == TR_SIGNAL && t->sig == SIGTRAP &&
+	    ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) == 0 &&
+	    (si.si_code == TRAP_TRACE || si.si_code == TRAP_BRKPT);
+}
+
+/*
+ * A step's SIGTRAP still queued behind another stop (an interrupt came
+ * first) would kill the process after the detach: it is taken here.
+ */
+static void
+take_trap(struct tr_thread *t)
+{
+	int status;
+
+	if (t->stop == TR_SIGNAL || !trap_pending(t->tid) ||
+	    ptrace(PTRACE_CONT, t->tid, 0, 0) == -1)
+		return;
+	if (wait_stop(t->tid, &status, DETACH_MS) != t->tid) {
+		t->state = TR_GONE;
+		return;
+	}
+	classify(t, status);
+	if (t->stop == TR_SIGNAL && t->sig == SIGTRAP)
+		t->sig = 0;
+}
+
+void
+tr_detach_all(struct tracee *tr)
+{
+	struct tr_thread *t;
+	size_t i;
+	int status;
+
+	for (i = 0; i < tr->n; i++)
+		if (tr->t[i]->state == TR_RUNNING)
+			ptrace(PTRACE_INTERRUPT, tr->t[i]->tid, 0, 0);
+	for (i = 0; i < tr->n; i++) {
+		t = tr->t[i];
+		if (t->state == TR_RUNNING) {
+			/* one that does not stop is let go as the tracer exits */
+			if (wait_stop(t->tid, &status, DETACH_MS) != t->tid) {
+				t->state = TR_GONE;
+				continue;
+			}
+			classify(t, status);
+		}
+		if (t->state == TR_STOPPED)
+			take_trap(t);
+		if (t->state != TR_STOPPED)
+			continue;
+		tr_detach(tr, t, t->stop == TR_SIGNAL && !tr_own_trap(t) ?
+		    t->sig : 0);
+	}
+}
+
+void
+tr_regs(const struct user_regs_struct *u, struct wp_x86_regs *r)
+{
+	r->v[WP_RAX] = u->rax; r->v[WP_RBX] = u->rbx; r->v[WP_RCX] = u->rcx;
+	r->v[WP_RDX] = u->rdx; r->v[WP_RSI] = u->rsi; r->v[WP_RDI] = u->rdi;
+	r->v[WP_RBP] = u->rbp; r->v[WP_RSP] = u->rsp; r->v[WP_RIP] = u->rip;
+	r->v[WP_RFLAGS] = u->eflags; r->v[WP_R8] = u->r8; r->v[WP_R9] = u->r9;
+	r->v[WP_R10] = u->r10; r->v[WP_R11] = u->r11; r->v[WP_R12] = u->r12;
+	r->v[WP_R13] = u->r13; r->v[WP_R14] = u->r14; r->v[WP_R15] = u->r15;
+	r->v[WP_FS_BASE] = u->fs_base; r->v[WP_GS_BASE] = u->gs_base;
+	r->have = (1u << WP_NREGS) - 1;
+}
+
+int
+tr_catches(pid_t tid, int sig)
+{
+	char path[64], line[256];
+	unsigned long long mask = 0;
+	FILE *f;
+
+	snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
+	if ((f = fopen(path, "re")) == NULL)
+		return 0;
+	while (fgets(line, sizeof line, f) != NULL)
+		if (sscanf(line, "SigCgt: %llx", &mask) == 1)
+			break;
+	fclose(f);
+	return sig >= 1 && sig <= 64 && (mask >> (sig - 1) & 1);
+}

@@ -1,0 +1,170 @@
+/*
+ * tracee: a process traced with ptrace, thread by thread.  Seizes every
+ * thread, waits for and classifies their stops, resumes them, holds the
+ * others while one is worked on, injects system calls into a stopped
+ * thread, and detaches everything as it was found.  The backends build
+ * on it (the page backend today; the single-step backend and --follow
+ * holding are meant to move onto it).
+ *
+ * Ownership: tr_open fills a struct tracee the caller owns; the thread
+ * entries it hands out live until tr_close (a thread that is gone keeps
+ * its entry, state TR_GONE, until tr_prune).  Nothing here writes a
+ * record: what a stop means is the caller's.
+ */
+#ifndef WPARM_TRACEE_H
+#define WPARM_TRACEE_H
+
+#include <sys/types.h>
+#include <sys/user.h>
+#include <stdint.h>
+
+#include "util.h"
+
+/* What a thread's latest stop was. */
+enum tr_stop {
+	TR_NONE,	/* running: no stop to handle */
+	TR_START,	/* its first stop after seize or clone (or an interrupt) */
+	TR_SIGNAL,	/* signal-delivery-stop: sig is about to be delivered */
+	TR_GROUP,	/* group-stop (SIGSTOP, SIGTSTP...): sig */
+	TR_SC_ENTRY,	/* entry of system call nr */
+	TR_SC_EXIT,	/* its exit, rval */
+	TR_EVENT,	/* PTRACE_EVENT_*: event, msg */
+	TR_EXITED	/* gone: exited or killed (status) */
+};
+
+enum tr_state { TR_RUNNING, TR_STOPPED, TR_GONE };
+
+/* How a thread is resumed. */
+enum tr_resume { TR_CONT, TR_SYSCALL, TR_STEP };
+
+struct tr_thread {
+	pid_t		 tid;
+	pid_t		 tgid;		/* its process: another one after fork */
+	enum tr_state	 state;
+	enum tr_stop	 stop;		/* while TR_STOPPED, and TR_EXITED */
+	int		 status;	/* the wait status of that stop */
+	int		 sig;		/* TR_SIGNAL, TR_GROUP */
+	int		 event;		/* TR_EVENT */
+	unsigned long	 msg;		/* TR_EVENT: PTRACE_GETEVENTMSG */
+	long		 nr;		/* TR_SC_ENTRY, TR_SC_EXIT */
+	uint64_t	 args[6];	/* TR_SC_ENTRY */
+	int64_t		 rval;		/* TR_SC_EXIT */
+	enum tr_resume	 how;		/* its latest resume */
+	int		 queued;	/* a stop taken by tr_hold, unreported */
+	int		 held;		/* stopped by tr_hold: tr_release */
+	int		 listening;	/* in group-stop, PTRACE_LISTEN */
+	int		 rewind;	/* tr_leave_entry: re-run its call */
+	struct user_regs_struct entry_regs;	/* for the rewind */
+	uint64_t	 stopped_at;	/* when its stop began (ns) */
+	void		*user;		/* the caller's */
+};
+
+struct tracee {
+	pid_t		  pid;
+	struct tr_thread **t;		/* entries never move */
+	size_t		  n, cap;
+	int		  memfd;	/* /proc/PID/mem, read and write */
+	uint64_t	  gadget;	/* a `syscall` (0f 05) to run, 0: none */
+	long		  opts;		/* PTRACE_O_* of every seize */
+	uint64_t	  stopped_ns;	/* threads' time held by tr_hold */
+};
+
+/* Opens pid's memory and finds a syscall instruction: 0, or -1 (e). */
+int	 tr_open(struct tracee *tr, pid_t pid, struct wp_error *e);
+/* Lets go of what tr_open and the thread table took (not a detach). */
+void	 tr_close(struct tracee *tr);
+
+/*
+ * Seizes every thread of the process (those created meanwhile too) with
+ * opts and stops each: on return every seized thread is TR_STOPPED at
+ * TR_START (or an earlier stop it had, queued).  failed(tid, errno) is
+ * called for a thread that could not be seized.  Returns the number
+ * seized.
+ */
+size_t	 tr_seize_all(struct tracee *tr, long opts,
+	    void (*failed)(void *arg, pid_t tid, int err), void *arg);
+
+/* The thread's entry, or NULL. */
+struct tr_thread *tr_find(struct tracee *tr, pid_t tid);
+/* Adds a thread the kernel traces already (a clone's, a fork's child). */
+struct tr_thread *tr_add(struct tracee *tr, pid_t tid, pid_t tgid);
+/* Frees the entries of threads that are gone. */
+void	 tr_prune(struct tracee *tr);
+/* Whether a thread of the process itself (tgid pid) is not gone. */
+int	 tr_alive(const struct tracee *tr);
+
+/*
+ * The next stop of any thread: a queued one first, then waitpid (block:
+ * waits; else WNOHANG).  A stop of a thread not in the table is added
+ * (a new thread, or a forked child: tgid tells).  NULL: nothing (or a
+ * signal interrupted the wait, or no child is left: *none set).
+ */
+struct tr_thread *tr_wait(struct tracee *tr, int block, int *none);
+
+/*
+ * Resumes stopped thread t with sig (0: none): a group-stop with
+ * PTRACE_LISTEN (it stays stopped), else as how says.  0, or -1 (the
+ * thread is gone).
+ */
+int	 tr_resume(struct tracee *tr, struct tr_thread *t, enum tr_resume how,
+	    int sig);
+
+/*
+ * Single-steps stopped thread t (delivering sig, 0: none; with a
+ * handler the step ends at its first instruction) and waits for its
+ * stop: 0 when the step ended in its trap, 1 when another stop came
+ * (t->stop says which; a fault of the stepped instruction is
+ * TR_SIGNAL), -1 when t is gone.
+ */
+int	 tr_step(struct tracee *tr, struct tr_thread *t, int sig);
+
+/*
+ * Stops every running thread but except (NULL: none) with
+ * PTRACE_INTERRUPT and waits until each has: they are marked held, and
+ * a stop other than the interrupt's is queued for tr_wait.  One that
+ * has not stopped within 200 ms is left unheld: it will stop, before it
+ * runs an instruction, and that stop comes to tr_wait.  tr_release
+ * resumes the held ones whose stop is not queued, as they ran before,
+ * and adds the time they were held to stopped_ns.
+ */
+void	 tr_hold(struct tracee *tr, struct tr_thread *except);
+void	 tr_release(struct tracee *tr);
+
+/*
+ * Runs system call nr(a0..a2) in stopped thread t (not at a system call
+ * entry: tr_leave_entry first) from the syscall instruction found by
+ * tr_open, every register restored after.  Returns its result (-errno
+ * on failure); -ENOSYS when nothing could be injected.
+ */
+long	 tr_inject(struct tracee *tr, struct tr_thread *t, long nr,
+	    uint64_t a0, uint64_t a1, uint64_t a2);
+/*
+ * At a system-call entry stop of t: the call is made getpid instead and
+ * run to its exit, where tr_inject can run; the original call is set to
+ * run again when t is resumed (t->rewind set until its entry is seen).
+ * 0, or -1 (t is gone).
+ */
+int	 tr_leave_entry(struct tracee *tr, struct tr_thread *t);
+
+/*
+ * Stops every thread, then detaches each, passing on a signal it was
+ * stopped to receive (not a step's SIGTRAP, which is taken if still
+ * pending); a thread in group-stop stays stopped.
+ */
+void	 tr_detach_all(struct tracee *tr);
+/* Detaches one stopped thread (a forked child let go) with sig. */
+void	 tr_detach(struct tracee *tr, struct tr_thread *t, int sig);
+
+/*
+ * Whether t's signal-delivery-stop is the SIGTRAP of a single-step
+ * (si_code TRAP_TRACE): one of ours, never to be delivered.
+ */
+int	 tr_own_trap(struct tr_thread *t);
+
+/* Registers as ptrace gives them, in the records' table. */
+struct wp_x86_regs;
+void	 tr_regs(const struct user_regs_struct *u, struct wp_x86_regs *r);
+/* Whether thread tid has a handler for sig (SigCgt of its status). */
+int	 tr_catches(pid_t tid, int sig);
+
+#endif

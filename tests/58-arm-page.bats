@@ -1,0 +1,308 @@
+#!/usr/bin/env bats
+# wp-arm --backend page: runs here for real (page protection needs no
+# debug registers).  The scenarios every backend shares (tests/arm.bash),
+# then what is the page backend's own: exact writers at the fault, page
+# neighbours, kernel writes, the target's health however the watch ends.
+
+load helpers
+load arm
+load callchain
+
+@test "wp-arm page: exact hits from several threads, one created mid-watch" {
+	scenario_threads page
+	assert_equal "$(obs .backend)" page_protect
+	assert_equal "$(obs .page.faults_watched)" 700
+	assert_equal "$(obs .page.pages)" 1
+	# the four threads there at the start and the late one, each named
+	run jq -r 'select(.type=="thread" and (.event=="seeded" or .event=="start")) | "\(.event) \(.comm)"' "$WOUT"
+	assert_equal "$(sort <<< "$output" | uniq -c | tr -s ' ')" "$(printf ' 4 seeded mt-writer\n 1 start mt-writer')"
+}
+
+@test "wp-arm page: a tight loop on three threads: every write counted and written" {
+	scenario_counted page
+	assert_equal "$(hits)" 2400
+	# every fault was made one way or the other
+	assert_equal "$(obs .page.faults_watched)" 2400
+	assert_equal "$(obs '.page | .emulated + .stepped')" "$(obs '.page | .faults_watched + .faults_neighbour')"
+}
+
+@test "wp-arm page: a write of the same value is still a hit" {
+	scenario_same_value page
+	run jq -r 'select(.type=="hit") | .new_value' "$WOUT"
+	assert_equal "$(sort -u <<< "$output")" "0x1"
+}
+
+@test "wp-arm page: -n stops at max events and flags truncation" {
+	scenario_max_events page
+}
+
+@test "wp-arm page: -d stops at the duration and reads the latest value" {
+	scenario_duration page
+}
+
+@test "wp-arm page: SIGINT, SIGTERM and SIGHUP yield the hits and an observation" {
+	scenario_signal page
+}
+
+@test "wp-arm page: the target exiting mid-watch ends the watch" {
+	scenario_target_exit page
+}
+
+@test "wp-arm page: exec in the target ends the watch" {
+	scenario_exec page
+}
+
+@test "wp-arm page: a pid reused since wp-resolve is refused (status 4)" {
+	scenario_pid_reused page
+}
+
+@test "wp-arm page: a malformed line is reported, the watch still runs (status 2)" {
+	scenario_malformed page
+}
+
+@test "wp-arm page: a closed stdout stops the watch and leaves the target running" {
+	scenario_closed_stdout page
+}
+
+@test "wp-arm page: however the watch ends, the target computes what it computes unwatched" {
+	scenario_healthy page
+}
+
+# unwatched_out ARGS...: what mt-writer ARGS prints, unwatched
+unwatched_out() {
+	local out=$BATS_TEST_TMPDIR/plain.$RANDOM.out p
+	"$T/mt-writer" "$@" > "$out" &
+	p=$!
+	wait_for "$out" pid 10
+	kill -USR1 "$p"
+	wait "$p"
+	tail -n +2 "$out"
+}
+
+# page_perms HEXPAGE: the permissions of the target's mapping of it
+page_perms() {
+	local range perm rest
+	while read -r range perm rest; do
+		if (( 16#${range%-*} <= 16#$1 && 16#$1 < 16#${range#*-} )); then
+			echo "$perm"
+		fi
+	done < "/proc/$TPID/maps"
+}
+
+@test "wp-arm page: every writer IP is the store in write_counter, as objdump shows it, with the value" {
+	start_target mt-writer -t 1 -n 40
+	watch_start wpt_counter -- --backend page -d 120s
+	kill -USR1 "$TPID"
+	watch_wait
+	local slide store
+	slide=$(jq -r 'select(.type=="session") | .pie_slide' "$WOUT")
+	store=$(objdump -d --no-show-raw-insn "$T/mt-writer" |
+		awk '/<write_counter>:/ { f = 1; next } f && /wpt_counter/ { sub(/:.*/, ""); gsub(/ /, ""); print; exit }')
+	run jq -r 'select(.type=="hit") | .writer_ip' "$WOUT"
+	assert_equal "${#lines[@]}" 40
+	assert_equal "$(sort -u <<< "$output")" "$(printf '0x%x' $(( slide + 0x$store )))"
+	run jq -r 'select(.type=="hit") | .new_value' "$WOUT"
+	assert_output "$(for i in $(seq 0 39); do printf '0x%x\n' $((1000000 + i)); done)"
+	# wp-decode names it, exact
+	run jq -r 'select(.type=="hit") | "\(.writer.function) \(.writer.confidence)"' <<< "$(wp-decode < "$WOUT")"
+	assert_equal "$(sort -u <<< "$output")" "write_counter exact"
+}
+
+@test "wp-arm page: read(2) into the watched page is the kernel's write by read; the target reads what it reads unwatched" {
+	local want
+	want=$(unwatched_out -t 0 -r)
+	start_target mt-writer -t 0 -r
+	watch_start wpt_counter -- --backend page -d 120s
+	kill -USR1 "$TPID"
+	watch_wait
+	assert_equal "$(tail -n +2 "$TOUT")" "$want"
+	run jq -c 'select(.type=="hit") | [.flags, .new_bytes]' "$WOUT"
+	assert_output "[[\"syscall\"],\"$(head -c 8 "$T/mt-writer" | od -An -tx1 | tr -d ' \n')\"]"
+	assert_equal "$(obs .page.kernel_writes)" 1
+	assert_equal "$(obs .page.windows)" 1
+	assert_equal "$(obs .counts_are_lower_bound)" false
+	run jq -r 'select(.type=="hit") | "\(.writer.insn) \(.writer.confidence)"' <<< "$(wp-decode < "$WOUT")"
+	assert_output "syscall exact"
+}
+
+@test "wp-arm page: a hot neighbour on the same page is counted, never a hit, and the target computes what it does unwatched" {
+	local want
+	want=$(unwatched_out -t 0 -c 100000)
+	start_target mt-writer -t 0 -c 100000
+	# wpt_score shares wpt_counter's page; the loop writes wpt_counter
+	[ $(( $(tinfo score) / 4096 )) = $(( $(tinfo counter) / 4096 )) ] || fail "not one page"
+	watch_start wpt_score -- --backend page -d 300s
+	kill -USR1 "$TPID"
+	watch_wait
+	assert_equal "$(tail -n +2 "$TOUT")" "$want"
+	assert_equal "$(hits)" 0
+	assert_equal "$(obs .page.faults_watched)" 0
+	[ "$(obs .page.faults_neighbour)" -ge 100000 ] || fail "neighbour faults: $(obs .page.faults_neighbour)"
+	assert_equal "$(obs '.page | .emulated + .stepped')" "$(obs .page.faults_neighbour)"
+}
+
+@test "wp-arm page: a forked child gets its pages back and is let go; both finish as unwatched" {
+	start_target fork-exec -c 10 -n 20
+	watch_start wpt_counter -- --backend page -d 120s
+	kill -USR1 "$TPID"
+	watch_wait
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(obs .stop_reason)" target_exited
+	grep -q '^done' "$TOUT" || fail "the target did not finish"
+	assert_equal "$(obs .thread_coverage.forked_processes)" 1
+	assert_equal "$(obs .page.forks_restored)" 1
+	# the parent's writes: the child's are to memory of its own
+	assert_equal "$(hits)" 20
+}
+
+@test "wp-arm page: SIGKILL of wp-arm mid-watch: the target runs on, its page writable again" {
+	local want page i
+	want=$(unwatched_out -t 0 -c 3000000)
+	start_target mt-writer -t 0 -c 3000000 -w
+	watch_start wpt_counter -- --backend page -d 300s
+	kill -USR1 "$TPID"
+	sleep 0.5
+	page=$(printf '%x' $(( $(tinfo counter) / 4096 * 4096 )))
+	assert_equal "$(page_perms "$page")" r--p
+	kill -9 "$WPID"
+	watch_wait
+	# the tracing process detaches once wp-arm is gone
+	for i in $(seq 200); do
+		[ "$(awk '/^TracerPid/ { print $2 }' "/proc/$TPID/status")" = 0 ] && break
+		sleep 0.05
+	done
+	assert_equal "$(awk '/^TracerPid/ { print $2 }' "/proc/$TPID/status")" 0
+	assert_equal "$(page_perms "$page")" rw-p
+	wait_for "$TOUT" '^done' 120
+	assert_equal "$(sed -n 2p "$TOUT")" "$(head -n 1 <<< "$want")"
+	kill -USR1 "$TPID"
+}
+
+@test "wp-arm page: pages it cannot watch are refused with the reason, the target untouched" {
+	start_target mt-writer -t 1 -n 5
+	run --separate-stderr bash -c "wp-resolve -p $TPID -a rw wpt_counter | wp-arm --backend page -d 5s"
+	assert_failure 64
+	assert_equal "$stderr" "wp-arm: target 0: -a rw: page protection traps writes, not reads (use --backend ptrace)"
+	# untouched: it runs as ever
+	kill -USR1 "$TPID"
+	wait_for "$TOUT" '^done' 30
+	stop_targets
+	start_target attrib shm
+	run --separate-stderr bash -c "wp-resolve -p $TPID -l 8 $(tinfo shared) | wp-arm --backend page -d 5s"
+	assert_failure 1
+	assert_equal "$stderr" "wp-arm: target 0: page $(tinfo shared) is shared memory (/dev/zero (deleted)): another process could write it unseen, and its protection is not this process's alone: use --backend ptrace"
+	# its child waits for the go
+	kill -USR1 "$TPID"
+	wait_for "$TOUT" '^done' 30
+}
+
+@test "wp-arm page: --regs gives the registers at the fault: its IP is the writer's" {
+	start_target mt-writer -t 1 -n 5
+	watch_start wpt_counter -- --backend page -d 120s --regs
+	kill -USR1 "$TPID"
+	watch_wait
+	run jq -r 'select(.type=="hit") | .regs.rip == .writer_ip' "$WOUT"
+	assert_equal "${#lines[@]}" 5
+	assert_equal "$(sort -u <<< "$output")" true
+}
+
+@test "wp-arm page --callchain: one setter called from three callers, each chain with its exact count" {
+	scenario_chain_callers callers complete --backend page --callchain
+	assert_equal "$(jq -r 'select(.type=="armed") | "\(.callchain) \(.callchain_depth)"' "$WOUT")" "cfi 16"
+}
+
+@test "wp-arm page --callchain: libc's memcpy as the writer, its callers named" {
+	scenario_chain_memcpy --backend page --callchain
+}
+
+@test "wp-arm page: a thread-local variable next to the thread's rseq area is refused, the thread unharmed" {
+	start_target tls-writer -t 3 -n 10
+	local tid
+	tid=$(tinfo "threads[1].tid")
+	run --separate-stderr bash -c "wp-resolve -p $TPID --tid $tid wpt_tls | wp-arm --backend page -d 5s"
+	assert_failure 1
+	assert_equal "$stderr" "wp-arm: target 0: page 0x$(printf '%x' $(( $(tinfo "threads[1].tls") / 4096 * 4096 ))) holds the rseq area of thread $tid, which the kernel writes as it schedules the thread (and kills it when it cannot): use --backend ptrace"
+	kill -USR1 "$TPID"
+	wait_for "$TOUT" '^done' 30
+}
+
+@test "wp-arm page: a page under a thread's stack pointer is watched, with a warning; the target runs as unwatched" {
+	local want
+	want=$(unwatched_out -t 1 -n 50)
+	start_target mt-writer -t 1 -n 50
+	watch_start "$(tinfo stack)" -- --backend page -d 120s
+	kill -USR1 "$TPID"
+	watch_wait
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(cat "$WERR")" "wp-arm: target 0: page 0x$(printf '%x' $(( $(tinfo stack) / 4096 * 4096 ))) is on the stack of thread $TPID: each push and call there faults and is stepped, and its system calls' writes there give the page back: the watch will be slow"
+	assert_equal "$(tail -n +2 "$TOUT")" "$want"
+	assert_equal "$(obs .stop_reason)" target_exited
+	[ "$(obs .page.stepped)" -ge 1 ] || fail "no push or call stepped: $(obs .page)"
+}
+
+# attrib_watch MODE ADDR-KEY RESOLVE-ARGS...: watches attrib MODE
+attrib_watch() {
+	local mode=$1 key=$2
+	shift 2
+	start_target attrib "$mode"
+	watch_start "$@" "$(tinfo "$key")" -- --backend page -d 120s
+	kill -USR1 "$TPID"
+	watch_wait
+	DEC=$(wp-decode < "$WOUT")
+}
+
+@test "wp-arm page attribution: a signal frame on a watched alternate stack is the kernel's write, with the signal" {
+	attrib_watch sigframe altstack --no-slot-limit -l 8192
+	assert_equal "$(awk '{ print $2 }' <<< "$(grep '^done' "$TOUT")")" 3
+	run jq -c 'select(.type=="hit" and (.flags | index("kernel"))) | [.writer_ip, .signal, .writer.kind, .writer.confidence, .writer.insn]' <<< "$DEC"
+	assert_equal "${#lines[@]}" 3
+	assert_equal "$(sort -u <<< "$output")" '[null,12,"kernel","unknown",null]'
+	# any other hit (the handler's own stores) is an instruction's, exact
+	run jq -r 'select(.type=="hit" and .flags == []) | "\(.writer.confidence) \(.writer.kind)"' <<< "$DEC"
+	[ -z "$output" ] || assert_equal "$(sort -u <<< "$output")" "exact write"
+	assert_equal "$(obs .page.signals_passed)" 3
+}
+
+@test "wp-arm page attribution: a read(2) the watch found blocked names the syscall instruction, and never fails" {
+	mkfifo "$BATS_TEST_TMPDIR/fifo"
+	TOUT=$BATS_TEST_TMPDIR/attrib.out
+	"$T/attrib" pipe < "$BATS_TEST_TMPDIR/fifo" > "$TOUT" &
+	TPID=$!
+	WP_TARGET_PIDS+=("$TPID")
+	exec 7> "$BATS_TEST_TMPDIR/fifo"
+	wait_for "$TOUT" pid 10
+	TINFO=$(head -n 1 "$TOUT")
+	local k
+	for ((k = 0; k < 200; k++)); do
+		[[ $(cat "/proc/$TPID/syscall" 2> /dev/null) == "0 "* ]] && break
+		sleep 0.05
+	done
+	[[ $(cat "/proc/$TPID/syscall") == "0 "* ]] || fail "the target is not in read(2)"
+	watch_start -l 8 "$(tinfo buf)" -- --backend page -d 120s
+	printf 'abcdefgh' >&7
+	exec 7>&-
+	watch_wait
+	grep -q '^done' "$TOUT" || fail "the read failed: $(cat "$TOUT")"
+	run jq -c 'select(.type=="hit") | [.flags, .new_bytes, .writer.insn, .writer.kind, .writer.confidence]' <<< "$(wp-decode < "$WOUT")"
+	assert_output '[["syscall"],"6162636465666768","syscall","syscall","exact"]'
+}
+
+@test "wp-arm page attribution: a store in the vDSO is named and decoded" {
+	attrib_watch vdso ts -l 8
+	run jq -r 'select(.type=="hit") | "\(.writer.module) \(.writer.confidence) \(.writer.kind) \(.writer.insn | split(" ")[0])"' <<< "$DEC"
+	assert_equal "${#lines[@]}" 3
+	assert_equal "$(sort -u <<< "$output")" "[vdso] exact write mov"
+}
+
+@test "wp-arm --backend auto: uses page protection where breakpoints do not fire, and says so" {
+	if wp-arm --check-bp > /dev/null 2>&1; then
+		skip "hardware breakpoints fire on this machine: auto picks bpf or perf"
+	fi
+	start_target mt-writer -t 1 -n 10
+	watch_start wpt_counter -- -d 120s
+	kill -USR1 "$TPID"
+	watch_wait
+	assert_equal "$(hits)" 10
+	assert_equal "$(obs .backend)" page_protect
+	assert_equal "$(cat "$WERR")" "wp-arm: hardware breakpoints do not fire on this machine: using the page-protection backend (writes to the watched pages fault; a hot neighbour on them slows the target)"
+}
