@@ -273,14 +273,14 @@ futex_writes(const uint64_t a[6], uint64_t lo, uint64_t hi)
  * call it does not know, when an argument points into the page.
  */
 static int
-may_write(long nr, const uint64_t a[6], const struct ppage *p)
+may_write(int memfd, long nr, const uint64_t a[6], const struct ppage *p)
 {
 	uint64_t lo = p->addr, hi = p->addr + PAGE_SZ;
 	int k;
 
 	if (nr == SYS_futex)
 		return futex_writes(a, lo, hi);
-	switch (syscall_writes(nr, a, lo, hi)) {
+	switch (syscall_writes(memfd, nr, a, lo, hi)) {
 	case SC_YES:
 		return 1;
 	case SC_NO:
@@ -330,7 +330,7 @@ on_sc_entry(struct watch *w, struct page_state *s, struct tr_thread *t)
 	for (i = 0; i < s->npg; i++) {
 		p = &s->pg[i];
 		if (p->gone || !(p->guarded || p->open) ||
-		    !may_write(t->nr, t->args, p))
+		    !may_write(s->tr.memfd, t->nr, t->args, p))
 			continue;
 		if (pt->nwin == 0 && tr_leave_entry(&s->tr, t) == -1)
 			return;
