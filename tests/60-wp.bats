@@ -181,8 +181,8 @@ assert_ended_by() {
 	assert_output "true 20 $TPID"
 }
 
-@test "wp watch: where wp-arm will single-step, no four-slot limit" {
-	wp-arm --check-bp > /dev/null 2>&1 && skip "breakpoints fire here: auto would not single-step"
+@test "wp watch: where breakpoints do not fire, page protection, with no four-slot limit" {
+	wp-arm --check-bp > /dev/null 2>&1 && skip "breakpoints fire here: auto would use them"
 	start_target mt-writer -t 1 -n 5
 	local w
 	wp watch --json -d 60s "$TPID" wpt_counter wpt_score wpt_small wpt_byte wpt_array \
@@ -192,7 +192,7 @@ assert_ended_by() {
 	kill -USR1 "$TPID"
 	wait "$w"
 	run jq -r '[.observation.backend, (.watches | length), .watches[0].accepted_hits] | map(tostring) | join(" ")' "$BATS_TEST_TMPDIR/report.json"
-	assert_output "ptrace_singlestep 5 5"
+	assert_output "page_protect 5 5"
 }
 
 @test "wp watch --callchain: memcpy writes; its callers are named in the table and the JSON" {
