@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "html.h"
 #include "report.h"
 #include "stream.h"
 #include "util.h"
@@ -19,12 +20,13 @@ struct options {
 	uint64_t	 samples;
 	uint64_t	 chains;
 	int		 progress;
+	const char	*html;		/* --html: the page's file */
 	const char	*file;
 };
 
 static const char usage_text[] =
     "usage: wp-report [--json | --table] [--samples n] [--chains n] "
-    "[--progress] [file]\n";
+    "[--progress]\n                 [--html page] [file]\n";
 
 /* --help: the usage, then a line per option */
 static const char help_text[] =
@@ -34,6 +36,7 @@ static const char help_text[] =
     "      --samples n  samples kept per target, 0 to 1000000 (default 16)\n"
     "      --chains n   call chains shown per writer, 0 to 64 (default 5)\n"
     "      --progress   a live line on standard error, when it is a terminal\n"
+    "      --html page  also write the report as one HTML page, with timelines\n"
     "  -h, --help       this help\n"
     "  -V, --version    the version\n"
     "  file             the stream to report (default: standard input)\n";
@@ -46,6 +49,7 @@ static const struct option longopts[] = {
 	{ "samples",	required_argument,	NULL, 's' },
 	{ "chains",	required_argument,	NULL, 'c' },
 	{ "progress",	no_argument,		NULL, 'p' },
+	{ "html",	required_argument,	NULL, 'H' },
 	WP_USAGE_LONGOPTS,
 	{ NULL,		0,			NULL, 0 }
 };
@@ -81,6 +85,9 @@ parse_options(int argc, char *argv[], struct options *op)
 		case 'p':
 			op->progress = isatty(STDERR_FILENO);
 			break;
+		case 'H':
+			op->html = optarg;
+			break;
 		default:
 			wp_usage_option(&use, ch);
 		}
@@ -107,9 +114,13 @@ columns(void)
 	return 100;
 }
 
-/* Reads the stream into r; returns the number of malformed lines. */
+/*
+ * Reads the stream into r (and tl, unless NULL); returns the number of
+ * malformed lines.
+ */
 static long
-read_all(struct report *r, FILE *in, const char *name, int progress)
+read_all(struct report *r, struct timeline *tl, FILE *in, const char *name,
+    int progress)
 {
 	struct wp_reader rd;
 	struct wp_record rec;
@@ -125,6 +136,8 @@ read_all(struct report *r, FILE *in, const char *name, int progress)
 			continue;
 		}
 		report_add(r, &rec);
+		if (tl != NULL)
+			timeline_record(tl, r, &rec);
 		if (progress)
 			progress_record(&rec);
 	}
@@ -135,41 +148,67 @@ read_all(struct report *r, FILE *in, const char *name, int progress)
 	return nbad;
 }
 
+/* The page of --html into hf, then closed: 0, or -1 (said). */
+static int
+write_html(const struct options *op, const struct report *r,
+    const struct timeline *tl, FILE *hf)
+{
+	if (report_html(r, tl, hf) == -1 || fflush(hf) == EOF) {
+		warn("--html %s", op->html);
+		fclose(hf);
+		return -1;
+	}
+	if (fclose(hf) == EOF) {
+		warn("--html %s", op->html);
+		return -1;
+	}
+	return 0;
+}
+
 int
 main(int argc, char *argv[])
 {
 	struct options op;
 	struct report r;
+	struct timeline tl;
+	FILE *hf = NULL;
 	struct wp_jw doc = { 0 };
 	const char *name;
 	FILE *in;
 	long nbad;
-	int rc;
+	int rc, html_failed = 0;
 
 	parse_options(argc, argv, &op);
 	/* a reader that closed the pipe (head) is seen on write: status 1 */
 	signal(SIGPIPE, SIG_IGN);
 	if ((in = wp_stream_open(op.file, &name)) == NULL)
 		err(WP_EXIT_ERROR, "%s", op.file);
+	if (op.html != NULL && (hf = fopen(op.html, "w")) == NULL)
+		err(WP_EXIT_ERROR, "--html %s", op.html);
+	timeline_init(&tl);
 	report_init(&r, (size_t)op.samples, (size_t)op.chains);
 	wp_stream_finish_on_interrupt();
-	nbad = read_all(&r, in, name, op.progress);
+	nbad = read_all(&r, hf ? &tl : NULL, in, name, op.progress);
 	report_view(&r, nbad);
+	if (hf != NULL && write_html(&op, &r, &tl, hf) == -1)
+		html_failed = 1;
 	if (op.json) {
 		report_document(&r, &doc);
 		fwrite(doc.buf, 1, doc.len, stdout);
 		putchar('\n');
 	} else
 		report_table(&r, stdout, columns());
-	rc = fflush(stdout) == EOF || ferror(stdout) ? WP_EXIT_ERROR :
+	rc = fflush(stdout) == EOF || ferror(stdout) || html_failed ?
+	    WP_EXIT_ERROR :
 	    !report_complete(&r) ? WP_EXIT_INCOMPLETE : nbad ?
 	    WP_EXIT_MALFORMED : WP_EXIT_OK;
-	if (rc == WP_EXIT_ERROR && errno != EPIPE)
+	if (rc == WP_EXIT_ERROR && !html_failed && errno != EPIPE)
 		warn("stdout");
 	else if (!report_complete(&r))
 		warnx("%s: the stream ended without an observation record; "
 		    "the report is incomplete", name);
 	wp_jw_free(&doc);
+	timeline_free(&tl);
 	report_free(&r);
 	if (in != stdin)
 		fclose(in);

@@ -1,0 +1,396 @@
+/*
+ * The report page (--html): one HTML file that needs nothing else (no
+ * network, fonts or scripts from elsewhere): the text report's header,
+ * why counts are a lower bound, and per target its timelines (a lane
+ * per writer site, then per thread, and the value written), its writers
+ * with their source lines and call chains, and its threads; the text
+ * report whole at the end.  A little script shows what is under the
+ * pointer and checks that each lane's marks add up to its count.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "html.h"
+#include "reader.h"
+#include "util.h"
+
+static const char style[] =
+    "body{font:14px/1.4 system-ui,sans-serif;margin:1em 2em;color:#222}"
+    "pre,code,.mono{font-family:ui-monospace,monospace;font-size:12px}"
+    "h2{margin-top:2em;border-bottom:1px solid #ccc}"
+    "h3{font-size:14px;margin:1.2em 0 .3em}"
+    "svg{display:block;width:100%;max-width:1200px}"
+    ".row{fill:none}.lane:nth-child(odd) .row{fill:#f4f6f8}"
+    ".name,.n,.tick,.axislabel,.vlabel{font:11px ui-monospace,monospace}"
+    ".n,.axislabel,.vlabel{text-anchor:end}.tick{text-anchor:middle}"
+    ".hit{fill:#c0392b}.bin{fill:#2e6fb7}.axis line{stroke:#888}"
+    ".value{fill:none;stroke:#27864a;stroke-width:1.5}.v{fill:#27864a}"
+    ".vband{fill:#27864a;opacity:.25}"
+    "table{border-collapse:collapse;margin:.3em 0}"
+    "th,td{padding:2px 8px;text-align:left;vertical-align:top}"
+    "th{border-bottom:1px solid #888}td.num{text-align:right}"
+    "tr.writer>td{border-top:1px solid #ddd}"
+    ".bound{color:#a04000}.note{color:#555}"
+    "ol.frames{margin:0;padding-left:1.5em}"
+    "#tip{position:fixed;pointer-events:none;background:#fff;"
+    "border:1px solid #888;padding:2px 6px;font:12px monospace;"
+    "display:none}";
+
+/* On the pointer: the bar's count and time; on load: each lane's sum. */
+static const char script[] =
+    "(function(){'use strict';"
+    "var tip=document.getElementById('tip');"
+    "function t(ns){return ns>=1e9?(ns/1e9).toPrecision(4)+' s':"
+    "ns>=1e6?(ns/1e6).toPrecision(4)+' ms':(ns/1e3).toPrecision(4)+' us';}"
+    "document.querySelectorAll('g.lane').forEach(function(g){"
+    "var s=0;g.querySelectorAll('[data-n]').forEach(function(e){"
+    "s+=Number(e.getAttribute('data-n'));});"
+    "g.setAttribute('data-drawn',String(s));"
+    "g.setAttribute('data-check',String(s)===g.getAttribute('data-hits')?"
+    "'ok':'mismatch');});"
+    "document.querySelectorAll('svg.lanes').forEach(function(svg){"
+    "var u=Number(svg.getAttribute('data-ns-per-unit'));"
+    "svg.addEventListener('mousemove',function(ev){var e=ev.target;"
+    "if(!e.hasAttribute||!e.hasAttribute('data-n')){tip.style.display="
+    "'none';return;}"
+    "var x=Number(e.getAttribute('x'))-300;tip.textContent="
+    "e.getAttribute('data-n')+(e.getAttribute('class')==='bin'?"
+    "' hits from ':' hit at ')+t(x*u);"
+    "tip.style.left=(ev.clientX+12)+'px';tip.style.top=(ev.clientY+12)+"
+    "'px';tip.style.display='block';});"
+    "svg.addEventListener('mouseleave',function(){tip.style.display="
+    "'none';});});"
+    "document.documentElement.setAttribute('data-ready','yes');})();";
+
+static const char *const bound_why[WP_NBOUNDS] = {
+	[WP_BOUND_INCOMPLETE] = "the stream ended without an observation "
+	    "record: the watch was killed or is still running",
+	[WP_BOUND_LOST] = "the kernel dropped records (a ring was full), or "
+	    "could not say whether it did",
+	[WP_BOUND_TRUNCATED] = "the watch stopped at its most hits "
+	    "(--max-events)",
+	[WP_BOUND_PARTIAL] = "some threads were not watched all the time",
+	[WP_BOUND_OUTPUT_CLOSED] = "wp-arm's output was closed before the "
+	    "end",
+	[WP_BOUND_MALFORMED] = "lines of the stream were not records",
+	[WP_BOUND_WP_ARM] = "wp-arm says so",
+	[WP_BOUND_UNMODELED] = "stores were made that wp-arm could not "
+	    "model",
+};
+
+/* The text report, as the table prints it at 100 columns, into *buf
+   (the caller frees it). */
+static void
+text_report(const struct report *r, char **buf)
+{
+	size_t n = 0;
+	FILE *m;
+
+	*buf = NULL;
+	if ((m = open_memstream(buf, &n)) == NULL)
+		wp_fatal_nomem();
+	report_table(r, m, 100);
+	if (fclose(m) == EOF)
+		wp_fatal_nomem();
+}
+
+static void
+header(const struct report *r, const char *text, FILE *f)
+{
+	const char *end = strstr(text, "\n\n");
+	size_t i, n = end != NULL ? (size_t)(end - text) + 1 : strlen(text);
+
+	fprintf(f, "<header>\n<h1>wp report: ");
+	html_fmt(f, "pid %s %s", wp_field_text(&r->session.pid),
+	    wp_field_text(&r->session.exe));
+	fprintf(f, "</h1>\n<pre class=\"header\">");
+	html_fmt(f, "%.*s", (int)n, text);
+	fprintf(f, "</pre>\n");
+	if (r->nreasons == 0) {
+		fprintf(f, "<p class=\"exact\">Counts are not a lower "
+		    "bound: nothing was missed that wp could tell.</p>\n");
+	} else {
+		fprintf(f, "<p class=\"bound\">Counts are a lower bound:"
+		    "</p>\n<ul class=\"reasons\">\n");
+		for (i = 0; i < r->nreasons; i++)
+			fprintf(f, "<li data-reason=\"%s\"><code>%s</code>: "
+			    "%s</li>\n", wp_bound_names[r->reasons[i]],
+			    wp_bound_names[r->reasons[i]],
+			    bound_why[r->reasons[i]]);
+		fprintf(f, "</ul>\n");
+	}
+	fprintf(f, "</header>\n");
+}
+
+/* The time axis: the watch's length, or to the last hit if later. */
+static int64_t
+axis_end(const struct report *r, const struct timeline *tl)
+{
+	int64_t end = r->observation.present ?
+	    wp_field_int(&r->observation.elapsed_ms) * 1000000 : 0;
+
+	if (tl->last_ns > end)
+		end = tl->last_ns;
+	return end < 1000 ? 1000 : end;
+}
+
+/* How the timelines draw: each hit, bins, or the kernel's tallies. */
+static void
+timing(const struct rtarget *t, const struct tl_target *tt,
+    const struct timeline *tl, FILE *f)
+{
+	char w[32];
+
+	html_dur(w, sizeof w, tl->width_ns);
+	if (t->tallied)
+		fprintf(f, "<p class=\"binning\" data-binned=\"tallied\">"
+		    "Counted in the kernel (every write): each bar is the "
+		    "writes tallied between two reads of the tallies, in "
+		    "bins of %s.</p>\n", w);
+	else if (tt != NULL && tt->binned)
+		fprintf(f, "<p class=\"binning\" data-binned=\"yes\">Binned: "
+		    "%llu hits are too many to draw each (more than %d); "
+		    "each bar is the hits in one bin of %s, its height its "
+		    "count.</p>\n", (unsigned long long)t->hits, TL_MAXMARKS,
+		    w);
+	else
+		fprintf(f, "<p class=\"binning\" data-binned=\"no\">Each hit "
+		    "is a mark at its time.</p>\n");
+}
+
+/* A caller: the functions inlined there, its name, its source line. */
+static void
+frame(const struct wp_frame_in *fr, FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "<li>");
+	for (i = 0; i < fr->ninlined; i++)
+		html_fmt(f, "%s (inline) < ", fr->inlined[i]);
+	if (fr->symbol != NULL)
+		html_text(f, fr->symbol);
+	else if (fr->module != NULL && fr->static_ip != NULL)
+		html_fmt(f, "%s+%s", fr->module, fr->static_ip);
+	else
+		html_text(f, fr->ip ? fr->ip : "-");
+	if (fr->source_file != NULL)
+		html_fmt(f, "  %s:%lld", fr->source_file,
+		    (long long)fr->source_line);
+	fprintf(f, "</li>");
+}
+
+/* A call chain (the JSON text aggregate.c keeps) and its hits. */
+static void
+chain(const struct rchain *c, struct wp_json *j, FILE *f)
+{
+	struct wp_frame_in *fr = NULL;
+	char st[64] = "-";
+	size_t k, n = 0;
+	int status;
+
+	fprintf(f, "<li><span class=\"n\">%llu</span> ",
+	    (unsigned long long)c->hits);
+	if (wp_json_parse(j, c->text, strlen(c->text)) == 0) {
+		status = wp_json_first(j, 0);
+		(void)wp_json_str(j, status, st, sizeof st);
+		n = wp_rec_read_frames(j, status < 0 ? -1 :
+		    wp_json_next(j, 0, status), &fr);
+	}
+	if (strcmp(st, "complete") != 0)
+		html_fmt(f, "[%s] ", st);
+	fprintf(f, "%s<ol class=\"frames\">", n ? "by" : "no callers");
+	for (k = 0; k < n; k++)
+		frame(&fr[k], f);
+	fprintf(f, "</ol></li>\n");
+	wp_frames_in_free(fr, n);
+}
+
+static void
+chains(const struct rsite *s, FILE *f)
+{
+	struct wp_json j = { 0 };
+	size_t i;
+
+	if (s->chains.n == 0 && s->chains_other == 0)
+		return;
+	fprintf(f, "<tr class=\"chains\"><td></td><td colspan=\"5\"><details>"
+	    "<summary>call chains: %zu shown</summary><ul>\n", s->nshown);
+	for (i = 0; i < s->nshown; i++)
+		chain(s->shown[i], &j, f);
+	if (s->chains_rest > 0)
+		fprintf(f, "<li>%llu in other call chains</li>\n",
+		    (unsigned long long)s->chains_rest);
+	if (s->chains_none > 0)
+		fprintf(f, "<li>%llu without a call chain (not sampled)</li>\n",
+		    (unsigned long long)s->chains_none);
+	fprintf(f, "</ul></details></td></tr>\n");
+	wp_json_free(&j);
+}
+
+static void
+writer_row(const struct rsite *s, FILE *f)
+{
+	const struct wp_writer_in *w = &s->writer;
+	char name[512], ip[24];
+
+	ip[wp_fmt_hex(ip, s->trap)] = '\0';
+	label_writer(w, w->insn ? ip : "-", name, sizeof name);
+	fprintf(f, "<tr class=\"writer\" data-trap=\"%s\" data-hits=\"%llu\">"
+	    "<td class=\"num\">%llu</td><td>%s</td><td>%s</td><td class=\""
+	    "mono\">", ip, (unsigned long long)s->hits,
+	    (unsigned long long)s->hits, wp_conf_names[s->worst],
+	    wp_kind_names[s->kind]);
+	html_text(f, name);
+	fprintf(f, "</td><td class=\"mono\">");
+	if (w->source_file != NULL)
+		html_fmt(f, "%s:%lld", w->source_file,
+		    (long long)w->source_line);
+	else
+		fprintf(f, "-");
+	fprintf(f, "</td><td class=\"mono\">");
+	html_text(f, w->insn ? w->insn : "-");
+	if (w->caveat != NULL || (w->insn == NULL && w->reason != NULL)) {
+		fprintf(f, "<br><span class=\"note\">");
+		html_text(f, w->caveat ? w->caveat : w->reason);
+		fprintf(f, "</span>");
+	}
+	fprintf(f, "</td></tr>\n");
+	chains(s, f);
+}
+
+static void
+writers(const struct rtarget *t, FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "<h3>Writers: %zu</h3>\n", t->nsorted);
+	if (t->nsorted == 0)
+		return;
+	fprintf(f, "<table class=\"writers\"><thead><tr><th>HITS</th>"
+	    "<th>CONF</th><th>KIND</th><th>WRITER</th><th>SOURCE</th>"
+	    "<th>INSTRUCTION</th></tr></thead><tbody>\n");
+	for (i = 0; i < t->nsorted; i++)
+		writer_row(t->sorted[i], f);
+	fprintf(f, "</tbody></table>\n");
+}
+
+static void
+threads(const struct report *r, const struct rtarget *t, FILE *f)
+{
+	const char *comm;
+	size_t i;
+
+	fprintf(f, "<h3>Threads: %zu</h3>\n", t->nthr);
+	if (t->nthr == 0)
+		return;
+	fprintf(f, "<table class=\"threads\"><thead><tr><th>TID</th>"
+	    "<th>NAME</th><th>HITS</th></tr></thead><tbody>\n");
+	for (i = 0; i < t->nthr; i++) {
+		comm = report_comm(r, t->thr[i].tid);
+		fprintf(f, "<tr data-tid=\"%d\"><td class=\"num\">%d</td><td>",
+		    t->thr[i].tid, t->thr[i].tid);
+		html_text(f, comm ? comm : "-");
+		fprintf(f, "</td><td class=\"num\">%llu</td></tr>\n",
+		    (unsigned long long)t->thr[i].hits);
+	}
+	if (t->other_thread_hits > 0)
+		fprintf(f, "<tr><td></td><td>other threads</td><td class=\""
+		    "num\">%llu</td></tr>\n",
+		    (unsigned long long)t->other_thread_hits);
+	fprintf(f, "</tbody></table>\n");
+}
+
+/* What and where the target is, and its counts. */
+static void
+target_head(const struct report *r, const struct rtarget *t, FILE *f)
+{
+	const struct wp_watch_pass *x = &t->rec;
+	const struct wp_field *latest = t->obs ? &t->obs->latest_value : NULL;
+
+	fprintf(f, "<h2>%s %d: ", t->follow ? "follow" : "target", t->id);
+	html_text(f, wp_field_text(&x->input));
+	fprintf(f, "</h2>\n<p class=\"where mono\">");
+	if (t->follow)
+		html_fmt(f, "pointer slot %s, %llu pointer writes",
+		    wp_field_text(&x->slot_addr),
+		    (unsigned long long)t->ptr_hits);
+	else
+		html_fmt(f, "%s%s%s%s%s%s  %s  %s bytes  %s",
+		    wp_field_text(&x->runtime_addr), x->static_addr.text ?
+		    " (static " : "", x->static_addr.text ?
+		    x->static_addr.text : "", x->static_addr.text ? " in " :
+		    "", x->static_addr.text ? wp_field_text(&x->module) : "",
+		    x->static_addr.text ? ")" : "",
+		    wp_field_text(&x->perms), wp_field_text(&x->len),
+		    wp_field_text(&x->access));
+	fprintf(f, "</p>\n<p class=\"counts\"><span class=\"hits\">%llu"
+	    "</span> hits%s%s; ", (unsigned long long)(t->tallied ?
+	    t->tallied_hits : t->hits), t->tallied ? " (tallied)" : "",
+	    r->nreasons > 0 ? " (a lower bound)" : "");
+	html_fmt(f, "initial %s, latest %s", wp_field_text(t->initial),
+	    latest ? wp_field_text(latest) : "-");
+	fprintf(f, "</p>\n");
+}
+
+static void
+section(const struct report *r, const struct rtarget *t,
+    const struct timeline *tl, FILE *f)
+{
+	const struct tl_target *tt = timeline_target(tl, t->id);
+	int64_t end = axis_end(r, tl);
+
+	fprintf(f, "<section class=\"target\" id=\"target-%d\" "
+	    "data-target=\"%d\" data-follow=\"%s\">\n", t->id, t->id,
+	    t->follow ? "yes" : "no");
+	target_head(r, t, f);
+	if (tt == NULL)
+		fprintf(f, "<p class=\"binning\" data-binned=\"no\">No hits."
+		    "</p>\n");
+	else {
+		timing(t, tt, tl, f);
+		fprintf(f, "<h3>Writers over time</h3>\n");
+		svg_lanes(r, t, tl, 0, end, f);
+		fprintf(f, "<h3>Threads over time</h3>\n");
+		svg_lanes(r, t, tl, 1, end, f);
+		fprintf(f, "<h3>Value written</h3>\n");
+	}
+	if (tt != NULL && tt->valued)
+		svg_values(tt, tl, end, f);
+	else if (tt != NULL)
+		fprintf(f, "<p class=\"note\">No hit carried the value it "
+		    "wrote (with the perf backend, --regs samples it).</p>\n");
+	writers(t, f);
+	threads(r, t, f);
+	fprintf(f, "</section>\n");
+}
+
+int
+report_html(const struct report *r, const struct timeline *tl, FILE *f)
+{
+	char *text;
+	size_t i, k;
+
+	text_report(r, &text);
+	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
+	    "<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\""
+	    "width=device-width\">\n<meta name=\"generator\" content=\""
+	    "wp-report %s\">\n<title>wp report: ", WP_VERSION);
+	html_fmt(f, "pid %s %s", wp_field_text(&r->session.pid),
+	    wp_field_text(&r->session.exe));
+	fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n", style);
+	header(r, text, f);
+	fprintf(f, "<main>\n");
+	for (k = 0; k < 2; k++)		/* the targets, then the follows */
+		for (i = 0; i < r->nt; i++)
+			if (r->t[i].follow == (int)k)
+				section(r, &r->t[i], tl, f);
+	fprintf(f, "</main>\n<details class=\"text\"><summary>The text "
+	    "report</summary>\n<pre>");
+	html_text(f, text);
+	fprintf(f, "</pre>\n</details>\n<footer class=\"note\">wp-report %s: "
+	    "this page needs nothing but itself.</footer>\n<div id=\"tip\">"
+	    "</div>\n<script>%s</script>\n</body>\n</html>\n", WP_VERSION,
+	    script);
+	free(text);
+	return ferror(f) ? -1 : 0;
+}
