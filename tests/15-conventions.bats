@@ -148,6 +148,7 @@ rw"
 	assert_output "--json
 --samples
 --chains
+--html
 --debug-file
 --debug-dir
 --module-dir
