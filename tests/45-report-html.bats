@@ -1,0 +1,239 @@
+#!/usr/bin/env bats
+# wp-report --html: the report page, checked as text (tidy, the counts
+# against the JSON report) and as a browser renders it (headless
+# Chromium: the DOM its script leaves, and a screenshot kept in
+# $WP_BUILD/artefacts/).
+
+load helpers
+
+ARTEFACTS=$WP_BUILD/artefacts
+
+# lanes PAGE KIND: "KEY HITS" of each lane of KIND (writer: KEY its trap
+# IP; thread: its tid) in the page or DOM PAGE, in its order.
+lanes() {
+	grep -o "<g class=\"lane\" data-lane=\"$2\"[^>]*>" "$1" |
+		sed -E 's/.*data-(trap|tid)="([^"]*)".*data-hits="([0-9]+)".*/\2 \3/'
+}
+
+# json_lanes JSON KIND [WATCH]: the same from the JSON report.
+json_lanes() {
+	local w=${3:-0}
+	if [ "$2" = writer ]; then
+		jq -r ".watches[$w].writer_sites[] | \"\(.trap_runtime_ip) \(.hits)\"" "$1"
+	else
+		jq -r ".watches[$w].threads[] | \"\(.tid) \(.hits)\"" "$1"
+	fi
+}
+
+# report STREAM [OPTS...]: the page ($PAGE) and JSON report ($JSON) of
+# STREAM; the page passes tidy without a warning.
+report() {
+	local s=$1
+	shift
+	PAGE=$BATS_TEST_TMPDIR/page.html
+	JSON=$BATS_TEST_TMPDIR/report.json
+	wp-report --json --html "$PAGE" "$@" "$s" > "$JSON"
+	assert_tidy "$PAGE"
+}
+
+assert_tidy() {
+	command -v tidy > /dev/null || return 0
+	run tidy -errors -q "$1"
+	assert_success
+	assert_output ""
+}
+
+# browser PAGE [PNG]: the DOM headless Chromium renders of PAGE, into
+# $DOM; with PNG, a screenshot of it there too.
+browser() {
+	local flags=(--headless --disable-gpu --hide-scrollbars
+	    --user-data-dir="$BATS_TEST_TMPDIR/chromium")
+	command -v chromium > /dev/null ||
+		skip "chromium is not installed (make deps installs it)"
+	# root: Chromium's sandbox refuses to run without this
+	[ "$(id -u)" -ne 0 ] || flags+=(--no-sandbox)
+	DOM=$BATS_TEST_TMPDIR/dom.html
+	timeout 120 chromium "${flags[@]}" --dump-dom "file://$1" > "$DOM" 2> /dev/null ||
+		fail "chromium --dump-dom failed"
+	if [ -n "${2:-}" ]; then
+		mkdir -p "$(dirname "$2")"
+		timeout 120 chromium "${flags[@]}" --window-size=1200,1000 \
+		    --screenshot="$2" "file://$1" > /dev/null 2>&1 ||
+			fail "chromium --screenshot failed"
+		[ "$(head -c 4 "$2" | tail -c 3)" = PNG ] || fail "$2 is not a PNG"
+	fi
+}
+
+# assert_rendered: the page's script ran in the browser, and each lane
+# of the DOM drew as many hits as it counts.
+assert_rendered() {
+	grep -q '<html lang="en" data-ready="yes">' "$DOM" || fail "the page's script did not run"
+	[ "$(grep -c 'data-check="mismatch"' "$DOM")" -eq 0 ] || fail "a lane draws other than its hits"
+	assert_equal "$(grep -o '<g class="lane"[^>]*data-check="ok"' "$DOM" | wc -l)" \
+		"$(grep -o '<g class="lane"' "$PAGE" | wc -l)"
+}
+
+@test "wp-report --html: a page with a lane per writer and per thread, counts as the JSON report's" {
+	report "$DATA/report-basic.in.ndjson"
+	assert_equal "$(lanes "$PAGE" writer)" "$(json_lanes "$JSON" writer)"
+	assert_equal "$(lanes "$PAGE" thread)" "$(json_lanes "$JSON" thread)"
+	assert_equal "$(lanes "$PAGE" writer | wc -l)" 3
+	# each hit is a mark (11 in all), the header is the table's
+	assert_equal "$(grep -o 'class="hit"' "$PAGE" | wc -l)" 22
+	grep -q 'data-binned="no">Each hit is a mark at its time' "$PAGE"
+	grep -q '^watch    perf_breakpoint  5002/5000 ms  stop duration  lost 0$' "$PAGE"
+	grep -q 'Counts are not a lower bound' "$PAGE"
+	# writers with their source lines and instructions
+	grep -q '<td class="mono">/src/game.c:23</td><td class="mono">mov dword ptr \[rip + 0x2e9d\], eax</td>' "$PAGE"
+	# nothing from elsewhere: no link, source, stylesheet or address
+	run grep -Ei '(src|href)=|url\(|@import|https?:' "$PAGE"
+	assert_failure
+	# the report on standard output is as without --html
+	assert_equal "$(wp-report --html "$PAGE" "$DATA/report-basic.in.ndjson")" \
+		"$(wp-report "$DATA/report-basic.in.ndjson")"
+}
+
+@test "wp-report --html: in a browser, each lane draws its hits; axis labels; a screenshot" {
+	report "$DATA/report-basic.in.ndjson"
+	browser "$PAGE" "$ARTEFACTS/report-basic.png"
+	assert_rendered
+	assert_equal "$(lanes "$DOM" writer)" "$(json_lanes "$JSON" writer)"
+	assert_equal "$(lanes "$DOM" thread)" "$(json_lanes "$JSON" thread)"
+	# the watch's time axis (5002 ms): a tick a second, in each drawing
+	run bash -c "grep -o '<text class=\"tick\"[^>]*>[^<]*<' '$DOM' | sed 's/.*>//; s/<\$//' | sort | uniq -c"
+	assert_output "      3 0
+      3 1 s
+      3 2 s
+      3 3 s
+      3 4 s
+      3 5 s"
+	grep -q '<text class="axislabel"[^>]*>time since armed</text>' "$DOM"
+	# the value written: from 0x0 to 0x136
+	grep -q '<text class="vlabel"[^>]*>0x136 (310)</text>' "$DOM"
+	grep -q '<text class="vlabel"[^>]*>0x0 (0)</text>' "$DOM"
+}
+
+@test "wp-report --html: in-kernel tallies, each bar the writes between two tallies" {
+	report "$DATA/report-tally.in.ndjson"
+	assert_equal "$(lanes "$PAGE" writer)" "0x555555555186 600
+0x5555555551a3 7"
+	assert_equal "$(lanes "$PAGE" writer)" "$(json_lanes "$JSON" writer)"
+	assert_equal "$(lanes "$PAGE" thread)" "$(json_lanes "$JSON" thread)"
+	grep -q 'data-binned="tallied"' "$PAGE"
+	# 4242 tallied 100 by 1 s and 400 by 5 s: 100 then 300
+	run bash -c "grep 'data-lane=\"thread\" data-tid=\"4242\"' '$PAGE' | grep -o 'data-n=\"[0-9]*\"'"
+	assert_output 'data-n="100"
+data-n="300"'
+	browser "$PAGE"
+	assert_rendered
+}
+
+@test "wp-report --html: text from the stream is text: a symbol named <script> cannot run" {
+	local s=$BATS_TEST_TMPDIR/hostile.ndjson
+	sed -e 's|"symbol":"pick_coin+0x0"|"symbol":"<script>document.title=\\"pwned\\"</script>"|' \
+	    -e 's|"function":"hit_enemy"|"function":"<img src=x onerror=alert(1)>"|' \
+	    -e 's|"symbol":"hit_enemy+0xd"|"symbol":"a\&amp;b</td></tr></table>\\u0007"|' \
+	    -e 's|"file":"/src/game.c","line":29|"file":"/src/<b>\x27q\x27</b>.c","line":29|' \
+	    -e 's|"exe":"/opt/game/bin/game"|"exe":"/opt/<i>game</i>"|' \
+	    "$DATA/report-basic.in.ndjson" > "$s"
+	echo '{"type":"thread","event":"start","tid":4243,"by_tid":4242,"coverage":"inherited","time_ns":600,"comm":"<svg onload=alert(2)>"}' > "$s.2"
+	sed -i '5r '"$s.2" "$s"
+	report "$s"
+	# one script element, the page's own; the names as text
+	assert_equal "$(grep -o '<script' "$PAGE" | wc -l)" 1
+	grep -q '&lt;script&gt;document.title=&quot;pwned&quot;&lt;/script&gt;' "$PAGE"
+	grep -q 'a&amp;amp;b&lt;/td&gt;&lt;/tr&gt;&lt;/table&gt;?' "$PAGE"
+	grep -q '/src/&lt;b&gt;&#39;q&#39;&lt;/b&gt;.c:29' "$PAGE"
+	grep -q '<title>wp report: pid 4242 /opt/&lt;i&gt;game&lt;/i&gt;</title>' "$PAGE"
+	grep -q '4243 &lt;svg onload=alert(2)&gt;' "$PAGE"
+	run grep -E '<(img|svg onload|i>|b>)' "$PAGE"
+	assert_failure
+	browser "$PAGE"
+	assert_rendered
+	assert_equal "$(grep -o '<script' "$DOM" | wc -l)" 1
+	grep -q '<title>wp report: pid 4242 /opt/&lt;i&gt;game&lt;/i&gt;</title>' "$DOM"
+	run grep -E '<img|pwned</title>|<svg onload' "$DOM"
+	assert_failure
+}
+
+@test "wp-report --html: 200,000 hits are binned, and the page says so and stays small" {
+	local s=$BATS_TEST_TMPDIR/big.ndjson f=$DATA/report-basic.in.ndjson
+	# three writers and two threads in turn, a hit every 25 us for 5 s
+	{
+		head -n 5 "$f"
+		sed -n '6p;11p;15p' "$f" | awk -v n=200000 '
+		{ i = index($0, "\"time_ns\":"); p[NR] = substr($0, 1, i + 9)
+		  r = substr($0, i + 10); s[NR] = substr(r, index(r, ",")) }
+		END { for (i = 0; i < n; i++) printf "%s%.0f%s\n", p[1 + i % 3], i * 25000, s[1 + i % 3] }'
+		tail -n 1 "$f"
+	} > "$s"
+	report "$s"
+	assert_equal "$(jq '.watches[0].accepted_hits' "$JSON")" 200000
+	assert_equal "$(lanes "$PAGE" writer)" "$(json_lanes "$JSON" writer)"
+	assert_equal "$(lanes "$PAGE" thread)" "$(json_lanes "$JSON" thread)"
+	grep -q 'data-binned="yes">Binned: 200000 hits are too many to draw each' "$PAGE"
+	assert_equal "$(grep -c 'class="hit"' "$PAGE")" 0
+	local size
+	size=$(stat -c %s "$PAGE")
+	[ "$size" -lt 300000 ] || fail "the page is $size bytes"
+	browser "$PAGE" "$ARTEFACTS/report-binned.png"
+	assert_rendered
+}
+
+@test "wp-report --html: a page that cannot be written is an error (status 1); wp says so before watching" {
+	run --separate-stderr wp-report --html "$BATS_TEST_TMPDIR/no/page.html" "$DATA/report-basic.in.ndjson"
+	assert_failure 1
+	assert_equal "$stderr" "wp-report: --html $BATS_TEST_TMPDIR/no/page.html: No such file or directory"
+	assert_equal "$output" ""
+	run --separate-stderr wp report --html "$BATS_TEST_TMPDIR/no/page.html" "$DATA/report-basic.in.ndjson"
+	assert_failure 1
+	assert_equal "$stderr" "wp: --html $BATS_TEST_TMPDIR/no/page.html: no such directory $BATS_TEST_TMPDIR/no"
+	run --separate-stderr wp watch --html "$BATS_TEST_TMPDIR" 1 x
+	assert_failure 1
+	assert_equal "$stderr" "wp: --html $BATS_TEST_TMPDIR: is a directory"
+	# wp report --html: the page of a saved stream
+	run wp report --html "$BATS_TEST_TMPDIR/page.html" "$DATA/report-basic.in.ndjson"
+	assert_success
+	grep -q 'data-lane="writer"' "$BATS_TEST_TMPDIR/page.html"
+}
+
+@test "wp watch --html: two threads writing 50 times each; the page counts as the report" {
+	start_target mt-writer -t 2 -n 50
+	local save=$BATS_TEST_TMPDIR/raw.ndjson
+	PAGE=$BATS_TEST_TMPDIR/watch.html
+	JSON=$BATS_TEST_TMPDIR/report.json
+	wp watch --json --html "$PAGE" --save "$save" -d 120s "$TPID" wpt_counter > "$JSON" 2> "$BATS_TEST_TMPDIR/err" &
+	local w=$!
+	wait_for "$save" '"type":"armed"' 60
+	kill -USR1 "$TPID"
+	wait "$w"
+	assert_equal "$(jq '.watches[0].accepted_hits' "$JSON")" 100
+	assert_equal "$(lanes "$PAGE" writer | awk '{ print $2 }')" 100
+	assert_equal "$(lanes "$PAGE" thread)" "$(json_lanes "$JSON" thread)"
+	assert_equal "$(lanes "$PAGE" thread | awk '{ print $2 }')" "50
+50"
+	assert_tidy "$PAGE"
+	browser "$PAGE"
+	assert_rendered
+}
+
+@test "wp watch --html: the demo game's score, as the README shows it" {
+	"$WP_BUILD/wp-demo" > "$BATS_TEST_TMPDIR/demo.out" &
+	WP_TARGET_PIDS+=("$!")
+	local pid=$! i
+	for i in $(seq 100); do
+		[ -s "$BATS_TEST_TMPDIR/demo.out" ] && break
+		sleep 0.05
+	done
+	PAGE=$BATS_TEST_TMPDIR/demo.html
+	JSON=$BATS_TEST_TMPDIR/demo.json
+	run --separate-stderr wp watch --json --html "$PAGE" -d 3s "$pid" score
+	assert_success
+	printf '%s\n' "$output" > "$JSON"
+	assert_equal "$(lanes "$PAGE" writer)" "$(json_lanes "$JSON" writer)"
+	assert_equal "$(lanes "$PAGE" writer | wc -l)" 3
+	assert_tidy "$PAGE"
+	browser "$PAGE" "$ARTEFACTS/report-page.png"
+	assert_rendered
+	grep -q '<svg class="values"' "$DOM"
+}
