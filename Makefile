@@ -43,6 +43,8 @@ DEPS	 = gcc make pkg-config libelf-dev libdw-dev libcapstone-dev \
 	   util-linux procps gdb time mandoc debuginfod libdebuginfod1
 # and those make deb and its test need
 DEBDEPS	 = debhelper dpkg-dev lintian fakeroot
+# and those the report page's test needs (tests/45-report-html.bats)
+PAGEDEPS = chromium tidy
 
 all: tools $(O)/wp-demo targets
 
@@ -146,7 +148,7 @@ demo: deps all
 	@sh share/demo/run-demo.sh $(O)
 
 deps:
-	@sh tests/deps.sh $(DEPS) $(DEBDEPS)
+	@sh tests/deps.sh $(DEPS) $(DEBDEPS) $(PAGEDEPS)
 
 check: deps all
 	@WP_BUILD=$(CURDIR)/$(O) sh tests/run.sh

@@ -329,11 +329,12 @@ timeline_record(struct timeline *tl, const struct report *r,
 	size_t i;
 
 	if (strcmp(rec->type, "armed") == 0 && tl->nt == 0) {
-		/* a bin width that fits the watch's duration */
+		/* bins that span the watch's duration and a little more, in
+		   whole microseconds */
 		wp_rec_read_armed(rec, &a);
-		while (a.duration_ms > 0 && a.duration_ms < INT64_MAX / 2000000
-		    && tl->width_ns * TL_NBINS < a.duration_ms * 1050000)
-			tl->width_ns *= 2;
+		if (a.duration_ms > 0 && a.duration_ms < INT64_MAX / 2000000)
+			tl->width_ns = (a.duration_ms * 1050000 / TL_NBINS /
+			    1000 + 1) * 1000;
 		return;
 	}
 	tally = strcmp(rec->type, "tally") == 0;
