@@ -220,6 +220,7 @@ add_value(struct tl_target *t, size_t b, uint64_t v)
 		vb->max = v;
 	vb->last = v;
 	vb->have = 1;
+	t->vlast = v;
 	if (!t->valued || v < t->vmin)
 		t->vmin = v;
 	if (!t->valued || v > t->vmax)

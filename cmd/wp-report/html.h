@@ -68,6 +68,7 @@ struct tl_target {
 	int		 binned;	/* more hits than TL_MAXMARKS */
 	int		 valued;	/* a hit had a value */
 	uint64_t	 vmin, vmax;	/* of all values */
+	uint64_t	 vlast;		/* the latest */
 };
 
 struct timeline {
@@ -109,5 +110,19 @@ void	 html_fmt(FILE *f, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
 /* A duration on an axis: "0", "250 ms", "1.5 s", "20 us". */
 void	 html_dur(char *buf, size_t sz, int64_t ns);
+
+/*
+ * live.c: the live view (--live) of r and tl, on standard error: a table
+ * redrawn in place (table 1) or a line, every interval_ms.  The reading
+ * loop holds live_lock while it adds a record to r and tl, then passes
+ * it to live_record; live_stop ends the view (erasing the table) before
+ * the report is written.
+ */
+void	 live_start(const struct report *r, const struct timeline *tl,
+	    int table, long interval_ms);
+void	 live_lock(void);
+void	 live_unlock(void);
+void	 live_record(const struct wp_record *rec);
+void	 live_stop(void);
 
 #endif

@@ -21,12 +21,15 @@ struct options {
 	uint64_t	 chains;
 	int		 progress;
 	const char	*html;		/* --html: the page's file */
+	int		 live;		/* 0, or 1 + table (--live) */
+	uint64_t	 interval_ms;	/* --interval */
 	const char	*file;
 };
 
 static const char usage_text[] =
     "usage: wp-report [--json | --table] [--samples n] [--chains n] "
-    "[--progress]\n                 [--html page] [file]\n";
+    "[--progress]\n                 [--live[=table|lines] [--interval duration]] "
+    "[--html page] [file]\n";
 
 /* --help: the usage, then a line per option */
 static const char help_text[] =
@@ -37,6 +40,10 @@ static const char help_text[] =
     "      --chains n   call chains shown per writer, 0 to 64 (default 5)\n"
     "      --progress   a live line on standard error, when it is a terminal\n"
     "      --html page  also write the report as one HTML page, with timelines\n"
+    "      --live[=how] the counts so far on standard error: a table redrawn\n"
+    "                   (the default on a terminal) or a line per interval\n"
+    "      --interval duration\n"
+    "                   how often --live draws (default 1s)\n"
     "  -h, --help       this help\n"
     "  -V, --version    the version\n"
     "  file             the stream to report (default: standard input)\n";
@@ -50,9 +57,25 @@ static const struct option longopts[] = {
 	{ "chains",	required_argument,	NULL, 'c' },
 	{ "progress",	no_argument,		NULL, 'p' },
 	{ "html",	required_argument,	NULL, 'H' },
+	{ "live",	optional_argument,	NULL, 'L' },
+	{ "interval",	required_argument,	NULL, 'i' },
 	WP_USAGE_LONGOPTS,
 	{ NULL,		0,			NULL, 0 }
 };
+
+/* --live[=table|lines]: a table where standard error is a terminal. */
+static void
+live_option(struct options *op, const char *how)
+{
+	if (how == NULL)
+		op->live = 1 + isatty(STDERR_FILENO);
+	else if (strcmp(how, "table") == 0)
+		op->live = 2;
+	else if (strcmp(how, "lines") == 0)
+		op->live = 1;
+	else
+		errx(WP_EXIT_USAGE, "--live=%s: not table or lines", how);
+}
 
 static void
 parse_options(int argc, char *argv[], struct options *op)
@@ -62,6 +85,7 @@ parse_options(int argc, char *argv[], struct options *op)
 	memset(op, 0, sizeof *op);
 	op->samples = 16;
 	op->chains = 5;
+	op->interval_ms = 1000;
 	while ((ch = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'j':
@@ -87,6 +111,17 @@ parse_options(int argc, char *argv[], struct options *op)
 			break;
 		case 'H':
 			op->html = optarg;
+			break;
+		case 'L':
+			live_option(op, optarg);
+			break;
+		case 'i':
+			if (wp_parse_duration_ms(optarg, &op->interval_ms) == -1)
+				errx(WP_EXIT_USAGE, "--interval %s: not a "
+				    "duration (10 for seconds, 500ms, 1.5s)",
+				    optarg);
+			if (op->interval_ms > 86400000)
+				op->interval_ms = 86400000;
 			break;
 		default:
 			wp_usage_option(&use, ch);
@@ -120,8 +155,10 @@ columns(void)
  */
 static long
 read_all(struct report *r, struct timeline *tl, FILE *in, const char *name,
-    int progress)
+    const struct options *op)
 {
+	int progress = op->progress && !op->live;
+
 	struct wp_reader rd;
 	struct wp_record rec;
 	long nbad;
@@ -130,19 +167,29 @@ read_all(struct report *r, struct timeline *tl, FILE *in, const char *name,
 	wp_reader_init(&rd, in, name);
 	if (progress)
 		progress_start();
+	if (op->live)
+		live_start(r, tl, op->live == 2, (long)op->interval_ms);
 	while ((rc = wp_stream_read(&rd, &rec)) != 0) {
 		if (rc == -1) {
 			warnx("%s", rd.err.msg);
 			continue;
 		}
+		if (op->live)
+			live_lock();
 		report_add(r, &rec);
 		if (tl != NULL)
 			timeline_record(tl, r, &rec);
+		if (op->live) {
+			live_record(&rec);
+			live_unlock();
+		}
 		if (progress)
 			progress_record(&rec);
 	}
 	if (progress)
 		progress_stop();
+	if (op->live)
+		live_stop();
 	nbad = rd.nbad;
 	wp_reader_free(&rd);
 	return nbad;
@@ -188,7 +235,7 @@ main(int argc, char *argv[])
 	timeline_init(&tl);
 	report_init(&r, (size_t)op.samples, (size_t)op.chains);
 	wp_stream_finish_on_interrupt();
-	nbad = read_all(&r, hf ? &tl : NULL, in, name, op.progress);
+	nbad = read_all(&r, hf || op.live ? &tl : NULL, in, name, &op);
 	report_view(&r, nbad);
 	if (hf != NULL && write_html(&op, &r, &tl, hf) == -1)
 		html_failed = 1;
