@@ -292,15 +292,20 @@ static void *
 run(void *arg)
 {
 	struct timespec due;
-	int rc = 0;
+	int rc = 0, timed = 0;
 
 	(void)arg;
 	pthread_mutex_lock(&L.mu);
 	while (!L.stop) {
-		rc = L.armed && !L.kick ? pthread_cond_timedwait(&L.cv, &L.mu,
+		if (L.armed && !L.kick && !timed) {
+			next_due(&due);		/* the first, a line's */
+			timed = 1;
+		}
+		rc = timed && !L.kick ? pthread_cond_timedwait(&L.cv, &L.mu,
 		    &due) : L.kick ? 0 : pthread_cond_wait(&L.cv, &L.mu);
 		if (L.stop || !L.armed || (!L.kick && rc != ETIMEDOUT))
 			continue;
+		timed = 1;
 		L.kick = 0;
 		tick();
 		next_due(&due);
@@ -354,7 +359,8 @@ live_record(const struct wp_record *rec)
 		L.duration_ms = a.duration_ms >= 0 ? (long)a.duration_ms : -1;
 		clock_gettime(CLOCK_MONOTONIC, &L.t0);
 		L.tprev = L.t0;
-		L.armed = L.kick = 1;
+		L.armed = 1;
+		L.kick = L.table;	/* the table at once; lines from 1 s */
 		pthread_cond_signal(&L.cv);
 	} else if (strcmp(rec->type, "observation") == 0)
 		L.stop = 1;

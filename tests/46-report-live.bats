@@ -1,0 +1,106 @@
+#!/usr/bin/env bats
+# The live view (wp-report --live, wp watch): on a pseudo-terminal
+# (script(1)) a table redrawn in place every interval, cut to the
+# terminal's size, erased before the report; a line per interval where
+# standard error is not a terminal.
+
+load helpers
+
+setup() {
+	command -v script > /dev/null || skip "script(1) (util-linux) is not installed"
+}
+
+# frames: the frames of the table in $output, each after a line
+# "--frame--", the escapes that move and clear taken out.
+frames() {
+	sed 's/\x1b\[[0-9]*A//g; s/\x1b\[J/\n--frame--\n/g' <<< "$output" |
+		tr -d '\r' | awk '/^--frame--$/ { t = 0; print; next } /^wp: watching/ { t = 1 } t'
+}
+
+# after_erase TEXT: after the table's last erase, TEXT is the report,
+# its first line "process  pid ...", and no escape of the terminal's.
+after_erase() {
+	local rest
+	rest=$(sed 's/.*\x1b\[J\r//' <<< "$1" | sed -n '/^process  pid /,$p')
+	[ -n "$rest" ] || fail "no report after the table"
+	run grep -c $'\x1b' <<< "$rest"
+	assert_output 0
+}
+
+# counts: the hits of target 0 in each frame, one a line.
+counts() {
+	frames | sed -nE 's/^  target 0 .*  ([0-9]+) hits  .*/\1/p'
+}
+
+# feed: the fixture report-basic, its hits in three parts a second apart.
+FEED="f=$DATA/report-basic.in.ndjson; head -n 4 \$f; sleep 0.3; sed -n 5,8p \$f; sleep 1.2; sed -n 9,12p \$f; sleep 1.2; tail -n +13 \$f"
+
+@test "wp-report --live on a terminal: counts grow between frames, the last as the report's, then erased" {
+	run script -qec "stty cols 100 rows 40; ($FEED) | '$WP_BUILD/wp-report' --live --interval 1s" /dev/null
+	assert_success
+	# a frame at arming, one a second, one at the end: 0, 3, 6, 11 hits
+	assert_equal "$(counts | tr '\n' ' ')" "0 3 6 11 "
+	# the last frame's writers are the report's, and it says the lane's rate
+	assert_equal "$(frames | awk '/^--frame--$/ { n++ } n == 4' | sed -nE 's/^ +([0-9]+)  ([a-z_]+\+0x[0-9a-f]+) .*/\2 \1/p')" \
+		"$(wp-report --json "$DATA/report-basic.in.ndjson" | jq -r '.watches[0].writer_sites[] | "\(.writer_symbol) \(.hits)"')"
+	frames | grep -qE '^  target 1 lives  0 hits  0/s  latest 0x3$|^  target 1 lives  0 hits  0/s  latest -$'
+	# erased, then the report, with nothing of the terminal's after it
+	assert_equal "$(grep -c $'\x1b\\[J\rprocess  pid 4242  game' <<< "$output")" 1
+	after_erase "$output"
+}
+
+@test "wp-report --live on a terminal: a resize cuts the next frames to the new width" {
+	local feed="f=$DATA/report-basic.in.ndjson; head -n 4 \$f; sleep 0.3; sed -n 5,8p \$f; sleep 1.2; stty cols 30; sed -n 9,12p \$f; sleep 1.2; tail -n +13 \$f"
+	run script -qec "stty cols 100 rows 40; ($feed) | '$WP_BUILD/wp-report' --live --interval 1s > /dev/null" /dev/null
+	assert_success
+	# frames 1 and 2 at 100 columns, 3 and 4 at 30: lines cut to 29
+	local f
+	for f in 1 2; do
+		[ "$(frames | awk -v f=$f '/^--frame--$/ { n++; next } n == f { if (length > m) m = length } END { print m }')" -gt 29 ] ||
+			fail "frame $f is not wider than 29 columns"
+	done
+	for f in 3 4; do
+		assert_equal "$(frames | awk -v f=$f '/^--frame--$/ { n++; next } n == f { if (length > m) m = length } END { print m }')" 29
+	done
+}
+
+@test "wp-report --live where standard error is not a terminal: a line per interval" {
+	run --separate-stderr bash -c "($FEED) | wp-report --live --interval 1s"
+	assert_success
+	assert_line --index 0 "process  pid 4242  game  start 123456  binary not_checked  slide 0x555555554000"
+	# at 1 s and 2 s: 3 then 6 hits of target 0, none of target 1
+	run sed -E 's/^wp: [0-9]+\.[0-9] s: //' <<< "$stderr"
+	assert_output "target 0 score  3 hits  3/s  latest -; target 1 lives  0 hits  0/s  latest -
+target 0 score  6 hits  3/s  latest 0x6e; target 1 lives  0 hits  0/s  latest -"
+	run --separate-stderr wp-report --live=fast "$DATA/report-basic.in.ndjson"
+	assert_failure 64
+	assert_equal "$stderr" "wp-report: --live=fast: not table or lines"
+}
+
+@test "wp watch on a terminal: the live table until Ctrl-C, then the report and a clean terminal" {
+	"$WP_BUILD/wp-demo" > "$BATS_TEST_TMPDIR/demo.out" &
+	WP_TARGET_PIDS+=("$!")
+	local pid=$! i pidf=$BATS_TEST_TMPDIR/wp.pid save=$BATS_TEST_TMPDIR/raw.ndjson s
+	for i in $(seq 100); do
+		[ -s "$BATS_TEST_TMPDIR/demo.out" ] && break
+		sleep 0.05
+	done
+	env --default-signal=INT timeout 60 script -qfec "stty cols 100 rows 40; echo \$\$ > '$pidf'; exec wp watch --save '$save' -d inf $pid score" /dev/null > "$BATS_TEST_TMPDIR/tty" 2>&1 &
+	s=$!
+	wait_for "$save" '"type":"armed"' 60
+	sleep 3.5
+	kill -INT "$(cat "$pidf")"
+	wait "$s"
+	run cat "$BATS_TEST_TMPDIR/tty"
+	# the game writes its score all the time: each frame counts more
+	local c
+	c=$(counts)
+	[ "$(wc -l <<< "$c")" -ge 4 ] || fail "too few frames: $c"
+	assert_equal "$(sort -n <<< "$c")" "$c"
+	assert_equal "$(head -n 4 <<< "$c" | sort -n -u)" "$(head -n 4 <<< "$c")"
+	frames | grep -qE '^ +[0-9]+  pick_coin\+0x9 +wp-demo\.c:18$' || fail "no pick_coin row"
+	# the last frame, drawn at the end, counts what the report does
+	assert_line --regexp "^  [0-9]+ writes counted by [a-z -]+; $(tail -n 1 <<< "$c") attributed to a writer"
+	assert_line --regexp '^watch +[a-z_]+  [0-9]+/inf ms  stop signal SIGINT  lost 0'
+	after_erase "$output"
+}
