@@ -158,17 +158,6 @@ writer_lane(struct plot *p, const struct rsite *s)
 	lane(p, l, (uint32_t)(l - p->set->w), name, attrs);
 }
 
-static int
-cmp_lane(const void *a, const void *b)
-{
-	const struct tl_lane *x = *(const struct tl_lane *const *)a;
-	const struct tl_lane *y = *(const struct tl_lane *const *)b;
-
-	if (x->hits != y->hits)
-		return x->hits < y->hits ? 1 : -1;
-	return (x->k1 > y->k1) - (x->k1 < y->k1);
-}
-
 /* The thread lanes, most hits first. */
 static void
 thread_lanes(struct plot *p, const struct report *r)
@@ -180,7 +169,7 @@ thread_lanes(struct plot *p, const struct report *r)
 
 	for (i = 0; i < p->set->nth; i++)
 		sorted[i] = &p->set->th[i];
-	qsort(sorted, p->set->nth, sizeof sorted[0], cmp_lane);
+	qsort(sorted, p->set->nth, sizeof sorted[0], timeline_cmp_lane);
 	for (i = 0; i < p->set->nth; i++) {
 		l = sorted[i];
 		comm = report_comm(r, (int64_t)l->k1);

@@ -171,6 +171,17 @@ timeline_site(const struct tl_set *set, const struct rsite *s, int tallied)
 	return NULL;
 }
 
+int
+timeline_cmp_lane(const void *a, const void *b)
+{
+	const struct tl_lane *x = *(const struct tl_lane *const *)a;
+	const struct tl_lane *y = *(const struct tl_lane *const *)b;
+
+	if (x->hits != y->hits)
+		return x->hits < y->hits ? 1 : -1;
+	return (x->k1 > y->k1) - (x->k1 < y->k1);
+}
+
 /* Counts n hits of writer lane k1, k2 and thread tid in set at bin b. */
 static void
 count(struct tl_set *set, uint64_t k1, uint64_t k2, int64_t tid, int thr,

@@ -92,6 +92,9 @@ const struct tl_target *timeline_target(const struct timeline *tl, int id);
 const struct tl_lane *timeline_site(const struct tl_set *set,
 	    const struct rsite *s, int tallied);
 
+/* qsort of lane pointers: most hits first, then by key */
+int	 timeline_cmp_lane(const void *a, const void *b);
+
 /* html.c: the page of the viewed report r to f; -1 on a write error */
 int	 report_html(const struct report *r, const struct timeline *tl,
 	    FILE *f);

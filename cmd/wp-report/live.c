@@ -104,17 +104,6 @@ writer_name(const struct rtarget *t, const struct tl_lane *l, int tallied,
 		snprintf(buf, sz, "%s", name);
 }
 
-static int
-cmp_lane(const void *a, const void *b)
-{
-	const struct tl_lane *x = *(const struct tl_lane *const *)a;
-	const struct tl_lane *y = *(const struct tl_lane *const *)b;
-
-	if (x->hits != y->hits)
-		return x->hits < y->hits ? 1 : -1;
-	return (x->k1 > y->k1) - (x->k1 < y->k1);
-}
-
 /* A target's writers with the most hits, a line each. */
 static void
 writers(FILE *f, const struct rtarget *t, const struct tl_target *tt)
@@ -126,7 +115,7 @@ writers(FILE *f, const struct rtarget *t, const struct tl_target *tt)
 
 	for (i = 0; i < s->nw; i++)
 		sorted[i] = &s->w[i];
-	qsort(sorted, s->nw, sizeof sorted[0], cmp_lane);
+	qsort(sorted, s->nw, sizeof sorted[0], timeline_cmp_lane);
 	for (i = 0; i < s->nw && i < LIVE_WRITERS; i++) {
 		writer_name(t, sorted[i], s == &tt->set[TL_TALLY], name,
 		    sizeof name);
