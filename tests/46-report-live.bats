@@ -104,3 +104,15 @@ target 0 score  6 hits  3/s  latest 0x6e; target 1 lives  0 hits  0/s  latest -"
 	assert_line --regexp '^watch +[a-z_]+  [0-9]+/inf ms  stop signal SIGINT  lost 0'
 	after_erase "$output"
 }
+
+@test "wp-report --live: names from the stream reach the terminal without their control characters" {
+	local s=$BATS_TEST_TMPDIR/hostile.ndjson
+	sed -e 's|"symbol":"pick_coin+0x0"|"symbol":"evil\\u001b[2J\\u001b]0;owned\\u0007"|' \
+	    -e 's|"input":"score"|"input":"score\\u001b[31m"|' "$DATA/report-basic.in.ndjson" > "$s"
+	run script -qec "stty cols 100 rows 40; (head -n 8 '$s'; sleep 1.2; tail -n +9 '$s') | '$WP_BUILD/wp-report' --live --interval 1s > /dev/null" /dev/null
+	assert_success
+	frames | grep -qF '  target 0 score?[31m  ' || fail "no target line: $(frames)"
+	frames | grep -qF '  evil?[2J?]0;owned?' || fail "no writer line: $(frames)"
+	run grep -c $'\x1b\\[2J\|\x1b\\]0\|\x1b\\[31m' <<< "$output"
+	assert_output 0
+}

@@ -110,7 +110,7 @@ writers(FILE *f, const struct rtarget *t, const struct tl_target *tt)
 {
 	const struct tl_set *s = counting(tt);
 	const struct tl_lane *sorted[TL_MAXLANES];
-	char name[512];
+	char name[512], shown[512];
 	size_t i;
 
 	for (i = 0; i < s->nw; i++)
@@ -119,8 +119,11 @@ writers(FILE *f, const struct rtarget *t, const struct tl_target *tt)
 	for (i = 0; i < s->nw && i < LIVE_WRITERS; i++) {
 		writer_name(t, sorted[i], s == &tt->set[TL_TALLY], name,
 		    sizeof name);
+		/* names from the stream: no control character reaches the
+		   terminal */
 		fprintf(f, "  %10llu  %s\n",
-		    (unsigned long long)sorted[i]->hits, name);
+		    (unsigned long long)sorted[i]->hits,
+		    printable(shown, sizeof shown, name));
 	}
 	if (s->nw > LIVE_WRITERS || s->wother.hits > 0)
 		fprintf(f, "  %10s  and %zu more writers\n", "",
