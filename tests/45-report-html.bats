@@ -237,3 +237,22 @@ data-n="300"'
 	assert_rendered
 	grep -q '<svg class="values"' "$DOM"
 }
+
+@test "wp watch --callchain --html: each writer's call chains, their callers with source lines" {
+	start_target callers -a 2 -b 4
+	local save=$BATS_TEST_TMPDIR/raw.ndjson
+	PAGE=$BATS_TEST_TMPDIR/chains.html
+	JSON=$BATS_TEST_TMPDIR/chains.json
+	wp watch --json --html "$PAGE" --save "$save" -d 120s --callchain "$TPID" -- wpt_buf > "$JSON" 2> "$BATS_TEST_TMPDIR/err" &
+	local w=$!
+	wait_for "$save" '"type":"armed"' 60
+	kill -USR1 "$TPID"
+	wait "$w"
+	assert_tidy "$PAGE"
+	# the chains of each writer, as the JSON report has them: hits, the
+	# innermost caller
+	run bash -c "grep -o '<li><span class=\"n\">[0-9]*</span> by<ol class=\"frames\"><li>[a-z_]*' '$PAGE' | sed -E 's/.*\"n\">([0-9]+)<.*<li>/\1 /'"
+	assert_output "$(jq -r '.watches[0].writer_sites[] | .call_chains[] | "\(.hits) \(.callers[0].symbol | sub("\\+0x[0-9a-f]+$"; ""))"' "$JSON")"
+	grep -qE '<li>copy_b\+0x[0-9a-f]+  [^<]*callers\.c:[0-9]+</li><li>main\+0x' "$PAGE"
+	assert_equal "$(lanes "$PAGE" writer)" "$(json_lanes "$JSON" writer)"
+}
