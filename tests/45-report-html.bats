@@ -256,3 +256,12 @@ data-n="300"'
 	grep -qE '<li>copy_b\+0x[0-9a-f]+  [^<]*callers\.c:[0-9]+</li><li>main\+0x' "$PAGE"
 	assert_equal "$(lanes "$PAGE" writer)" "$(json_lanes "$JSON" writer)"
 }
+
+@test "wp-report --html: why counts are a lower bound, each reason said" {
+	report "$DATA/report-lower.in.ndjson" --samples 4
+	assert_equal "$(grep -o '<li data-reason="[a-z_]*">' "$PAGE" | sed -E 's/.*="([a-z_]+)".*/\1/')" \
+		"$(jq -r '.lower_bound_reasons[]' "$JSON")"
+	grep -q '<p class="bound">Counts are a lower bound:</p>' "$PAGE"
+	grep -q 'hits (a lower bound)' "$PAGE"
+	assert_equal "$(lanes "$PAGE" writer)" "$(json_lanes "$JSON" writer)"
+}
