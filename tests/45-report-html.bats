@@ -128,13 +128,15 @@ data-n="300"'
 	assert_rendered
 }
 
-@test "wp-report --html: text from the stream is text: a symbol named <script> cannot run" {
+@test "wp-report --html: text from the stream is text: a symbol named <script> cannot run; any time fits" {
 	local s=$BATS_TEST_TMPDIR/hostile.ndjson
 	sed -e 's|"symbol":"pick_coin+0x0"|"symbol":"<script>document.title=\\"pwned\\"</script>"|' \
 	    -e 's|"function":"hit_enemy"|"function":"<img src=x onerror=alert(1)>"|' \
 	    -e 's|"symbol":"hit_enemy+0xd"|"symbol":"a\&amp;b</td></tr></table>\\u0007"|' \
 	    -e 's|"file":"/src/game.c","line":29|"file":"/src/<b>\x27q\x27</b>.c","line":29|' \
 	    -e 's|"exe":"/opt/game/bin/game"|"exe":"/opt/<i>game</i>"|' \
+	    -e 's|"time_ns":11000000|"time_ns":9223372036854775807|' \
+	    -e 's|"time_ns":1000000,|"time_ns":-9223372036854775807,|' \
 	    "$DATA/report-basic.in.ndjson" > "$s"
 	echo '{"type":"thread","event":"start","tid":4243,"by_tid":4242,"coverage":"inherited","time_ns":600,"comm":"<svg onload=alert(2)>"}' > "$s.2"
 	sed -i '5r '"$s.2" "$s"
@@ -146,6 +148,8 @@ data-n="300"'
 	grep -q '/src/&lt;b&gt;&#39;q&#39;&lt;/b&gt;.c:29' "$PAGE"
 	grep -q '<title>wp report: pid 4242 /opt/&lt;i&gt;game&lt;/i&gt;</title>' "$PAGE"
 	grep -q '4243 &lt;svg onload=alert(2)&gt;' "$PAGE"
+	# times at either end of int64 are drawn at the ends of the axis
+	assert_equal "$(lanes "$PAGE" writer)" "$(json_lanes "$JSON" writer)"
 	run grep -E '<(img|svg onload|i>|b>)' "$PAGE"
 	assert_failure
 	browser "$PAGE"

@@ -36,6 +36,8 @@ xat(const struct plot *p, int64_t ns)
 {
 	if (ns < 0)
 		ns = 0;
+	if (ns > p->end_ns)
+		ns = p->end_ns;
 	return LX + (double)PW * (double)ns / (double)p->end_ns;
 }
 
@@ -91,7 +93,7 @@ lane_bins(const struct plot *p, const struct tl_lane *l, int y)
 	for (i = 0; i < TL_NBINS; i++) {
 		if (l->bins[i] == 0)
 			continue;
-		h = (int)(BH * l->bins[i] / p->maxn);
+		h = (int)(BH * (double)l->bins[i] / (double)p->maxn);
 		h = h < 2 ? 2 : h;
 		fprintf(p->f, "<rect class=\"bin\" x=\"%.2f\" y=\"%d\" "
 		    "width=\"%.2f\" height=\"%d\" data-n=\"%llu\"/>",

@@ -14,6 +14,8 @@
 #include "reader.h"
 #include "util.h"
 
+#define AXIS_MAX_NS	100000000000000000LL
+
 static const char style[] =
     "body{font:14px/1.4 system-ui,sans-serif;margin:1em 2em;color:#222}"
     "pre,code,.mono{font-family:ui-monospace,monospace;font-size:12px}"
@@ -131,7 +133,8 @@ axis_end(const struct report *r, const struct timeline *tl)
 
 	if (tl->last_ns > end)
 		end = tl->last_ns;
-	return end < 1000 ? 1000 : end;
+	/* from 1 us to 10^17 ns (3 years), whatever a stream says */
+	return end < 1000 ? 1000 : end > AXIS_MAX_NS ? AXIS_MAX_NS : end;
 }
 
 /* How the timelines draw: each hit, bins, or the kernel's tallies. */

@@ -143,8 +143,8 @@ target_counts(FILE *f, const struct rtarget *t, const struct tl_target *tt,
 		v[wp_fmt_hex(v, tt->vlast)] = '\0';
 	fprintf(f, "%s %d %s  %llu hits  %.0f/s  latest %s",
 	    t->follow ? "follow" : "target", t->id, name,
-	    (unsigned long long)n, secs > 0 ? (double)(n - before) / secs :
-	    0, v);
+	    (unsigned long long)n, secs > 0 && n > before ?
+	    (double)(n - before) / secs : 0, v);
 }
 
 /* The time so far: "1.2 s of 5 s", or "1.2 s" (until a signal). */
