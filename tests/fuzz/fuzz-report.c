@@ -1,9 +1,10 @@
-/* Fuzzes wp-report: aggregate, document, table (cmd/wp-report). */
+/* Fuzzes wp-report: aggregate, document, table, page (cmd/wp-report). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "html.h"
 #include "report.h"
 #include "stream.h"
 
@@ -41,6 +42,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct report r;
+	struct timeline tl;
 	struct wp_reader rd;
 	struct wp_record rec;
 	struct wp_jw doc = { 0 };
@@ -50,18 +52,23 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if ((in = fmemopen((void *)(uintptr_t)data, size, "r")) == NULL)
 		return 0;
 	report_init(&r, SAMPLES, 5);
+	timeline_init(&tl);
 	wp_reader_init(&rd, in, "fuzz");
 	while ((rc = wp_stream_read(&rd, &rec)) != 0)
-		if (rc == 1)
+		if (rc == 1) {
 			report_add(&r, &rec);
+			timeline_record(&tl, &r, &rec);
+		}
 	report_view(&r, rd.nbad);
 	report_table(&r, devnull, width_of(data, size));
+	report_html(&r, &tl, devnull);
 	report_document(&r, &doc);
 	if (doc.buf == NULL)
 		abort();
 	fputs(doc.buf, devnull);
 	report_complete(&r);
 	wp_jw_free(&doc);
+	timeline_free(&tl);
 	report_free(&r);
 	wp_reader_free(&rd);
 	fclose(in);
