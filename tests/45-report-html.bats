@@ -100,7 +100,7 @@ assert_rendered() {
 	assert_equal "$(lanes "$DOM" writer)" "$(json_lanes "$JSON" writer)"
 	assert_equal "$(lanes "$DOM" thread)" "$(json_lanes "$JSON" thread)"
 	# the watch's time axis (5002 ms): a tick a second, in each drawing
-	run bash -c "grep -o '<text class=\"tick\"[^>]*>[^<]*<' '$DOM' | sed 's/.*>//; s/<\$//' | sort | uniq -c"
+	run bash -c "grep -o '<text class=\"t tick\"[^>]*>[^<]*<' '$DOM' | sed 's/.*>//; s/<\$//' | sort | uniq -c"
 	assert_output "      3 0
       3 1 s
       3 2 s
@@ -268,4 +268,24 @@ data-n="300"'
 	grep -q '<p class="bound">Counts are a lower bound:</p>' "$PAGE"
 	grep -q 'hits (a lower bound)' "$PAGE"
 	assert_equal "$(lanes "$PAGE" writer)" "$(json_lanes "$JSON" writer)"
+}
+
+@test "wp-report --html: #zoom=FROM-TO (a drag does the same) draws that time across the axis" {
+	report "$DATA/report-basic.in.ndjson"
+	browser "$PAGE#zoom=3500000-9500000"
+	assert_rendered
+	# the ticks of 3.5 ms to 9.5 ms, in each drawing
+	run bash -c "grep -o '<text class=\"t tick\"[^>]*>[^<]*<' '$DOM' | sed 's/.*>//; s/<\$//' | sort | uniq -c"
+	assert_output "      3 4 ms
+      3 5 ms
+      3 6 ms
+      3 7 ms
+      3 8 ms
+      3 9 ms"
+	# the hits in that time shown, the others not: pick_coin at 4 and 5
+	# ms, hit_enemy at 6, 7 and 8, new_level at 9 (of 9, 10 and 11)
+	run bash -c "grep -o '<g class=\"lane\" data-lane=\"writer\".*</g>' '$DOM' | while read -r l; do grep -o '<rect class=\"hit\"[^>]*>' <<< \"\$l\" | grep -vc 'display: none' || true; done"
+	assert_output "2
+3
+1"
 }

@@ -53,14 +53,14 @@ axis(const struct plot *p, int y)
 	for (k = 1; step * 8 < p->end_ns; k *= 10)
 		for (i = 0; i < 3 && step * 8 < p->end_ns; i++)
 			step = m[i] * k;
-	fprintf(p->f, "<g class=\"axis\"><line x1=\"%d\" y1=\"%d\" x2=\"%d\" "
-	    "y2=\"%d\"/>", LX, y, LX + PW, y);
+	fprintf(p->f, "<g class=\"axis\" data-y=\"%d\"><line x1=\"%d\" "
+	    "y1=\"%d\" x2=\"%d\" y2=\"%d\"/>", y, LX, y, LX + PW, y);
 	for (t = 0; t <= p->end_ns; t += step) {
 		html_dur(b, sizeof b, t);
-		fprintf(p->f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" "
-		    "y2=\"%d\"/><text class=\"tick\" x=\"%.1f\" y=\"%d\">%s"
-		    "</text>", xat(p, t), y, xat(p, t), y + 4, xat(p, t),
-		    y + 16, b);
+		fprintf(p->f, "<line class=\"t\" x1=\"%.1f\" y1=\"%d\" "
+		    "x2=\"%.1f\" y2=\"%d\"/><text class=\"t tick\" "
+		    "x=\"%.1f\" y=\"%d\">%s</text>", xat(p, t), y, xat(p, t),
+		    y + 4, xat(p, t), y + 16, b);
 	}
 	fprintf(p->f, "<text class=\"axislabel\" x=\"%d\" y=\"%d\">time "
 	    "since armed</text></g>\n", LX - 8, y + 16);
@@ -77,8 +77,9 @@ lane_marks(const struct plot *p, uint32_t idx, int y)
 		m = &p->tt->marks[i];
 		if ((p->threads ? m->thr : m->lane) == idx)
 			fprintf(p->f, "<rect class=\"hit\" x=\"%.2f\" y=\"%d\" "
-			    "width=\"1\" height=\"%d\" data-n=\"1\"/>",
-			    xat(p, m->time_ns), y + LH - 2 - BH, BH);
+			    "width=\"1\" height=\"%d\" data-n=\"1\" "
+			    "data-t=\"%lld\"/>", xat(p, m->time_ns),
+			    y + LH - 2 - BH, BH, (long long)m->time_ns);
 	}
 }
 
@@ -206,9 +207,9 @@ svg_lanes(const struct report *r, const struct rtarget *t,
 		    p.maxn);
 	p.maxn = lane_max(threads ? &p.set->thother : &p.set->wother, p.maxn);
 	fprintf(f, "<svg class=\"lanes %s\" viewBox=\"0 0 %d %zu\" "
-	    "data-ns-per-unit=\"%.6g\" data-bin-ns=\"%lld\" role=\"img\">\n",
+	    "data-end-ns=\"%lld\" data-bin-ns=\"%lld\" role=\"img\">\n",
 	    threads ? "threads" : "writers", SW, n * LH + AXIS,
-	    (double)end_ns / PW, (long long)tl->width_ns);
+	    (long long)end_ns, (long long)tl->width_ns);
 	if (threads)
 		thread_lanes(&p, r);
 	else {
@@ -257,7 +258,8 @@ value_marks(const struct plot *p)
 	fprintf(p->f, "\"/>\n");
 	for (i = 0; i < n; i++)
 		fprintf(p->f, "<circle class=\"v\" cx=\"%.2f\" cy=\"%.1f\" "
-		    "r=\"2\"/>", xat(p, m[i].time_ns), yat(p->tt, m[i].value));
+		    "r=\"2\" data-t=\"%lld\"/>", xat(p, m[i].time_ns),
+		    yat(p->tt, m[i].value), (long long)m[i].time_ns);
 	free(m);
 }
 
@@ -305,14 +307,20 @@ svg_values(const struct tl_target *tt, const struct timeline *tl,
 	if (tt == NULL || !tt->valued)
 		return;
 	fprintf(f, "<svg class=\"values\" viewBox=\"0 0 %d %d\" "
-	    "role=\"img\">\n", SW, VH);
+	    "data-end-ns=\"%lld\" data-bin-ns=\"%lld\" role=\"img\">\n",
+	    SW, VH, (long long)end_ns, (long long)tl->width_ns);
 	value_label(f, yat(tt, tt->vmax), tt->vmax);
 	if (tt->vmax != tt->vmin)
 		value_label(f, yat(tt, tt->vmin), tt->vmin);
+	/* the plot clipped to its area, out of which a zoom moves points */
+	fprintf(f, "<defs><clipPath id=\"plot-%d\"><rect x=\"%d\" y=\"0\" "
+	    "width=\"%d\" height=\"%d\"/></clipPath></defs><g clip-path=\""
+	    "url(#plot-%d)\">\n", tt->id, LX - 3, PW + 6, VH, tt->id);
 	if (tt->binned)
 		value_bins(&p);
 	else
 		value_marks(&p);
+	fprintf(f, "</g>\n");
 	axis(&p, VBOT + 4);
 	fprintf(f, "</svg>\n");
 }
