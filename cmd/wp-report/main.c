@@ -28,7 +28,8 @@ struct options {
 
 static const char usage_text[] =
     "usage: wp-report [--json | --table] [--samples n] [--chains n] "
-    "[--progress]\n                 [--live[=table|lines] [--interval duration]] "
+    "[--progress]\n"
+    "                 [--live[=table|lines] [--interval duration]] "
     "[--html page] [file]\n";
 
 /* --help: the usage, then a line per option */
@@ -39,7 +40,8 @@ static const char help_text[] =
     "      --samples n  samples kept per target, 0 to 1000000 (default 16)\n"
     "      --chains n   call chains shown per writer, 0 to 64 (default 5)\n"
     "      --progress   a live line on standard error, when it is a terminal\n"
-    "      --html page  also write the report as one HTML page, with timelines\n"
+    "      --html page  also write the report as one HTML page, with "
+    "timelines\n"
     "      --live[=how] the counts so far on standard error: a table redrawn\n"
     "                   (the default on a terminal) or a line per interval\n"
     "      --interval duration\n"
