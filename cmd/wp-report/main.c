@@ -29,8 +29,9 @@ struct options {
 static const char usage_text[] =
     "usage: wp-report [--json | --table] [--samples n] [--chains n] "
     "[--progress]\n"
-    "                 [--live[=table|lines] [--interval duration]] "
-    "[--html page] [file]\n";
+    "                 [--live[=table|lines]] [--interval duration] "
+    "[--html page]\n"
+    "                 [file]\n";
 
 /* --help: the usage, then a line per option */
 static const char help_text[] =
