@@ -219,5 +219,6 @@ report_table(const struct report *r, FILE *f, size_t columns)
 	for (i = 0; i < r->nt; i++)
 		if (r->t[i].follow)
 			follow_section(r, &r->t[i], f);
+	table_chain_notes(r->backend, f);
 	return ferror(f) ? -1 : 0;
 }

@@ -56,5 +56,8 @@ void	 table_leaf_writers(const struct rtarget *t, FILE *f);
 
 /* table-chain.c: the site's call chains shown, a line each */
 void	 table_chains(const struct rsite *s, FILE *f);
+/* After the sections: what a chain's status shown means, once (backend:
+   the watch's, or NULL). */
+void	 table_chain_notes(const char *backend, FILE *f);
 
 #endif
