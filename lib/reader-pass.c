@@ -112,6 +112,7 @@ static const struct member obs_m[] = {
 static const struct member lost_m[] = {
 	M(wp_obs_pass, "known", lost_known),
 	M(wp_obs_pass, "total", lost_total),
+	M(wp_obs_pass, "undelivered_records", lost_undelivered),
 };
 
 static const struct member coverage_m[] = {

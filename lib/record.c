@@ -567,6 +567,8 @@ wp_rec_observation(struct wp_jw *w, const struct wp_observation *o)
 		wp_jw_str(w, "reason", o->lost_reason);
 	wp_jw_uint(w, "total", o->lost);
 	wp_jw_uint(w, "lost_records", o->lost_records);
+	if (o->undelivered > 0)
+		wp_jw_uint(w, "undelivered_records", o->undelivered);
 	strings(w, "reasons", o->lost_reasons, o->nlost_reasons);
 	wp_jw_end(w);
 	wp_jw_bool(w, "counts_are_lower_bound", o->lower_bound);

@@ -346,6 +346,8 @@ struct wp_observation {
 	int			 lost_known;
 	const char		*lost_reason;	/* when not known */
 	uint64_t		 lost, lost_records;
+	uint64_t		 undelivered;	/* records dropped: the
+						   output did not take them */
 	const char *const	*lost_reasons;	/* ring_overflow, ... */
 	size_t			 nlost_reasons;
 	int			 lower_bound;

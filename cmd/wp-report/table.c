@@ -81,6 +81,10 @@ watch_notes(const struct wp_obs_pass *o, FILE *f)
 		    wp_field_text(&o->steps_per_second));
 		native_note(o, f);
 	}
+	if (o->lost_undelivered.text != NULL)
+		out(f, "note     %s records dropped: the reader did not take "
+		    "them in time (output_blocked)\n",
+		    o->lost_undelivered.text);
 	if (wp_field_int(&o->forked) > 0)
 		out(f, "note     forked children were not followed: %s\n",
 		    wp_field_text(&o->forked));
