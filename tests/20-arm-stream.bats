@@ -28,6 +28,27 @@ load helpers
 	assert_line --index 0 --partial "usage: wp-arm [-v] [-d duration]"
 }
 
+@test "wp-arm: options that cannot work together are refused before anything is read (status 64)" {
+	# a --callchain dwarf sample (8 KiB of stack) never fits one page
+	run --separate-stderr wp-arm --ring-pages 1 --callchain dwarf < /dev/null
+	assert_failure 64
+	assert_equal "$stderr" "wp-arm: --ring-pages 1 with --callchain dwarf: a sample (8192 bytes of stack and the registers) does not fit a ring of 4096 bytes, every one would be lost: --ring-pages 4 at least, or fewer bytes (--callchain dwarf,BYTES)"
+	assert_output ""
+	run --separate-stderr wp-arm --callchain dwarf,4096 --ring-pages 1 < /dev/null
+	assert_failure 64
+	assert_equal "$stderr" "wp-arm: --ring-pages 1 with --callchain dwarf: a sample (4096 bytes of stack and the registers) does not fit a ring of 4096 bytes, every one would be lost: --ring-pages 2 at least, or fewer bytes (--callchain dwarf,BYTES)"
+	run --separate-stderr wp-arm --backend ptrace --ring-pages 8 < /dev/null
+	assert_failure 64
+	assert_equal "$stderr" "wp-arm: --ring-pages with --backend ptrace: it has no ring (perf and bpf have)"
+	run --separate-stderr wp-arm --follow-mode stop --backend page < /dev/null
+	assert_failure 64
+	assert_equal "$stderr" "wp-arm: --follow-mode with --backend page: only perf and bpf re-arm a followed leaf that way"
+	# what does fit is taken: the error is then the empty input's
+	run --separate-stderr wp-arm --ring-pages 4 --callchain dwarf < /dev/null
+	assert_failure 1
+	assert_equal "$stderr" "wp-arm: stdin: no session record: nothing to watch (feed it the output of wp-resolve)"
+}
+
 @test "wp-arm: input without a session record passes through and fails" {
 	run --separate-stderr wp-arm < <(printf '%s\n' '{"type":"note","x":1}' '{"type":"other"}')
 	assert_failure 1
