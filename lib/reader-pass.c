@@ -89,6 +89,7 @@ static const struct member session_m[] = {
 	M(wp_session_pass, "pie_slide", pie_slide),
 	M(wp_session_pass, "slot_limit", slot_limit),
 	M(wp_session_pass, "warnings", warnings),
+	M(wp_session_pass, "comm", comm),
 };
 
 static const struct member armed_m[] = {

@@ -199,7 +199,7 @@ struct wp_field {
 struct wp_session_pass {
 	int		 present;
 	struct wp_field	 pid, start_time, exe, binary_match, pie_slide;
-	struct wp_field	 slot_limit, warnings;
+	struct wp_field	 slot_limit, warnings, comm;
 	char		**warn;		/* the warnings that are strings */
 	size_t		 nwarn;
 };

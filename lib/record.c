@@ -128,6 +128,8 @@ wp_rec_session(struct wp_jw *w, const struct wp_session *s)
 		wp_jw_null(w, "slot_limit");
 	if (s->limits != NULL)
 		wp_jw_str(w, "limits", s->limits);
+	if (s->comm != NULL)
+		wp_jw_str(w, "comm", s->comm);
 	modules(w, s);
 	mappings(w, s);
 	strings(w, "warnings", (const char *const *)s->warnings, s->nwarnings);

@@ -60,6 +60,7 @@ struct wp_session {
 	pid_t			 pid;
 	uint64_t		 start_time;	/* clock ticks after boot */
 	char			*exe, *exe_build_id;
+	char			*comm;		/* its command name, or NULL */
 	char			*bin, *bin_build_id;	/* --bin, or NULL */
 	const char		*binary_match;
 	int			 pie;

@@ -3,6 +3,7 @@
  * per target its writers, threads and samples (table-watch.c), then the
  * follow chains.
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,10 +95,20 @@ static void
 process(const struct report *r, FILE *f)
 {
 	const struct wp_session_pass *s = &r->session;
+	const char *exe = base(wp_field_text(&s->exe));
+	char name[PATH_MAX + 80], comm[64];
 	size_t i;
 
+	/* started through a link: the name it was started by, then the file
+	   (comm is cut to 15 bytes) */
+	if (s->comm.text != NULL && strncmp(exe, s->comm.text,
+	    strlen(s->comm.text)) != 0)
+		snprintf(name, sizeof name, "%s (%s)", printable(comm,
+		    sizeof comm, s->comm.text), exe);
+	else
+		snprintf(name, sizeof name, "%s", exe);
 	out(f, "process  pid %s  %s  start %s  binary %s  slide %s\n",
-	    wp_field_text(&s->pid), base(wp_field_text(&s->exe)),
+	    wp_field_text(&s->pid), name,
 	    wp_field_text(&s->start_time), wp_field_text(&s->binary_match),
 	    wp_field_text(&s->pie_slide));
 	if (s->pid.text != NULL && s->slot_limit.text == NULL)

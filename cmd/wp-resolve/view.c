@@ -7,6 +7,7 @@
 #include <elf.h>
 #include <err.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -215,6 +216,55 @@ check_bin(struct view *v, const char *bin, int force_bin)
 	return 0;
 }
 
+/* The first line or string of /proc/PID/file into buf ("" if none). */
+static void
+proc_text(pid_t pid, const char *file, char *buf, size_t sz)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	buf[0] = '\0';
+	snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, file);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return;
+	n = read(fd, buf, sz - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+/* The names the process was started by: comm, argv[0]'s base name. */
+static void
+start_names(struct view *v)
+{
+	char a0[PATH_MAX];
+	const char *b;
+
+	proc_text(v->pid, "comm", v->comm, sizeof v->comm);
+	proc_text(v->pid, "cmdline", a0, sizeof a0);
+	b = strrchr(a0, '/');
+	snprintf(v->argv0, sizeof v->argv0, "%s", b ? b + 1 : a0);
+}
+
+int
+view_module_named(const struct view *v, const struct module *m,
+    const char *name)
+{
+	const char *base = strrchr(m->path, '/');
+	size_t n = strlen(name);
+
+	base = base ? base + 1 : m->path;
+	if (strcmp(m->path, name) == 0 || strcmp(base, name) == 0)
+		return 1;
+	if (m->is_main && ((v->comm[0] && strcmp(v->comm, name) == 0) ||
+	    (v->argv0[0] && strcmp(v->argv0, name) == 0)))
+		return 1;
+	/* "libc" names libc.so.6, "libfoo" libfoo-1.2.so */
+	return strncmp(base, name, n) == 0 &&
+	    (base[n] == '.' || base[n] == '-');
+}
+
 int
 view_open(struct view *v, pid_t pid, const char *bin, int force_bin)
 {
@@ -230,6 +280,7 @@ view_open(struct view *v, pid_t pid, const char *bin, int force_bin)
 		return -1;
 	}
 	add_modules(v);
+	start_names(v);
 	if (v->main == NULL) {
 		warnx("pid %d: %s is not mapped in the process", (int)pid,
 		    v->exe);
@@ -306,6 +357,7 @@ view_session_record(struct view *v, enum wp_limits limits, struct wp_jw *w)
 	s.pid = v->pid;
 	s.start_time = v->start_time;
 	s.exe = v->exe;
+	s.comm = v->comm[0] ? v->comm : NULL;
 	s.exe_build_id = v->exe_build_id[0] ? v->exe_build_id : NULL;
 	s.bin = (char *)v->bin;
 	s.bin_build_id = v->bin && v->bin_build_id[0] ? v->bin_build_id : NULL;
