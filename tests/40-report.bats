@@ -223,3 +223,13 @@ cells() {
 	assert_line '  values unknown: read-modify-write'
 	assert_line --regexp '^ +4242 +1\.000  pick_coin\+0x0 +unknown$'
 }
+
+@test "wp-report: a vDSO function is marked [vdso]:, not taken for libc's of the same name" {
+	sed '/new_level/ { s|"module":"/opt/game/bin/game"|"module":"[vdso]"|; s|"symbol":"new_level+0x0"|"symbol":"clock_gettime+0x0"| }' \
+	    "$DATA/report-basic.in.ndjson" > "$BATS_TEST_TMPDIR/vdso.ndjson"
+	run --separate-stderr wp-report --samples 16 "$BATS_TEST_TMPDIR/vdso.ndjson"
+	assert_success
+	assert_line --regexp '^ +3  high +\[vdso\]:clock_gettime\+0x0 +game\.c:29 +mov '
+	assert_line --regexp '^ +4242 +9\.000  \[vdso\]:clock_gettime\+0x0 +0x0$'
+	refute_line --regexp ' clock_gettime'
+}

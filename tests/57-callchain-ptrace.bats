@@ -88,3 +88,15 @@ load callchain
 		assert_line --partial 'outside_code: a chain stopped at a return address outside executable code (dropped)'
 	done
 }
+
+@test "wp-arm ptrace --callchain: a writer run as a signal handler is called by <signal handler>, libc's trampoline" {
+	start_target sighandler -n 3
+	watch_start wpt_counter -- --backend ptrace --callchain -d 120s
+	kill -USR1 "$TPID"
+	wait_for "$TOUT" '^done' 60
+	watch_wait
+	run jq -r 'select(.type=="hit") | .callers[0] | "\(.symbol) \(.source)"' <<< "$(wp-decode < "$WOUT" 2> /dev/null)"
+	assert_output "$(repeat 3 '<signal handler> null')"
+	run --separate-stderr wp-report < <(wp-decode < "$WOUT" 2> /dev/null)
+	assert_line --regexp '^ +3  by <signal handler> < [^ ]*(raise|kill)[^ ]*\+0x[0-9a-f]+ < '
+}

@@ -38,7 +38,7 @@ frame_label(const struct wp_frame_in *fr, char *buf, size_t sz)
 	buf += n;
 	sz -= n;
 	if (fr->symbol != NULL)
-		snprintf(buf, sz, "%s", fr->symbol);
+		label_symbol(fr->module, fr->symbol, buf, sz);
 	else if (fr->module != NULL && fr->static_ip != NULL)
 		snprintf(buf, sz, "%s+%s", base(fr->module), fr->static_ip);
 	else
