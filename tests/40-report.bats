@@ -233,3 +233,20 @@ cells() {
 	assert_line --regexp '^ +4242 +9\.000  \[vdso\]:clock_gettime\+0x0 +0x0$'
 	refute_line --regexp ' clock_gettime'
 }
+
+@test "wp-report: a value that changed with 0 writes counted says why (a system call or another process)" {
+	sed '/"type":"observation"/ s|{"id":1,"hits":0,"latest_value":"0x3"}|{"id":1,"hits":0,"counted":0,"lost":0,"latest_value":"0x2"}|' \
+	    "$DATA/report-basic.in.ndjson" > "$BATS_TEST_TMPDIR/changed.ndjson"
+	run --separate-stderr wp-report "$BATS_TEST_TMPDIR/changed.ndjson"
+	assert_success
+	assert_line '  0 writes counted by the kernel; 0 attributed to a writer'
+	assert_line '  initial 0x3  latest 0x2  changed'
+	assert_line '  changed, no write counted: a system call or another process wrote it (--backend ptrace sees calls)'
+	# the ptrace backend sees system calls: only another process is left
+	sed 's/"perf_breakpoint"/"ptrace_singlestep"/g' "$BATS_TEST_TMPDIR/changed.ndjson" > "$BATS_TEST_TMPDIR/changed-p.ndjson"
+	run --separate-stderr wp-report "$BATS_TEST_TMPDIR/changed-p.ndjson"
+	assert_line '  changed, no write counted: another process wrote it (shared memory)'
+	# unchanged, or written: nothing to explain
+	run --separate-stderr wp-report "$DATA/report-basic.in.ndjson"
+	refute_output --partial 'no write counted'
+}

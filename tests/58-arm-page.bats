@@ -304,7 +304,7 @@ attrib_watch() {
 	watch_wait
 	assert_equal "$(hits)" 10
 	assert_equal "$(obs .backend)" page_protect
-	assert_equal "$(cat "$WERR")" "wp-arm: hardware breakpoints do not fire on this machine: using the page-protection backend (writes to the watched pages fault; a hot neighbour on them slows the target)"
+	assert_equal "$(cat "$WERR")" "wp-arm: hardware breakpoints do not fire on this machine (they do on bare metal and in VMs that virtualize debug registers): using the page-protection backend (writes to the watched pages fault and stop the target a moment each: a hot neighbour on them slows it, and its own timeouts may fire)"
 }
 
 @test "wp-arm page: -d is kept when the reader is slow: what it did not take in time is dropped and counted" {

@@ -332,11 +332,13 @@ canary(int verbose, char *why, size_t whysz)
 	}
 	if (count == 0) {
 		snprintf(why, whysz, "hardware breakpoints do not fire on this "
-		    "machine");
+		    "machine (they do on bare metal and in VMs that virtualize "
+		    "debug registers)");
 		if (verbose)
-			warnx("%s: a breakpoint on wp-arm's own variable "
+			warnx("hardware breakpoints do not fire on this "
+			    "machine: a breakpoint on wp-arm's own variable "
 			    "counted 0 of 4 writes (a VM that does not "
-			    "virtualize debug registers?)", why);
+			    "virtualize debug registers?)");
 		return -1;
 	}
 	return 0;
@@ -350,8 +352,9 @@ static int
 fallback(struct watch *w, const char *why, struct wp_error *e)
 {
 	warnx("%s: using the page-protection backend (writes to the "
-	    "watched pages fault; a hot neighbour on them slows the "
-	    "target)", why);
+	    "watched pages fault and stop the target a moment each: a hot "
+	    "neighbour on them slows it, and its own timeouts may fire)",
+	    why);
 	return watch_use(w, &backend_page, e);
 }
 

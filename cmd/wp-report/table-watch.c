@@ -338,6 +338,22 @@ samples(const struct report *r, const struct rtarget *rt, FILE *f)
 	free(t.a);
 }
 
+/* Why the value changed with no write counted. */
+static void
+unwatched_change(const struct report *r, FILE *f)
+{
+	int sees_syscalls = r->backend != NULL &&
+	    (strcmp(r->backend, "ptrace_singlestep") == 0 ||
+	    strcmp(r->backend, "page_protect") == 0);
+
+	if (sees_syscalls)
+		out(f, "  changed, no write counted: another process wrote "
+		    "it (shared memory)\n");
+	else
+		out(f, "  changed, no write counted: a system call or another "
+		    "process wrote it (--backend ptrace sees calls)\n");
+}
+
 /* The counts: by the kernel, tallied, sampled, and the values. */
 static void
 counts(const struct report *r, const struct rtarget *t, FILE *f)
@@ -375,6 +391,9 @@ counts(const struct report *r, const struct rtarget *t, FILE *f)
 	else
 		out(f, "  %llu hits%s%s  initial %s  latest %s%s\n", hits,
 		    split, lower, wp_field_text(init), ls, changed);
+	if (*changed && hits == 0 && (counted == NULL ||
+	    strcmp(counted, "0") == 0))
+		unwatched_change(r, f);
 	if (t->spurious_hits > 0)
 		out(f, "  spurious %llu: hits whose instruction accessed "
 		    "elsewhere, not among the writers\n",
