@@ -129,3 +129,25 @@ wp-arm: target 1: a debug register cannot watch 16 bytes (1, 2, 4 or 8)"
 	assert_failure 1
 	assert_equal "$stderr" "wp-arm: stdin: line 3: follow record without id, slot_addr or offsets"
 }
+
+@test "wp-arm: a second session record of another process, or a target id again, is refused by line" {
+	local s t
+	s=$(grep '"type":"session"' "$DATA/report-basic.in.ndjson")
+	t=$(grep '"type":"target","id":0' "$DATA/report-basic.in.ndjson")
+	run --separate-stderr wp-arm --backend ptrace <<< "$s
+$t
+${s/\"pid\":4242/\"pid\":4343}"
+	assert_failure 1
+	assert_equal "$stderr" "wp-arm: stdin: line 3: a second session record (pid 4343): wp-arm watches one process, pid 4242's (two streams of wp-resolve joined?)"
+	assert_equal "$(jq -r 'select(.type=="observation") | .error' <<< "$output")" "stdin: a session, target or follow record is wrong: nothing is watched"
+	run --separate-stderr wp-arm --backend ptrace <<< "$s
+$t
+$t"
+	assert_failure 1
+	assert_equal "$stderr" "wp-arm: stdin: line 3: id 0 again: each target and follow record of a session has its own"
+	# the same session twice says nothing new: taken
+	run --separate-stderr wp-arm --backend ptrace <<< "$s
+$s
+$t"
+	refute_line --partial 'second session'
+}

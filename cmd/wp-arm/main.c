@@ -425,6 +425,7 @@ main(int argc, char *argv[])
 		printf("hardware breakpoints fire: 4 of 4 writes counted\n");
 		return 0;
 	}
+	wp_need_fds("wp-arm", 16);
 	wp_stream_out_init(stdout);
 	if ((rc = input_read(&w, &nbad, &e)) < 0) {
 		/* nothing to watch: the observation says why, where it can */
