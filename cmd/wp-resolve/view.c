@@ -131,8 +131,12 @@ check_process(struct view *v)
 		warnx("pid %d: no such process", (int)pid);
 		return -1;
 	}
+	errno = 0;
 	if (wp_proc_starttime(pid, &v->start_time) == -1) {
-		warn("pid %d: cannot read /proc/%d/stat", (int)pid, (int)pid);
+		/* read, but not as a stat line: no errno to tell */
+		warnx("pid %d: cannot read /proc/%d/stat: %s", (int)pid,
+		    (int)pid, errno ? strerror(errno) : "not what the kernel "
+		    "writes there");
 		return -1;
 	}
 	if (!wp_proc_alive(pid, v->start_time)) {
@@ -275,8 +279,10 @@ view_open(struct view *v, pid_t pid, const char *bin, int force_bin)
 	if (check_process(v) == -1 ||
 	    (bin != NULL && check_bin(v, bin, force_bin) == -1))
 		return -1;
+	errno = 0;
 	if (wp_proc_maps(pid, &v->maps) == -1) {
-		warn("pid %d: cannot read /proc/%d/maps", (int)pid, (int)pid);
+		warnx("pid %d: cannot read /proc/%d/maps: %s", (int)pid,
+		    (int)pid, errno ? strerror(errno) : "read error");
 		return -1;
 	}
 	add_modules(v);
