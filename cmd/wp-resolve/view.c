@@ -117,6 +117,21 @@ add_modules(struct view *v)
 }
 
 /* The process exists, can be read, and is x86-64. */
+static void	read_text(const char *, char *, size_t);
+
+/* Why root may not read a process: yama where it says so, else guesses. */
+static const char *
+why_denied(void)
+{
+	char scope[8];
+
+	read_text("/proc/sys/kernel/yama/ptrace_scope", scope, sizeof scope);
+	if (strcmp(scope, "3") == 0)
+		return "kernel.yama.ptrace_scope is 3: no process may trace";
+	return "a security module, or a process outside this container's "
+	    "namespaces?";
+}
+
 static int
 check_process(struct view *v)
 {
@@ -147,9 +162,8 @@ check_process(struct view *v)
 	if (wp_proc_exe(pid, v->exe, sizeof v->exe) == -1 ||
 	    (v->memfd = wp_proc_mem_open(pid)) == -1) {
 		if ((errno == EACCES || errno == EPERM) && geteuid() == 0)
-			warnx("pid %d: permission denied even to root "
-			    "(kernel.yama.ptrace_scope 3, or a security "
-			    "module?)", (int)pid);
+			warnx("pid %d: permission denied even to root (%s)",
+			    (int)pid, why_denied());
 		else if (errno == EACCES || errno == EPERM)
 			warnx("pid %d: permission denied (run as the process's "
 			    "user with ptrace allowed, or as root)", (int)pid);
@@ -220,16 +234,14 @@ check_bin(struct view *v, const char *bin, int force_bin)
 	return 0;
 }
 
-/* The first line or string of /proc/PID/file into buf ("" if none). */
+/* The first line or string of file path into buf ("" if none). */
 static void
-proc_text(pid_t pid, const char *file, char *buf, size_t sz)
+read_text(const char *path, char *buf, size_t sz)
 {
-	char path[64];
 	ssize_t n;
 	int fd;
 
 	buf[0] = '\0';
-	snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, file);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
 		return;
 	n = read(fd, buf, sz - 1);
@@ -242,11 +254,13 @@ proc_text(pid_t pid, const char *file, char *buf, size_t sz)
 static void
 start_names(struct view *v)
 {
-	char a0[PATH_MAX];
+	char a0[PATH_MAX], path[64];
 	const char *b;
 
-	proc_text(v->pid, "comm", v->comm, sizeof v->comm);
-	proc_text(v->pid, "cmdline", a0, sizeof a0);
+	snprintf(path, sizeof path, "/proc/%d/comm", (int)v->pid);
+	read_text(path, v->comm, sizeof v->comm);
+	snprintf(path, sizeof path, "/proc/%d/cmdline", (int)v->pid);
+	read_text(path, a0, sizeof a0);
 	b = strrchr(a0, '/');
 	snprintf(v->argv0, sizeof v->argv0, "%s", b ? b + 1 : a0);
 }
