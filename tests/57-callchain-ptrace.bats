@@ -75,7 +75,7 @@ load callchain
 @test "wp-arm ptrace, page --callchain: a return address outside executable code ends the chain, which says so" {
 	local b
 	for b in ptrace page; do
-		start_target nocfi -n 3
+		start_target frames nocfi 3
 		watch_start wpt_counter -- --backend "$b" --callchain -d 120s
 		kill -USR1 "$TPID"
 		wait_for "$TOUT" '^done' 60
@@ -90,7 +90,7 @@ load callchain
 }
 
 @test "wp-arm ptrace --callchain: a writer run as a signal handler is called by <signal handler>, libc's trampoline" {
-	start_target sighandler -n 3
+	start_target frames signal 3
 	watch_start wpt_counter -- --backend ptrace --callchain -d 120s
 	kill -USR1 "$TPID"
 	wait_for "$TOUT" '^done' 60
