@@ -542,7 +542,11 @@ why(const char *file, const char *id, int said)
 		    said == ENOENT ? "not found" :
 		    said == ENOEXEC ? "not a debug file of this build" :
 		    strerror(said));
-	if (id[0] == '\0')
+	if (strcmp(file, "[vdso]") == 0)
+		snprintf(b, sizeof b, "no debug info for [vdso], the kernel's "
+		    "(build-id %s; its vdso64.so.dbg comes with the kernel's "
+		    "debug package, give it with --debug-file)", id);
+	else if (id[0] == '\0')
 		snprintf(b, sizeof b, "no debug info in %s, and no build-id to "
 		    "find a separate debug file by", file);
 	else

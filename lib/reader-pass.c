@@ -89,6 +89,7 @@ static const struct member session_m[] = {
 	M(wp_session_pass, "pie_slide", pie_slide),
 	M(wp_session_pass, "slot_limit", slot_limit),
 	M(wp_session_pass, "warnings", warnings),
+	M(wp_session_pass, "comm", comm),
 };
 
 static const struct member armed_m[] = {
@@ -112,6 +113,7 @@ static const struct member obs_m[] = {
 static const struct member lost_m[] = {
 	M(wp_obs_pass, "known", lost_known),
 	M(wp_obs_pass, "total", lost_total),
+	M(wp_obs_pass, "undelivered_records", lost_undelivered),
 };
 
 static const struct member coverage_m[] = {

@@ -199,7 +199,7 @@ struct wp_field {
 struct wp_session_pass {
 	int		 present;
 	struct wp_field	 pid, start_time, exe, binary_match, pie_slide;
-	struct wp_field	 slot_limit, warnings;
+	struct wp_field	 slot_limit, warnings, comm;
 	char		**warn;		/* the warnings that are strings */
 	size_t		 nwarn;
 };
@@ -229,6 +229,7 @@ struct wp_obs_pass {
 	struct wp_field	 truncated_by_max_events, tallied;
 	struct wp_field	 counts_are_lower_bound;
 	struct wp_field	 lost_known, lost_total;	/* lost_events */
+	struct wp_field	 lost_undelivered;	/* undelivered_records */
 	struct wp_field	 seeded, inherited, attached_late, unattached;
 	struct wp_field	 exited, forked, partial;	/* thread_coverage */
 	int		 has_ptrace;

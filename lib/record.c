@@ -128,6 +128,8 @@ wp_rec_session(struct wp_jw *w, const struct wp_session *s)
 		wp_jw_null(w, "slot_limit");
 	if (s->limits != NULL)
 		wp_jw_str(w, "limits", s->limits);
+	if (s->comm != NULL)
+		wp_jw_str(w, "comm", s->comm);
 	modules(w, s);
 	mappings(w, s);
 	strings(w, "warnings", (const char *const *)s->warnings, s->nwarnings);
@@ -567,6 +569,8 @@ wp_rec_observation(struct wp_jw *w, const struct wp_observation *o)
 		wp_jw_str(w, "reason", o->lost_reason);
 	wp_jw_uint(w, "total", o->lost);
 	wp_jw_uint(w, "lost_records", o->lost_records);
+	if (o->undelivered > 0)
+		wp_jw_uint(w, "undelivered_records", o->undelivered);
 	strings(w, "reasons", o->lost_reasons, o->nlost_reasons);
 	wp_jw_end(w);
 	wp_jw_bool(w, "counts_are_lower_bound", o->lower_bound);

@@ -60,6 +60,7 @@ struct wp_session {
 	pid_t			 pid;
 	uint64_t		 start_time;	/* clock ticks after boot */
 	char			*exe, *exe_build_id;
+	char			*comm;		/* its command name, or NULL */
 	char			*bin, *bin_build_id;	/* --bin, or NULL */
 	const char		*binary_match;
 	int			 pie;
@@ -346,6 +347,8 @@ struct wp_observation {
 	int			 lost_known;
 	const char		*lost_reason;	/* when not known */
 	uint64_t		 lost, lost_records;
+	uint64_t		 undelivered;	/* records dropped: the
+						   output did not take them */
 	const char *const	*lost_reasons;	/* ring_overflow, ... */
 	size_t			 nlost_reasons;
 	int			 lower_bound;

@@ -30,6 +30,9 @@ static int	 held;		/* open readers and holds: lines are
 				   flushed before a reader waits, and at
 				   the last release */
 static size_t	 pending;	/* bytes in outbuf */
+static size_t	 sent;		/* of those, written (nonblock only) */
+static int	 nonblock;	/* wp_stream_nonblock: never wait */
+static int	 fdflags = -1;	/* outfd's, before nonblock */
 static size_t	 outmax = 1 << 16;	/* of outbuf, the bytes used */
 static char	 outbuf[OUTBUF];
 static volatile sig_atomic_t interrupted;
@@ -299,10 +302,67 @@ put_all(const char *p, size_t n)
 	return 0;
 }
 
+/* Writes what the output takes now of outbuf; the rest stays there. */
+static int
+put_some(void)
+{
+	ssize_t k;
+
+	while (!out_failed && sent < pending) {
+		if ((k = write(outfd, outbuf + sent, pending - sent)) >= 0)
+			sent += (size_t)k;
+		else if (errno == EAGAIN)
+			break;
+		else if (errno != EINTR)
+			out_failed = 1;
+	}
+	if (sent == pending)
+		sent = pending = 0;
+	return out_failed ? -1 : 0;
+}
+
+int
+wp_stream_nonblock(int on)
+{
+	struct stat st;
+	int rc = 0;
+
+	if (on && !nonblock && outfd >= 0 && flush_each &&
+	    fstat(outfd, &st) == 0 && (S_ISFIFO(st.st_mode) ||
+	    S_ISSOCK(st.st_mode)) && (fdflags = fcntl(outfd, F_GETFL)) != -1 &&
+	    fcntl(outfd, F_SETFL, fdflags | O_NONBLOCK) != -1)
+		nonblock = 1;
+	else if (!on && nonblock) {
+		nonblock = 0;
+		fcntl(outfd, F_SETFL, fdflags);
+		if (sent < pending && put_all(outbuf + sent, pending - sent) == -1)
+			rc = -1;
+		sent = pending = 0;
+	}
+	return rc;
+}
+
+/* A line of len bytes into outbuf, never waiting: 1 when it had no room. */
+static int
+room_now(size_t len)
+{
+	if (pending + len <= OUTBUF)
+		return 0;
+	if (put_some() == -1)
+		return -1;
+	memmove(outbuf, outbuf + sent, pending - sent);
+	pending -= sent;
+	sent = 0;
+	return pending + len <= OUTBUF ? 0 : 1;
+}
+
 int
 wp_stream_flush(void)
 {
 	size_t n = pending;
+
+	if (nonblock)
+		return put_some();
 
 	pending = 0;
 	if (out_failed)
@@ -330,7 +390,9 @@ put_line(const struct iovec *p, int n)
 
 	for (i = 0; i < n; i++)
 		len += p[i].iov_len;
-	if (pending + len > outmax && wp_stream_flush() == -1)
+	if (nonblock && (rc = room_now(len)) != 0)
+		return rc;
+	if (!nonblock && pending + len > outmax && wp_stream_flush() == -1)
 		return -1;
 	/* a line longer than the buffer goes by itself, at once */
 	o = len <= OUTBUF ? outbuf + pending : (big = wp_xmalloc(len));

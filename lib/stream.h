@@ -77,6 +77,14 @@ int	 wp_stream_append(const struct wp_record *rec, const char *extra,
 	    size_t n);
 int	 wp_stream_flush(void);
 /*
+ * With on, while the output is a pipe or socket, writing never waits
+ * (wp-arm keeps its deadline whatever the reader does): a line the
+ * output cannot take now waits in a bounded buffer (1 MiB), and a line
+ * that finds no room there is dropped, the writer returning 1.  Off
+ * again, what waits is written out, waiting.  -1: the output is closed.
+ */
+int	 wp_stream_nonblock(int on);
+/*
  * Between wp_stream_hold and wp_stream_release, lines are not flushed
  * one by one: a batch written at once (the records of a ring drained)
  * goes out together at the release, which returns -1 when the output

@@ -1,8 +1,10 @@
 /* Numbers, allocation, errors, opening files and time, for every tool. */
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <linux/magic.h>
 
+#include <err.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -318,4 +320,22 @@ wp_usage_option(const struct wp_usage *u, int ch)
 		exit(0);
 	}
 	wp_usage(u, ch == 'h' ? 0 : WP_EXIT_USAGE);
+}
+
+void
+wp_need_fds(const char *prog, int need)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1)
+		return;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+		getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < (rlim_t)need)
+		errx(WP_EXIT_ERROR, "too few file descriptors: ulimit -n is "
+		    "%llu, %s needs %d", (unsigned long long)rl.rlim_cur, prog,
+		    need);
 }

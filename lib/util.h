@@ -31,6 +31,14 @@ int	 wp_error_set(struct wp_error *e, int status, const char *fmt, ...)
 	    __attribute__((format(printf, 3, 4)));
 
 /*
+ * Raises this process's limit of open files to its hard limit, and
+ * exits (WP_EXIT_ERROR, one line naming prog and ulimit -n) when that
+ * is fewer than need: libdw, /proc and the perf events fail in other
+ * words when descriptors run out.
+ */
+void	 wp_need_fds(const char *prog, int need);
+
+/*
  * A command's usage, as its man page's SYNOPSIS gives it: usage is the
  * "usage: NAME ..." lines, help a line per option (its -h and -V lines
  * too).  Both are static text.

@@ -50,7 +50,8 @@ const char *const wp_partial_names[WP_NPARTIALS] = {
 	"follow_rearm_failed", "page_windows_shared"
 };
 
-const char *const wp_lost_names[WP_NLOSTS] = { "ring_overflow" };
+const char *const wp_lost_names[WP_NLOSTS] = { "ring_overflow",
+    "output_blocked" };
 
 const char *const wp_bound_names[WP_NBOUNDS] = {
 	"incomplete_stream", "lost_events", "truncated_by_max_events",

@@ -78,7 +78,7 @@ enum wp_partial {
 };
 
 /* observation.lost_events.reasons */
-enum wp_lost { WP_LOST_RING_OVERFLOW, WP_NLOSTS };
+enum wp_lost { WP_LOST_RING_OVERFLOW, WP_LOST_OUTPUT_BLOCKED, WP_NLOSTS };
 
 /* session.limits: which backend's limits wp-resolve checked */
 enum wp_limits { WP_LIMITS_DEBUG_REGISTERS, WP_LIMITS_NONE, WP_NLIMITS };

@@ -88,6 +88,30 @@ null null $(tinfo score) $(tinfo score)"
 	assert_output "$static"
 }
 
+@test "wp-resolve: a program started through a link is named by the link too (redis-server:server)" {
+	# Debian's redis-server is a link to redis-check-rdb: the same here
+	ln -s "$T/mt-writer" "$BATS_TEST_TMPDIR/linked-writer"
+	TOUT=$BATS_TEST_TMPDIR/linked.out
+	"$BATS_TEST_TMPDIR/linked-writer" > "$TOUT" &
+	TPID=$!
+	WP_TARGET_PIDS+=("$TPID")
+	wait_for "$TOUT" pid 10
+	run --separate-stderr wp-resolve -p "$TPID" linked-writer:wpt_counter mt-writer:wpt_score
+	assert_success
+	run jq -r 'select(.type=="target") | [.runtime_addr, .module] | @tsv' <<< "$output"
+	assert_output "$(printf '%s\t%s\n' "$(head -n 1 "$TOUT" | jq -r .counter)" "$T/mt-writer" "$(head -n 1 "$TOUT" | jq -r .score)" "$T/mt-writer")"
+	run --separate-stderr wp-resolve -p "$TPID" linked-writer:wpt_counter
+	run jq -r 'select(.type=="session") | "\(.exe) \(.comm)"' <<< "$output"
+	assert_output "$T/mt-writer linked-writer"
+	# the report names the command, then the file
+	run --separate-stderr wp-report <<< "$(wp-resolve -p "$TPID" linked-writer:wpt_counter)"
+	assert_line --regexp "^process  pid $TPID  linked-writer \(mt-writer\)  start "
+	# a name it was not started by is still no module
+	run --separate-stderr wp-resolve -p "$TPID" other-writer:wpt_counter
+	assert_failure
+	assert_equal "$stderr" "wp-resolve: other-writer:wpt_counter: no module 'other-writer' is loaded"
+}
+
 @test "wp-resolve: a libc symbol by MODULE:SYMBOL" {
 	start_target mt-writer
 	run --separate-stderr wp-resolve -p "$TPID" libc:program_invocation_name

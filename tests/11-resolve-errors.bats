@@ -168,3 +168,15 @@ expect_error() {
 	assert_output 0
 	assert_equal "$stderr" ""
 }
+
+@test "wp-resolve: root refused a process blames yama only where yama says so" {
+	[ "$(id -u)" = 0 ] || skip "needs root"
+	wp-resolve -p 1 x > /dev/null 2>&1 || true
+	run --separate-stderr wp-resolve -p 1 x
+	[[ $stderr == *"permission denied even to root"* ]] || skip "pid 1 is not refused here"
+	if [ "$(cat /proc/sys/kernel/yama/ptrace_scope 2> /dev/null)" = 3 ]; then
+		assert_equal "$stderr" "wp-resolve: pid 1: permission denied even to root (kernel.yama.ptrace_scope is 3: no process may trace)"
+	else
+		assert_equal "$stderr" "wp-resolve: pid 1: permission denied even to root (a security module, or a process outside this container's namespaces?)"
+	fi
+}

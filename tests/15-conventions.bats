@@ -180,6 +180,25 @@ rw"
 	assert_output ""
 }
 
+@test "completion: MODULE: forms, the process's modules, then a module's symbols" {
+	start_target shlib-writer
+	run completions wp watch "$TPID" libwp
+	assert_output "libwpt:
+libwpt2:"
+	run completions wp watch "$TPID" shlib
+	assert_output "shlib-writer:"
+	# bash splits the word at ':': the symbol alone is completed
+	run completions wp watch "$TPID" libwpt : wpt_lib_c
+	assert_output "wpt_lib_counter"
+	run completions wp-resolve -p "$TPID" libc : environ
+	assert_output "environ"
+	# where ':' splits no word, the whole word
+	run completions wp watch "$TPID" libwpt:wpt_lib_c
+	assert_output "libwpt:wpt_lib_counter"
+	run completions wp watch "$TPID" nomodule : x
+	assert_output ""
+}
+
 @test "completion: make install puts it where bash-completion looks, one name per command" {
 	local d=$BATS_TEST_TMPDIR/root c
 	make -s -C "$TOP" O="$WP_BUILD" DESTDIR="$d" PREFIX=/usr install > /dev/null

@@ -28,6 +28,27 @@ load helpers
 	assert_line --index 0 --partial "usage: wp-arm [-v] [-d duration]"
 }
 
+@test "wp-arm: options that cannot work together are refused before anything is read (status 64)" {
+	# a --callchain dwarf sample (8 KiB of stack) never fits one page
+	run --separate-stderr wp-arm --ring-pages 1 --callchain dwarf < /dev/null
+	assert_failure 64
+	assert_equal "$stderr" "wp-arm: --ring-pages 1 with --callchain dwarf: a sample (8192 bytes of stack and the registers) does not fit a ring of 4096 bytes, every one would be lost: --ring-pages 4 at least, or fewer bytes (--callchain dwarf,BYTES)"
+	assert_output ""
+	run --separate-stderr wp-arm --callchain dwarf,4096 --ring-pages 1 < /dev/null
+	assert_failure 64
+	assert_equal "$stderr" "wp-arm: --ring-pages 1 with --callchain dwarf: a sample (4096 bytes of stack and the registers) does not fit a ring of 4096 bytes, every one would be lost: --ring-pages 2 at least, or fewer bytes (--callchain dwarf,BYTES)"
+	run --separate-stderr wp-arm --backend ptrace --ring-pages 8 < /dev/null
+	assert_failure 64
+	assert_equal "$stderr" "wp-arm: --ring-pages with --backend ptrace: it has no ring (perf and bpf have)"
+	run --separate-stderr wp-arm --follow-mode stop --backend page < /dev/null
+	assert_failure 64
+	assert_equal "$stderr" "wp-arm: --follow-mode with --backend page: only perf and bpf re-arm a followed leaf that way"
+	# what does fit is taken: the error is then the empty input's
+	run --separate-stderr wp-arm --ring-pages 4 --callchain dwarf < /dev/null
+	assert_failure 1
+	assert_equal "$stderr" "wp-arm: stdin: no session record: nothing to watch (feed it the output of wp-resolve)"
+}
+
 @test "wp-arm: input without a session record passes through and fails" {
 	run --separate-stderr wp-arm < <(printf '%s\n' '{"type":"note","x":1}' '{"type":"other"}')
 	assert_failure 1
@@ -107,4 +128,26 @@ wp-arm: target 1: a debug register cannot watch 16 bytes (1, 2, 4 or 8)"
 	run --separate-stderr wp-arm < <(head -n 3 "$BATS_TEST_TMPDIR/in.ndjson" | sed 's/"offsets":\["0x8","0x10"\]/"offsets":[]/')
 	assert_failure 1
 	assert_equal "$stderr" "wp-arm: stdin: line 3: follow record without id, slot_addr or offsets"
+}
+
+@test "wp-arm: a second session record of another process, or a target id again, is refused by line" {
+	local s t
+	s=$(grep '"type":"session"' "$DATA/report-basic.in.ndjson")
+	t=$(grep '"type":"target","id":0' "$DATA/report-basic.in.ndjson")
+	run --separate-stderr wp-arm --backend ptrace <<< "$s
+$t
+${s/\"pid\":4242/\"pid\":4343}"
+	assert_failure 1
+	assert_equal "$stderr" "wp-arm: stdin: line 3: a second session record (pid 4343): wp-arm watches one process, pid 4242's (two streams of wp-resolve joined?)"
+	assert_equal "$(jq -r 'select(.type=="observation") | .error' <<< "$output")" "stdin: a session, target or follow record is wrong: nothing is watched"
+	run --separate-stderr wp-arm --backend ptrace <<< "$s
+$t
+$t"
+	assert_failure 1
+	assert_equal "$stderr" "wp-arm: stdin: line 3: id 0 again: each target and follow record of a session has its own"
+	# the same session twice says nothing new: taken
+	run --separate-stderr wp-arm --backend ptrace <<< "$s
+$s
+$t"
+	refute_line --partial 'second session'
 }

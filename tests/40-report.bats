@@ -3,8 +3,9 @@
 # the table as text).
 
 load helpers
-# the table is 100 columns wide where stdout is not a terminal
-unset COLUMNS
+# the fixtures' tables are 100 columns wide (where stdout is not a
+# terminal and COLUMNS is not set, lines get the width they need)
+export COLUMNS=100
 
 # check NAME [OPTS...]: JSON and table of tests/data/NAME.in.ndjson.
 check() {
@@ -149,14 +150,27 @@ cells() {
 	w=$(cells 4)
 	assert_equal "$(grep '^w a' <<< "$w" | sort -u | wc -l)" 2
 	assert_equal "$(grep '^s a' <<< "$w" | sort -u | wc -l)" 2
-	# not numeric: not a width
+	# not numeric: not a width; into a pipe, nothing is cut
 	COLUMNS=wide run wp-report "$DATA/report-names.in.ndjson"
-	diff -u "$DATA/report-names.expected.txt" <(printf '%s\n' "$output")
+	diff -u "$DATA/report-names.piped.txt" <(printf '%s\n' "$output")
+	COLUMNS= run wp-report "$DATA/report-names.in.ndjson"
+	diff -u "$DATA/report-names.piped.txt" <(printf '%s\n' "$output")
+	refute_output --partial '~'
+}
+
+@test "wp-report: a target's header is never cut: what does not fit the width goes on the next line" {
+	COLUMNS=80 run --separate-stderr wp-report "$DATA/report-names.in.ndjson"
+	assert_success
+	assert_line 'target 0  libpython3.12.so.1.0:_PyRuntime+0x40  0x7f3a105a0040'
+	assert_line '          (static 0x5a0040 in libpython3.12.so.1.0)  rw-p  8 bytes  w'
+	COLUMNS=50 run --separate-stderr wp-report "$DATA/report-names.in.ndjson"
+	assert_line '          (static 0x5a0040 in libpython3.12.so.1.0)'
+	assert_line '          rw-p  8 bytes  w'
 }
 
 @test "wp-report: on a terminal, the table is as wide as the terminal" {
 	command -v script > /dev/null || skip "script(1) (util-linux) is not installed"
-	run script -qec "stty cols 132; '$WP_BUILD/wp-report' '$DATA/report-names.in.ndjson'" /dev/null
+	run env -u COLUMNS script -qec "stty cols 132; '$WP_BUILD/wp-report' '$DATA/report-names.in.ndjson'" /dev/null
 	assert_success
 	output=${output//$'\r'/}
 	awk 'length > 132 { bad = 1 } length > 100 { wide = 1 } END { exit bad || !wide }' <<< "$output" ||
@@ -189,4 +203,50 @@ cells() {
 	# a write-only watch keeps its word
 	run wp-report "$DATA/report-names.in.ndjson"
 	assert_line --regexp '^  9 writes counted by single-stepping; 9 attributed to a writer'
+}
+
+@test "wp-report: samples are shown in time order, however the stream had them (perf drains a CPU's ring at a time)" {
+	# the hits of two CPUs' rings, one ring after the other
+	{ grep -v '"type":"hit"' "$DATA/report-basic.in.ndjson" | grep -v '"type":"observation"'
+	  grep '"type":"hit"' "$DATA/report-basic.in.ndjson" | tac
+	  grep '"type":"observation"' "$DATA/report-basic.in.ndjson"; } > "$BATS_TEST_TMPDIR/unordered.ndjson"
+	run --separate-stderr wp-report --samples 16 "$BATS_TEST_TMPDIR/unordered.ndjson"
+	assert_success
+	run awk '/^  samples:/ { s = 1; next } s && /^ +[0-9]+ +[0-9.]+ / { print $2 } /^$/ { s = 0 }' <<< "$output"
+	assert_output "$(printf '%s\n' 1.000 2.000 3.000 4.000 5.000 6.000 7.000 8.000 9.000 10.000 11.000)"
+}
+
+@test "wp-report: a reason shared by every unknown value is said once, not in every row" {
+	run --separate-stderr wp-report --samples 16 "$DATA/report-basic.in.ndjson"
+	assert_success
+	assert_equal "$(grep -c 'read-modify-write' <<< "$output")" 1
+	assert_line '  values unknown: read-modify-write'
+	assert_line --regexp '^ +4242 +1\.000  pick_coin\+0x0 +unknown$'
+}
+
+@test "wp-report: a vDSO function is marked [vdso]:, not taken for libc's of the same name" {
+	sed '/new_level/ { s|"module":"/opt/game/bin/game"|"module":"[vdso]"|; s|"symbol":"new_level+0x0"|"symbol":"clock_gettime+0x0"| }' \
+	    "$DATA/report-basic.in.ndjson" > "$BATS_TEST_TMPDIR/vdso.ndjson"
+	run --separate-stderr wp-report --samples 16 "$BATS_TEST_TMPDIR/vdso.ndjson"
+	assert_success
+	assert_line --regexp '^ +3  high +\[vdso\]:clock_gettime\+0x0 +game\.c:29 +mov '
+	assert_line --regexp '^ +4242 +9\.000  \[vdso\]:clock_gettime\+0x0 +0x0$'
+	refute_line --regexp ' clock_gettime'
+}
+
+@test "wp-report: a value that changed with 0 writes counted says why (a system call or another process)" {
+	sed '/"type":"observation"/ s|{"id":1,"hits":0,"latest_value":"0x3"}|{"id":1,"hits":0,"counted":0,"lost":0,"latest_value":"0x2"}|' \
+	    "$DATA/report-basic.in.ndjson" > "$BATS_TEST_TMPDIR/changed.ndjson"
+	run --separate-stderr wp-report "$BATS_TEST_TMPDIR/changed.ndjson"
+	assert_success
+	assert_line '  0 writes counted by the kernel; 0 attributed to a writer'
+	assert_line '  initial 0x3  latest 0x2  changed'
+	assert_line '  changed, no write counted: a system call or another process wrote it (--backend ptrace sees calls)'
+	# the ptrace backend sees system calls: only another process is left
+	sed 's/"perf_breakpoint"/"ptrace_singlestep"/g' "$BATS_TEST_TMPDIR/changed.ndjson" > "$BATS_TEST_TMPDIR/changed-p.ndjson"
+	run --separate-stderr wp-report "$BATS_TEST_TMPDIR/changed-p.ndjson"
+	assert_line '  changed, no write counted: another process wrote it (shared memory)'
+	# unchanged, or written: nothing to explain
+	run --separate-stderr wp-report "$DATA/report-basic.in.ndjson"
+	refute_output --partial 'no write counted'
 }

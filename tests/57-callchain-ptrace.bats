@@ -71,3 +71,32 @@ load callchain
 	run jq -c 'select(.type=="hit") | [.callers[] | has("inlined")] | any' <<< "$(wp-decode < "$WOUT")"
 	assert_output false
 }
+
+@test "wp-arm ptrace, page --callchain: a return address outside executable code ends the chain, which says so" {
+	local b
+	for b in ptrace page; do
+		start_target frames nocfi 3
+		watch_start wpt_counter -- --backend "$b" --callchain -d 120s
+		kill -USR1 "$TPID"
+		wait_for "$TOUT" '^done' 60
+		watch_wait
+		# libdw, finding no CFI, walks rbp to 0xbebc200: no caller
+		run jq -c 'select(.type=="hit") | [.callchain, .callchain_status]' "$WOUT"
+		assert_output "$(repeat 3 '[[],"outside_code"]')"
+		run --separate-stderr wp-report < <(wp-decode < "$WOUT" 2> /dev/null)
+		assert_line --regexp '^ +3  \[outside_code\] no callers$'
+		assert_line --partial 'outside_code: a chain stopped at a return address outside executable code (dropped)'
+	done
+}
+
+@test "wp-arm ptrace --callchain: a writer run as a signal handler is called by <signal handler>, libc's trampoline" {
+	start_target frames signal 3
+	watch_start wpt_counter -- --backend ptrace --callchain -d 120s
+	kill -USR1 "$TPID"
+	wait_for "$TOUT" '^done' 60
+	watch_wait
+	run jq -r 'select(.type=="hit") | .callers[0] | "\(.symbol) \(.source)"' <<< "$(wp-decode < "$WOUT" 2> /dev/null)"
+	assert_output "$(repeat 3 '<signal handler> null')"
+	run --separate-stderr wp-report < <(wp-decode < "$WOUT" 2> /dev/null)
+	assert_line --regexp '^ +3  by <signal handler> < [^ ]*(raise|kill)[^ ]*\+0x[0-9a-f]+ < '
+}

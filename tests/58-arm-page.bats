@@ -304,5 +304,35 @@ attrib_watch() {
 	watch_wait
 	assert_equal "$(hits)" 10
 	assert_equal "$(obs .backend)" page_protect
-	assert_equal "$(cat "$WERR")" "wp-arm: hardware breakpoints do not fire on this machine: using the page-protection backend (writes to the watched pages fault; a hot neighbour on them slows the target)"
+	assert_equal "$(cat "$WERR")" "wp-arm: hardware breakpoints do not fire on this machine (they do on bare metal and in VMs that virtualize debug registers): using the page-protection backend (writes to the watched pages fault and stop the target a moment each: a hot neighbour on them slows it, and its own timeouts may fire)"
+}
+
+@test "wp-arm page: -d is kept when the reader is slow: what it did not take in time is dropped and counted" {
+	start_target mt-writer -t 1 -n 100000000 -w
+	WOUT=$BATS_TEST_TMPDIR/slow.out
+	wp-resolve -p "$TPID" wpt_counter | wp-arm --backend page --regs -d 1s 2> "$BATS_TEST_TMPDIR/slow.err" | { sleep 6; cat; } > "$WOUT" &
+	local reader=$!
+	sleep 0.5
+	kill -USR1 "$TPID"
+	# the watch ends at its deadline, the target let go, though nothing was read yet
+	sleep 3
+	assert_equal "$(awk '/^TracerPid/ { print $2 }' "/proc/$TPID/status")" 0
+	wait "$reader"
+	OBS=$(jq -c 'select(.type=="observation")' "$WOUT")
+	assert_equal "$(obs .stop_reason)" duration
+	(( $(obs .elapsed_ms) >= 1000 && $(obs .elapsed_ms) < 2000 )) || fail "elapsed $(obs .elapsed_ms) ms"
+	# every write counted: written as a hit, or dropped and counted as lost
+	local counted lost
+	counted=$(obs '.targets[0].counted')
+	lost=$(obs '.targets[0].lost')
+	(( lost > 0 )) || fail "nothing was dropped: the reader was not slow enough"
+	assert_equal "$(( $(hits) + lost ))" "$counted"
+	assert_equal "$(obs .lost_events.total)" "$lost"
+	assert_equal "$(obs .lost_events.undelivered_records)" "$lost"
+	assert_equal "$(jq -c .lost_events.reasons <<< "$OBS")" '["output_blocked"]'
+	assert_equal "$(obs .counts_are_lower_bound)" true
+	assert_contract "$WOUT"
+	run --separate-stderr wp-report < "$WOUT"
+	assert_line --regexp "^watch +page_protect .* lost $lost$"
+	assert_line "note     $lost records dropped: the reader did not take them in time (output_blocked)"
 }

@@ -28,7 +28,7 @@ perf_sample(struct watch *w, size_t ti, const struct perf_rec *r)
 
 	perf_sample_hit(r, &h, &regs);
 	if (s->ev.lay.chain) {
-		h.chain_status = kchain_callers(r->chain, r->nchain,
+		h.chain_status = kchain_callers(w->pid, r->chain, r->nchain,
 		    (size_t)bpev_chain_cap(w), r->ip, chain, w->callchain_depth,
 		    &h.nchain);
 		h.chain = chain;

@@ -201,7 +201,7 @@ bpfw_callers(struct bpfw *b, const struct watch *w, int32_t id, uint64_t ip,
 	if (bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.stacks), &id,
 	    st) != 0)
 		return "the stack map lost the chain";
-	return kchain_callers(st, b->depth, b->depth, ip, ips,
+	return kchain_callers(w->pid, st, b->depth, b->depth, ip, ips,
 	    w->callchain_depth, n);
 }
 

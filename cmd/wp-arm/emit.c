@@ -25,13 +25,42 @@ written(struct watch *w, int rc)
 	return rc;
 }
 
-/* Writes w->jw as a line; -1 (and output_closed set) when it cannot. */
+/*
+ * Writes w->jw as a line; -1 (and output_closed set) when it cannot, 1
+ * when the output did not take it in time (counted).  Once the watch
+ * stops, the last records wait for the reader.
+ */
 static int
-put(struct watch *w)
+put(struct watch *w, int last)
 {
+	int rc;
+
 	if (w->output_closed)
 		return -1;
-	return written(w, wp_stream_write_jw(&w->jw));
+	if (last && watch_stopping(w) && written(w,
+	    wp_stream_nonblock(0)) == -1)
+		return -1;
+	if ((rc = wp_stream_write_jw(&w->jw)) == 1)
+		w->undelivered++;
+	return written(w, rc);
+}
+
+/* Hit h, dropped: its target's, counted as lost. */
+static void
+undelivered_hit(struct watch *w, const struct wp_hit_rec *h)
+{
+	size_t i;
+	int role, level;
+
+	w->undelivered_hits++;
+	for (i = 0; i < w->nt; i++) {
+		watch_role(w, i, &role, &level);
+		if (w->t[i].id == h->target && role == h->role &&
+		    (role == WP_ROLE_NONE || level == h->level)) {
+			w->t[i].undelivered++;
+			return;
+		}
+	}
 }
 
 int
@@ -72,16 +101,23 @@ emit_armed(struct watch *w)
 	w->armed.initial = NULL;
 	w->armed.ninitial = 0;
 	free(in);
-	if ((rc = put(w)) == -1)
+	if ((rc = put(w, 0)) == -1)
 		return -1;
-	return emit_flush(w);
+	if (emit_flush(w) == -1)
+		return -1;
+	wp_stream_nonblock(1);
+	return 0;
 }
 
 int
 emit_hit(struct watch *w, const struct wp_hit_rec *h)
 {
+	int rc;
+
 	wp_rec_hit(&w->jw, h);
-	return put(w);
+	if ((rc = put(w, 0)) == 1)
+		undelivered_hit(w, h);
+	return rc == -1 ? -1 : 0;
 }
 
 /* The thread's name (/proc/PID/task/TID/comm): 0, or -1. */
@@ -117,35 +153,35 @@ emit_thread(struct watch *w, const struct wp_thread_rec *t)
 	    thread_comm(w->pid, t->tid, comm, sizeof comm) == 0)
 		named.comm = comm;
 	wp_rec_thread(&w->jw, &named);
-	return put(w);
+	return put(w, 0);
 }
 
 int
 emit_count(struct watch *w, const struct wp_count_rec *c)
 {
 	wp_rec_count(&w->jw, c);
-	return put(w);
+	return put(w, 0);
 }
 
 int
 emit_tally(struct watch *w, const struct wp_tally_rec *t)
 {
 	wp_rec_tally(&w->jw, t);
-	return put(w);
+	return put(w, 1);
 }
 
 int
 emit_lost(struct watch *w, uint64_t n, int cpu, int64_t time_ns)
 {
 	wp_rec_lost(&w->jw, n, cpu, time_ns);
-	return put(w);
+	return put(w, 0);
 }
 
 int
 emit_rebind(struct watch *w, const struct wp_rebind_rec *r)
 {
 	wp_rec_rebind(&w->jw, r);
-	if (put(w) == -1)
+	if (put(w, 0) == -1)
 		return -1;
 	wp_stream_flush();	/* scripts may wait on it */
 	return 0;
@@ -155,7 +191,8 @@ int
 emit_observation(struct watch *w, const struct wp_observation *o)
 {
 	wp_rec_observation(&w->jw, o);
-	if (put(w) == -1 || wp_stream_flush() == -1)
+	if (written(w, wp_stream_nonblock(0)) == -1 || put(w, 0) == -1 ||
+	    wp_stream_flush() == -1)
 		return -1;
 	return 0;
 }

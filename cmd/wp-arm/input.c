@@ -27,6 +27,37 @@ add_target(struct watch *w, const struct wp_spec *sp)
 	t->armed = 1;
 }
 
+/* The session: the first, or one that says the same; -1 (e set). */
+static int
+take_session(struct watch *w, const struct wp_session *s, int *have_session,
+    struct wp_error *e)
+{
+	if (*have_session && (s->pid != w->pid ||
+	    s->start_time != w->start_time))
+		return wp_error_set(e, WP_EXIT_ERROR, "a second session "
+		    "record (pid %d): wp-arm watches one process, pid %d's "
+		    "(two streams of wp-resolve joined?)", (int)s->pid,
+		    (int)w->pid);
+	w->pid = s->pid;
+	w->start_time = s->start_time;
+	*have_session = 1;
+	return 0;
+}
+
+/* -1 (e set) when a target or follow record already took id. */
+static int
+id_taken(const struct watch *w, int id, struct wp_error *e)
+{
+	size_t i;
+
+	for (i = 0; i < w->nt; i++)
+		if (w->t[i].id == id)
+			return wp_error_set(e, WP_EXIT_ERROR, "id %d again: "
+			    "each target and follow record of a session has "
+			    "its own", id);
+	return 0;
+}
+
 /* Takes what one record says; -1 when it is wrong (reported). */
 static int
 take(struct watch *w, const struct wp_record *rec, int *have_session)
@@ -36,18 +67,18 @@ take(struct watch *w, const struct wp_record *rec, int *have_session)
 	struct wp_error err;
 	int rc = 0;
 
-	if (strcmp(rec->type, "session") == 0 && !*have_session) {
+	if (strcmp(rec->type, "session") == 0) {
 		if ((rc = wp_rec_read_session(rec, &s, &err)) == 0) {
-			w->pid = s.pid;
-			w->start_time = s.start_time;
-			*have_session = 1;
+			rc = take_session(w, &s, have_session, &err);
 			wp_session_free(&s);
 		}
 	} else if (strcmp(rec->type, "target") == 0) {
-		if ((rc = wp_rec_read_target(rec, &sp, &err)) == 0)
+		if ((rc = wp_rec_read_target(rec, &sp, &err)) == 0 &&
+		    (rc = id_taken(w, sp.id, &err)) == 0)
 			add_target(w, &sp);
 	} else if (strcmp(rec->type, "follow") == 0) {
-		if ((rc = wp_rec_read_follow(rec, &sp, &err)) == 0)
+		if ((rc = wp_rec_read_follow(rec, &sp, &err)) == 0 &&
+		    (rc = id_taken(w, sp.id, &err)) == 0)
 			follow_add(w, &sp);
 	}
 	if (rc == -1)

@@ -1,10 +1,63 @@
-/* The callers in a kernel call chain, for the perf and bpf backends. */
+/*
+ * The callers in a kernel call chain, for the perf and bpf backends, and
+ * the check every chain gets: a return address outside the process's
+ * executable mappings is not a caller (frame pointers walked where a
+ * function kept none: a timespec, a pointer, a counter read as one).
+ */
 #include <linux/perf_event.h>
 
 #include "kchain.h"
+#include "proc.h"
+#include "util.h"
+
+/* How often the maps are read again for an address not in them. */
+#define REREAD_NS	100000000ULL
+
+static struct {
+	pid_t		 pid;
+	struct wp_maps	 m;
+	uint64_t	 read_ns;
+} code;
+
+/* Whether addr lies in an executable mapping of pid. */
+static int
+in_code(pid_t pid, uint64_t addr)
+{
+	const struct wp_map *mp;
+	uint64_t now;
+
+	if (code.pid == pid &&
+	    (mp = wp_proc_maps_find(&code.m, addr)) != NULL &&
+	    mp->perms[2] == 'x')
+		return 1;
+	/* mapped since (dlopen, a JIT): read the maps again, not too often */
+	now = wp_now_ns();
+	if (code.pid == pid && now - code.read_ns < REREAD_NS)
+		return 0;
+	wp_proc_maps_free(&code.m);
+	code.pid = pid;
+	code.read_ns = now;
+	if (wp_proc_maps(pid, &code.m) == -1)
+		return 1;	/* gone, or unreadable: cannot tell */
+	mp = wp_proc_maps_find(&code.m, addr);
+	return mp != NULL && mp->perms[2] == 'x';
+}
 
 const char *
-kchain_callers(const uint64_t *chain, size_t nchain, size_t cap,
+kchain_code_only(pid_t pid, uint64_t *ips, size_t *n, const char *status)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if (!in_code(pid, ips[i])) {
+			*n = i;
+			return "outside_code";
+		}
+	return status;
+}
+
+const char *
+kchain_callers(pid_t pid, const uint64_t *chain, size_t nchain, size_t cap,
     uint64_t ip, uint64_t *ips, size_t max, size_t *n)
 {
 	size_t i;
@@ -20,8 +73,9 @@ kchain_callers(const uint64_t *chain, size_t nchain, size_t cap,
 				continue;
 		}
 		if (*n == max)
-			return "truncated";
+			return kchain_code_only(pid, ips, n, "truncated");
 		ips[(*n)++] = chain[i];
 	}
-	return i == nchain && nchain >= cap ? "truncated" : "frame_pointers";
+	return kchain_code_only(pid, ips, n,
+	    i == nchain && nchain >= cap ? "truncated" : "frame_pointers");
 }

@@ -192,6 +192,43 @@ option(int ch, const char *arg, struct watch *w, struct options *op)
 	}
 }
 
+/* Bytes of a --callchain dwarf sample besides the stack: regs, chain. */
+#define SAMPLE_EXTRA	512
+
+/*
+ * Refuses options that cannot work together, before anything is read:
+ * a ring or a follow mode for a backend that has none, and a ring
+ * smaller than one sample.
+ */
+static void
+check_combination(const struct watch *w, const struct options *op)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	size_t need, pages;
+	int traces = strcmp(op->backend, "ptrace") == 0 ||
+	    strcmp(op->backend, "page") == 0;
+
+	if (traces && w->ring_pages > 0)
+		errx(WP_EXIT_USAGE, "--ring-pages with --backend %s: it has "
+		    "no ring (perf and bpf have)", op->backend);
+	if (traces && w->follow_mode != NULL)
+		errx(WP_EXIT_USAGE, "--follow-mode with --backend %s: only "
+		    "perf and bpf re-arm a followed leaf that way",
+		    op->backend);
+	if (w->ring_pages == 0 || w->callchain != CC_DWARF || pg <= 0)
+		return;
+	need = w->callchain_stack + SAMPLE_EXTRA;
+	for (pages = 1; pages * (size_t)pg < need; pages *= 2)
+		;
+	if (w->ring_pages < pages)
+		errx(WP_EXIT_USAGE, "--ring-pages %zu with --callchain dwarf: "
+		    "a sample (%zu bytes of stack and the registers) does not "
+		    "fit a ring of %zu bytes, every one would be lost: "
+		    "--ring-pages %zu at least, or fewer bytes "
+		    "(--callchain dwarf,BYTES)", w->ring_pages,
+		    w->callchain_stack, w->ring_pages * (size_t)pg, pages);
+}
+
 static void
 parse_options(int argc, char *argv[], struct watch *w, struct options *op)
 {
@@ -219,6 +256,7 @@ parse_options(int argc, char *argv[], struct watch *w, struct options *op)
 		w->regs = 1;
 	if (optind != argc)
 		wp_usage(&use, WP_EXIT_USAGE);
+	check_combination(w, op);
 }
 
 /* Why debug registers cannot watch t, in msg: 1; 0 when they can. */
@@ -294,11 +332,13 @@ canary(int verbose, char *why, size_t whysz)
 	}
 	if (count == 0) {
 		snprintf(why, whysz, "hardware breakpoints do not fire on this "
-		    "machine");
+		    "machine (they do on bare metal and in VMs that virtualize "
+		    "debug registers)");
 		if (verbose)
-			warnx("%s: a breakpoint on wp-arm's own variable "
+			warnx("hardware breakpoints do not fire on this "
+			    "machine: a breakpoint on wp-arm's own variable "
 			    "counted 0 of 4 writes (a VM that does not "
-			    "virtualize debug registers?)", why);
+			    "virtualize debug registers?)");
 		return -1;
 	}
 	return 0;
@@ -312,8 +352,9 @@ static int
 fallback(struct watch *w, const char *why, struct wp_error *e)
 {
 	warnx("%s: using the page-protection backend (writes to the "
-	    "watched pages fault; a hot neighbour on them slows the "
-	    "target)", why);
+	    "watched pages fault and stop the target a moment each: a hot "
+	    "neighbour on them slows it, and its own timeouts may fire)",
+	    why);
 	return watch_use(w, &backend_page, e);
 }
 
@@ -384,6 +425,7 @@ main(int argc, char *argv[])
 		printf("hardware breakpoints fire: 4 of 4 writes counted\n");
 		return 0;
 	}
+	wp_need_fds("wp-arm", 16);
 	wp_stream_out_init(stdout);
 	if ((rc = input_read(&w, &nbad, &e)) < 0) {
 		/* nothing to watch: the observation says why, where it can */

@@ -71,7 +71,8 @@ coverage(const struct watch *w, struct wp_observation *o,
 static uint64_t
 lost_of(const struct wtarget *t)
 {
-	uint64_t seen = t->tallied_known ? t->tallied : t->hits + t->unwritten;
+	uint64_t seen = t->tallied_known ? t->tallied :
+	    t->hits + t->unwritten - t->undelivered;
 
 	if (!t->counted_known || t->counted < seen)
 		return 0;
@@ -107,7 +108,7 @@ targets(const struct watch *w, struct wp_obs_target *ot, size_t *n)
 		if (w->t[i].chain >= 0)
 			continue;
 		ot[*n].id = w->t[i].id;
-		ot[*n].hits = w->t[i].hits;
+		ot[*n].hits = w->t[i].hits - w->t[i].undelivered;
 		ot[*n].counted_known = w->t[i].counted_known;
 		ot[*n].counted = w->t[i].counted;
 		ot[*n].lost = lost_of(&w->t[i]);
@@ -174,10 +175,14 @@ losses(const struct watch *w, struct wp_observation *o, const char **reasons)
 	o->lost_reason = w->lost_unknown ? w->lost_unknown :
 	    "output closed: hits after that were not written";
 	/* else what the backend said it dropped (observe) */
-	o->lost = known ? counted_lost : o->lost;
+	o->lost = known ? counted_lost : o->lost + w->undelivered_hits;
 	o->lost_reasons = reasons;
-	if (o->lost > 0 || (!known && o->lost_records > 0))
+	o->undelivered = w->undelivered;
+	if (o->lost > w->undelivered_hits ||
+	    (!known && o->lost_records > 0))
 		reasons[o->nlost_reasons++] = "ring_overflow";
+	if (w->undelivered > 0)
+		reasons[o->nlost_reasons++] = "output_blocked";
 }
 
 /*

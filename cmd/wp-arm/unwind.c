@@ -9,6 +9,7 @@
 
 #include "dwfl.h"
 #include "dwunwind.h"
+#include "kchain.h"
 #include "unwind.h"
 #include "util.h"
 
@@ -51,5 +52,6 @@ unwind_thread(struct unwinder *u, pid_t tid, uint64_t *ips, size_t max,
 		if (!unknown || again || wp_dwfl_refresh(u->dw) == -1)
 			break;
 	}
-	return status;
+	/* where CFI is missing libdw walks frame pointers */
+	return kchain_code_only(u->pid, ips, n, status);
 }

@@ -23,8 +23,10 @@ void	 unwind_close(struct unwinder *u);
 /*
  * The return addresses of the callers of thread tid's current frame
  * (which is stopped), innermost first, at most max into ips; *n set.
- * Returns "complete", "truncated" (more than max), or why it stopped
- * (a libdw message); the string is static or libdw's.
+ * Returns "complete", "truncated" (more than max), "outside_code" (a
+ * return address outside the executable mappings, and those after it,
+ * left out: kchain_code_only), or why it stopped (a libdw message); the
+ * string is static or libdw's.
  */
 const char *unwind_thread(struct unwinder *u, pid_t tid, uint64_t *ips,
 	    size_t max, size_t *n);

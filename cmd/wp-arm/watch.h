@@ -39,6 +39,8 @@ struct wtarget {
 	int		 rw;
 	uint64_t	 hits;		/* written */
 	uint64_t	 unwritten;	/* seen after max events */
+	uint64_t	 undelivered;	/* of hits, dropped: the output
+					   did not take them in time */
 	int		 counted_known;	/* the kernel's count of writes: */
 	uint64_t	 counted;
 	int		 tallied_known;	/* its in-kernel tallies' sum: */
@@ -188,6 +190,9 @@ struct watch {
 	uint64_t		 modify_errors;	/* re-arms that failed */
 	const char		*lost_unknown;	/* why what was lost is not
 						   known; NULL: it is */
+	uint64_t		 undelivered;	/* records the output did not
+						   take in time: dropped */
+	uint64_t		 undelivered_hits;	/* of them */
 };
 
 /*
@@ -241,7 +246,10 @@ size_t	 watch_count_threads(const struct watch *w, enum thread_state st);
 /*
  * emit.c: the one place where records leave wp-arm.  Each writes its
  * record (built by lib/record.c's wp_rec_*) as a line, and returns -1
- * (w->output_closed set) when it cannot.
+ * (w->output_closed set) when it cannot.  From the armed record until
+ * the watch stops, a record the output cannot take in time is dropped
+ * and counted (w->undelivered; a hit is then not the target's): a slow
+ * reader does not hold the watch past its deadline.
  */
 int	 emit_pass(const struct wp_record *rec);	/* stdin's, as read */
 int	 emit_armed(struct watch *w);		/* from w->armed */

@@ -8,6 +8,7 @@
 
 #include "decode.h"
 #include "dwfl.h"
+#include "elf.h"
 #include "json.h"
 #include "record.h"
 
@@ -33,6 +34,32 @@ frames_clear(struct wp_hmap *frames)
 	wp_hmap_clear(frames);
 }
 
+/*
+ * Whether ip is a signal trampoline: mov $15 (rt_sigreturn), %rax;
+ * syscall, where the kernel makes a handler return (libc's
+ * __restore_rt, unnamed where libc is stripped).  Its "return address"
+ * is the trampoline itself, not a call after one.
+ */
+static int
+sigreturn_at(struct image *im, uint64_t ip)
+{
+	static const unsigned char rt[] = {
+		0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05
+	};
+	unsigned char b[sizeof rt];
+	const struct dmap *mp;
+	struct dmod *m = NULL;
+	size_t n = 0;
+
+	if ((mp = image_map_at(im, ip)) != NULL && mp->mod >= 0 &&
+	    (m = image_module(im, mp->mod)) != NULL)
+		n = wp_elf_read(m->elf, ip - im->mods[mp->mod].bias, b,
+		    sizeof b);
+	if (n != sizeof b)
+		n = image_read_live(im, ip, b, sizeof b);
+	return n == sizeof b && memcmp(b, rt, sizeof rt) == 0;
+}
+
 static char *
 render(struct image *im, uint64_t ip)
 {
@@ -53,7 +80,12 @@ render(struct image *im, uint64_t ip)
 		m = image_module(im, mp->mod);
 	}
 	sa = ip - bias;
-	if (m != NULL) {
+	if (sigreturn_at(im, ip)) {
+		/* no call: the names and lines of ip - 1 are another's */
+		snprintf(sym, sizeof sym, "<signal handler>");
+		have_fn = 1;
+		m = NULL;
+	} else if (m != NULL) {
 		have_fn = wp_dwfl_func(im->dwfl, ip - 1, &fn) == 0;
 		have_line = wp_dwfl_srcline(im->dwfl, ip - 1, &file, &line) == 0;
 		ninl = wp_dwfl_inlined(im->dwfl, ip - 1, inl, 8);
@@ -68,8 +100,9 @@ render(struct image *im, uint64_t ip)
 		wp_jw_null(&w, "static_ip");
 	}
 	if (have_fn) {
-		snprintf(sym, sizeof sym, "%s+0x%llx", fn.name,
-		    (unsigned long long)(ip - fn.addr));
+		if (m != NULL)
+			snprintf(sym, sizeof sym, "%s+0x%llx", fn.name,
+			    (unsigned long long)(ip - fn.addr));
 		wp_jw_str(&w, "symbol", sym);
 	} else
 		wp_jw_null(&w, "symbol");

@@ -117,6 +117,7 @@ main(int argc, char *argv[])
 	int rc = 0;
 
 	arg = parse_options(argc, argv);
+	wp_need_fds("wp-decode", 16);
 	if ((in = wp_stream_open(arg, &name)) == NULL)
 		err(WP_EXIT_ERROR, "%s", arg);
 	wp_stream_out_init(stdout);

@@ -11,6 +11,17 @@
 #include "util.h"
 
 void
+label_symbol(const char *module, const char *symbol, char *buf, size_t sz)
+{
+	/* the vDSO's clock_gettime is not libc's */
+	if (module != NULL && strcmp(module, "[vdso]") == 0 &&
+	    strncmp(symbol, "__vdso_", 7) != 0)
+		snprintf(buf, sz, "[vdso]:%s", symbol);
+	else
+		snprintf(buf, sz, "%s", symbol);
+}
+
+void
 label_writer(const struct wp_writer_in *w, const char *fallback, char *buf,
     size_t sz)
 {
@@ -18,7 +29,7 @@ label_writer(const struct wp_writer_in *w, const char *fallback, char *buf,
 	char off[24];
 
 	if (w->symbol != NULL)
-		snprintf(buf, sz, "%s", w->symbol);
+		label_symbol(w->module, w->symbol, buf, sz);
 	else if (w->module != NULL && w->has_writer_static) {
 		off[wp_fmt_hex(off, w->writer_static)] = '\0';
 		base = strrchr(w->module, '/');

@@ -10,14 +10,21 @@
 #include "util.h"
 
 static size_t width = 100;	/* the table's columns at most */
+static int nocut;		/* table_whole: lines are not cut */
 static char line[MAXWIDTH + 2];
 static size_t linelen;
 
 void
 table_begin(size_t columns)
 {
-	width = columns < 1 ? 1 : columns > MAXWIDTH ? MAXWIDTH : columns;
+	width = columns < 1 || columns > MAXWIDTH ? MAXWIDTH : columns;
 	linelen = 0;
+}
+
+void
+table_whole(int on)
+{
+	nocut = on;
 }
 
 size_t
@@ -48,7 +55,7 @@ out(FILE *f, const char *fmt, ...)
 				line[linelen++] = buf[i];
 			continue;
 		}
-		if (linelen > width) {
+		if (linelen > width && !nocut) {
 			linelen = width;
 			line[width - 1] = '~';
 		}

@@ -135,7 +135,8 @@ parse_options(int argc, char *argv[], struct options *op)
 	op->file = argc - optind == 1 ? argv[optind] : NULL;
 }
 
-/* The table's width: $COLUMNS, else the terminal's, else 100. */
+/* The table's width: $COLUMNS, else the terminal's, else 0 (a file or
+   a pipe: as wide as its lines need). */
 static size_t
 columns(void)
 {
@@ -149,7 +150,7 @@ columns(void)
 	if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ,
 	    &ws) == 0 && ws.ws_col > 0)
 		return ws.ws_col;
-	return 100;
+	return 0;
 }
 
 /*

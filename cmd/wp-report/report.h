@@ -193,6 +193,10 @@ int	 report_table(const struct report *r, FILE *f, size_t width);
  */
 void	 label_writer(const struct wp_writer_in *w, const char *fallback,
 	    char *buf, size_t sz);
+/* A symbol of module (NULL: none) as the table names it: the vDSO's
+   marked "[vdso]:", unless its name says so. */
+void	 label_symbol(const char *module, const char *symbol, char *buf,
+	    size_t sz);
 void	 label_shorten(const char *s, size_t width, char *buf, size_t sz);
 void	 label_shorten_source(const char *s, size_t width, char *buf,
 	    size_t sz);

@@ -10,6 +10,9 @@
 #include "reader.h"
 #include "table.h"
 
+/* A chain shown ended outside executable code (its note, once). */
+static int outside_shown;
+
 /* A frame's "file:line", the file's base name. */
 static void
 frame_source(const struct wp_frame_in *fr, char *buf, size_t sz)
@@ -35,7 +38,7 @@ frame_label(const struct wp_frame_in *fr, char *buf, size_t sz)
 	buf += n;
 	sz -= n;
 	if (fr->symbol != NULL)
-		snprintf(buf, sz, "%s", fr->symbol);
+		label_symbol(fr->module, fr->symbol, buf, sz);
 	else if (fr->module != NULL && fr->static_ip != NULL)
 		snprintf(buf, sz, "%s+%s", base(fr->module), fr->static_ip);
 	else
@@ -59,6 +62,8 @@ chain_line(const struct wp_json *j, char *line, size_t sz)
 		snprintf(b, sizeof b, "-");
 	if (strcmp(b, "complete") != 0)
 		len = snprintf(line, sz, "[%s] ", b);
+	if (strcmp(b, "outside_code") == 0)
+		outside_shown = 1;
 	n = wp_rec_read_frames(j, status < 0 ? -1 :
 	    wp_json_next(j, 0, status), &fr);
 	for (k = 0; k < n && len < (int)sz - 1; k++) {
@@ -102,4 +107,22 @@ table_chains(const struct rsite *s, FILE *f)
 			    "sampled)\n", "",
 			    (unsigned long long)s->chains_none);
 	}
+}
+
+void
+table_chain_notes(const char *backend, FILE *f)
+{
+	int kernel_fp;
+
+	if (!outside_shown)
+		return;
+	outside_shown = 0;
+	kernel_fp = backend != NULL && (strncmp(backend, "perf", 4) == 0 ||
+	    strncmp(backend, "bpf", 3) == 0);
+	out(f, "\nnote     outside_code: a chain stopped at a return address "
+	    "outside executable code (dropped): %s\n", kernel_fp ?
+	    "frame pointers walked through a function built without them; "
+	    "--callchain dwarf unwinds with the modules' call frame "
+	    "information" : "a function without call frame information, "
+	    "whose frame pointer libdw walked");
 }

@@ -2,15 +2,28 @@
  * A target's section of the table: its values and counts, its writers
  * (with their call chains), its threads and its samples.
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "table.h"
 #include "util.h"
 
-/* A written value: "eax = 0x2a", "unknown: why", the value, or "-". */
+/* Whether sample sm's value is unknown. */
+static int
+value_unknown(const struct rsample *sm)
+{
+	return sm->has_value && sm->value.kind_word != NULL &&
+	    strcmp(sm->value.kind_word, wp_vkind_names[WP_VALUE_UNKNOWN]) == 0;
+}
+
+/*
+ * A written value: "eax = 0x2a", "unknown: why" ("unknown" when why is
+ * why_said, said once for the table), the value, or "-".
+ */
 static void
-value_text(const struct rsample *sm, char *buf, size_t sz)
+value_text(const struct rsample *sm, const char *why_said, char *buf,
+    size_t sz)
 {
 	const struct wp_value_in *v = &sm->value;
 	char hex[24];
@@ -21,7 +34,10 @@ value_text(const struct rsample *sm, char *buf, size_t sz)
 		hex[wp_fmt_hex(hex, v->value)] = '\0';
 		val = hex;
 	}
-	if (strcmp(kind, wp_vkind_names[WP_VALUE_UNKNOWN]) == 0)
+	if (value_unknown(sm) && why_said != NULL && v->reason != NULL &&
+	    strcmp(v->reason, why_said) == 0)
+		snprintf(buf, sz, "unknown");
+	else if (strcmp(kind, wp_vkind_names[WP_VALUE_UNKNOWN]) == 0)
 		snprintf(buf, sz, "unknown: %s", v->reason ? v->reason : "-");
 	else if (strcmp(kind, wp_vkind_names[WP_VALUE_REGISTER]) == 0)
 		snprintf(buf, sz, "%s = %s", v->reg ? v->reg : "-", val);
@@ -193,10 +209,12 @@ threads(const struct report *r, const struct rtarget *t, FILE *f)
 	out(f, "%s\n", j == 0 ? " none" : "");
 }
 
-/* A table of samples. */
+/* A table of samples, in time order. */
 struct samples {
-	const struct rsample *a;
+	struct rsample	*a;		/* copies of the report's */
 	size_t		 n;
+	const char	*why;		/* every unknown value's reason, or
+					   NULL: said once, not per row */
 	size_t		 cw;		/* the THREAD column; 0: none */
 	char		**names;
 	struct col	 c[2];		/* WRITER, VALUE */
@@ -219,7 +237,7 @@ samples_layout(const struct report *r, struct samples *t)
 		label_writer(&x->writer, ip, b, sizeof b);
 		t->names[j] = wp_xstrdup(b);
 		need(&t->c[0], strlen(b));
-		value_text(x, b, sizeof b);
+		value_text(x, t->why, b, sizeof b);
 		need(&t->c[1], strlen(b));
 		if ((comm = report_comm(r, x->tid)) != NULL &&
 		    t->cw < strlen(comm))
@@ -254,13 +272,42 @@ sample_row(const struct report *r, const struct samples *t, size_t j,
 	char b1[MAXWIDTH + 1], b2[MAXWIDTH + 1], v[512], ms[64], tid[24];
 	const char *comm = report_comm(r, x->tid);
 
-	value_text(x, v, sizeof v);
+	value_text(x, t->why, v, sizeof v);
 	snprintf(ms, sizeof ms, "%.3f", (double)x->time_ns / 1e6);
 	snprintf(tid, sizeof tid, "%lld", (long long)x->tid);
 	label_shorten(t->names[j], t->c[0].w, b1, sizeof b1);
 	sample_lead(t, tid, comm ? comm : "-", ms, f);
 	out(f, "%-*s %s\n", (int)t->c[0].w, b1,
 	    fit(b2, sizeof b2, v, t->c[1].w));
+}
+
+static int
+by_time(const void *a, const void *b)
+{
+	const struct rsample *x = a, *y = b;
+
+	if (x->time_ns != y->time_ns)
+		return x->time_ns < y->time_ns ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/* The reason every unknown value has, when two or more share it. */
+static const char *
+shared_why(const struct samples *t)
+{
+	const char *why = NULL;
+	size_t j, n = 0;
+
+	for (j = 0; j < t->n; j++) {
+		if (!value_unknown(&t->a[j]))
+			continue;
+		if (t->a[j].value.reason == NULL || (why != NULL &&
+		    strcmp(why, t->a[j].value.reason) != 0))
+			return NULL;
+		why = t->a[j].value.reason;
+		n++;
+	}
+	return n > 1 ? why : NULL;
 }
 
 static void
@@ -270,18 +317,41 @@ samples(const struct report *r, const struct rtarget *rt, FILE *f)
 	size_t j;
 
 	memset(&t, 0, sizeof t);
-	t.a = rt->samples;
 	if ((t.n = rt->nsamples) == 0)
 		return;
+	/* kept by thread and by chance, shown as they happened */
+	t.a = wp_xcalloc(t.n, sizeof *t.a);
+	memcpy(t.a, rt->samples, t.n * sizeof *t.a);
+	qsort(t.a, t.n, sizeof *t.a, by_time);
+	t.why = shared_why(&t);
 	samples_layout(r, &t);
 	out(f, "  samples: %zu of %llu%s\n", t.n,
 	    (unsigned long long)rt->hits,
 	    rt->samples_truncated ? " (truncated)" : "");
+	if (t.why != NULL)
+		out(f, "  values unknown: %s\n", t.why);
 	sample_lead(&t, "TID", "THREAD", "TIME ms", f);
 	out(f, "%-*s %s\n", (int)t.c[0].w, "WRITER", "VALUE");
 	for (j = 0; j < t.n; j++)
 		sample_row(r, &t, j, f);
 	names_free(t.names, t.n);
+	free(t.a);
+}
+
+/* Why the value changed with no write counted. */
+static void
+unwatched_change(const struct report *r, FILE *f)
+{
+	int sees_syscalls = r->backend != NULL &&
+	    (strcmp(r->backend, "ptrace_singlestep") == 0 ||
+	    strcmp(r->backend, "page_protect") == 0);
+
+	if (sees_syscalls)
+		out(f, "  changed, no write counted: another process wrote "
+		    "it (shared memory)\n");
+	else
+		out(f, "  changed, no write counted: a system call or another "
+		    "process wrote it (--backend ptrace sees calls)\n");
 }
 
 /* The counts: by the kernel, tallied, sampled, and the values. */
@@ -321,6 +391,9 @@ counts(const struct report *r, const struct rtarget *t, FILE *f)
 	else
 		out(f, "  %llu hits%s%s  initial %s  latest %s%s\n", hits,
 		    split, lower, wp_field_text(init), ls, changed);
+	if (*changed && hits == 0 && (counted == NULL ||
+	    strcmp(counted, "0") == 0))
+		unwatched_change(r, f);
 	if (t->spurious_hits > 0)
 		out(f, "  spurious %llu: hits whose instruction accessed "
 		    "elsewhere, not among the writers\n",
@@ -332,14 +405,22 @@ table_watch(const struct report *r, const struct rtarget *t, FILE *f)
 {
 	const struct wp_watch_pass *x = &t->rec;
 
+	char b[PATH_MAX + 96];
+
+	/* never cut: what does not fit goes on the next line */
+	table_whole(1);
 	out(f, "\ntarget %d  %s  %s", t->id, wp_field_text(&x->input),
 	    wp_field_text(&x->runtime_addr));
-	if (x->static_addr.text != NULL)
-		out(f, " (static %s in %s)", x->static_addr.text,
-		    base(wp_field_text(&x->module)));
-	out(f, "  %s  %s bytes  %s\n", wp_field_text(&x->perms),
-	    wp_field_text(&x->len),
-	    wp_field_text(&x->access));
+	if (x->static_addr.text != NULL) {
+		snprintf(b, sizeof b, "(static %s in %s)",
+		    x->static_addr.text, base(wp_field_text(&x->module)));
+		item(f, b, 9);
+	}
+	snprintf(b, sizeof b, " %s  %s bytes  %s", wp_field_text(&x->perms),
+	    wp_field_text(&x->len), wp_field_text(&x->access));
+	item(f, b, 8);
+	out(f, "\n");
+	table_whole(0);
 	counts(r, t, f);
 	out(f, "  writers: %zu\n", t->nsorted);
 	writer_rows(t, 1, 1, f);

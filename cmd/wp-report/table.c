@@ -3,6 +3,7 @@
  * per target its writers, threads and samples (table-watch.c), then the
  * follow chains.
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,6 +82,10 @@ watch_notes(const struct wp_obs_pass *o, FILE *f)
 		    wp_field_text(&o->steps_per_second));
 		native_note(o, f);
 	}
+	if (o->lost_undelivered.text != NULL)
+		out(f, "note     %s records dropped: the reader did not take "
+		    "them in time (output_blocked)\n",
+		    o->lost_undelivered.text);
 	if (wp_field_int(&o->forked) > 0)
 		out(f, "note     forked children were not followed: %s\n",
 		    wp_field_text(&o->forked));
@@ -90,10 +95,20 @@ static void
 process(const struct report *r, FILE *f)
 {
 	const struct wp_session_pass *s = &r->session;
+	const char *exe = base(wp_field_text(&s->exe));
+	char name[PATH_MAX + 80], comm[64];
 	size_t i;
 
+	/* started through a link: the name it was started by, then the file
+	   (comm is cut to 15 bytes) */
+	if (s->comm.text != NULL && strncmp(exe, s->comm.text,
+	    strlen(s->comm.text)) != 0)
+		snprintf(name, sizeof name, "%s (%s)", printable(comm,
+		    sizeof comm, s->comm.text), exe);
+	else
+		snprintf(name, sizeof name, "%s", exe);
 	out(f, "process  pid %s  %s  start %s  binary %s  slide %s\n",
-	    wp_field_text(&s->pid), base(wp_field_text(&s->exe)),
+	    wp_field_text(&s->pid), name,
 	    wp_field_text(&s->start_time), wp_field_text(&s->binary_match),
 	    wp_field_text(&s->pie_slide));
 	if (s->pid.text != NULL && s->slot_limit.text == NULL)
@@ -219,5 +234,6 @@ report_table(const struct report *r, FILE *f, size_t columns)
 	for (i = 0; i < r->nt; i++)
 		if (r->t[i].follow)
 			follow_section(r, &r->t[i], f);
+	table_chain_notes(r->backend, f);
 	return ferror(f) ? -1 : 0;
 }

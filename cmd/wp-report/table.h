@@ -22,9 +22,12 @@ struct col {
 };
 
 /* layout.c */
-/* Starts a table of width columns (1 to MAXWIDTH). */
+/* Starts a table of width columns (1 to MAXWIDTH; 0: MAXWIDTH, a file
+   or a pipe, where lines get the width they need). */
 void	 table_begin(size_t width);
 size_t	 table_width(void);
+/* While on, lines are not cut to the width (what must be read whole). */
+void	 table_whole(int on);
 /* printf to the table: a line longer than the width is cut there, the
    cut shown by a final '~'. */
 void	 out(FILE *f, const char *fmt, ...)
@@ -56,5 +59,8 @@ void	 table_leaf_writers(const struct rtarget *t, FILE *f);
 
 /* table-chain.c: the site's call chains shown, a line each */
 void	 table_chains(const struct rsite *s, FILE *f);
+/* After the sections: what a chain's status shown means, once (backend:
+   the watch's, or NULL). */
+void	 table_chain_notes(const char *backend, FILE *f);
 
 #endif

@@ -452,6 +452,7 @@ main(int argc, char *argv[])
 	int status = WP_EXIT_OK;
 
 	parse_options(argc, argv, &op);
+	wp_need_fds("wp-resolve", 16);
 	addrs = parse_addrs(&op);
 	check_slots(&op);
 	nt = op.naddr + op.nf;

@@ -18,20 +18,6 @@
 #include "tls.h"
 #include "util.h"
 
-static int
-module_matches(const char *path, const char *name)
-{
-	const char *base = strrchr(path, '/');
-	size_t n = strlen(name);
-
-	base = base ? base + 1 : path;
-	if (strcmp(path, name) == 0 || strcmp(base, name) == 0)
-		return 1;
-	/* "libc" names libc.so.6, "libfoo" libfoo-1.2.so */
-	return strncmp(base, name, n) == 0 &&
-	    (base[n] == '.' || base[n] == '-');
-}
-
 /* What a symbol lookup found. */
 struct sym {
 	uint64_t	 val, size;
@@ -54,7 +40,7 @@ find_module(struct view *v, const char *name, char *err, size_t errsz)
 	size_t i;
 
 	for (i = 0; i < v->nmods; i++) {
-		if (!module_matches(v->mods[i].path, name))
+		if (!view_module_named(v, &v->mods[i], name))
 			continue;
 		if (found != NULL) {
 			snprintf(err, errsz, "module '%s' is ambiguous: %s and %s",

@@ -7,6 +7,7 @@
 #include <elf.h>
 #include <err.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,6 +117,21 @@ add_modules(struct view *v)
 }
 
 /* The process exists, can be read, and is x86-64. */
+static void	read_text(const char *, char *, size_t);
+
+/* Why root may not read a process: yama where it says so, else guesses. */
+static const char *
+why_denied(void)
+{
+	char scope[8];
+
+	read_text("/proc/sys/kernel/yama/ptrace_scope", scope, sizeof scope);
+	if (strcmp(scope, "3") == 0)
+		return "kernel.yama.ptrace_scope is 3: no process may trace";
+	return "a security module, or a process outside this container's "
+	    "namespaces?";
+}
+
 static int
 check_process(struct view *v)
 {
@@ -130,8 +146,12 @@ check_process(struct view *v)
 		warnx("pid %d: no such process", (int)pid);
 		return -1;
 	}
+	errno = 0;
 	if (wp_proc_starttime(pid, &v->start_time) == -1) {
-		warn("pid %d: cannot read /proc/%d/stat", (int)pid, (int)pid);
+		/* read, but not as a stat line: no errno to tell */
+		warnx("pid %d: cannot read /proc/%d/stat: %s", (int)pid,
+		    (int)pid, errno ? strerror(errno) : "not what the kernel "
+		    "writes there");
 		return -1;
 	}
 	if (!wp_proc_alive(pid, v->start_time)) {
@@ -142,9 +162,8 @@ check_process(struct view *v)
 	if (wp_proc_exe(pid, v->exe, sizeof v->exe) == -1 ||
 	    (v->memfd = wp_proc_mem_open(pid)) == -1) {
 		if ((errno == EACCES || errno == EPERM) && geteuid() == 0)
-			warnx("pid %d: permission denied even to root "
-			    "(kernel.yama.ptrace_scope 3, or a security "
-			    "module?)", (int)pid);
+			warnx("pid %d: permission denied even to root (%s)",
+			    (int)pid, why_denied());
 		else if (errno == EACCES || errno == EPERM)
 			warnx("pid %d: permission denied (run as the process's "
 			    "user with ptrace allowed, or as root)", (int)pid);
@@ -215,6 +234,55 @@ check_bin(struct view *v, const char *bin, int force_bin)
 	return 0;
 }
 
+/* The first line or string of file path into buf ("" if none). */
+static void
+read_text(const char *path, char *buf, size_t sz)
+{
+	ssize_t n;
+	int fd;
+
+	buf[0] = '\0';
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return;
+	n = read(fd, buf, sz - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+/* The names the process was started by: comm, argv[0]'s base name. */
+static void
+start_names(struct view *v)
+{
+	char a0[PATH_MAX], path[64];
+	const char *b;
+
+	snprintf(path, sizeof path, "/proc/%d/comm", (int)v->pid);
+	read_text(path, v->comm, sizeof v->comm);
+	snprintf(path, sizeof path, "/proc/%d/cmdline", (int)v->pid);
+	read_text(path, a0, sizeof a0);
+	b = strrchr(a0, '/');
+	snprintf(v->argv0, sizeof v->argv0, "%s", b ? b + 1 : a0);
+}
+
+int
+view_module_named(const struct view *v, const struct module *m,
+    const char *name)
+{
+	const char *base = strrchr(m->path, '/');
+	size_t n = strlen(name);
+
+	base = base ? base + 1 : m->path;
+	if (strcmp(m->path, name) == 0 || strcmp(base, name) == 0)
+		return 1;
+	if (m->is_main && ((v->comm[0] && strcmp(v->comm, name) == 0) ||
+	    (v->argv0[0] && strcmp(v->argv0, name) == 0)))
+		return 1;
+	/* "libc" names libc.so.6, "libfoo" libfoo-1.2.so */
+	return strncmp(base, name, n) == 0 &&
+	    (base[n] == '.' || base[n] == '-');
+}
+
 int
 view_open(struct view *v, pid_t pid, const char *bin, int force_bin)
 {
@@ -225,11 +293,14 @@ view_open(struct view *v, pid_t pid, const char *bin, int force_bin)
 	if (check_process(v) == -1 ||
 	    (bin != NULL && check_bin(v, bin, force_bin) == -1))
 		return -1;
+	errno = 0;
 	if (wp_proc_maps(pid, &v->maps) == -1) {
-		warn("pid %d: cannot read /proc/%d/maps", (int)pid, (int)pid);
+		warnx("pid %d: cannot read /proc/%d/maps: %s", (int)pid,
+		    (int)pid, errno ? strerror(errno) : "read error");
 		return -1;
 	}
 	add_modules(v);
+	start_names(v);
 	if (v->main == NULL) {
 		warnx("pid %d: %s is not mapped in the process", (int)pid,
 		    v->exe);
@@ -306,6 +377,7 @@ view_session_record(struct view *v, enum wp_limits limits, struct wp_jw *w)
 	s.pid = v->pid;
 	s.start_time = v->start_time;
 	s.exe = v->exe;
+	s.comm = v->comm[0] ? v->comm : NULL;
 	s.exe_build_id = v->exe_build_id[0] ? v->exe_build_id : NULL;
 	s.bin = (char *)v->bin;
 	s.bin_build_id = v->bin && v->bin_build_id[0] ? v->bin_build_id : NULL;

@@ -27,6 +27,9 @@ struct view {
 	pid_t			 pid;
 	unsigned long long	 start_time;
 	char			 exe[PATH_MAX];
+	/* the names it was started by: through a link, not exe's */
+	char			 comm[64];	/* /proc/PID/comm; "" unread */
+	char			 argv0[PATH_MAX];	/* its base name; "" */
 	char			 exe_build_id[128];
 	const char		*bin;		/* --bin, or NULL */
 	char			 bin_build_id[128];
@@ -48,6 +51,13 @@ struct view {
  */
 int	 view_open(struct view *v, pid_t pid, const char *bin, int force_bin);
 void	 view_close(struct view *v);
+/*
+ * Whether name names module m: its path, its base name, or that without
+ * its version ("libc" for libc.so.6); the main program also by the
+ * names it was started by (a link's: comm, argv[0]'s base name).
+ */
+int	 view_module_named(const struct view *v, const struct module *m,
+	    const char *name);
 /* The module whose loaded segments hold addr, and its static address. */
 struct module *view_module_at(struct view *v, uint64_t addr, uint64_t *saddr);
 /* A mapping's name as records give it: a path, or "[anon]". */
