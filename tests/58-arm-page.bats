@@ -306,3 +306,18 @@ attrib_watch() {
 	assert_equal "$(obs .backend)" page_protect
 	assert_equal "$(cat "$WERR")" "wp-arm: hardware breakpoints do not fire on this machine: using the page-protection backend (writes to the watched pages fault; a hot neighbour on them slows the target)"
 }
+
+@test "wp-arm --backend auto: where page protection cannot serve (shared memory), single-steps, and says why" {
+	if wp-arm --check-bp > /dev/null 2>&1; then
+		skip "hardware breakpoints fire on this machine: auto picks bpf or perf"
+	fi
+	start_target attrib shm
+	watch_start -l 8 "$(tinfo shared)" -- -d 120s
+	kill -USR1 "$TPID"
+	wait_for "$TOUT" '^done' 30
+	watch_wait
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(obs .backend)" ptrace_singlestep
+	assert_equal "$(obs .stop_reason)" target_exited
+	assert_equal "$(cat "$WERR")" "wp-arm: hardware breakpoints do not fire on this machine, and target 0: page $(tinfo shared) is shared memory (/dev/zero (deleted)): another process could write it unseen, and its protection is not this process's alone: using single-step (the ptrace backend: exact, but slow)"
+}

@@ -108,10 +108,18 @@ void
 page_resume(struct watch *w, struct page_state *s, struct tr_thread *t,
     int sig)
 {
+	struct pthr *pt;
+	uint64_t now;
+
 	if (t->state != TR_STOPPED)
 		return;
+	pt = pthr_of(t);
+	now = wp_now_ns();
 	if (t->stop != TR_GROUP)
-		obs(w)->stopped_ns += wp_now_ns() - t->stopped_at;
+		obs(w)->stopped_ns += now - (pt->since ? pt->since :
+		    t->stopped_at);
+	pt->since = 0;
+	pt->sc_from = t->stop == TR_SC_ENTRY ? now : 0;
 	tr_resume(&s->tr, t, TR_SYSCALL, sig);
 }
 
@@ -215,7 +223,8 @@ rseq_of(struct page_state *s, const struct ppage *p)
  * watched this way is refused with the reason.
  */
 static int
-check_pages(struct watch *w, struct page_state *s, struct wp_error *e)
+check_pages(struct watch *w, struct page_state *s, const char *advice,
+    struct wp_error *e)
 {
 	const struct wp_map *m;
 	struct wp_maps maps;
@@ -237,9 +246,8 @@ check_pages(struct watch *w, struct page_state *s, struct wp_error *e)
 			rc = wp_error_set(e, WP_EXIT_ERROR, "target %d: page "
 			    "0x%" PRIx64 " is shared memory (%s): another process "
 			    "could write it unseen, and its protection is not "
-			    "this process's alone: use --backend ptrace",
-			    target_at(w, p->addr), p->addr,
-			    m->path ? m->path : "MAP_SHARED");
+			    "this process's alone%s", target_at(w, p->addr),
+			    p->addr, m->path ? m->path : "MAP_SHARED", advice);
 		else if (m->perms[1] != 'w')
 			rc = wp_error_set(e, WP_EXIT_ERROR, "target %d: page "
 			    "0x%" PRIx64 " is not writable (%s): nothing writes "
@@ -249,9 +257,9 @@ check_pages(struct watch *w, struct page_state *s, struct wp_error *e)
 			rc = wp_error_set(e, WP_EXIT_ERROR, "target %d: page "
 			    "0x%" PRIx64 " holds the rseq area of thread %d, "
 			    "which the kernel writes as it schedules the thread "
-			    "(and kills it when it cannot): use --backend ptrace",
-			    target_at(w, p->addr), p->addr, (int)tid);
-		else if ((tid = stack_of(s, p)) != 0)
+			    "(and kills it when it cannot)%s",
+			    target_at(w, p->addr), p->addr, (int)tid, advice);
+		else if ((tid = stack_of(s, p)) != 0 && *advice != '\0')
 			warnx("target %d: page 0x%" PRIx64 " is on the stack of "
 			    "thread %d: each push and call there faults and is "
 			    "stepped, and its system calls' writes there give the "
@@ -303,21 +311,24 @@ seize_failed(void *arg, pid_t tid, int err)
 	emit_thread(w, &tr);
 }
 
-/* What the options ask that this backend does not do, in e. */
+/*
+ * What the options ask that this backend does not do, in e (with
+ * advice, the other backend to use).
+ */
 static int
-refuse(struct watch *w, struct wp_error *e)
+refuse(struct watch *w, int advice, struct wp_error *e)
 {
+	const char *use = advice ? " (use --backend ptrace)" : "";
 	size_t i;
 
 	if (w->nchains > 0)
 		return wp_error_set(e, WP_EXIT_USAGE, "--follow: the page "
-		    "backend does not re-arm pointer chains (use --backend "
-		    "ptrace)");
+		    "backend does not re-arm pointer chains%s", use);
 	for (i = 0; i < w->nt; i++)
 		if (w->t[i].rw)
 			return wp_error_set(e, WP_EXIT_USAGE, "target %d: -a rw: "
-			    "page protection traps writes, not reads (use "
-			    "--backend ptrace)", w->t[i].id);
+			    "page protection traps writes, not reads%s",
+			    w->t[i].id, use);
 	if (w->callchain == CC_DWARF)
 		return wp_error_set(e, WP_EXIT_USAGE, "--callchain dwarf: the "
 		    "page backend unwinds at the stop with the modules' CFI "
@@ -421,7 +432,8 @@ arm_stopped(struct watch *w, struct page_state *s, struct wp_error *e)
 	}
 	for (i = 0; i < s->tr.n; i++)
 		watch_thread(w, s->tr.t[i]->tid, THR_SEEDED);
-	if (check_pages(w, s, e) == -1 || read_targets(w, s, e) == -1 ||
+	if (check_pages(w, s, ": use --backend ptrace", e) == -1 ||
+	    read_targets(w, s, e) == -1 ||
 	    protect_all(w, s, e) == -1)
 		return -1;
 	return 0;
@@ -436,7 +448,7 @@ page_arm(struct watch *w, struct wp_error *e)
 
 	w->state = s;
 	s->tr.memfd = -1;
-	if (refuse(w, e) == -1)
+	if (refuse(w, 1, e) == -1)
 		goto fail;
 	if (!wp_proc_alive(w->pid, w->start_time)) {
 		wp_error_set(e, WP_EXIT_PROCESS, "pid %d: the process has "
@@ -467,6 +479,26 @@ page_arm(struct watch *w, struct wp_error *e)
 fail:
 	release_state(w, s);
 	return -1;
+}
+
+int
+page_serves(struct watch *w, struct wp_error *e)
+{
+	struct page_state *s = wp_xcalloc(1, sizeof *s);
+	int rc = 0;
+
+	w->state = s;
+	s->tr.memfd = -1;
+	if (refuse(w, 0, e) == -1)
+		rc = -1;
+	else if (tr_open(&s->tr, w->pid, e) == 0 &&
+	    tr_seize_all(&s->tr, 0, NULL, NULL) > 0) {
+		collect_pages(w, s);
+		rc = check_pages(w, s, "", e);
+		tr_detach_all(&s->tr);
+	}
+	release_state(w, s);
+	return rc;
 }
 
 static void
@@ -549,6 +581,10 @@ page_disarm(struct watch *w)
 
 	set_tick(0);
 	tr_hold(&s->tr, NULL);
+	for (i = 0; i < s->tr.n; i++)
+		if (s->tr.t[i]->tgid == s->tr.pid &&
+		    s->tr.t[i]->state == TR_STOPPED)
+			page_thread_time(w, s->tr.t[i]);
 	t = s->exec_seen || !tr_alive(&s->tr) ? NULL : stopped_one(s);
 	for (i = 0; i < s->tr.n; i++)
 		if (s->tr.t[i]->state == TR_STOPPED &&

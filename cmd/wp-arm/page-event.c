@@ -14,10 +14,12 @@
 #include <err.h>
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <linux/futex.h>
 #include <linux/kcmp.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -32,12 +34,66 @@
 #define STEP_MAX	(1 << 20)	/* steps of one rep instruction */
 #define HIT_BYTES_MAX	256	/* a wider target's hits carry no bytes */
 
-static struct pthr *
+/*
+ * Thread tid's user CPU time in ns (utime of /proc/TID/stat, as the
+ * kernel samples it, in clock ticks), or -1: the kernel's time for its
+ * faults, wp's doing, is system time.
+ */
+static int64_t
+cpu_ns(pid_t tid)
+{
+	char path[64], b[1024], *p;
+	unsigned long long ticks;
+	ssize_t n;
+	int fd, k;
+
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)tid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	n = read(fd, b, sizeof b - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	b[n] = '\0';
+	/* utime is the 12th field after the name's ')' */
+	if ((p = strrchr(b, ')')) == NULL)
+		return -1;
+	for (k = 0; k < 12 && p != NULL; k++)
+		p = strchr(p + 1, ' ');
+	if (p == NULL || sscanf(p, "%llu", &ticks) != 1)
+		return -1;
+	return (int64_t)(ticks * (1000000000ULL / (unsigned long long)
+	    sysconf(_SC_CLK_TCK)));
+}
+
+struct pthr *
 pthr_of(struct tr_thread *t)
 {
-	if (t->user == NULL)
-		t->user = wp_xcalloc(1, sizeof(struct pthr));
+	struct pthr *pt;
+
+	if (t->user == NULL) {
+		pt = t->user = wp_xcalloc(1, sizeof(struct pthr));
+		pt->t0 = wp_now_ns();
+		pt->cpu0 = cpu_ns(t->tid);
+	}
 	return t->user;
+}
+
+void
+page_thread_time(struct watch *w, struct tr_thread *t)
+{
+	struct pthr *pt = pthr_of(t);
+	int64_t cpu = cpu_ns(t->tid);
+	uint64_t now = wp_now_ns(), own;
+
+	if (pt->timed || pt->cpu0 < 0 || cpu < pt->cpu0)
+		return;
+	pt->timed = 1;
+	if (pt->sc_from != 0)
+		pt->sc_ns += now - pt->sc_from;
+	own = (uint64_t)(cpu - pt->cpu0) + pt->sc_ns;
+	if (own < now - pt->t0 && obs(w)->delay_ns < now - pt->t0 - own)
+		obs(w)->delay_ns = now - pt->t0 - own;
 }
 
 static void
@@ -420,6 +476,9 @@ on_sc_exit(struct watch *w, struct page_state *s, struct tr_thread *t)
 	uint64_t lo, hi;
 	size_t k;
 
+	if (pt->sc_from != 0)
+		pt->sc_ns += t->stopped_at - pt->sc_from;
+	pt->sc_from = 0;
 	if (pt->nwin > 0) {
 		kernel_writes(w, s, t, pt->win, pt->nwin, WP_HIT_SYSCALL, 0);
 		for (k = 0; k < pt->nwin; k++)
@@ -564,6 +623,10 @@ on_event(struct watch *w, struct page_state *s, struct tr_thread *t)
 		if (t->tgid == s->tr.pid)
 			forked(w, t);
 		break;
+	case PTRACE_EVENT_EXIT:
+		if (t->tgid == s->tr.pid)
+			page_thread_time(w, t);
+		break;
 	case PTRACE_EVENT_EXEC:
 		if (t->tgid == s->tr.pid) {
 			s->exec_seen = 1;
@@ -578,6 +641,11 @@ on_event(struct watch *w, struct page_state *s, struct tr_thread *t)
 void
 page_event(struct watch *w, struct page_state *s, struct tr_thread *t)
 {
+	int fresh = t->user == NULL;
+
+	/* the steps and calls injected while it is handled stop it anew */
+	if (t->state == TR_STOPPED)
+		pthr_of(t)->since = t->stopped_at;
 	switch (t->stop) {
 	case TR_EXITED:
 		if (t->tgid == s->tr.pid)
@@ -585,7 +653,7 @@ page_event(struct watch *w, struct page_state *s, struct tr_thread *t)
 		pthr_free(t);
 		return;
 	case TR_START:
-		if (t->tgid != s->tr.pid && t->user == NULL)
+		if (t->tgid != s->tr.pid && fresh)
 			new_process(w, s, t);
 		else
 			page_resume(w, s, t, 0);

@@ -31,6 +31,13 @@ struct pthr {
 	long		 nr;		/* that call, and its arguments */
 	uint64_t	 args[6];
 	int		 others;	/* another thread ran meanwhile */
+	uint64_t	 since;		/* when the stop being handled began */
+	/* its own time, what it would take unwatched: CPU and calls */
+	uint64_t	 t0;		/* when first seen */
+	int64_t		 cpu0;		/* its user CPU time then */
+	uint64_t	 sc_from;	/* resumed into a call then; 0: not */
+	uint64_t	 sc_ns;		/* in its calls, entry to exit */
+	int		 timed;		/* its own time counted */
 };
 
 struct page_state {
@@ -65,6 +72,12 @@ void	 page_close(struct page_state *s, struct tr_thread *t,
 	    struct ppage *p);
 /* Every page its own protection again, run in t. */
 void	 page_restore(struct page_state *s, struct tr_thread *t);
+/*
+ * t is done: the time it lived less its own time (its user CPU time
+ * and its time in system calls) is what wp delayed it; the
+ * longest delay of the threads' is kept in the observation.
+ */
+void	 page_thread_time(struct watch *w, struct tr_thread *t);
 /* A stopped thread of the process a call can be injected into. */
 struct tr_thread *page_injectable(struct page_state *s);
 /* Resumes t (system calls traced), with sig. */
@@ -87,6 +100,8 @@ int	 page_emulate(struct page_state *s, struct tr_thread *t,
 	    const struct wp_x86_insn *in, uint64_t lo);
 
 /* page-event.c */
+/* t's own state (allocated at the first call, freed at its exit). */
+struct pthr *pthr_of(struct tr_thread *t);
 /* Handles one stop of thread t. */
 void	 page_event(struct watch *w, struct page_state *s,
 	    struct tr_thread *t);
