@@ -7,6 +7,7 @@
 load helpers
 load arm
 load callchain
+load follow
 
 @test "wp-arm page: exact hits from several threads, one created mid-watch" {
 	scenario_threads page
@@ -320,4 +321,20 @@ attrib_watch() {
 	assert_equal "$(obs .backend)" ptrace_singlestep
 	assert_equal "$(obs .stop_reason)" target_exited
 	assert_equal "$(cat "$WERR")" "wp-arm: hardware breakpoints do not fire on this machine, and target 0: page $(tinfo shared) is shared memory (/dev/zero (deleted)): another process could write it unseen, and its protection is not this process's alone: using single-step (the ptrace backend: exact, but slow)"
+}
+
+@test "wp-arm page --follow: SLOT+OFF, every binding in order, leaf hits per generation exact, no window" {
+	follow_run page wpt_ptr+0x10
+	follow_check 0
+	assert_equal "$(hits '.role == "pointer"')" 4
+	assert_equal "$(obs .counts_are_lower_bound)" false
+	# every thread held from the pointer's store to the re-arm
+	assert_equal "$(obs .follow_mode)" stop-all
+}
+
+@test "wp-arm page --follow: a two-level chain [[SLOT]+8]+0x10" {
+	follow_run page '[[wpt_holder]+8]+0x10'
+	follow_check 1
+	assert_equal "$(hits '.role == "pointer"')" 4
+	assert_equal "$(obs .counts_are_lower_bound)" false
 }

@@ -126,7 +126,21 @@ page_fault_ours(struct page_state *s, struct tr_thread *t, struct ppage **pp)
 static int
 overlaps(uint64_t lo, uint64_t hi, const struct wtarget *t)
 {
-	return lo < t->addr + (uint64_t)t->len && t->addr < hi;
+	return t->armed && lo < t->addr + (uint64_t)t->len && t->addr < hi;
+}
+
+/* Whether [lo, hi) reaches a pointer of a follow chain. */
+static int
+pointer_at(struct watch *w, uint64_t lo, uint64_t hi)
+{
+	size_t ti;
+
+	for (ti = 0; ti < w->nt; ti++)
+		if (w->t[ti].chain >= 0 && (size_t)w->t[ti].level <
+		    w->chains[w->t[ti].chain].noffs &&
+		    overlaps(lo, hi, &w->t[ti]))
+			return 1;
+	return 0;
 }
 
 /* --callchain: the stopped thread's callers into h. */
@@ -218,7 +232,8 @@ step_over(struct watch *w, struct page_state *s, struct tr_thread *t,
 	size_t nopen = 0, k;
 	int r = -1, n;
 
-	tr_hold(&s->tr, t);
+	if (!s->holding)
+		tr_hold(&s->tr, t);
 	if (page_mprotect(s, t, p, p->own) == 0)
 		opened[nopen++] = p;
 	for (n = 0; n < STEP_MAX; n++) {
@@ -246,8 +261,21 @@ step_over(struct watch *w, struct page_state *s, struct tr_thread *t,
 		t = page_injectable(s);
 	for (k = 0; k < nopen && t != NULL; k++)
 		page_mprotect(s, t, opened[k], opened[k]->own & ~PROT_WRITE);
-	tr_release(&s->tr);
+	if (!s->holding)
+		tr_release(&s->tr);
 	return r;
+}
+
+/*
+ * Whether a read-modify-write of [lo, hi) made here is atomic: no
+ * other thread can write there meanwhile, the page being protected
+ * (not given back to a system call) and the range on it alone.
+ */
+static int
+atomic_here(const struct ppage *p, uint64_t lo, uint64_t hi)
+{
+	return p->guarded && p->open == 0 && lo >= p->addr &&
+	    hi <= p->addr + PAGE_SZ;
 }
 
 /*
@@ -265,7 +293,7 @@ on_fault(struct watch *w, struct page_state *s, struct tr_thread *t,
 	uint8_t code[16];
 	uint64_t lo = addr, hi = addr + 1;
 	size_t ti, nhit = 0;
-	int decoded, done;
+	int decoded, done, ptr;
 
 	if (ptrace(PTRACE_GETREGS, t->tid, 0, &u) == -1)
 		return;
@@ -284,7 +312,14 @@ on_fault(struct watch *w, struct page_state *s, struct tr_thread *t,
 		obs(w)->faults_watched++;
 	else
 		obs(w)->faults_neighbour++;
+	/* no thread runs from a pointer's store to its leaf's re-arm */
+	if ((ptr = w->nchains > 0 && pointer_at(w, lo, hi)) != 0) {
+		tr_hold(&s->tr, t);
+		s->holding = 1;
+	}
 	if (decoded && page_emulable(&in) && lo <= addr && addr < hi &&
+	    ((in.kind != WP_X86_RMW && in.kind != WP_X86_XCHG) ||
+	    atomic_here(p, lo, hi)) &&
 	    page_emulate(s, t, &u, &r, &in, lo) == 0) {
 		obs(w)->emulated++;
 		done = 1;
@@ -299,6 +334,11 @@ on_fault(struct watch *w, struct page_state *s, struct tr_thread *t,
 		for (ti = 0; ti < w->nt && nhit > 0; ti++)
 			if (overlaps(lo, hi, &w->t[ti]))
 				emit(w, s, ti, t->tid, u.rip, at.rip, 0, 0, &r);
+	if (ptr) {
+		page_follow(w, s);
+		s->holding = 0;
+		tr_release(&s->tr);
+	}
 	if (!t->queued)
 		page_resume(w, s, t, 0);
 }
@@ -384,7 +424,7 @@ on_sc_entry(struct watch *w, struct page_state *s, struct tr_thread *t)
 	    t->nr == SYS_mremap || t->nr == SYS_mmap || t->nr == SYS_brk ||
 	    t->nr == SYS_madvise;
 	for (i = 0; i < s->npg; i++) {
-		p = &s->pg[i];
+		p = s->pg[i];
 		if (p->gone || !(p->guarded || p->open) ||
 		    !may_write(s->tr.memfd, t->nr, t->args, p))
 			continue;
@@ -423,7 +463,7 @@ remap_page(struct watch *w, struct page_state *s, struct tr_thread *t,
 	own = page_prot_of(m->perms);
 	p->own = own;
 	p->guarded = 0;
-	if ((own & PROT_WRITE) && p->open == 0)
+	if ((own & PROT_WRITE) && p->open == 0 && p->needed)
 		page_mprotect(s, t, p, own & ~PROT_WRITE);
 }
 
@@ -443,7 +483,7 @@ remap(struct watch *w, struct page_state *s, struct tr_thread *t,
 	if (wp_proc_maps(w->pid, &maps) == -1)
 		return;
 	for (i = 0; i < s->npg; i++) {
-		p = &s->pg[i];
+		p = s->pg[i];
 		m = wp_proc_maps_find(&maps, p->addr);
 		if (p->gone || (m != NULL && m->perms[3] != 's' &&
 		    !(p->addr < hi && lo < p->addr + PAGE_SZ)))
@@ -507,9 +547,9 @@ deliver_caught(struct watch *w, struct page_state *s, struct tr_thread *t,
 
 	tr_hold(&s->tr, t);
 	for (i = 0; i < s->npg; i++)
-		if (s->pg[i].guarded && !s->pg[i].gone &&
-		    page_open(s, t, &s->pg[i]) == 0)
-			win[n++] = &s->pg[i];
+		if (s->pg[i]->guarded && !s->pg[i]->gone &&
+		    page_open(s, t, s->pg[i]) == 0)
+			win[n++] = s->pg[i];
 	obs(w)->signals_passed++;
 	if (tr_step(&s->tr, t, sig) != -1) {
 		kernel_writes(w, s, t, win, n, WP_HIT_KERNEL, sig);
@@ -568,9 +608,9 @@ new_process(struct watch *w, struct page_state *s, struct tr_thread *t)
 		return;
 	}
 	for (i = 0; i < s->npg; i++)
-		if (s->pg[i].guarded && !s->pg[i].gone)
-			tr_inject(&s->tr, t, SYS_mprotect, s->pg[i].addr,
-			    PAGE_SZ, (uint64_t)s->pg[i].own);
+		if (s->pg[i]->guarded && !s->pg[i]->gone)
+			tr_inject(&s->tr, t, SYS_mprotect, s->pg[i]->addr,
+			    PAGE_SZ, (uint64_t)s->pg[i]->own);
 	obs(w)->forks_restored++;
 	tr_detach(&s->tr, t, 0);
 }

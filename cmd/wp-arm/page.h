@@ -21,6 +21,8 @@ struct ppage {
 	int		 guarded;	/* its write permission is taken now */
 	int		 open;		/* windows that gave it back */
 	int		 gone;		/* unmapped, or made unwritable */
+	int		 needed;	/* an armed range is on it */
+	int		 known;		/* own is known: it was checked */
 };
 
 /* A thread's window: the pages given back for its system call. */
@@ -42,11 +44,13 @@ struct pthr {
 
 struct page_state {
 	struct tracee	 tr;
-	struct ppage	*pg;		/* sorted by addr */
+	struct ppage	**pg;		/* sorted by addr; entries never move */
 	size_t		 npg;
 	unsigned char	**last;		/* each target's bytes, last seen */
 	unsigned char	*buf;
 	int		 exec_seen;
+	int		 holding;	/* every other thread held (a pointer) */
+	int		 moved;		/* a chain's entry moved: page_sync */
 	uint64_t	 t0;
 	struct unwinder	 uw;		/* --callchain */
 	int		 uw_tried;
@@ -78,6 +82,11 @@ void	 page_restore(struct page_state *s, struct tr_thread *t);
  * longest delay of the threads' is kept in the observation.
  */
 void	 page_thread_time(struct watch *w, struct tr_thread *t);
+/*
+ * The chains whose pointer was written read again, their pages synced,
+ * with every thread held (already, when s->holding).
+ */
+void	 page_follow(struct watch *w, struct page_state *s);
 /* A stopped thread of the process a call can be injected into. */
 struct tr_thread *page_injectable(struct page_state *s);
 /* Resumes t (system calls traced), with sig. */
