@@ -8,6 +8,7 @@ load helpers
 load arm
 load callchain
 load follow
+load page
 
 @test "wp-arm page: exact hits from several threads, one created mid-watch" {
 	scenario_threads page
@@ -337,4 +338,21 @@ attrib_watch() {
 	follow_check 1
 	assert_equal "$(hits '.role == "pointer"')" 4
 	assert_equal "$(obs .counts_are_lower_bound)" false
+}
+
+@test "wp-arm page: lock add, sub, and, or, xor, inc, dec, neg, not, adc, sbb, xadd, xchg, cmpxchg are emulated exactly: values, flags, registers" {
+	local n=200
+	unwatched page-rmw -n "$n"
+	start_target page-rmw -n "$n"
+	watch_start -l 64 "$(tinfo rmw)" -- --backend page -d 120s
+	kill -USR1 "$TPID"
+	watch_wait
+	assert_equal "$WSTATUS" 0
+	# the hash of every value, flag and register after each store
+	assert_equal "$(tail -n +2 "$TOUT")" "$PLAIN"
+	assert_equal "$(hits)" $(( n * 20 ))
+	assert_equal "$(obs .page.faults_watched)" $(( n * 20 ))
+	# bts alone is stepped
+	assert_equal "$(obs .page.stepped)" "$n"
+	assert_equal "$(obs .page.emulated)" $(( n * 19 ))
 }
