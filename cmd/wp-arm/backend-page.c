@@ -540,11 +540,11 @@ arm_stopped(struct watch *w, struct page_state *s, struct wp_error *e)
 	return 0;
 }
 
-static int
-page_arm(struct watch *w, struct wp_error *e)
+/* The backend's state, in w->state; the targets not in chains armed. */
+static struct page_state *
+new_state(struct watch *w)
 {
 	struct page_state *s = wp_xcalloc(1, sizeof *s);
-	struct sigaction sa;
 	size_t i;
 
 	w->state = s;
@@ -552,6 +552,16 @@ page_arm(struct watch *w, struct wp_error *e)
 	for (i = 0; i < w->nt; i++)
 		if (w->t[i].chain < 0)
 			w->t[i].armed = 1;
+	return s;
+}
+
+static int
+page_arm(struct watch *w, struct wp_error *e)
+{
+	struct page_state *s = new_state(w);
+	struct sigaction sa;
+	size_t i;
+
 	if (refuse(w, 1, e) == -1)
 		goto fail;
 	if (!wp_proc_alive(w->pid, w->start_time)) {
@@ -587,15 +597,9 @@ fail:
 int
 page_serves(struct watch *w, struct wp_error *e)
 {
-	struct page_state *s = wp_xcalloc(1, sizeof *s);
-	size_t i;
+	struct page_state *s = new_state(w);
 	int rc = 0;
 
-	w->state = s;
-	s->tr.memfd = -1;
-	for (i = 0; i < w->nt; i++)
-		if (w->t[i].chain < 0)
-			w->t[i].armed = 1;
 	if (refuse(w, 0, e) == -1)
 		rc = -1;
 	else if (tr_open(&s->tr, w->pid, e) == 0 &&
@@ -618,6 +622,8 @@ page_run(struct watch *w, uint64_t until)
 
 	(void)until;		/* the 50 ms tick returns here */
 	sigprocmask(SIG_SETMASK, &w->waitmask, &blocked);
+	/* the records of a tick go out together, not a write(2) each */
+	emit_hold();
 	tr_prune(&s->tr);
 	while (!ticked && !watch_stopping(w)) {
 		if (s->exec_seen) {
@@ -638,6 +644,7 @@ page_run(struct watch *w, uint64_t until)
 				s->tr.t[i]->state = TR_GONE;
 	}
 	ticked = 0;
+	emit_release(w);
 	sigprocmask(SIG_SETMASK, &blocked, NULL);
 }
 
@@ -700,7 +707,7 @@ page_disarm(struct watch *w)
 		if (s->tr.t[i]->state == TR_STOPPED &&
 		    s->tr.t[i]->stop == TR_SIGNAL &&
 		    s->tr.t[i]->sig == SIGSEGV &&
-		    page_fault_ours(s, s->tr.t[i], NULL))
+		    page_fault_ours(s, s->tr.t[i], NULL, NULL))
 			s->tr.t[i]->sig = 0;
 	if (t != NULL)
 		page_restore(s, t);

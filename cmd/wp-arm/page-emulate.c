@@ -246,9 +246,9 @@ vector_bytes(pid_t tid, int n, int width, unsigned char *b)
 
 int
 page_emulate(struct page_state *s, struct tr_thread *t, struct user_regs_struct *u,
-    const struct wp_x86_regs *r, const struct wp_x86_insn *in, uint64_t lo)
+    const struct wp_x86_regs *r, const struct wp_x86_insn *in, uint64_t lo,
+    unsigned char *b)
 {
-	unsigned char b[32];
 	uint64_t v;
 	int i;
 

@@ -14,7 +14,6 @@
 #include <err.h>
 #include <elf.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <linux/futex.h>
 #include <linux/kcmp.h>
@@ -35,35 +34,15 @@
 #define HIT_BYTES_MAX	256	/* a wider target's hits carry no bytes */
 
 /*
- * Thread tid's user CPU time in ns (utime of /proc/TID/stat, as the
- * kernel samples it, in clock ticks), or -1: the kernel's time for its
+ * Thread tid's user CPU time in ns, or -1: the kernel's time for its
  * faults, wp's doing, is system time.
  */
 static int64_t
 cpu_ns(pid_t tid)
 {
-	char path[64], b[1024], *p;
-	unsigned long long ticks;
-	ssize_t n;
-	int fd, k;
+	uint64_t ns;
 
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)tid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return -1;
-	n = read(fd, b, sizeof b - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	b[n] = '\0';
-	/* utime is the 12th field after the name's ')' */
-	if ((p = strrchr(b, ')')) == NULL)
-		return -1;
-	for (k = 0; k < 12 && p != NULL; k++)
-		p = strchr(p + 1, ' ');
-	if (p == NULL || sscanf(p, "%llu", &ticks) != 1)
-		return -1;
-	return (int64_t)(ticks * (1000000000ULL / (unsigned long long)
-	    sysconf(_SC_CLK_TCK)));
+	return wp_proc_utime_ns(tid, &ns) == 0 ? (int64_t)ns : -1;
 }
 
 struct pthr *
@@ -108,7 +87,8 @@ pthr_free(struct tr_thread *t)
 }
 
 int
-page_fault_ours(struct page_state *s, struct tr_thread *t, struct ppage **pp)
+page_fault_ours(struct page_state *s, struct tr_thread *t, struct ppage **pp,
+    uint64_t *addr)
 {
 	siginfo_t si;
 	struct ppage *p;
@@ -120,6 +100,8 @@ page_fault_ours(struct page_state *s, struct tr_thread *t, struct ppage **pp)
 		return 0;
 	if (pp != NULL)
 		*pp = p;
+	if (addr != NULL)
+		*addr = (uint64_t)(uintptr_t)si.si_addr;
 	return 1;
 }
 
@@ -168,9 +150,13 @@ emit(struct watch *w, struct page_state *s, size_t ti, pid_t tid,
 {
 	struct wp_hit_rec h;
 	int wide = w->t[ti].len > HIT_BYTES_MAX;
+	uint64_t a = w->t[ti].addr, len = (uint64_t)w->t[ti].len;
 
-	if (pread(s->tr.memfd, s->buf, (size_t)w->t[ti].len,
-	    (off_t)w->t[ti].addr) != w->t[ti].len)
+	/* a store that covered the target: its bytes are what it stored */
+	if (s->st != NULL && s->st_lo <= a && a + len <= s->st_hi)
+		memcpy(s->buf, s->st + (a - s->st_lo), (size_t)len);
+	else if (pread(s->tr.memfd, s->buf, (size_t)len, (off_t)a) !=
+	    (ssize_t)len)
 		return;
 	memcpy(s->last[ti], s->buf, (size_t)w->t[ti].len);
 	memset(&h, 0, sizeof h);
@@ -246,7 +232,7 @@ step_over(struct watch *w, struct page_state *s, struct tr_thread *t,
 			r = 1;
 			break;
 		}
-		if (t->stop == TR_SIGNAL && page_fault_ours(s, t, &q) &&
+		if (t->stop == TR_SIGNAL && page_fault_ours(s, t, &q, NULL) &&
 		    nopen < sizeof opened / sizeof opened[0] &&
 		    page_mprotect(s, t, q, q->own) == 0) {
 			opened[nopen++] = q;
@@ -264,6 +250,60 @@ step_over(struct watch *w, struct page_state *s, struct tr_thread *t,
 	if (!s->holding)
 		tr_release(&s->tr);
 	return r;
+}
+
+/* Whether [a, a + n) lies in mappings of pid none of them writable. */
+static int
+unwritable(pid_t pid, uint64_t a, size_t n)
+{
+	const struct wp_map *m, *m2;
+	struct wp_maps maps;
+	int r;
+
+	if (wp_proc_maps(pid, &maps) == -1)
+		return 0;
+	m = wp_proc_maps_find(&maps, a);
+	m2 = wp_proc_maps_find(&maps, a + n - 1);
+	r = m != NULL && m2 != NULL && m->perms[1] != 'w' &&
+	    m2->perms[1] != 'w';
+	wp_proc_maps_free(&maps);
+	return r;
+}
+
+/*
+ * The instruction at rip, decoded once while its bytes stay the same:
+ * read again each time, but where they are on a page that is not
+ * writable, which only a call that changes the mappings can change
+ * (traced: s->maps_gen).  0, or -1 when it is none.
+ */
+static int
+decode_at(struct watch *w, struct page_state *s, uint64_t rip,
+    struct wp_x86_insn *in)
+{
+	struct pdecoded *d = &s->dc[(rip ^ rip >> 7) % PAGE_DCACHE];
+	uint8_t code[sizeof d->code];
+
+	if (d->valid && d->rip == rip && d->stable && d->gen == s->maps_gen) {
+		*in = d->in;
+		return 0;
+	}
+	memset(code, 0, sizeof code);
+	if (pread(s->tr.memfd, code, sizeof code, (off_t)rip) <= 0)
+		return -1;
+	if (d->valid && d->rip == rip && memcmp(d->code, code,
+	    sizeof code) == 0) {
+		*in = d->in;
+		return 0;
+	}
+	if (wp_x86_decode(code, sizeof code, rip, in) == -1)
+		return -1;
+	d->valid = 1;
+	d->rip = rip;
+	memcpy(d->code, code, sizeof code);
+	d->stable = unwritable(w->pid, rip, sizeof code);
+	d->gen = s->maps_gen;
+	d->in = *in;
+	return 0;
 }
 
 /*
@@ -290,7 +330,7 @@ on_fault(struct watch *w, struct page_state *s, struct tr_thread *t,
 	struct user_regs_struct u, at;
 	struct wp_x86_regs r;
 	struct wp_x86_insn in;
-	uint8_t code[16];
+	unsigned char stored[32];
 	uint64_t lo = addr, hi = addr + 1;
 	size_t ti, nhit = 0;
 	int decoded, done, ptr;
@@ -299,9 +339,7 @@ on_fault(struct watch *w, struct page_state *s, struct tr_thread *t,
 		return;
 	at = u;
 	tr_regs(&u, &r);
-	memset(code, 0, sizeof code);
-	decoded = pread(s->tr.memfd, code, sizeof code, (off_t)u.rip) > 0 &&
-	    wp_x86_decode(code, sizeof code, u.rip, &in) == 0;
+	decoded = decode_at(w, s, u.rip, &in) == 0;
 	if (decoded && wp_x86_store_range(&in, &r, 0, &lo, &hi) == -1) {
 		lo = addr;
 		hi = addr + 1;
@@ -320,9 +358,12 @@ on_fault(struct watch *w, struct page_state *s, struct tr_thread *t,
 	if (decoded && page_emulable(&in) && lo <= addr && addr < hi &&
 	    ((in.kind != WP_X86_RMW && in.kind != WP_X86_XCHG) ||
 	    atomic_here(p, lo, hi)) &&
-	    page_emulate(s, t, &u, &r, &in, lo) == 0) {
+	    page_emulate(s, t, &u, &r, &in, lo, stored) == 0) {
 		obs(w)->emulated++;
-		done = 1;
+		done = 2;	/* u is where it is now */
+		s->st = stored;
+		s->st_lo = lo;
+		s->st_hi = lo + (uint64_t)in.width;
 	} else if (decoded)
 		done = step_over(w, s, t, &in, p) == 1;
 	else {
@@ -330,10 +371,11 @@ on_fault(struct watch *w, struct page_state *s, struct tr_thread *t,
 		in.addr = u.rip;
 		done = step_over(w, s, t, &in, p) == 1;
 	}
-	if (done && ptrace(PTRACE_GETREGS, t->tid, 0, &u) == 0)
+	if (done == 2 || (done && ptrace(PTRACE_GETREGS, t->tid, 0, &u) == 0))
 		for (ti = 0; ti < w->nt && nhit > 0; ti++)
 			if (overlaps(lo, hi, &w->t[ti]))
 				emit(w, s, ti, t->tid, u.rip, at.rip, 0, 0, &r);
+	s->st = NULL;
 	if (ptr) {
 		page_follow(w, s);
 		s->holding = 0;
@@ -423,6 +465,7 @@ on_sc_entry(struct watch *w, struct page_state *s, struct tr_thread *t)
 	pt->maps = t->nr == SYS_mprotect || t->nr == SYS_munmap ||
 	    t->nr == SYS_mremap || t->nr == SYS_mmap || t->nr == SYS_brk ||
 	    t->nr == SYS_madvise;
+	s->maps_gen += pt->maps;	/* and at its exit */
 	for (i = 0; i < s->npg; i++) {
 		p = s->pg[i];
 		if (p->gone || !(p->guarded || p->open) ||
@@ -527,6 +570,7 @@ on_sc_exit(struct watch *w, struct page_state *s, struct tr_thread *t)
 	}
 	if (pt->maps) {
 		pt->maps = 0;
+		s->maps_gen++;
 		set_range(pt->nr, pt->args, t->rval, &lo, &hi);
 		remap(w, s, t, lo, hi);
 	}
@@ -569,12 +613,11 @@ deliver_caught(struct watch *w, struct page_state *s, struct tr_thread *t,
 static void
 on_signal(struct watch *w, struct page_state *s, struct tr_thread *t)
 {
-	siginfo_t si;
 	struct ppage *p;
+	uint64_t addr;
 
-	if (t->sig == SIGSEGV && page_fault_ours(s, t, &p) &&
-	    ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) == 0) {
-		on_fault(w, s, t, p, (uint64_t)(uintptr_t)si.si_addr);
+	if (t->sig == SIGSEGV && page_fault_ours(s, t, &p, &addr)) {
+		on_fault(w, s, t, p, addr);
 		return;
 	}
 	if (tr_own_trap(t)) {

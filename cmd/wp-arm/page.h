@@ -42,6 +42,19 @@ struct pthr {
 	int		 timed;		/* its own time counted */
 };
 
+/* An instruction decoded at a fault, kept for the next one there. */
+#define PAGE_DCACHE	64
+struct pdecoded {
+	int		 valid;
+	uint64_t	 rip;
+	uint8_t		 code[16];	/* its bytes then */
+	/* they were on a page nothing writes but through a call that
+	   changes the mappings (maps_gen then): not read again */
+	int		 stable;
+	uint64_t	 gen;
+	struct wp_x86_insn in;
+};
+
 struct page_state {
 	struct tracee	 tr;
 	struct ppage	**pg;		/* sorted by addr; entries never move */
@@ -55,6 +68,12 @@ struct page_state {
 	struct unwinder	 uw;		/* --callchain */
 	int		 uw_tried;
 	uint64_t	 chain[WATCH_MAXCHAIN];
+	struct pdecoded	 dc[PAGE_DCACHE];
+	uint64_t	 maps_gen;	/* calls that changed the mappings */
+	/* the bytes an emulated store wrote, [st_lo, st_hi), at the fault
+	   being handled (st NULL: none) */
+	const unsigned char *st;
+	uint64_t	 st_lo, st_hi;
 };
 
 /* The backend's counters, in w->obs (shared with the guard). */
@@ -101,12 +120,13 @@ void	 page_resume(struct watch *w, struct page_state *s,
  */
 int	 page_emulable(const struct wp_x86_insn *in);
 /*
- * Makes the store of in at lo (r: t's registers), and moves t past it
- * (u: its registers, updated): 0, or -1.
+ * Makes the store of in at lo (r: t's registers; the bytes stored into
+ * b, 32 of them at most), and moves t past it (u: its registers,
+ * updated): 0, or -1.
  */
 int	 page_emulate(struct page_state *s, struct tr_thread *t,
 	    struct user_regs_struct *u, const struct wp_x86_regs *r,
-	    const struct wp_x86_insn *in, uint64_t lo);
+	    const struct wp_x86_insn *in, uint64_t lo, unsigned char *b);
 
 /* page-event.c */
 /* t's own state (allocated at the first call, freed at its exit). */
@@ -116,9 +136,10 @@ void	 page_event(struct watch *w, struct page_state *s,
 	    struct tr_thread *t);
 /*
  * Whether t's SIGSEGV is a write fault on a page of ours that its own
- * protection lets be written; the page into *pp.
+ * protection lets be written; the page into *pp, the address written
+ * into *addr (each may be NULL).
  */
 int	 page_fault_ours(struct page_state *s, struct tr_thread *t,
-	    struct ppage **pp);
+	    struct ppage **pp, uint64_t *addr);
 
 #endif
