@@ -200,34 +200,6 @@ stack_of(struct page_state *s, const struct ppage *p)
 	return 0;
 }
 
-/* PTRACE_GET_RSEQ_CONFIGURATION's answer (linux/ptrace.h) */
-struct rseq_config {
-	uint64_t	 ptr;
-	uint32_t	 size, signature, flags, pad;
-};
-#define GET_RSEQ_CONFIGURATION	0x420f
-
-/*
- * A seized thread whose rseq area (which the kernel writes when the
- * thread is scheduled, and kills it when it cannot) is on page p, or 0.
- */
-static pid_t
-rseq_of(struct page_state *s, const struct ppage *p)
-{
-	struct rseq_config rc;
-	size_t i;
-
-	for (i = 0; i < s->tr.n; i++) {
-		memset(&rc, 0, sizeof rc);
-		if (s->tr.t[i]->state == TR_STOPPED &&
-		    ptrace(GET_RSEQ_CONFIGURATION, s->tr.t[i]->tid, sizeof rc,
-		    &rc) > 0 && rc.ptr != 0 && rc.ptr < p->addr + PAGE_SZ &&
-		    p->addr < rc.ptr + (rc.size ? rc.size : 32))
-			return s->tr.t[i]->tid;
-	}
-	return 0;
-}
-
 /*
  * Page p's own protection, from maps; a page that cannot be watched
  * this way is refused with the reason (and advice).  0, or -1.
@@ -255,7 +227,7 @@ check_page(struct watch *w, struct page_state *s, struct ppage *p,
 		    "0x%" PRIx64 " is not writable (%s): nothing writes "
 		    "it as it is", target_at(w, p->addr), p->addr,
 		    m->perms);
-	else if ((tid = rseq_of(s, p)) != 0)
+	else if ((tid = page_rseq_park(s, p)) != 0)
 		rc = wp_error_set(e, WP_EXIT_ERROR, "target %d: page "
 		    "0x%" PRIx64 " holds the rseq area of thread %d, "
 		    "which the kernel writes as it schedules the thread "
@@ -600,6 +572,7 @@ page_serves(struct watch *w, struct wp_error *e)
 	struct page_state *s = new_state(w);
 	int rc = 0;
 
+	s->probe = 1;
 	if (refuse(w, 0, e) == -1)
 		rc = -1;
 	else if (tr_open(&s->tr, w->pid, e) == 0 &&
@@ -709,8 +682,10 @@ page_disarm(struct watch *w)
 		    s->tr.t[i]->sig == SIGSEGV &&
 		    page_fault_ours(s, s->tr.t[i], NULL, NULL))
 			s->tr.t[i]->sig = 0;
-	if (t != NULL)
+	if (t != NULL) {
 		page_restore(s, t);
+		page_rseq_restore(s);
+	}
 	obs(w)->stopped_ns += s->tr.stopped_ns;
 	obs(w)->watched_ns = wp_now_ns() - s->t0;
 	tr_detach_all(&s->tr);

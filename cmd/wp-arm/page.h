@@ -40,6 +40,9 @@ struct pthr {
 	uint64_t	 sc_from;	/* resumed into a call then; 0: not */
 	uint64_t	 sc_ns;		/* in its calls, entry to exit */
 	int		 timed;		/* its own time counted */
+	/* its rseq area, unregistered for the watch (0: none) */
+	uint64_t	 rseq;
+	uint32_t	 rseq_len, rseq_sig;
 };
 
 /* An instruction decoded at a fault, kept for the next one there. */
@@ -63,6 +66,7 @@ struct page_state {
 	unsigned char	*buf;
 	int		 exec_seen;
 	int		 holding;	/* every other thread held (a pointer) */
+	int		 probe;		/* page_serves: nothing is changed */
 	int		 moved;		/* a chain's entry moved: page_sync */
 	uint64_t	 t0;
 	struct unwinder	 uw;		/* --callchain */
@@ -111,6 +115,19 @@ struct tr_thread *page_injectable(struct page_state *s);
 /* Resumes t (system calls traced), with sig. */
 void	 page_resume(struct watch *w, struct page_state *s,
 	    struct tr_thread *t, int sig);
+
+/* page-rseq.c */
+/*
+ * The threads whose rseq area is on page p (all stopped): each has it
+ * unregistered for the watch (the kernel writes it as it schedules the
+ * thread, and kills the thread when it cannot; glibc reads its cpu_id
+ * and falls back to getcpu when it is not registered).  0, or the tid
+ * of one whose area could not be set aside.  With s->probe: nothing is
+ * changed, 0.
+ */
+pid_t	 page_rseq_park(struct page_state *s, const struct ppage *p);
+/* Registers again, in each thread stopped, what page_rseq_park took. */
+void	 page_rseq_restore(struct page_state *s);
 
 /* page-emulate.c */
 /*
