@@ -25,11 +25,12 @@ wp_proc_exists(pid_t pid)
 }
 
 /*
- * The state (field 3) and start time (field 22) of the stat file in
- * directory dir (AT_FDCWD: path is absolute).
+ * The state (field 3) and field want (a number: 22, the start time) of
+ * the stat file in directory dir (AT_FDCWD: path is absolute).
  */
 static int
-read_stat_at(int dir, const char *path, char *state, unsigned long long *st)
+read_stat_at(int dir, const char *path, char *state, int want,
+    unsigned long long *st)
 {
 	char buf[1024], *p;
 	ssize_t n;
@@ -46,10 +47,10 @@ read_stat_at(int dir, const char *path, char *state, unsigned long long *st)
 		return -1;
 	p += 2;			/* field 3 */
 	*state = *p;
-	for (field = 3; field < 22 && *p != '\0'; p++)
+	for (field = 3; field < want && *p != '\0'; p++)
 		if (*p == ' ')
 			field++;
-	if (field != 22 || sscanf(p, "%llu", st) != 1) {
+	if (field != want || sscanf(p, "%llu", st) != 1) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -62,7 +63,20 @@ read_stat(pid_t pid, char *state, unsigned long long *st)
 	char path[64];
 
 	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-	return read_stat_at(AT_FDCWD, path, state, st);
+	return read_stat_at(AT_FDCWD, path, state, 22, st);
+}
+
+int
+wp_proc_utime_ns(pid_t tid, uint64_t *ns)
+{
+	char path[64], state;
+	unsigned long long ticks;
+
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)tid);
+	if (read_stat_at(AT_FDCWD, path, &state, 14, &ticks) == -1)
+		return -1;
+	*ns = ticks * (1000000000ULL / (unsigned long long)sysconf(_SC_CLK_TCK));
+	return 0;
 }
 
 int
@@ -89,7 +103,7 @@ wp_proc_alive_at(int piddir, unsigned long long start_time)
 	unsigned long long st;
 	char state;
 
-	return read_stat_at(piddir, "stat", &state, &st) == 0 &&
+	return read_stat_at(piddir, "stat", &state, 22, &st) == 0 &&
 	    st == start_time && state != 'Z' && state != 'X' && state != 'x';
 }
 

@@ -21,6 +21,11 @@ int	 wp_proc_exists(pid_t pid);
 /* Field 22 of /proc/PID/stat, in clock ticks after boot: 0, or -1. */
 int	 wp_proc_starttime(pid_t pid, unsigned long long *st);
 /*
+ * Thread tid's user CPU time in ns (utime, field 14 of /proc/TID/stat,
+ * as the kernel samples it, in clock ticks): 0, or -1.
+ */
+int	 wp_proc_utime_ns(pid_t tid, uint64_t *ns);
+/*
  * Whether the process that started at start_time still runs: not gone,
  * not another process with its pid, not a zombie.
  */

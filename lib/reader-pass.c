@@ -135,6 +135,15 @@ static const struct member ptrace_m[] = {
 	M(wp_obs_pass, "unmodeled_stores", unmodeled_stores),
 };
 
+static const struct member page_m[] = {
+	M(wp_obs_pass, "faults_watched", faults_watched),
+	M(wp_obs_pass, "faults_neighbour", faults_neighbour),
+	M(wp_obs_pass, "emulated", emulated),
+	M(wp_obs_pass, "stepped", stepped),
+	M(wp_obs_pass, "kernel_writes", kernel_writes),
+	M(wp_obs_pass, "native_run_us", page_native_run_us),
+};
+
 static const struct member entry_m[] = {
 	M(wp_obs_entry_pass, "counted", counted),
 	M(wp_obs_entry_pass, "lost", lost),
@@ -261,6 +270,9 @@ wp_rec_pass_observation(const struct wp_record *rec, struct wp_obs_pass *o)
 	p = wp_json_get(j, 0, "ptrace");
 	o->has_ptrace = p >= 0 && j->t[p].type != WP_JNULL;
 	read_members(j, p, ptrace_m, NM(ptrace_m), o);
+	p = wp_json_get(j, 0, "page");
+	o->has_page = p >= 0 && j->t[p].type != WP_JNULL;
+	read_members(j, p, page_m, NM(page_m), o);
 	o->targets = obs_entries(j, "targets", &o->ntargets);
 	o->follows = obs_entries(j, "follows", &o->nfollows);
 }
@@ -285,6 +297,7 @@ wp_obs_pass_free(struct wp_obs_pass *o)
 	free_members(lost_m, NM(lost_m), o);
 	free_members(coverage_m, NM(coverage_m), o);
 	free_members(ptrace_m, NM(ptrace_m), o);
+	free_members(page_m, NM(page_m), o);
 	free_entries(o->targets, o->ntargets);
 	free_entries(o->follows, o->nfollows);
 	memset(o, 0, sizeof *o);

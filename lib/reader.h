@@ -235,6 +235,9 @@ struct wp_obs_pass {
 	int		 has_ptrace;
 	struct wp_field	 steps_per_second, native_run_us, blocked_us, steps;
 	struct wp_field	 native_ips, unmodeled_stores;
+	int		 has_page;	/* the page backend's counters */
+	struct wp_field	 faults_watched, faults_neighbour, emulated, stepped;
+	struct wp_field	 kernel_writes, page_native_run_us;
 	struct wp_obs_entry_pass *targets, *follows;
 	size_t		 ntargets, nfollows;
 };

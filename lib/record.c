@@ -541,6 +541,10 @@ obs_page(struct wp_jw *w, const struct wp_obs_page *p)
 	wp_jw_uint(w, "forks_restored", p->forks_restored);
 	wp_jw_uint(w, "stopped_us", p->stopped_ns / 1000);
 	wp_jw_uint(w, "watched_us", p->watched_ns / 1000);
+	if (p->watched_ns > 0)
+		wp_jw_uint(w, "native_run_us", (p->watched_ns -
+		    (p->delay_ns < p->watched_ns ? p->delay_ns :
+		    p->watched_ns)) / 1000);
 	wp_jw_end(w);
 }
 

@@ -326,6 +326,9 @@ struct wp_obs_page {
 	uint64_t	 signals_passed, forks_restored;
 	uint64_t	 stopped_ns;	/* the threads' time stopped by wp */
 	uint64_t	 watched_ns;	/* from arming to disarming */
+	/* the longest a thread was delayed by wp: its time less its own
+	   (user CPU time and time in system calls) */
+	uint64_t	 delay_ns;
 };
 
 struct wp_observation {

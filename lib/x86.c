@@ -290,6 +290,17 @@ classify_store(const char *mn, const cs_x86 *x, const cs_x86_op *dst,
 		in->kind = WP_X86_SIMD;	/* xmm, ymm, st, mm, sreg */
 	else
 		in->kind = WP_X86_RMW;
+	if ((in->kind == WP_X86_RMW || in->kind == WP_X86_XCHG) &&
+	    op1 != NULL && op1->type == X86_OP_REG &&
+	    (m = reg_lookup(op1->reg)) != NULL) {
+		in->op_reg = m->idx;
+		in->op_bytes = m->bytes;
+		in->op_shift = m->shift;
+	} else if (in->kind == WP_X86_RMW && op1 != NULL &&
+	    op1->type == X86_OP_IMM) {
+		in->has_op_imm = 1;
+		in->op_imm = (uint64_t)op1->imm;
+	}
 	classify_mask(mn, x, in);
 }
 
@@ -376,6 +387,7 @@ wp_x86_decode(const uint8_t *code, size_t len, uint64_t addr,
 
 	memset(in, 0, sizeof *in);
 	in->src_reg = -1;
+	in->op_reg = -1;
 	if (wp_x86_init() == -1 || cs_disasm(cs, code, len, addr, 1, &ci) != 1)
 		return -1;
 	in->addr = addr;

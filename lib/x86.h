@@ -88,6 +88,11 @@ struct wp_x86_insn {
 	/* it writes a register its address is computed from, so the
 	   registers after it do not place its store */
 	int		 addr_clobbered;
+	/* a read-modify-write's or exchange's other operand: a general
+	   register (op_reg -1: none), or an immediate (has_op_imm) */
+	int		 op_reg, op_bytes, op_shift;
+	int		 has_op_imm;
+	uint64_t	 op_imm;
 };
 
 /* Opens capstone once; wp_x86_decode calls it.  0, or -1. */

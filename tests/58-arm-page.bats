@@ -7,6 +7,8 @@
 load helpers
 load arm
 load callchain
+load follow
+load page
 
 @test "wp-arm page: exact hits from several threads, one created mid-watch" {
 	scenario_threads page
@@ -215,15 +217,25 @@ page_perms() {
 	scenario_chain_memcpy --backend page --callchain
 }
 
-@test "wp-arm page: a thread-local variable next to the thread's rseq area is refused, the thread unharmed" {
-	start_target tls-writer -t 3 -n 10
-	local tid
-	tid=$(tinfo "threads[1].tid")
-	run --separate-stderr bash -c "wp-resolve -p $TPID --tid $tid wpt_tls | wp-arm --backend page -d 5s"
-	assert_failure 1
-	assert_equal "$stderr" "wp-arm: target 0: page 0x$(printf '%x' $(( $(tinfo "threads[1].tls") / 4096 * 4096 ))) holds the rseq area of thread $tid, which the kernel writes as it schedules the thread (and kills it when it cannot): use --backend ptrace"
+@test "wp-arm page --tid: a thread-local variable on the page of the thread's rseq area: its rseq set aside for the watch, every write counted, registered again after" {
+	start_target page-tls -n 1000
+	[ "$(tinfo rseq)" != 0x0 ] || skip "glibc registers no rseq area (before 2.35)"
+	[ $(( $(tinfo tls) / 4096 )) = $(( $(tinfo rseq) / 4096 )) ] ||
+		skip "wpt_tls and the rseq area are on two pages here"
+	watch_start --tid "$(tinfo tid)" wpt_tls -- --backend page -d 120s
+	kill -USR1 "$TPID"
+	wait_for "$TOUT" '^wrote' 60
+	kill -INT "$WPID"
+	watch_wait
+	assert_equal "$WSTATUS" 0
+	# (the thread's control block is at the top of its stack: a warning)
+	grep -v "is on the stack of thread $(tinfo tid)" "$WERR" && fail "wp-arm said more"
+	assert_equal "$(hits)" 1000
+	assert_equal "$(obs .counts_are_lower_bound)" false
+	# after the watch the kernel keeps the thread's rseq area again
 	kill -USR1 "$TPID"
 	wait_for "$TOUT" '^done' 30
+	assert_equal "$(tail -n +2 "$TOUT")" "$(printf 'wrote 1000\nrseq cpu_id ok\ndone')"
 }
 
 @test "wp-arm page: a page under a thread's stack pointer is watched, with a warning; the target runs as unwatched" {
@@ -335,4 +347,52 @@ attrib_watch() {
 	run --separate-stderr wp-report < "$WOUT"
 	assert_line --regexp "^watch +page_protect .* lost $lost$"
 	assert_line "note     $lost records dropped: the reader did not take them in time (output_blocked)"
+}
+
+@test "wp-arm --backend auto: where page protection cannot serve (shared memory), single-steps, and says why" {
+	if wp-arm --check-bp > /dev/null 2>&1; then
+		skip "hardware breakpoints fire on this machine: auto picks bpf or perf"
+	fi
+	start_target attrib shm
+	watch_start -l 8 "$(tinfo shared)" -- -d 120s
+	kill -USR1 "$TPID"
+	wait_for "$TOUT" '^done' 30
+	watch_wait
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(obs .backend)" ptrace_singlestep
+	assert_equal "$(obs .stop_reason)" target_exited
+	assert_equal "$(cat "$WERR")" "wp-arm: hardware breakpoints do not fire on this machine, and target 0: page $(tinfo shared) is shared memory (/dev/zero (deleted)): another process could write it unseen, and its protection is not this process's alone: using single-step (the ptrace backend: exact, but slow)"
+}
+
+@test "wp-arm page --follow: SLOT+OFF, every binding in order, leaf hits per generation exact, no window" {
+	follow_run page wpt_ptr+0x10
+	follow_check 0
+	assert_equal "$(hits '.role == "pointer"')" 4
+	assert_equal "$(obs .counts_are_lower_bound)" false
+	# every thread held from the pointer's store to the re-arm
+	assert_equal "$(obs .follow_mode)" stop-all
+}
+
+@test "wp-arm page --follow: a two-level chain [[SLOT]+8]+0x10" {
+	follow_run page '[[wpt_holder]+8]+0x10'
+	follow_check 1
+	assert_equal "$(hits '.role == "pointer"')" 4
+	assert_equal "$(obs .counts_are_lower_bound)" false
+}
+
+@test "wp-arm page: lock add, sub, and, or, xor, inc, dec, neg, not, adc, sbb, xadd, xchg, cmpxchg are emulated exactly: values, flags, registers" {
+	local n=200
+	unwatched page-rmw -n "$n"
+	start_target page-rmw -n "$n"
+	watch_start -l 64 "$(tinfo rmw)" -- --backend page -d 120s
+	kill -USR1 "$TPID"
+	watch_wait
+	assert_equal "$WSTATUS" 0
+	# the hash of every value, flag and register after each store
+	assert_equal "$(tail -n +2 "$TOUT")" "$PLAIN"
+	assert_equal "$(hits)" $(( n * 20 ))
+	assert_equal "$(obs .page.faults_watched)" $(( n * 20 ))
+	# bts alone is stepped
+	assert_equal "$(obs .page.stepped)" "$n"
+	assert_equal "$(obs .page.emulated)" $(( n * 19 ))
 }

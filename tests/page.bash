@@ -123,7 +123,24 @@ scenario_page_neighbour() {
 	assert_equal "$(writer_hits write_neighbour)" 0
 	if [ "$backend" = page ]; then
 		assert_equal "$(obs "$PAGE_NEIGHBOUR_FAULTS")" "$n"
+		page_report_header "$want" "$n"
 	fi
+}
+
+# page_report_header WATCHED NEIGHBOUR: wp-report's header of $WOUT
+# shows the page backend's faults, the neighbours' share, and the
+# target's pace, which the neighbour's faults slowed.
+page_report_header() {
+	local share
+	share=$(awk -v n="$2" -v w="$1" 'BEGIN { printf "%.1f", 100 * n / (n + w) }')
+	run --separate-stderr wp-report "$WOUT"
+	assert_success
+	assert_line "page     $(( $1 + $2 )) write faults: $1 watched, $2 by page neighbours ($share%)"
+	assert_line "         $(obs .page.emulated) emulated, $(obs .page.stepped) stepped, 0 kernel writes"
+	assert_line "note     most faults were page neighbours': writes to other variables on the watched pages"
+	assert_line --regexp '^estimate about [0-9.]+ m?s of the target.s native run time in [0-9.]+ s \(1/[0-9.]+ of native speed\)$'
+	run --separate-stderr wp-report --json "$WOUT"
+	assert_equal "$(jq -r '.observation.page | "\(.faults_watched) \(.faults_neighbour) \(.native_run_us < .watched_us)"' <<< "$output")" "$1 $2 true"
 }
 
 # The target forks a child that writes the watched page and the

@@ -62,9 +62,9 @@ page_find(struct page_state *s, uint64_t addr)
 	addr &= ~(PAGE_SZ - 1);
 	while (lo < hi) {
 		mid = (lo + hi) / 2;
-		if (s->pg[mid].addr == addr)
-			return &s->pg[mid];
-		if (s->pg[mid].addr < addr)
+		if (s->pg[mid]->addr == addr)
+			return s->pg[mid];
+		if (s->pg[mid]->addr < addr)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -99,7 +99,7 @@ page_close(struct page_state *s, struct tr_thread *t, struct ppage *p)
 {
 	if (p->open > 0 && --p->open > 0)
 		return;
-	if (!p->gone && (p->own & PROT_WRITE) && !p->guarded)
+	if (!p->gone && p->needed && (p->own & PROT_WRITE) && !p->guarded)
 		page_mprotect(s, t, p, p->own & ~PROT_WRITE);
 }
 
@@ -108,37 +108,55 @@ void
 page_resume(struct watch *w, struct page_state *s, struct tr_thread *t,
     int sig)
 {
+	struct pthr *pt;
+	uint64_t now;
+
 	if (t->state != TR_STOPPED)
 		return;
+	pt = pthr_of(t);
+	now = wp_now_ns();
 	if (t->stop != TR_GROUP)
-		obs(w)->stopped_ns += wp_now_ns() - t->stopped_at;
+		obs(w)->stopped_ns += now - (pt->since ? pt->since :
+		    t->stopped_at);
+	pt->since = 0;
+	pt->sc_from = t->stop == TR_SC_ENTRY ? now : 0;
 	tr_resume(&s->tr, t, TR_SYSCALL, sig);
 }
 
-/* The pages the watched ranges lie on, sorted, once each. */
+/* Page addr's entry, added (nothing known of it yet) when new. */
+static struct ppage *
+page_add(struct page_state *s, uint64_t addr)
+{
+	struct ppage *p;
+	size_t k;
+
+	if ((p = page_find(s, addr)) != NULL)
+		return p;
+	p = wp_xcalloc(1, sizeof *p);
+	p->addr = addr & ~(PAGE_SZ - 1);
+	s->pg = wp_xrealloc(s->pg, (s->npg + 1) * sizeof *s->pg);
+	/* kept sorted: an insertion, pages are few */
+	for (k = s->npg++; k > 0 && s->pg[k - 1]->addr > p->addr; k--)
+		s->pg[k] = s->pg[k - 1];
+	s->pg[k] = p;
+	return p;
+}
+
+/* The pages the armed ranges lie on are needed, the others not. */
 static void
 collect_pages(struct watch *w, struct page_state *s)
 {
 	uint64_t a, end;
 	size_t i;
 
+	for (i = 0; i < s->npg; i++)
+		s->pg[i]->needed = 0;
 	for (i = 0; i < w->nt; i++) {
+		if (!w->t[i].armed)
+			continue;
 		end = w->t[i].addr + (uint64_t)w->t[i].len;
-		for (a = w->t[i].addr & ~(PAGE_SZ - 1); a < end; a += PAGE_SZ) {
-			if (page_find(s, a) != NULL)
-				continue;
-			s->pg = wp_xrealloc(s->pg, (s->npg + 1) * sizeof *s->pg);
-			memset(&s->pg[s->npg], 0, sizeof *s->pg);
-			s->pg[s->npg++].addr = a;
-			/* kept sorted: an insertion, pages are few */
-			for (size_t k = s->npg - 1; k > 0 &&
-			    s->pg[k - 1].addr > s->pg[k].addr; k--) {
-				struct ppage tmp = s->pg[k];
-
-				s->pg[k] = s->pg[k - 1];
-				s->pg[k - 1] = tmp;
-			}
-		}
+		for (a = w->t[i].addr & ~(PAGE_SZ - 1); a < end; a += PAGE_SZ)
+			page_add(s, a)->needed = 1;
 	}
 	obs(w)->pages = s->npg;
 }
@@ -182,84 +200,67 @@ stack_of(struct page_state *s, const struct ppage *p)
 	return 0;
 }
 
-/* PTRACE_GET_RSEQ_CONFIGURATION's answer (linux/ptrace.h) */
-struct rseq_config {
-	uint64_t	 ptr;
-	uint32_t	 size, signature, flags, pad;
-};
-#define GET_RSEQ_CONFIGURATION	0x420f
-
 /*
- * A seized thread whose rseq area (which the kernel writes when the
- * thread is scheduled, and kills it when it cannot) is on page p, or 0.
- */
-static pid_t
-rseq_of(struct page_state *s, const struct ppage *p)
-{
-	struct rseq_config rc;
-	size_t i;
-
-	for (i = 0; i < s->tr.n; i++) {
-		memset(&rc, 0, sizeof rc);
-		if (s->tr.t[i]->state == TR_STOPPED &&
-		    ptrace(GET_RSEQ_CONFIGURATION, s->tr.t[i]->tid, sizeof rc,
-		    &rc) > 0 && rc.ptr != 0 && rc.ptr < p->addr + PAGE_SZ &&
-		    p->addr < rc.ptr + (rc.size ? rc.size : 32))
-			return s->tr.t[i]->tid;
-	}
-	return 0;
-}
-
-/*
- * Each page's own protection, from the maps; a page that cannot be
- * watched this way is refused with the reason.
+ * Page p's own protection, from maps; a page that cannot be watched
+ * this way is refused with the reason (and advice).  0, or -1.
  */
 static int
-check_pages(struct watch *w, struct page_state *s, struct wp_error *e)
+check_page(struct watch *w, struct page_state *s, struct ppage *p,
+    const struct wp_maps *maps, const char *advice, struct wp_error *e)
 {
 	const struct wp_map *m;
-	struct wp_maps maps;
-	struct ppage *p;
-	size_t i;
 	pid_t tid;
+	int rc = 0;
+
+	if ((m = wp_proc_maps_find(maps, p->addr)) == NULL)
+		rc = wp_error_set(e, WP_EXIT_ERROR, "target %d: page "
+		    "0x%" PRIx64 " is not mapped", target_at(w, p->addr),
+		    p->addr);
+	else if (m->perms[3] == 's')
+		rc = wp_error_set(e, WP_EXIT_ERROR, "target %d: page "
+		    "0x%" PRIx64 " is shared memory (%s): another process "
+		    "could write it unseen, and its protection is not "
+		    "this process's alone%s", target_at(w, p->addr),
+		    p->addr, m->path ? m->path : "MAP_SHARED", advice);
+	else if (m->perms[1] != 'w')
+		rc = wp_error_set(e, WP_EXIT_ERROR, "target %d: page "
+		    "0x%" PRIx64 " is not writable (%s): nothing writes "
+		    "it as it is", target_at(w, p->addr), p->addr,
+		    m->perms);
+	else if ((tid = page_rseq_park(s, p)) != 0)
+		rc = wp_error_set(e, WP_EXIT_ERROR, "target %d: page "
+		    "0x%" PRIx64 " holds the rseq area of thread %d, "
+		    "which the kernel writes as it schedules the thread "
+		    "(and kills it when it cannot)%s",
+		    target_at(w, p->addr), p->addr, (int)tid, advice);
+	else if ((tid = stack_of(s, p)) != 0 && *advice != '\0')
+		warnx("target %d: page 0x%" PRIx64 " is on the stack of "
+		    "thread %d: each push and call there faults and is "
+		    "stepped, and its system calls' writes there give the "
+		    "page back: the watch will be slow",
+		    target_at(w, p->addr), p->addr, (int)tid);
+	if (rc == 0) {
+		p->own = page_prot_of(m->perms);
+		p->known = 1;
+	}
+	return rc;
+}
+
+/* check_page of every page needed and not known yet. */
+static int
+check_pages(struct watch *w, struct page_state *s, const char *advice,
+    struct wp_error *e)
+{
+	struct wp_maps maps;
+	size_t i;
 	int rc = 0;
 
 	if (wp_proc_maps(w->pid, &maps) == -1)
 		return wp_error_set(e, WP_EXIT_PROCESS, "pid %d: maps: %s",
 		    (int)w->pid, strerror(errno));
-	for (i = 0; i < s->npg && rc == 0; i++) {
-		p = &s->pg[i];
-		if ((m = wp_proc_maps_find(&maps, p->addr)) == NULL)
-			rc = wp_error_set(e, WP_EXIT_ERROR, "target %d: page "
-			    "0x%" PRIx64 " is not mapped", target_at(w, p->addr),
-			    p->addr);
-		else if (m->perms[3] == 's')
-			rc = wp_error_set(e, WP_EXIT_ERROR, "target %d: page "
-			    "0x%" PRIx64 " is shared memory (%s): another process "
-			    "could write it unseen, and its protection is not "
-			    "this process's alone: use --backend ptrace",
-			    target_at(w, p->addr), p->addr,
-			    m->path ? m->path : "MAP_SHARED");
-		else if (m->perms[1] != 'w')
-			rc = wp_error_set(e, WP_EXIT_ERROR, "target %d: page "
-			    "0x%" PRIx64 " is not writable (%s): nothing writes "
-			    "it as it is", target_at(w, p->addr), p->addr,
-			    m->perms);
-		else if ((tid = rseq_of(s, p)) != 0)
-			rc = wp_error_set(e, WP_EXIT_ERROR, "target %d: page "
-			    "0x%" PRIx64 " holds the rseq area of thread %d, "
-			    "which the kernel writes as it schedules the thread "
-			    "(and kills it when it cannot): use --backend ptrace",
-			    target_at(w, p->addr), p->addr, (int)tid);
-		else if ((tid = stack_of(s, p)) != 0)
-			warnx("target %d: page 0x%" PRIx64 " is on the stack of "
-			    "thread %d: each push and call there faults and is "
-			    "stepped, and its system calls' writes there give the "
-			    "page back: the watch will be slow",
-			    target_at(w, p->addr), p->addr, (int)tid);
-		if (rc == 0)
-			p->own = page_prot_of(m->perms);
-	}
+	for (i = 0; i < s->npg && rc == 0; i++)
+		if (s->pg[i]->needed && !s->pg[i]->known && !s->pg[i]->gone)
+			rc = check_page(w, s, s->pg[i], &maps, advice, e);
 	wp_proc_maps_free(&maps);
 	return rc;
 }
@@ -303,21 +304,21 @@ seize_failed(void *arg, pid_t tid, int err)
 	emit_thread(w, &tr);
 }
 
-/* What the options ask that this backend does not do, in e. */
+/*
+ * What the options ask that this backend does not do, in e (with
+ * advice, the other backend to use).
+ */
 static int
-refuse(struct watch *w, struct wp_error *e)
+refuse(struct watch *w, int advice, struct wp_error *e)
 {
+	const char *use = advice ? " (use --backend ptrace)" : "";
 	size_t i;
 
-	if (w->nchains > 0)
-		return wp_error_set(e, WP_EXIT_USAGE, "--follow: the page "
-		    "backend does not re-arm pointer chains (use --backend "
-		    "ptrace)");
 	for (i = 0; i < w->nt; i++)
 		if (w->t[i].rw)
 			return wp_error_set(e, WP_EXIT_USAGE, "target %d: -a rw: "
-			    "page protection traps writes, not reads (use "
-			    "--backend ptrace)", w->t[i].id);
+			    "page protection traps writes, not reads%s",
+			    w->t[i].id, use);
 	if (w->callchain == CC_DWARF)
 		return wp_error_set(e, WP_EXIT_USAGE, "--callchain dwarf: the "
 		    "page backend unwinds at the stop with the modules' CFI "
@@ -336,7 +337,6 @@ read_targets(struct watch *w, struct page_state *s, struct wp_error *e)
 		s->last[i] = wp_xcalloc(1, (size_t)w->t[i].len);
 		if (maxlen < (size_t)w->t[i].len)
 			maxlen = (size_t)w->t[i].len;
-		w->t[i].armed = 1;
 	}
 	s->buf = wp_xmalloc(maxlen);
 	for (i = 0; i < w->nt; i++)
@@ -362,6 +362,8 @@ release_state(struct watch *w, struct page_state *s)
 	}
 	free(s->last);
 	free(s->buf);
+	for (i = 0; i < s->npg; i++)
+		free(s->pg[i]);
 	free(s->pg);
 	tr_close(&s->tr);
 	free(s);
@@ -379,13 +381,13 @@ protect_all(struct watch *w, struct page_state *s, struct wp_error *e)
 		return wp_error_set(e, WP_EXIT_ERROR, "pid %d: no thread "
 		    "stopped where mprotect can run", (int)w->pid);
 	for (i = 0; i < s->npg; i++)
-		if (page_mprotect(s, t, &s->pg[i],
-		    s->pg[i].own & ~PROT_WRITE) == -1) {
+		if (s->pg[i]->needed && page_mprotect(s, t, s->pg[i],
+		    s->pg[i]->own & ~PROT_WRITE) == -1) {
 			page_restore(s, t);
 			return wp_error_set(e, WP_EXIT_ERROR, "target %d: "
 			    "mprotect of page 0x%" PRIx64 " in the process "
-			    "failed", target_at(w, s->pg[i].addr),
-			    s->pg[i].addr);
+			    "failed", target_at(w, s->pg[i]->addr),
+			    s->pg[i]->addr);
 		}
 	return 0;
 }
@@ -396,8 +398,87 @@ page_restore(struct page_state *s, struct tr_thread *t)
 	size_t i;
 
 	for (i = 0; i < s->npg; i++)
-		if (s->pg[i].guarded && !s->pg[i].gone)
-			page_mprotect(s, t, &s->pg[i], s->pg[i].own);
+		if (s->pg[i]->guarded && !s->pg[i]->gone)
+			page_mprotect(s, t, s->pg[i], s->pg[i]->own);
+}
+
+/*
+ * After a chain moved, with t stopped and the other threads held: the
+ * pages the armed ranges need now are guarded, those none needs any
+ * more given their own protection back.  A page that cannot be watched
+ * leaves its range unwatched: said once, and the counts are a lower
+ * bound (follow_rearm_failed).
+ */
+static void
+page_sync(struct watch *w, struct page_state *s, struct tr_thread *t)
+{
+	struct wp_error e = { 0, "" };
+	struct wp_maps maps;
+	struct ppage *p;
+	size_t i;
+
+	collect_pages(w, s);
+	if (wp_proc_maps(w->pid, &maps) == -1)
+		return;
+	for (i = 0; i < s->npg; i++) {
+		p = s->pg[i];
+		if (p->gone || p->open > 0 || p->needed == p->guarded)
+			continue;
+		if (!p->needed) {
+			page_mprotect(s, t, p, p->own);
+			continue;
+		}
+		if (!p->known && check_page(w, s, p, &maps, "", &e) == -1) {
+			warnx("%s: not watched there", e.msg);
+			p->gone = 1;
+			w->modify_errors++;
+			continue;
+		}
+		if (page_mprotect(s, t, p, p->own & ~PROT_WRITE) == -1)
+			w->modify_errors++;
+	}
+	wp_proc_maps_free(&maps);
+}
+
+void
+page_follow(struct watch *w, struct page_state *s)
+{
+	struct tr_thread *t;
+	int *changed, hold = !s->holding, any = 0;
+	size_t ci;
+
+	for (ci = 0; ci < w->nchains; ci++)
+		any |= w->chains[ci].dirty;
+	if (!any)
+		return;
+	if (hold)
+		tr_hold(&s->tr, NULL);
+	changed = wp_xcalloc(w->nchains, sizeof *changed);
+	for (ci = 0; ci < w->nchains; ci++)
+		changed[ci] = follow_dirty(w, ci) &&
+		    follow_rebind(w, s->tr.memfd, ci);
+	if (s->moved && (t = page_injectable(s)) != NULL)
+		page_sync(w, s, t);
+	s->moved = 0;
+	for (ci = 0; ci < w->nchains; ci++)
+		if (changed[ci])
+			follow_record(w, ci, 0, 1, 0);
+	free(changed);
+	if (hold)
+		tr_release(&s->tr);
+}
+
+/* Entry ti moved: its bytes there now, and the pages to sync. */
+static void
+page_rearm(struct watch *w, size_t ti)
+{
+	struct page_state *s = w->state;
+	struct wtarget *t = &w->t[ti];
+
+	if (s->last != NULL && t->armed && pread(s->tr.memfd, s->last[ti],
+	    (size_t)t->len, (off_t)t->addr) != t->len)
+		memset(s->last[ti], 0, (size_t)t->len);
+	s->moved = 1;
 }
 
 static int
@@ -421,22 +502,39 @@ arm_stopped(struct watch *w, struct page_state *s, struct wp_error *e)
 	}
 	for (i = 0; i < s->tr.n; i++)
 		watch_thread(w, s->tr.t[i]->tid, THR_SEEDED);
-	if (check_pages(w, s, e) == -1 || read_targets(w, s, e) == -1 ||
+	for (i = 0; i < w->nchains; i++)
+		follow_update(w, s->tr.memfd, i);
+	collect_pages(w, s);
+	if (check_pages(w, s, ": use --backend ptrace", e) == -1 ||
+	    read_targets(w, s, e) == -1 ||
 	    protect_all(w, s, e) == -1)
 		return -1;
 	return 0;
 }
 
-static int
-page_arm(struct watch *w, struct wp_error *e)
+/* The backend's state, in w->state; the targets not in chains armed. */
+static struct page_state *
+new_state(struct watch *w)
 {
 	struct page_state *s = wp_xcalloc(1, sizeof *s);
-	struct sigaction sa;
 	size_t i;
 
 	w->state = s;
 	s->tr.memfd = -1;
-	if (refuse(w, e) == -1)
+	for (i = 0; i < w->nt; i++)
+		if (w->t[i].chain < 0)
+			w->t[i].armed = 1;
+	return s;
+}
+
+static int
+page_arm(struct watch *w, struct wp_error *e)
+{
+	struct page_state *s = new_state(w);
+	struct sigaction sa;
+	size_t i;
+
+	if (refuse(w, 1, e) == -1)
 		goto fail;
 	if (!wp_proc_alive(w->pid, w->start_time)) {
 		wp_error_set(e, WP_EXIT_PROCESS, "pid %d: the process has "
@@ -445,7 +543,6 @@ page_arm(struct watch *w, struct wp_error *e)
 	}
 	if (tr_open(&s->tr, w->pid, e) == -1)
 		goto fail;
-	collect_pages(w, s);
 	if (arm_stopped(w, s, e) == -1) {
 		tr_detach_all(&s->tr);
 		goto fail;
@@ -469,6 +566,25 @@ fail:
 	return -1;
 }
 
+int
+page_serves(struct watch *w, struct wp_error *e)
+{
+	struct page_state *s = new_state(w);
+	int rc = 0;
+
+	s->probe = 1;
+	if (refuse(w, 0, e) == -1)
+		rc = -1;
+	else if (tr_open(&s->tr, w->pid, e) == 0 &&
+	    tr_seize_all(&s->tr, 0, NULL, NULL) > 0) {
+		collect_pages(w, s);
+		rc = check_pages(w, s, "", e);
+		tr_detach_all(&s->tr);
+	}
+	release_state(w, s);
+	return rc;
+}
+
 static void
 page_run(struct watch *w, uint64_t until)
 {
@@ -479,6 +595,8 @@ page_run(struct watch *w, uint64_t until)
 
 	(void)until;		/* the 50 ms tick returns here */
 	sigprocmask(SIG_SETMASK, &w->waitmask, &blocked);
+	/* the records of a tick go out together, not a write(2) each */
+	emit_hold();
 	tr_prune(&s->tr);
 	while (!ticked && !watch_stopping(w)) {
 		if (s->exec_seen) {
@@ -489,13 +607,17 @@ page_run(struct watch *w, uint64_t until)
 			w->stop_reason = "target_exited";
 			break;
 		}
-		if ((t = tr_wait(&s->tr, 1, &none)) != NULL)
+		if ((t = tr_wait(&s->tr, 1, &none)) != NULL) {
 			page_event(w, s, t);
+			/* a pointer the kernel wrote */
+			page_follow(w, s);
+		}
 		else if (none)
 			for (size_t i = 0; i < s->tr.n; i++)
 				s->tr.t[i]->state = TR_GONE;
 	}
 	ticked = 0;
+	emit_release(w);
 	sigprocmask(SIG_SETMASK, &blocked, NULL);
 }
 
@@ -549,15 +671,21 @@ page_disarm(struct watch *w)
 
 	set_tick(0);
 	tr_hold(&s->tr, NULL);
+	for (i = 0; i < s->tr.n; i++)
+		if (s->tr.t[i]->tgid == s->tr.pid &&
+		    s->tr.t[i]->state == TR_STOPPED)
+			page_thread_time(w, s->tr.t[i]);
 	t = s->exec_seen || !tr_alive(&s->tr) ? NULL : stopped_one(s);
 	for (i = 0; i < s->tr.n; i++)
 		if (s->tr.t[i]->state == TR_STOPPED &&
 		    s->tr.t[i]->stop == TR_SIGNAL &&
 		    s->tr.t[i]->sig == SIGSEGV &&
-		    page_fault_ours(s, s->tr.t[i], NULL))
+		    page_fault_ours(s, s->tr.t[i], NULL, NULL))
 			s->tr.t[i]->sig = 0;
-	if (t != NULL)
+	if (t != NULL) {
 		page_restore(s, t);
+		page_rseq_restore(s);
+	}
 	obs(w)->stopped_ns += s->tr.stopped_ns;
 	obs(w)->watched_ns = wp_now_ns() - s->t0;
 	tr_detach_all(&s->tr);
@@ -570,11 +698,14 @@ static void
 page_observe(struct watch *w, struct wp_observation *o)
 {
 	o->page = obs(w);
+	/* every thread is held from the pointer's store to the re-arm */
+	o->follow_mode = "stop-all";
 }
 
 const struct backend backend_page = {
 	.name = "page_protect", .traces = 1, .orphan_signal = SIGSEGV,
 	.callchain = "cfi", .obs_size = sizeof(struct wp_obs_page),
 	.arm = page_arm, .run = page_run, .count = page_count,
+	.rearm = page_rearm,
 	.disarm = page_disarm, .observe = page_observe
 };

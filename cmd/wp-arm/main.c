@@ -345,17 +345,25 @@ canary(int verbose, char *why, size_t whysz)
 }
 
 /*
- * Where the debug registers cannot watch (why): page protection.  Says
- * so, and why, in one line.
+ * Where the debug registers cannot watch (why): page protection, else
+ * (it cannot watch these targets) single-step.  Says so, and why, in
+ * one line.
  */
 static int
 fallback(struct watch *w, const char *why, struct wp_error *e)
 {
-	warnx("%s: using the page-protection backend (writes to the "
-	    "watched pages fault and stop the target a moment each: a hot "
-	    "neighbour on them slows it, and its own timeouts may fire)",
-	    why);
-	return watch_use(w, &backend_page, e);
+	if (watch_use(w, &backend_page, e) == -1)
+		return -1;
+	if (page_serves(w, e) == 0) {
+		warnx("%s: using the page-protection backend (writes to the "
+		    "watched pages fault and stop the target a moment each: a "
+		    "hot neighbour on them slows it, and its own timeouts may "
+		    "fire)", why);
+		return 0;
+	}
+	warnx("%s, and %s: using single-step (the ptrace backend: exact, "
+	    "but slow)", why, e->msg);
+	return watch_use(w, &backend_ptrace, e);
 }
 
 /*

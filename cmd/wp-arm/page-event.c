@@ -18,6 +18,7 @@
 #include <linux/futex.h>
 #include <linux/kcmp.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -32,12 +33,46 @@
 #define STEP_MAX	(1 << 20)	/* steps of one rep instruction */
 #define HIT_BYTES_MAX	256	/* a wider target's hits carry no bytes */
 
-static struct pthr *
+/*
+ * Thread tid's user CPU time in ns, or -1: the kernel's time for its
+ * faults, wp's doing, is system time.
+ */
+static int64_t
+cpu_ns(pid_t tid)
+{
+	uint64_t ns;
+
+	return wp_proc_utime_ns(tid, &ns) == 0 ? (int64_t)ns : -1;
+}
+
+struct pthr *
 pthr_of(struct tr_thread *t)
 {
-	if (t->user == NULL)
-		t->user = wp_xcalloc(1, sizeof(struct pthr));
+	struct pthr *pt;
+
+	if (t->user == NULL) {
+		pt = t->user = wp_xcalloc(1, sizeof(struct pthr));
+		pt->t0 = wp_now_ns();
+		pt->cpu0 = cpu_ns(t->tid);
+	}
 	return t->user;
+}
+
+void
+page_thread_time(struct watch *w, struct tr_thread *t)
+{
+	struct pthr *pt = pthr_of(t);
+	int64_t cpu = cpu_ns(t->tid);
+	uint64_t now = wp_now_ns(), own;
+
+	if (pt->timed || pt->cpu0 < 0 || cpu < pt->cpu0)
+		return;
+	pt->timed = 1;
+	if (pt->sc_from != 0)
+		pt->sc_ns += now - pt->sc_from;
+	own = (uint64_t)(cpu - pt->cpu0) + pt->sc_ns;
+	if (own < now - pt->t0 && obs(w)->delay_ns < now - pt->t0 - own)
+		obs(w)->delay_ns = now - pt->t0 - own;
 }
 
 static void
@@ -52,7 +87,8 @@ pthr_free(struct tr_thread *t)
 }
 
 int
-page_fault_ours(struct page_state *s, struct tr_thread *t, struct ppage **pp)
+page_fault_ours(struct page_state *s, struct tr_thread *t, struct ppage **pp,
+    uint64_t *addr)
 {
 	siginfo_t si;
 	struct ppage *p;
@@ -64,13 +100,29 @@ page_fault_ours(struct page_state *s, struct tr_thread *t, struct ppage **pp)
 		return 0;
 	if (pp != NULL)
 		*pp = p;
+	if (addr != NULL)
+		*addr = (uint64_t)(uintptr_t)si.si_addr;
 	return 1;
 }
 
 static int
 overlaps(uint64_t lo, uint64_t hi, const struct wtarget *t)
 {
-	return lo < t->addr + (uint64_t)t->len && t->addr < hi;
+	return t->armed && lo < t->addr + (uint64_t)t->len && t->addr < hi;
+}
+
+/* Whether [lo, hi) reaches a pointer of a follow chain. */
+static int
+pointer_at(struct watch *w, uint64_t lo, uint64_t hi)
+{
+	size_t ti;
+
+	for (ti = 0; ti < w->nt; ti++)
+		if (w->t[ti].chain >= 0 && (size_t)w->t[ti].level <
+		    w->chains[w->t[ti].chain].noffs &&
+		    overlaps(lo, hi, &w->t[ti]))
+			return 1;
+	return 0;
 }
 
 /* --callchain: the stopped thread's callers into h. */
@@ -98,9 +150,13 @@ emit(struct watch *w, struct page_state *s, size_t ti, pid_t tid,
 {
 	struct wp_hit_rec h;
 	int wide = w->t[ti].len > HIT_BYTES_MAX;
+	uint64_t a = w->t[ti].addr, len = (uint64_t)w->t[ti].len;
 
-	if (pread(s->tr.memfd, s->buf, (size_t)w->t[ti].len,
-	    (off_t)w->t[ti].addr) != w->t[ti].len)
+	/* a store that covered the target: its bytes are what it stored */
+	if (s->st != NULL && s->st_lo <= a && a + len <= s->st_hi)
+		memcpy(s->buf, s->st + (a - s->st_lo), (size_t)len);
+	else if (pread(s->tr.memfd, s->buf, (size_t)len, (off_t)a) !=
+	    (ssize_t)len)
 		return;
 	memcpy(s->last[ti], s->buf, (size_t)w->t[ti].len);
 	memset(&h, 0, sizeof h);
@@ -162,7 +218,8 @@ step_over(struct watch *w, struct page_state *s, struct tr_thread *t,
 	size_t nopen = 0, k;
 	int r = -1, n;
 
-	tr_hold(&s->tr, t);
+	if (!s->holding)
+		tr_hold(&s->tr, t);
 	if (page_mprotect(s, t, p, p->own) == 0)
 		opened[nopen++] = p;
 	for (n = 0; n < STEP_MAX; n++) {
@@ -175,7 +232,7 @@ step_over(struct watch *w, struct page_state *s, struct tr_thread *t,
 			r = 1;
 			break;
 		}
-		if (t->stop == TR_SIGNAL && page_fault_ours(s, t, &q) &&
+		if (t->stop == TR_SIGNAL && page_fault_ours(s, t, &q, NULL) &&
 		    nopen < sizeof opened / sizeof opened[0] &&
 		    page_mprotect(s, t, q, q->own) == 0) {
 			opened[nopen++] = q;
@@ -190,8 +247,75 @@ step_over(struct watch *w, struct page_state *s, struct tr_thread *t,
 		t = page_injectable(s);
 	for (k = 0; k < nopen && t != NULL; k++)
 		page_mprotect(s, t, opened[k], opened[k]->own & ~PROT_WRITE);
-	tr_release(&s->tr);
+	if (!s->holding)
+		tr_release(&s->tr);
 	return r;
+}
+
+/* Whether [a, a + n) lies in mappings of pid none of them writable. */
+static int
+unwritable(pid_t pid, uint64_t a, size_t n)
+{
+	const struct wp_map *m, *m2;
+	struct wp_maps maps;
+	int r;
+
+	if (wp_proc_maps(pid, &maps) == -1)
+		return 0;
+	m = wp_proc_maps_find(&maps, a);
+	m2 = wp_proc_maps_find(&maps, a + n - 1);
+	r = m != NULL && m2 != NULL && m->perms[1] != 'w' &&
+	    m2->perms[1] != 'w';
+	wp_proc_maps_free(&maps);
+	return r;
+}
+
+/*
+ * The instruction at rip, decoded once while its bytes stay the same:
+ * read again each time, but where they are on a page that is not
+ * writable, which only a call that changes the mappings can change
+ * (traced: s->maps_gen).  0, or -1 when it is none.
+ */
+static int
+decode_at(struct watch *w, struct page_state *s, uint64_t rip,
+    struct wp_x86_insn *in)
+{
+	struct pdecoded *d = &s->dc[(rip ^ rip >> 7) % PAGE_DCACHE];
+	uint8_t code[sizeof d->code];
+
+	if (d->valid && d->rip == rip && d->stable && d->gen == s->maps_gen) {
+		*in = d->in;
+		return 0;
+	}
+	memset(code, 0, sizeof code);
+	if (pread(s->tr.memfd, code, sizeof code, (off_t)rip) <= 0)
+		return -1;
+	if (d->valid && d->rip == rip && memcmp(d->code, code,
+	    sizeof code) == 0) {
+		*in = d->in;
+		return 0;
+	}
+	if (wp_x86_decode(code, sizeof code, rip, in) == -1)
+		return -1;
+	d->valid = 1;
+	d->rip = rip;
+	memcpy(d->code, code, sizeof code);
+	d->stable = unwritable(w->pid, rip, sizeof code);
+	d->gen = s->maps_gen;
+	d->in = *in;
+	return 0;
+}
+
+/*
+ * Whether a read-modify-write of [lo, hi) made here is atomic: no
+ * other thread can write there meanwhile, the page being protected
+ * (not given back to a system call) and the range on it alone.
+ */
+static int
+atomic_here(const struct ppage *p, uint64_t lo, uint64_t hi)
+{
+	return p->guarded && p->open == 0 && lo >= p->addr &&
+	    hi <= p->addr + PAGE_SZ;
 }
 
 /*
@@ -206,18 +330,16 @@ on_fault(struct watch *w, struct page_state *s, struct tr_thread *t,
 	struct user_regs_struct u, at;
 	struct wp_x86_regs r;
 	struct wp_x86_insn in;
-	uint8_t code[16];
+	unsigned char stored[32];
 	uint64_t lo = addr, hi = addr + 1;
 	size_t ti, nhit = 0;
-	int decoded, done;
+	int decoded, done, ptr;
 
 	if (ptrace(PTRACE_GETREGS, t->tid, 0, &u) == -1)
 		return;
 	at = u;
 	tr_regs(&u, &r);
-	memset(code, 0, sizeof code);
-	decoded = pread(s->tr.memfd, code, sizeof code, (off_t)u.rip) > 0 &&
-	    wp_x86_decode(code, sizeof code, u.rip, &in) == 0;
+	decoded = decode_at(w, s, u.rip, &in) == 0;
 	if (decoded && wp_x86_store_range(&in, &r, 0, &lo, &hi) == -1) {
 		lo = addr;
 		hi = addr + 1;
@@ -228,10 +350,20 @@ on_fault(struct watch *w, struct page_state *s, struct tr_thread *t,
 		obs(w)->faults_watched++;
 	else
 		obs(w)->faults_neighbour++;
+	/* no thread runs from a pointer's store to its leaf's re-arm */
+	if ((ptr = w->nchains > 0 && pointer_at(w, lo, hi)) != 0) {
+		tr_hold(&s->tr, t);
+		s->holding = 1;
+	}
 	if (decoded && page_emulable(&in) && lo <= addr && addr < hi &&
-	    page_emulate(s, t, &u, &r, &in, lo) == 0) {
+	    ((in.kind != WP_X86_RMW && in.kind != WP_X86_XCHG) ||
+	    atomic_here(p, lo, hi)) &&
+	    page_emulate(s, t, &u, &r, &in, lo, stored) == 0) {
 		obs(w)->emulated++;
-		done = 1;
+		done = 2;	/* u is where it is now */
+		s->st = stored;
+		s->st_lo = lo;
+		s->st_hi = lo + (uint64_t)in.width;
 	} else if (decoded)
 		done = step_over(w, s, t, &in, p) == 1;
 	else {
@@ -239,10 +371,16 @@ on_fault(struct watch *w, struct page_state *s, struct tr_thread *t,
 		in.addr = u.rip;
 		done = step_over(w, s, t, &in, p) == 1;
 	}
-	if (done && ptrace(PTRACE_GETREGS, t->tid, 0, &u) == 0)
+	if (done == 2 || (done && ptrace(PTRACE_GETREGS, t->tid, 0, &u) == 0))
 		for (ti = 0; ti < w->nt && nhit > 0; ti++)
 			if (overlaps(lo, hi, &w->t[ti]))
 				emit(w, s, ti, t->tid, u.rip, at.rip, 0, 0, &r);
+	s->st = NULL;
+	if (ptr) {
+		page_follow(w, s);
+		s->holding = 0;
+		tr_release(&s->tr);
+	}
 	if (!t->queued)
 		page_resume(w, s, t, 0);
 }
@@ -327,8 +465,9 @@ on_sc_entry(struct watch *w, struct page_state *s, struct tr_thread *t)
 	pt->maps = t->nr == SYS_mprotect || t->nr == SYS_munmap ||
 	    t->nr == SYS_mremap || t->nr == SYS_mmap || t->nr == SYS_brk ||
 	    t->nr == SYS_madvise;
+	s->maps_gen += pt->maps;	/* and at its exit */
 	for (i = 0; i < s->npg; i++) {
-		p = &s->pg[i];
+		p = s->pg[i];
 		if (p->gone || !(p->guarded || p->open) ||
 		    !may_write(s->tr.memfd, t->nr, t->args, p))
 			continue;
@@ -367,7 +506,7 @@ remap_page(struct watch *w, struct page_state *s, struct tr_thread *t,
 	own = page_prot_of(m->perms);
 	p->own = own;
 	p->guarded = 0;
-	if ((own & PROT_WRITE) && p->open == 0)
+	if ((own & PROT_WRITE) && p->open == 0 && p->needed)
 		page_mprotect(s, t, p, own & ~PROT_WRITE);
 }
 
@@ -387,7 +526,7 @@ remap(struct watch *w, struct page_state *s, struct tr_thread *t,
 	if (wp_proc_maps(w->pid, &maps) == -1)
 		return;
 	for (i = 0; i < s->npg; i++) {
-		p = &s->pg[i];
+		p = s->pg[i];
 		m = wp_proc_maps_find(&maps, p->addr);
 		if (p->gone || (m != NULL && m->perms[3] != 's' &&
 		    !(p->addr < hi && lo < p->addr + PAGE_SZ)))
@@ -420,6 +559,9 @@ on_sc_exit(struct watch *w, struct page_state *s, struct tr_thread *t)
 	uint64_t lo, hi;
 	size_t k;
 
+	if (pt->sc_from != 0)
+		pt->sc_ns += t->stopped_at - pt->sc_from;
+	pt->sc_from = 0;
 	if (pt->nwin > 0) {
 		kernel_writes(w, s, t, pt->win, pt->nwin, WP_HIT_SYSCALL, 0);
 		for (k = 0; k < pt->nwin; k++)
@@ -428,6 +570,7 @@ on_sc_exit(struct watch *w, struct page_state *s, struct tr_thread *t)
 	}
 	if (pt->maps) {
 		pt->maps = 0;
+		s->maps_gen++;
 		set_range(pt->nr, pt->args, t->rval, &lo, &hi);
 		remap(w, s, t, lo, hi);
 	}
@@ -448,9 +591,9 @@ deliver_caught(struct watch *w, struct page_state *s, struct tr_thread *t,
 
 	tr_hold(&s->tr, t);
 	for (i = 0; i < s->npg; i++)
-		if (s->pg[i].guarded && !s->pg[i].gone &&
-		    page_open(s, t, &s->pg[i]) == 0)
-			win[n++] = &s->pg[i];
+		if (s->pg[i]->guarded && !s->pg[i]->gone &&
+		    page_open(s, t, s->pg[i]) == 0)
+			win[n++] = s->pg[i];
 	obs(w)->signals_passed++;
 	if (tr_step(&s->tr, t, sig) != -1) {
 		kernel_writes(w, s, t, win, n, WP_HIT_KERNEL, sig);
@@ -470,12 +613,11 @@ deliver_caught(struct watch *w, struct page_state *s, struct tr_thread *t,
 static void
 on_signal(struct watch *w, struct page_state *s, struct tr_thread *t)
 {
-	siginfo_t si;
 	struct ppage *p;
+	uint64_t addr;
 
-	if (t->sig == SIGSEGV && page_fault_ours(s, t, &p) &&
-	    ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) == 0) {
-		on_fault(w, s, t, p, (uint64_t)(uintptr_t)si.si_addr);
+	if (t->sig == SIGSEGV && page_fault_ours(s, t, &p, &addr)) {
+		on_fault(w, s, t, p, addr);
 		return;
 	}
 	if (tr_own_trap(t)) {
@@ -509,9 +651,9 @@ new_process(struct watch *w, struct page_state *s, struct tr_thread *t)
 		return;
 	}
 	for (i = 0; i < s->npg; i++)
-		if (s->pg[i].guarded && !s->pg[i].gone)
-			tr_inject(&s->tr, t, SYS_mprotect, s->pg[i].addr,
-			    PAGE_SZ, (uint64_t)s->pg[i].own);
+		if (s->pg[i]->guarded && !s->pg[i]->gone)
+			tr_inject(&s->tr, t, SYS_mprotect, s->pg[i]->addr,
+			    PAGE_SZ, (uint64_t)s->pg[i]->own);
 	obs(w)->forks_restored++;
 	tr_detach(&s->tr, t, 0);
 }
@@ -564,6 +706,10 @@ on_event(struct watch *w, struct page_state *s, struct tr_thread *t)
 		if (t->tgid == s->tr.pid)
 			forked(w, t);
 		break;
+	case PTRACE_EVENT_EXIT:
+		if (t->tgid == s->tr.pid)
+			page_thread_time(w, t);
+		break;
 	case PTRACE_EVENT_EXEC:
 		if (t->tgid == s->tr.pid) {
 			s->exec_seen = 1;
@@ -578,6 +724,11 @@ on_event(struct watch *w, struct page_state *s, struct tr_thread *t)
 void
 page_event(struct watch *w, struct page_state *s, struct tr_thread *t)
 {
+	int fresh = t->user == NULL;
+
+	/* the steps and calls injected while it is handled stop it anew */
+	if (t->state == TR_STOPPED)
+		pthr_of(t)->since = t->stopped_at;
 	switch (t->stop) {
 	case TR_EXITED:
 		if (t->tgid == s->tr.pid)
@@ -585,7 +736,7 @@ page_event(struct watch *w, struct page_state *s, struct tr_thread *t)
 		pthr_free(t);
 		return;
 	case TR_START:
-		if (t->tgid != s->tr.pid && t->user == NULL)
+		if (t->tgid != s->tr.pid && fresh)
 			new_process(w, s, t);
 		else
 			page_resume(w, s, t, 0);

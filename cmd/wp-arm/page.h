@@ -21,6 +21,8 @@ struct ppage {
 	int		 guarded;	/* its write permission is taken now */
 	int		 open;		/* windows that gave it back */
 	int		 gone;		/* unmapped, or made unwritable */
+	int		 needed;	/* an armed range is on it */
+	int		 known;		/* own is known: it was checked */
 };
 
 /* A thread's window: the pages given back for its system call. */
@@ -31,19 +33,51 @@ struct pthr {
 	long		 nr;		/* that call, and its arguments */
 	uint64_t	 args[6];
 	int		 others;	/* another thread ran meanwhile */
+	uint64_t	 since;		/* when the stop being handled began */
+	/* its own time, what it would take unwatched: CPU and calls */
+	uint64_t	 t0;		/* when first seen */
+	int64_t		 cpu0;		/* its user CPU time then */
+	uint64_t	 sc_from;	/* resumed into a call then; 0: not */
+	uint64_t	 sc_ns;		/* in its calls, entry to exit */
+	int		 timed;		/* its own time counted */
+	/* its rseq area, unregistered for the watch (0: none) */
+	uint64_t	 rseq;
+	uint32_t	 rseq_len, rseq_sig;
+};
+
+/* An instruction decoded at a fault, kept for the next one there. */
+#define PAGE_DCACHE	64
+struct pdecoded {
+	int		 valid;
+	uint64_t	 rip;
+	uint8_t		 code[16];	/* its bytes then */
+	/* they were on a page nothing writes but through a call that
+	   changes the mappings (maps_gen then): not read again */
+	int		 stable;
+	uint64_t	 gen;
+	struct wp_x86_insn in;
 };
 
 struct page_state {
 	struct tracee	 tr;
-	struct ppage	*pg;		/* sorted by addr */
+	struct ppage	**pg;		/* sorted by addr; entries never move */
 	size_t		 npg;
 	unsigned char	**last;		/* each target's bytes, last seen */
 	unsigned char	*buf;
 	int		 exec_seen;
+	int		 holding;	/* every other thread held (a pointer) */
+	int		 probe;		/* page_serves: nothing is changed */
+	int		 moved;		/* a chain's entry moved: page_sync */
 	uint64_t	 t0;
 	struct unwinder	 uw;		/* --callchain */
 	int		 uw_tried;
 	uint64_t	 chain[WATCH_MAXCHAIN];
+	struct pdecoded	 dc[PAGE_DCACHE];
+	uint64_t	 maps_gen;	/* calls that changed the mappings */
+	/* the bytes an emulated store wrote, [st_lo, st_hi), at the fault
+	   being handled (st NULL: none) */
+	const unsigned char *st;
+	uint64_t	 st_lo, st_hi;
 };
 
 /* The backend's counters, in w->obs (shared with the guard). */
@@ -65,11 +99,35 @@ void	 page_close(struct page_state *s, struct tr_thread *t,
 	    struct ppage *p);
 /* Every page its own protection again, run in t. */
 void	 page_restore(struct page_state *s, struct tr_thread *t);
+/*
+ * t is done: the time it lived less its own time (its user CPU time
+ * and its time in system calls) is what wp delayed it; the
+ * longest delay of the threads' is kept in the observation.
+ */
+void	 page_thread_time(struct watch *w, struct tr_thread *t);
+/*
+ * The chains whose pointer was written read again, their pages synced,
+ * with every thread held (already, when s->holding).
+ */
+void	 page_follow(struct watch *w, struct page_state *s);
 /* A stopped thread of the process a call can be injected into. */
 struct tr_thread *page_injectable(struct page_state *s);
 /* Resumes t (system calls traced), with sig. */
 void	 page_resume(struct watch *w, struct page_state *s,
 	    struct tr_thread *t, int sig);
+
+/* page-rseq.c */
+/*
+ * The threads whose rseq area is on page p (all stopped): each has it
+ * unregistered for the watch (the kernel writes it as it schedules the
+ * thread, and kills the thread when it cannot; glibc reads its cpu_id
+ * and falls back to getcpu when it is not registered).  0, or the tid
+ * of one whose area could not be set aside.  With s->probe: nothing is
+ * changed, 0.
+ */
+pid_t	 page_rseq_park(struct page_state *s, const struct ppage *p);
+/* Registers again, in each thread stopped, what page_rseq_park took. */
+void	 page_rseq_restore(struct page_state *s);
 
 /* page-emulate.c */
 /*
@@ -79,22 +137,26 @@ void	 page_resume(struct watch *w, struct page_state *s,
  */
 int	 page_emulable(const struct wp_x86_insn *in);
 /*
- * Makes the store of in at lo (r: t's registers), and moves t past it
- * (u: its registers, updated): 0, or -1.
+ * Makes the store of in at lo (r: t's registers; the bytes stored into
+ * b, 32 of them at most), and moves t past it (u: its registers,
+ * updated): 0, or -1.
  */
 int	 page_emulate(struct page_state *s, struct tr_thread *t,
 	    struct user_regs_struct *u, const struct wp_x86_regs *r,
-	    const struct wp_x86_insn *in, uint64_t lo);
+	    const struct wp_x86_insn *in, uint64_t lo, unsigned char *b);
 
 /* page-event.c */
+/* t's own state (allocated at the first call, freed at its exit). */
+struct pthr *pthr_of(struct tr_thread *t);
 /* Handles one stop of thread t. */
 void	 page_event(struct watch *w, struct page_state *s,
 	    struct tr_thread *t);
 /*
  * Whether t's SIGSEGV is a write fault on a page of ours that its own
- * protection lets be written; the page into *pp.
+ * protection lets be written; the page into *pp, the address written
+ * into *addr (each may be NULL).
  */
 int	 page_fault_ours(struct page_state *s, struct tr_thread *t,
-	    struct ppage **pp);
+	    struct ppage **pp, uint64_t *addr);
 
 #endif

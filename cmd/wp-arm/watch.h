@@ -147,6 +147,12 @@ struct backend {
 
 extern const struct backend backend_perf, backend_bpf, backend_ptrace;
 extern const struct backend backend_page;
+/*
+ * Whether the page backend (w's) can watch every target: the options it
+ * refuses, the pages' mappings, the threads' rseq areas (the process is
+ * seized for a moment).  0, or -1 with the reason in e.
+ */
+int	 page_serves(struct watch *w, struct wp_error *e);
 
 struct watch {
 	/* what to watch: the stream and the options */

@@ -36,24 +36,26 @@ fmt_pace(char *b, size_t sz, double n)
 }
 
 /*
- * How much of the target's native run time the ptrace backend covered
- * in the time the watch took, as the observation estimates it
- * (wp-records(7)); and, when the target also waited in system calls,
+ * How much of the target's native run time (run, as the observation
+ * estimates it: wp-records(7)) the watch covered in the time it took;
+ * and, when the ptrace backend's target also waited in system calls,
  * which run at native speed, the pace of its own code apart.
  */
 static void
-native_note(const struct wp_obs_pass *o, FILE *f)
+native_note(const struct wp_obs_pass *o, const struct wp_field *run_us,
+    FILE *f)
 {
-	double run, took, blocked, code;
+	double run, took, blocked, code = 0;
 	char rs[32], ps[64], bs[32], cs[32], cps[64];
 
-	if (o->native_run_us.text == NULL)
+	if (run_us->text == NULL)
 		return;
-	run = (double)wp_field_int(&o->native_run_us) / 1000;
+	run = (double)wp_field_int(run_us) / 1000;
 	took = (double)wp_field_int(&o->elapsed_ms);
 	blocked = (double)wp_field_int(&o->blocked_us) / 1000;
-	code = (double)wp_field_int(&o->steps) * 1000 /
-	    (double)wp_field_int(&o->native_ips);
+	if (wp_field_int(&o->native_ips) > 0)
+		code = (double)wp_field_int(&o->steps) * 1000 /
+		    (double)wp_field_int(&o->native_ips);
 	if (run <= 0) {
 		out(f, "estimate none of the target's native run time in "
 		    "%.1f s: it did not run\n", took / 1000);
@@ -72,7 +74,31 @@ native_note(const struct wp_obs_pass *o, FILE *f)
 	    "%s\n", bs, cs, cps);
 }
 
-/* The ptrace backend's pace, and the child processes not followed. */
+/*
+ * The page backend's faults: on the watched ranges and by page
+ * neighbours (other variables on the watched pages, whose writes fault
+ * too and cost as much), and how each was made.
+ */
+static void
+page_note(const struct wp_obs_pass *o, FILE *f)
+{
+	int64_t nw = wp_field_int(&o->faults_watched);
+	int64_t nn = wp_field_int(&o->faults_neighbour);
+
+	out(f, "page     %lld write faults: %lld watched, %lld by page "
+	    "neighbours (%.1f%%)\n", (long long)(nw + nn), (long long)nw,
+	    (long long)nn, nw + nn > 0 ? 100.0 * (double)nn /
+	    (double)(nn + nw) : 0.0);
+	out(f, "         %s emulated, %s stepped, %s kernel writes\n",
+	    wp_field_text(&o->emulated), wp_field_text(&o->stepped),
+	    wp_field_text(&o->kernel_writes));
+	if (nn > 0 && nn >= nw)
+		out(f, "note     most faults were page neighbours': writes to "
+		    "other variables on the watched pages\n");
+	native_note(o, &o->page_native_run_us, f);
+}
+
+/* The ptrace and page backends' pace, and the child processes not followed. */
 static void
 watch_notes(const struct wp_obs_pass *o, FILE *f)
 {
@@ -80,12 +106,14 @@ watch_notes(const struct wp_obs_pass *o, FILE *f)
 		out(f, "ptrace   %s steps/s: the target ran one instruction a "
 		    "step, one thread at a time\n",
 		    wp_field_text(&o->steps_per_second));
-		native_note(o, f);
+		native_note(o, &o->native_run_us, f);
 	}
 	if (o->lost_undelivered.text != NULL)
 		out(f, "note     %s records dropped: the reader did not take "
 		    "them in time (output_blocked)\n",
 		    o->lost_undelivered.text);
+	if (o->has_page)
+		page_note(o, f);
 	if (wp_field_int(&o->forked) > 0)
 		out(f, "note     forked children were not followed: %s\n",
 		    wp_field_text(&o->forked));

@@ -1,0 +1,95 @@
+/*
+ * The rseq areas on watched pages (page_rseq_park, page_rseq_restore).
+ * The kernel writes a thread's rseq area as it schedules the thread,
+ * and kills the thread when it cannot: so on a protected page the area
+ * is unregistered for the watch, in its thread (rseq(2) with
+ * RSEQ_FLAG_UNREGISTER, injected), and registered again at the end.
+ * Unregistered, its cpu_id reads -1 (RSEQ_CPU_ID_UNINITIALIZED), and
+ * glibc asks the kernel instead; a restartable sequence under way then
+ * is not restarted, which glibc, which has none, does not mind.
+ */
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/user.h>
+
+#include <string.h>
+
+#include "page.h"
+
+/* PTRACE_GET_RSEQ_CONFIGURATION's answer (linux/ptrace.h) */
+struct rseq_config {
+	uint64_t	 ptr;
+	uint32_t	 size, signature, flags, pad;
+};
+#define GET_RSEQ_CONFIGURATION	0x420f
+#define RSEQ_UNREGISTER		1
+
+/*
+ * rseq(area, len, flags, sig) run in stopped thread t, its registers
+ * as they were after: 0, or -1.
+ */
+static int
+rseq_call(struct page_state *s, struct tr_thread *t, uint64_t area,
+    uint32_t len, int flags, uint32_t sig)
+{
+	struct user_regs_struct u, r;
+	long rv;
+
+	if (t->state != TR_STOPPED || t->stop == TR_GROUP ||
+	    (t->stop == TR_SC_ENTRY && tr_leave_entry(&s->tr, t) == -1) ||
+	    ptrace(PTRACE_GETREGS, t->tid, 0, &u) == -1)
+		return -1;
+	/* the fourth argument: tr_inject sets the first three */
+	r = u;
+	r.r10 = sig;
+	if (ptrace(PTRACE_SETREGS, t->tid, 0, &r) == -1)
+		return -1;
+	rv = tr_inject(&s->tr, t, SYS_rseq, area, len, (uint64_t)flags);
+	ptrace(PTRACE_SETREGS, t->tid, 0, &u);
+	return rv == 0 ? 0 : -1;
+}
+
+pid_t
+page_rseq_park(struct page_state *s, const struct ppage *p)
+{
+	struct rseq_config rc;
+	struct tr_thread *t;
+	struct pthr *pt;
+	size_t i;
+
+	for (i = 0; i < s->tr.n; i++) {
+		t = s->tr.t[i];
+		memset(&rc, 0, sizeof rc);
+		if (t->state != TR_STOPPED || t->tgid != s->tr.pid ||
+		    ptrace(GET_RSEQ_CONFIGURATION, t->tid, sizeof rc,
+		    &rc) <= 0 || rc.ptr == 0 || rc.ptr >= p->addr + PAGE_SZ ||
+		    p->addr >= rc.ptr + (rc.size ? rc.size : 32))
+			continue;
+		if (s->probe)
+			continue;
+		if (rseq_call(s, t, rc.ptr, rc.size, RSEQ_UNREGISTER,
+		    rc.signature) == -1)
+			return t->tid;
+		pt = pthr_of(t);
+		pt->rseq = rc.ptr;
+		pt->rseq_len = rc.size;
+		pt->rseq_sig = rc.signature;
+	}
+	return 0;
+}
+
+void
+page_rseq_restore(struct page_state *s)
+{
+	struct pthr *pt;
+	size_t i;
+
+	for (i = 0; i < s->tr.n; i++) {
+		pt = s->tr.t[i]->user;
+		if (pt == NULL || pt->rseq == 0)
+			continue;
+		if (rseq_call(s, s->tr.t[i], pt->rseq, pt->rseq_len, 0,
+		    pt->rseq_sig) == 0)
+			pt->rseq = 0;
+	}
+}
