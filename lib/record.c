@@ -234,19 +234,29 @@ wp_rec_armed(struct wp_jw *w, const struct wp_armed_rec *a)
 		}
 		wp_jw_end(w);
 	}
+	if (a->condition != NULL) {
+		wp_jw_str(w, "condition", a->condition);
+		wp_jw_str(w, "condition_where", a->condition_where);
+	}
+	wp_jw_end(w);
+}
+
+static void
+flag_words(struct wp_jw *w, unsigned flags)
+{
+	int i;
+
+	wp_jw_arr(w, "flags");
+	for (i = 0; i < WP_NFLAGS; i++)
+		if (flags & (1u << i))
+			wp_jw_str(w, NULL, wp_flag_names[i]);
 	wp_jw_end(w);
 }
 
 static void
 hit_flags(struct wp_jw *w, const struct wp_hit_rec *h)
 {
-	int i;
-
-	wp_jw_arr(w, "flags");
-	for (i = 0; i < WP_NFLAGS; i++)
-		if (h->flags & (1u << i))
-			wp_jw_str(w, NULL, wp_flag_names[i]);
-	wp_jw_end(w);
+	flag_words(w, h->flags);
 	int_or_null(w, "signal", h->signal > 0 ? h->signal : -1);
 }
 
@@ -414,6 +424,12 @@ wp_rec_tally(struct wp_jw *w, const struct wp_tally_rec *t)
 	wp_jw_hex(w, "last_value", t->last);
 	wp_jw_uint(w, "unchanged", t->unchanged);
 	wp_jw_int(w, "time_ns", t->time_ns);
+	if (t->has_writer_ip)
+		wp_jw_hex(w, "writer_ip", t->writer_ip);
+	else if (t->flags != 0)
+		flag_words(w, t->flags);
+	if (t->has_matched)
+		wp_jw_uint(w, "matched", t->matched);
 	if (t->chain_status != NULL)
 		chain_member(w, t->chain_status, t->chain, t->nchain);
 	wp_jw_end(w);

@@ -162,6 +162,9 @@ struct wp_armed_rec {
 	/* each target's value when armed; none: not written */
 	const struct wp_armed_initial *initial;
 	size_t		 ninitial;
+	/* --if: the condition and where it is evaluated; NULL: none */
+	const char	*condition;
+	const char	*condition_where;	/* tracer, wp-arm */
 };
 
 struct wp_armed_initial {
@@ -247,6 +250,13 @@ struct wp_tally_rec {
 					   and the latest write */
 	uint64_t	 unchanged;	/* writes that left it as it was */
 	int64_t		 time_ns;	/* when the tally was read */
+	/* wp-arm --if: the exact writer (has_writer_ip; flags WP_HIT_*
+	   when none wrote), and of hits, those that matched */
+	int		 has_writer_ip;
+	uint64_t	 writer_ip;
+	unsigned	 flags;
+	int		 has_matched;
+	uint64_t	 matched;
 	/* --callchain: the chain these hits came by, as in hits */
 	const char	*chain_status;	/* NULL: not asked */
 	const uint64_t	*chain;

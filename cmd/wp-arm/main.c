@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cond.h"
+#include "filter.h"
 #include "hwbp.h"
 #include "perf.h"
 #include "stream.h"
@@ -19,6 +21,7 @@ int	 input_read(struct watch *w, long *nbad, struct wp_error *e);
 struct options {
 	const char	*backend;	/* auto, bpf, perf, ptrace, page */
 	int		 check_bp;
+	struct wp_cond	*cond;		/* --if; NULL: none */
 };
 
 static const char usage_text[] =
@@ -26,7 +29,7 @@ static const char usage_text[] =
     "              [--callchain[=fp|dwarf[,bytes]]] [--callchain-depth n]\n"
     "              [--backend auto|bpf|perf|ptrace|page]\n"
     "              [--ring-pages n] [--interval duration]\n"
-    "              [--follow-mode stop|stop-all|async]\n"
+    "              [--follow-mode stop|stop-all|async] [--if expr]\n"
     "       wp-arm --check-bp\n";
 
 /* --help: the usage, then a line per option */
@@ -60,6 +63,10 @@ static const char help_text[] =
     "      --follow-mode mode   stop, stop-all or async: how a followed leaf "
     "re-arms\n"
     "                           (default stop with bpf, async with perf)\n"
+    "      --if expr            only writes that match expr are hits, "
+    "each writer's\n"
+    "                           writes all counted (ptrace, page; see "
+    "CONDITIONS)\n"
     "      --check-bp           only check that breakpoints fire here (exit 0, "
     "or 5)\n"
     "  -h, --help               this help\n"
@@ -79,6 +86,7 @@ static const struct option longopts[] = {
 	{ "check-bp",	no_argument,		NULL, 'C' },
 	{ "verbose",	no_argument,		NULL, 'v' },
 	{ "follow-mode",	required_argument,	NULL, 'F' },
+	{ "if",		required_argument,	NULL, 'i' },
 	WP_USAGE_LONGOPTS,
 	{ NULL,		0,			NULL, 0 }
 };
@@ -118,6 +126,18 @@ backend_name(const char *arg)
 		errx(WP_EXIT_USAGE, "--backend %s: expected auto, bpf, perf, "
 		    "ptrace or page", arg);
 	return arg;
+}
+
+/* --if expr: parsed now; a bad one exits 2 naming the column */
+static void
+condition(const char *arg, struct options *op)
+{
+	struct wp_error e;
+
+	wp_cond_free(op->cond);
+	op->cond = NULL;
+	if (wp_cond_parse(arg, &op->cond, &e) == -1)
+		errx(e.status, "--if '%s': %s", arg, e.msg);
 }
 
 static void
@@ -187,6 +207,9 @@ option(int ch, const char *arg, struct watch *w, struct options *op)
 	case 'C':
 		op->check_bp = 1;
 		break;
+	case 'i':
+		condition(arg, op);
+		break;
 	default:
 		wp_usage_option(&use, ch);
 	}
@@ -206,6 +229,7 @@ parse_options(int argc, char *argv[], struct watch *w, struct options *op)
 	w->callchain_stack = 8192;
 	op->backend = "auto";
 	op->check_bp = 0;
+	op->cond = NULL;
 	while ((ch = getopt_long(argc, argv, "d:n:vhV", longopts, NULL)) != -1) {
 		/* --callchain MODE, as perf's --call-graph MODE */
 		if (ch == 'c' && optarg == NULL && optind < argc &&
@@ -355,6 +379,17 @@ choose(struct watch *w, const char *name, struct wp_error *e)
 	return watch_use(w, &backend_perf, e);
 }
 
+/* Nothing is watched: the observation says why (say: on stderr too). */
+static int
+refused(struct watch *w, struct wp_error *e, int say)
+{
+	if (say)
+		warnx("%s", e->msg);
+	observation_write(w, e->msg);
+	watch_free(w);
+	return e->status;
+}
+
 /* After a watch: the observation, and the exit status. */
 static int
 finish(struct watch *w, long nbad)
@@ -394,11 +429,10 @@ main(int argc, char *argv[])
 		watch_free(&w);
 		return e.status;
 	}
-	if (choose(&w, op.backend, &e) == -1) {
-		observation_write(&w, e.msg);
-		watch_free(&w);
-		return e.status;
-	}
+	if (choose(&w, op.backend, &e) == -1)
+		return refused(&w, &e, 0);
+	if (op.cond != NULL && filter_open(&w, op.cond, &e) == -1)
+		return refused(&w, &e, 1);
 	if (w.backend->traces)
 		guard_fork(&w);
 	if (watch_run(&w, &e) == -1) {

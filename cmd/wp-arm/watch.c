@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "filter.h"
 #include "proc.h"
 #include "record.h"
 #include "util.h"
@@ -231,6 +232,7 @@ watch_run(struct watch *w, struct wp_error *e)
 		return -1;
 	}
 	read_initial(w);
+	filter_armed(w);
 	emit_armed(w);
 	emit_seeded(w);
 	deadline = wp_now_ns() + w->duration_ms * 1000000;
@@ -250,6 +252,7 @@ watch_run(struct watch *w, struct wp_error *e)
 			w->supervisor_note(w);
 	}
 	b->disarm(w);
+	filter_emit(w);
 	check_stop(w, deadline);
 	w->elapsed_ms = (wp_now_ns() - w->t0) / 1000000;
 	sigprocmask(SIG_SETMASK, &orig, NULL);
@@ -263,6 +266,7 @@ watch_free(struct watch *w)
 	free(w->t);
 	free(w->chains);
 	free(w->obs);
+	filter_free(w);
 	wp_jw_free(&w->jw);
 	w->thr = NULL;
 	w->t = NULL;
@@ -296,6 +300,9 @@ watch_hit(struct watch *w, size_t ti, struct wp_hit_rec *h)
 	struct wtarget *t = &w->t[ti];
 	struct chain *c;
 
+	/* --if: a write that does not match is counted, not written */
+	if (w->filter != NULL && t->chain < 0 && !filter_hit(w, ti, h))
+		return 0;
 	if (w->truncated) {
 		t->unwritten++;
 		return 0;

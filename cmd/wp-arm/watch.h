@@ -38,7 +38,8 @@ struct wtarget {
 	int		 len;
 	int		 rw;
 	uint64_t	 hits;		/* written */
-	uint64_t	 unwritten;	/* seen after max events */
+	uint64_t	 unwritten;	/* seen after max events, or not
+					   matching --if (filter.c) */
 	int		 counted_known;	/* the kernel's count of writes: */
 	uint64_t	 counted;
 	int		 tallied_known;	/* its in-kernel tallies' sum: */
@@ -92,6 +93,7 @@ struct thread {
 
 struct watch;
 struct wp_observation;
+struct filter;
 
 /*
  * A backend: how the entries are watched.  The generic loop (watch.c)
@@ -166,6 +168,8 @@ struct watch {
 	const char		*follow_mode;	/* --follow-mode: stop,
 						   stop-all, async; NULL:
 						   the backend's own */
+	struct filter		*filter;	/* --if: filter.c; NULL:
+						   none */
 	/* while it runs */
 	const struct backend	*backend;
 	void			*state;		/* the backend's own */
@@ -248,6 +252,8 @@ int	 emit_armed(struct watch *w);		/* from w->armed */
 int	 emit_hit(struct watch *w, const struct wp_hit_rec *h);
 /* A thread record, with the thread's name where it is first seen. */
 int	 emit_thread(struct watch *w, const struct wp_thread_rec *t);
+/* The thread's name (/proc/PID/task/TID/comm) into buf: 0, or -1. */
+int	 emit_comm(pid_t pid, pid_t tid, char *buf, size_t sz);
 int	 emit_count(struct watch *w, const struct wp_count_rec *c);
 int	 emit_tally(struct watch *w, const struct wp_tally_rec *t);
 int	 emit_lost(struct watch *w, uint64_t n, int cpu, int64_t time_ns);

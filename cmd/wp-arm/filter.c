@@ -1,0 +1,212 @@
+/*
+ * --if in wp-arm: the condition at each write the tracer reports, and a
+ * tally of every write per (entry, thread, writer), written at the end
+ * so that the report has the matched and the total count of each
+ * writer while only the matching writes are hit records.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cond.h"
+#include "dwfl.h"
+#include "filter.h"
+#include "hmap.h"
+#include "watch.h"
+
+/* A writer's writes to one entry by one thread. */
+struct ftally {
+	size_t		 ti;
+	pid_t		 tid;
+	uint64_t	 ip;		/* the latest trap IP */
+	int		 has_writer_ip;
+	uint64_t	 writer_ip;
+	unsigned	 flags;		/* of its first write: no writer */
+	uint64_t	 hits, matched, unchanged;
+	uint64_t	 first, last;
+};
+
+/* A thread's name, read once. */
+struct fcomm {
+	int		 known;
+	char		 comm[64];
+};
+
+struct filter {
+	struct wp_cond	*cond;
+	const char	*where;		/* the armed record's */
+	struct wp_hmap	 tallies;	/* (ti, tid), writer -> ftally */
+	struct wp_hmap	 comms;		/* tid -> fcomm */
+	/* each entry's value before the next write */
+	int		*has_prev;
+	uint64_t	*prev;
+};
+
+int
+filter_open(struct watch *w, struct wp_cond *cond, struct wp_error *e)
+{
+	struct filter *f;
+	struct wp_dwfl *d;
+	size_t i;
+
+	if (!w->backend->traces) {
+		wp_cond_free(cond);
+		return wp_error_set(e, WP_EXIT_ERROR, "--if: the %s backend "
+		    "does not evaluate conditions (yet): use --backend ptrace "
+		    "or page", w->backend->name);
+	}
+	if (wp_cond_uses(cond) & WP_COND_WRITER) {
+		if ((d = wp_dwfl_open_pid(w->pid, e)) == NULL ||
+		    wp_cond_resolve(cond, d, e) == -1) {
+			wp_dwfl_close(d);
+			wp_cond_free(cond);
+			return -1;
+		}
+		wp_dwfl_close(d);
+	}
+	f = wp_xcalloc(1, sizeof *f);
+	f->cond = cond;
+	f->where = "tracer";
+	wp_hmap_init(&f->tallies, sizeof(struct ftally));
+	wp_hmap_init(&f->comms, sizeof(struct fcomm));
+	f->has_prev = wp_xcalloc(w->nt + 1, sizeof *f->has_prev);
+	f->prev = wp_xcalloc(w->nt + 1, sizeof *f->prev);
+	w->filter = f;
+	for (i = 0; i < w->nt; i++)
+		if (w->t[i].chain < 0)
+			w->t[i].tallied_known = 1;
+	return 0;
+}
+
+void
+filter_armed(struct watch *w)
+{
+	size_t i;
+
+	if (w->filter == NULL)
+		return;
+	w->armed.condition = wp_cond_text(w->filter->cond);
+	w->armed.condition_where = w->filter->where;
+	for (i = 0; i < w->nt; i++) {
+		w->filter->has_prev[i] = w->t[i].has_initial;
+		w->filter->prev[i] = w->t[i].initial;
+	}
+}
+
+/* The name of thread tid, read once; NULL when it cannot be. */
+static const char *
+comm_of(struct watch *w, pid_t tid)
+{
+	struct fcomm *c;
+	int isnew;
+
+	c = wp_hmap_put(&w->filter->comms, (uint64_t)tid, 0, &isnew);
+	if (isnew)
+		c->known = emit_comm(w->pid, tid, c->comm, sizeof c->comm) == 0;
+	return c->known ? c->comm : NULL;
+}
+
+/* Counts write h with value v (when has_v) in its writer's tally. */
+static void
+tally(struct watch *w, size_t ti, const struct wp_hit_rec *h, int has_v,
+    uint64_t v, int matched)
+{
+	struct filter *f = w->filter;
+	struct ftally *y;
+	uint64_t k2;
+	int isnew;
+
+	k2 = h->has_writer_ip ? h->writer_ip : (1ULL << 63) | h->flags;
+	y = wp_hmap_put(&f->tallies, (uint64_t)ti << 32 | (uint32_t)h->tid,
+	    k2, &isnew);
+	if (isnew) {
+		y->ti = ti;
+		y->tid = h->tid;
+		y->has_writer_ip = h->has_writer_ip;
+		y->writer_ip = h->writer_ip;
+		y->flags = h->has_writer_ip ? 0 : h->flags;
+		y->first = v;
+	}
+	y->ip = h->ip;
+	y->hits++;
+	y->matched += matched;
+	y->unchanged += has_v && f->has_prev[ti] && f->prev[ti] == v;
+	y->last = v;
+	w->t[ti].tallied++;
+}
+
+int
+filter_hit(struct watch *w, size_t ti, const struct wp_hit_rec *h)
+{
+	struct filter *f = w->filter;
+	struct wp_cond_write cw;
+	int m;
+
+	memset(&cw, 0, sizeof cw);
+	cw.has_value = h->bytes != NULL && h->nbytes > 0;
+	cw.width = h->nbytes < 8 ? h->nbytes : 8;
+	if (cw.has_value)
+		cw.value = wp_le64(h->bytes, cw.width);
+	cw.has_prev = f->has_prev[ti];
+	cw.prev = f->prev[ti];
+	cw.has_writer = h->has_writer_ip;
+	cw.writer_ip = h->writer_ip;
+	cw.tid = h->tid;
+	if (wp_cond_uses(f->cond) & WP_COND_THREAD)
+		cw.comm = comm_of(w, h->tid);
+	m = wp_cond_eval(f->cond, &cw);
+	tally(w, ti, h, cw.has_value, cw.value, m);
+	/* counted, not written: as after max events */
+	if (!m)
+		w->t[ti].unwritten++;
+	f->has_prev[ti] = cw.has_value;
+	f->prev[ti] = cw.value;
+	return m;
+}
+
+void
+filter_emit(struct watch *w)
+{
+	struct wp_tally_rec r;
+	struct ftally *y;
+	size_t i;
+
+	if (w->filter == NULL)
+		return;
+	for (i = 0; i < w->filter->tallies.cap; i++) {
+		if ((y = wp_hmap_slot(&w->filter->tallies, i)) == NULL)
+			continue;
+		memset(&r, 0, sizeof r);
+		r.target = w->t[y->ti].id;
+		r.tid = y->tid;
+		r.ip = y->ip;
+		r.hits = y->hits;
+		r.first = y->first;
+		r.last = y->last;
+		r.unchanged = y->unchanged;
+		r.time_ns = watch_time(w, wp_now_ns());
+		r.has_writer_ip = y->has_writer_ip;
+		r.writer_ip = y->writer_ip;
+		r.flags = y->flags;
+		r.has_matched = 1;
+		r.matched = y->matched;
+		if (emit_tally(w, &r) == -1)
+			return;
+	}
+}
+
+void
+filter_free(struct watch *w)
+{
+	struct filter *f = w->filter;
+
+	if (f == NULL)
+		return;
+	wp_cond_free(f->cond);
+	wp_hmap_free(&f->tallies);
+	wp_hmap_free(&f->comms);
+	free(f->has_prev);
+	free(f->prev);
+	free(f);
+	w->filter = NULL;
+}
