@@ -94,6 +94,8 @@ static const struct member session_m[] = {
 static const struct member armed_m[] = {
 	M(wp_armed_pass, "backend", backend),
 	M(wp_armed_pass, "regs", regs),
+	M(wp_armed_pass, "condition", condition),
+	M(wp_armed_pass, "condition_where", condition_where),
 };
 
 static const struct member obs_m[] = {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "reader.h"
 #include "report.h"
 #include "util.h"
@@ -383,6 +384,16 @@ add_target(struct report *r, const struct wp_record *rec)
 	wp_hmap_init(&t->tallies, sizeof(struct rtally));
 }
 
+/* A tally's writes that matched wp-arm --if (0: none, or no --if). */
+static uint64_t
+tally_matched(const struct wp_record *rec)
+{
+	int64_t m;
+
+	return wp_json_int(rec->j, wp_json_get(rec->j, 0, "matched"),
+	    &m) == 0 && m > 0 ? (uint64_t)m : 0;
+}
+
 /* Tallies are cumulative: the latest of each writer and thread holds. */
 static void
 add_tally(struct report *r, const struct wp_record *rec)
@@ -405,6 +416,7 @@ add_tally(struct report *r, const struct wp_record *rec)
 	y->ip = h->ip;
 	y->tid = (int)tid;
 	y->hits = h->hits;
+	y->matched = tally_matched(rec);
 	if (isnew) {
 		y->chain = chain;
 		y->k1 = k1;

@@ -89,7 +89,7 @@ chain(struct wp_jw *w, const struct rchain *c)
 }
 
 static void
-site(struct wp_jw *w, const struct rsite *s)
+site(struct wp_jw *w, const struct rsite *s, int matched)
 {
 	const struct wp_writer_in *wr = &s->writer;
 	size_t i;
@@ -116,6 +116,8 @@ site(struct wp_jw *w, const struct rsite *s)
 	wp_jw_str(w, "reason", wr->reason);
 	wp_jw_str(w, "caveat", wr->caveat);
 	wp_jw_uint(w, "hits", s->hits);
+	if (matched)
+		wp_jw_uint(w, "matched", s->matched);
 	if (s->chains.n > 0 || s->chains_other > 0) {
 		wp_jw_arr(w, "call_chains");
 		for (i = 0; i < s->nshown; i++)
@@ -198,13 +200,17 @@ leaf(const struct report *r, const struct rtarget *t, struct wp_jw *w)
 		wp_jw_uint(w, "tallied_hits", t->tallied_hits);
 	else
 		wp_jw_null(w, "tallied_hits");
+	if (t->conditioned && t->tallied) {
+		wp_jw_str(w, "condition", r->armed.condition.text);
+		wp_jw_uint(w, "matched_hits", t->matched_hits);
+	}
 	wp_jw_uint(w, "read_hits", t->read_hits);
 	wp_jw_uint(w, "write_hits", t->write_hits);
 	wp_jw_uint(w, "spurious_hits", t->spurious_hits);
 	threads(r, t, w);
 	wp_jw_arr(w, "writer_sites");
 	for (i = 0; i < t->nsorted; i++)
-		site(w, t->sorted[i]);
+		site(w, t->sorted[i], t->conditioned && t->tallied);
 	wp_jw_end(w);
 	samples(r, t, w);
 }

@@ -37,6 +37,7 @@ struct rsite {
 	int		 has_writer;
 	struct wp_writer_in writer;	/* the first hit's */
 	uint64_t	 hits;
+	uint64_t	 matched;	/* of them, those that matched --if */
 	uint64_t	 conf[WP_NCONFS];
 	size_t		 nsamples;
 	struct wp_hmap	 chains;	/* chain hash -> struct rchain */
@@ -71,6 +72,7 @@ struct rtally {
 	uint64_t	 ip;
 	int		 tid;
 	uint64_t	 hits;
+	uint64_t	 matched;	/* wp-arm --if: of hits */
 	int		 has_writer;
 	struct wp_writer_in writer;
 	char		*chain;		/* as struct rchain's text, or NULL */
@@ -119,6 +121,8 @@ struct rtarget {
 	   the tallies when there are any), the threads sorted so */
 	int		 tallied;
 	uint64_t	 tallied_hits;
+	uint64_t	 matched_hits;	/* --if: of tallied_hits */
+	int		 conditioned;	/* wp-arm --if: MATCHED shown */
 	uint64_t	 read_hits, write_hits;	/* sampled, or tallied */
 	uint64_t	 spurious_hits;		/* not among them */
 	struct wp_hmap	 tsites;	/* the tallies' sites */

@@ -59,6 +59,7 @@ struct writers {
 	struct rsite	**a;
 	size_t		 n;
 	int		 kind;		/* the KIND column */
+	int		 matched;	/* the MATCHED column (--if) */
 	int		 notes;		/* reasons and caveats */
 	char		**names;
 	struct col	 c[3];		/* WRITER, INSTRUCTION, SOURCE */
@@ -100,13 +101,17 @@ writers_layout(struct writers *t)
 		source_text(&s->writer, b, sizeof b);
 		need(&t->c[2], strlen(b));
 	}
-	layout(t->c, 3, room(21 + (t->kind ? 12 : 0) + 2), t->names, t->n);
+	layout(t->c, 3, room(21 + (t->kind ? 12 : 0) + (t->matched ? 11 : 0) +
+	    2), t->names, t->n);
 }
 
 static void
 writers_header(const struct writers *t, FILE *f)
 {
-	out(f, "  %9s  %-7s ", "HITS", "CONF");
+	out(f, "  %9s  ", "HITS");
+	if (t->matched)
+		out(f, "%9s  ", "MATCHED");
+	out(f, "%-7s ", "CONF");
 	if (t->kind)
 		out(f, "%-11s ", "KIND");
 	out(f, "%-*s %-*s %s\n", (int)t->c[0].w, "WRITER", (int)t->c[2].w,
@@ -122,8 +127,10 @@ writer_row(const struct writers *t, size_t j, FILE *f)
 
 	source_text(w, src, sizeof src);
 	label_shorten(t->names[j], t->c[0].w, b1, sizeof b1);
-	out(f, "  %9llu  %-7s ", (unsigned long long)s->hits,
-	    wp_conf_names[s->worst]);
+	out(f, "  %9llu  ", (unsigned long long)s->hits);
+	if (t->matched)
+		out(f, "%9llu  ", (unsigned long long)s->matched);
+	out(f, "%-7s ", wp_conf_names[s->worst]);
 	if (t->kind)
 		out(f, "%-11s ", wp_kind_names[s->kind]);
 	label_shorten_source(src, t->c[2].w, b2, sizeof b2);
@@ -151,6 +158,7 @@ writer_rows(const struct rtarget *rt, int header, int notes, FILE *f)
 	t.a = rt->sorted;
 	t.n = rt->nsorted;
 	t.kind = kinds(rt);
+	t.matched = rt->conditioned && rt->tallied;
 	t.notes = notes;
 	writers_layout(&t);
 	if (header && t.n > 0)
@@ -284,6 +292,19 @@ samples(const struct report *r, const struct rtarget *rt, FILE *f)
 	names_free(t.names, t.n);
 }
 
+/* Who counted the writes. */
+static const char *
+counter(const struct report *r)
+{
+	if (r->backend == NULL)
+		return "the kernel";
+	if (strcmp(r->backend, "ptrace_singlestep") == 0)
+		return "single-stepping";
+	if (strcmp(r->backend, "page_protect") == 0)
+		return "write faults";
+	return "the kernel";
+}
+
 /* The counts: by the kernel, tallied, sampled, and the values. */
 static void
 counts(const struct report *r, const struct rtarget *t, FILE *f)
@@ -306,7 +327,13 @@ counts(const struct report *r, const struct rtarget *t, FILE *f)
 		snprintf(split, sizeof split, " (%llu reads, %llu writes)",
 		    (unsigned long long)t->read_hits,
 		    (unsigned long long)t->write_hits);
-	if (counted != NULL && t->tallied)
+	if (counted != NULL && t->conditioned && t->tallied)
+		out(f, "  %s %s counted by %s; %llu tallied by writer%s; "
+		    "%llu matched --if '%s'\n  initial %s  latest %s%s\n",
+		    counted, what, counter(r), (unsigned long long)
+		    t->tallied_hits, split, (unsigned long long)t->matched_hits,
+		    r->armed.condition.text, wp_field_text(init), ls, changed);
+	else if (counted != NULL && t->tallied)
 		out(f, "  %s %s counted by the kernel; %llu tallied by "
 		    "writer in the kernel%s; %llu sampled\n  initial %s  "
 		    "latest %s%s\n", counted, what,
@@ -315,8 +342,7 @@ counts(const struct report *r, const struct rtarget *t, FILE *f)
 	else if (counted != NULL)
 		out(f, "  %s %s counted by %s; %llu attributed to a "
 		    "writer%s%s\n  initial %s  latest %s%s\n", counted, what,
-		    r->backend && strcmp(r->backend, "ptrace_singlestep") == 0 ?
-		    "single-stepping" : "the kernel", hits, split, lower,
+		    counter(r), hits, split, lower,
 		    wp_field_text(init), ls, changed);
 	else
 		out(f, "  %llu hits%s%s  initial %s  latest %s%s\n", hits,
