@@ -1,0 +1,82 @@
+# Scenarios of wp-arm --if (and --stop, --last), written once and run
+# against each backend that evaluates conditions in the tracer
+# (tests/64-arm-conditions.bats: page with 100,002 writes, ptrace with
+# fewer, as it single-steps).  Each takes the backend and the writes per
+# thread of tests/targets/cond-writers.c, and asserts exact counts
+# against the target's own.
+
+# target_count NAME: what the target printed for NAME ("good 33334").
+target_count() {
+	awk -v k="$1" '$1 == k { print $2 }' "$TOUT"
+}
+
+# cond_watch BACKEND N EXPR [CW-ARGS...]: cond-writers -n N [CW-ARGS]
+# watched with --if EXPR to its end; $WOUT decoded into $WDEC.
+cond_watch() {
+	local backend=$1 n=$2 expr=$3
+	shift 3
+	start_target cond-writers -n "$n" "$@"
+	watch_start wpt_cell -- --backend "$backend" -d 600s --if "$expr"
+	kill -USR1 "$TPID"
+	watch_wait
+	wait_for "$TOUT" '^done' 30
+	WDEC=$WOUT.dec
+	wp-decode < "$WOUT" > "$WDEC"
+}
+
+# tally_of FUNCTION FIELD: the sum of FIELD (hits, matched) over the
+# tallies of the writer FUNCTION.
+tally_of() {
+	jq -s --arg f "$1" --arg k "$2" \
+		'[.[] | select(.type=="tally" and .writer.function==$f) | .[$k]] | add // 0' "$WDEC"
+}
+
+# The rare writer writes 0 once: that write alone is a hit, and every
+# write of each writer is counted, as many as the target made.
+scenario_cond_zero() {
+	local n=$2 total
+	cond_watch "$1" "$n" 'value == 0'
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(target_count zero)" 1
+	assert_equal "$(hits)" 1
+	assert_equal "$(jq -r 'select(.type=="hit") | .writer.function' "$WDEC")" rare_writer
+	assert_equal "$(jq -r 'select(.type=="hit") | .written_value.value' "$WDEC")" 0x0
+	assert_equal "$(tally_of good_writer hits)" "$(target_count good)"
+	assert_equal "$(tally_of busy_writer hits)" "$(target_count busy)"
+	assert_equal "$(tally_of rare_writer hits)" "$(target_count rare)"
+	assert_equal "$(tally_of good_writer matched)" 0
+	assert_equal "$(tally_of busy_writer matched)" 0
+	assert_equal "$(tally_of rare_writer matched)" 1
+	total=$(( 3 * n ))
+	assert_equal "$(obs '.targets[0].counted')" "$total"
+	assert_equal "$(obs '.targets[0].hits')" 1
+	assert_equal "$(obs '.targets[0].lost')" 0
+	assert_equal "$(obs .counts_are_lower_bound)" false
+	assert_equal "$(jq -r 'select(.type=="armed") | "\(.condition) \(.condition_where)"' "$WOUT")" "value == 0 tracer"
+	# the report: each writer's total and matched count
+	run --separate-stderr wp-report "$WDEC"
+	assert_success
+	assert_output --partial "$total writes counted by"
+	assert_output --partial "; $total tallied by writer; 1 matched --if 'value == 0'"
+	assert_line --regexp "^ +$n +0  exact +good_writer\+0x0 "
+	assert_line --regexp "^ +$n +1  exact +rare_writer\+0x0 "
+	run --separate-stderr wp-report --json "$WDEC"
+	assert_equal "$(jq -c '.watches[0] | [.matched_hits, ([.writer_sites[] | [.writer_function, .hits, .matched]] | sort)]' <<< "$output")" \
+		"[1,[[\"busy_writer\",$n,0],[\"good_writer\",$n,0],[\"rare_writer\",$n,1]]]"
+}
+
+# A stray writer among good ones: only its write is reported.
+scenario_cond_stray() {
+	local n=$2
+	cond_watch "$1" "$n" 'writer != good_writer' -s
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(target_count stray)" 1
+	assert_equal "$(hits)" 1
+	assert_equal "$(jq -r 'select(.type=="hit") | "\(.writer.function) \(.written_value.value)"' "$WDEC")" "stray_writer 0xbad"
+	assert_equal "$(tally_of good_writer hits)" "$(target_count good)"
+	assert_equal "$(tally_of good_writer matched)" 0
+	assert_equal "$(tally_of stray_writer hits)" 1
+	assert_equal "$(tally_of stray_writer matched)" 1
+	assert_equal "$(obs '.targets[0].lost')" 0
+	assert_equal "$(obs .counts_are_lower_bound)" false
+}
