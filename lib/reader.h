@@ -235,6 +235,9 @@ struct wp_obs_pass {
 	int		 has_ptrace;
 	struct wp_field	 steps_per_second, native_run_us, blocked_us, steps;
 	struct wp_field	 native_ips, unmodeled_stores;
+	/* wp-arm --stop: stopped_at */
+	struct wp_field	 stopped_tid, stopped_writer_ip, stopped_ip;
+	struct wp_field	 stopped_core;
 	struct wp_obs_entry_pass *targets, *follows;
 	size_t		 ntargets, nfollows;
 };

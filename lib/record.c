@@ -626,6 +626,15 @@ wp_rec_observation(struct wp_jw *w, const struct wp_observation *o)
 		wp_jw_bool(w, "target_alive_after", o->alive);
 	else
 		wp_jw_null(w, "target_alive_after");
+	if (o->stopped_tid > 0) {
+		wp_jw_obj(w, "stopped_at");
+		wp_jw_int(w, "tid", o->stopped_tid);
+		hex_or_null(w, "writer_ip", o->stopped_has_writer,
+		    o->stopped_writer_ip);
+		wp_jw_hex(w, "ip", o->stopped_ip);
+		wp_jw_str(w, "core", o->stopped_core);
+		wp_jw_end(w);
+	}
 	wp_jw_end(w);
 }
 

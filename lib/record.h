@@ -370,6 +370,12 @@ struct wp_observation {
 	const struct wp_obs_bpf	*bpf;		/* NULL: another backend */
 	const struct wp_obs_page *page;		/* NULL: another backend */
 	int			 alive;		/* -1: not known */
+	/* wp-arm --stop: the write the process was left stopped after;
+	   stopped_tid 0: none */
+	pid_t			 stopped_tid;
+	int			 stopped_has_writer;
+	uint64_t		 stopped_writer_ip, stopped_ip;
+	const char		*stopped_core;	/* --stop=core; NULL: none */
 };
 
 void	 wp_rec_observation(struct wp_jw *w, const struct wp_observation *o);

@@ -40,7 +40,7 @@ const char *const wp_event_names[WP_NEVENTS] = {
 
 const char *const wp_stop_names[WP_NSTOPS] = {
 	"duration", "max_events", "signal", "target_exited", "target_exec",
-	"output_closed", "error"
+	"output_closed", "error", "stopped_at_match"
 };
 
 const char *const wp_partial_names[WP_NPARTIALS] = {

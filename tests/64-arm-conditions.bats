@@ -88,3 +88,35 @@ bad_if() {
 	assert_equal "$(hits)" 6
 	assert_equal "$(jq -s '[.[] | select(.type=="tally") | .hits] | add' "$WOUT")" 1500
 }
+
+@test "wp-arm page --if 'value == 0' --stop: left stopped after the writer; gdb's pc is the next instruction" {
+	scenario_cond_stop page 2000
+}
+
+@test "wp-arm ptrace --if 'value == 0' --stop: left stopped after the writer; gdb's pc is the next instruction" {
+	scenario_cond_stop ptrace 300
+}
+
+@test "wp-arm --stop=core: the core of that moment, written by gcore; the process runs on" {
+	command -v gcore > /dev/null || skip "gcore (gdb) is not installed"
+	local tid ip core
+	cd "$BATS_TEST_TMPDIR"
+	COND_ARM=(--stop=core)
+	cond_watch page 2000 'value == 0'
+	COND_ARM=()
+	assert_equal "$WSTATUS" 0
+	core=$(obs .stopped_at.core)
+	assert_equal "$core" "core.$TPID"
+	tid=$(obs .stopped_at.tid)
+	ip=$(obs .stopped_at.ip)
+	grep -qx "wp-arm: its core is core.$TPID (gdb -c core.$TPID); the process runs on" "$WERR"
+	wait_for "$TOUT" '^done' 60
+	wait "$TPID"
+	assert_equal "$(pc_of_thread "$tid" "$T/cond-writers" -c "$core")" "$ip"
+}
+
+@test "wp-arm --stop=later: a usage error" {
+	run --separate-stderr wp-arm --stop=later < /dev/null
+	assert_failure 64
+	assert_equal "$stderr" "wp-arm: --stop=later: expected --stop or --stop=core"
+}

@@ -11,17 +11,60 @@ target_count() {
 }
 
 # cond_watch BACKEND N EXPR [CW-ARGS...]: cond-writers -n N [CW-ARGS]
-# watched with --if EXPR to its end; $WOUT decoded into $WDEC.
+# watched with --if EXPR (and the wp-arm options in COND_ARM) until
+# wp-arm ends; $WOUT decoded into $WDEC.
 cond_watch() {
 	local backend=$1 n=$2 expr=$3
 	shift 3
 	start_target cond-writers -n "$n" "$@"
-	watch_start wpt_cell -- --backend "$backend" -d 600s --if "$expr"
+	watch_start wpt_cell -- --backend "$backend" -d 600s --if "$expr" \
+		${COND_ARM[@]+"${COND_ARM[@]}"}
 	kill -USR1 "$TPID"
 	watch_wait
-	wait_for "$TOUT" '^done' 30
 	WDEC=$WOUT.dec
 	wp-decode < "$WOUT" > "$WDEC"
+}
+
+# pc_of_thread TID [GDB-ARGS...]: the pc gdb shows for thread TID.
+pc_of_thread() {
+	local tid=$1
+	shift
+	gdb -batch -nx "$@" -ex 'thread apply all p/x $pc' 2> /dev/null |
+		awk -v lwp="(LWP $tid)" 'index($0, lwp) { getline; print $3; exit }'
+}
+
+# The first write of 0 leaves the process stopped right after it: gdb
+# attaches and finds the writing thread at the next instruction, and
+# the target runs to its end once continued, its counts unchanged.
+scenario_cond_stop() {
+	local n=$2 tid ip wip
+	COND_ARM=(--stop)
+	cond_watch "$1" "$n" 'value == 0'
+	COND_ARM=()
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(obs .stop_reason)" stopped_at_match
+	assert_equal "$(hits)" 1
+	tid=$(obs .stopped_at.tid)
+	ip=$(obs .stopped_at.ip)
+	wip=$(obs .stopped_at.writer_ip)
+	assert_equal "$(jq -r 'select(.type=="hit") | "\(.tid) \(.ip) \(.writer.function)"' "$WDEC")" "$tid $ip rare_writer"
+	assert_equal "$wip" "$(jq -r 'select(.type=="hit") | .writer_ip' "$WDEC")"
+	# the writer is mov qword ptr [rip + X], rdi: 7 bytes
+	assert_equal "$(jq -r 'select(.type=="hit") | .writer.insn' "$WDEC")" "mov qword ptr [rip + 0x2e70], rdi"
+	assert_equal "$ip" "$(hexadd "$wip" 7)"
+	assert_equal "$(grep -c . "$WERR")" 4
+	run cat "$WERR"
+	assert_line --index 0 "wp-arm: the first matching write: pid $TPID thread $tid writer rare_writer+0x0 at $wip, next instruction $ip"
+	assert_line --index 2 "    gdb -p $TPID"
+	assert_equal "$(awk '{ print $3 }' "/proc/$TPID/stat")" T
+	assert_equal "$(pc_of_thread "$tid" -p "$TPID")" "$ip"
+	# still stopped after gdb let go; then it runs on, its counts whole
+	assert_equal "$(awk '{ print $3 }' "/proc/$TPID/stat")" T
+	kill -CONT "$TPID"
+	wait_for "$TOUT" '^done' 60
+	assert_equal "$(target_count zero)" 1
+	assert_equal "$(target_count rare)" "$n"
+	wait "$TPID"
 }
 
 # tally_of FUNCTION FIELD: the sum of FIELD (hits, matched) over the
@@ -36,6 +79,7 @@ tally_of() {
 scenario_cond_zero() {
 	local n=$2 total
 	cond_watch "$1" "$n" 'value == 0'
+	wait_for "$TOUT" '^done' 30
 	assert_equal "$WSTATUS" 0
 	assert_equal "$(target_count zero)" 1
 	assert_equal "$(hits)" 1
@@ -69,6 +113,7 @@ scenario_cond_zero() {
 scenario_cond_stray() {
 	local n=$2
 	cond_watch "$1" "$n" 'writer != good_writer' -s
+	wait_for "$TOUT" '^done' 30
 	assert_equal "$WSTATUS" 0
 	assert_equal "$(target_count stray)" 1
 	assert_equal "$(hits)" 1

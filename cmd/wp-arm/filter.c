@@ -4,11 +4,17 @@
  * so that the report has the matched and the total count of each
  * writer while only the matching writes are hit records.
  */
+#include <sys/syscall.h>
+
+#include <err.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cond.h"
+#include "vocab.h"
 #include "dwfl.h"
 #include "filter.h"
 #include "hmap.h"
@@ -40,22 +46,46 @@ struct filter {
 	/* each entry's value before the next write */
 	int		*has_prev;
 	uint64_t	*prev;
+	/* --stop, and the write stopped at */
+	int		 stop;		/* STOP_* */
+	int		 stopped;
+	pid_t		 stop_tid;
+	int		 stop_has_writer;
+	uint64_t	 stop_writer_ip, stop_ip;
+	char		*core;		/* written by gcore; NULL: none */
 };
 
+/* Why the filter cannot be used here (e set), or 0. */
+static int
+refuse(const struct watch *w, const struct wp_cond *cond, int stop,
+    struct wp_error *e)
+{
+	const char *opt = cond != NULL ? "--if" : "--stop";
+
+	if (!w->backend->traces)
+		return wp_error_set(e, WP_EXIT_ERROR, "%s: the %s backend "
+		    "does not evaluate conditions (yet): use --backend ptrace "
+		    "or page", opt, w->backend->name);
+	if (stop == STOP_CORE && stop_gcore_path() == NULL)
+		return wp_error_set(e, WP_EXIT_ERROR, "--stop=core: gcore (of "
+		    "gdb) is not installed: --stop leaves the process stopped "
+		    "for a debugger instead");
+	return 0;
+}
+
 int
-filter_open(struct watch *w, struct wp_cond *cond, struct wp_error *e)
+filter_open(struct watch *w, struct wp_cond *cond, int stop,
+    struct wp_error *e)
 {
 	struct filter *f;
 	struct wp_dwfl *d;
 	size_t i;
 
-	if (!w->backend->traces) {
+	if (refuse(w, cond, stop, e) == -1) {
 		wp_cond_free(cond);
-		return wp_error_set(e, WP_EXIT_ERROR, "--if: the %s backend "
-		    "does not evaluate conditions (yet): use --backend ptrace "
-		    "or page", w->backend->name);
+		return -1;
 	}
-	if (wp_cond_uses(cond) & WP_COND_WRITER) {
+	if (cond != NULL && (wp_cond_uses(cond) & WP_COND_WRITER)) {
 		if ((d = wp_dwfl_open_pid(w->pid, e)) == NULL ||
 		    wp_cond_resolve(cond, d, e) == -1) {
 			wp_dwfl_close(d);
@@ -66,6 +96,7 @@ filter_open(struct watch *w, struct wp_cond *cond, struct wp_error *e)
 	}
 	f = wp_xcalloc(1, sizeof *f);
 	f->cond = cond;
+	f->stop = stop;
 	f->where = "tracer";
 	wp_hmap_init(&f->tallies, sizeof(struct ftally));
 	wp_hmap_init(&f->comms, sizeof(struct fcomm));
@@ -85,8 +116,10 @@ filter_armed(struct watch *w)
 
 	if (w->filter == NULL)
 		return;
-	w->armed.condition = wp_cond_text(w->filter->cond);
-	w->armed.condition_where = w->filter->where;
+	if (w->filter->cond != NULL) {
+		w->armed.condition = wp_cond_text(w->filter->cond);
+		w->armed.condition_where = w->filter->where;
+	}
 	for (i = 0; i < w->nt; i++) {
 		w->filter->has_prev[i] = w->t[i].has_initial;
 		w->filter->prev[i] = w->t[i].initial;
@@ -135,6 +168,25 @@ tally(struct watch *w, size_t ti, const struct wp_hit_rec *h, int has_v,
 	w->t[ti].tallied++;
 }
 
+/*
+ * The first matching write: its thread, stopped by the tracer after it,
+ * gets a SIGSTOP that it takes once detached, before it runs another
+ * instruction, so that the whole process stops there; the watch ends.
+ */
+static void
+stop_at(struct watch *w, const struct wp_hit_rec *h)
+{
+	struct filter *f = w->filter;
+
+	f->stopped = 1;
+	f->stop_tid = h->tid;
+	f->stop_has_writer = h->has_writer_ip;
+	f->stop_writer_ip = h->writer_ip;
+	f->stop_ip = h->ip;
+	syscall(SYS_tgkill, w->pid, h->tid, SIGSTOP);
+	w->stop_reason = wp_stop_names[WP_STOP_MATCH];
+}
+
 int
 filter_hit(struct watch *w, size_t ti, const struct wp_hit_rec *h)
 {
@@ -152,9 +204,11 @@ filter_hit(struct watch *w, size_t ti, const struct wp_hit_rec *h)
 	cw.has_writer = h->has_writer_ip;
 	cw.writer_ip = h->writer_ip;
 	cw.tid = h->tid;
-	if (wp_cond_uses(f->cond) & WP_COND_THREAD)
+	if (f->cond != NULL && (wp_cond_uses(f->cond) & WP_COND_THREAD))
 		cw.comm = comm_of(w, h->tid);
-	m = wp_cond_eval(f->cond, &cw);
+	m = f->cond == NULL || wp_cond_eval(f->cond, &cw);
+	if (m && f->stop != STOP_NONE && !f->stopped)
+		stop_at(w, h);
 	tally(w, ti, h, cw.has_value, cw.value, m);
 	/* counted, not written: as after max events */
 	if (!m)
@@ -203,10 +257,43 @@ filter_free(struct watch *w)
 	if (f == NULL)
 		return;
 	wp_cond_free(f->cond);
+	free(f->core);
 	wp_hmap_free(&f->tallies);
 	wp_hmap_free(&f->comms);
 	free(f->has_prev);
 	free(f->prev);
 	free(f);
 	w->filter = NULL;
+}
+
+void
+filter_stopped(struct watch *w)
+{
+	struct filter *f = w->filter;
+
+	if (f == NULL || !f->stopped)
+		return;
+	if (stop_wait(w->pid) == -1) {
+		warnx("--stop: process %d did not stop after the write "
+		    "(thread %d); it runs on", (int)w->pid, (int)f->stop_tid);
+		return;
+	}
+	if (f->stop == STOP_CORE)
+		f->core = stop_core(w->pid);
+	stop_say(w, f->stop_tid, f->stop_has_writer, f->stop_writer_ip,
+	    f->stop_ip, f->core);
+}
+
+void
+filter_observe(const struct watch *w, struct wp_observation *o)
+{
+	const struct filter *f = w->filter;
+
+	if (f == NULL || !f->stopped)
+		return;
+	o->stopped_tid = f->stop_tid;
+	o->stopped_has_writer = f->stop_has_writer;
+	o->stopped_writer_ip = f->stop_writer_ip;
+	o->stopped_ip = f->stop_ip;
+	o->stopped_core = f->core;
 }

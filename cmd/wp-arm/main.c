@@ -22,6 +22,7 @@ struct options {
 	const char	*backend;	/* auto, bpf, perf, ptrace, page */
 	int		 check_bp;
 	struct wp_cond	*cond;		/* --if; NULL: none */
+	int		 stop;		/* --stop: STOP_* */
 };
 
 static const char usage_text[] =
@@ -30,6 +31,7 @@ static const char usage_text[] =
     "              [--backend auto|bpf|perf|ptrace|page]\n"
     "              [--ring-pages n] [--interval duration]\n"
     "              [--follow-mode stop|stop-all|async] [--if expr]\n"
+    "              [--stop[=core]]\n"
     "       wp-arm --check-bp\n";
 
 /* --help: the usage, then a line per option */
@@ -67,6 +69,10 @@ static const char help_text[] =
     "each writer's\n"
     "                           writes all counted (ptrace, page; see "
     "CONDITIONS)\n"
+    "      --stop[=core]        at the first matching write, leave the "
+    "process stopped\n"
+    "                           there for a debugger (core: write its core "
+    "with gcore)\n"
     "      --check-bp           only check that breakpoints fire here (exit 0, "
     "or 5)\n"
     "  -h, --help               this help\n"
@@ -87,6 +93,7 @@ static const struct option longopts[] = {
 	{ "verbose",	no_argument,		NULL, 'v' },
 	{ "follow-mode",	required_argument,	NULL, 'F' },
 	{ "if",		required_argument,	NULL, 'i' },
+	{ "stop",	optional_argument,	NULL, 'S' },
 	WP_USAGE_LONGOPTS,
 	{ NULL,		0,			NULL, 0 }
 };
@@ -210,6 +217,12 @@ option(int ch, const char *arg, struct watch *w, struct options *op)
 	case 'i':
 		condition(arg, op);
 		break;
+	case 'S':
+		if (arg != NULL && strcmp(arg, "core") != 0)
+			errx(WP_EXIT_USAGE, "--stop=%s: expected --stop or "
+			    "--stop=core", arg);
+		op->stop = arg != NULL ? STOP_CORE : STOP_STAY;
+		break;
 	default:
 		wp_usage_option(&use, ch);
 	}
@@ -230,6 +243,7 @@ parse_options(int argc, char *argv[], struct watch *w, struct options *op)
 	op->backend = "auto";
 	op->check_bp = 0;
 	op->cond = NULL;
+	op->stop = STOP_NONE;
 	while ((ch = getopt_long(argc, argv, "d:n:vhV", longopts, NULL)) != -1) {
 		/* --callchain MODE, as perf's --call-graph MODE */
 		if (ch == 'c' && optarg == NULL && optind < argc &&
@@ -431,7 +445,8 @@ main(int argc, char *argv[])
 	}
 	if (choose(&w, op.backend, &e) == -1)
 		return refused(&w, &e, 0);
-	if (op.cond != NULL && filter_open(&w, op.cond, &e) == -1)
+	if ((op.cond != NULL || op.stop != STOP_NONE) &&
+	    filter_open(&w, op.cond, op.stop, &e) == -1)
 		return refused(&w, &e, 1);
 	if (w.backend->traces)
 		guard_fork(&w);
@@ -442,6 +457,7 @@ main(int argc, char *argv[])
 		status = e.status;
 	} else {
 		guard_stopped(&w);
+		filter_stopped(&w);
 		status = finish(&w, nbad);
 	}
 	guard_free(&w);
