@@ -436,6 +436,25 @@ wp_rec_tally(struct wp_jw *w, const struct wp_tally_rec *t)
 }
 
 void
+wp_rec_last_write(struct wp_jw *w, const struct wp_last_write_rec *r)
+{
+	wp_jw_reset(w);
+	wp_jw_obj(w, NULL);
+	wp_jw_str(w, "type", "last_write");
+	wp_jw_int(w, "target", r->target);
+	wp_jw_uint(w, "seq", r->seq);
+	wp_jw_uint(w, "of", r->of);
+	wp_jw_str(w, "end", r->end);
+	wp_jw_int(w, "tid", r->tid);
+	wp_jw_int(w, "time_ns", r->time_ns);
+	wp_jw_hex(w, "ip", r->ip);
+	hex_or_null(w, "writer_ip", r->has_writer_ip, r->writer_ip);
+	flag_words(w, r->flags);
+	hex_or_null(w, "new_value", r->has_value, r->value);
+	wp_jw_end(w);
+}
+
+void
 wp_rec_rebind(struct wp_jw *w, const struct wp_rebind_rec *r)
 {
 	size_t i;

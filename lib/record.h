@@ -265,6 +265,24 @@ struct wp_tally_rec {
 
 void	 wp_rec_tally(struct wp_jw *w, const struct wp_tally_rec *t);
 
+/* wp-arm --last: one of a target's last writes before the process
+   ended (end: "SIGSEGV", "exit 0"). */
+struct wp_last_write_rec {
+	int		 target;
+	uint64_t	 seq, of;	/* 0 the oldest, of of them */
+	const char	*end;
+	pid_t		 tid;
+	int64_t		 time_ns;
+	uint64_t	 ip;
+	int		 has_writer_ip;	/* 0: none wrote (flags say) */
+	uint64_t	 writer_ip;
+	unsigned	 flags;		/* WP_HIT_* */
+	int		 has_value;
+	uint64_t	 value;		/* after the write, up to 8 bytes */
+};
+
+void	 wp_rec_last_write(struct wp_jw *w, const struct wp_last_write_rec *r);
+
 struct wp_rebind_rec {
 	int		 target;
 	uint64_t	 generation;

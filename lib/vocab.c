@@ -65,7 +65,7 @@ const char *const wp_limits_names[WP_NLIMITS] = {
 #define VOCAB(m, t) { m, t, sizeof t / sizeof t[0] }
 
 const struct wp_vocab wp_vocabs[] = {
-	VOCAB("hit.flags tally.flags", wp_flag_names),
+	VOCAB("hit.flags tally.flags last_write.flags", wp_flag_names),
 	VOCAB("hit.role tally.role count.role", wp_role_names),
 	VOCAB("$writer.kind", wp_kind_names),
 	VOCAB("$writer.confidence", wp_conf_names),

@@ -134,6 +134,13 @@ emit_tally(struct watch *w, const struct wp_tally_rec *t)
 }
 
 int
+emit_last_write(struct watch *w, const struct wp_last_write_rec *r)
+{
+	wp_rec_last_write(&w->jw, r);
+	return put(w);
+}
+
+int
 emit_lost(struct watch *w, uint64_t n, int cpu, int64_t time_ns)
 {
 	wp_rec_lost(&w->jw, n, cpu, time_ns);

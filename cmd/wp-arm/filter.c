@@ -32,6 +32,18 @@ struct ftally {
 	uint64_t	 first, last;
 };
 
+/* One write, as the flight recorder (--last) keeps it. */
+struct fwrite {
+	int64_t		 time_ns;
+	pid_t		 tid;
+	uint64_t	 ip;
+	int		 has_writer_ip;
+	uint64_t	 writer_ip;
+	unsigned	 flags;
+	int		 has_value;
+	uint64_t	 value;
+};
+
 /* A thread's name, read once. */
 struct fcomm {
 	int		 known;
@@ -53,6 +65,10 @@ struct filter {
 	int		 stop_has_writer;
 	uint64_t	 stop_writer_ip, stop_ip;
 	char		*core;		/* written by gcore; NULL: none */
+	/* --last: a ring of each entry's last writes, and how many */
+	size_t		 last;
+	struct fwrite	*ring;		/* nt * last */
+	uint64_t	*nring;
 };
 
 /* Why the filter cannot be used here (e set), or 0. */
@@ -60,7 +76,8 @@ static int
 refuse(const struct watch *w, const struct wp_cond *cond, int stop,
     struct wp_error *e)
 {
-	const char *opt = cond != NULL ? "--if" : "--stop";
+	const char *opt = cond != NULL ? "--if" : stop != STOP_NONE ?
+	    "--stop" : "--last";
 
 	if (!w->backend->traces)
 		return wp_error_set(e, WP_EXIT_ERROR, "%s: the %s backend "
@@ -74,14 +91,15 @@ refuse(const struct watch *w, const struct wp_cond *cond, int stop,
 }
 
 int
-filter_open(struct watch *w, struct wp_cond *cond, int stop,
+filter_open(struct watch *w, const struct filter_opts *o,
     struct wp_error *e)
 {
+	struct wp_cond *cond = o->cond;
 	struct filter *f;
 	struct wp_dwfl *d;
 	size_t i;
 
-	if (refuse(w, cond, stop, e) == -1) {
+	if (refuse(w, cond, o->stop, e) == -1) {
 		wp_cond_free(cond);
 		return -1;
 	}
@@ -96,14 +114,18 @@ filter_open(struct watch *w, struct wp_cond *cond, int stop,
 	}
 	f = wp_xcalloc(1, sizeof *f);
 	f->cond = cond;
-	f->stop = stop;
+	f->stop = o->stop;
+	f->last = o->last;
+	f->ring = wp_xcalloc(w->nt * f->last + 1, sizeof *f->ring);
+	f->nring = wp_xcalloc(w->nt + 1, sizeof *f->nring);
 	f->where = "tracer";
 	wp_hmap_init(&f->tallies, sizeof(struct ftally));
 	wp_hmap_init(&f->comms, sizeof(struct fcomm));
 	f->has_prev = wp_xcalloc(w->nt + 1, sizeof *f->has_prev);
 	f->prev = wp_xcalloc(w->nt + 1, sizeof *f->prev);
 	w->filter = f;
-	for (i = 0; i < w->nt; i++)
+	/* with a condition, the tallies hold every write */
+	for (i = 0; i < w->nt && cond != NULL; i++)
 		if (w->t[i].chain < 0)
 			w->t[i].tallied_known = 1;
 	return 0;
@@ -187,6 +209,25 @@ stop_at(struct watch *w, const struct wp_hit_rec *h)
 	w->stop_reason = wp_stop_names[WP_STOP_MATCH];
 }
 
+/* Keeps write h on entry ti in the entry's ring (--last). */
+static void
+record(struct watch *w, size_t ti, const struct wp_hit_rec *h,
+    const struct wp_cond_write *cw)
+{
+	struct filter *f = w->filter;
+	struct fwrite *r;
+
+	r = &f->ring[ti * f->last + f->nring[ti]++ % f->last];
+	r->time_ns = h->time_ns;
+	r->tid = h->tid;
+	r->ip = h->ip;
+	r->has_writer_ip = h->has_writer_ip;
+	r->writer_ip = h->writer_ip;
+	r->flags = h->flags;
+	r->has_value = cw->has_value;
+	r->value = cw->value;
+}
+
 int
 filter_hit(struct watch *w, size_t ti, const struct wp_hit_rec *h)
 {
@@ -207,15 +248,73 @@ filter_hit(struct watch *w, size_t ti, const struct wp_hit_rec *h)
 	if (f->cond != NULL && (wp_cond_uses(f->cond) & WP_COND_THREAD))
 		cw.comm = comm_of(w, h->tid);
 	m = f->cond == NULL || wp_cond_eval(f->cond, &cw);
+	if (f->last > 0)
+		record(w, ti, h, &cw);
 	if (m && f->stop != STOP_NONE && !f->stopped)
 		stop_at(w, h);
-	tally(w, ti, h, cw.has_value, cw.value, m);
+	if (f->cond != NULL)
+		tally(w, ti, h, cw.has_value, cw.value, m);
 	/* counted, not written: as after max events */
 	if (!m)
 		w->t[ti].unwritten++;
 	f->has_prev[ti] = cw.has_value;
 	f->prev[ti] = cw.value;
 	return m;
+}
+
+/* Entry ti's last writes, oldest first, as last_write records. */
+static void
+emit_last(struct watch *w, size_t ti, const char *end)
+{
+	struct filter *f = w->filter;
+	struct wp_last_write_rec r;
+	const struct fwrite *x;
+	uint64_t n = f->nring[ti], k, first;
+
+	first = n > f->last ? n - f->last : 0;
+	for (k = first; k < n; k++) {
+		x = &f->ring[ti * f->last + k % f->last];
+		memset(&r, 0, sizeof r);
+		r.target = w->t[ti].id;
+		r.seq = k - first;
+		r.of = n - first;
+		r.end = end;
+		r.tid = x->tid;
+		r.time_ns = x->time_ns;
+		r.ip = x->ip;
+		r.has_writer_ip = x->has_writer_ip;
+		r.writer_ip = x->writer_ip;
+		r.flags = x->has_writer_ip ? 0 : x->flags;
+		r.has_value = x->has_value;
+		r.value = x->value;
+		if (emit_last_write(w, &r) == -1)
+			return;
+	}
+}
+
+/* With --last, when the process died or exited: every ring. */
+static void
+emit_rings(struct watch *w)
+{
+	char end[64];
+	size_t i;
+
+	if (w->filter->last == 0 || (w->died_signal == 0 &&
+	    !w->has_exit_status))
+		return;
+	if (w->died_signal != 0)
+		snprintf(end, sizeof end, "%s", watch_signame(w->died_signal));
+	else
+		snprintf(end, sizeof end, "exit %d", w->exit_status);
+	for (i = 0; i < w->nt; i++)
+		if (w->t[i].chain < 0)
+			emit_last(w, i, end);
+}
+
+int
+filter_died(const struct watch *w)
+{
+	return w->filter != NULL && w->filter->last > 0 && w->died_signal;
 }
 
 void
@@ -226,6 +325,9 @@ filter_emit(struct watch *w)
 	size_t i;
 
 	if (w->filter == NULL)
+		return;
+	emit_rings(w);
+	if (w->filter->cond == NULL)
 		return;
 	for (i = 0; i < w->filter->tallies.cap; i++) {
 		if ((y = wp_hmap_slot(&w->filter->tallies, i)) == NULL)
@@ -258,6 +360,8 @@ filter_free(struct watch *w)
 		return;
 	wp_cond_free(f->cond);
 	free(f->core);
+	free(f->ring);
+	free(f->nring);
 	wp_hmap_free(&f->tallies);
 	wp_hmap_free(&f->comms);
 	free(f->has_prev);

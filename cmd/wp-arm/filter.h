@@ -25,13 +25,22 @@ struct wp_observation;
 /* --stop: none, stop, or stop and write a core with gcore */
 enum { STOP_NONE, STOP_STAY, STOP_CORE };
 
+#define LAST_MAX	65536	/* --last at most */
+
+/* What the options ask of the filter. */
+struct filter_opts {
+	struct wp_cond	*cond;		/* --if; NULL: every write matches */
+	int		 stop;		/* --stop: STOP_* */
+	size_t		 last;		/* --last: writes kept; 0: none */
+};
+
 /*
- * Takes cond (the filter owns it from then on; NULL: every write
- * matches) for the watch, and stop (STOP_*): its writer names are bound
- * to ranges in w->pid now, before arming.  0, or -1 with e set (a name
- * no module has, a backend that cannot, gcore not installed).
+ * Takes o->cond (the filter owns it from then on) for the watch: its
+ * writer names are bound to ranges in w->pid now, before arming.  0, or
+ * -1 with e set (a name no module has, a backend that cannot, gcore not
+ * installed).
  */
-int	 filter_open(struct watch *w, struct wp_cond *cond, int stop,
+int	 filter_open(struct watch *w, const struct filter_opts *o,
 	    struct wp_error *e);
 /* The armed record's condition and where it is evaluated. */
 void	 filter_armed(struct watch *w);
@@ -40,8 +49,13 @@ void	 filter_armed(struct watch *w);
  * then writes it), 0 when not.
  */
 int	 filter_hit(struct watch *w, size_t ti, const struct wp_hit_rec *h);
-/* The tallies, once the backend disarmed. */
+/*
+ * The tallies, once the backend disarmed; with --last, when the process
+ * died or exited, each target's last writes (last_write records).
+ */
 void	 filter_emit(struct watch *w);
+/* Whether --last saw the process die of a signal (wp-arm exits 6). */
+int	 filter_died(const struct watch *w);
 /*
  * After the watch, with --stop: says on stderr where the process was
  * left stopped and how to look (gdb -p PID), or writes its core and

@@ -21,8 +21,7 @@ int	 input_read(struct watch *w, long *nbad, struct wp_error *e);
 struct options {
 	const char	*backend;	/* auto, bpf, perf, ptrace, page */
 	int		 check_bp;
-	struct wp_cond	*cond;		/* --if; NULL: none */
-	int		 stop;		/* --stop: STOP_* */
+	struct filter_opts filter;	/* --if, --stop, --last */
 };
 
 static const char usage_text[] =
@@ -31,7 +30,7 @@ static const char usage_text[] =
     "              [--backend auto|bpf|perf|ptrace|page]\n"
     "              [--ring-pages n] [--interval duration]\n"
     "              [--follow-mode stop|stop-all|async] [--if expr]\n"
-    "              [--stop[=core]]\n"
+    "              [--stop[=core]] [--last n]\n"
     "       wp-arm --check-bp\n";
 
 /* --help: the usage, then a line per option */
@@ -73,6 +72,10 @@ static const char help_text[] =
     "process stopped\n"
     "                           there for a debugger (core: write its core "
     "with gcore)\n"
+    "      --last n             keep each target's last n writes; if the "
+    "process dies\n"
+    "                           or exits, write them (ptrace, page; exit 6: "
+    "it died)\n"
     "      --check-bp           only check that breakpoints fire here (exit 0, "
     "or 5)\n"
     "  -h, --help               this help\n"
@@ -94,6 +97,7 @@ static const struct option longopts[] = {
 	{ "follow-mode",	required_argument,	NULL, 'F' },
 	{ "if",		required_argument,	NULL, 'i' },
 	{ "stop",	optional_argument,	NULL, 'S' },
+	{ "last",	required_argument,	NULL, 'L' },
 	WP_USAGE_LONGOPTS,
 	{ NULL,		0,			NULL, 0 }
 };
@@ -141,9 +145,9 @@ condition(const char *arg, struct options *op)
 {
 	struct wp_error e;
 
-	wp_cond_free(op->cond);
-	op->cond = NULL;
-	if (wp_cond_parse(arg, &op->cond, &e) == -1)
+	wp_cond_free(op->filter.cond);
+	op->filter.cond = NULL;
+	if (wp_cond_parse(arg, &op->filter.cond, &e) == -1)
 		errx(e.status, "--if '%s': %s", arg, e.msg);
 }
 
@@ -221,7 +225,13 @@ option(int ch, const char *arg, struct watch *w, struct options *op)
 		if (arg != NULL && strcmp(arg, "core") != 0)
 			errx(WP_EXIT_USAGE, "--stop=%s: expected --stop or "
 			    "--stop=core", arg);
-		op->stop = arg != NULL ? STOP_CORE : STOP_STAY;
+		op->filter.stop = arg != NULL ? STOP_CORE : STOP_STAY;
+		break;
+	case 'L':
+		if (wp_parse_u64(arg, &u) == -1 || u == 0 || u > LAST_MAX)
+			errx(WP_EXIT_USAGE, "--last %s: not a count of writes "
+			    "(1 to %d)", arg, LAST_MAX);
+		op->filter.last = (size_t)u;
 		break;
 	default:
 		wp_usage_option(&use, ch);
@@ -242,8 +252,7 @@ parse_options(int argc, char *argv[], struct watch *w, struct options *op)
 	w->callchain_stack = 8192;
 	op->backend = "auto";
 	op->check_bp = 0;
-	op->cond = NULL;
-	op->stop = STOP_NONE;
+	memset(&op->filter, 0, sizeof op->filter);
 	while ((ch = getopt_long(argc, argv, "d:n:vhV", longopts, NULL)) != -1) {
 		/* --callchain MODE, as perf's --call-graph MODE */
 		if (ch == 'c' && optarg == NULL && optind < argc &&
@@ -413,6 +422,8 @@ finish(struct watch *w, long nbad)
 		    " hits (%s)", w->accepted, w->stop_reason);
 		return WP_EXIT_ERROR;
 	}
+	if (filter_died(w))
+		return WP_EXIT_DIED;
 	return nbad ? WP_EXIT_MALFORMED : WP_EXIT_OK;
 }
 
@@ -445,8 +456,8 @@ main(int argc, char *argv[])
 	}
 	if (choose(&w, op.backend, &e) == -1)
 		return refused(&w, &e, 0);
-	if ((op.cond != NULL || op.stop != STOP_NONE) &&
-	    filter_open(&w, op.cond, op.stop, &e) == -1)
+	if ((op.filter.cond != NULL || op.filter.stop != STOP_NONE ||
+	    op.filter.last > 0) && filter_open(&w, &op.filter, &e) == -1)
 		return refused(&w, &e, 1);
 	if (w.backend->traces)
 		guard_fork(&w);

@@ -5,6 +5,7 @@
  * backend only; a supervisor (guard.c) through supervisor_note.
  */
 #include <sys/types.h>
+#include <sys/wait.h>
 
 #include <poll.h>
 #include <signal.h>
@@ -17,6 +18,7 @@
 #include "proc.h"
 #include "record.h"
 #include "util.h"
+#include "vocab.h"
 #include "watch.h"
 
 #define TICK_NS		50000000ULL	/* how often the loop looks up */
@@ -252,6 +254,10 @@ watch_run(struct watch *w, struct wp_error *e)
 			w->supervisor_note(w);
 	}
 	b->disarm(w);
+	/* the signal that killed the process, where a tracer saw it */
+	if (w->stop_reason != NULL && w->died_signal != 0 &&
+	    strcmp(w->stop_reason, wp_stop_names[WP_STOP_EXITED]) == 0)
+		w->stop_detail = watch_signame(w->died_signal);
 	filter_emit(w);
 	check_stop(w, deadline);
 	w->elapsed_ms = (wp_now_ns() - w->t0) / 1000000;
@@ -328,6 +334,18 @@ watch_hit(struct watch *w, size_t ti, struct wp_hit_rec *h)
 	if (++w->accepted >= w->max_events)
 		w->truncated = 1;
 	return emit_hit(w, h);
+}
+
+void
+watch_exited(struct watch *w, pid_t tid, int status)
+{
+	(void)tid;
+	if (WIFSIGNALED(status) && w->died_signal == 0)
+		w->died_signal = WTERMSIG(status);
+	else if (WIFEXITED(status) && !w->has_exit_status) {
+		w->has_exit_status = 1;
+		w->exit_status = WEXITSTATUS(status);
+	}
 }
 
 struct thread *

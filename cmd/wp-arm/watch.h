@@ -192,6 +192,11 @@ struct watch {
 	uint64_t		 modify_errors;	/* re-arms that failed */
 	const char		*lost_unknown;	/* why what was lost is not
 						   known; NULL: it is */
+	/* how the process ended, from its threads' wait statuses
+	   (watch_exited): the signal that killed it, or its exit status */
+	int			 died_signal;	/* 0: none seen */
+	int			 has_exit_status;
+	int			 exit_status;
 };
 
 /*
@@ -233,6 +238,13 @@ int64_t	 watch_time(const struct watch *w, uint64_t now_ns);
  */
 int	 watch_hit(struct watch *w, size_t ti, struct wp_hit_rec *h);
 
+/*
+ * Thread tid of the process ended with wait status status (the
+ * backends' one hook): notes the signal that killed the process, or its
+ * exit status.
+ */
+void	 watch_exited(struct watch *w, pid_t tid, int status);
+
 /* Entry ti's role in a follow chain (WP_ROLE_*), and its level. */
 void	 watch_role(const struct watch *w, size_t ti, int *role, int *level);
 
@@ -256,6 +268,7 @@ int	 emit_thread(struct watch *w, const struct wp_thread_rec *t);
 int	 emit_comm(pid_t pid, pid_t tid, char *buf, size_t sz);
 int	 emit_count(struct watch *w, const struct wp_count_rec *c);
 int	 emit_tally(struct watch *w, const struct wp_tally_rec *t);
+int	 emit_last_write(struct watch *w, const struct wp_last_write_rec *r);
 int	 emit_lost(struct watch *w, uint64_t n, int cpu, int64_t time_ns);
 /* Flushed: scripts may wait on it. */
 int	 emit_rebind(struct watch *w, const struct wp_rebind_rec *r);
