@@ -120,3 +120,44 @@ bad_if() {
 	assert_failure 64
 	assert_equal "$stderr" "wp-arm: --stop=later: expected --stop or --stop=core"
 }
+
+@test "wp-arm page --last 8: the last writes before SIGSEGV, the garbage one last; exit 6" {
+	scenario_last page
+}
+
+@test "wp-arm ptrace --last 8: the last writes before SIGSEGV, the garbage one last; exit 6" {
+	scenario_last ptrace
+}
+
+@test "wp-arm --last: a process that exits writes its last writes too, and wp-arm exits 0" {
+	start_target cond-writers -n 100
+	watch_start wpt_cell -- --backend page -d 600s --last 5
+	kill -USR1 "$TPID"
+	watch_wait
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(obs .stop_detail)" null
+	run jq -r 'select(.type=="last_write") | "\(.seq)/\(.of) \(.end)"' "$WOUT"
+	assert_equal "$(echo $output)" "0/5 exit 0 1/5 exit 0 2/5 exit 0 3/5 exit 0 4/5 exit 0"
+	assert_equal "$(hits)" 300
+}
+
+@test "wp watch --last 8 -d inf: waits for the crash, reports the last writes first, status 6" {
+	start_target crash-list -n 30
+	local out=$BATS_TEST_TMPDIR/report.txt st=0
+	wp watch --backend page --last 8 -d inf "$TPID" wpt_head > "$out" 2> "$BATS_TEST_TMPDIR/err" &
+	local wpid=$!
+	sleep 2
+	kill -USR1 "$TPID"
+	wait "$wpid" || st=$?
+	assert_equal "$st" 6
+	run grep -n -m1 'the last 8 writes to wpt_head' "$out"
+	assert_output --regexp '^[0-9]:the last 8 writes to wpt_head \(target 0, 0x[0-9a-f]+\) before SIGSEGV, the last one last:$'
+	run grep -c 'corrupt_head+0x0 .*0xdead0000' "$out"
+	assert_output 2
+}
+
+@test "wp-arm --last 0 or too many: a usage error" {
+	run --separate-stderr wp-arm --last 0 < /dev/null
+	assert_failure 64
+	assert_equal "$stderr" "wp-arm: --last 0: not a count of writes (1 to 65536)"
+}

@@ -125,3 +125,38 @@ scenario_cond_stray() {
 	assert_equal "$(obs '.targets[0].lost')" 0
 	assert_equal "$(obs .counts_are_lower_bound)" false
 }
+
+# A list head written from three sites, then garbage from a fourth, and
+# the program dies of SIGSEGV walking it: --last 8 keeps the last eight
+# writes, the garbage one last, and wp-arm exits 6.
+scenario_last() {
+	local addr
+	start_target crash-list -n 30
+	watch_start wpt_head -- --backend "$1" -d 600s --last 8
+	kill -USR1 "$TPID"
+	watch_wait
+	local tst=0
+	wait "$TPID" || tst=$?
+	assert_equal "$tst" $(( 128 + 11 ))
+	assert_equal "$WSTATUS" 6
+	assert_equal "$(obs .stop_reason) $(obs .stop_detail)" "target_exited SIGSEGV"
+	assert_equal "$(hits)" 31
+	WDEC=$WOUT.dec
+	wp-decode < "$WOUT" > "$WDEC"
+	run jq -r 'select(.type=="last_write") | "\(.seq)/\(.of) \(.end) \(.writer.function) \(.written_value.value)"' "$WDEC"
+	assert_equal "${#lines[@]}" 8
+	assert_line --index 0 --regexp '^0/8 SIGSEGV push_again 0x'
+	assert_line --index 1 --regexp '^1/8 SIGSEGV push_front 0x'
+	assert_line --index 2 --regexp '^2/8 SIGSEGV push_spare 0x'
+	assert_line --index 6 --regexp '^6/8 SIGSEGV push_again 0x'
+	assert_line --index 7 '7/8 SIGSEGV corrupt_head 0xdead0000'
+	# they are the last eight hits: thread, writer, value
+	assert_equal "$(jq -s -c '[.[] | select(.type=="last_write") | [.tid, .writer_ip, .new_value]]' "$WOUT")" \
+		"$(jq -s -c '[.[] | select(.type=="hit") | [.tid, .writer_ip, .new_value]] | .[-8:]' "$WOUT")"
+	addr=$(jq -r 'select(.type=="target") | .runtime_addr' "$WOUT")
+	run --separate-stderr wp-report "$WDEC"
+	assert_success
+	assert_line --index 0 --partial "process  pid $TPID  crash-list"
+	assert_output --partial "the last 8 writes to wpt_head (target 0, $addr) before SIGSEGV, the last one last:"
+	assert_line --regexp '^ +[0-9]+ crash-list +[0-9.]+  corrupt_head\+0x0 +0xdead0000$'
+}

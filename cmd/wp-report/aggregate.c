@@ -41,6 +41,7 @@ free_target(struct rtarget *t)
 		wp_value_in_free(&t->samples[j].value);
 	}
 	free(t->samples);
+	last_free(t);
 	free(t->binds);
 	free(t->sorted);
 	if (t->tallied)
@@ -427,6 +428,17 @@ add_tally(struct report *r, const struct wp_record *rec)
 		y->has_writer = wp_rec_read_writer(h, &y->writer, 1) == 0;
 }
 
+/* A last_write record (wp-arm --last), of a target the stream has. */
+static void
+add_last(struct report *r, const struct wp_record *rec)
+{
+	struct rtarget *t;
+
+	wp_rec_read_hit(rec, &r->hit);
+	if (r->hit.has_target && (t = target(r, r->hit.target)) != NULL)
+		last_add(r, &r->hit, rec, t);
+}
+
 /* A thread record: its name, the first given, for the first MAXCOMMS. */
 static void
 add_thread(struct report *r, const struct wp_record *rec)
@@ -463,6 +475,8 @@ report_add(struct report *r, const struct wp_record *rec)
 		add_rebind(r, rec);
 	else if (strcmp(rec->type, "tally") == 0)
 		add_tally(r, rec);
+	else if (strcmp(rec->type, "last_write") == 0)
+		add_last(r, rec);
 	else if (strcmp(rec->type, "armed") == 0) {
 		if (!r->armed.present)
 			wp_rec_pass_armed(rec, &r->armed);

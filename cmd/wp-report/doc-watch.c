@@ -152,16 +152,17 @@ threads(const struct report *r, const struct rtarget *t, struct wp_jw *w)
 	wp_jw_bool(w, "threads_truncated", t->other_thread_hits > 0);
 }
 
-static void
-samples(const struct report *r, const struct rtarget *t, struct wp_jw *w)
+void
+doc_samples(const struct report *r, const char *name,
+    const struct rsample *a, size_t n, struct wp_jw *w)
 {
 	const struct wp_writer_in *wr;
 	const struct rsample *sm;
 	size_t i;
 
-	wp_jw_arr(w, "samples");
-	for (i = 0; i < t->nsamples; i++) {
-		sm = &t->samples[i];
+	wp_jw_arr(w, name);
+	for (i = 0; i < n; i++) {
+		sm = &a[i];
 		wr = &sm->writer;
 		wp_jw_obj(w, NULL);
 		wp_jw_int(w, "tid", sm->tid);
@@ -176,6 +177,12 @@ samples(const struct report *r, const struct rtarget *t, struct wp_jw *w)
 		wp_jw_end(w);
 	}
 	wp_jw_end(w);
+}
+
+static void
+samples(const struct report *r, const struct rtarget *t, struct wp_jw *w)
+{
+	doc_samples(r, "samples", t->samples, t->nsamples, w);
 	wp_jw_bool(w, "samples_truncated", t->samples_truncated);
 }
 
@@ -213,6 +220,7 @@ leaf(const struct report *r, const struct rtarget *t, struct wp_jw *w)
 		site(w, t->sorted[i], t->conditioned && t->tallied);
 	wp_jw_end(w);
 	samples(r, t, w);
+	doc_last(r, t, w);
 }
 
 void

@@ -116,6 +116,10 @@ struct rtarget {
 	uint64_t	 other_thread_hits;
 	struct rsample	*samples;
 	size_t		 nsamples;
+	/* wp-arm --last: the last writes before the process ended */
+	struct rsample	*lasts;
+	size_t		 nlasts;
+	char		 last_end[32];	/* "SIGSEGV", "exit 0" */
 	int		 samples_truncated;
 	/* the view (report_view): the writer sites, most hits first (of
 	   the tallies when there are any), the threads sorted so */
@@ -176,6 +180,18 @@ const char *report_comm(const struct report *r, int64_t tid);
 void	 report_view(struct report *r, long malformed);
 /* Frees the sites of a hash of struct rsite and the hash. */
 void	 view_sites_free(struct wp_hmap *sites);
+
+/* last.c: wp-arm --last's last_write records of target t; the table's
+   section of them, first; their JSON (last_writes) */
+void	 last_add(struct report *r, const struct wp_hit_in *h,
+	    const struct wp_record *rec, struct rtarget *t);
+void	 last_free(struct rtarget *t);
+void	 table_last(const struct report *r, FILE *f);
+void	 doc_last(const struct report *r, const struct rtarget *t,
+	    struct wp_jw *w);
+/* doc-watch.c: samples (or last writes) a[0..n) as the array name */
+void	 doc_samples(const struct report *r, const char *name,
+	    const struct rsample *a, size_t n, struct wp_jw *w);
 
 /* document.c: the viewed report as one JSON document, into w */
 void	 report_document(const struct report *r, struct wp_jw *w);

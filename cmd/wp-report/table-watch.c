@@ -271,25 +271,33 @@ sample_row(const struct report *r, const struct samples *t, size_t j,
 	    fit(b2, sizeof b2, v, t->c[1].w));
 }
 
-static void
-samples(const struct report *r, const struct rtarget *rt, FILE *f)
+void
+table_samples(const struct report *r, const struct rsample *a, size_t n,
+    FILE *f)
 {
 	struct samples t;
 	size_t j;
 
 	memset(&t, 0, sizeof t);
-	t.a = rt->samples;
-	if ((t.n = rt->nsamples) == 0)
-		return;
+	t.a = a;
+	t.n = n;
 	samples_layout(r, &t);
-	out(f, "  samples: %zu of %llu%s\n", t.n,
-	    (unsigned long long)rt->hits,
-	    rt->samples_truncated ? " (truncated)" : "");
 	sample_lead(&t, "TID", "THREAD", "TIME ms", f);
 	out(f, "%-*s %s\n", (int)t.c[0].w, "WRITER", "VALUE");
 	for (j = 0; j < t.n; j++)
 		sample_row(r, &t, j, f);
 	names_free(t.names, t.n);
+}
+
+static void
+samples(const struct report *r, const struct rtarget *rt, FILE *f)
+{
+	if (rt->nsamples == 0)
+		return;
+	out(f, "  samples: %zu of %llu%s\n", rt->nsamples,
+	    (unsigned long long)rt->hits,
+	    rt->samples_truncated ? " (truncated)" : "");
+	table_samples(r, rt->samples, rt->nsamples, f);
 }
 
 /* Who counted the writes. */

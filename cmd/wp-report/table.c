@@ -233,6 +233,7 @@ report_table(const struct report *r, FILE *f, size_t columns)
 	table_begin(columns);
 	header(r, f);
 	lower_bound_note(r, f);
+	table_last(r, f);
 	for (i = 0; i < r->nt; i++)
 		if (!r->t[i].follow)
 			table_watch(r, &r->t[i], f);
