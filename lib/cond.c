@@ -333,6 +333,17 @@ test(struct parser *p)
 
 static int expr(struct parser *);
 
+/* A node of kind k over operands a and b: its index. */
+static int
+join(struct parser *p, enum kind k, int a, int b)
+{
+	int n = add(p, k);
+
+	p->c->n[n].a = a;
+	p->c->n[n].b = b;
+	return n;
+}
+
 static int
 unary(struct parser *p)
 {
@@ -341,11 +352,7 @@ unary(struct parser *p)
 
 	if (p->tok == T_NOT) {
 		next(p);
-		if ((a = unary(p)) == -1)
-			return -1;
-		n = add(p, K_NOT);
-		p->c->n[n].a = a;
-		return n;
+		return (a = unary(p)) == -1 ? -1 : join(p, K_NOT, a, 0);
 	}
 	if (p->tok != T_LP)
 		return test(p);
@@ -367,7 +374,7 @@ unary(struct parser *p)
 static int
 chain(struct parser *p, enum tok op, enum kind k, int (*sub)(struct parser *))
 {
-	int n, a, b;
+	int a, b;
 
 	if ((a = sub(p)) == -1)
 		return -1;
@@ -375,10 +382,7 @@ chain(struct parser *p, enum tok op, enum kind k, int (*sub)(struct parser *))
 		next(p);
 		if ((b = sub(p)) == -1)
 			return -1;
-		n = add(p, k);
-		p->c->n[n].a = a;
-		p->c->n[n].b = b;
-		a = n;
+		a = join(p, k, a, b);
 	}
 	return a;
 }

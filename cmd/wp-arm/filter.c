@@ -32,18 +32,6 @@ struct ftally {
 	uint64_t	 first, last;
 };
 
-/* One write, as the flight recorder (--last) keeps it. */
-struct fwrite {
-	int64_t		 time_ns;
-	pid_t		 tid;
-	uint64_t	 ip;
-	int		 has_writer_ip;
-	uint64_t	 writer_ip;
-	unsigned	 flags;
-	int		 has_value;
-	uint64_t	 value;
-};
-
 /* A thread's name, read once. */
 struct fcomm {
 	int		 known;
@@ -67,7 +55,7 @@ struct filter {
 	char		*core;		/* written by gcore; NULL: none */
 	/* --last: a ring of each entry's last writes, and how many */
 	size_t		 last;
-	struct fwrite	*ring;		/* nt * last */
+	struct wp_last_write_rec *ring;	/* nt * last, as written */
 	uint64_t	*nring;
 };
 
@@ -215,17 +203,13 @@ record(struct watch *w, size_t ti, const struct wp_hit_rec *h,
     const struct wp_cond_write *cw)
 {
 	struct filter *f = w->filter;
-	struct fwrite *r;
 
-	r = &f->ring[ti * f->last + f->nring[ti]++ % f->last];
-	r->time_ns = h->time_ns;
-	r->tid = h->tid;
-	r->ip = h->ip;
-	r->has_writer_ip = h->has_writer_ip;
-	r->writer_ip = h->writer_ip;
-	r->flags = h->flags;
-	r->has_value = cw->has_value;
-	r->value = cw->value;
+	f->ring[ti * f->last + f->nring[ti]++ % f->last] =
+	    (struct wp_last_write_rec){ .target = w->t[ti].id,
+	    .tid = h->tid, .time_ns = h->time_ns, .ip = h->ip,
+	    .has_writer_ip = h->has_writer_ip, .writer_ip = h->writer_ip,
+	    .flags = h->has_writer_ip ? 0 : h->flags,
+	    .has_value = cw->has_value, .value = cw->value };
 }
 
 int
@@ -267,27 +251,16 @@ static void
 emit_last(struct watch *w, size_t ti, const char *end)
 {
 	struct filter *f = w->filter;
-	struct wp_last_write_rec r;
-	const struct fwrite *x;
+	struct wp_last_write_rec *r;
 	uint64_t n = f->nring[ti], k, first;
 
 	first = n > f->last ? n - f->last : 0;
 	for (k = first; k < n; k++) {
-		x = &f->ring[ti * f->last + k % f->last];
-		memset(&r, 0, sizeof r);
-		r.target = w->t[ti].id;
-		r.seq = k - first;
-		r.of = n - first;
-		r.end = end;
-		r.tid = x->tid;
-		r.time_ns = x->time_ns;
-		r.ip = x->ip;
-		r.has_writer_ip = x->has_writer_ip;
-		r.writer_ip = x->writer_ip;
-		r.flags = x->has_writer_ip ? 0 : x->flags;
-		r.has_value = x->has_value;
-		r.value = x->value;
-		if (emit_last_write(w, &r) == -1)
+		r = &f->ring[ti * f->last + k % f->last];
+		r->seq = k - first;
+		r->of = n - first;
+		r->end = end;
+		if (emit_last_write(w, r) == -1)
 			return;
 	}
 }
@@ -332,20 +305,14 @@ filter_emit(struct watch *w)
 	for (i = 0; i < w->filter->tallies.cap; i++) {
 		if ((y = wp_hmap_slot(&w->filter->tallies, i)) == NULL)
 			continue;
-		memset(&r, 0, sizeof r);
-		r.target = w->t[y->ti].id;
-		r.tid = y->tid;
-		r.ip = y->ip;
-		r.hits = y->hits;
-		r.first = y->first;
-		r.last = y->last;
-		r.unchanged = y->unchanged;
-		r.time_ns = watch_time(w, wp_now_ns());
-		r.has_writer_ip = y->has_writer_ip;
-		r.writer_ip = y->writer_ip;
-		r.flags = y->flags;
-		r.has_matched = 1;
-		r.matched = y->matched;
+		r = (struct wp_tally_rec){ .target = w->t[y->ti].id,
+		    .tid = y->tid, .ip = y->ip, .hits = y->hits,
+		    .first = y->first, .last = y->last,
+		    .unchanged = y->unchanged,
+		    .time_ns = watch_time(w, wp_now_ns()),
+		    .has_writer_ip = y->has_writer_ip,
+		    .writer_ip = y->writer_ip, .flags = y->flags,
+		    .has_matched = 1, .matched = y->matched };
 		if (emit_tally(w, &r) == -1)
 			return;
 	}

@@ -22,29 +22,13 @@ static int stray;
 static pthread_barrier_t go;
 static long ngood, nbusy, nrare, nstray, nzero;
 
-__attribute__((noinline)) void
-good_writer(long v)
-{
-	wpt_cell = v;
-}
-
-__attribute__((noinline)) void
-busy_writer(long v)
-{
-	wpt_cell = v;
-}
-
-__attribute__((noinline)) void
-rare_writer(long v)
-{
-	wpt_cell = v;
-}
-
-__attribute__((noinline)) void
-stray_writer(long v)
-{
-	wpt_cell = v;
-}
+/* Four writers of the same store, each its own function. */
+#define WRITER(name) \
+	__attribute__((noinline)) void name(long v) { wpt_cell = v; }
+WRITER(good_writer)
+WRITER(busy_writer)
+WRITER(rare_writer)
+WRITER(stray_writer)
 
 static void *
 worker(void *arg)
