@@ -161,3 +161,14 @@ bad_if() {
 	assert_failure 64
 	assert_equal "$stderr" "wp-arm: --last 0: not a count of writes (1 to 65536)"
 }
+
+@test "wp-arm --if with --backend auto: the page backend, which evaluates it, without a fallback" {
+	start_target cond-writers -n 50
+	watch_start wpt_cell -- -d 600s --if 'value == 0'
+	kill -USR1 "$TPID"
+	watch_wait
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(jq -r 'select(.type=="armed") | .backend' "$WOUT")" page_protect
+	assert_equal "$(cat "$WERR")" ""
+	assert_equal "$(hits)" 1
+}

@@ -454,6 +454,10 @@ main(int argc, char *argv[])
 		watch_free(&w);
 		return e.status;
 	}
+	/* only the tracing backends evaluate --if, --stop and --last */
+	if (strcmp(op.backend, "auto") == 0 && (op.filter.cond != NULL ||
+	    op.filter.stop != STOP_NONE || op.filter.last > 0))
+		op.backend = "page";
 	if (choose(&w, op.backend, &e) == -1)
 		return refused(&w, &e, 0);
 	if ((op.filter.cond != NULL || op.filter.stop != STOP_NONE ||
