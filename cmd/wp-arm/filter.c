@@ -1,8 +1,10 @@
 /*
- * --if in wp-arm: the condition at each write the tracer reports, and a
- * tally of every write per (entry, thread, writer), written at the end
- * so that the report has the matched and the total count of each
- * writer while only the matching writes are hit records.
+ * --if, --stop and --last in wp-arm, at each write the tracer reports:
+ * the condition, and a tally of every write per (entry, thread,
+ * writer), written at the end so that the report has the matched and
+ * the total count of each writer while only the matching writes are hit
+ * records; the first match stopped at (stop.c says the rest); each
+ * entry's last writes, written when the process ends.
  */
 #include <sys/syscall.h>
 
@@ -14,10 +16,10 @@
 #include <unistd.h>
 
 #include "cond.h"
-#include "vocab.h"
 #include "dwfl.h"
 #include "filter.h"
 #include "hmap.h"
+#include "vocab.h"
 #include "watch.h"
 
 /* A writer's writes to one entry by one thread. */
@@ -68,9 +70,9 @@ refuse(const struct watch *w, const struct wp_cond *cond, int stop,
 	    "--stop" : "--last";
 
 	if (!w->backend->traces)
-		return wp_error_set(e, WP_EXIT_ERROR, "%s: the %s backend "
-		    "does not evaluate conditions (yet): use --backend ptrace "
-		    "or page", opt, w->backend->name);
+		return wp_error_set(e, WP_EXIT_ERROR, "%s: only the tracing "
+		    "backends, ptrace and page, evaluate it (not %s, yet)",
+		    opt, w->backend->name);
 	if (stop == STOP_CORE && stop_gcore_path() == NULL)
 		return wp_error_set(e, WP_EXIT_ERROR, "--stop=core: gcore (of "
 		    "gdb) is not installed: --stop leaves the process stopped "
