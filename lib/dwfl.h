@@ -87,6 +87,16 @@ void	 wp_dwfl_close(struct wp_dwfl *d);
  * addr into *f (its name without a symbol version: memcpy, not
  * memcpy@@GLIBC_2.14): 0, or -1. */
 int	 wp_dwfl_func(struct wp_dwfl *d, uint64_t addr, struct wp_func *f);
+/*
+ * By name, for wp-arm --if: the function symbol name (a version aside)
+ * in the first module that has one, its run-time range into *f (f->name
+ * is name): 0, or -1.  The module whose file's name (or path) is name,
+ * its run-time [start, end) and load bias: 0, or -1.
+ */
+int	 wp_dwfl_func_named(struct wp_dwfl *d, const char *name,
+	    struct wp_func *f);
+int	 wp_dwfl_module_named(struct wp_dwfl *d, const char *name,
+	    uint64_t *start, uint64_t *end, uint64_t *bias);
 /* Source file and line of addr: 0, or -1.  *file lives as long as d. */
 int	 wp_dwfl_srcline(struct wp_dwfl *d, uint64_t addr, const char **file,
 	    int *line);

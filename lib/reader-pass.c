@@ -95,6 +95,8 @@ static const struct member session_m[] = {
 static const struct member armed_m[] = {
 	M(wp_armed_pass, "backend", backend),
 	M(wp_armed_pass, "regs", regs),
+	M(wp_armed_pass, "condition", condition),
+	M(wp_armed_pass, "condition_where", condition_where),
 };
 
 static const struct member obs_m[] = {
@@ -124,6 +126,13 @@ static const struct member coverage_m[] = {
 	M(wp_obs_pass, "exited_tids", exited),
 	M(wp_obs_pass, "forked_processes", forked),
 	M(wp_obs_pass, "partial_coverage", partial),
+};
+
+static const struct member stopped_m[] = {
+	M(wp_obs_pass, "tid", stopped_tid),
+	M(wp_obs_pass, "writer_ip", stopped_writer_ip),
+	M(wp_obs_pass, "ip", stopped_ip),
+	M(wp_obs_pass, "core", stopped_core),
 };
 
 static const struct member ptrace_m[] = {
@@ -273,6 +282,8 @@ wp_rec_pass_observation(const struct wp_record *rec, struct wp_obs_pass *o)
 	p = wp_json_get(j, 0, "page");
 	o->has_page = p >= 0 && j->t[p].type != WP_JNULL;
 	read_members(j, p, page_m, NM(page_m), o);
+	read_members(j, wp_json_get(j, 0, "stopped_at"), stopped_m,
+	    NM(stopped_m), o);
 	o->targets = obs_entries(j, "targets", &o->ntargets);
 	o->follows = obs_entries(j, "follows", &o->nfollows);
 }
@@ -298,6 +309,7 @@ wp_obs_pass_free(struct wp_obs_pass *o)
 	free_members(coverage_m, NM(coverage_m), o);
 	free_members(ptrace_m, NM(ptrace_m), o);
 	free_members(page_m, NM(page_m), o);
+	free_members(stopped_m, NM(stopped_m), o);
 	free_entries(o->targets, o->ntargets);
 	free_entries(o->follows, o->nfollows);
 	memset(o, 0, sizeof *o);

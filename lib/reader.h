@@ -216,6 +216,7 @@ struct wp_obs_entry_pass {
 struct wp_armed_pass {
 	int		 present;
 	struct wp_field	 backend, regs;
+	struct wp_field	 condition, condition_where;	/* --if */
 	struct wp_obs_entry_pass *initial;	/* the values at arming */
 	size_t		 ninitial;
 };
@@ -238,6 +239,9 @@ struct wp_obs_pass {
 	int		 has_page;	/* the page backend's counters */
 	struct wp_field	 faults_watched, faults_neighbour, emulated, stepped;
 	struct wp_field	 kernel_writes, page_native_run_us;
+	/* wp-arm --stop: stopped_at */
+	struct wp_field	 stopped_tid, stopped_writer_ip, stopped_ip;
+	struct wp_field	 stopped_core;
 	struct wp_obs_entry_pass *targets, *follows;
 	size_t		 ntargets, nfollows;
 };

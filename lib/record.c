@@ -236,19 +236,29 @@ wp_rec_armed(struct wp_jw *w, const struct wp_armed_rec *a)
 		}
 		wp_jw_end(w);
 	}
+	if (a->condition != NULL) {
+		wp_jw_str(w, "condition", a->condition);
+		wp_jw_str(w, "condition_where", a->condition_where);
+	}
+	wp_jw_end(w);
+}
+
+static void
+flag_words(struct wp_jw *w, unsigned flags)
+{
+	int i;
+
+	wp_jw_arr(w, "flags");
+	for (i = 0; i < WP_NFLAGS; i++)
+		if (flags & (1u << i))
+			wp_jw_str(w, NULL, wp_flag_names[i]);
 	wp_jw_end(w);
 }
 
 static void
 hit_flags(struct wp_jw *w, const struct wp_hit_rec *h)
 {
-	int i;
-
-	wp_jw_arr(w, "flags");
-	for (i = 0; i < WP_NFLAGS; i++)
-		if (h->flags & (1u << i))
-			wp_jw_str(w, NULL, wp_flag_names[i]);
-	wp_jw_end(w);
+	flag_words(w, h->flags);
 	int_or_null(w, "signal", h->signal > 0 ? h->signal : -1);
 }
 
@@ -416,8 +426,33 @@ wp_rec_tally(struct wp_jw *w, const struct wp_tally_rec *t)
 	wp_jw_hex(w, "last_value", t->last);
 	wp_jw_uint(w, "unchanged", t->unchanged);
 	wp_jw_int(w, "time_ns", t->time_ns);
+	if (t->has_writer_ip)
+		wp_jw_hex(w, "writer_ip", t->writer_ip);
+	else if (t->flags != 0)
+		flag_words(w, t->flags);
+	if (t->has_matched)
+		wp_jw_uint(w, "matched", t->matched);
 	if (t->chain_status != NULL)
 		chain_member(w, t->chain_status, t->chain, t->nchain);
+	wp_jw_end(w);
+}
+
+void
+wp_rec_last_write(struct wp_jw *w, const struct wp_last_write_rec *r)
+{
+	wp_jw_reset(w);
+	wp_jw_obj(w, NULL);
+	wp_jw_str(w, "type", "last_write");
+	wp_jw_int(w, "target", r->target);
+	wp_jw_uint(w, "seq", r->seq);
+	wp_jw_uint(w, "of", r->of);
+	wp_jw_str(w, "end", r->end);
+	wp_jw_int(w, "tid", r->tid);
+	wp_jw_int(w, "time_ns", r->time_ns);
+	wp_jw_hex(w, "ip", r->ip);
+	hex_or_null(w, "writer_ip", r->has_writer_ip, r->writer_ip);
+	flag_words(w, r->flags);
+	hex_or_null(w, "new_value", r->has_value, r->value);
 	wp_jw_end(w);
 }
 
@@ -618,6 +653,15 @@ wp_rec_observation(struct wp_jw *w, const struct wp_observation *o)
 		wp_jw_bool(w, "target_alive_after", o->alive);
 	else
 		wp_jw_null(w, "target_alive_after");
+	if (o->stopped_tid > 0) {
+		wp_jw_obj(w, "stopped_at");
+		wp_jw_int(w, "tid", o->stopped_tid);
+		hex_or_null(w, "writer_ip", o->stopped_has_writer,
+		    o->stopped_writer_ip);
+		wp_jw_hex(w, "ip", o->stopped_ip);
+		wp_jw_str(w, "core", o->stopped_core);
+		wp_jw_end(w);
+	}
 	wp_jw_end(w);
 }
 

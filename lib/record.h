@@ -163,6 +163,9 @@ struct wp_armed_rec {
 	/* each target's value when armed; none: not written */
 	const struct wp_armed_initial *initial;
 	size_t		 ninitial;
+	/* --if: the condition and where it is evaluated; NULL: none */
+	const char	*condition;
+	const char	*condition_where;	/* tracer, wp-arm */
 };
 
 struct wp_armed_initial {
@@ -248,6 +251,13 @@ struct wp_tally_rec {
 					   and the latest write */
 	uint64_t	 unchanged;	/* writes that left it as it was */
 	int64_t		 time_ns;	/* when the tally was read */
+	/* wp-arm --if: the exact writer (has_writer_ip; flags WP_HIT_*
+	   when none wrote), and of hits, those that matched */
+	int		 has_writer_ip;
+	uint64_t	 writer_ip;
+	unsigned	 flags;
+	int		 has_matched;
+	uint64_t	 matched;
 	/* --callchain: the chain these hits came by, as in hits */
 	const char	*chain_status;	/* NULL: not asked */
 	const uint64_t	*chain;
@@ -255,6 +265,24 @@ struct wp_tally_rec {
 };
 
 void	 wp_rec_tally(struct wp_jw *w, const struct wp_tally_rec *t);
+
+/* wp-arm --last: one of a target's last writes before the process
+   ended (end: "SIGSEGV", "exit 0"). */
+struct wp_last_write_rec {
+	int		 target;
+	uint64_t	 seq, of;	/* 0 the oldest, of of them */
+	const char	*end;
+	pid_t		 tid;
+	int64_t		 time_ns;
+	uint64_t	 ip;
+	int		 has_writer_ip;	/* 0: none wrote (flags say) */
+	uint64_t	 writer_ip;
+	unsigned	 flags;		/* WP_HIT_* */
+	int		 has_value;
+	uint64_t	 value;		/* after the write, up to 8 bytes */
+};
+
+void	 wp_rec_last_write(struct wp_jw *w, const struct wp_last_write_rec *r);
 
 struct wp_rebind_rec {
 	int		 target;
@@ -366,6 +394,12 @@ struct wp_observation {
 	const struct wp_obs_bpf	*bpf;		/* NULL: another backend */
 	const struct wp_obs_page *page;		/* NULL: another backend */
 	int			 alive;		/* -1: not known */
+	/* wp-arm --stop: the write the process was left stopped after;
+	   stopped_tid 0: none */
+	pid_t			 stopped_tid;
+	int			 stopped_has_writer;
+	uint64_t		 stopped_writer_ip, stopped_ip;
+	const char		*stopped_core;	/* --stop=core; NULL: none */
 };
 
 void	 wp_rec_observation(struct wp_jw *w, const struct wp_observation *o);

@@ -15,6 +15,8 @@
 #define WP_EXIT_INCOMPLETE	3	/* input ended without an observation */
 #define WP_EXIT_PROCESS		4	/* the process cannot be used */
 #define WP_EXIT_NOBP		5	/* hardware breakpoints do not fire here */
+#define WP_EXIT_DIED		6	/* wp-arm --last: the process died of a
+					   signal */
 #define WP_EXIT_USAGE		64
 
 /*

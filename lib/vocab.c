@@ -40,7 +40,7 @@ const char *const wp_event_names[WP_NEVENTS] = {
 
 const char *const wp_stop_names[WP_NSTOPS] = {
 	"duration", "max_events", "signal", "target_exited", "target_exec",
-	"output_closed", "error"
+	"output_closed", "error", "stopped_at_match"
 };
 
 const char *const wp_partial_names[WP_NPARTIALS] = {
@@ -66,7 +66,7 @@ const char *const wp_limits_names[WP_NLIMITS] = {
 #define VOCAB(m, t) { m, t, sizeof t / sizeof t[0] }
 
 const struct wp_vocab wp_vocabs[] = {
-	VOCAB("hit.flags", wp_flag_names),
+	VOCAB("hit.flags tally.flags last_write.flags", wp_flag_names),
 	VOCAB("hit.role tally.role count.role", wp_role_names),
 	VOCAB("$writer.kind", wp_kind_names),
 	VOCAB("$writer.confidence", wp_conf_names),

@@ -38,7 +38,7 @@ schema_words() {
 	# each table is there, and no enum of the schema lacks its table
 	assert_equal "$(grep -c '^hit.flags ' <<< "$c_words")" 6
 	assert_equal "$(grep -c '^\$writer.confidence ' <<< "$c_words")" 5
-	assert_equal "$(grep -c '^observation.stop_reason ' <<< "$c_words")" 7
+	assert_equal "$(grep -c '^observation.stop_reason ' <<< "$c_words")" 8
 	assert_equal "$(diff <(echo "$c_words") <(echo "$s_words"))" ""
 }
 

@@ -120,9 +120,8 @@ emit_hit(struct watch *w, const struct wp_hit_rec *h)
 	return rc == -1 ? -1 : 0;
 }
 
-/* The thread's name (/proc/PID/task/TID/comm): 0, or -1. */
-static int
-thread_comm(pid_t pid, pid_t tid, char *buf, size_t sz)
+int
+emit_comm(pid_t pid, pid_t tid, char *buf, size_t sz)
 {
 	char path[64];
 	ssize_t n;
@@ -150,7 +149,7 @@ emit_thread(struct watch *w, const struct wp_thread_rec *t)
 	/* named when first seen: as it starts, is seeded, or fails */
 	if (named.comm == NULL && strcmp(t->event, "exit") != 0 &&
 	    strcmp(t->event, "fork_process") != 0 &&
-	    thread_comm(w->pid, t->tid, comm, sizeof comm) == 0)
+	    emit_comm(w->pid, t->tid, comm, sizeof comm) == 0)
 		named.comm = comm;
 	wp_rec_thread(&w->jw, &named);
 	return put(w, 0);
@@ -167,6 +166,13 @@ int
 emit_tally(struct watch *w, const struct wp_tally_rec *t)
 {
 	wp_rec_tally(&w->jw, t);
+	return put(w, 1);
+}
+
+int
+emit_last_write(struct watch *w, const struct wp_last_write_rec *r)
+{
+	wp_rec_last_write(&w->jw, r);
 	return put(w, 1);
 }
 

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cond.h"
+#include "filter.h"
 #include "hwbp.h"
 #include "perf.h"
 #include "stream.h"
@@ -19,6 +21,7 @@ int	 input_read(struct watch *w, long *nbad, struct wp_error *e);
 struct options {
 	const char	*backend;	/* auto, bpf, perf, ptrace, page */
 	int		 check_bp;
+	struct filter_opts filter;	/* --if, --stop, --last */
 };
 
 static const char usage_text[] =
@@ -26,7 +29,8 @@ static const char usage_text[] =
     "              [--callchain[=fp|dwarf[,bytes]]] [--callchain-depth n]\n"
     "              [--backend auto|bpf|perf|ptrace|page]\n"
     "              [--ring-pages n] [--interval duration]\n"
-    "              [--follow-mode stop|stop-all|async]\n"
+    "              [--follow-mode stop|stop-all|async] [--if expr]\n"
+    "              [--stop[=core]] [--last n]\n"
     "       wp-arm --check-bp\n";
 
 /* --help: the usage, then a line per option */
@@ -60,6 +64,18 @@ static const char help_text[] =
     "      --follow-mode mode   stop, stop-all or async: how a followed leaf "
     "re-arms\n"
     "                           (default stop with bpf, async with perf)\n"
+    "      --if expr            only writes that match expr are hits, "
+    "each writer's\n"
+    "                           writes all counted (ptrace, page; see "
+    "CONDITIONS)\n"
+    "      --stop[=core]        at the first matching write, leave the "
+    "process stopped\n"
+    "                           there for a debugger (core: write its core "
+    "with gcore)\n"
+    "      --last n             keep each target's last n writes; if the "
+    "process dies\n"
+    "                           or exits, write them (ptrace, page; exit 6: "
+    "it died)\n"
     "      --check-bp           only check that breakpoints fire here (exit 0, "
     "or 5)\n"
     "  -h, --help               this help\n"
@@ -79,6 +95,9 @@ static const struct option longopts[] = {
 	{ "check-bp",	no_argument,		NULL, 'C' },
 	{ "verbose",	no_argument,		NULL, 'v' },
 	{ "follow-mode",	required_argument,	NULL, 'F' },
+	{ "if",		required_argument,	NULL, 'i' },
+	{ "stop",	optional_argument,	NULL, 'S' },
+	{ "last",	required_argument,	NULL, 'L' },
 	WP_USAGE_LONGOPTS,
 	{ NULL,		0,			NULL, 0 }
 };
@@ -118,6 +137,18 @@ backend_name(const char *arg)
 		errx(WP_EXIT_USAGE, "--backend %s: expected auto, bpf, perf, "
 		    "ptrace or page", arg);
 	return arg;
+}
+
+/* --if expr: parsed now; a bad one exits 2 naming the column */
+static void
+condition(const char *arg, struct options *op)
+{
+	struct wp_error e;
+
+	wp_cond_free(op->filter.cond);
+	op->filter.cond = NULL;
+	if (wp_cond_parse(arg, &op->filter.cond, &e) == -1)
+		errx(e.status, "--if '%s': %s", arg, e.msg);
 }
 
 static void
@@ -187,6 +218,21 @@ option(int ch, const char *arg, struct watch *w, struct options *op)
 	case 'C':
 		op->check_bp = 1;
 		break;
+	case 'i':
+		condition(arg, op);
+		break;
+	case 'S':
+		if (arg != NULL && strcmp(arg, "core") != 0)
+			errx(WP_EXIT_USAGE, "--stop=%s: expected --stop or "
+			    "--stop=core", arg);
+		op->filter.stop = arg != NULL ? STOP_CORE : STOP_STAY;
+		break;
+	case 'L':
+		if (wp_parse_u64(arg, &u) == -1 || u == 0 || u > LAST_MAX)
+			errx(WP_EXIT_USAGE, "--last %s: not a count of writes "
+			    "(1 to %d)", arg, LAST_MAX);
+		op->filter.last = (size_t)u;
+		break;
 	default:
 		wp_usage_option(&use, ch);
 	}
@@ -243,6 +289,7 @@ parse_options(int argc, char *argv[], struct watch *w, struct options *op)
 	w->callchain_stack = 8192;
 	op->backend = "auto";
 	op->check_bp = 0;
+	memset(&op->filter, 0, sizeof op->filter);
 	while ((ch = getopt_long(argc, argv, "d:n:vhV", longopts, NULL)) != -1) {
 		/* --callchain MODE, as perf's --call-graph MODE */
 		if (ch == 'c' && optarg == NULL && optind < argc &&
@@ -404,6 +451,17 @@ choose(struct watch *w, const char *name, struct wp_error *e)
 	return watch_use(w, &backend_perf, e);
 }
 
+/* Nothing is watched: the observation says why (say: on stderr too). */
+static int
+refused(struct watch *w, struct wp_error *e, int say)
+{
+	if (say)
+		warnx("%s", e->msg);
+	observation_write(w, e->msg);
+	watch_free(w);
+	return e->status;
+}
+
 /* After a watch: the observation, and the exit status. */
 static int
 finish(struct watch *w, long nbad)
@@ -413,6 +471,8 @@ finish(struct watch *w, long nbad)
 		    " hits (%s)", w->accepted, w->stop_reason);
 		return WP_EXIT_ERROR;
 	}
+	if (filter_died(w))
+		return WP_EXIT_DIED;
 	return nbad ? WP_EXIT_MALFORMED : WP_EXIT_OK;
 }
 
@@ -444,11 +504,15 @@ main(int argc, char *argv[])
 		watch_free(&w);
 		return e.status;
 	}
-	if (choose(&w, op.backend, &e) == -1) {
-		observation_write(&w, e.msg);
-		watch_free(&w);
-		return e.status;
-	}
+	/* only the tracing backends evaluate --if, --stop and --last */
+	if (strcmp(op.backend, "auto") == 0 && (op.filter.cond != NULL ||
+	    op.filter.stop != STOP_NONE || op.filter.last > 0))
+		op.backend = "page";
+	if (choose(&w, op.backend, &e) == -1)
+		return refused(&w, &e, 0);
+	if ((op.filter.cond != NULL || op.filter.stop != STOP_NONE ||
+	    op.filter.last > 0) && filter_open(&w, &op.filter, &e) == -1)
+		return refused(&w, &e, 1);
 	if (w.backend->traces)
 		guard_fork(&w);
 	if (watch_run(&w, &e) == -1) {
@@ -458,6 +522,7 @@ main(int argc, char *argv[])
 		status = e.status;
 	} else {
 		guard_stopped(&w);
+		filter_stopped(&w);
 		status = finish(&w, nbad);
 	}
 	guard_free(&w);

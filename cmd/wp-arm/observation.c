@@ -12,6 +12,7 @@
 #include "proc.h"
 #include "record.h"
 #include "util.h"
+#include "filter.h"
 #include "watch.h"
 
 static size_t
@@ -228,6 +229,7 @@ observation_write(struct watch *w, const char *error)
 	follows(w, of);
 	o.follows = of;
 	o.nfollows = w->nchains;
+	filter_observe(w, &o);
 	rc = emit_observation(w, &o);
 	free(ot);
 	free(of);

@@ -731,8 +731,10 @@ page_event(struct watch *w, struct page_state *s, struct tr_thread *t)
 		pthr_of(t)->since = t->stopped_at;
 	switch (t->stop) {
 	case TR_EXITED:
-		if (t->tgid == s->tr.pid)
+		if (t->tgid == s->tr.pid) {
 			watch_thread(w, t->tid, THR_SEEDED)->exited = 1;
+			watch_exited(w, t->tid, t->status);
+		}
 		pthr_free(t);
 		return;
 	case TR_START:

@@ -410,6 +410,7 @@ on_status(struct watch *w, struct ptrace_state *s, struct pthr *p,
 	if (WIFEXITED(status) || WIFSIGNALED(status)) {
 		p->state = P_GONE;
 		watch_thread(w, p->tid, THR_SEEDED)->exited = 1;
+		watch_exited(w, p->tid, status);
 		return 0;
 	}
 	if (!WIFSTOPPED(status))

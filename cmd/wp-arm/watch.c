@@ -5,6 +5,7 @@
  * backend only; a supervisor (guard.c) through supervisor_note.
  */
 #include <sys/types.h>
+#include <sys/wait.h>
 
 #include <poll.h>
 #include <signal.h>
@@ -13,9 +14,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "filter.h"
 #include "proc.h"
 #include "record.h"
 #include "util.h"
+#include "vocab.h"
 #include "watch.h"
 
 #define TICK_NS		50000000ULL	/* how often the loop looks up */
@@ -231,6 +234,7 @@ watch_run(struct watch *w, struct wp_error *e)
 		return -1;
 	}
 	read_initial(w);
+	filter_armed(w);
 	emit_armed(w);
 	emit_seeded(w);
 	deadline = wp_now_ns() + w->duration_ms * 1000000;
@@ -250,6 +254,11 @@ watch_run(struct watch *w, struct wp_error *e)
 			w->supervisor_note(w);
 	}
 	b->disarm(w);
+	/* the signal that killed the process, where a tracer saw it */
+	if (w->stop_reason != NULL && w->died_signal != 0 &&
+	    strcmp(w->stop_reason, wp_stop_names[WP_STOP_EXITED]) == 0)
+		w->stop_detail = watch_signame(w->died_signal);
+	filter_emit(w);
 	check_stop(w, deadline);
 	w->elapsed_ms = (wp_now_ns() - w->t0) / 1000000;
 	sigprocmask(SIG_SETMASK, &orig, NULL);
@@ -263,6 +272,7 @@ watch_free(struct watch *w)
 	free(w->t);
 	free(w->chains);
 	free(w->obs);
+	filter_free(w);
 	wp_jw_free(&w->jw);
 	w->thr = NULL;
 	w->t = NULL;
@@ -296,6 +306,9 @@ watch_hit(struct watch *w, size_t ti, struct wp_hit_rec *h)
 	struct wtarget *t = &w->t[ti];
 	struct chain *c;
 
+	/* --if: a write that does not match is counted, not written */
+	if (w->filter != NULL && t->chain < 0 && !filter_hit(w, ti, h))
+		return 0;
 	if (w->truncated) {
 		t->unwritten++;
 		return 0;
@@ -321,6 +334,18 @@ watch_hit(struct watch *w, size_t ti, struct wp_hit_rec *h)
 	if (++w->accepted >= w->max_events)
 		w->truncated = 1;
 	return emit_hit(w, h);
+}
+
+void
+watch_exited(struct watch *w, pid_t tid, int status)
+{
+	(void)tid;
+	if (WIFSIGNALED(status) && w->died_signal == 0)
+		w->died_signal = WTERMSIG(status);
+	else if (WIFEXITED(status) && !w->has_exit_status) {
+		w->has_exit_status = 1;
+		w->exit_status = WEXITSTATUS(status);
+	}
 }
 
 struct thread *

@@ -38,9 +38,10 @@ struct wtarget {
 	int		 len;
 	int		 rw;
 	uint64_t	 hits;		/* written */
-	uint64_t	 unwritten;	/* seen after max events */
 	uint64_t	 undelivered;	/* of hits, dropped: the output
 					   did not take them in time */
+	uint64_t	 unwritten;	/* seen after max events, or not
+					   matching --if (filter.c) */
 	int		 counted_known;	/* the kernel's count of writes: */
 	uint64_t	 counted;
 	int		 tallied_known;	/* its in-kernel tallies' sum: */
@@ -94,6 +95,7 @@ struct thread {
 
 struct watch;
 struct wp_observation;
+struct filter;
 
 /*
  * A backend: how the entries are watched.  The generic loop (watch.c)
@@ -174,6 +176,8 @@ struct watch {
 	const char		*follow_mode;	/* --follow-mode: stop,
 						   stop-all, async; NULL:
 						   the backend's own */
+	struct filter		*filter;	/* --if: filter.c; NULL:
+						   none */
 	/* while it runs */
 	const struct backend	*backend;
 	void			*state;		/* the backend's own */
@@ -199,6 +203,11 @@ struct watch {
 	uint64_t		 undelivered;	/* records the output did not
 						   take in time: dropped */
 	uint64_t		 undelivered_hits;	/* of them */
+	/* how the process ended, from its threads' wait statuses
+	   (watch_exited): the signal that killed it, or its exit status */
+	int			 died_signal;	/* 0: none seen */
+	int			 has_exit_status;
+	int			 exit_status;
 };
 
 /*
@@ -240,6 +249,13 @@ int64_t	 watch_time(const struct watch *w, uint64_t now_ns);
  */
 int	 watch_hit(struct watch *w, size_t ti, struct wp_hit_rec *h);
 
+/*
+ * Thread tid of the process ended with wait status status (the
+ * backends' one hook): notes the signal that killed the process, or its
+ * exit status.
+ */
+void	 watch_exited(struct watch *w, pid_t tid, int status);
+
 /* Entry ti's role in a follow chain (WP_ROLE_*), and its level. */
 void	 watch_role(const struct watch *w, size_t ti, int *role, int *level);
 
@@ -262,8 +278,11 @@ int	 emit_armed(struct watch *w);		/* from w->armed */
 int	 emit_hit(struct watch *w, const struct wp_hit_rec *h);
 /* A thread record, with the thread's name where it is first seen. */
 int	 emit_thread(struct watch *w, const struct wp_thread_rec *t);
+/* The thread's name (/proc/PID/task/TID/comm) into buf: 0, or -1. */
+int	 emit_comm(pid_t pid, pid_t tid, char *buf, size_t sz);
 int	 emit_count(struct watch *w, const struct wp_count_rec *c);
 int	 emit_tally(struct watch *w, const struct wp_tally_rec *t);
+int	 emit_last_write(struct watch *w, const struct wp_last_write_rec *r);
 int	 emit_lost(struct watch *w, uint64_t n, int cpu, int64_t time_ns);
 /* Flushed: scripts may wait on it. */
 int	 emit_rebind(struct watch *w, const struct wp_rebind_rec *r);

@@ -88,7 +88,8 @@ one(struct decoder *d, const struct wp_record *rec, const char *name)
 	struct wp_error err;
 	int rc = 0;
 
-	if (strcmp(rec->type, "hit") == 0 || strcmp(rec->type, "tally") == 0) {
+	if (strcmp(rec->type, "hit") == 0 || strcmp(rec->type, "tally") == 0 ||
+	    strcmp(rec->type, "last_write") == 0) {
 		wp_rec_read_hit(rec, &d->hit);
 		if (d->hit.has_writer)
 			return wp_stream_pass(rec);

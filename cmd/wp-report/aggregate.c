@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "reader.h"
 #include "report.h"
 #include "util.h"
@@ -40,6 +41,7 @@ free_target(struct rtarget *t)
 		wp_value_in_free(&t->samples[j].value);
 	}
 	free(t->samples);
+	last_free(t);
 	free(t->binds);
 	free(t->sorted);
 	if (t->tallied)
@@ -383,6 +385,16 @@ add_target(struct report *r, const struct wp_record *rec)
 	wp_hmap_init(&t->tallies, sizeof(struct rtally));
 }
 
+/* A tally's writes that matched wp-arm --if (0: none, or no --if). */
+static uint64_t
+tally_matched(const struct wp_record *rec)
+{
+	int64_t m;
+
+	return wp_json_int(rec->j, wp_json_get(rec->j, 0, "matched"),
+	    &m) == 0 && m > 0 ? (uint64_t)m : 0;
+}
+
 /* Tallies are cumulative: the latest of each writer and thread holds. */
 static void
 add_tally(struct report *r, const struct wp_record *rec)
@@ -405,6 +417,7 @@ add_tally(struct report *r, const struct wp_record *rec)
 	y->ip = h->ip;
 	y->tid = (int)tid;
 	y->hits = h->hits;
+	y->matched = tally_matched(rec);
 	if (isnew) {
 		y->chain = chain;
 		y->k1 = k1;
@@ -413,6 +426,17 @@ add_tally(struct report *r, const struct wp_record *rec)
 		free(chain);
 	if (!y->has_writer)
 		y->has_writer = wp_rec_read_writer(h, &y->writer, 1) == 0;
+}
+
+/* A last_write record (wp-arm --last), of a target the stream has. */
+static void
+add_last(struct report *r, const struct wp_record *rec)
+{
+	struct rtarget *t;
+
+	wp_rec_read_hit(rec, &r->hit);
+	if (r->hit.has_target && (t = target(r, r->hit.target)) != NULL)
+		last_add(r, &r->hit, rec, t);
 }
 
 /* A thread record: its name, the first given, for the first MAXCOMMS. */
@@ -451,6 +475,8 @@ report_add(struct report *r, const struct wp_record *rec)
 		add_rebind(r, rec);
 	else if (strcmp(rec->type, "tally") == 0)
 		add_tally(r, rec);
+	else if (strcmp(rec->type, "last_write") == 0)
+		add_last(r, rec);
 	else if (strcmp(rec->type, "armed") == 0) {
 		if (!r->armed.present)
 			wp_rec_pass_armed(rec, &r->armed);

@@ -89,7 +89,7 @@ chain(struct wp_jw *w, const struct rchain *c)
 }
 
 static void
-site(struct wp_jw *w, const struct rsite *s)
+site(struct wp_jw *w, const struct rsite *s, int matched)
 {
 	const struct wp_writer_in *wr = &s->writer;
 	size_t i;
@@ -116,6 +116,8 @@ site(struct wp_jw *w, const struct rsite *s)
 	wp_jw_str(w, "reason", wr->reason);
 	wp_jw_str(w, "caveat", wr->caveat);
 	wp_jw_uint(w, "hits", s->hits);
+	if (matched)
+		wp_jw_uint(w, "matched", s->matched);
 	if (s->chains.n > 0 || s->chains_other > 0) {
 		wp_jw_arr(w, "call_chains");
 		for (i = 0; i < s->nshown; i++)
@@ -150,16 +152,17 @@ threads(const struct report *r, const struct rtarget *t, struct wp_jw *w)
 	wp_jw_bool(w, "threads_truncated", t->other_thread_hits > 0);
 }
 
-static void
-samples(const struct report *r, const struct rtarget *t, struct wp_jw *w)
+void
+doc_samples(const struct report *r, const char *name,
+    const struct rsample *a, size_t n, struct wp_jw *w)
 {
 	const struct wp_writer_in *wr;
 	const struct rsample *sm;
 	size_t i;
 
-	wp_jw_arr(w, "samples");
-	for (i = 0; i < t->nsamples; i++) {
-		sm = &t->samples[i];
+	wp_jw_arr(w, name);
+	for (i = 0; i < n; i++) {
+		sm = &a[i];
 		wr = &sm->writer;
 		wp_jw_obj(w, NULL);
 		wp_jw_int(w, "tid", sm->tid);
@@ -174,6 +177,12 @@ samples(const struct report *r, const struct rtarget *t, struct wp_jw *w)
 		wp_jw_end(w);
 	}
 	wp_jw_end(w);
+}
+
+static void
+samples(const struct report *r, const struct rtarget *t, struct wp_jw *w)
+{
+	doc_samples(r, "samples", t->samples, t->nsamples, w);
 	wp_jw_bool(w, "samples_truncated", t->samples_truncated);
 }
 
@@ -198,15 +207,20 @@ leaf(const struct report *r, const struct rtarget *t, struct wp_jw *w)
 		wp_jw_uint(w, "tallied_hits", t->tallied_hits);
 	else
 		wp_jw_null(w, "tallied_hits");
+	if (t->conditioned && t->tallied) {
+		wp_jw_str(w, "condition", r->armed.condition.text);
+		wp_jw_uint(w, "matched_hits", t->matched_hits);
+	}
 	wp_jw_uint(w, "read_hits", t->read_hits);
 	wp_jw_uint(w, "write_hits", t->write_hits);
 	wp_jw_uint(w, "spurious_hits", t->spurious_hits);
 	threads(r, t, w);
 	wp_jw_arr(w, "writer_sites");
 	for (i = 0; i < t->nsorted; i++)
-		site(w, t->sorted[i]);
+		site(w, t->sorted[i], t->conditioned && t->tallied);
 	wp_jw_end(w);
 	samples(r, t, w);
+	doc_last(r, t, w);
 }
 
 void

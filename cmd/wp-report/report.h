@@ -37,6 +37,7 @@ struct rsite {
 	int		 has_writer;
 	struct wp_writer_in writer;	/* the first hit's */
 	uint64_t	 hits;
+	uint64_t	 matched;	/* of them, those that matched --if */
 	uint64_t	 conf[WP_NCONFS];
 	size_t		 nsamples;
 	struct wp_hmap	 chains;	/* chain hash -> struct rchain */
@@ -71,6 +72,7 @@ struct rtally {
 	uint64_t	 ip;
 	int		 tid;
 	uint64_t	 hits;
+	uint64_t	 matched;	/* wp-arm --if: of hits */
 	int		 has_writer;
 	struct wp_writer_in writer;
 	char		*chain;		/* as struct rchain's text, or NULL */
@@ -114,11 +116,17 @@ struct rtarget {
 	uint64_t	 other_thread_hits;
 	struct rsample	*samples;
 	size_t		 nsamples;
+	/* wp-arm --last: the last writes before the process ended */
+	struct rsample	*lasts;
+	size_t		 nlasts;
+	char		 last_end[32];	/* "SIGSEGV", "exit 0" */
 	int		 samples_truncated;
 	/* the view (report_view): the writer sites, most hits first (of
 	   the tallies when there are any), the threads sorted so */
 	int		 tallied;
 	uint64_t	 tallied_hits;
+	uint64_t	 matched_hits;	/* --if: of tallied_hits */
+	int		 conditioned;	/* wp-arm --if: MATCHED shown */
 	uint64_t	 read_hits, write_hits;	/* sampled, or tallied */
 	uint64_t	 spurious_hits;		/* not among them */
 	struct wp_hmap	 tsites;	/* the tallies' sites */
@@ -172,6 +180,18 @@ const char *report_comm(const struct report *r, int64_t tid);
 void	 report_view(struct report *r, long malformed);
 /* Frees the sites of a hash of struct rsite and the hash. */
 void	 view_sites_free(struct wp_hmap *sites);
+
+/* last.c: wp-arm --last's last_write records of target t; the table's
+   section of them, first; their JSON (last_writes) */
+void	 last_add(struct report *r, const struct wp_hit_in *h,
+	    const struct wp_record *rec, struct rtarget *t);
+void	 last_free(struct rtarget *t);
+void	 table_last(const struct report *r, FILE *f);
+void	 doc_last(const struct report *r, const struct rtarget *t,
+	    struct wp_jw *w);
+/* doc-watch.c: samples (or last writes) a[0..n) as the array name */
+void	 doc_samples(const struct report *r, const char *name,
+	    const struct rsample *a, size_t n, struct wp_jw *w);
 
 /* document.c: the viewed report as one JSON document, into w */
 void	 report_document(const struct report *r, struct wp_jw *w);

@@ -75,6 +75,7 @@ struct writers {
 	struct rsite	**a;
 	size_t		 n;
 	int		 kind;		/* the KIND column */
+	int		 matched;	/* the MATCHED column (--if) */
 	int		 notes;		/* reasons and caveats */
 	char		**names;
 	struct col	 c[3];		/* WRITER, INSTRUCTION, SOURCE */
@@ -116,13 +117,17 @@ writers_layout(struct writers *t)
 		source_text(&s->writer, b, sizeof b);
 		need(&t->c[2], strlen(b));
 	}
-	layout(t->c, 3, room(21 + (t->kind ? 12 : 0) + 2), t->names, t->n);
+	layout(t->c, 3, room(21 + (t->kind ? 12 : 0) + (t->matched ? 11 : 0) +
+	    2), t->names, t->n);
 }
 
 static void
 writers_header(const struct writers *t, FILE *f)
 {
-	out(f, "  %9s  %-7s ", "HITS", "CONF");
+	out(f, "  %9s  ", "HITS");
+	if (t->matched)
+		out(f, "%9s  ", "MATCHED");
+	out(f, "%-7s ", "CONF");
 	if (t->kind)
 		out(f, "%-11s ", "KIND");
 	out(f, "%-*s %-*s %s\n", (int)t->c[0].w, "WRITER", (int)t->c[2].w,
@@ -138,8 +143,10 @@ writer_row(const struct writers *t, size_t j, FILE *f)
 
 	source_text(w, src, sizeof src);
 	label_shorten(t->names[j], t->c[0].w, b1, sizeof b1);
-	out(f, "  %9llu  %-7s ", (unsigned long long)s->hits,
-	    wp_conf_names[s->worst]);
+	out(f, "  %9llu  ", (unsigned long long)s->hits);
+	if (t->matched)
+		out(f, "%9llu  ", (unsigned long long)s->matched);
+	out(f, "%-7s ", wp_conf_names[s->worst]);
 	if (t->kind)
 		out(f, "%-11s ", wp_kind_names[s->kind]);
 	label_shorten_source(src, t->c[2].w, b2, sizeof b2);
@@ -167,6 +174,7 @@ writer_rows(const struct rtarget *rt, int header, int notes, FILE *f)
 	t.a = rt->sorted;
 	t.n = rt->nsorted;
 	t.kind = kinds(rt);
+	t.matched = rt->conditioned && rt->tallied;
 	t.notes = notes;
 	writers_layout(&t);
 	if (header && t.n > 0)
@@ -310,24 +318,22 @@ shared_why(const struct samples *t)
 	return n > 1 ? why : NULL;
 }
 
-static void
-samples(const struct report *r, const struct rtarget *rt, FILE *f)
+void
+table_samples(const struct report *r, const struct rsample *a, size_t n,
+    FILE *f)
 {
 	struct samples t;
 	size_t j;
 
 	memset(&t, 0, sizeof t);
-	if ((t.n = rt->nsamples) == 0)
+	if ((t.n = n) == 0)
 		return;
 	/* kept by thread and by chance, shown as they happened */
 	t.a = wp_xcalloc(t.n, sizeof *t.a);
-	memcpy(t.a, rt->samples, t.n * sizeof *t.a);
+	memcpy(t.a, a, t.n * sizeof *t.a);
 	qsort(t.a, t.n, sizeof *t.a, by_time);
 	t.why = shared_why(&t);
 	samples_layout(r, &t);
-	out(f, "  samples: %zu of %llu%s\n", t.n,
-	    (unsigned long long)rt->hits,
-	    rt->samples_truncated ? " (truncated)" : "");
 	if (t.why != NULL)
 		out(f, "  values unknown: %s\n", t.why);
 	sample_lead(&t, "TID", "THREAD", "TIME ms", f);
@@ -354,6 +360,30 @@ unwatched_change(const struct report *r, FILE *f)
 		    "process wrote it (--backend ptrace sees calls)\n");
 }
 
+static void
+samples(const struct report *r, const struct rtarget *rt, FILE *f)
+{
+	if (rt->nsamples == 0)
+		return;
+	out(f, "  samples: %zu of %llu%s\n", rt->nsamples,
+	    (unsigned long long)rt->hits,
+	    rt->samples_truncated ? " (truncated)" : "");
+	table_samples(r, rt->samples, rt->nsamples, f);
+}
+
+/* Who counted the writes. */
+static const char *
+counter(const struct report *r)
+{
+	if (r->backend == NULL)
+		return "the kernel";
+	if (strcmp(r->backend, "ptrace_singlestep") == 0)
+		return "single-stepping";
+	if (strcmp(r->backend, "page_protect") == 0)
+		return "write faults";
+	return "the kernel";
+}
+
 /* The counts: by the kernel, tallied, sampled, and the values. */
 static void
 counts(const struct report *r, const struct rtarget *t, FILE *f)
@@ -376,7 +406,13 @@ counts(const struct report *r, const struct rtarget *t, FILE *f)
 		snprintf(split, sizeof split, " (%llu reads, %llu writes)",
 		    (unsigned long long)t->read_hits,
 		    (unsigned long long)t->write_hits);
-	if (counted != NULL && t->tallied)
+	if (counted != NULL && t->conditioned && t->tallied)
+		out(f, "  %s %s counted by %s; %llu tallied by writer%s; "
+		    "%llu matched --if '%s'\n  initial %s  latest %s%s\n",
+		    counted, what, counter(r), (unsigned long long)
+		    t->tallied_hits, split, (unsigned long long)t->matched_hits,
+		    r->armed.condition.text, wp_field_text(init), ls, changed);
+	else if (counted != NULL && t->tallied)
 		out(f, "  %s %s counted by the kernel; %llu tallied by "
 		    "writer in the kernel%s; %llu sampled\n  initial %s  "
 		    "latest %s%s\n", counted, what,
@@ -385,8 +421,7 @@ counts(const struct report *r, const struct rtarget *t, FILE *f)
 	else if (counted != NULL)
 		out(f, "  %s %s counted by %s; %llu attributed to a "
 		    "writer%s%s\n  initial %s  latest %s%s\n", counted, what,
-		    r->backend && strcmp(r->backend, "ptrace_singlestep") == 0 ?
-		    "single-stepping" : "the kernel", hits, split, lower,
+		    counter(r), hits, split, lower,
 		    wp_field_text(init), ls, changed);
 	else
 		out(f, "  %llu hits%s%s  initial %s  latest %s%s\n", hits,

@@ -146,6 +146,25 @@ process(const struct report *r, FILE *f)
 		out(f, "warning  %s\n", s->warn[i]);
 }
 
+/* wp-arm --stop: where the process was left stopped, or its core. */
+static void
+stopped_note(const struct report *r, FILE *f)
+{
+	const struct wp_obs_pass *o = &r->observation;
+
+	if (o->stopped_tid.text == NULL)
+		return;
+	out(f, "stopped  at the first match: thread %s, writer %s, next "
+	    "instruction %s\n", o->stopped_tid.text,
+	    wp_field_text(&o->stopped_writer_ip), wp_field_text(&o->stopped_ip));
+	if (o->stopped_core.text != NULL)
+		out(f, "         its core: %s (gdb -c %s); the process ran on\n",
+		    o->stopped_core.text, o->stopped_core.text);
+	else
+		out(f, "         the process was left stopped: gdb -p %s\n",
+		    wp_field_text(&r->session.pid));
+}
+
 static void
 header(const struct report *r, FILE *f)
 {
@@ -169,6 +188,7 @@ header(const struct report *r, FILE *f)
 	    wp_field_text(&o->inherited), wp_field_text(&o->attached_late),
 	    wp_field_text(&o->unattached), wp_field_text(&o->exited));
 	watch_notes(o, f);
+	stopped_note(r, f);
 	if (o->error.text != NULL)
 		out(f, "error    %s\n", o->error.text);
 }
@@ -256,6 +276,7 @@ report_table(const struct report *r, FILE *f, size_t columns)
 	table_begin(columns);
 	header(r, f);
 	lower_bound_note(r, f);
+	table_last(r, f);
 	for (i = 0; i < r->nt; i++)
 		if (!r->t[i].follow)
 			table_watch(r, &r->t[i], f);

@@ -56,6 +56,10 @@ void	 names_free(char **names, size_t n);
 void	 table_watch(const struct report *r, const struct rtarget *t,
 	    FILE *f);
 void	 table_leaf_writers(const struct rtarget *t, FILE *f);
+/* Samples (or last writes) a[0..n): TID, THREAD, TIME ms, WRITER,
+   VALUE, a header line and a row each. */
+void	 table_samples(const struct report *r, const struct rsample *a,
+	    size_t n, FILE *f);
 
 /* table-chain.c: the site's call chains shown, a line each */
 void	 table_chains(const struct rsite *s, FILE *f);

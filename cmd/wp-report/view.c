@@ -136,6 +136,7 @@ tally_sites(struct rtarget *t, struct wp_hmap *sites)
 			wp_writer_in_copy(&s->writer, &y->writer);
 		}
 		s->hits += y->hits;
+		s->matched += y->matched;
 		if (y->chain != NULL)
 			site_add_chain(s, y->k1, y->k2, y->chain, y->hits);
 		s->conf[y->has_writer ? y->writer.conf : WP_CONF_UNKNOWN] +=
@@ -154,10 +155,12 @@ tally_threads(struct rtarget *t)
 	t->nthr = 0;
 	t->other_thread_hits = 0;
 	t->tallied_hits = 0;
+	t->matched_hits = 0;
 	for (i = 0; i < t->tallies.cap; i++) {
 		if ((y = wp_hmap_slot(&t->tallies, i)) == NULL || spurious(y))
 			continue;
 		t->tallied_hits += y->hits;
+		t->matched_hits += y->matched;
 		for (k = 0; k < t->nthr && t->thr[k].tid != y->tid; k++)
 			;
 		if (k < t->nthr)
@@ -264,6 +267,7 @@ view_target(struct report *r, struct rtarget *t)
 	armed = obs_entry(r->armed.initial, r->armed.ninitial, t->id);
 	t->initial = armed != NULL && armed->initial_value.type != -1 ?
 	    &armed->initial_value : &t->rec.initial_value;
+	t->conditioned = r->armed.condition.text != NULL;
 	if ((t->tallied = t->tallies.n > 0)) {
 		tally_sites(t, &t->tsites);
 		tally_threads(t);

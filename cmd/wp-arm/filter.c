@@ -1,0 +1,372 @@
+/*
+ * --if, --stop and --last in wp-arm, at each write the tracer reports:
+ * the condition, and a tally of every write per (entry, thread,
+ * writer), written at the end so that the report has the matched and
+ * the total count of each writer while only the matching writes are hit
+ * records; the first match stopped at (stop.c says the rest); each
+ * entry's last writes, written when the process ends.
+ */
+#include <sys/syscall.h>
+
+#include <err.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cond.h"
+#include "dwfl.h"
+#include "filter.h"
+#include "hmap.h"
+#include "vocab.h"
+#include "watch.h"
+
+/* A writer's writes to one entry by one thread. */
+struct ftally {
+	size_t		 ti;
+	pid_t		 tid;
+	uint64_t	 ip;		/* the latest trap IP */
+	int		 has_writer_ip;
+	uint64_t	 writer_ip;
+	unsigned	 flags;		/* of its first write: no writer */
+	uint64_t	 hits, matched, unchanged;
+	uint64_t	 first, last;
+};
+
+/* A thread's name, read once. */
+struct fcomm {
+	int		 known;
+	char		 comm[64];
+};
+
+struct filter {
+	struct wp_cond	*cond;
+	const char	*where;		/* the armed record's */
+	struct wp_hmap	 tallies;	/* (ti, tid), writer -> ftally */
+	struct wp_hmap	 comms;		/* tid -> fcomm */
+	/* each entry's value before the next write */
+	int		*has_prev;
+	uint64_t	*prev;
+	/* --stop, and the write stopped at */
+	int		 stop;		/* STOP_* */
+	int		 stopped;
+	pid_t		 stop_tid;
+	int		 stop_has_writer;
+	uint64_t	 stop_writer_ip, stop_ip;
+	char		*core;		/* written by gcore; NULL: none */
+	/* --last: a ring of each entry's last writes, and how many */
+	size_t		 last;
+	struct wp_last_write_rec *ring;	/* nt * last, as written */
+	uint64_t	*nring;
+};
+
+/* Why the filter cannot be used here (e set), or 0. */
+static int
+refuse(const struct watch *w, const struct wp_cond *cond, int stop,
+    struct wp_error *e)
+{
+	const char *opt = cond != NULL ? "--if" : stop != STOP_NONE ?
+	    "--stop" : "--last";
+
+	if (!w->backend->traces)
+		return wp_error_set(e, WP_EXIT_ERROR, "%s: only the tracing "
+		    "backends, ptrace and page, evaluate it (not %s, yet)",
+		    opt, w->backend->name);
+	if (stop == STOP_CORE && stop_gcore_path() == NULL)
+		return wp_error_set(e, WP_EXIT_ERROR, "--stop=core: gcore (of "
+		    "gdb) is not installed: --stop leaves the process stopped "
+		    "for a debugger instead");
+	return 0;
+}
+
+int
+filter_open(struct watch *w, const struct filter_opts *o,
+    struct wp_error *e)
+{
+	struct wp_cond *cond = o->cond;
+	struct filter *f;
+	struct wp_dwfl *d;
+	size_t i;
+
+	if (refuse(w, cond, o->stop, e) == -1) {
+		wp_cond_free(cond);
+		return -1;
+	}
+	if (cond != NULL && (wp_cond_uses(cond) & WP_COND_WRITER)) {
+		if ((d = wp_dwfl_open_pid(w->pid, e)) == NULL ||
+		    wp_cond_resolve(cond, d, e) == -1) {
+			wp_dwfl_close(d);
+			wp_cond_free(cond);
+			return -1;
+		}
+		wp_dwfl_close(d);
+	}
+	f = wp_xcalloc(1, sizeof *f);
+	f->cond = cond;
+	f->stop = o->stop;
+	f->last = o->last;
+	f->ring = wp_xcalloc(w->nt * f->last + 1, sizeof *f->ring);
+	f->nring = wp_xcalloc(w->nt + 1, sizeof *f->nring);
+	f->where = "tracer";
+	wp_hmap_init(&f->tallies, sizeof(struct ftally));
+	wp_hmap_init(&f->comms, sizeof(struct fcomm));
+	f->has_prev = wp_xcalloc(w->nt + 1, sizeof *f->has_prev);
+	f->prev = wp_xcalloc(w->nt + 1, sizeof *f->prev);
+	w->filter = f;
+	/* with a condition, the tallies hold every write */
+	for (i = 0; i < w->nt && cond != NULL; i++)
+		if (w->t[i].chain < 0)
+			w->t[i].tallied_known = 1;
+	return 0;
+}
+
+void
+filter_armed(struct watch *w)
+{
+	size_t i;
+
+	if (w->filter == NULL)
+		return;
+	if (w->filter->cond != NULL) {
+		w->armed.condition = wp_cond_text(w->filter->cond);
+		w->armed.condition_where = w->filter->where;
+	}
+	for (i = 0; i < w->nt; i++) {
+		w->filter->has_prev[i] = w->t[i].has_initial;
+		w->filter->prev[i] = w->t[i].initial;
+	}
+}
+
+/* The name of thread tid, read once; NULL when it cannot be. */
+static const char *
+comm_of(struct watch *w, pid_t tid)
+{
+	struct fcomm *c;
+	int isnew;
+
+	c = wp_hmap_put(&w->filter->comms, (uint64_t)tid, 0, &isnew);
+	if (isnew)
+		c->known = emit_comm(w->pid, tid, c->comm, sizeof c->comm) == 0;
+	return c->known ? c->comm : NULL;
+}
+
+/* Counts write h with value v (when has_v) in its writer's tally. */
+static void
+tally(struct watch *w, size_t ti, const struct wp_hit_rec *h, int has_v,
+    uint64_t v, int matched)
+{
+	struct filter *f = w->filter;
+	struct ftally *y;
+	uint64_t k2;
+	int isnew;
+
+	k2 = h->has_writer_ip ? h->writer_ip : (1ULL << 63) | h->flags;
+	y = wp_hmap_put(&f->tallies, (uint64_t)ti << 32 | (uint32_t)h->tid,
+	    k2, &isnew);
+	if (isnew) {
+		y->ti = ti;
+		y->tid = h->tid;
+		y->has_writer_ip = h->has_writer_ip;
+		y->writer_ip = h->writer_ip;
+		y->flags = h->has_writer_ip ? 0 : h->flags;
+		y->first = v;
+	}
+	y->ip = h->ip;
+	y->hits++;
+	y->matched += matched;
+	y->unchanged += has_v && f->has_prev[ti] && f->prev[ti] == v;
+	y->last = v;
+	w->t[ti].tallied++;
+}
+
+/*
+ * The first matching write: its thread, stopped by the tracer after it,
+ * gets a SIGSTOP that it takes once detached, before it runs another
+ * instruction, so that the whole process stops there; the watch ends.
+ */
+static void
+stop_at(struct watch *w, const struct wp_hit_rec *h)
+{
+	struct filter *f = w->filter;
+
+	f->stopped = 1;
+	f->stop_tid = h->tid;
+	f->stop_has_writer = h->has_writer_ip;
+	f->stop_writer_ip = h->writer_ip;
+	f->stop_ip = h->ip;
+	syscall(SYS_tgkill, w->pid, h->tid, SIGSTOP);
+	w->stop_reason = wp_stop_names[WP_STOP_MATCH];
+}
+
+/* Keeps write h on entry ti in the entry's ring (--last). */
+static void
+record(struct watch *w, size_t ti, const struct wp_hit_rec *h,
+    const struct wp_cond_write *cw)
+{
+	struct filter *f = w->filter;
+
+	f->ring[ti * f->last + f->nring[ti]++ % f->last] =
+	    (struct wp_last_write_rec){ .target = w->t[ti].id,
+	    .tid = h->tid, .time_ns = h->time_ns, .ip = h->ip,
+	    .has_writer_ip = h->has_writer_ip, .writer_ip = h->writer_ip,
+	    .flags = h->has_writer_ip ? 0 : h->flags,
+	    .has_value = cw->has_value, .value = cw->value };
+}
+
+int
+filter_hit(struct watch *w, size_t ti, const struct wp_hit_rec *h)
+{
+	struct filter *f = w->filter;
+	struct wp_cond_write cw;
+	int m;
+
+	memset(&cw, 0, sizeof cw);
+	cw.has_value = h->bytes != NULL && h->nbytes > 0;
+	cw.width = h->nbytes < 8 ? h->nbytes : 8;
+	if (cw.has_value)
+		cw.value = wp_le64(h->bytes, cw.width);
+	cw.has_prev = f->has_prev[ti];
+	cw.prev = f->prev[ti];
+	cw.has_writer = h->has_writer_ip;
+	cw.writer_ip = h->writer_ip;
+	cw.tid = h->tid;
+	if (f->cond != NULL && (wp_cond_uses(f->cond) & WP_COND_THREAD))
+		cw.comm = comm_of(w, h->tid);
+	m = f->cond == NULL || wp_cond_eval(f->cond, &cw);
+	if (f->last > 0)
+		record(w, ti, h, &cw);
+	if (m && f->stop != STOP_NONE && !f->stopped)
+		stop_at(w, h);
+	if (f->cond != NULL)
+		tally(w, ti, h, cw.has_value, cw.value, m);
+	/* counted, not written: as after max events */
+	if (!m)
+		w->t[ti].unwritten++;
+	f->has_prev[ti] = cw.has_value;
+	f->prev[ti] = cw.value;
+	return m;
+}
+
+/* Entry ti's last writes, oldest first, as last_write records. */
+static void
+emit_last(struct watch *w, size_t ti, const char *end)
+{
+	struct filter *f = w->filter;
+	struct wp_last_write_rec *r;
+	uint64_t n = f->nring[ti], k, first;
+
+	first = n > f->last ? n - f->last : 0;
+	for (k = first; k < n; k++) {
+		r = &f->ring[ti * f->last + k % f->last];
+		r->seq = k - first;
+		r->of = n - first;
+		r->end = end;
+		if (emit_last_write(w, r) == -1)
+			return;
+	}
+}
+
+/* With --last, when the process died or exited: every ring. */
+static void
+emit_rings(struct watch *w)
+{
+	char end[64];
+	size_t i;
+
+	if (w->filter->last == 0 || (w->died_signal == 0 &&
+	    !w->has_exit_status))
+		return;
+	if (w->died_signal != 0)
+		snprintf(end, sizeof end, "%s", watch_signame(w->died_signal));
+	else
+		snprintf(end, sizeof end, "exit %d", w->exit_status);
+	for (i = 0; i < w->nt; i++)
+		if (w->t[i].chain < 0)
+			emit_last(w, i, end);
+}
+
+int
+filter_died(const struct watch *w)
+{
+	return w->filter != NULL && w->filter->last > 0 && w->died_signal;
+}
+
+void
+filter_emit(struct watch *w)
+{
+	struct wp_tally_rec r;
+	struct ftally *y;
+	size_t i;
+
+	if (w->filter == NULL)
+		return;
+	emit_rings(w);
+	if (w->filter->cond == NULL)
+		return;
+	for (i = 0; i < w->filter->tallies.cap; i++) {
+		if ((y = wp_hmap_slot(&w->filter->tallies, i)) == NULL)
+			continue;
+		r = (struct wp_tally_rec){ .target = w->t[y->ti].id,
+		    .tid = y->tid, .ip = y->ip, .hits = y->hits,
+		    .first = y->first, .last = y->last,
+		    .unchanged = y->unchanged,
+		    .time_ns = watch_time(w, wp_now_ns()),
+		    .has_writer_ip = y->has_writer_ip,
+		    .writer_ip = y->writer_ip, .flags = y->flags,
+		    .has_matched = 1, .matched = y->matched };
+		if (emit_tally(w, &r) == -1)
+			return;
+	}
+}
+
+void
+filter_free(struct watch *w)
+{
+	struct filter *f = w->filter;
+
+	if (f == NULL)
+		return;
+	wp_cond_free(f->cond);
+	free(f->core);
+	free(f->ring);
+	free(f->nring);
+	wp_hmap_free(&f->tallies);
+	wp_hmap_free(&f->comms);
+	free(f->has_prev);
+	free(f->prev);
+	free(f);
+	w->filter = NULL;
+}
+
+void
+filter_stopped(struct watch *w)
+{
+	struct filter *f = w->filter;
+
+	if (f == NULL || !f->stopped)
+		return;
+	if (stop_wait(w->pid) == -1) {
+		warnx("--stop: process %d did not stop after the write "
+		    "(thread %d); it runs on", (int)w->pid, (int)f->stop_tid);
+		return;
+	}
+	if (f->stop == STOP_CORE)
+		f->core = stop_core(w->pid);
+	stop_say(w, f->stop_tid, f->stop_has_writer, f->stop_writer_ip,
+	    f->stop_ip, f->core);
+}
+
+void
+filter_observe(const struct watch *w, struct wp_observation *o)
+{
+	const struct filter *f = w->filter;
+
+	if (f == NULL || !f->stopped)
+		return;
+	o->stopped_tid = f->stop_tid;
+	o->stopped_has_writer = f->stop_has_writer;
+	o->stopped_writer_ip = f->stop_writer_ip;
+	o->stopped_ip = f->stop_ip;
+	o->stopped_core = f->core;
+}

@@ -1,0 +1,82 @@
+/*
+ * filter: wp-arm --if, what watch_hit asks of each write before it is
+ * written: the condition (lib/cond.h), evaluated in the tracer for the
+ * backends that trace (ptrace, page), and every write's tally per
+ * writer and thread, matched or not, written as tally records at the
+ * end.  Hits on follow chains are not filtered.  --stop: the first
+ * matching write leaves the process stopped after it, for a debugger
+ * (or, --stop=core, for gcore).
+ */
+#ifndef WPARM_FILTER_H
+#define WPARM_FILTER_H
+
+#include <sys/types.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "record.h"
+#include "util.h"
+
+struct watch;
+struct wp_cond;
+struct wp_observation;
+
+/* --stop: none, stop, or stop and write a core with gcore */
+enum { STOP_NONE, STOP_STAY, STOP_CORE };
+
+#define LAST_MAX	65536	/* --last at most */
+
+/* What the options ask of the filter. */
+struct filter_opts {
+	struct wp_cond	*cond;		/* --if; NULL: every write matches */
+	int		 stop;		/* --stop: STOP_* */
+	size_t		 last;		/* --last: writes kept; 0: none */
+};
+
+/*
+ * Takes o->cond (the filter owns it from then on) for the watch: its
+ * writer names are bound to ranges in w->pid now, before arming.  0, or
+ * -1 with e set (a name no module has, a backend that cannot, gcore not
+ * installed).
+ */
+int	 filter_open(struct watch *w, const struct filter_opts *o,
+	    struct wp_error *e);
+/* The armed record's condition and where it is evaluated. */
+void	 filter_armed(struct watch *w);
+/*
+ * Write h on entry ti: counted in its tally; 1 when it matches (watch_hit
+ * then writes it), 0 when not.
+ */
+int	 filter_hit(struct watch *w, size_t ti, const struct wp_hit_rec *h);
+/*
+ * The tallies, once the backend disarmed; with --last, when the process
+ * died or exited, each target's last writes (last_write records).
+ */
+void	 filter_emit(struct watch *w);
+/* Whether --last saw the process die of a signal (wp-arm exits 6). */
+int	 filter_died(const struct watch *w);
+/*
+ * After the watch, with --stop: says on stderr where the process was
+ * left stopped and how to look (gdb -p PID), or writes its core and
+ * lets it run on (STOP_CORE).
+ */
+void	 filter_stopped(struct watch *w);
+/* The observation's stopped_at. */
+void	 filter_observe(const struct watch *w, struct wp_observation *o);
+void	 filter_free(struct watch *w);
+
+/* stop.c: what --stop does once the process was left stopped. */
+/* gcore's path on PATH (static), or NULL when it is not installed. */
+const char *stop_gcore_path(void);
+/* Waits (a second at most) until process pid is stopped: 0, or -1. */
+int	 stop_wait(pid_t pid);
+/* Writes the stopped process's core with gcore and lets it run on
+   (SIGCONT): the file (the caller frees it), or NULL, said why. */
+char	*stop_core(pid_t pid);
+/* Says on stderr where the process stopped (writer named where it can
+   be) and how to look at it, or where its core is (core not NULL). */
+void	 stop_say(struct watch *w, pid_t tid, int has_writer,
+	    uint64_t writer_ip, uint64_t ip, const char *core);
+
+#endif

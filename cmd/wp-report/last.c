@@ -1,0 +1,95 @@
+/*
+ * wp-arm --last: the last writes to each target before the process
+ * died or exited (last_write records), kept per target and printed
+ * first, in the table and in the JSON document.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "reader.h"
+#include "report.h"
+#include "table.h"
+#include "util.h"
+
+#define MAXLAST	256	/* the last writes kept per target */
+
+/* Its "end" member ("SIGSEGV", "exit 0") into t->last_end. */
+static void
+last_end(const struct wp_record *rec, struct rtarget *t)
+{
+	int v = wp_json_get(rec->j, 0, "end");
+
+	if (wp_json_str(rec->j, v, t->last_end, sizeof t->last_end) == -1)
+		snprintf(t->last_end, sizeof t->last_end, "the end");
+}
+
+void
+last_add(struct report *r, const struct wp_hit_in *h,
+    const struct wp_record *rec, struct rtarget *t)
+{
+	struct rsample *sm;
+	int64_t seq, of;
+
+	(void)r;
+	if (wp_json_int(rec->j, wp_json_get(rec->j, 0, "seq"), &seq) == -1 ||
+	    wp_json_int(rec->j, wp_json_get(rec->j, 0, "of"), &of) == -1 ||
+	    of - seq > MAXLAST)
+		return;
+	if (t->lasts == NULL)
+		t->lasts = wp_xcalloc(MAXLAST, sizeof *t->lasts);
+	if (t->nlasts == MAXLAST) {
+		wp_writer_in_free(&t->lasts[0].writer);
+		wp_value_in_free(&t->lasts[0].value);
+		memmove(t->lasts, t->lasts + 1, --t->nlasts * sizeof *t->lasts);
+	}
+	sm = &t->lasts[t->nlasts++];
+	memset(sm, 0, sizeof *sm);
+	sm->trap = h->ip;
+	sm->wip = h->exact ? h->writer_ip : 0;
+	sm->tid = h->has_tid ? h->tid : -1;
+	sm->time_ns = h->time_ns;
+	sm->has_writer = wp_rec_read_writer(h, &sm->writer, 1) == 0;
+	sm->has_value = wp_rec_read_value(h, &sm->value) == 0;
+	last_end(rec, t);
+}
+
+void
+last_free(struct rtarget *t)
+{
+	size_t j;
+
+	for (j = 0; j < t->nlasts; j++) {
+		wp_writer_in_free(&t->lasts[j].writer);
+		wp_value_in_free(&t->lasts[j].value);
+	}
+	free(t->lasts);
+}
+
+void
+table_last(const struct report *r, FILE *f)
+{
+	const struct rtarget *t;
+	size_t i;
+
+	for (i = 0; i < r->nt; i++) {
+		t = &r->t[i];
+		if (t->nlasts == 0)
+			continue;
+		out(f, "\nthe last %zu writes to %s (target %d, %s) before %s, "
+		    "the last one last:\n", t->nlasts,
+		    wp_field_text(&t->rec.input), t->id,
+		    wp_field_text(&t->rec.runtime_addr), t->last_end);
+		table_samples(r, t->lasts, t->nlasts, f);
+	}
+}
+
+void
+doc_last(const struct report *r, const struct rtarget *t, struct wp_jw *w)
+{
+	if (t->nlasts == 0)
+		return;
+	wp_jw_obj(w, "last_writes");
+	wp_jw_str(w, "before", t->last_end);
+	doc_samples(r, "writes", t->lasts, t->nlasts, w);
+	wp_jw_end(w);
+}

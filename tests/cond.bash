@@ -1,0 +1,163 @@
+# Scenarios of wp-arm --if (and --stop, --last), written once and run
+# against each backend that evaluates conditions in the tracer
+# (tests/64-arm-conditions.bats: page with 100,002 writes, ptrace with
+# fewer, as it single-steps).  Each takes the backend and the writes per
+# thread of tests/targets/cond-writers.c, and asserts exact counts
+# against the target's own.
+
+# target_count NAME: what the target printed for NAME ("good 33334").
+target_count() {
+	awk -v k="$1" '$1 == k { print $2 }' "$TOUT"
+}
+
+# cond_watch BACKEND N EXPR [CW-ARGS...]: cond-writers -n N [CW-ARGS]
+# watched with --if EXPR (and the wp-arm options in COND_ARM) until
+# wp-arm ends; $WOUT decoded into $WDEC.
+cond_watch() {
+	local backend=$1 n=$2 expr=$3
+	shift 3
+	start_target cond-writers -n "$n" "$@"
+	watch_start wpt_cell -- --backend "$backend" -d 600s --if "$expr" \
+		${COND_ARM[@]+"${COND_ARM[@]}"}
+	kill -USR1 "$TPID"
+	watch_wait
+	WDEC=$WOUT.dec
+	wp-decode < "$WOUT" > "$WDEC"
+}
+
+# pc_of_thread TID [GDB-ARGS...]: the pc gdb shows for thread TID.
+pc_of_thread() {
+	local tid=$1
+	shift
+	gdb -batch -nx "$@" -ex 'thread apply all p/x $pc' 2> /dev/null |
+		awk -v lwp="(LWP $tid)" 'index($0, lwp) { getline; print $3; exit }'
+}
+
+# The first write of 0 leaves the process stopped right after it: gdb
+# attaches and finds the writing thread at the next instruction, and
+# the target runs to its end once continued, its counts unchanged.
+scenario_cond_stop() {
+	local n=$2 tid ip wip
+	COND_ARM=(--stop)
+	cond_watch "$1" "$n" 'value == 0'
+	COND_ARM=()
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(obs .stop_reason)" stopped_at_match
+	assert_equal "$(hits)" 1
+	tid=$(obs .stopped_at.tid)
+	ip=$(obs .stopped_at.ip)
+	wip=$(obs .stopped_at.writer_ip)
+	assert_equal "$(jq -r 'select(.type=="hit") | "\(.tid) \(.ip) \(.writer.function)"' "$WDEC")" "$tid $ip rare_writer"
+	assert_equal "$wip" "$(jq -r 'select(.type=="hit") | .writer_ip' "$WDEC")"
+	# the writer is mov qword ptr [rip + X], rdi: 7 bytes
+	run jq -r 'select(.type=="hit") | .writer.insn' "$WDEC"
+	assert_output --regexp '^mov qword ptr \[rip \+ 0x[0-9a-f]+\], rdi$'
+	assert_equal "$ip" "$(hexadd "$wip" 7)"
+	assert_equal "$(grep -c . "$WERR")" 4
+	run cat "$WERR"
+	assert_line --index 0 "wp-arm: the first matching write: pid $TPID thread $tid writer rare_writer+0x0 at $wip, next instruction $ip"
+	assert_line --index 2 "    gdb -p $TPID"
+	assert_equal "$(awk '{ print $3 }' "/proc/$TPID/stat")" T
+	assert_equal "$(pc_of_thread "$tid" -p "$TPID")" "$ip"
+	# still stopped after gdb let go; then it runs on, its counts whole
+	assert_equal "$(awk '{ print $3 }' "/proc/$TPID/stat")" T
+	kill -CONT "$TPID"
+	wait_for "$TOUT" '^done' 60
+	assert_equal "$(target_count zero)" 1
+	assert_equal "$(target_count rare)" "$n"
+	wait "$TPID"
+}
+
+# tally_of FUNCTION FIELD: the sum of FIELD (hits, matched) over the
+# tallies of the writer FUNCTION.
+tally_of() {
+	jq -s --arg f "$1" --arg k "$2" \
+		'[.[] | select(.type=="tally" and .writer.function==$f) | .[$k]] | add // 0' "$WDEC"
+}
+
+# The rare writer writes 0 once: that write alone is a hit, and every
+# write of each writer is counted, as many as the target made.
+scenario_cond_zero() {
+	local n=$2 total
+	cond_watch "$1" "$n" 'value == 0'
+	wait_for "$TOUT" '^done' 30
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(target_count zero)" 1
+	assert_equal "$(hits)" 1
+	assert_equal "$(jq -r 'select(.type=="hit") | .writer.function' "$WDEC")" rare_writer
+	assert_equal "$(jq -r 'select(.type=="hit") | .written_value.value' "$WDEC")" 0x0
+	assert_equal "$(tally_of good_writer hits)" "$(target_count good)"
+	assert_equal "$(tally_of busy_writer hits)" "$(target_count busy)"
+	assert_equal "$(tally_of rare_writer hits)" "$(target_count rare)"
+	assert_equal "$(tally_of good_writer matched)" 0
+	assert_equal "$(tally_of busy_writer matched)" 0
+	assert_equal "$(tally_of rare_writer matched)" 1
+	total=$(( 3 * n ))
+	assert_equal "$(obs '.targets[0].counted')" "$total"
+	assert_equal "$(obs '.targets[0].hits')" 1
+	assert_equal "$(obs '.targets[0].lost')" 0
+	assert_equal "$(obs .counts_are_lower_bound)" false
+	assert_equal "$(jq -r 'select(.type=="armed") | "\(.condition) \(.condition_where)"' "$WOUT")" "value == 0 tracer"
+	# the report: each writer's total and matched count
+	run --separate-stderr wp-report "$WDEC"
+	assert_success
+	assert_output --partial "$total writes counted by"
+	assert_output --partial "; $total tallied by writer; 1 matched --if 'value == 0'"
+	assert_line --regexp "^ +$n +0  exact +good_writer\+0x0 "
+	assert_line --regexp "^ +$n +1  exact +rare_writer\+0x0 "
+	run --separate-stderr wp-report --json "$WDEC"
+	assert_equal "$(jq -c '.watches[0] | [.matched_hits, ([.writer_sites[] | [.writer_function, .hits, .matched]] | sort)]' <<< "$output")" \
+		"[1,[[\"busy_writer\",$n,0],[\"good_writer\",$n,0],[\"rare_writer\",$n,1]]]"
+}
+
+# A stray writer among good ones: only its write is reported.
+scenario_cond_stray() {
+	local n=$2
+	cond_watch "$1" "$n" 'writer != good_writer' -s
+	wait_for "$TOUT" '^done' 30
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(target_count stray)" 1
+	assert_equal "$(hits)" 1
+	assert_equal "$(jq -r 'select(.type=="hit") | "\(.writer.function) \(.written_value.value)"' "$WDEC")" "stray_writer 0xbad"
+	assert_equal "$(tally_of good_writer hits)" "$(target_count good)"
+	assert_equal "$(tally_of good_writer matched)" 0
+	assert_equal "$(tally_of stray_writer hits)" 1
+	assert_equal "$(tally_of stray_writer matched)" 1
+	assert_equal "$(obs '.targets[0].lost')" 0
+	assert_equal "$(obs .counts_are_lower_bound)" false
+}
+
+# A list head written from three sites, then garbage from a fourth, and
+# the program dies of SIGSEGV walking it: --last 8 keeps the last eight
+# writes, the garbage one last, and wp-arm exits 6.
+scenario_last() {
+	local addr
+	start_target crash-list -n 30
+	watch_start wpt_head -- --backend "$1" -d 600s --last 8
+	kill -USR1 "$TPID"
+	watch_wait
+	local tst=0
+	wait "$TPID" || tst=$?
+	assert_equal "$tst" $(( 128 + 11 ))
+	assert_equal "$WSTATUS" 6
+	assert_equal "$(obs .stop_reason) $(obs .stop_detail)" "target_exited SIGSEGV"
+	assert_equal "$(hits)" 31
+	WDEC=$WOUT.dec
+	wp-decode < "$WOUT" > "$WDEC"
+	run jq -r 'select(.type=="last_write") | "\(.seq)/\(.of) \(.end) \(.writer.function) \(.written_value.value)"' "$WDEC"
+	assert_equal "${#lines[@]}" 8
+	assert_line --index 0 --regexp '^0/8 SIGSEGV push_again 0x'
+	assert_line --index 1 --regexp '^1/8 SIGSEGV push_front 0x'
+	assert_line --index 2 --regexp '^2/8 SIGSEGV push_spare 0x'
+	assert_line --index 6 --regexp '^6/8 SIGSEGV push_again 0x'
+	assert_line --index 7 '7/8 SIGSEGV corrupt_head 0xdead0000'
+	# they are the last eight hits: thread, writer, value
+	assert_equal "$(jq -s -c '[.[] | select(.type=="last_write") | [.tid, .writer_ip, .new_value]]' "$WOUT")" \
+		"$(jq -s -c '[.[] | select(.type=="hit") | [.tid, .writer_ip, .new_value]] | .[-8:]' "$WOUT")"
+	addr=$(jq -r 'select(.type=="target") | .runtime_addr' "$WOUT")
+	run --separate-stderr wp-report "$WDEC"
+	assert_success
+	assert_line --index 0 --partial "process  pid $TPID  crash-list"
+	assert_output --partial "the last 8 writes to wpt_head (target 0, $addr) before SIGSEGV, the last one last:"
+	assert_line --regexp '^ +[0-9]+ crash-list +[0-9.]+  corrupt_head\+0x0 +0xdead0000$'
+}

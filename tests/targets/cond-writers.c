@@ -1,0 +1,92 @@
+/*
+ * cond-writers [-n writes] [-s]
+ *
+ * Prints one JSON line (pid, the cell's address), waits for SIGUSR1,
+ * then three threads write wpt_cell n times each in a tight loop, each
+ * through its own writer: good_writer, busy_writer and rare_writer.
+ * Only rare_writer ever writes 0, once, at its middle write.  -s: a
+ * stray instead: the first two threads both write through good_writer,
+ * and the third through good_writer but for its middle write, made by
+ * stray_writer (0xbad).  Prints each writer's count ("good N", ...,
+ * "zero N": the writes of 0), then "done" and exits 0.
+ */
+#include <pthread.h>
+#include <stdint.h>
+
+#include "wpt.h"
+
+volatile long wpt_cell = 1;
+
+static long nwrites = 1000;
+static int stray;
+static pthread_barrier_t go;
+static long ngood, nbusy, nrare, nstray, nzero;
+
+/* Four writers of the same store, each its own function. */
+#define WRITER(name) \
+	__attribute__((noinline)) void name(long v) { wpt_cell = v; }
+WRITER(good_writer)
+WRITER(busy_writer)
+WRITER(rare_writer)
+WRITER(stray_writer)
+
+static void *
+worker(void *arg)
+{
+	long id = (long)(intptr_t)arg, i, n[4] = { 0, 0, 0, 0 }, z = 0;
+
+	pthread_barrier_wait(&go);
+	for (i = 0; i < nwrites; i++) {
+		if (id == 1 || (stray && (id == 2 || i != nwrites / 2))) {
+			good_writer(id * 1000000 + i + 1);
+			n[0]++;
+		} else if (id == 2) {
+			busy_writer(id * 1000000 + i + 1);
+			n[1]++;
+		} else if (stray) {
+			stray_writer(0xbad);
+			n[3]++;
+		} else {
+			rare_writer(i == nwrites / 2 ? 0 : id * 1000000 + i + 1);
+			z += i == nwrites / 2;
+			n[2]++;
+		}
+	}
+	__atomic_add_fetch(&ngood, n[0], __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&nbusy, n[1], __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&nrare, n[2], __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&nstray, n[3], __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&nzero, z, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+int
+main(int argc, char *argv[])
+{
+	pthread_t th[3];
+	long i;
+	int ch;
+
+	while ((ch = getopt(argc, argv, "n:s")) != -1) {
+		switch (ch) {
+		case 'n': nwrites = atol(optarg); break;
+		case 's': stray = 1; break;
+		default: return 64;
+		}
+	}
+	wpt_block_go();
+	pthread_barrier_init(&go, NULL, 4);
+	for (i = 0; i < 3; i++)
+		pthread_create(&th[i], NULL, worker, (void *)(intptr_t)(i + 1));
+	printf("{\"pid\":%d,\"cell\":\"0x%lx\"}\n", (int)getpid(),
+	    WPT_ADDR(&wpt_cell));
+	fflush(stdout);
+	wpt_wait_go();
+	pthread_barrier_wait(&go);
+	for (i = 0; i < 3; i++)
+		pthread_join(th[i], NULL);
+	printf("good %ld\nbusy %ld\nrare %ld\nstray %ld\nzero %ld\ndone\n",
+	    ngood, nbusy, nrare, nstray, nzero);
+	fflush(stdout);
+	return 0;
+}
