@@ -156,14 +156,31 @@ if command -v perf > /dev/null; then
 	row perf-record perf-record
 fi
 
-# per hit, one thread
-plain=$(loop_ns "$N" 0)
-wbpf=$(loop_ns "$N" 0 bpf); read -r bc bh bl < "$work/counts"
-wperf=$(loop_ns "$N" 0 perf); read -r pc ph pl < "$work/counts"
-read -r _ floor_ns _ floor_samples < <("$B/bench/bp-floor" "$N" | head -n 1)
-floor_plain=$("$B/bench/bp-floor" "$N" | awk '/^plain/ { print $2 }')
-# the same in-process floor with wp-arm's event attributes (clock, cpu, inherit)
-read -r _ floorwp_ns _ _ < <(taskset -c 0 "$B/bench/bp-floor" "$N" wp | head -n 1)
+# per hit, one thread: the median of three runs each, taken in turns
+# med FILE: the median of the numbers in FILE
+med() { sort -n "$1" | sed -n 2p; }
+# floor_cost COMMAND...: ns per hit of one in-process floor run (its
+# loop with the breakpoint, less the same loop without), and its samples
+floor_cost() {
+	"$@" | awk -v n="$N" '
+	    $1 == "ns" { t = $2; s = $4 } $1 == "plain" { p = $2 }
+	    END { printf "%.0f %d\n", (t - p) / n, s }'
+}
+: > "$work/plain"; : > "$work/wbpf"; : > "$work/wperf"; : > "$work/fl"; : > "$work/flwp"
+for i in 1 2 3; do
+	loop_ns "$N" 0 >> "$work/plain"
+	loop_ns "$N" 0 bpf >> "$work/wbpf"; read -r bc bh bl < "$work/counts"
+	loop_ns "$N" 0 perf >> "$work/wperf"; read -r pc ph pl < "$work/counts"
+	floor_cost "$B/bench/bp-floor" "$N" >> "$work/fl"
+	# the same in-process floor with wp-arm's event attributes (clock,
+	# cpu, inherit)
+	floor_cost taskset -c 0 "$B/bench/bp-floor" "$N" wp >> "$work/flwp"
+done
+plain=$(med "$work/plain")
+wbpf=$(med "$work/wbpf")
+wperf=$(med "$work/wperf")
+read -r fc floor_samples < <(sort -n "$work/fl" | sed -n 2p)
+fcw=$(sort -n "$work/flwp" | sed -n 2p | cut -d' ' -f1)
 
 gdb_cost=""
 if [ "$NG" -gt 0 ] && command -v gdb > /dev/null; then
@@ -194,8 +211,7 @@ t() { cat "$work/t.$1" 2> /dev/null || echo 0; }
 echo "issue 23 ratios (goal beside each; three-thread loop $((R * 12)) writes, median of 3):"
 awk -v f="$(t floor)" -v b="$(t bpf)" -v br="$(t bpf-regs)" -v p="$(t perf)" \
     -v pr="$(t perf-record)" -v u="$(t unwatched)" \
-    -v n="$N" -v pl="$plain" -v wb="$wbpf" -v wp="$wperf" -v fl="$floor_ns" -v fp="$floor_plain" 'BEGIN {
-	fc = (fl - fp) / n
+    -v n="$N" -v pl="$plain" -v wb="$wbpf" -v wp="$wperf" -v fc="$fc" 'BEGIN {
 	if (f > 0) {
 		printf "  wp-arm bpf / BPF tally floor:          %5.2f  (goal <= 1.25)\n", b / f
 		printf "  wp-arm bpf --regs / BPF tally floor:   %5.2f  (goal <= 1.50)\n", br / f
@@ -225,12 +241,11 @@ echo
 echo "a tight loop on three threads, $((R * 12)) writes (ns of guest time, median of 3):"
 cat "$rows"
 echo
-awk -v n="$N" -v p="$plain" -v wb="$wbpf" -v wp="$wperf" -v f="$floor_ns" -v fp="$floor_plain" \
-    -v fs="$floor_samples" -v fw="$floorwp_ns" -v g="$gdb_cost" 'BEGIN {
-	fc = (f - fp) / n
-	printf "cost per hit, one thread, %d writes, ns of guest time (floor sampled %d):\n", n, fs
+awk -v n="$N" -v p="$plain" -v wb="$wbpf" -v wp="$wperf" -v fc="$fc" \
+    -v fs="$floor_samples" -v fw="$fcw" -v g="$gdb_cost" 'BEGIN {
+	printf "cost per hit, one thread, %d writes, ns of guest time, median of 3 (floor sampled %d):\n", n, fs
 	printf "  in-process breakpoint sampling (floor): %9.0f\n", fc
-	printf "  the floor with wp-arm'"'"'s attributes:    %9.0f\n", (fw - fp) / n
+	printf "  the floor with wp-arm'"'"'s attributes:    %9.0f\n", fw
 	printf "  with wp-arm (bpf) attached:             %9.0f\n", (wb - p) / n
 	printf "  with wp-arm --backend perf attached:    %9.0f\n", (wp - p) / n
 	if (g != "") printf "  gdb hardware watchpoint:                %9.0f\n", g
