@@ -10,16 +10,7 @@
 #include <linux/ptrace.h>
 #include <bpf/bpf_helpers.h>
 
-struct key {
-	__u64	ip;
-	__u32	tid;
-	__u32	pad;
-};
-
-struct val {
-	__u64	hits;
-	__u64	last;
-};
+#include "tally-floor.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

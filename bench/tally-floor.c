@@ -24,16 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
-struct key {
-	__u64	ip;
-	__u32	tid;
-	__u32	pad;
-};
-
-struct val {
-	__u64	hits;
-	__u64	last;
-};
+#include "tally-floor.h"
 
 static int
 open_bp(unsigned long addr, int len, int tid)
