@@ -1,36 +1,62 @@
 #!/bin/bash
 # Runs inside the QEMU guest (tests/vm/run-guest --bench), where
-# breakpoints fire.  Prints, from one run:
-#   - the run time of a tight loop on three threads (tests/targets/stress)
-#     unwatched and under each backend, perf record and the in-process
-#     BPF tally floor (bench/bpf-floor), as ratios, with the counts;
-#   - per backend, the highest write rate with exact counts and no lost
-#     sample;
-#   - the target's cost per hit with wp-arm attached, as ratios to the
-#     in-process breakpoint-sampling floor (bench/bp-floor.c) and to
-#     gdb's hardware watchpoint on the same loop;
-#   - the highest hit rate with zero lost records for the default ring.
+# breakpoints fire.  Prints, from one run, first the ratios of issue 23
+# with their goals beside them, then the rows they come from:
+#   - the run time of a tight loop on three threads (tests/targets/stress,
+#     one thread created after the go) unwatched, under each backend,
+#     under perf record -c 1 and under the BPF tally floor (bench/
+#     tally-floor: a BPF program on the same breakpoints that only
+#     counts), the median of three runs each, with the counts of every
+#     run (exact: the tallies and the kernel's count equal the target's
+#     own, in every run) and where the last sample fell (its time after
+#     the first, as a share of the loop's run time);
+#   - the target's cost per hit, on one thread (bench/hit-loop), with
+#     wp-arm attached (bpf, the default, and perf) as ratios to the
+#     in-process breakpoint-sampling floor (bench/bp-floor.c), and gdb's
+#     hardware watchpoint on the same loop;
+#   - per backend, the highest write rate with exact counts and every
+#     hit written (--all-hits).
 # Absolute times under TCG mean nothing; the ratios are the result.
+# bench/callchain-cost.sh runs alone: tests/vm/run-guest --bench
+# callchain-cost.
 set -u
 B=${WP_BUILD:-/wp/build}
 N=${WP_BENCH_HITS:-20000}
 NG=${WP_BENCH_GDB_HITS:-300}
+R=${WP_BENCH_ROUNDS:-500}
 work=$(mktemp -d)
+rows=$work/rows
+: > "$rows"
+# every hit sampled: an option of wp-arm builds from issue 23 on
+all=()
+wp-arm --help 2>&1 | grep -q -- --all-hits && all=(--all-hits)
 
-# loop_ns N SPIN [watch]: the loop's time, unwatched or under wp-arm
+# armed PID: waits until wp-arm (PID) has armed, or has ended
+armed() {
+	until grep -q '"type":"armed"' "$work/arm.out" 2>/dev/null || ! kill -0 "$1" 2> /dev/null; do
+		sleep 0.05
+	done
+}
+
+# loop_ns N SPIN [BACKEND [wp-arm ARGS]]: the loop's time, unwatched or
+# under wp-arm; wp-arm's counts into $work/counts
 loop_ns() {
-	local out=$work/loop.out pid
-	"$B/bench/hit-loop" "$1" "$2" > "$out" &
+	local out=$work/loop.out pid n=$1 spin=$2 be=${3:-}
+	shift 2
+	[ $# -gt 0 ] && shift
+	rm -f "$work/arm.out"
+	"$B/bench/hit-loop" "$n" "$spin" > "$out" &
 	pid=$!
 	until [ -s "$out" ]; do sleep 0.05; done
-	if [ "${3:-}" = watch ]; then
-		rm -f "$work/arm.out"
-		wp-resolve -p "$pid" hitvar | wp-arm --backend perf -d 600s -n 100000000 > "$work/arm.out" &
-		until grep -q '"type":"armed"' "$work/arm.out" 2>/dev/null; do sleep 0.05; done
+	if [ -n "$be" ]; then
+		wp-resolve -p "$pid" hitvar | wp-arm --backend "$be" -d 600s \
+		    -n 100000000 "$@" > "$work/arm.out" &
+		armed $!
 		kill -USR1 "$pid"
 		wait
-		jq -r 'select(.type=="observation") | "\(.accepted_hits) \(.lost_events.total) \(.stop_reason)"' \
-			"$work/arm.out" > "$work/counts"
+		jq -rs '(map(select(.type=="observation"))[0]) as $o |
+		    "\($o.targets[0].counted) \(map(select(.type=="hit")) | length) \($o.lost_events.total)"' \
+		    "$work/arm.out" > "$work/counts"
 	else
 		kill -USR1 "$pid"
 		wait "$pid"
@@ -38,16 +64,126 @@ loop_ns() {
 	awk '/^ns/ { print $2 }' "$out"
 }
 
-plain=$(loop_ns "$N" 0)
-watched=$(loop_ns "$N" 0 watch)
-read -r wp_hits wp_lost _ < "$work/counts"
-read -r _ floor_ns _ floor_samples < <("$B/bench/bp-floor" "$N" | head -n 1)
-floor_plain=$("$B/bench/bp-floor" "$N" | awk '/^plain/ { print $2 }')
-# the same in-process floor with wp-arm's event attributes (clock, cpu, inherit)
-read -r _ floorwp_ns _ _ < <(taskset -c 0 "$B/bench/bp-floor" "$N" wp | head -n 1)
+# stress_run HOW [wp-arm ARGS]: HOW is none, perf-record, floor or wp;
+# prints "ns writes counted hits tallied span" of one run (- where not
+# known; span: the last sample's time after the first, per cent of the
+# loop's run time)
+stress_run() {
+	local how=$1 out=$work/s.out pid addr rp fl
+	shift
+	rm -f "$out" "$work/arm.out" "$work/floor.out"
+	"$B/targets/stress" -t 2 -r "$R" > "$out" &
+	pid=$!
+	until [ -s "$out" ]; do sleep 0.05; done
+	addr=$(head -n 1 "$out" | jq -r .stress)
+	case $how in
+	none)
+		kill -USR1 "$pid"; wait "$pid" ;;
+	perf-record)
+		perf record -q -e "mem:$addr:w" -c 1 -p "$pid" -o "$work/perf.data" > /dev/null 2>&1 &
+		rp=$!
+		sleep 2
+		kill -USR1 "$pid"; wait "$pid"
+		kill -INT "$rp" 2> /dev/null; wait "$rp" ;;
+	floor)
+		"$B/bench/tally-floor" "$pid" "$addr" 8 "$B/bench/tally-floor.bpf.o" > "$work/floor.out" &
+		fl=$!
+		until grep -q armed "$work/floor.out" 2>/dev/null || ! kill -0 "$fl" 2> /dev/null; do
+			sleep 0.05
+		done
+		kill -USR1 "$pid"; wait "$pid"; wait "$fl" ;;
+	wp)
+		wp-resolve -p "$pid" -l 8 "$addr" | wp-arm -d 600s -n 100000000 "$@" > "$work/arm.out" &
+		armed $!
+		kill -USR1 "$pid"; wait ;;
+	esac
+	local ns w
+	ns=$(awk '$1 == "ns" { print $2 }' "$out")
+	w=$(awk '$1 == "writes" { print $2 }' "$out")
+	printf '%s %s ' "$ns" "$w"
+	case $how in
+	wp)
+		jq -rs --argjson ns "$ns" '(map(select(.type=="observation"))[0]) as $o |
+		    (map(select(.type=="hit")) | map(.time_ns)) as $t |
+		    [$o.targets[0].counted, ($t | length),
+		     (map(select(.type=="tally")) | group_by([.ip, .tid]) | map(last.hits) | add // "-"),
+		     (if ($t | length) > 1 then (($t | max) - ($t | min)) * 100 / $ns | floor else "-" end)] |
+		    map(tostring) | join(" ")' "$work/arm.out" ;;
+	floor)
+		awk '$1 == "tallied" { print $4, "-", $2, "-" }' "$work/floor.out" ;;
+	perf-record)
+		echo "- $(perf script -i "$work/perf.data" -F ip 2> /dev/null | wc -l) - -" ;;
+	*)
+		echo "- - - -" ;;
+	esac
+}
+
+# row NAME HOW [wp-arm ARGS]: three runs; the median's time into $work/t.NAME,
+# a line into $rows; exact: every run's tallies (else samples) and count
+# equal the target's writes
+row() {
+	local name=$1 i line t w c h y s ok=yes
+	shift
+	: > "$work/runs"
+	for i in 1 2 3; do
+		line=$(stress_run "$@")
+		echo "$line" >> "$work/runs"
+		read -r t w c h y s <<< "$line"
+		case $1 in
+		none) ;;
+		perf-record) [ "$h" = "$w" ] || ok=no ;;
+		# per-writer counts: the tallies, else (perf) the samples
+		*) { [ "$c" = "$w" ] && { [ "$y" = "$w" ] ||
+		    { [ "$y" = - ] && [ "$h" = "$w" ]; }; }; } || ok=no ;;
+		esac
+	done
+	line=$(sort -n "$work/runs" | sed -n 2p)
+	read -r t w c h y s <<< "$line"
+	echo "$t" > "$work/t.$name"
+	echo "$s" > "$work/span.$name"
+	echo "$ok" > "$work/exact.$name"
+	printf '  %-22s %12s  writes %s counted %s hits %s tallied %s span %s%%  exact %s\n' \
+	    "$name" "$t" "$w" "$c" "$h" "$y" "$s" "$ok" >> "$rows"
+}
+
+row unwatched none
+row floor floor
+row bpf wp --backend bpf
+row bpf-regs wp --backend bpf --regs
+row perf wp --backend perf
+row perf-regs wp --backend perf --regs
+if command -v perf > /dev/null; then
+	row perf-record perf-record
+fi
+
+# per hit, one thread: the median of three runs each, taken in turns
+# med FILE: the median of the numbers in FILE
+med() { sort -n "$1" | sed -n 2p; }
+# floor_cost COMMAND...: ns per hit of one in-process floor run (its
+# loop with the breakpoint, less the same loop without), and its samples
+floor_cost() {
+	"$@" | awk -v n="$N" '
+	    $1 == "ns" { t = $2; s = $4 } $1 == "plain" { p = $2 }
+	    END { printf "%.0f %d\n", (t - p) / n, s }'
+}
+: > "$work/plain"; : > "$work/wbpf"; : > "$work/wperf"; : > "$work/fl"; : > "$work/flwp"
+for i in 1 2 3; do
+	loop_ns "$N" 0 >> "$work/plain"
+	loop_ns "$N" 0 bpf >> "$work/wbpf"; read -r bc bh bl < "$work/counts"
+	loop_ns "$N" 0 perf >> "$work/wperf"; read -r pc ph pl < "$work/counts"
+	floor_cost "$B/bench/bp-floor" "$N" >> "$work/fl"
+	# the same in-process floor with wp-arm's event attributes (clock,
+	# cpu, inherit)
+	floor_cost taskset -c 0 "$B/bench/bp-floor" "$N" wp >> "$work/flwp"
+done
+plain=$(med "$work/plain")
+wbpf=$(med "$work/wbpf")
+wperf=$(med "$work/wperf")
+read -r fc floor_samples < <(sort -n "$work/fl" | sed -n 2p)
+fcw=$(sort -n "$work/flwp" | sed -n 2p | cut -d' ' -f1)
 
 gdb_cost=""
-if command -v gdb > /dev/null; then
+if [ "$NG" -gt 0 ] && command -v gdb > /dev/null; then
 	out=$work/g.out
 	"$B/bench/hit-loop" "$NG" 0 > "$out" &
 	pid=$!
@@ -68,106 +204,61 @@ GDB
 	gplain=$(loop_ns "$NG" 0)
 	if [ -n "$gdb_ns" ] && grep -q 'Hardware watchpoint' "$work/gdb.log"; then
 		gdb_cost=$(( (gdb_ns - gplain) / NG ))
-	else
-		echo "gdb: no hardware watchpoint result:"; tail -n 5 "$work/gdb.log"
 	fi
 fi
 
-awk -v n="$N" -v p="$plain" -v w="$watched" -v f="$floor_ns" -v fp="$floor_plain" \
-    -v fs="$floor_samples" -v fw="$floorwp_ns" -v g="$gdb_cost" -v wh="$wp_hits" -v wl="$wp_lost" 'BEGIN {
-	wc = (w - p) / n; fc = (f - fp) / n
-	printf "hits per run: %d (wp-arm accepted %d, lost %d; floor sampled %d)\n", n, wh, wl, fs
-	printf "cost per hit, ns of guest time:\n"
-	printf "  in-process breakpoint sampling (floor): %9.0f\n", fc
-	printf "  the floor with wp-arm'"'"'s attributes:    %9.0f\n", (fw - fp) / n
-	printf "  with wp-arm attached:                   %9.0f\n", wc
-	if (g != "") printf "  gdb hardware watchpoint:                %9.0f\n", g
-	if (fc > 0) printf "ratio wp-arm/floor: %.2f\n", wc / fc
-	else printf "ratio wp-arm/floor: not measured (the floor is within the noise of TCG)\n"
-	if (g != "") printf "ratio gdb/wp-arm: %.1fx (gdb stops the target on every hit)\n", g / wc
+t() { cat "$work/t.$1" 2> /dev/null || echo 0; }
+echo "issue 23 ratios (goal beside each; three-thread loop $((R * 12)) writes, median of 3):"
+awk -v f="$(t floor)" -v b="$(t bpf)" -v br="$(t bpf-regs)" -v p="$(t perf)" \
+    -v pr="$(t perf-record)" -v u="$(t unwatched)" \
+    -v n="$N" -v pl="$plain" -v wb="$wbpf" -v wp="$wperf" -v fc="$fc" 'BEGIN {
+	if (f > 0) {
+		printf "  wp-arm bpf / BPF tally floor:          %5.2f  (goal <= 1.25)\n", b / f
+		printf "  wp-arm bpf --regs / BPF tally floor:   %5.2f  (goal <= 1.50)\n", br / f
+	}
+	if (pr > 0) {
+		printf "  wp-arm bpf / perf record -c 1:         %5.2f  (goal < 1)\n", b / pr
+		printf "  wp-arm perf / perf record -c 1:        %5.2f  (goal <= 1)\n", p / pr
+	}
+	if (fc > 0) {
+		printf "  per hit, wp-arm (bpf) / in-process floor:  %5.2f  (goal <= 3)\n", (wb - pl) / n / fc
+		printf "  per hit, wp-arm perf / in-process floor:   %5.2f  (goal <= 3)\n", (wp - pl) / n / fc
+	}
+	if (u > 0)
+		printf "  vs unwatched: floor %.1fx, bpf %.1fx, bpf --regs %.1fx, perf %.1fx, perf record %.1fx\n",
+		    f / u, b / u, br / u, p / u, pr / u
 }'
-
-best=0
-for spin in 3000 1000 300 100 30 10 0; do
-	ns=$(loop_ns 20000 "$spin" watch)
-	read -r HITS LOST _ < "$work/counts"
-	rate=$(awk -v n=20000 -v t="$ns" 'BEGIN { printf "%.0f", n / (t / 1e9) }')
-	echo "rate $rate hits/s (spin $spin): lost $LOST, accepted $HITS"
-	if [ "$LOST" = 0 ] && [ "$HITS" = 20000 ]; then best=$rate; else break; fi
+ex=yes
+for k in floor bpf bpf-regs perf perf-regs; do
+	[ "$(cat "$work/exact.$k")" = yes ] || ex=no
 done
-echo "highest hit rate with zero lost records (default 64-page rings): $best hits/s of guest time"
-# ---- counting: one tight loop on three threads, every way to watch it ----
-R=${WP_BENCH_ROUNDS:-500}
-
-# stress_run HOW [wp-arm ARGS]: HOW is none, perf-record or wp; prints
-# "ns writes counted hits tallied" of one run
-stress_run() {
-	local how=$1 out=$work/s.out pid addr rp
-	shift
-	rm -f "$out" "$work/arm.out"
-	"$B/targets/stress" -t 2 -r "$R" > "$out" &
-	pid=$!
-	until [ -s "$out" ]; do sleep 0.05; done
-	addr=$(head -n 1 "$out" | jq -r .stress)
-	case $how in
-	none)
-		kill -USR1 "$pid"; wait "$pid" ;;
-	perf-record)
-		perf record -q -e "mem:$addr:w" -c 1 -p "$pid" -o "$work/perf.data" > /dev/null 2>&1 &
-		rp=$!
-		sleep 2
-		kill -USR1 "$pid"; wait "$pid"
-		kill -INT "$rp" 2> /dev/null; wait "$rp" ;;
-	wp)
-		wp-resolve -p "$pid" -l 8 "$addr" | wp-arm -d 600s -n 100000000 "$@" > "$work/arm.out" &
-		until grep -q '"type":"armed"' "$work/arm.out" 2>/dev/null; do sleep 0.05; done
-		kill -USR1 "$pid"; wait ;;
-	esac
-	printf '%s %s ' "$(awk '$1 == "ns" { print $2 }' "$out")" "$(awk '$1 == "writes" { print $2 }' "$out")"
-	if [ "$how" = wp ]; then
-		jq -rs '(map(select(.type=="observation"))[0]) as $o | [$o.targets[0].counted, $o.accepted_hits, (map(select(.type=="tally")) | group_by([.ip, .tid]) | map(last.hits) | add // "-")] | map(tostring) | join(" ")' "$work/arm.out"
-	else
-		echo "- - -"
-	fi
-}
-
+echo "  counts exact on every run of every wp-arm and floor row: $ex (goal yes)"
+for k in bpf bpf-regs perf perf-regs; do
+	s=$(cat "$work/span.$k")
+	printf '  %-10s last sample at %s%% of the loop (goal >= 90)\n' "$k" "$s"
+done
 echo
-echo "a tight loop on three threads, $((R * 12)) writes (times in ns of guest time):"
-read -r t_plain w_plain _ < <(stress_run none)
-printf '  %-30s %12s  %s\n' "unwatched" "$t_plain" "1.00"
-for cfg in "bpf:--backend bpf" "bpf --regs:--backend bpf --regs" \
-    "perf:--backend perf" "perf --regs:--backend perf --regs"; do
-	name=${cfg%%:*}
-	read -r t w c h y < <(stress_run wp ${cfg#*:})
-	printf '  %-30s %12s  %5.2f  writes %s counted %s hits %s tallied %s\n' \
-		"wp-arm $name" "$t" "$(awk -v a="$t" -v b="$t_plain" 'BEGIN { print a / b }')" "$w" "$c" "$h" "$y"
-done
-if command -v perf > /dev/null; then
-	read -r t _ < <(stress_run perf-record)
-	printf '  %-30s %12s  %5.2f\n' "perf record -c 1" "$t" "$(awk -v a="$t" -v b="$t_plain" 'BEGIN { print a / b }')"
-else
-	echo "  perf record: no perf in the guest"
-fi
-read -r _ fns _ ftal < <("$B/bench/bpf-floor" "$((R * 12))" | head -n 1)
-fplain=$("$B/bench/bpf-floor" "$((R * 12))" | awk '/^plain/ { print $2 }')
-printf '  %-30s %12s  (%s tallied; one thread, in-process; unwatched loop %s)\n' "BPF tally floor" "$fns" "$ftal" "$fplain"
+echo "a tight loop on three threads, $((R * 12)) writes (ns of guest time, median of 3):"
+cat "$rows"
+echo
+awk -v n="$N" -v p="$plain" -v wb="$wbpf" -v wp="$wperf" -v fc="$fc" \
+    -v fs="$floor_samples" -v fw="$fcw" -v g="$gdb_cost" 'BEGIN {
+	printf "cost per hit, one thread, %d writes, ns of guest time, median of 3 (floor sampled %d):\n", n, fs
+	printf "  in-process breakpoint sampling (floor): %9.0f\n", fc
+	printf "  the floor with wp-arm'"'"'s attributes:    %9.0f\n", fw
+	printf "  with wp-arm (bpf) attached:             %9.0f\n", (wb - p) / n
+	printf "  with wp-arm --backend perf attached:    %9.0f\n", (wp - p) / n
+	if (g != "") printf "  gdb hardware watchpoint:                %9.0f\n", g
+}'
+echo "  counts: bpf counted $bc, hits written $bh, lost $bl; perf counted $pc, hits $ph, lost $pl"
 
 # highest_rate BACKEND: the fastest loop (hit-loop) with exact counts
 # and every hit written
 highest_rate() {
-	local best=0 spin ns c h y
+	local best=0 spin ns c h l rate
 	for spin in 3000 1000 300 100 30 10 0; do
-		out=$work/loop.out
-		rm -f "$out" "$work/arm.out"
-		"$B/bench/hit-loop" 20000 "$spin" > "$out" &
-		pid=$!
-		until [ -s "$out" ]; do sleep 0.05; done
-		wp-resolve -p "$pid" hitvar | wp-arm --backend "$1" -d 600s -n 100000000 > "$work/arm.out" &
-		until grep -q '"type":"armed"' "$work/arm.out" 2>/dev/null; do sleep 0.05; done
-		kill -USR1 "$pid"
-		wait
-		ns=$(awk '/^ns/ { print $2 }' "$out")
-		read -r c h < <(jq -r 'select(.type=="observation") | "\(.targets[0].counted) \(.accepted_hits)"' "$work/arm.out")
+		ns=$(loop_ns 20000 "$spin" "$1" "${all[@]}")
+		read -r c h l < "$work/counts"
 		rate=$(awk -v n=20000 -v t="$ns" 'BEGIN { printf "%.0f", n / (t / 1e9) }')
 		echo "  $1: $rate writes/s (spin $spin): counted $c, hits $h"
 		if [ "$c" = 20000 ] && [ "$h" = 20000 ]; then best=$rate; else break; fi
@@ -175,9 +266,7 @@ highest_rate() {
 	echo "  $1: highest rate with exact counts and every hit written: $best writes/s"
 }
 echo
-echo "the highest write rate each backend keeps up with (20000 writes, one thread):"
+echo "the highest write rate each backend keeps up with (20000 writes, one thread, ${all[*]:-every hit}):"
 highest_rate bpf
 highest_rate perf
 rm -rf "$work"
-echo
-WP_BUILD=$B bash /wp/bench/callchain-cost.sh 2000

@@ -645,6 +645,17 @@ wp_rec_observation(struct wp_jw *w, const struct wp_observation *o)
 		wp_jw_uint(w, "read_errors", o->bpf->read_errors);
 		wp_jw_uint(w, "writers_held", o->bpf->writers_held);
 		wp_jw_uint(w, "signals_passed", o->bpf->signals_passed);
+		wp_jw_uint(w, "samples_skipped", o->bpf->samples_skipped);
+		if (o->bpf->all_hits)
+			wp_jw_null(w, "sample_budget");
+		else {
+			wp_jw_obj(w, "sample_budget");
+			wp_jw_uint(w, "first", o->bpf->budget_first);
+			wp_jw_uint(w, "first_per_writer",
+			    o->bpf->budget_first_per_writer);
+			wp_jw_uint(w, "interval_ns", o->bpf->budget_interval_ns);
+			wp_jw_end(w);
+		}
 		wp_jw_end(w);
 	}
 	if (o->page != NULL)

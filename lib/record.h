@@ -331,6 +331,12 @@ struct wp_obs_bpf {
 	uint64_t	 tally_full, read_errors;
 	uint64_t	 writers_held;	/* --follow-mode stop */
 	uint64_t	 signals_passed;
+	/* the sample budget (all_hits: none, every hit sampled): each
+	   target's first hits, each tally's first, then one a period */
+	int		 all_hits;
+	uint64_t	 budget_first, budget_first_per_writer;
+	uint64_t	 budget_interval_ns;
+	uint64_t	 samples_skipped;	/* hits the budget passed over */
 };
 
 struct wp_obs_ptrace {

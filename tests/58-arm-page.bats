@@ -361,7 +361,7 @@ attrib_watch() {
 	assert_equal "$WSTATUS" 0
 	assert_equal "$(obs .backend)" ptrace_singlestep
 	assert_equal "$(obs .stop_reason)" target_exited
-	assert_equal "$(cat "$WERR")" "wp-arm: hardware breakpoints do not fire on this machine, and target 0: page $(tinfo shared) is shared memory (/dev/zero (deleted)): another process could write it unseen, and its protection is not this process's alone: using single-step (the ptrace backend: exact, but slow)"
+	assert_equal "$(cat "$WERR")" "wp-arm: hardware breakpoints do not fire on this machine (they do on bare metal and in VMs that virtualize debug registers), and target 0: page $(tinfo shared) is shared memory (/dev/zero (deleted)): another process could write it unseen, and its protection is not this process's alone: using single-step (the ptrace backend: exact, but slow)"
 }
 
 @test "wp-arm page --follow: SLOT+OFF, every binding in order, leaf hits per generation exact, no window" {

@@ -2,7 +2,8 @@
  * The bpf backend: breakpoint events on every thread (bp-events.c), and
  * on every hit the program wp-arm loaded (bpf-prog.c, bpf/wp.bpf.c)
  * tallies the write per writing instruction and thread in the kernel
- * and sends a sample, up to max events.  Samples are hit records, the
+ * and sends a sample by a budget (every one with --all-hits), up to max
+ * events, drained on the watch's tick.  Samples are hit records, the
  * tallies tally records; the per-writer counts miss nothing while the
  * tally map has room.  Follow chains: the program signals a pointer's
  * writer, which --follow-mode stop holds (hold.c) until its leaf is
@@ -269,7 +270,10 @@ bpf_run(struct watch *w, uint64_t until)
 	bpev_settle(&s->ev, w);
 }
 
-/* The program's totals: each entry's samples and whether it tallied all. */
+/*
+ * The program's totals: each entry's samples, the budget they were
+ * taken by, and whether it tallied all.
+ */
 static void
 totals(struct watch *w, struct bpf_state *s)
 {
@@ -277,14 +281,19 @@ totals(struct watch *w, struct bpf_state *s)
 	struct wpb_tot tot;
 	size_t k;
 
-	o->samples_sent = o->samples_dropped = 0;
+	o->samples_sent = o->samples_dropped = o->samples_skipped = 0;
 	o->samples_capped = o->tally_full = o->read_errors = 0;
+	o->all_hits = bpfw_all_hits(s->prog);
+	o->budget_first = WPB_FIRST;
+	o->budget_first_per_writer = WPB_FIRST_KEY;
+	o->budget_interval_ns = WPB_PERIOD_NS;
 	for (k = 0; k < WPB_SLOTS && k < w->nt; k++) {
 		if (bpfw_total(s->prog, k, &tot) == -1)
 			continue;
 		o->samples_sent += tot.sent;
 		o->samples_dropped += tot.drops;
 		o->samples_capped += tot.capped;
+		o->samples_skipped += tot.skipped;
 		o->tally_full += tot.tally_full;
 		o->read_errors += tot.readerr;
 		w->t[k].tallied = 0;

@@ -82,6 +82,9 @@ bp_of(const struct watch *w, const struct bpev *ev, size_t ti,
 	bp->rw = w->t[ti].rw;
 	bp->regs = w->regs;
 	bp->disabled = !w->t[ti].armed;
+	/* a pointer's sample: the reader re-arms its chain at once */
+	bp->wake = w->t[ti].chain >= 0 &&
+	    (size_t)w->t[ti].level < w->chains[w->t[ti].chain].noffs;
 	if (ev->lay.chain)
 		bp->chain = bpev_chain_cap(w);
 	if (ev->lay.stack)
@@ -288,7 +291,8 @@ arm_thread(struct watch *w, struct bpev *ev, pid_t tid, struct wp_error *e)
 	int c, fd, err;
 
 	for (c = 0; c < ev->ncpu; c++) {
-		if ((fd = perf_open_task(tid, c)) == -1) {
+		if ((fd = perf_open_task(tid, c, w->ring_pages *
+		    (size_t)sysconf(_SC_PAGESIZE))) == -1) {
 			if (errno == ENODEV && c > 0)
 				continue;	/* an offline CPU */
 			return errno;

@@ -106,6 +106,9 @@ bpfw_open(const struct watch *w, int v, struct wp_error *e)
 		    (__u32)(w->callchain_stack / WPB_STACK_CHUNK *
 		    WPB_STACK_CHUNK);
 	b->skel->rodata->sample_limit = w->max_events;
+	b->skel->rodata->sample_all = w->all_hits ? 1 : 0;
+	/* the samples wait for wp-arm's tick, unless they fill a quarter */
+	b->skel->rodata->wake_bytes = RING_BYTES / 4;
 	bpf_map__set_max_entries(b->skel->maps.samples, RING_BYTES);
 	/* the trap IP, the callers asked for, one more to tell a longer
 	   chain; within kernel.perf_event_max_stack's default */
@@ -209,6 +212,12 @@ int
 bpfw_stack_bytes(const struct bpfw *b)
 {
 	return (int)b->skel->rodata->stack_bytes;
+}
+
+int
+bpfw_all_hits(const struct bpfw *b)
+{
+	return (int)b->skel->rodata->sample_all;
 }
 
 int

@@ -45,6 +45,8 @@ void	 bpfw_drain(struct bpfw *b,
    and samples a chain id (--callchain fp). */
 int	 bpfw_stack_bytes(const struct bpfw *b);
 int	 bpfw_chains(const struct bpfw *b);
+/* Whether every hit is sampled (--all-hits), not a budget of them. */
+int	 bpfw_all_hits(const struct bpfw *b);
 /* Entry slot's totals: 0, or -1. */
 int	 bpfw_total(struct bpfw *b, size_t slot, struct wpb_tot *tot);
 /*

@@ -25,7 +25,7 @@ struct options {
 };
 
 static const char usage_text[] =
-    "usage: wp-arm [-v] [-d duration] [-n max_events] [--regs]\n"
+    "usage: wp-arm [-v] [-d duration] [-n max_events] [--regs] [--all-hits]\n"
     "              [--callchain[=fp|dwarf[,bytes]]] [--callchain-depth n]\n"
     "              [--backend auto|bpf|perf|ptrace|page]\n"
     "              [--ring-pages n] [--interval duration]\n"
@@ -44,6 +44,9 @@ static const char help_text[] =
     "  -n, --max-events n       stop after n hit records (default 100000)\n"
     "      --regs               sample the registers with each hit (written "
     "values)\n"
+    "      --all-hits           bpf: a sample of every hit (default: every hit "
+    "tallied,\n"
+    "                           a budget of them sampled)\n"
     "      --callchain[=mode]   record the writer's callers with each hit: fp "
     "(frame\n"
     "                           pointers; perf and bpf's default) or "
@@ -87,6 +90,7 @@ static const struct option longopts[] = {
 	{ "duration",	required_argument,	NULL, 'd' },
 	{ "max-events",	required_argument,	NULL, 'n' },
 	{ "regs",	no_argument,		NULL, 'r' },
+	{ "all-hits",	no_argument,		NULL, 'A' },
 	{ "callchain",	optional_argument,	NULL, 'c' },
 	{ "callchain-depth", required_argument,	NULL, 'K' },
 	{ "backend",	required_argument,	NULL, 'B' },
@@ -174,6 +178,9 @@ option(int ch, const char *arg, struct watch *w, struct options *op)
 		break;
 	case 'r':
 		w->regs = 1;
+		break;
+	case 'A':
+		w->all_hits = 1;
 		break;
 	case 'c':
 		callchain_mode(arg, w);

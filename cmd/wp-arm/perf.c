@@ -45,7 +45,8 @@ bp_len(int len)
 /*
  * What every event writing into a CPU's ring shares: the sample layout
  * (perf_drain parses the sample_id trailer by it), the clock, user
- * space only, and when the reader is woken.
+ * space only, and that the ring's watermark (its owner's) wakes the
+ * reader.
  */
 static void
 ring_attr(struct perf_event_attr *a, int inherit)
@@ -78,6 +79,10 @@ bp_attr(const struct perf_bp *bp, int inherit, struct perf_event_attr *a)
 	a->bp_addr = bp->addr;
 	a->bp_len = (unsigned)bp_len(bp->len);
 	a->sample_period = 1;
+	if (bp->wake) {
+		a->watermark = 0;
+		a->wakeup_events = 1;
+	}
 	if (bp->regs || bp->stack > 0) {
 		a->sample_type |= PERF_SAMPLE_REGS_USER;
 		a->sample_regs_user = REGS_MASK;
@@ -134,12 +139,14 @@ perf_modify_bp(int fd, const struct perf_bp *bp)
 }
 
 int
-perf_open_task(pid_t tid, int cpu)
+perf_open_task(pid_t tid, int cpu, size_t ring_bytes)
 {
 	struct perf_event_attr a;
 
 	memset(&a, 0, sizeof a);
 	ring_attr(&a, 1);
+	if (ring_bytes / 4 > a.wakeup_watermark)
+		a.wakeup_watermark = (uint32_t)(ring_bytes / 4);
 	a.type = PERF_TYPE_SOFTWARE;
 	a.config = PERF_COUNT_SW_DUMMY;
 	a.task = 1;

@@ -23,6 +23,8 @@ struct perf_bp {
 	int		chain;		/* user call chains (frame pointers)
 					   of at most this many entries */
 	size_t		stack;		/* bytes of user stack to copy */
+	int		wake;		/* wake the ring's reader on each
+					   sample (a followed pointer) */
 };
 
 /* One mmap ring, written by every event of one CPU. */
@@ -80,9 +82,11 @@ int	 perf_open_bp(const struct perf_bp *bp, pid_t tid, int cpu,
 int	 perf_read_count(int fd, uint64_t *value, uint64_t *lost);
 /*
  * A dummy event carrying only fork, exit and exec records: it stays
- * across exec, where breakpoints are removed, so the exec is seen.
+ * across exec, where breakpoints are removed, so the exec is seen.  The
+ * ring mapped on it, of ring_bytes, wakes its reader when a quarter of
+ * it waits (the reader drains on a timer besides).
  */
-int	 perf_open_task(pid_t tid, int cpu);
+int	 perf_open_task(pid_t tid, int cpu, size_t ring_bytes);
 /*
  * Moves an open breakpoint (and the copies threads inherited) to
  * bp->addr, armed or not: only the address, length, type and disabled

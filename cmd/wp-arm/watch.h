@@ -168,6 +168,8 @@ struct watch {
 	uint64_t		 max_events;
 	uint64_t		 interval_ms;	/* count records; 0: none */
 	int			 regs;
+	int			 all_hits;	/* --all-hits: a sample each
+						   (bpf: no budget) */
 	int			 callchain;	/* --callchain: CC_* */
 	size_t			 callchain_depth;
 	size_t			 callchain_stack;	/* dwarf: bytes copied */

@@ -3,8 +3,9 @@
  * The bpf backend's program: it runs on every hit of a breakpoint event
  * wp-arm opened (and of the copies threads created later inherit), and
  * counts it in maps by writing instruction and thread, with the value
- * in memory after the write; it sends a bounded stream of samples
- * through a ring buffer.  On a pointer of a follow chain it wakes
+ * in memory after the write; it sends samples through a ring buffer
+ * by a budget (the first, then one a period: wpbpf.h), or every one
+ * (--all-hits), without waking wp-arm, which drains them on its tick.  On a pointer of a follow chain it wakes
  * wp-arm at once, and with --follow-mode stop signals the writing
  * thread, so that it stops (wp-arm traces it) before its next
  * instruction, until the leaf is re-armed.  It returns 0: the kernel writes no perf
@@ -23,6 +24,9 @@ const volatile __u32 with_stack = 0;		/* --callchain: chains */
 const volatile __u32 stack_bytes = 0;		/* --callchain dwarf: the
 						   stack copied, chunks */
 const volatile __u64 sample_limit = 0;		/* per slot; 0: none */
+const volatile __u32 sample_all = 0;		/* --all-hits: no budget */
+const volatile __u64 wake_bytes = 0;		/* samples waiting that wake
+						   wp-arm; 0: each */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -98,7 +102,8 @@ leaf_of(const struct wpb_conf *c, __u64 p, struct wpb_sample *s,
 	s->flags |= WPB_F_LEAF;
 }
 
-static __always_inline void
+/* Tallies the hit; returns its key's hits so far, 0: no room. */
+static __always_inline __u64
 count(struct bpf_perf_event_data *ctx, __u32 slot, __s32 stack, __u64 cur,
     __u64 prev, struct wpb_tot *tot)
 {
@@ -115,22 +120,25 @@ count(struct bpf_perf_event_data *ctx, __u32 slot, __s32 stack, __u64 cur,
 		v->hits++;
 		v->last = cur;
 		v->unchanged += cur == prev;
-		return;
+		return v->hits;
 	}
 	nv.hits = 1;
 	nv.first = nv.last = cur;
 	nv.unchanged = cur == prev;
-	if (bpf_map_update_elem(&tally, &k, &nv, BPF_NOEXIST) != 0)
+	if (bpf_map_update_elem(&tally, &k, &nv, BPF_NOEXIST) != 0) {
 		__sync_fetch_and_add(&tot->tally_full, 1);
+		return 0;
+	}
+	return 1;
 }
 
 static __always_inline void
 fill(struct wpb_sample *s, struct bpf_perf_event_data *ctx, __u32 slot,
-    __s32 stack, __u64 cur)
+    __s32 stack, __u64 cur, __u64 now)
 {
 	__u64 pt = bpf_get_current_pid_tgid();
 
-	s->time_ns = bpf_ktime_get_ns();
+	s->time_ns = now;
 	s->ip = ctx->regs.rip;
 	s->value = cur;
 	s->addr = ctx->addr;
@@ -186,15 +194,52 @@ copy_stack(struct wpb_sample_stack *st, struct bpf_perf_event_data *ctx)
 	st->nstack = n;
 }
 
-/* A sample: always for a pointer (wp-arm re-arms on it), else while
- * the limit allows. */
+/*
+ * Whether the budget samples a target's hit: its nth (n from 1), its
+ * tally's khits-th.  Two CPUs may both take a period's sample.
+ */
+static __always_inline int
+budget(struct wpb_tot *tot, __u64 n, __u64 khits, __u64 now)
+{
+	if (sample_all || n <= WPB_FIRST ||
+	    (khits > 0 && khits <= WPB_FIRST_KEY))
+		return 1;
+	if (now >= tot->next_ns) {
+		tot->next_ns = now + WPB_PERIOD_NS;
+		return 1;
+	}
+	__sync_fetch_and_add(&tot->skipped, 1);
+	return 0;
+}
+
+/*
+ * Submitted without waking wp-arm, which drains on its tick, unless
+ * wake_bytes wait: a pointer's sample wakes it at once (it re-arms).
+ */
+static __always_inline __u64
+wake(int ptr)
+{
+	if (ptr || bpf_ringbuf_query(&samples, BPF_RB_AVAIL_DATA) >=
+	    wake_bytes)
+		return BPF_RB_FORCE_WAKEUP;
+	return BPF_RB_NO_WAKEUP;
+}
+
+/*
+ * A sample: always for a pointer; for a target as the budget allows (a
+ * chain's leaf has every hit sampled: its bindings are counted from
+ * them); then while the limit allows.
+ */
 static __always_inline void
 send(struct bpf_perf_event_data *ctx, __u32 slot, __s32 stack, __u64 cur,
-    const struct wpb_conf *c, struct wpb_tot *tot)
+    const struct wpb_conf *c, struct wpb_tot *tot, __u64 n, __u64 khits)
 {
 	struct wpb_sample_regs *r;
 	int ptr = c->kind == WPB_POINTER;
+	__u64 now = bpf_ktime_get_ns();
 
+	if (c->kind == WPB_TARGET && !budget(tot, n, khits, now))
+		return;
 	if (!ptr && sample_limit != 0 &&
 	    __sync_fetch_and_add(&tot->claimed, 1) >= sample_limit) {
 		__sync_fetch_and_add(&tot->capped, 1);
@@ -210,14 +255,14 @@ send(struct bpf_perf_event_data *ctx, __u32 slot, __s32 stack, __u64 cur,
 		__sync_fetch_and_add(&tot->drops, 1);
 		return;
 	}
-	fill(&r->s, ctx, slot, stack, cur);
+	fill(&r->s, ctx, slot, stack, cur, now);
 	if (with_regs || stack_bytes > 0)
 		regs(r, ctx);
 	if (stack_bytes > 0)
 		copy_stack((struct wpb_sample_stack *)r, ctx);
 	if (ptr)
 		leaf_of(c, cur, &r->s, tot);
-	bpf_ringbuf_submit(r, ptr ? BPF_RB_FORCE_WAKEUP : 0);
+	bpf_ringbuf_submit(r, wake(ptr));
 	__sync_fetch_and_add(&tot->sent, 1);
 	/* wp-arm holds the writer (it traces the threads) until it re-arms */
 	if (ptr && c->sig != 0)
@@ -229,19 +274,19 @@ hit(struct bpf_perf_event_data *ctx, __u32 slot)
 {
 	struct wpb_conf *c = bpf_map_lookup_elem(&conf, &slot);
 	struct wpb_tot *tot = bpf_map_lookup_elem(&totals, &slot);
-	__u64 cur, prev;
+	__u64 cur, prev, n, khits;
 	__s32 stack = 0;
 
 	if (c == NULL || tot == NULL)
 		return 0;
-	__sync_fetch_and_add(&tot->hits, 1);
+	n = __sync_fetch_and_add(&tot->hits, 1) + 1;
 	/* what this event watches: ctx->addr, also while being moved */
 	cur = read_value(ctx->addr, c->len, tot);
 	prev = __sync_lock_test_and_set(&tot->last_value, cur);
 	if (with_stack)
 		stack = (__s32)bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
-	count(ctx, slot, stack, cur, prev, tot);
-	send(ctx, slot, stack, cur, c, tot);
+	khits = count(ctx, slot, stack, cur, prev, tot);
+	send(ctx, slot, stack, cur, c, tot, n, khits);
 	return 0;
 }
 

@@ -53,7 +53,20 @@ struct wpb_tot {
 	__u64	tally_full;	/* hits no tally entry could hold */
 	__u64	last_value;	/* the slot's value after its latest hit */
 	__u64	claimed;	/* samples claimed against the limit */
+	__u64	skipped;	/* hits the sample budget passed over */
+	__u64	next_ns;	/* the budget's next sample, at the
+				   earliest (CLOCK_MONOTONIC) */
 };
+
+/*
+ * The sample budget of a target (unless every hit is asked for; a
+ * follow chain's entries have every hit sampled): its first WPB_FIRST
+ * hits, the first WPB_FIRST_KEY of each tally (writer, thread, chain),
+ * then one each WPB_PERIOD_NS, so that samples span the watch.
+ */
+#define WPB_FIRST	64
+#define WPB_FIRST_KEY	4
+#define WPB_PERIOD_NS	2000000ULL
 
 #define WPB_F_REGS	1
 #define WPB_F_LEAF	2	/* a pointer's sample: leaf_* are set */
