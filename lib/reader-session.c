@@ -10,8 +10,6 @@
 #include "record.h"
 #include "util.h"
 
-#define MAXLEN	(1u << 20)	/* the longest target wp-resolve accepts */
-
 /* ---- field access ---- */
 
 int
@@ -159,9 +157,11 @@ read_len_access(const struct wp_record *rec, struct wp_spec *t, struct wp_error 
 
 	t->len = 4;
 	if (wp_rec_get(rec, "len") >= 0) {
-		if (wp_rec_int(rec, "len", &v) == -1 || v < 1 || v > MAXLEN) {
-			wp_error_set(err, WP_EXIT_MALFORMED, "%s record %d: \"len\" must be 1 to "
-			    "%u", rec->type, t->id, MAXLEN);
+		if (wp_rec_int(rec, "len", &v) == -1 || v < 1 ||
+		    v > WP_TARGET_MAXLEN) {
+			wp_error_set(err, WP_EXIT_MALFORMED, "%s record %d: "
+			    "\"len\" must be 1 to %u", rec->type, t->id,
+			    WP_TARGET_MAXLEN);
 			return -1;
 		}
 		t->len = (size_t)v;

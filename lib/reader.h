@@ -17,8 +17,6 @@
 
 #include "record.h"
 
-#define WP_CALLCHAIN_MAX	128	/* wp-arm --callchain-depth at most */
-
 /* A hit or a tally record (tally: hits, and no flags or values). */
 struct wp_hit_in {
 	const struct wp_record	*rec;

@@ -210,10 +210,16 @@ wp_parse_duration_ms(const char *s, uint64_t *ms)
 
 	if (s == NULL || *s == '\0')
 		return -1;
+	if (strcmp(s, "inf") == 0) {
+		*ms = WP_DURATION_INF_MS;
+		return 0;
+	}
 	do {
 		if (duration_part(&p, p == s, &sum) == -1)
 			return -1;
 	} while (*p != '\0');
+	if (sum >= WP_DURATION_INF_MS)
+		return -2;
 	*ms = sum;
 	return 0;
 }

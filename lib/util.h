@@ -76,9 +76,17 @@ int	 wp_parse_s64(const char *s, int64_t *v);
 /* "0x" and 1 to 16 hex digits, n bytes of s */
 int	 wp_parse_hexn(const char *s, size_t n, uint64_t *v);
 /*
+ * -d inf: a duration no watch reaches (292 years), which a deadline
+ * (nanoseconds of CLOCK_MONOTONIC in a uint64_t) still holds, and the
+ * observation's duration_requested_ms says (wp-records(7)).
+ */
+#define WP_DURATION_INF_MS	((uint64_t)INT64_MAX / 1000000)
+/*
  * A duration: parts of a number (a fraction allowed, to whole
  * milliseconds) and a unit, ms, s, m or h ("500ms", "1.5s", "2m30s");
- * a bare number is seconds.  -1 for anything else, or past 2^64 ms.
+ * a bare number is seconds; "inf" is WP_DURATION_INF_MS.  0; -1 for
+ * anything else; -2 for a duration written out that is as long as inf
+ * or longer.
  */
 int	 wp_parse_duration_ms(const char *s, uint64_t *ms);
 

@@ -1,4 +1,6 @@
 /* Classifying x86-64 instructions by the memory they write (capstone). */
+#include <sys/user.h>
+
 #include <capstone/capstone.h>
 
 #include <cpuid.h>
@@ -43,6 +45,15 @@ static const struct regmap regmap[] = {
 	R4(WP_R15, R15, R15D, R15W, R15B),
 	{ X86_REG_RIP, WP_RIP, 8, 0 }, { X86_REG_EIP, WP_RIP, 4, 0 },
 };
+
+void
+wp_x86_regs_from_user(struct wp_x86_regs *r, const struct user_regs_struct *u)
+{
+#define FROM_USER(N, name, field, perf, dwarf)	r->v[WP_##N] = u->field;
+	WP_X86_REGS(FROM_USER)
+#undef FROM_USER
+	r->have = (1u << WP_NREGS) - 1;
+}
 
 static const struct regmap *
 reg_lookup(x86_reg r)

@@ -68,7 +68,7 @@ bpev_chain_cap(const struct watch *w)
 {
 	size_t n = w->callchain_depth + 3;
 
-	return n < 127 ? (int)n : 127;
+	return n < WP_KERNEL_MAXSTACK ? (int)n : WP_KERNEL_MAXSTACK;
 }
 
 /* The breakpoint of entry ti, as every event of it is opened. */

@@ -109,7 +109,8 @@ bpfw_open(const struct watch *w, int v, struct wp_error *e)
 	bpf_map__set_max_entries(b->skel->maps.samples, RING_BYTES);
 	/* the trap IP, the callers asked for, one more to tell a longer
 	   chain; within kernel.perf_event_max_stack's default */
-	b->depth = w->callchain_depth + 2 < 127 ? w->callchain_depth + 2 : 127;
+	b->depth = w->callchain_depth + 2 < WP_KERNEL_MAXSTACK ?
+	    w->callchain_depth + 2 : WP_KERNEL_MAXSTACK;
 	bpf_map__set_value_size(b->skel->maps.stacks, (__u32)(8 * b->depth));
 	if (!b->skel->rodata->with_stack)
 		bpf_map__set_max_entries(b->skel->maps.stacks, 1);
@@ -188,7 +189,7 @@ bpfw_callers(struct bpfw *b, const struct watch *w, int32_t id, uint64_t ip,
     uint64_t *ips, size_t *n)
 {
 	static char why[80];
-	uint64_t st[128];
+	uint64_t st[WP_KERNEL_MAXSTACK];
 
 	*n = 0;
 	if (id < 0) {

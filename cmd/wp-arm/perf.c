@@ -18,8 +18,9 @@
 #include "perf.h"
 #include "util.h"
 
-#define REGS_MASK (((1ULL << (PERF_REG_X86_FLAGS + 1)) - 1) | \
-	(((1ULL << 8) - 1) << PERF_REG_X86_R8))
+/* the registers of x86-regs.h, which perf then writes in that order */
+#define PERF_BIT(N, name, field, perf, dwarf)	| 1ULL << PERF_REG_X86_##perf
+#define REGS_MASK	(0 WP_X86_GPREGS(PERF_BIT))
 
 #define SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | \
 	PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)

@@ -21,12 +21,8 @@
 #include "util.h"
 
 /* One watched address: a target, or one entry of a follow chain. */
-/*
- * -d inf: a duration no watch reaches (292 years), which the deadline
- * (nanoseconds of CLOCK_MONOTONIC in a uint64_t) still holds.
- */
-#define DURATION_INF_MS	((uint64_t)INT64_MAX / 1000000)
-#define WATCH_MAXCHAIN	128	/* --callchain-depth at most */
+#define DURATION_INF_MS	WP_DURATION_INF_MS	/* -d inf */
+#define WATCH_MAXCHAIN	WP_CALLCHAIN_MAX
 #define WATCH_MAXSTACK	32768	/* --callchain dwarf,bytes at most */
 
 /* --callchain: none; the backend's own (ptrace: CFI; perf, bpf: fp) */

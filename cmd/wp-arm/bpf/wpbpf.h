@@ -8,9 +8,12 @@
 
 #include <linux/types.h>
 
-#define WPB_SLOTS	4	/* one program per debug register */
-#define WPB_MAXDEPTH	8	/* pointers in a follow chain */
-#define WPB_NREGS	18	/* rax .. r15 in perf's (and wp's) order */
+#include "bounds.h"
+#include "x86-regs.h"
+
+#define WPB_SLOTS	WP_HWBP_SLOTS	/* one program per debug register */
+#define WPB_MAXDEPTH	WP_CHAIN_MAXDEPTH /* pointers in a follow chain */
+#define WPB_NREGS	WP_NGPREGS	/* rax .. r15, in x86-regs.h's order */
 
 enum { WPB_TARGET, WPB_POINTER, WPB_LEAF };
 
