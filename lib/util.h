@@ -1,4 +1,17 @@
-/* util: version, exit statuses, errors, allocation, numbers, time. */
+/*
+ * util: version, exit statuses, errors, allocation, numbers, time.
+ *
+ * How lib/ reports an error, the one style of every function there:
+ * - a failure a user must read about returns -1 (or NULL) and fills the
+ *   caller's struct wp_error (below): its message names the thing and
+ *   says what is wrong, its status is the exit status it calls for;
+ * - a wrapper of one system call (proc.c's /proc readers, a stream's
+ *   open) returns -1 (or NULL) with errno, as the call does;
+ * - a lookup or a test ("the mapping at addr", "a number?") returns -1,
+ *   NULL or 0 for "no such": an answer, not an error;
+ * - out of memory ends the process (wp_xmalloc).
+ * lib/ never prints, but for wp_usage and the out-of-memory message.
+ */
 #ifndef WP_UTIL_H
 #define WP_UTIL_H
 

@@ -20,6 +20,7 @@
 
 #include "bpf-prog.h"
 #include "kchain.h"
+#include "proc.h"
 #include "wp.skel.h"
 
 #define RING_BYTES	(1 << 22)	/* the samples' ring buffer */
@@ -47,16 +48,10 @@ print(enum libbpf_print_level level, const char *fmt, va_list ap)
 static int
 unprivileged_bpf_disabled(void)
 {
-	FILE *f;
-	int v = -1;
+	long v;
 
-	if ((f = fopen("/proc/sys/kernel/unprivileged_bpf_disabled",
-	    "re")) != NULL) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = -1;
-		fclose(f);
-	}
-	return v;
+	return wp_proc_sysctl("kernel/unprivileged_bpf_disabled", &v) == 0 ?
+	    (int)v : -1;
 }
 
 static int

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "perf.h"
+#include "proc.h"
 #include "util.h"
 
 /* the registers of x86-regs.h, which perf then writes in that order */
@@ -223,15 +224,10 @@ perf_id(int fd, uint64_t *id)
 int
 perf_paranoid(void)
 {
-	FILE *f;
-	int v = -99;
+	long v;
 
-	if ((f = fopen("/proc/sys/kernel/perf_event_paranoid", "re")) != NULL) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = -99;
-		fclose(f);
-	}
-	return v;
+	return wp_proc_sysctl("kernel/perf_event_paranoid", &v) == 0 ?
+	    (int)v : -99;
 }
 
 /* The sample_id trailer of non-sample records, for SAMPLE_TYPE. */

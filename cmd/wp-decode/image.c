@@ -370,7 +370,6 @@ same_exe(const struct image *im, int dir)
 static void
 live_open(struct image *im)
 {
-	char path[64];
 	int dir, fd;
 
 	im->memfd = -2;
@@ -378,9 +377,7 @@ live_open(struct image *im)
 	if (!live)
 		return;
 	im->live_why = gone;
-	snprintf(path, sizeof path, "/proc/%d", (int)im->pid);
-	if (im->pid <= 0 ||
-	    (dir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+	if (im->pid <= 0 || (dir = wp_proc_dir(im->pid)) == -1)
 		return;
 	fd = openat(dir, "mem", O_RDONLY | O_CLOEXEC);
 	if (!wp_proc_alive_at(dir, im->start_time))
