@@ -318,6 +318,15 @@ wp_watch_pass_free(struct wp_watch_pass *t)
 	free_members(trec_m, NM(trec_m), t);
 }
 
+void
+wp_field_write(struct wp_jw *w, const char *key, const struct wp_field *f)
+{
+	if (f != NULL && f->json != NULL)
+		wp_jw_raw(w, key, f->json, strlen(f->json));
+	else
+		wp_jw_null(w, key);
+}
+
 int
 wp_field_bool(const struct wp_field *f)
 {

@@ -266,6 +266,9 @@ void	 wp_watch_pass_free(struct wp_watch_pass *t);
  * digits; else 0), a string (NULL: not a string).
  */
 int	 wp_field_bool(const struct wp_field *f);
+/* Writes f (NULL allowed) as it was read, verbatim, or null. */
+void	 wp_field_write(struct wp_jw *w, const char *key,
+	    const struct wp_field *f);
 int64_t	 wp_field_int(const struct wp_field *f);
 const char *wp_field_str(const struct wp_field *f);
 /* Its text, or "-". */
