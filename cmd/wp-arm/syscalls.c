@@ -4,6 +4,7 @@
  */
 #include <sys/syscall.h>
 
+#include <search.h>
 #include <stddef.h>
 #include <unistd.h>
 
@@ -140,15 +141,18 @@ overlaps(uint64_t p, uint64_t n, uint64_t lo, uint64_t hi)
 	return p != 0 && n != 0 && p < hi && lo < p + n;
 }
 
+static int
+cmp_nr(const void *key, const void *c)
+{
+	return *(const long *)key != ((const struct call *)c)->nr;
+}
+
 static const struct call *
 lookup(long nr)
 {
-	size_t i;
+	size_t n = sizeof calls / sizeof calls[0];
 
-	for (i = 0; i < sizeof calls / sizeof calls[0]; i++)
-		if (calls[i].nr == nr)
-			return &calls[i];
-	return NULL;
+	return lfind(&nr, calls, &n, sizeof calls[0], cmp_nr);
 }
 
 /*
