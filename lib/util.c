@@ -224,6 +224,20 @@ wp_parse_duration_ms(const char *s, uint64_t *ms)
 	return 0;
 }
 
+const void *
+wp_find_int(const void *table, size_t n, size_t size, size_t off, int key)
+{
+	const char *p = table;
+	int v;
+
+	for (; n > 0; n--, p += size) {
+		memcpy(&v, p + off, sizeof v);
+		if (v == key)
+			return p;
+	}
+	return NULL;
+}
+
 uint64_t
 wp_le64(const unsigned char *b, size_t n)
 {

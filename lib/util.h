@@ -103,6 +103,13 @@ int	 wp_parse_hexn(const char *s, size_t n, uint64_t *v);
  */
 int	 wp_parse_duration_ms(const char *s, uint64_t *ms);
 
+/*
+ * The first of the n entries (size bytes each) of table whose int at
+ * offset off is key, or NULL: a lookup in a small constant table.
+ */
+const void *wp_find_int(const void *table, size_t n, size_t size,
+	    size_t off, int key);
+
 /* The little-endian value of n (at most 8) bytes. */
 uint64_t wp_le64(const unsigned char *b, size_t n);
 

@@ -5,7 +5,7 @@
 
 #include <cpuid.h>
 #include <err.h>
-#include <search.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +17,7 @@ static csh cs;
 static int cs_ready;
 
 struct regmap {
-	x86_reg		reg;
+	int		reg;		/* x86_reg */
 	int		idx;
 	int		bytes;
 	int		shift;
@@ -50,18 +50,11 @@ wp_x86_regs_from_user(struct wp_x86_regs *r, const struct user_regs_struct *u)
 	r->have = (1u << WP_NREGS) - 1;
 }
 
-static int
-cmp_reg(const void *key, const void *m)
-{
-	return *(const x86_reg *)key != ((const struct regmap *)m)->reg;
-}
-
 static const struct regmap *
 reg_lookup(x86_reg r)
 {
-	size_t n = sizeof regmap / sizeof regmap[0];
-
-	return lfind(&r, regmap, &n, sizeof regmap[0], cmp_reg);
+	return wp_find_int(regmap, sizeof regmap / sizeof regmap[0],
+	    sizeof regmap[0], offsetof(struct regmap, reg), (int)r);
 }
 
 int

@@ -4,11 +4,12 @@
  */
 #include <sys/syscall.h>
 
-#include <search.h>
+#include <limits.h>
 #include <stddef.h>
 #include <unistd.h>
 
 #include "syscalls.h"
+#include "util.h"
 
 /*
  * A buffer: argument ptr, and its size: a constant or argument len;
@@ -29,7 +30,7 @@ enum {
 };
 
 struct call {
-	long		 nr;
+	int		 nr;
 	struct out	 o[3];
 };
 
@@ -141,18 +142,13 @@ overlaps(uint64_t p, uint64_t n, uint64_t lo, uint64_t hi)
 	return p != 0 && n != 0 && p < hi && lo < p + n;
 }
 
-static int
-cmp_nr(const void *key, const void *c)
-{
-	return *(const long *)key != ((const struct call *)c)->nr;
-}
-
 static const struct call *
 lookup(long nr)
 {
-	size_t n = sizeof calls / sizeof calls[0];
-
-	return lfind(&nr, calls, &n, sizeof calls[0], cmp_nr);
+	if (nr < 0 || nr > INT_MAX)
+		return NULL;
+	return wp_find_int(calls, sizeof calls / sizeof calls[0],
+	    sizeof calls[0], offsetof(struct call, nr), (int)nr);
 }
 
 /*
