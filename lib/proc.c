@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -249,12 +250,8 @@ wp_proc_maps_free(struct wp_maps *m)
 const struct wp_map *
 wp_proc_maps_find(const struct wp_maps *m, uint64_t addr)
 {
-	size_t i;
-
-	for (i = 0; i < m->n; i++)
-		if (addr >= m->v[i].start && addr < m->v[i].end)
-			return &m->v[i];
-	return NULL;
+	return wp_find_range(m->v, m->n, sizeof *m->v,
+	    offsetof(struct wp_map, start), addr);
 }
 
 int

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 struct wp_map {
-	uint64_t	 start, end, offset;
+	uint64_t	 start, end, offset;	/* start, end: wp_find_range */
 	char		 perms[5];
 	char		*path;		/* NULL for anonymous memory */
 };

@@ -238,6 +238,21 @@ wp_find_int(const void *table, size_t n, size_t size, size_t off, int key)
 	return NULL;
 }
 
+const void *
+wp_find_range(const void *table, size_t n, size_t size, size_t off,
+    uint64_t addr)
+{
+	const char *p = table;
+	uint64_t r[2];
+
+	for (; n > 0; n--, p += size) {
+		memcpy(r, p + off, sizeof r);
+		if (addr >= r[0] && addr < r[1])
+			return p;
+	}
+	return NULL;
+}
+
 uint64_t
 wp_le64(const unsigned char *b, size_t n)
 {

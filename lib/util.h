@@ -109,6 +109,12 @@ int	 wp_parse_duration_ms(const char *s, uint64_t *ms);
  */
 const void *wp_find_int(const void *table, size_t n, size_t size,
 	    size_t off, int key);
+/*
+ * The same for the first entry holding addr, whose members at offset
+ * off are uint64_t start, end: [start, end).
+ */
+const void *wp_find_range(const void *table, size_t n, size_t size,
+	    size_t off, uint64_t addr);
 
 /* The little-endian value of n (at most 8) bytes. */
 uint64_t wp_le64(const unsigned char *b, size_t n);

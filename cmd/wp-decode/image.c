@@ -11,6 +11,7 @@
 #include <libelf.h>
 #include <limits.h>
 #include <stdint.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -416,12 +417,8 @@ image_live_why(const struct image *im)
 const struct dmap *
 image_map_at(const struct image *im, uint64_t a)
 {
-	size_t i;
-
-	for (i = 0; i < im->nmaps; i++)
-		if (a >= im->maps[i].start && a < im->maps[i].end)
-			return &im->maps[i];
-	return NULL;
+	return wp_find_range(im->maps, im->nmaps, sizeof *im->maps,
+	    offsetof(struct dmap, start), a);
 }
 
 const char *
