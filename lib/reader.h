@@ -256,6 +256,11 @@ void	 wp_rec_pass_observation(const struct wp_record *rec,
 	    struct wp_obs_pass *o);
 void	 wp_rec_pass_target(const struct wp_record *rec,
 	    struct wp_watch_pass *t);
+/* The members read, verbatim, in the record's order: the session's but
+   its warnings (pid .. slot_limit); a target record's input .. len. */
+void	 wp_session_pass_write(struct wp_jw *w,
+	    const struct wp_session_pass *s);
+void	 wp_target_pass_write(struct wp_jw *w, const struct wp_watch_pass *t);
 void	 wp_session_pass_free(struct wp_session_pass *s);
 void	 wp_armed_pass_free(struct wp_armed_pass *a);
 void	 wp_obs_pass_free(struct wp_obs_pass *o);

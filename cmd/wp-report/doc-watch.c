@@ -199,14 +199,7 @@ doc_watch(const struct report *r, const struct rtarget *t, struct wp_jw *w)
 
 	wp_jw_obj(w, NULL);
 	wp_jw_int(w, "id", t->id);
-	wp_field_write(w, "input", &x->input);
-	wp_field_write(w, "runtime_addr", &x->runtime_addr);
-	wp_field_write(w, "static_addr", &x->static_addr);
-	wp_field_write(w, "module", &x->module);
-	wp_field_write(w, "region", &x->region);
-	wp_field_write(w, "perms", &x->perms);
-	wp_field_write(w, "access", &x->access);
-	wp_field_write(w, "len", &x->len);
+	wp_target_pass_write(w, x);
 	wp_field_write(w, "initial_value", t->initial);
 	wp_field_write(w, "latest_value", latest);
 	if (t->initial->text != NULL && latest->text != NULL)

@@ -37,12 +37,7 @@ process(const struct report *r, struct wp_jw *w)
 	const char *stop = wp_field_str(&r->observation.stop_reason);
 
 	wp_jw_obj(w, "process");
-	wp_field_write(w, "pid", &s->pid);
-	wp_field_write(w, "start_time", &s->start_time);
-	wp_field_write(w, "exe", &s->exe);
-	wp_field_write(w, "binary_match", &s->binary_match);
-	wp_field_write(w, "pie_slide", &s->pie_slide);
-	wp_field_write(w, "slot_limit", &s->slot_limit);
+	wp_session_pass_write(w, s);
 	wp_field_write(w, "alive_after", &r->observation.target_alive_after);
 	if (stop != NULL)
 		wp_jw_bool(w, "changed", strcmp(stop,
