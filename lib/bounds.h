@@ -15,6 +15,10 @@
    by default */
 #define WP_CALLCHAIN_MAX	128
 #define WP_CALLCHAIN_DEFAULT	16
+/* the user stack a hit copies (wp-arm --callchain dwarf,bytes), bytes,
+   at most and by default */
+#define WP_CALLCHAIN_MAXSTACK	32768
+#define WP_CALLCHAIN_STACK	8192
 /* the most entries a kernel call chain holds (kernel.perf_event_max_stack
    by default) */
 #define WP_KERNEL_MAXSTACK	127

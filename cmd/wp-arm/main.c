@@ -202,7 +202,7 @@ parse_options(int argc, char *argv[], struct watch *w, struct options *op)
 	w->ring_pages = 0;		/* the backend's: bp-events.c */
 	w->interval_ms = 1000;
 	w->callchain_depth = WP_CALLCHAIN_DEFAULT;
-	w->callchain_stack = 8192;
+	w->callchain_stack = WP_CALLCHAIN_STACK;
 	op->backend = "auto";
 	op->check_bp = 0;
 	while ((ch = getopt_long(argc, argv, "d:n:vhV", longopts, NULL)) != -1) {

@@ -23,7 +23,7 @@
 /* One watched address: a target, or one entry of a follow chain. */
 #define DURATION_INF_MS	WP_DURATION_INF_MS	/* -d inf */
 #define WATCH_MAXCHAIN	WP_CALLCHAIN_MAX
-#define WATCH_MAXSTACK	32768	/* --callchain dwarf,bytes at most */
+#define WATCH_MAXSTACK	WP_CALLCHAIN_MAXSTACK
 
 /* --callchain: none; the backend's own (ptrace: CFI; perf, bpf: fp) */
 enum { CC_NONE, CC_DEFAULT, CC_FP, CC_DWARF };

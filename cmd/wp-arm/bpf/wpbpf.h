@@ -81,7 +81,7 @@ struct wpb_sample_regs {
 
 /* --callchain dwarf: after the registers, the user stack from rsp on */
 #define WPB_STACK_CHUNK	512	/* copied a chunk at a time */
-#define WPB_MAXSTACK	32768
+#define WPB_MAXSTACK	WP_CALLCHAIN_MAXSTACK
 
 struct wpb_sample_stack {
 	struct wpb_sample_regs r;
