@@ -93,6 +93,8 @@ write_members(struct wp_jw *w, const struct member *m, size_t n,
 #define M(s, k, f)	{ k, offsetof(struct s, f) }
 #define NM(a)		(sizeof (a) / sizeof (a)[0])
 
+/* the session's members a report shows as they are: the first 6 */
+#define SESSION_SHOWN	6
 static const struct member session_m[] = {
 	M(wp_session_pass, "pid", pid),
 	M(wp_session_pass, "start_time", start_time),
@@ -100,7 +102,7 @@ static const struct member session_m[] = {
 	M(wp_session_pass, "binary_match", binary_match),
 	M(wp_session_pass, "pie_slide", pie_slide),
 	M(wp_session_pass, "slot_limit", slot_limit),
-	M(wp_session_pass, "warnings", warnings),	/* last */
+	M(wp_session_pass, "warnings", warnings),
 };
 
 static const struct member armed_m[] = {
@@ -194,7 +196,7 @@ wp_rec_pass_session(const struct wp_record *rec, struct wp_session_pass *s)
 void
 wp_session_pass_write(struct wp_jw *w, const struct wp_session_pass *s)
 {
-	write_members(w, session_m, NM(session_m) - 1, s);
+	write_members(w, session_m, SESSION_SHOWN, s);
 }
 
 void
