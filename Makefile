@@ -76,9 +76,11 @@ $(O)/libwp.a: $(LIBOBJ)
 	rm -f $@
 	ar rcs $@ $(LIBOBJ)
 
-$(O)/bpf/wp.bpf.o: cmd/wp-arm/bpf/wp.bpf.c cmd/wp-arm/bpf/wpbpf.h
+$(O)/bpf/wp.bpf.o: cmd/wp-arm/bpf/wp.bpf.c cmd/wp-arm/bpf/wpbpf.h \
+    lib/bounds.h lib/x86-regs.h
 	@mkdir -p $(@D)
-	$(BPFCC) -O2 -g -target bpf $(BPFINC) -Wall -Werror -c -o $@ $<
+	$(BPFCC) -O2 -g -target bpf $(BPFINC) -iquote lib -Wall -Werror \
+	    -c -o $@ $<
 
 $(O)/bpf/wp.skel.h: $(O)/bpf/wp.bpf.o
 	$(BPFTOOL) gen skeleton $< name wpbpf > $@.tmp

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define WP_HWBP_SLOTS	4
+#include "bounds.h"	/* WP_HWBP_SLOTS */
 
 /* Whether one debug register can watch len bytes. */
 int	 wp_hwbp_len_ok(size_t len);

@@ -846,22 +846,34 @@ value(struct scan *s)
 	}
 }
 
+/*
+ * A scan of the n bytes of text into j (line: a newline ends it), past
+ * the blanks it starts with.
+ */
+static void
+scan_init(struct scan *s, struct wp_json *j, const char *text, size_t n,
+    int line)
+{
+	memset(s, 0, sizeof *s);
+	s->j = j;
+	s->line = line;
+	s->p = s->start = text;
+	s->end = text + n;
+	j->text = text;
+	j->nt = 0;
+	j->keys = j->keyown = 0;
+	j->err = NULL;
+	j->col = 0;
+	ws(s);
+}
+
 int
 wp_json_parse(struct wp_json *j, const char *text, size_t len)
 {
 	struct scan s;
 
-	memset(&s, 0, sizeof s);
-	s.j = j;
-	s.p = s.start = text;
-	s.end = text + len;
-	j->text = text;
+	scan_init(&s, j, text, len, 0);
 	j->len = len;
-	j->nt = 0;
-	j->keys = j->keyown = 0;
-	j->err = NULL;
-	j->col = 0;
-	ws(&s);
 	if (len > UINT32_MAX)
 		s.err = "line too long";
 	else if (s.p >= s.end)
@@ -891,17 +903,7 @@ wp_json_parse_line(struct wp_json *j, const char *text, size_t avail,
 
 	if (avail > UINT32_MAX)
 		return -1;
-	memset(&s, 0, sizeof s);
-	s.j = j;
-	s.p = s.start = text;
-	s.end = text + avail;
-	s.line = 1;
-	j->text = text;
-	j->nt = 0;
-	j->keys = j->keyown = 0;
-	j->err = NULL;
-	j->col = 0;
-	ws(&s);
+	scan_init(&s, j, text, avail, 1);
 	if (s.p < s.end && *s.p == '{' && value(&s) == 0) {
 		ws(&s);
 		if (s.p < s.end && *s.p == '\n') {

@@ -139,6 +139,9 @@ void	 wp_jw_int(struct wp_jw *w, const char *key, int64_t v);
 void	 wp_jw_uint(struct wp_jw *w, const char *key, uint64_t v);
 void	 wp_jw_bool(struct wp_jw *w, const char *key, int v);
 void	 wp_jw_null(struct wp_jw *w, const char *key);
+/* fn(w, key, v) where have is not 0, else null: wp_jw_hex, wp_jw_int... */
+#define WP_JW_OR_NULL(fn, w, key, have, v) \
+	((have) ? fn((w), (key), (v)) : wp_jw_null((w), (key)))
 /* bytes as a string of two hex digits each, "0a1b..." */
 void	 wp_jw_bytes(struct wp_jw *w, const char *key,
 	    const unsigned char *b, size_t n);

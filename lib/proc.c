@@ -1,4 +1,4 @@
-/* Reading /proc/PID: stat, exe, maps, mem, task. */
+/* Reading /proc: PID's stat, status, comm, exe, maps, mem, tasks; sys. */
 #include <sys/types.h>
 
 #include <ctype.h>
@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,13 +16,99 @@
 #include "proc.h"
 #include "util.h"
 
+char *
+wp_proc_path(char *buf, size_t sz, pid_t pid, pid_t tid, const char *name)
+{
+	if (tid > 0)
+		snprintf(buf, sz, "/proc/%d/task/%d/%s", (int)pid, (int)tid,
+		    name);
+	else
+		snprintf(buf, sz, "/proc/%d/%s", (int)pid, name);
+	return buf;
+}
+
+int
+wp_proc_dir(pid_t pid)
+{
+	char path[64];
+
+	return open(wp_proc_path(path, sizeof path, pid, 0, ""),
+	    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
 int
 wp_proc_exists(pid_t pid)
 {
 	char path[64];
 
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-	return access(path, F_OK) == 0;
+	return access(wp_proc_path(path, sizeof path, pid, 0, "stat"),
+	    F_OK) == 0;
+}
+
+int
+wp_proc_task_exists(pid_t pid, pid_t tid)
+{
+	char path[64];
+
+	return tid > 0 && access(wp_proc_path(path, sizeof path, pid, tid,
+	    ""), F_OK) == 0;
+}
+
+int
+wp_proc_status(pid_t pid, pid_t tid, const char *key, int base,
+    unsigned long long *v)
+{
+	char path[64], line[256], *end;
+	size_t n = strlen(key);
+	FILE *f;
+	int rc = -1;
+
+	if ((f = fopen(wp_proc_path(path, sizeof path, pid, tid, "status"),
+	    "re")) == NULL)
+		return -1;
+	while (rc == -1 && fgets(line, sizeof line, f) != NULL)
+		if (strncmp(line, key, n) == 0 && line[n] == ':') {
+			errno = 0;
+			*v = strtoull(line + n + 1, &end, base);
+			rc = errno == 0 && end != line + n + 1 ? 0 : -1;
+			break;
+		}
+	fclose(f);
+	return rc;
+}
+
+int
+wp_proc_comm(pid_t pid, pid_t tid, char *buf, size_t sz)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	if ((fd = open(wp_proc_path(path, sizeof path, pid, tid, "comm"),
+	    O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	n = read(fd, buf, sz - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+int
+wp_proc_sysctl(const char *name, long *v)
+{
+	char path[128];
+	FILE *f;
+	int rc;
+
+	snprintf(path, sizeof path, "/proc/sys/%s", name);
+	if ((f = fopen(path, "re")) == NULL)
+		return -1;
+	rc = fscanf(f, "%ld", v) == 1 ? 0 : -1;
+	fclose(f);
+	return rc;
 }
 
 /*
@@ -62,7 +149,7 @@ read_stat(pid_t pid, char *state, unsigned long long *st)
 {
 	char path[64];
 
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	wp_proc_path(path, sizeof path, pid, 0, "stat");
 	return read_stat_at(AT_FDCWD, path, state, 22, st);
 }
 
@@ -72,7 +159,7 @@ wp_proc_utime_ns(pid_t tid, uint64_t *ns)
 	char path[64], state;
 	unsigned long long ticks;
 
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)tid);
+	wp_proc_path(path, sizeof path, tid, 0, "stat");
 	if (read_stat_at(AT_FDCWD, path, &state, 14, &ticks) == -1)
 		return -1;
 	*ns = ticks * (1000000000ULL / (unsigned long long)sysconf(_SC_CLK_TCK));
@@ -113,7 +200,7 @@ wp_proc_exe(pid_t pid, char *buf, size_t sz)
 	char path[64];
 	ssize_t n;
 
-	snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
+	wp_proc_path(path, sizeof path, pid, 0, "exe");
 	if ((n = readlink(path, buf, sz - 1)) == -1)
 		return -1;
 	buf[n] = '\0';
@@ -130,7 +217,7 @@ wp_proc_maps(pid_t pid, struct wp_maps *m)
 	int n;
 
 	memset(m, 0, sizeof *m);
-	snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
+	wp_proc_path(path, sizeof path, pid, 0, "maps");
 	if ((f = fopen(path, "re")) == NULL)
 		return -1;
 	while (getline(&line, &cap, f) > 0) {
@@ -177,12 +264,8 @@ wp_proc_maps_free(struct wp_maps *m)
 const struct wp_map *
 wp_proc_maps_find(const struct wp_maps *m, uint64_t addr)
 {
-	size_t i;
-
-	for (i = 0; i < m->n; i++)
-		if (addr >= m->v[i].start && addr < m->v[i].end)
-			return &m->v[i];
-	return NULL;
+	return wp_find_range(m->v, m->n, sizeof *m->v,
+	    offsetof(struct wp_map, start), addr);
 }
 
 int
@@ -190,7 +273,7 @@ wp_proc_mem_open(pid_t pid)
 {
 	char path[64];
 
-	snprintf(path, sizeof path, "/proc/%d/mem", (int)pid);
+	wp_proc_path(path, sizeof path, pid, 0, "mem");
 	return open(path, O_RDONLY | O_CLOEXEC);
 }
 
@@ -236,7 +319,7 @@ wp_proc_tasks(pid_t pid, pid_t **tids, size_t *n)
 
 	*tids = NULL;
 	*n = 0;
-	snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+	wp_proc_path(path, sizeof path, pid, 0, "task");
 	if ((dir = opendir(path)) == NULL)
 		return -1;
 	while ((d = readdir(dir)) != NULL) {
@@ -256,25 +339,14 @@ wp_proc_tasks(pid_t pid, pid_t **tids, size_t *n)
 void
 wp_proc_tracer(pid_t pid, char *buf, size_t sz)
 {
-	char path[64], line[256], comm[64] = "?";
-	FILE *f;
-	int tp = 0;
+	unsigned long long tp;
+	char comm[64];
 
 	buf[0] = '\0';
-	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-	if ((f = fopen(path, "re")) == NULL)
+	if (wp_proc_status(pid, 0, "TracerPid", 10, &tp) == -1 || tp == 0 ||
+	    tp > INT32_MAX)
 		return;
-	while (fgets(line, sizeof line, f) != NULL)
-		if (sscanf(line, "TracerPid: %d", &tp) == 1)
-			break;
-	fclose(f);
-	if (tp <= 0)
-		return;
-	snprintf(path, sizeof path, "/proc/%d/comm", tp);
-	if ((f = fopen(path, "re")) != NULL) {
-		if (fgets(comm, sizeof comm, f) != NULL)
-			comm[strcspn(comm, "\n")] = '\0';
-		fclose(f);
-	}
-	snprintf(buf, sz, "%d (%s)", tp, comm);
+	if (wp_proc_comm((pid_t)tp, 0, comm, sizeof comm) == -1)
+		snprintf(comm, sizeof comm, "?");
+	snprintf(buf, sz, "%llu (%s)", tp, comm);
 }

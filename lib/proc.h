@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 struct wp_map {
-	uint64_t	 start, end, offset;
+	uint64_t	 start, end, offset;	/* start, end: wp_find_range */
 	char		 perms[5];
 	char		*path;		/* NULL for anonymous memory */
 };
@@ -17,7 +17,27 @@ struct wp_maps {
 	size_t		 n;
 };
 
+/*
+ * The path "/proc/PID/NAME", or with tid > 0 "/proc/PID/task/TID/NAME"
+ * (NAME "" for the directory), into buf: buf.
+ */
+char	*wp_proc_path(char *buf, size_t sz, pid_t pid, pid_t tid,
+	    const char *name);
+/* /proc/PID opened as a directory (see wp_proc_alive_at), or -1 (errno). */
+int	 wp_proc_dir(pid_t pid);
 int	 wp_proc_exists(pid_t pid);
+/* Whether tid is a thread of pid. */
+int	 wp_proc_task_exists(pid_t pid, pid_t tid);
+/*
+ * The number after "KEY:" in /proc/PID/status (tid > 0: that thread's),
+ * in base (10, or 16 for the signal masks): 0, or -1.
+ */
+int	 wp_proc_status(pid_t pid, pid_t tid, const char *key, int base,
+	    unsigned long long *v);
+/* The name of thread tid of pid (tid 0: the process's), "comm": 0, or -1. */
+int	 wp_proc_comm(pid_t pid, pid_t tid, char *buf, size_t sz);
+/* The integer of /proc/sys/NAME ("kernel/perf_event_paranoid"): 0, or -1. */
+int	 wp_proc_sysctl(const char *name, long *v);
 /* Field 22 of /proc/PID/stat, in clock ticks after boot: 0, or -1. */
 int	 wp_proc_starttime(pid_t pid, unsigned long long *st);
 /*

@@ -78,9 +78,23 @@ free_members(const struct member *m, size_t n, void *base)
 		field_free((struct wp_field *)((char *)base + m[i].off));
 }
 
+/* The members m[0..n) of the struct at base, as they were read. */
+static void
+write_members(struct wp_jw *w, const struct member *m, size_t n,
+    const void *base)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		wp_field_write(w, m[i].key, (const struct wp_field *)
+		    ((const char *)base + m[i].off));
+}
+
 #define M(s, k, f)	{ k, offsetof(struct s, f) }
 #define NM(a)		(sizeof (a) / sizeof (a)[0])
 
+/* the session's members a report shows as they are: the first 6 */
+#define SESSION_SHOWN	6
 static const struct member session_m[] = {
 	M(wp_session_pass, "pid", pid),
 	M(wp_session_pass, "start_time", start_time),
@@ -161,6 +175,8 @@ static const struct member entry_m[] = {
 	M(wp_obs_entry_pass, "initial_value", initial_value),
 };
 
+/* a target record's members as a report shows them: the first 8 */
+#define TARGET_SHOWN	8
 static const struct member trec_m[] = {
 	M(wp_watch_pass, "input", input),
 	M(wp_watch_pass, "runtime_addr", runtime_addr),
@@ -195,6 +211,12 @@ wp_rec_pass_session(const struct wp_record *rec, struct wp_session_pass *s)
 	for (x = wp_json_first(j, a); x >= 0; x = wp_json_next(j, a, x))
 		if (wp_json_is(j, x, WP_JSTRING))
 			s->warn[s->nwarn++] = wp_json_strdup(j, x);
+}
+
+void
+wp_session_pass_write(struct wp_jw *w, const struct wp_session_pass *s)
+{
+	write_members(w, session_m, SESSION_SHOWN, s);
 }
 
 void
@@ -340,9 +362,24 @@ wp_rec_pass_target(const struct wp_record *rec, struct wp_watch_pass *t)
 }
 
 void
+wp_target_pass_write(struct wp_jw *w, const struct wp_watch_pass *t)
+{
+	write_members(w, trec_m, TARGET_SHOWN, t);
+}
+
+void
 wp_watch_pass_free(struct wp_watch_pass *t)
 {
 	free_members(trec_m, NM(trec_m), t);
+}
+
+void
+wp_field_write(struct wp_jw *w, const char *key, const struct wp_field *f)
+{
+	if (f != NULL && f->json != NULL)
+		wp_jw_raw(w, key, f->json, strlen(f->json));
+	else
+		wp_jw_null(w, key);
 }
 
 int

@@ -10,8 +10,6 @@
 #include "record.h"
 #include "util.h"
 
-#define MAXLEN	(1u << 20)	/* the longest target wp-resolve accepts */
-
 /* ---- field access ---- */
 
 int
@@ -42,6 +40,25 @@ wp_rec_raw(const struct wp_record *rec, const char *key, size_t *len)
 
 /* ---- session ---- */
 
+/*
+ * Room for the elements of array member key of the session (a: its
+ * value), size bytes each, in *v: 0 (*v NULL where it is absent or
+ * null), or -1 with err when it is not an array.
+ */
+static int
+session_array(const struct wp_json *j, int a, const char *key, size_t size,
+    void **v, struct wp_error *err)
+{
+	*v = NULL;
+	if (a < 0 || wp_json_is(j, a, WP_JNULL))
+		return 0;
+	if (!wp_json_is(j, a, WP_JARRAY))
+		return wp_error_set(err, WP_EXIT_MALFORMED, "\"%s\" is not an "
+		    "array", key);
+	*v = wp_xcalloc(wp_json_count(j, a), size);
+	return 0;
+}
+
 static int
 read_modules(const struct wp_json *j, int a, struct wp_session *s,
     struct wp_error *err)
@@ -49,14 +66,11 @@ read_modules(const struct wp_json *j, int a, struct wp_session *s,
 	struct wp_module_rec *m;
 	int o;
 
-	if (a < 0 || wp_json_is(j, a, WP_JNULL))
-		return 0;
-	if (!wp_json_is(j, a, WP_JARRAY)) {
-		wp_error_set(err, WP_EXIT_MALFORMED, "\"modules\" is not an array");
+	if (session_array(j, a, "modules", sizeof *s->mods, (void **)&s->mods,
+	    err) == -1)
 		return -1;
-	}
-	s->mods = wp_xcalloc(wp_json_count(j, a), sizeof *s->mods);
-	for (o = wp_json_first(j, a); o >= 0; o = wp_json_next(j, a, o)) {
+	for (o = s->mods ? wp_json_first(j, a) : -1; o >= 0;
+	    o = wp_json_next(j, a, o)) {
 		m = &s->mods[s->nmods];
 		if ((m->path = wp_json_strdup(j, wp_json_get(j, o, "path"))) ==
 		    NULL) {
@@ -79,14 +93,11 @@ read_mappings(const struct wp_json *j, int a, struct wp_session *s,
 	struct wp_mapping_rec *m;
 	int o;
 
-	if (a < 0 || wp_json_is(j, a, WP_JNULL))
-		return 0;
-	if (!wp_json_is(j, a, WP_JARRAY)) {
-		wp_error_set(err, WP_EXIT_MALFORMED, "\"mappings\" is not an array");
+	if (session_array(j, a, "mappings", sizeof *s->maps, (void **)&s->maps,
+	    err) == -1)
 		return -1;
-	}
-	s->maps = wp_xcalloc(wp_json_count(j, a), sizeof *s->maps);
-	for (o = wp_json_first(j, a); o >= 0; o = wp_json_next(j, a, o)) {
+	for (o = s->maps ? wp_json_first(j, a) : -1; o >= 0;
+	    o = wp_json_next(j, a, o)) {
 		m = &s->maps[s->nmaps];
 		if (wp_json_hex(j, wp_json_get(j, o, "start"), &m->start) ||
 		    wp_json_hex(j, wp_json_get(j, o, "end"), &m->end))
@@ -159,9 +170,11 @@ read_len_access(const struct wp_record *rec, struct wp_spec *t, struct wp_error 
 
 	t->len = 4;
 	if (wp_rec_get(rec, "len") >= 0) {
-		if (wp_rec_int(rec, "len", &v) == -1 || v < 1 || v > MAXLEN) {
-			wp_error_set(err, WP_EXIT_MALFORMED, "%s record %d: \"len\" must be 1 to "
-			    "%u", rec->type, t->id, MAXLEN);
+		if (wp_rec_int(rec, "len", &v) == -1 || v < 1 ||
+		    v > WP_TARGET_MAXLEN) {
+			wp_error_set(err, WP_EXIT_MALFORMED, "%s record %d: "
+			    "\"len\" must be 1 to %u", rec->type, t->id,
+			    WP_TARGET_MAXLEN);
 			return -1;
 		}
 		t->len = (size_t)v;

@@ -137,6 +137,18 @@ hit_member(const struct wp_json *j, const struct member *m,
 	return 1;
 }
 
+/* Whether v is an integer that fits an int, then in *out. */
+static int
+int32_of(const struct wp_json *j, int v, int *out)
+{
+	int64_t i;
+
+	if (wp_json_int(j, v, &i) == -1 || i < INT32_MIN || i > INT32_MAX)
+		return 0;
+	*out = (int)i;
+	return 1;
+}
+
 /* The members of a hit that say where and when. */
 static void
 place_member(const struct wp_json *j, const struct member *m,
@@ -144,15 +156,11 @@ place_member(const struct wp_json *j, const struct member *m,
 {
 	int64_t i;
 
-	if (IS(*m, "target") && wp_json_int(j, m->v, &i) == 0 &&
-	    i >= INT32_MIN && i <= INT32_MAX) {
-		h->has_target = 1;
-		h->target = (int)i;
-	} else if (IS(*m, "tid") && wp_json_int(j, m->v, &i) == 0 &&
-	    i >= INT32_MIN && i <= INT32_MAX) {
-		h->has_tid = 1;
-		h->tid = (pid_t)i;
-	} else if (IS(*m, "time_ns"))
+	if (IS(*m, "target"))
+		h->has_target = int32_of(j, m->v, &h->target);
+	else if (IS(*m, "tid"))
+		h->has_tid = int32_of(j, m->v, &h->tid);
+	else if (IS(*m, "time_ns"))
 		h->has_time = wp_json_int(j, m->v, &h->time_ns) == 0;
 	else if (IS(*m, "ip"))
 		h->has_ip = wp_json_hex(j, m->v, &h->ip) == 0;
@@ -519,11 +527,9 @@ rebind_member(const struct wp_json *j, const struct member *m,
 {
 	int64_t i;
 
-	if (IS(*m, "target") && wp_json_int(j, m->v, &i) == 0 &&
-	    i >= INT32_MIN && i <= INT32_MAX) {
-		r->has_target = 1;
-		r->target = (int)i;
-	} else if (IS(*m, "generation") && wp_json_int(j, m->v, &i) == 0)
+	if (IS(*m, "target"))
+		r->has_target = int32_of(j, m->v, &r->target);
+	else if (IS(*m, "generation") && wp_json_int(j, m->v, &i) == 0)
 		r->generation = (uint64_t)i;
 	else if (IS(*m, "binding"))
 		wp_json_str(j, m->v, r->binding, sizeof r->binding);

@@ -17,8 +17,6 @@
 
 #include "record.h"
 
-#define WP_CALLCHAIN_MAX	128	/* wp-arm --callchain-depth at most */
-
 /* A hit or a tally record (tally: hits, and no flags or values). */
 struct wp_hit_in {
 	const struct wp_record	*rec;
@@ -266,6 +264,11 @@ void	 wp_rec_pass_observation(const struct wp_record *rec,
 	    struct wp_obs_pass *o);
 void	 wp_rec_pass_target(const struct wp_record *rec,
 	    struct wp_watch_pass *t);
+/* The members read, verbatim, in the record's order: the session's but
+   its warnings (pid .. slot_limit); a target record's input .. len. */
+void	 wp_session_pass_write(struct wp_jw *w,
+	    const struct wp_session_pass *s);
+void	 wp_target_pass_write(struct wp_jw *w, const struct wp_watch_pass *t);
 void	 wp_session_pass_free(struct wp_session_pass *s);
 void	 wp_armed_pass_free(struct wp_armed_pass *a);
 void	 wp_obs_pass_free(struct wp_obs_pass *o);
@@ -276,6 +279,9 @@ void	 wp_watch_pass_free(struct wp_watch_pass *t);
  * digits; else 0), a string (NULL: not a string).
  */
 int	 wp_field_bool(const struct wp_field *f);
+/* Writes f (NULL allowed) as it was read, verbatim, or null. */
+void	 wp_field_write(struct wp_jw *w, const char *key,
+	    const struct wp_field *f);
 int64_t	 wp_field_int(const struct wp_field *f);
 const char *wp_field_str(const struct wp_field *f);
 /* Its text, or "-". */

@@ -13,15 +13,6 @@
 /* ---- helpers of the builders ---- */
 
 static void
-hex_or_null(struct wp_jw *w, const char *key, int have, uint64_t v)
-{
-	if (have)
-		wp_jw_hex(w, key, v);
-	else
-		wp_jw_null(w, key);
-}
-
-static void
 strings(struct wp_jw *w, const char *key, const char *const *s, size_t n)
 {
 	size_t i;
@@ -37,7 +28,8 @@ static void
 value_bytes(struct wp_jw *w, const char *vkey, const char *bkey,
     const unsigned char *b, size_t len)
 {
-	hex_or_null(w, vkey, b != NULL && len <= 8, b ? wp_le64(b, len) : 0);
+	WP_JW_OR_NULL(wp_jw_hex, w, vkey, b != NULL && len <= 8,
+	    b ? wp_le64(b, len) : 0);
 	if (b != NULL)
 		wp_jw_bytes(w, bkey, b, len);
 	else
@@ -50,7 +42,7 @@ place(struct wp_jw *w, const char *prefix, const struct wp_place *p)
 	char key[32];
 
 	snprintf(key, sizeof key, "%sstatic_addr", prefix);
-	hex_or_null(w, key, p->has_static, p->static_addr);
+	WP_JW_OR_NULL(wp_jw_hex, w, key, p->has_static, p->static_addr);
 	snprintf(key, sizeof key, "%smodule", prefix);
 	wp_jw_str(w, key, p->module);
 	snprintf(key, sizeof key, "%sregion", prefix);
@@ -97,7 +89,8 @@ mappings(struct wp_jw *w, const struct wp_session *s)
 		wp_jw_str(w, "perms", m->perms);
 		wp_jw_hex(w, "offset", m->offset);
 		wp_jw_str(w, "path", m->path);
-		hex_or_null(w, "load_bias", m->has_bias, m->load_bias);
+		WP_JW_OR_NULL(wp_jw_hex, w, "load_bias", m->has_bias,
+		    m->load_bias);
 		wp_jw_end(w);
 	}
 	wp_jw_end(w);
@@ -185,7 +178,7 @@ wp_rec_follow(struct wp_jw *w, const struct wp_follow_rec *f)
 	}
 	wp_jw_end(w);
 	wp_jw_str(w, "binding", f->binding);
-	hex_or_null(w, "leaf_addr", bound, f->leaf);
+	WP_JW_OR_NULL(wp_jw_hex, w, "leaf_addr", bound, f->leaf);
 	value_bytes(w, "initial_value", "initial_bytes",
 	    bound ? f->initial : NULL, f->len);
 	wp_jw_end(w);
@@ -193,13 +186,11 @@ wp_rec_follow(struct wp_jw *w, const struct wp_follow_rec *f)
 
 /* ---- records of wp-arm ---- */
 
+/* v, or null where it is negative (not known) */
 static void
 int_or_null(struct wp_jw *w, const char *key, long v)
 {
-	if (v < 0)
-		wp_jw_null(w, key);
-	else
-		wp_jw_int(w, key, v);
+	WP_JW_OR_NULL(wp_jw_int, w, key, v >= 0, v);
 }
 
 void
@@ -230,8 +221,8 @@ wp_rec_armed(struct wp_jw *w, const struct wp_armed_rec *a)
 		for (i = 0; i < a->ninitial; i++) {
 			wp_jw_obj(w, NULL);
 			wp_jw_int(w, "id", a->initial[i].id);
-			hex_or_null(w, "initial_value", a->initial[i].known,
-			    a->initial[i].value);
+			WP_JW_OR_NULL(wp_jw_hex, w, "initial_value",
+			    a->initial[i].known, a->initial[i].value);
 			wp_jw_end(w);
 		}
 		wp_jw_end(w);
@@ -324,7 +315,8 @@ wp_rec_hit(struct wp_jw *w, const struct wp_hit_rec *h)
 	wp_jw_int(w, "time_ns", h->time_ns);
 	wp_jw_hex(w, "ip", h->ip);
 	if (h->exact)
-		hex_or_null(w, "writer_ip", h->has_writer_ip, h->writer_ip);
+		WP_JW_OR_NULL(wp_jw_hex, w, "writer_ip", h->has_writer_ip,
+		    h->writer_ip);
 	if (h->exact || h->bytes != NULL)
 		value_bytes(w, "new_value", "new_bytes", h->bytes, h->nbytes);
 	if (h->exact)
@@ -450,9 +442,9 @@ wp_rec_last_write(struct wp_jw *w, const struct wp_last_write_rec *r)
 	wp_jw_int(w, "tid", r->tid);
 	wp_jw_int(w, "time_ns", r->time_ns);
 	wp_jw_hex(w, "ip", r->ip);
-	hex_or_null(w, "writer_ip", r->has_writer_ip, r->writer_ip);
+	WP_JW_OR_NULL(wp_jw_hex, w, "writer_ip", r->has_writer_ip, r->writer_ip);
 	flag_words(w, r->flags);
-	hex_or_null(w, "new_value", r->has_value, r->value);
+	WP_JW_OR_NULL(wp_jw_hex, w, "new_value", r->has_value, r->value);
 	wp_jw_end(w);
 }
 
@@ -467,8 +459,8 @@ wp_rec_rebind(struct wp_jw *w, const struct wp_rebind_rec *r)
 	wp_jw_int(w, "target", r->target);
 	wp_jw_uint(w, "generation", r->generation);
 	wp_jw_str(w, "binding", r->binding);
-	hex_or_null(w, "old_leaf", r->old_leaf != 0, r->old_leaf);
-	hex_or_null(w, "new_leaf", r->new_leaf != 0, r->new_leaf);
+	WP_JW_OR_NULL(wp_jw_hex, w, "old_leaf", r->old_leaf != 0, r->old_leaf);
+	WP_JW_OR_NULL(wp_jw_hex, w, "new_leaf", r->new_leaf != 0, r->new_leaf);
 	wp_jw_arr(w, "pointers");
 	for (i = 0; i < r->npointers; i++)
 		wp_jw_hex(w, NULL, r->pointers[i]);
@@ -476,10 +468,8 @@ wp_rec_rebind(struct wp_jw *w, const struct wp_rebind_rec *r)
 	wp_jw_int(w, "time_ns", r->time_ns);
 	int_or_null(w, "rearm_ns", r->rearm_ns);
 	wp_jw_bool(w, "held", r->held);
-	if (r->missed < 0)
-		wp_jw_null(w, "missed_in_window");
-	else
-		wp_jw_bool(w, "missed_in_window", r->missed);
+	WP_JW_OR_NULL(wp_jw_bool, w, "missed_in_window", r->missed >= 0,
+	    r->missed);
 	wp_jw_end(w);
 }
 
@@ -513,15 +503,6 @@ coverage(struct wp_jw *w, const struct wp_observation *o)
 }
 
 static void
-uint_or_null(struct wp_jw *w, const char *key, int have, uint64_t v)
-{
-	if (have)
-		wp_jw_uint(w, key, v);
-	else
-		wp_jw_null(w, key);
-}
-
-static void
 obs_targets(struct wp_jw *w, const struct wp_observation *o)
 {
 	const struct wp_obs_target *t;
@@ -534,9 +515,11 @@ obs_targets(struct wp_jw *w, const struct wp_observation *o)
 		wp_jw_obj(w, NULL);
 		wp_jw_int(w, "id", t->id);
 		wp_jw_uint(w, "hits", t->hits);
-		uint_or_null(w, "counted", t->counted_known, t->counted);
-		uint_or_null(w, "lost", t->counted_known, t->lost);
-		hex_or_null(w, "latest_value", t->has_latest, t->latest);
+		WP_JW_OR_NULL(wp_jw_uint, w, "counted", t->counted_known,
+		    t->counted);
+		WP_JW_OR_NULL(wp_jw_uint, w, "lost", t->counted_known, t->lost);
+		WP_JW_OR_NULL(wp_jw_hex, w, "latest_value", t->has_latest,
+		    t->latest);
 		wp_jw_end(w);
 	}
 	wp_jw_end(w);
@@ -547,12 +530,13 @@ obs_targets(struct wp_jw *w, const struct wp_observation *o)
 		wp_jw_int(w, "id", f->id);
 		wp_jw_uint(w, "generation", f->generation);
 		wp_jw_str(w, "binding", f->binding);
-		hex_or_null(w, "leaf_addr", f->leaf != 0, f->leaf);
+		WP_JW_OR_NULL(wp_jw_hex, w, "leaf_addr", f->leaf != 0, f->leaf);
 		wp_jw_uint(w, "pointer_hits", f->pointer_hits);
 		wp_jw_uint(w, "leaf_hits", f->leaf_hits);
-		uint_or_null(w, "pointer_counted", f->counted_known,
-		    f->pointer_counted);
-		uint_or_null(w, "leaf_counted", f->counted_known, f->leaf_counted);
+		WP_JW_OR_NULL(wp_jw_uint, w, "pointer_counted",
+		    f->counted_known, f->pointer_counted);
+		WP_JW_OR_NULL(wp_jw_uint, w, "leaf_counted", f->counted_known,
+		    f->leaf_counted);
 		wp_jw_uint(w, "rebinds", f->rebinds);
 		wp_jw_end(w);
 	}
@@ -667,7 +651,7 @@ wp_rec_observation(struct wp_jw *w, const struct wp_observation *o)
 	if (o->stopped_tid > 0) {
 		wp_jw_obj(w, "stopped_at");
 		wp_jw_int(w, "tid", o->stopped_tid);
-		hex_or_null(w, "writer_ip", o->stopped_has_writer,
+		WP_JW_OR_NULL(wp_jw_hex, w, "writer_ip", o->stopped_has_writer,
 		    o->stopped_writer_ip);
 		wp_jw_hex(w, "ip", o->stopped_ip);
 		wp_jw_str(w, "core", o->stopped_core);
@@ -701,16 +685,17 @@ wp_rec_writer(struct wp_jw *w, const struct wp_writer_rec *r)
 {
 	wp_jw_obj(w, "writer");
 	wp_jw_str(w, "kind", r->kind >= 0 ? wp_kind_names[r->kind] : NULL);
-	hex_or_null(w, "trap_ip", r->has_trap, r->trap_ip);
-	hex_or_null(w, "trap_static_ip", r->has_trap_static, r->trap_static);
+	WP_JW_OR_NULL(wp_jw_hex, w, "trap_ip", r->has_trap, r->trap_ip);
+	WP_JW_OR_NULL(wp_jw_hex, w, "trap_static_ip", r->has_trap_static,
+	    r->trap_static);
 	wp_jw_str(w, "trap_module", r->trap_module);
 	wp_jw_str(w, "module", r->module);
 	wp_jw_str(w, "function", r->function);
-	hex_or_null(w, "function_static", r->function != NULL,
+	WP_JW_OR_NULL(wp_jw_hex, w, "function_static", r->function != NULL,
 	    r->function_static);
-	hex_or_null(w, "writer_ip", r->has_writer, r->writer_ip);
-	hex_or_null(w, "writer_static_ip", r->has_writer &&
-	    r->has_writer_static, r->writer_static);
+	WP_JW_OR_NULL(wp_jw_hex, w, "writer_ip", r->has_writer, r->writer_ip);
+	WP_JW_OR_NULL(wp_jw_hex, w, "writer_static_ip",
+	    r->has_writer && r->has_writer_static, r->writer_static);
 	symbol(w, r);
 	if (r->has_writer && r->source_file != NULL) {
 		wp_jw_obj(w, "source");
@@ -740,7 +725,7 @@ wp_rec_value(struct wp_jw *w, const struct wp_value_rec *v)
 		if (v->kind == WP_VALUE_REGISTER)
 			wp_jw_str(w, "register", v->reg);
 		wp_jw_int(w, "width", v->width);
-		hex_or_null(w, "value", v->has_value, v->value);
+		WP_JW_OR_NULL(wp_jw_hex, w, "value", v->has_value, v->value);
 		if (v->kind == WP_VALUE_OBSERVED) {
 			if (v->bytes != NULL)
 				wp_jw_raw(w, "bytes", v->bytes, v->nbytes);

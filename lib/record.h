@@ -15,13 +15,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bounds.h"
 #include "json.h"
 #include "stream.h"
 #include "util.h"
 #include "vocab.h"
 #include "x86.h"
-
-#define WP_CHAIN_MAXDEPTH 8
 
 /* ---- field access on a record read from the stream ---- */
 

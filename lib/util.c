@@ -212,12 +212,47 @@ wp_parse_duration_ms(const char *s, uint64_t *ms)
 
 	if (s == NULL || *s == '\0')
 		return -1;
+	if (strcmp(s, "inf") == 0) {
+		*ms = WP_DURATION_INF_MS;
+		return 0;
+	}
 	do {
 		if (duration_part(&p, p == s, &sum) == -1)
 			return -1;
 	} while (*p != '\0');
+	if (sum >= WP_DURATION_INF_MS)
+		return -2;
 	*ms = sum;
 	return 0;
+}
+
+const void *
+wp_find_int(const void *table, size_t n, size_t size, size_t off, int key)
+{
+	const char *p = table;
+	int v;
+
+	for (; n > 0; n--, p += size) {
+		memcpy(&v, p + off, sizeof v);
+		if (v == key)
+			return p;
+	}
+	return NULL;
+}
+
+const void *
+wp_find_range(const void *table, size_t n, size_t size, size_t off,
+    uint64_t addr)
+{
+	const char *p = table;
+	uint64_t r[2];
+
+	for (; n > 0; n--, p += size) {
+		memcpy(r, p + off, sizeof r);
+		if (addr >= r[0] && addr < r[1])
+			return p;
+	}
+	return NULL;
 }
 
 uint64_t

@@ -1,4 +1,17 @@
-/* util: version, exit statuses, errors, allocation, numbers, time. */
+/*
+ * util: version, exit statuses, errors, allocation, numbers, time.
+ *
+ * How lib/ reports an error, the one style of every function there:
+ * - a failure a user must read about returns -1 (or NULL) and fills the
+ *   caller's struct wp_error (below): its message names the thing and
+ *   says what is wrong, its status is the exit status it calls for;
+ * - a wrapper of one system call (proc.c's /proc readers, a stream's
+ *   open) returns -1 (or NULL) with errno, as the call does;
+ * - a lookup or a test ("the mapping at addr", "a number?") returns -1,
+ *   NULL or 0 for "no such": an answer, not an error;
+ * - out of memory ends the process (wp_xmalloc).
+ * lib/ never prints, but for wp_usage and the out-of-memory message.
+ */
 #ifndef WP_UTIL_H
 #define WP_UTIL_H
 
@@ -86,11 +99,32 @@ int	 wp_parse_s64(const char *s, int64_t *v);
 /* "0x" and 1 to 16 hex digits, n bytes of s */
 int	 wp_parse_hexn(const char *s, size_t n, uint64_t *v);
 /*
+ * -d inf: a duration no watch reaches (292 years), which a deadline
+ * (nanoseconds of CLOCK_MONOTONIC in a uint64_t) still holds, and the
+ * observation's duration_requested_ms says (wp-records(7)).
+ */
+#define WP_DURATION_INF_MS	((uint64_t)INT64_MAX / 1000000)
+/*
  * A duration: parts of a number (a fraction allowed, to whole
  * milliseconds) and a unit, ms, s, m or h ("500ms", "1.5s", "2m30s");
- * a bare number is seconds.  -1 for anything else, or past 2^64 ms.
+ * a bare number is seconds; "inf" is WP_DURATION_INF_MS.  0; -1 for
+ * anything else; -2 for a duration written out that is as long as inf
+ * or longer.
  */
 int	 wp_parse_duration_ms(const char *s, uint64_t *ms);
+
+/*
+ * The first of the n entries (size bytes each) of table whose int at
+ * offset off is key, or NULL: a lookup in a small constant table.
+ */
+const void *wp_find_int(const void *table, size_t n, size_t size,
+	    size_t off, int key);
+/*
+ * The same for the first entry holding addr, whose members at offset
+ * off are uint64_t start, end: [start, end).
+ */
+const void *wp_find_range(const void *table, size_t n, size_t size,
+	    size_t off, uint64_t addr);
 
 /* The little-endian value of n (at most 8) bytes. */
 uint64_t wp_le64(const unsigned char *b, size_t n);

@@ -7,13 +7,10 @@
 #include "vocab.h"
 #include "x86.h"
 
-/* the names of a hit's "regs" (declared in x86.h, with their order):
-   here, so that readers of records do not link the decoder */
-const char *const wp_x86_reg_names[WP_NREGS] = {
-	"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp", "rip",
-	"rflags", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15",
-	"fs_base", "gs_base"
-};
+/* the names of a hit's "regs" (declared in x86.h): here, so that
+   readers of records do not link the decoder */
+#define REG_NAME(N, name, field, perf, dwarf)	#name,
+const char *const wp_x86_reg_names[WP_NREGS] = { WP_X86_REGS(REG_NAME) };
 
 const char *const wp_flag_names[WP_NFLAGS] = {
 	"read", "syscall", "unexplained", "kernel", "unverified",

@@ -1,8 +1,11 @@
 /* Classifying x86-64 instructions by the memory they write (capstone). */
+#include <sys/user.h>
+
 #include <capstone/capstone.h>
 
 #include <cpuid.h>
 #include <err.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,45 +17,44 @@ static csh cs;
 static int cs_ready;
 
 struct regmap {
-	x86_reg		reg;
+	int		reg;		/* x86_reg */
 	int		idx;
 	int		bytes;
 	int		shift;
 };
 
-#define R4(n, q, d, w, b) \
-	{ X86_REG_##q, n, 8, 0 }, { X86_REG_##d, n, 4, 0 }, \
-	{ X86_REG_##w, n, 2, 0 }, { X86_REG_##b, n, 1, 0 }
+/* capstone's names of register WP_q: 64, 32, 16 and 8 bits wide */
+#define R4(q, d, w, b) \
+	{ X86_REG_##q, WP_##q, 8, 0 }, { X86_REG_##d, WP_##q, 4, 0 }, \
+	{ X86_REG_##w, WP_##q, 2, 0 }, { X86_REG_##b, WP_##q, 1, 0 }
+/* and the high byte of the first four */
+#define HI(q, h)	{ X86_REG_##h, WP_##q, 1, 8 }
+/* r8 .. r15 */
+#define RN(n)		R4(R##n, R##n##D, R##n##W, R##n##B)
 
 static const struct regmap regmap[] = {
-	R4(WP_RAX, RAX, EAX, AX, AL), { X86_REG_AH, WP_RAX, 1, 8 },
-	R4(WP_RBX, RBX, EBX, BX, BL), { X86_REG_BH, WP_RBX, 1, 8 },
-	R4(WP_RCX, RCX, ECX, CX, CL), { X86_REG_CH, WP_RCX, 1, 8 },
-	R4(WP_RDX, RDX, EDX, DX, DL), { X86_REG_DH, WP_RDX, 1, 8 },
-	R4(WP_RSI, RSI, ESI, SI, SIL),
-	R4(WP_RDI, RDI, EDI, DI, DIL),
-	R4(WP_RBP, RBP, EBP, BP, BPL),
-	R4(WP_RSP, RSP, ESP, SP, SPL),
-	R4(WP_R8, R8, R8D, R8W, R8B),
-	R4(WP_R9, R9, R9D, R9W, R9B),
-	R4(WP_R10, R10, R10D, R10W, R10B),
-	R4(WP_R11, R11, R11D, R11W, R11B),
-	R4(WP_R12, R12, R12D, R12W, R12B),
-	R4(WP_R13, R13, R13D, R13W, R13B),
-	R4(WP_R14, R14, R14D, R14W, R14B),
-	R4(WP_R15, R15, R15D, R15W, R15B),
+	R4(RAX, EAX, AX, AL), HI(RAX, AH), R4(RBX, EBX, BX, BL), HI(RBX, BH),
+	R4(RCX, ECX, CX, CL), HI(RCX, CH), R4(RDX, EDX, DX, DL), HI(RDX, DH),
+	R4(RSI, ESI, SI, SIL), R4(RDI, EDI, DI, DIL),
+	R4(RBP, EBP, BP, BPL), R4(RSP, ESP, SP, SPL),
+	RN(8), RN(9), RN(10), RN(11), RN(12), RN(13), RN(14), RN(15),
 	{ X86_REG_RIP, WP_RIP, 8, 0 }, { X86_REG_EIP, WP_RIP, 4, 0 },
 };
+
+void
+wp_x86_regs_from_user(struct wp_x86_regs *r, const struct user_regs_struct *u)
+{
+#define FROM_USER(N, name, field, perf, dwarf)	r->v[WP_##N] = u->field;
+	WP_X86_REGS(FROM_USER)
+#undef FROM_USER
+	r->have = (1u << WP_NREGS) - 1;
+}
 
 static const struct regmap *
 reg_lookup(x86_reg r)
 {
-	size_t i;
-
-	for (i = 0; i < sizeof regmap / sizeof regmap[0]; i++)
-		if (regmap[i].reg == r)
-			return &regmap[i];
-	return NULL;
+	return wp_find_int(regmap, sizeof regmap / sizeof regmap[0],
+	    sizeof regmap[0], offsetof(struct regmap, reg), (int)r);
 }
 
 int

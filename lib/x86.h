@@ -1,7 +1,7 @@
 /*
  * x86: one x86-64 instruction at a time (capstone): what it stores and
- * loads, where, and from which register; and the one register table of
- * the records.
+ * loads, where, and from which register, over the register table of
+ * x86-regs.h.
  */
 #ifndef WP_X86_H
 #define WP_X86_H
@@ -9,24 +9,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/*
- * The register file, in the order of perf's sampled user registers
- * (the first WP_NGPREGS), then the segment bases ptrace also gives.
- */
-enum {
-	WP_RAX, WP_RBX, WP_RCX, WP_RDX, WP_RSI, WP_RDI, WP_RBP, WP_RSP,
-	WP_RIP, WP_RFLAGS, WP_R8, WP_R9, WP_R10, WP_R11, WP_R12, WP_R13,
-	WP_R14, WP_R15, WP_FS_BASE, WP_GS_BASE, WP_NREGS
-};
-#define WP_NGPREGS	WP_FS_BASE
+#include "x86-regs.h"
 
-/* Their names in records ("rax", ..., "gs_base"), indexed as above. */
+/* Their names in records ("rax", ..., "gs_base"), indexed WP_*. */
 extern const char *const wp_x86_reg_names[WP_NREGS];
 
 struct wp_x86_regs {
 	uint64_t	v[WP_NREGS];
 	uint32_t	have;		/* bit per register known */
 };
+
+struct user_regs_struct;
+/* All the registers of a thread ptrace stopped, from PTRACE_GETREGS. */
+void	 wp_x86_regs_from_user(struct wp_x86_regs *r,
+	    const struct user_regs_struct *u);
 
 enum wp_x86_kind {
 	WP_X86_NONE,		/* writes no memory */

@@ -151,7 +151,11 @@ bad_if() {
 	wait "$wpid" || st=$?
 	assert_equal "$st" 6
 	run grep -n -m1 'the last 8 writes to wpt_head' "$out"
-	assert_output --regexp '^[0-9]:the last 8 writes to wpt_head \(target 0, 0x[0-9a-f]+\) before SIGSEGV, the last one last:$'
+	assert_output --regexp '^[0-9]+:the last 8 writes to wpt_head \(target 0, 0x[0-9a-f]+\) before SIGSEGV, the last one last:$'
+	# first: before the target's own section
+	local at=${output%%:*} target
+	target=$(grep -n -m1 '^target 0 ' "$out")
+	[ "$at" -lt "${target%%:*}" ] || fail "the last writes at line $at, after the target at ${target%%:*}"
 	run grep -c 'corrupt_head+0x0 .*0xdead0000' "$out"
 	assert_output 2
 }

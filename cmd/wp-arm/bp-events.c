@@ -68,7 +68,7 @@ bpev_chain_cap(const struct watch *w)
 {
 	size_t n = w->callchain_depth + 3;
 
-	return n < 127 ? (int)n : 127;
+	return n < WP_KERNEL_MAXSTACK ? (int)n : WP_KERNEL_MAXSTACK;
 }
 
 /* The breakpoint of entry ti, as every event of it is opened. */
@@ -467,20 +467,16 @@ bpev_arm(struct bpev *ev, struct watch *w, struct wp_error *e)
 static size_t
 ring_pages(const struct bpev *ev)
 {
-	long pg = sysconf(_SC_PAGESIZE), kb = 0;
+	long pg = sysconf(_SC_PAGESIZE), kb;
 	size_t n = RING_PAGES, lim;
-	FILE *f;
 
 	/* with --callchain dwarf, --regs too */
 	if (!ev->lay.regs)
 		return n;
 	if (geteuid() == 0)
 		return RING_PAGES_MAX;
-	if ((f = fopen("/proc/sys/kernel/perf_event_mlock_kb", "re")) != NULL) {
-		if (fscanf(f, "%ld", &kb) != 1)
-			kb = 0;
-		fclose(f);
-	}
+	if (wp_proc_sysctl("kernel/perf_event_mlock_kb", &kb) == -1)
+		kb = 0;
 	lim = kb > 0 && pg > 0 ? (size_t)kb * 1024 / (size_t)pg : 0;
 	while (n * 2 + 1 <= lim && n * 2 <= RING_PAGES_MAX)
 		n *= 2;

@@ -20,6 +20,7 @@
 
 #include "bpf-prog.h"
 #include "kchain.h"
+#include "proc.h"
 #include "wp.skel.h"
 
 #define RING_BYTES	(1 << 22)	/* the samples' ring buffer */
@@ -47,16 +48,10 @@ print(enum libbpf_print_level level, const char *fmt, va_list ap)
 static int
 unprivileged_bpf_disabled(void)
 {
-	FILE *f;
-	int v = -1;
+	long v;
 
-	if ((f = fopen("/proc/sys/kernel/unprivileged_bpf_disabled",
-	    "re")) != NULL) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = -1;
-		fclose(f);
-	}
-	return v;
+	return wp_proc_sysctl("kernel/unprivileged_bpf_disabled", &v) == 0 ?
+	    (int)v : -1;
 }
 
 static int
@@ -112,7 +107,8 @@ bpfw_open(const struct watch *w, int v, struct wp_error *e)
 	bpf_map__set_max_entries(b->skel->maps.samples, RING_BYTES);
 	/* the trap IP, the callers asked for, one more to tell a longer
 	   chain; within kernel.perf_event_max_stack's default */
-	b->depth = w->callchain_depth + 2 < 127 ? w->callchain_depth + 2 : 127;
+	b->depth = w->callchain_depth + 2 < WP_KERNEL_MAXSTACK ?
+	    w->callchain_depth + 2 : WP_KERNEL_MAXSTACK;
 	bpf_map__set_value_size(b->skel->maps.stacks, (__u32)(8 * b->depth));
 	if (!b->skel->rodata->with_stack)
 		bpf_map__set_max_entries(b->skel->maps.stacks, 1);
@@ -191,7 +187,7 @@ bpfw_callers(struct bpfw *b, const struct watch *w, int32_t id, uint64_t ip,
     uint64_t *ips, size_t *n)
 {
 	static char why[80];
-	uint64_t st[128];
+	uint64_t st[WP_KERNEL_MAXSTACK];
 
 	*n = 0;
 	if (id < 0) {

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "proc.h"
 #include "record.h"
 #include "stream.h"
 #include "util.h"
@@ -121,26 +122,6 @@ emit_hit(struct watch *w, const struct wp_hit_rec *h)
 }
 
 int
-emit_comm(pid_t pid, pid_t tid, char *buf, size_t sz)
-{
-	char path[64];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof path, "/proc/%d/task/%d/comm", (int)pid,
-	    (int)tid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return -1;
-	n = read(fd, buf, sz - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	return 0;
-}
-
-int
 emit_thread(struct watch *w, const struct wp_thread_rec *t)
 {
 	struct wp_thread_rec named = *t;
@@ -149,7 +130,7 @@ emit_thread(struct watch *w, const struct wp_thread_rec *t)
 	/* named when first seen: as it starts, is seeded, or fails */
 	if (named.comm == NULL && strcmp(t->event, "exit") != 0 &&
 	    strcmp(t->event, "fork_process") != 0 &&
-	    emit_comm(w->pid, t->tid, comm, sizeof comm) == 0)
+	    wp_proc_comm(w->pid, t->tid, comm, sizeof comm) == 0)
 		named.comm = comm;
 	wp_rec_thread(&w->jw, &named);
 	return put(w, 0);

@@ -19,6 +19,7 @@
 #include "dwfl.h"
 #include "filter.h"
 #include "hmap.h"
+#include "proc.h"
 #include "vocab.h"
 #include "watch.h"
 
@@ -147,7 +148,7 @@ comm_of(struct watch *w, pid_t tid)
 
 	c = wp_hmap_put(&w->filter->comms, (uint64_t)tid, 0, &isnew);
 	if (isnew)
-		c->known = emit_comm(w->pid, tid, c->comm, sizeof c->comm) == 0;
+		c->known = wp_proc_comm(w->pid, tid, c->comm, sizeof c->comm) == 0;
 	return c->known ? c->comm : NULL;
 }
 

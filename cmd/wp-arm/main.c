@@ -159,15 +159,14 @@ static void
 option(int ch, const char *arg, struct watch *w, struct options *op)
 {
 	uint64_t u;
+	int rc;
 
 	switch (ch) {
 	case 'd':
-		if (strcmp(arg, "inf") == 0)
-			w->duration_ms = DURATION_INF_MS;
-		else if (wp_parse_duration_ms(arg, &w->duration_ms) == -1)
+		if ((rc = wp_parse_duration_ms(arg, &w->duration_ms)) == -1)
 			errx(WP_EXIT_USAGE, "-d %s: not a duration (10 for "
 			    "seconds, 500ms, 1.5s, 2m30s)", arg);
-		else if (w->duration_ms >= DURATION_INF_MS)
+		else if (rc == -2)
 			errx(WP_EXIT_USAGE, "-d %s: longer than wp-arm can "
 			    "wait (inf watches until a signal)", arg);
 		break;
@@ -215,10 +214,10 @@ option(int ch, const char *arg, struct watch *w, struct options *op)
 		w->ring_pages = (size_t)u;
 		break;
 	case 'I':
-		if (wp_parse_duration_ms(arg, &w->interval_ms) == -1)
+		if ((rc = wp_parse_duration_ms(arg, &w->interval_ms)) == -1)
 			errx(WP_EXIT_USAGE, "--interval %s: not a duration "
 			    "(500ms, 1s; 0 for none)", arg);
-		if (w->interval_ms >= DURATION_INF_MS)
+		if (rc == -2 || w->interval_ms >= WP_DURATION_INF_MS)
 			errx(WP_EXIT_USAGE, "--interval %s: longer than wp-arm "
 			    "can wait (0 for none)", arg);
 		break;
@@ -292,8 +291,8 @@ parse_options(int argc, char *argv[], struct watch *w, struct options *op)
 	w->max_events = 100000;
 	w->ring_pages = 0;		/* the backend's: bp-events.c */
 	w->interval_ms = 1000;
-	w->callchain_depth = 16;
-	w->callchain_stack = 8192;
+	w->callchain_depth = WP_CALLCHAIN_DEFAULT;
+	w->callchain_stack = WP_CALLCHAIN_STACK;
 	op->backend = "auto";
 	op->check_bp = 0;
 	memset(&op->filter, 0, sizeof op->filter);

@@ -16,10 +16,12 @@
 #include <unistd.h>
 
 #include "perf.h"
+#include "proc.h"
 #include "util.h"
 
-#define REGS_MASK (((1ULL << (PERF_REG_X86_FLAGS + 1)) - 1) | \
-	(((1ULL << 8) - 1) << PERF_REG_X86_R8))
+/* the registers of x86-regs.h, which perf then writes in that order */
+#define PERF_BIT(N, name, field, perf, dwarf)	| 1ULL << PERF_REG_X86_##perf
+#define REGS_MASK	(0 WP_X86_GPREGS(PERF_BIT))
 
 #define SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | \
 	PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
@@ -229,15 +231,10 @@ perf_id(int fd, uint64_t *id)
 int
 perf_paranoid(void)
 {
-	FILE *f;
-	int v = -99;
+	long v;
 
-	if ((f = fopen("/proc/sys/kernel/perf_event_paranoid", "re")) != NULL) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = -99;
-		fclose(f);
-	}
-	return v;
+	return wp_proc_sysctl("kernel/perf_event_paranoid", &v) == 0 ?
+	    (int)v : -99;
 }
 
 /* The sample_id trailer of non-sample records, for SAMPLE_TYPE. */

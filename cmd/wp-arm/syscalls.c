@@ -4,10 +4,12 @@
  */
 #include <sys/syscall.h>
 
+#include <limits.h>
 #include <stddef.h>
 #include <unistd.h>
 
 #include "syscalls.h"
+#include "util.h"
 
 /*
  * A buffer: argument ptr, and its size: a constant or argument len;
@@ -28,7 +30,7 @@ enum {
 };
 
 struct call {
-	long		 nr;
+	int		 nr;
 	struct out	 o[3];
 };
 
@@ -143,12 +145,10 @@ overlaps(uint64_t p, uint64_t n, uint64_t lo, uint64_t hi)
 static const struct call *
 lookup(long nr)
 {
-	size_t i;
-
-	for (i = 0; i < sizeof calls / sizeof calls[0]; i++)
-		if (calls[i].nr == nr)
-			return &calls[i];
-	return NULL;
+	if (nr < 0 || nr > INT_MAX)
+		return NULL;
+	return wp_find_int(calls, sizeof calls / sizeof calls[0],
+	    sizeof calls[0], offsetof(struct call, nr), (int)nr);
 }
 
 /*

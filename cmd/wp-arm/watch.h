@@ -21,13 +21,9 @@
 #include "util.h"
 
 /* One watched address: a target, or one entry of a follow chain. */
-/*
- * -d inf: a duration no watch reaches (292 years), which the deadline
- * (nanoseconds of CLOCK_MONOTONIC in a uint64_t) still holds.
- */
-#define DURATION_INF_MS	((uint64_t)INT64_MAX / 1000000)
-#define WATCH_MAXCHAIN	128	/* --callchain-depth at most */
-#define WATCH_MAXSTACK	32768	/* --callchain dwarf,bytes at most */
+#define DURATION_INF_MS	WP_DURATION_INF_MS	/* -d inf */
+#define WATCH_MAXCHAIN	WP_CALLCHAIN_MAX
+#define WATCH_MAXSTACK	WP_CALLCHAIN_MAXSTACK
 
 /* --callchain: none; the backend's own (ptrace: CFI; perf, bpf: fp) */
 enum { CC_NONE, CC_DEFAULT, CC_FP, CC_DWARF };
@@ -280,8 +276,6 @@ int	 emit_armed(struct watch *w);		/* from w->armed */
 int	 emit_hit(struct watch *w, const struct wp_hit_rec *h);
 /* A thread record, with the thread's name where it is first seen. */
 int	 emit_thread(struct watch *w, const struct wp_thread_rec *t);
-/* The thread's name (/proc/PID/task/TID/comm) into buf: 0, or -1. */
-int	 emit_comm(pid_t pid, pid_t tid, char *buf, size_t sz);
 int	 emit_count(struct watch *w, const struct wp_count_rec *c);
 int	 emit_tally(struct watch *w, const struct wp_tally_rec *t);
 int	 emit_last_write(struct watch *w, const struct wp_last_write_rec *r);

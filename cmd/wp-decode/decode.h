@@ -30,7 +30,7 @@ struct dmod {
 };
 
 struct dmap {
-	uint64_t	 start, end;
+	uint64_t	 start, end;	/* wp_find_range */
 	int		 mod;		/* -1: anonymous */
 };
 

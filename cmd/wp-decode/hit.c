@@ -355,6 +355,17 @@ writer_text(struct decoder *d, struct site *st, const struct choice *c,
 	return v->text;
 }
 
+/* Why the value a store of each kind writes is not known. */
+static const char *const no_value[] = {
+	[WP_X86_RMW] = "read-modify-write",
+	[WP_X86_XCHG] = "source register overwritten by the same instruction",
+	[WP_X86_PUSH] = "stack write by push or call",
+	[WP_X86_STRING] = "string instruction",
+	[WP_X86_SIMD] = "SIMD or x87 register (not sampled)",
+	[WP_X86_OTHER] = NULL
+};
+#define NKINDS	(sizeof no_value / sizeof no_value[0])
+
 /* The value a decoded store wrote, from the sampled registers. */
 static void
 value_of(const struct wp_x86_insn *in, const struct wp_x86_regs *r,
@@ -381,23 +392,10 @@ value_of(const struct wp_x86_insn *in, const struct wp_x86_regs *r,
 		v->has_value = 1;
 		v->value = in->imm & mask;
 		return;
-	case WP_X86_RMW:
-		v->reason = "read-modify-write";
-		return;
-	case WP_X86_XCHG:
-		v->reason = "source register overwritten by the same instruction";
-		return;
-	case WP_X86_PUSH:
-		v->reason = "stack write by push or call";
-		return;
-	case WP_X86_STRING:
-		v->reason = "string instruction";
-		return;
-	case WP_X86_SIMD:
-		v->reason = "SIMD or x87 register (not sampled)";
-		return;
 	default:
-		v->reason = "instruction not modelled";
+		v->reason = (size_t)in->kind < NKINDS &&
+		    no_value[in->kind] != NULL ?
+		    no_value[in->kind] : "instruction not modelled";
 		return;
 	}
 }

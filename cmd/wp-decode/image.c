@@ -11,6 +11,7 @@
 #include <libelf.h>
 #include <limits.h>
 #include <stdint.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -370,7 +371,6 @@ same_exe(const struct image *im, int dir)
 static void
 live_open(struct image *im)
 {
-	char path[64];
 	int dir, fd;
 
 	im->memfd = -2;
@@ -378,9 +378,7 @@ live_open(struct image *im)
 	if (!live)
 		return;
 	im->live_why = gone;
-	snprintf(path, sizeof path, "/proc/%d", (int)im->pid);
-	if (im->pid <= 0 ||
-	    (dir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+	if (im->pid <= 0 || (dir = wp_proc_dir(im->pid)) == -1)
 		return;
 	fd = openat(dir, "mem", O_RDONLY | O_CLOEXEC);
 	if (!wp_proc_alive_at(dir, im->start_time))
@@ -419,12 +417,8 @@ image_live_why(const struct image *im)
 const struct dmap *
 image_map_at(const struct image *im, uint64_t a)
 {
-	size_t i;
-
-	for (i = 0; i < im->nmaps; i++)
-		if (a >= im->maps[i].start && a < im->maps[i].end)
-			return &im->maps[i];
-	return NULL;
+	return wp_find_range(im->maps, im->nmaps, sizeof *im->maps,
+	    offsetof(struct dmap, start), a);
 }
 
 const char *

@@ -44,6 +44,14 @@ static const struct option longopts[] = {
 	{ NULL,		0,		NULL, 0 }
 };
 
+/* An option's file (optarg) that cannot be used, rc -1: exit 64. */
+static void
+usable(const char *opt, int rc, const struct wp_error *e)
+{
+	if (rc == -1)
+		errx(WP_EXIT_USAGE, "%s %s: %s", opt, optarg, e->msg);
+}
+
 static const char *
 parse_options(int argc, char *argv[])
 {
@@ -53,9 +61,7 @@ parse_options(int argc, char *argv[])
 	while ((ch = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'B':
-			if (image_add_bin(optarg, &e) == -1)
-				errx(WP_EXIT_USAGE, "--bin %s: %s", optarg,
-				    e.msg);
+			usable("--bin", image_add_bin(optarg, &e), &e);
 			break;
 		case 'L':
 			image_allow_live();
@@ -64,9 +70,8 @@ parse_options(int argc, char *argv[])
 			image_add_module_dir(optarg);
 			break;
 		case 'D':
-			if (wp_dwfl_debug_file(optarg, &e) == -1)
-				errx(WP_EXIT_USAGE, "--debug-file %s: %s", optarg,
-				    e.msg);
+			usable("--debug-file", wp_dwfl_debug_file(optarg, &e),
+			    &e);
 			break;
 		case 'G':
 			wp_dwfl_debug_dir(optarg);

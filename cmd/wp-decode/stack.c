@@ -13,12 +13,9 @@
 #include "dwunwind.h"
 #include "util.h"
 
-/* The registers libdw's x86-64 frames start from, in DWARF's order. */
-static const int dwarf_regs[] = {
-	WP_RAX, WP_RDX, WP_RCX, WP_RBX, WP_RSI, WP_RDI, WP_RBP, WP_RSP,
-	WP_R8, WP_R9, WP_R10, WP_R11, WP_R12, WP_R13, WP_R14, WP_R15, WP_RIP
-};
-#define NDWARF	(sizeof dwarf_regs / sizeof dwarf_regs[0])
+/* The DWARF number of each register (x86-regs.h). */
+#define DWARF_NO(N, name, field, perf, dwarf)	dwarf,
+static const int dwarf_no[WP_NREGS] = { WP_X86_REGS(DWARF_NO) };
 
 static pid_t
 next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
@@ -62,12 +59,13 @@ static bool
 set_initial_registers(Dwfl_Thread *thread, void *arg)
 {
 	struct ustack *u = arg;
-	Dwarf_Word r[NDWARF];
+	Dwarf_Word r[WP_X86_NDWARF];
 	size_t i;
 
-	for (i = 0; i < NDWARF; i++)
-		r[i] = u->regs.v[dwarf_regs[i]];
-	if (!dwfl_thread_state_registers(thread, 0, NDWARF, r))
+	for (i = 0; i < WP_NREGS; i++)
+		if (dwarf_no[i] < WP_X86_NDWARF)
+			r[dwarf_no[i]] = u->regs.v[i];
+	if (!dwfl_thread_state_registers(thread, 0, WP_X86_NDWARF, r))
 		return false;
 	dwfl_thread_state_register_pc(thread, u->regs.v[WP_RIP]);
 	return true;

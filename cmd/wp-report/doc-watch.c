@@ -15,25 +15,6 @@ static const char snapshot_caveat[] =
 
 static const struct wp_field absent = { -1, NULL, NULL };
 
-/* A passed-through member, verbatim, or null. */
-static void
-raw(struct wp_jw *w, const char *k, const struct wp_field *f)
-{
-	if (f != NULL && f->json != NULL)
-		wp_jw_raw(w, k, f->json, strlen(f->json));
-	else
-		wp_jw_null(w, k);
-}
-
-static void
-hex_or_null(struct wp_jw *w, const char *k, int have, uint64_t v)
-{
-	if (have)
-		wp_jw_hex(w, k, v);
-	else
-		wp_jw_null(w, k);
-}
-
 /* A writer's "source": {"file", "line"}, or null. */
 static void
 source(struct wp_jw *w, const struct wp_writer_in *wr)
@@ -65,7 +46,7 @@ value(struct wp_jw *w, const struct rsample *sm)
 	if (v->has_width)
 		wp_jw_int(w, "width", v->width);
 	if (v->has_value_member)
-		hex_or_null(w, "value", v->has_value, v->value);
+		WP_JW_OR_NULL(wp_jw_hex, w, "value", v->has_value, v->value);
 	if (v->has_bytes_member)
 		wp_jw_str(w, "bytes", v->bytes);
 	if (v->reason != NULL)
@@ -97,10 +78,10 @@ site(struct wp_jw *w, const struct rsite *s, int matched)
 	wp_jw_obj(w, NULL);
 	wp_jw_str(w, "kind", wp_kind_names[s->kind]);
 	wp_jw_hex(w, "trap_runtime_ip", s->trap);
-	hex_or_null(w, "trap_static_ip", wr->has_trap_static,
+	WP_JW_OR_NULL(wp_jw_hex, w, "trap_static_ip", wr->has_trap_static,
 	    wr->trap_static);
-	hex_or_null(w, "writer_runtime_ip", s->wip != 0, s->wip);
-	hex_or_null(w, "writer_static_ip", wr->has_writer_static,
+	WP_JW_OR_NULL(wp_jw_hex, w, "writer_runtime_ip", s->wip != 0, s->wip);
+	WP_JW_OR_NULL(wp_jw_hex, w, "writer_static_ip", wr->has_writer_static,
 	    wr->writer_static);
 	wp_jw_str(w, "module", wr->module);
 	wp_jw_str(w, "writer_function", wr->function);
@@ -170,8 +151,8 @@ doc_samples(const struct report *r, const char *name,
 		wp_jw_int(w, "time_ns", sm->time_ns);
 		wp_jw_hex(w, "trap_runtime_ip", sm->trap);
 		wp_jw_str(w, "module", wr->module);
-		hex_or_null(w, "writer_static_ip", wr->has_writer_static,
-		    wr->writer_static);
+		WP_JW_OR_NULL(wp_jw_hex, w, "writer_static_ip",
+		    wr->has_writer_static, wr->writer_static);
 		wp_jw_str(w, "writer_symbol", wr->symbol);
 		value(w, sm);
 		wp_jw_end(w);
@@ -192,8 +173,8 @@ leaf(const struct report *r, const struct rtarget *t, struct wp_jw *w)
 {
 	size_t i;
 
-	raw(w, "counted", t->obs ? &t->obs->counted : NULL);
-	raw(w, "lost", t->obs ? &t->obs->lost : NULL);
+	wp_field_write(w, "counted", t->obs ? &t->obs->counted : NULL);
+	wp_field_write(w, "lost", t->obs ? &t->obs->lost : NULL);
 	wp_jw_str(w, "snapshot_caveat", snapshot_caveat);
 	if (t->have_time) {
 		wp_jw_int(w, "first_time_ns", t->first);
@@ -232,16 +213,9 @@ doc_watch(const struct report *r, const struct rtarget *t, struct wp_jw *w)
 
 	wp_jw_obj(w, NULL);
 	wp_jw_int(w, "id", t->id);
-	raw(w, "input", &x->input);
-	raw(w, "runtime_addr", &x->runtime_addr);
-	raw(w, "static_addr", &x->static_addr);
-	raw(w, "module", &x->module);
-	raw(w, "region", &x->region);
-	raw(w, "perms", &x->perms);
-	raw(w, "access", &x->access);
-	raw(w, "len", &x->len);
-	raw(w, "initial_value", t->initial);
-	raw(w, "latest_value", latest);
+	wp_target_pass_write(w, x);
+	wp_field_write(w, "initial_value", t->initial);
+	wp_field_write(w, "latest_value", latest);
 	if (t->initial->text != NULL && latest->text != NULL)
 		wp_jw_bool(w, "changed", strcmp(t->initial->text,
 		    latest->text) != 0);
@@ -264,30 +238,17 @@ bindings(const struct rtarget *t, struct wp_jw *w)
 		wp_jw_obj(w, NULL);
 		wp_jw_uint(w, "generation", b->generation);
 		wp_jw_str(w, "binding", b->binding);
-		hex_or_null(w, "leaf_addr", b->leaf != 0, b->leaf);
+		WP_JW_OR_NULL(wp_jw_hex, w, "leaf_addr", b->leaf != 0, b->leaf);
 		wp_jw_int(w, "time_ns", b->time_ns);
 		wp_jw_uint(w, "leaf_hits", b->leaf_hits);
-		if (b->rearm_ns >= 0)
-			wp_jw_int(w, "rearm_ns", b->rearm_ns);
-		else
-			wp_jw_null(w, "rearm_ns");
+		WP_JW_OR_NULL(wp_jw_int, w, "rearm_ns", b->rearm_ns >= 0,
+		    b->rearm_ns);
 		wp_jw_bool(w, "held", b->held);
-		if (b->missed >= 0)
-			wp_jw_bool(w, "missed_in_window", b->missed);
-		else
-			wp_jw_null(w, "missed_in_window");
+		WP_JW_OR_NULL(wp_jw_bool, w, "missed_in_window", b->missed >= 0,
+		    b->missed);
 		wp_jw_end(w);
 	}
 	wp_jw_end(w);
-}
-
-static void
-int_or_null(struct wp_jw *w, const char *k, int have, int64_t v)
-{
-	if (have)
-		wp_jw_int(w, k, v);
-	else
-		wp_jw_null(w, k);
 }
 
 /* How long the leaf went unwatched at each re-arm, over the bindings. */
@@ -298,10 +259,10 @@ rearm(const struct rrearm *a, struct wp_jw *w)
 	wp_jw_uint(w, "measured", a->measured);
 	wp_jw_uint(w, "held", a->held);
 	wp_jw_uint(w, "missed_in_window", a->missed);
-	int_or_null(w, "min_ns", a->measured > 0, a->min);
-	int_or_null(w, "median_ns", a->measured > 0, a->median);
-	int_or_null(w, "p90_ns", a->measured > 0, a->p90);
-	int_or_null(w, "max_ns", a->measured > 0, a->max);
+	WP_JW_OR_NULL(wp_jw_int, w, "min_ns", a->measured > 0, a->min);
+	WP_JW_OR_NULL(wp_jw_int, w, "median_ns", a->measured > 0, a->median);
+	WP_JW_OR_NULL(wp_jw_int, w, "p90_ns", a->measured > 0, a->p90);
+	WP_JW_OR_NULL(wp_jw_int, w, "max_ns", a->measured > 0, a->max);
 	wp_jw_end(w);
 }
 
@@ -314,24 +275,26 @@ doc_follow(const struct report *r, const struct rtarget *t, struct wp_jw *w)
 
 	wp_jw_obj(w, NULL);
 	wp_jw_int(w, "id", t->id);
-	raw(w, "input", &x->input);
-	raw(w, "ptr_slot_addr", &x->slot_addr);
-	raw(w, "ptr_slot_static_addr", &x->slot_static_addr);
-	raw(w, "ptr_slot_module", &x->slot_module);
-	raw(w, "chain_offsets", &x->offsets);
-	raw(w, "len", &x->len);
-	raw(w, "access", &x->access);
-	raw(w, "slots_reserved", &x->slots);
+	wp_field_write(w, "input", &x->input);
+	wp_field_write(w, "ptr_slot_addr", &x->slot_addr);
+	wp_field_write(w, "ptr_slot_static_addr", &x->slot_static_addr);
+	wp_field_write(w, "ptr_slot_module", &x->slot_module);
+	wp_field_write(w, "chain_offsets", &x->offsets);
+	wp_field_write(w, "len", &x->len);
+	wp_field_write(w, "access", &x->access);
+	wp_field_write(w, "slots_reserved", &x->slots);
 	if (b != NULL) {
 		wp_jw_str(w, "binding_state", b->binding);
 		wp_jw_uint(w, "generation", b->generation);
-		hex_or_null(w, "active_leaf_addr", b->leaf != 0, b->leaf);
+		WP_JW_OR_NULL(wp_jw_hex, w, "active_leaf_addr", b->leaf != 0,
+		    b->leaf);
 	} else {
-		raw(w, "binding_state", &x->binding);
+		wp_field_write(w, "binding_state", &x->binding);
 		wp_jw_null(w, "generation");
-		raw(w, "active_leaf_addr", &x->leaf_addr);
+		wp_field_write(w, "active_leaf_addr", &x->leaf_addr);
 	}
-	raw(w, "rebinds", t->obs_follow ? &t->obs_follow->rebinds : NULL);
+	wp_field_write(w, "rebinds",
+	    t->obs_follow ? &t->obs_follow->rebinds : NULL);
 	wp_jw_uint(w, "pointer_slot_hits", t->ptr_hits);
 	wp_jw_uint(w, "leaf_hits", t->hits);
 	bindings(t, w);

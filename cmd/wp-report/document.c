@@ -8,16 +8,6 @@
 
 #include "report.h"
 
-/* A passed-through member, verbatim, or null. */
-static void
-raw(struct wp_jw *w, const char *k, const struct wp_field *f)
-{
-	if (f->json != NULL)
-		wp_jw_raw(w, k, f->json, strlen(f->json));
-	else
-		wp_jw_null(w, k);
-}
-
 static void
 collected(struct wp_jw *w, const char *k, int yes)
 {
@@ -47,20 +37,15 @@ process(const struct report *r, struct wp_jw *w)
 	const char *stop = wp_field_str(&r->observation.stop_reason);
 
 	wp_jw_obj(w, "process");
-	raw(w, "pid", &s->pid);
-	raw(w, "start_time", &s->start_time);
-	raw(w, "exe", &s->exe);
-	raw(w, "binary_match", &s->binary_match);
-	raw(w, "pie_slide", &s->pie_slide);
-	raw(w, "slot_limit", &s->slot_limit);
-	raw(w, "alive_after", &r->observation.target_alive_after);
+	wp_session_pass_write(w, s);
+	wp_field_write(w, "alive_after", &r->observation.target_alive_after);
 	if (stop != NULL)
 		wp_jw_bool(w, "changed", strcmp(stop,
 		    wp_stop_names[WP_STOP_EXEC]) == 0);
 	else
 		wp_jw_null(w, "changed");
 	if (s->warnings.text != NULL)
-		raw(w, "warnings", &s->warnings);
+		wp_field_write(w, "warnings", &s->warnings);
 	else {
 		wp_jw_arr(w, "warnings");
 		wp_jw_end(w);

@@ -9,9 +9,6 @@
 
 #include "table.h"
 
-/* duration_requested_ms of -d inf: INT64_MAX ns in ms (wp-records(7)) */
-#define INF_MS		9223372036854LL
-
 /* A duration of ms milliseconds in two digits: "399 ms", "5.2 ms", "13 us". */
 static void
 fmt_dur(char *b, size_t sz, double ms)
@@ -178,7 +175,8 @@ header(const struct report *r, FILE *f)
 	}
 	out(f, "watch    %s  %s/%s ms  stop %s%s%s  lost %s\n",
 	    r->backend ? r->backend : "-", wp_field_text(&o->elapsed_ms),
-	    wp_field_int(&o->duration_requested_ms) >= INF_MS ? "inf" :
+	    wp_field_int(&o->duration_requested_ms) >=
+	    (int64_t)WP_DURATION_INF_MS ? "inf" :
 	    wp_field_text(&o->duration_requested_ms),
 	    wp_field_text(&o->stop_reason),
 	    o->stop_detail.text ? " " : "", o->stop_detail.text ?

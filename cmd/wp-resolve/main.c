@@ -104,7 +104,8 @@ option(int ch, const char *arg, struct options *op)
 		op->pid = (pid_t)u;
 		break;
 	case 'l':
-		if (wp_parse_u64(arg, &u) == -1 || u == 0 || u > 1 << 20)
+		if (wp_parse_u64(arg, &u) == -1 || u == 0 ||
+		    u > WP_TARGET_MAXLEN)
 			errx(WP_EXIT_USAGE, "-l %s: not a length", arg);
 		op->o.len = (size_t)u;
 		break;

@@ -249,11 +249,9 @@ tls_address(struct view *v, const struct module *m, uint64_t off,
     pid_t tid, uint64_t *addr, char *err, size_t errsz)
 {
 	struct glibc g;
-	char path[64];
 	uint64_t tp, map, modid, gen, dtv, dtvgen, block, tlsoff;
 
-	snprintf(path, sizeof path, "/proc/%d/task/%d", (int)v->pid, (int)tid);
-	if (access(path, F_OK) != 0) {
+	if (!wp_proc_task_exists(v->pid, tid)) {
 		snprintf(err, errsz, "--tid %d: no such thread of pid %d",
 		    (int)tid, (int)v->pid);
 		return -1;

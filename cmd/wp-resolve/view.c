@@ -84,7 +84,7 @@ add_modules(struct view *v)
 	size_t i;
 	int is_main;
 
-	snprintf(exe_link, sizeof exe_link, "/proc/%d/exe", (int)v->pid);
+	wp_proc_path(exe_link, sizeof exe_link, v->pid, 0, "exe");
 	v->mods = wp_xcalloc(v->maps.n + 1, sizeof *v->mods);
 	for (i = 0; i < v->maps.n; i++) {
 		mp = &v->maps.v[i];
@@ -180,7 +180,7 @@ check_process(struct view *v)
 		warnx("pid %d: warning: %s was deleted or replaced since the "
 		    "process started", (int)pid, v->exe);
 	}
-	snprintf(exe_link, sizeof exe_link, "/proc/%d/exe", (int)pid);
+	wp_proc_path(exe_link, sizeof exe_link, pid, 0, "exe");
 	if ((elf = wp_elf_open(exe_link, &e)) == NULL) {
 		warnx("pid %d: %s: %s", (int)pid, v->exe, e.msg);
 		return -1;

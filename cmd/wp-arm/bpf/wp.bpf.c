@@ -154,24 +154,10 @@ fill(struct wpb_sample *s, struct bpf_perf_event_data *ctx, __u32 slot,
 static __always_inline void
 regs(struct wpb_sample_regs *r, struct bpf_perf_event_data *ctx)
 {
-	r->regs[0] = ctx->regs.rax;
-	r->regs[1] = ctx->regs.rbx;
-	r->regs[2] = ctx->regs.rcx;
-	r->regs[3] = ctx->regs.rdx;
-	r->regs[4] = ctx->regs.rsi;
-	r->regs[5] = ctx->regs.rdi;
-	r->regs[6] = ctx->regs.rbp;
-	r->regs[7] = ctx->regs.rsp;
-	r->regs[8] = ctx->regs.rip;
-	r->regs[9] = ctx->regs.eflags;
-	r->regs[10] = ctx->regs.r8;
-	r->regs[11] = ctx->regs.r9;
-	r->regs[12] = ctx->regs.r10;
-	r->regs[13] = ctx->regs.r11;
-	r->regs[14] = ctx->regs.r12;
-	r->regs[15] = ctx->regs.r13;
-	r->regs[16] = ctx->regs.r14;
-	r->regs[17] = ctx->regs.r15;
+#define PT_REG(N, name, field, perf, dwarf) \
+	r->regs[WP_##N] = ctx->regs.field;
+	WP_X86_GPREGS(PT_REG)
+#undef PT_REG
 	r->s.flags |= WPB_F_REGS;
 }
 

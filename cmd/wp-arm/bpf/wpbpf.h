@@ -8,9 +8,12 @@
 
 #include <linux/types.h>
 
-#define WPB_SLOTS	4	/* one program per debug register */
-#define WPB_MAXDEPTH	8	/* pointers in a follow chain */
-#define WPB_NREGS	18	/* rax .. r15 in perf's (and wp's) order */
+#include "bounds.h"
+#include "x86-regs.h"
+
+#define WPB_SLOTS	WP_HWBP_SLOTS	/* one program per debug register */
+#define WPB_MAXDEPTH	WP_CHAIN_MAXDEPTH /* pointers in a follow chain */
+#define WPB_NREGS	WP_NGPREGS	/* rax .. r15, in x86-regs.h's order */
 
 enum { WPB_TARGET, WPB_POINTER, WPB_LEAF };
 
@@ -91,7 +94,7 @@ struct wpb_sample_regs {
 
 /* --callchain dwarf: after the registers, the user stack from rsp on */
 #define WPB_STACK_CHUNK	512	/* copied a chunk at a time */
-#define WPB_MAXSTACK	32768
+#define WPB_MAXSTACK	WP_CALLCHAIN_MAXSTACK
 
 struct wpb_sample_stack {
 	struct wpb_sample_regs r;
