@@ -100,7 +100,7 @@ pt_decode(struct ptrace_state *s, uint64_t rip, struct pthr *p)
 		return;
 	}
 	memset(code, 0, sizeof code);
-	if (pread(s->memfd, code, sizeof code, (off_t)rip) <= 0 ||
+	if (pread(s->tr.memfd, code, sizeof code, (off_t)rip) <= 0 ||
 	    wp_x86_decode(code, sizeof code, rip, &p->insn) == -1) {
 		/* not decoded: unless it surely accesses no memory, it may
 		   write anything: compared after it, a change credited to
