@@ -369,7 +369,7 @@ page_arm(struct watch *w, struct wp_error *e)
 		goto fail;
 	collect_pages(w, s);
 	if (arm_stopped(w, s, e) == -1) {
-		tr_detach_all(&s->tr);
+		traced_detach(&s->tr);
 		goto fail;
 	}
 	s->t0 = wp_now_ns();
@@ -465,7 +465,7 @@ page_disarm(struct watch *w)
 		page_restore(s, t);
 	obs(w)->stopped_ns += s->tr.stopped_ns;
 	obs(w)->watched_ns = wp_now_ns() - s->t0;
-	tr_detach_all(&s->tr);
+	traced_detach(&s->tr);
 	traced_count(w);
 	release_state(w, s);
 }

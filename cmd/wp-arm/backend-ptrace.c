@@ -16,7 +16,6 @@
 #include <unistd.h>
 
 #include "backend-ptrace.h"
-#include "hmap.h"
 #include "proc.h"
 #include "traced.h"
 #include "tracee.h"
@@ -42,7 +41,7 @@ release(struct watch *w, struct ptrace_state *s)
 	unwind_close(&s->uw);
 	traced_bytes_free(w, s->last, s->buf);
 	tr_close(&s->tr);
-	wp_hmap_free(&s->ic);
+	free(s->ic);
 	free(s);
 	w->state = NULL;
 }
@@ -82,7 +81,7 @@ arm_stopped(struct watch *w, struct ptrace_state *s, struct wp_error *e)
 		return -1;
 	pt_stop_all(w, s);
 	if (read_targets(w, s, e) == -1) {
-		tr_detach_all(&s->tr);
+		traced_detach(&s->tr);
 		return -1;
 	}
 	for (i = 0; i < w->nchains; i++)
@@ -101,7 +100,7 @@ ptrace_arm(struct watch *w, struct wp_error *e)
 
 	w->state = s = wp_xcalloc(1, sizeof *s);
 	tr_init(&s->tr, w->pid);
-	wp_hmap_init(&s->ic, sizeof(struct icached));
+	s->ic = wp_xcalloc((size_t)1 << ICACHE_BITS, sizeof *s->ic);
 	s->need = I_REGS_W;
 	for (i = 0; i < w->nt; i++)
 		if (w->t[i].rw)
@@ -176,7 +175,7 @@ ptrace_disarm(struct watch *w)
 	pt_ctr(w)->steps_per_second = ns ? pt_ctr(w)->steps * 1000000000 / ns : 0;
 	tr_hold(&s->tr, NULL);
 	read_latest(w, s);
-	tr_detach_all(&s->tr);
+	traced_detach(&s->tr);
 	traced_count(w);
 	release(w, s);
 }

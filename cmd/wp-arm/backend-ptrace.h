@@ -17,7 +17,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hmap.h"
 #include "record.h"
 #include "tracee.h"
 #include "unwind.h"
@@ -62,7 +61,8 @@ struct pthr {
 	uint64_t		 sc_args[6];
 };
 
-#define ICACHE_MAX	65536	/* decoded instructions kept */
+#define ICACHE_BITS	13	/* decoded instructions kept: 2^13, one
+				   per slot of a table allocated at arm */
 #define RECHECK		64	/* steps between two reads of the registers
 				   and of every target */
 
@@ -73,6 +73,7 @@ struct pthr {
 #define I_REGS_R	0x8	/* its load needs registers */
 
 struct icached {
+	uint64_t		 rip;		/* 0: none */
 	struct wp_x86_insn	 insn;
 	unsigned		 flags;
 	uint64_t		 next;
@@ -83,7 +84,7 @@ struct ptrace_state {
 	unsigned char		**last;		/* last seen bytes per target */
 	unsigned char		*buf;
 	int			 based;		/* last read, the watch begun */
-	struct wp_hmap		 ic;		/* rip -> struct icached */
+	struct icached		*ic;		/* by a hash of the rip */
 	unsigned		 need;		/* I_REGS_*: with -a rw, loads */
 	int			 exec_seen;
 	size_t			 rr;

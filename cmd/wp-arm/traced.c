@@ -15,6 +15,7 @@
 #include "watch.h"
 
 static volatile sig_atomic_t ticked;
+static struct tracee *live;	/* attached: let go before a fatal exit */
 
 static void
 on_tick(int sig)
@@ -124,13 +125,37 @@ traced_open(struct watch *w, struct tracee *tr, int inject,
 	return tr_open(tr, w->pid, inject, e);
 }
 
+/*
+ * wp-arm is to end on a failure (out of memory) while it traces: every
+ * thread is let go first, as at a disarm, no trap flag left set.
+ */
+static void
+on_fatal(const char *why)
+{
+	if (live != NULL)
+		tr_detach_all(live);
+	live = NULL;
+	guard_failed(why);
+}
+
+void
+traced_detach(struct tracee *tr)
+{
+	if (live == tr)
+		live = NULL;
+	tr_detach_all(tr);
+}
+
 int
 traced_attach(struct watch *w, struct tracee *tr, struct wp_error *e)
 {
 	char tracer[128];
 	size_t i;
 
+	live = tr;
+	wp_on_fatal(on_fatal);
 	if (tr_seize_all(tr, TRACED_OPTS, 1, seize_failed, w) == 0) {
+		live = NULL;
 		wp_proc_tracer(w->pid, tracer, sizeof tracer);
 		if (tracer[0] != '\0')
 			return wp_error_set(e, WP_EXIT_ERROR, "pid %d: cannot "

@@ -33,6 +33,13 @@ int	 traced_open(struct watch *w, struct tracee *tr, int inject,
  */
 int	 traced_attach(struct watch *w, struct tracee *tr, struct wp_error *e);
 
+/*
+ * Detaches every thread (tr_detach_all) of tr, attached by
+ * traced_attach: until then a fatal failure of wp-arm (out of memory)
+ * detaches them first, and the supervisor reports it (guard_failed).
+ */
+void	 traced_detach(struct tracee *tr);
+
 /* The thread records of a clone (a thread started) and of a fork. */
 void	 traced_started(struct watch *w, pid_t tid, pid_t by);
 void	 traced_forked(struct watch *w, pid_t pid, pid_t by);

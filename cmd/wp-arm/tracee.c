@@ -524,20 +524,25 @@ tr_regs(const struct user_regs_struct *u, struct wp_x86_regs *r)
 uint64_t
 tr_sigmask(pid_t tid, const char *key)
 {
-	char path[64], line[256];
+	char path[64], buf[4096], *at, *nl;
 	unsigned long long mask = 0;
 	size_t n = strlen(key);
-	FILE *f;
+	ssize_t len;
+	int fd;
 
+	/* no stdio: this runs when memory has run out too (traced.c) */
 	snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
-	if ((f = fopen(path, "re")) == NULL)
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
 		return 0;
-	while (fgets(line, sizeof line, f) != NULL)
-		if (strncmp(line, key, n) == 0 && line[n] == ':' &&
-		    sscanf(line + n + 1, "%llx", &mask) == 1)
-			break;
-	fclose(f);
-	return mask;
+	len = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	buf[len > 0 ? len : 0] = '\0';
+	for (at = buf; at != NULL; at = nl != NULL ? nl + 1 : NULL) {
+		nl = strchr(at, '\n');
+		if (strncmp(at, key, n) == 0 && at[n] == ':')
+			return sscanf(at + n + 1, "%llx", &mask) == 1 ? mask : 0;
+	}
+	return 0;
 }
 
 int
