@@ -118,9 +118,8 @@ classify(struct tr_thread *t, int status)
 	ev = (unsigned)status >> 16;
 	if (sig == (SIGTRAP | 0x80)) {
 		memset(&si, 0, sizeof si);
-		if (ptrace(PTRACE_GET_SYSCALL_INFO, t->tid, sizeof si, &si) > 0)
-			t->ip = si.ip;
-		if (si.op == SC_INFO_EXIT) {
+		if (ptrace(PTRACE_GET_SYSCALL_INFO, t->tid, sizeof si, &si) > 0 &&
+		    si.op == SC_INFO_EXIT) {
 			t->stop = TR_SC_EXIT;
 			t->rval = si.u.exit.rval;
 			return;

@@ -48,7 +48,6 @@ struct tr_thread {
 	unsigned long	 msg;		/* TR_EVENT: PTRACE_GETEVENTMSG */
 	long		 nr;		/* TR_SC_ENTRY, TR_SC_EXIT */
 	uint64_t	 args[6];	/* TR_SC_ENTRY */
-	uint64_t	 ip;		/* TR_SC_*: the IP after the call */
 	int64_t		 rval;		/* TR_SC_EXIT */
 	enum tr_resume	 how;		/* its latest resume */
 	int		 queued;	/* a stop taken by tr_hold, unreported */
