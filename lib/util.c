@@ -30,12 +30,24 @@ wp_error_set(struct wp_error *e, int status, const char *fmt, ...)
 	return -1;
 }
 
+static void (*fatal_hook)(const char *);
+
+void
+wp_on_fatal(void (*fn)(const char *why))
+{
+	fatal_hook = fn;
+}
+
 void
 wp_fatal_nomem(void)
 {
 	extern char *program_invocation_short_name;
 	static const char msg[] = ": out of memory\n";
+	void (*fn)(const char *) = fatal_hook;
 
+	fatal_hook = NULL;
+	if (fn != NULL)
+		fn("out of memory");
 	fflush(stdout);
 	if (write(STDERR_FILENO, program_invocation_short_name,
 	    strlen(program_invocation_short_name)) < 0 ||

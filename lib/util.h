@@ -87,6 +87,11 @@ void	*wp_xcalloc(size_t n, size_t size);
 void	*wp_xrealloc(void *p, size_t n);
 char	*wp_xstrdup(const char *s);
 void	 wp_fatal_nomem(void) __attribute__((noreturn));
+/*
+ * fn(why) runs once, first, when a fatal failure is to end the process
+ * (out of memory): a tracer lets its tracee go there.  NULL: none.
+ */
+void	 wp_on_fatal(void (*fn)(const char *why));
 
 /*
  * Numbers as users and records write them.  Each returns 0, or -1 when

@@ -13,7 +13,6 @@
 #include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
-#include <sys/time.h>
 #include <sys/user.h>
 
 #include <err.h>
@@ -28,31 +27,12 @@
 #include "page.h"
 #include "proc.h"
 #include "syscalls.h"
+#include "traced.h"
 #include "tracee.h"
 #include "unwind.h"
 #include "util.h"
 #include "watch.h"
 #include "x86.h"
-
-static volatile sig_atomic_t ticked;
-
-static void
-on_tick(int sig)
-{
-	(void)sig;
-	ticked = 1;
-}
-
-static void
-set_tick(long usec)
-{
-	struct itimerval it;
-
-	it.it_interval.tv_sec = 0;
-	it.it_interval.tv_usec = usec;
-	it.it_value = it.it_interval;
-	setitimer(ITIMER_REAL, &it, NULL);
-}
 
 struct ppage *
 page_find(struct page_state *s, uint64_t addr)
@@ -286,24 +266,6 @@ page_injectable(struct page_state *s)
 	return NULL;
 }
 
-static void
-seize_failed(void *arg, pid_t tid, int err)
-{
-	struct watch *w = arg;
-	struct wp_thread_rec tr;
-	struct thread *t = watch_thread(w, tid, THR_FAILED);
-
-	t->state = THR_FAILED;
-	t->err = err;
-	memset(&tr, 0, sizeof tr);
-	tr.event = "arm_failed";
-	tr.tid = tid;
-	tr.err = err;
-	tr.has_time = 1;
-	tr.time_ns = watch_time(w, wp_now_ns());
-	emit_thread(w, &tr);
-}
-
 /*
  * What the options ask that this backend does not do, in e (with
  * advice, the other backend to use).
@@ -330,15 +292,9 @@ refuse(struct watch *w, int advice, struct wp_error *e)
 static int
 read_targets(struct watch *w, struct page_state *s, struct wp_error *e)
 {
-	size_t i, maxlen = 1;
+	size_t i;
 
-	s->last = wp_xcalloc(w->nt, sizeof *s->last);
-	for (i = 0; i < w->nt; i++) {
-		s->last[i] = wp_xcalloc(1, (size_t)w->t[i].len);
-		if (maxlen < (size_t)w->t[i].len)
-			maxlen = (size_t)w->t[i].len;
-	}
-	s->buf = wp_xmalloc(maxlen);
+	traced_bytes(w, &s->last, &s->buf);
 	for (i = 0; i < w->nt; i++)
 		if (pread(s->tr.memfd, s->last[i], (size_t)w->t[i].len,
 		    (off_t)w->t[i].addr) != w->t[i].len)
@@ -354,14 +310,7 @@ release_state(struct watch *w, struct page_state *s)
 	size_t i;
 
 	unwind_close(&s->uw);
-	for (i = 0; i < w->nt && s->last != NULL; i++)
-		free(s->last[i]);
-	for (i = 0; i < s->tr.n; i++) {
-		free(s->tr.t[i]->user);
-		s->tr.t[i]->user = NULL;
-	}
-	free(s->last);
-	free(s->buf);
+	traced_bytes_free(w, s->last, s->buf);
 	for (i = 0; i < s->npg; i++)
 		free(s->pg[i]);
 	free(s->pg);
@@ -484,24 +433,10 @@ page_rearm(struct watch *w, size_t ti)
 static int
 arm_stopped(struct watch *w, struct page_state *s, struct wp_error *e)
 {
-	char tracer[128];
-	long opts = PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK |
-	    PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT |
-	    PTRACE_O_TRACESYSGOOD;
 	size_t i;
 
-	if (tr_seize_all(&s->tr, opts, seize_failed, w) == 0) {
-		wp_proc_tracer(w->pid, tracer, sizeof tracer);
-		if (tracer[0] != '\0')
-			return wp_error_set(e, WP_EXIT_ERROR, "pid %d: cannot "
-			    "attach: it is traced by %s (a debugger: one tracer "
-			    "at a time)", (int)w->pid, tracer);
-		return wp_error_set(e, WP_EXIT_ERROR, "pid %d: cannot attach: "
-		    "%s", (int)w->pid, w->nthr ? strerror(w->thr[0].err) :
-		    "no thread");
-	}
-	for (i = 0; i < s->tr.n; i++)
-		watch_thread(w, s->tr.t[i]->tid, THR_SEEDED);
+	if (traced_attach(w, &s->tr, e) == -1)
+		return -1;
 	for (i = 0; i < w->nchains; i++)
 		follow_update(w, s->tr.memfd, i);
 	collect_pages(w, s);
@@ -520,7 +455,7 @@ new_state(struct watch *w)
 	size_t i;
 
 	w->state = s;
-	s->tr.memfd = -1;
+	tr_init(&s->tr, w->pid);
 	for (i = 0; i < w->nt; i++)
 		if (w->t[i].chain < 0)
 			w->t[i].armed = 1;
@@ -531,35 +466,20 @@ static int
 page_arm(struct watch *w, struct wp_error *e)
 {
 	struct page_state *s = new_state(w);
-	struct sigaction sa;
 	size_t i;
 
-	if (refuse(w, 1, e) == -1)
-		goto fail;
-	if (!wp_proc_alive(w->pid, w->start_time)) {
-		wp_error_set(e, WP_EXIT_PROCESS, "pid %d: the process has "
-		    "exited or its pid was reused", (int)w->pid);
-		goto fail;
-	}
-	if (tr_open(&s->tr, w->pid, e) == -1)
+	if (refuse(w, 1, e) == -1 || traced_open(w, &s->tr, 1, e) == -1)
 		goto fail;
 	if (arm_stopped(w, s, e) == -1) {
-		tr_detach_all(&s->tr);
+		traced_detach(&s->tr);
 		goto fail;
 	}
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_tick;
-	sigaction(SIGALRM, &sa, NULL);
-	w->armed.threads = s->tr.n;
-	w->armed.cpus = -1;
-	w->armed.events = -1;
-	w->armed.ring_pages = -1;
 	s->t0 = wp_now_ns();
 	/* the stops found at the seize stay queued for the loop */
 	for (i = 0; i < s->tr.n; i++)
 		if (!s->tr.t[i]->queued)
 			page_resume(w, s, s->tr.t[i], 0);
-	set_tick(50000);
+	traced_armed(w, s->tr.n);
 	return 0;
 fail:
 	release_state(w, s);
@@ -575,8 +495,8 @@ page_serves(struct watch *w, struct wp_error *e)
 	s->probe = 1;
 	if (refuse(w, 0, e) == -1)
 		rc = -1;
-	else if (tr_open(&s->tr, w->pid, e) == 0 &&
-	    tr_seize_all(&s->tr, 0, NULL, NULL) > 0) {
+	else if (tr_open(&s->tr, w->pid, 1, e) == 0 &&
+	    tr_seize_all(&s->tr, 0, 1, NULL, NULL) > 0) {
 		collect_pages(w, s);
 		rc = check_pages(w, s, "", e);
 		tr_detach_all(&s->tr);
@@ -585,52 +505,41 @@ page_serves(struct watch *w, struct wp_error *e)
 	return rc;
 }
 
+/* Whether a thread of the process is still traced. */
+static int
+page_alive(struct watch *w)
+{
+	return tr_alive(&((struct page_state *)w->state)->tr);
+}
+
+/* Takes the next stop, and re-arms where a pointer moved. */
+static void
+page_round(struct watch *w)
+{
+	struct page_state *s = w->state;
+	struct tr_thread *t;
+	int none;
+
+	if ((t = tr_wait(&s->tr, 1, &none)) != NULL) {
+		page_event(w, s, t);
+		/* a pointer the kernel wrote */
+		page_follow(w, s);
+	} else if (none)
+		for (size_t i = 0; i < s->tr.n; i++)
+			s->tr.t[i]->state = TR_GONE;
+}
+
 static void
 page_run(struct watch *w, uint64_t until)
 {
 	struct page_state *s = w->state;
-	struct tr_thread *t;
-	sigset_t blocked;
-	int none;
 
 	(void)until;		/* the 50 ms tick returns here */
-	sigprocmask(SIG_SETMASK, &w->waitmask, &blocked);
 	/* the records of a tick go out together, not a write(2) each */
 	emit_hold();
 	tr_prune(&s->tr);
-	while (!ticked && !watch_stopping(w)) {
-		if (s->exec_seen) {
-			w->stop_reason = "target_exec";
-			break;
-		}
-		if (!tr_alive(&s->tr)) {
-			w->stop_reason = "target_exited";
-			break;
-		}
-		if ((t = tr_wait(&s->tr, 1, &none)) != NULL) {
-			page_event(w, s, t);
-			/* a pointer the kernel wrote */
-			page_follow(w, s);
-		}
-		else if (none)
-			for (size_t i = 0; i < s->tr.n; i++)
-				s->tr.t[i]->state = TR_GONE;
-	}
-	ticked = 0;
+	traced_run(w, &s->exec_seen, page_alive, page_round);
 	emit_release(w);
-	sigprocmask(SIG_SETMASK, &blocked, NULL);
-}
-
-/* Every write to a watched range faults: the count is what was seen. */
-static void
-page_count(struct watch *w)
-{
-	size_t i;
-
-	for (i = 0; i < w->nt; i++) {
-		w->t[i].counted = w->t[i].hits + w->t[i].unwritten;
-		w->t[i].counted_known = 1;
-	}
 }
 
 /*
@@ -669,7 +578,7 @@ page_disarm(struct watch *w)
 	struct tr_thread *t;
 	size_t i;
 
-	set_tick(0);
+	traced_tick(0);
 	tr_hold(&s->tr, NULL);
 	for (i = 0; i < s->tr.n; i++)
 		if (s->tr.t[i]->tgid == s->tr.pid &&
@@ -688,8 +597,8 @@ page_disarm(struct watch *w)
 	}
 	obs(w)->stopped_ns += s->tr.stopped_ns;
 	obs(w)->watched_ns = wp_now_ns() - s->t0;
-	tr_detach_all(&s->tr);
-	page_count(w);
+	traced_detach(&s->tr);
+	traced_count(w);
 	release_state(w, s);
 }
 
@@ -705,7 +614,7 @@ page_observe(struct watch *w, struct wp_observation *o)
 const struct backend backend_page = {
 	.name = "page_protect", .traces = 1, .orphan_signal = SIGSEGV,
 	.callchain = "cfi", .obs_size = sizeof(struct wp_obs_page),
-	.arm = page_arm, .run = page_run, .count = page_count,
+	.arm = page_arm, .run = page_run, .count = traced_count,
 	.rearm = page_rearm,
 	.disarm = page_disarm, .observe = page_observe
 };

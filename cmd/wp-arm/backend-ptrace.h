@@ -1,9 +1,12 @@
 /*
  * The ptrace backend's own parts, shared by its files: backend-ptrace.c
- * (the backend: arm, run, the hits), ptrace-step.c (the threads, traced
- * and stepped one instruction at a time) and ptrace-insn.c (what an
- * instruction may write, decoded once per address).  Nothing outside
- * the backend includes this.
+ * (the backend: arm, run, disarm), ptrace-hit.c (what a step wrote, the
+ * hits), ptrace-step.c (a thread stepped one instruction at a time),
+ * ptrace-stop.c (the threads' stops) and ptrace-insn.c (what an
+ * instruction may write, decoded once per address).  The threads are
+ * the ptrace engine's (tracee.h): each tr_thread of the process carries
+ * a struct pthr as its user, owned here.  Nothing outside the backend
+ * includes this.
  */
 #ifndef WPARM_BACKEND_PTRACE_H
 #define WPARM_BACKEND_PTRACE_H
@@ -14,8 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hmap.h"
 #include "record.h"
+#include "tracee.h"
 #include "unwind.h"
 #include "watch.h"
 #include "x86.h"
@@ -38,7 +41,7 @@ enum pknown {
 };
 
 struct pthr {
-	pid_t			 tid;
+	pid_t			 tid;		/* its tr_thread's */
 	enum pstate		 state;
 	int			 sig;		/* to deliver on the next resume */
 	int			 sigstep;	/* the signal this step delivers */
@@ -58,7 +61,8 @@ struct pthr {
 	uint64_t		 sc_args[6];
 };
 
-#define ICACHE_MAX	65536	/* decoded instructions kept */
+#define ICACHE_BITS	13	/* decoded instructions kept: 2^13, one
+				   per slot of a table allocated at arm */
 #define RECHECK		64	/* steps between two reads of the registers
 				   and of every target */
 
@@ -69,19 +73,18 @@ struct pthr {
 #define I_REGS_R	0x8	/* its load needs registers */
 
 struct icached {
+	uint64_t		 rip;		/* 0: none */
 	struct wp_x86_insn	 insn;
 	unsigned		 flags;
 	uint64_t		 next;
 };
 
 struct ptrace_state {
-	struct pthr		**t;		/* entries never move */
-	size_t			 n, cap;
-	int			 memfd;
+	struct tracee		 tr;		/* the threads, the memory */
 	unsigned char		**last;		/* last seen bytes per target */
 	unsigned char		*buf;
 	int			 based;		/* last read, the watch begun */
-	struct wp_hmap		 ic;		/* rip -> struct icached */
+	struct icached		*ic;		/* by a hash of the rip */
 	unsigned		 need;		/* I_REGS_*: with -a rw, loads */
 	int			 exec_seen;
 	size_t			 rr;
@@ -89,12 +92,14 @@ struct ptrace_state {
 	struct unwinder		 uw;		/* --callchain */
 	int			 uw_tried;
 	uint64_t		 chain[WATCH_MAXCHAIN];
-	/* the backend's: after thread p's step (was_syscall: the exit of
-	   a system call), the hits it made */
-	void			(*after_step)(struct watch *w,
-				    struct ptrace_state *s, struct pthr *p,
-				    int was_syscall);
 };
+
+/* Thread t's part of the backend (t->user). */
+static inline struct pthr *
+pt_of(struct tr_thread *t)
+{
+	return t->user;
+}
 
 /* The backend's counters, for the observation: w->obs. */
 static inline struct wp_obs_ptrace *
@@ -106,23 +111,38 @@ pt_ctr(struct watch *w)
 /* ptrace-insn.c: decodes the instruction at rip into p, once an address. */
 void	 pt_decode(struct ptrace_state *s, uint64_t rip, struct pthr *p);
 
-/* ptrace-step.c: the threads, which call s->after_step */
-/* Seizes every thread of the target, those it creates meanwhile too. */
-void	 pt_seize_all(struct watch *w, struct ptrace_state *s);
-/* Waits until every thread seized has stopped: none runs then. */
-void	 pt_stop_all(struct watch *w, struct ptrace_state *s);
 /*
- * Stops every thread (a blocked syscall is interrupted), runs stopped
- * (NULL: none) while none of them runs, and detaches them.
+ * ptrace-hit.c: after thread p's step (was_syscall: the exit of a system
+ * call), the hits it made.
  */
-void	 pt_detach_all(struct watch *w, struct ptrace_state *s,
-	    void (*stopped)(struct watch *, struct ptrace_state *));
-/* Whether a thread is still traced. */
-int	 pt_alive(struct ptrace_state *s);
+void	 pt_after_step(struct watch *w, struct ptrace_state *s,
+	    struct pthr *p, int was_syscall);
+
+/* ptrace-step.c */
 /* The next thread stopped ready to step, round robin; NULL: none. */
-struct pthr *pt_next_ready(struct ptrace_state *s);
-/* Steps thread p one instruction (a system call: up to its entry). */
-void	 pt_step(struct watch *w, struct ptrace_state *s, struct pthr *p);
+struct tr_thread *pt_next_ready(struct ptrace_state *s);
+/* Steps thread t one instruction (a system call: up to its entry). */
+void	 pt_step(struct watch *w, struct ptrace_state *s, struct tr_thread *t);
+/* Whether thread tid blocks SIGTRAP and has a handler for it. */
+int	 pt_trap_blocked(pid_t tid);
+/* After p's step trapped: where its IP is, if known without reading. */
+void	 pt_ran_on(struct watch *w, struct pthr *p);
+
+/* ptrace-stop.c: the threads' stops */
+/* Thread t's part of the backend (made for a thread of the process). */
+struct pthr *pt_thread(struct tr_thread *t);
+/*
+ * After the seize (traced_attach): takes the first stop of every thread
+ * seized, and of those cloned meanwhile: then none runs.
+ */
+void	 pt_stop_all(struct watch *w, struct ptrace_state *s);
+/* The call thread p entered, or is to run: nr, and its arguments in u. */
+void	 pt_set_call(struct pthr *p, long nr, const struct user_regs_struct *u);
+/* Handles thread t's stop; returns 1 when t is ready to step. */
+int	 pt_on_stop(struct watch *w, struct ptrace_state *s,
+	    struct tr_thread *t);
+/* Whether a thread is still traced. */
+int	 pt_alive(struct watch *w);
 /* Stops of threads not being stepped: new threads, returned calls. */
 void	 pt_collect(struct watch *w, struct ptrace_state *s);
 /* Everyone is in a system call (or starting): waits for any. */

@@ -41,6 +41,7 @@ struct guard_page {
 	uint64_t		 t0;
 	int			 started;
 	size_t			 tsize, csize, osize;	/* of the shared */
+	char			 failed[128];	/* why the child ends: let go */
 };
 
 static struct guard_page *guard;	/* shared with the other side */
@@ -118,24 +119,34 @@ supervise(struct watch *w, pid_t child, const sigset_t *sleepmask)
 			err(WP_EXIT_ERROR, "waitpid");
 		sigsuspend(sleepmask);
 	}
-	if (WIFEXITED(status))
+	if (WIFEXITED(status) && guard->failed[0] == '\0')
 		_exit(WEXITSTATUS(status));
 	/*
-	 * The child was killed (SIGKILL, or a fault): what it wrote is in
-	 * the stream, the rest is lost; the observation says so.
+	 * The child was killed (SIGKILL, or a fault), or failed and let the
+	 * process go: what it wrote is in the stream, the rest is lost; the
+	 * observation says so.
 	 */
-	snprintf(killer, sizeof killer, "%s", watch_signame(WTERMSIG(status)));
-	snprintf(why, sizeof why, "the tracing process %d was killed by %s: "
-	    "the watch ended there, the hits it had not written are lost, "
-	    "and the process was likely killed by %s", (int)child, killer,
-	    watch_signame(w->backend->orphan_signal));
+	snprintf(killer, sizeof killer, "%s", WIFEXITED(status) ? "" :
+	    watch_signame(WTERMSIG(status)));
+	if (WIFEXITED(status))
+		snprintf(why, sizeof why, "the tracing process %d failed (%s): "
+		    "it let the process go first, the watch ended there, and "
+		    "the hits it had not written are lost", (int)child,
+		    guard->failed);
+	else
+		snprintf(why, sizeof why, "the tracing process %d was killed "
+		    "by %s: the watch ended there, the hits it had not written "
+		    "are lost, and the process was likely killed by %s",
+		    (int)child, killer,
+		    watch_signame(w->backend->orphan_signal));
 	warnx("%s", why);
 	end_line();
 	if (guard->started) {
 		w->t0 = guard->t0;
 		w->elapsed_ms = (wp_now_ns() - w->t0) / 1000000;
 	}
-	w->lost_unknown = "the tracing process was killed";
+	w->lost_unknown = WIFEXITED(status) ? "the tracing process failed" :
+	    "the tracing process was killed";
 	observation_write(w, why);
 	_exit(WP_EXIT_ERROR);
 }
@@ -212,6 +223,13 @@ guard_stopped(struct watch *w)
 	snprintf(buf, sizeof buf, "%s: wp-arm (pid %d) was killed",
 	    w->stop_detail, (int)guard_parent);
 	w->stop_detail = buf;
+}
+
+void
+guard_failed(const char *why)
+{
+	if (guard != NULL && guard_parent != 0)
+		snprintf(guard->failed, sizeof guard->failed, "%s", why);
 }
 
 void

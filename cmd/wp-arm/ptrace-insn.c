@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include "backend-ptrace.h"
-#include "hmap.h"
 #include "x86.h"
 
 /* The length of the prefix of s in list, or 0. */
@@ -85,22 +84,25 @@ iflags(const struct wp_x86_insn *in, uint64_t *next)
 	return f;
 }
 
-/* Decodes the instruction at rip into p->insn, once per address. */
+/*
+ * Decodes the instruction at rip into p->insn, once per address while
+ * its slot of the cache keeps it: nothing is allocated here.
+ */
 void
 pt_decode(struct ptrace_state *s, uint64_t rip, struct pthr *p)
 {
 	struct icached *c;
 	uint8_t code[16];
-	int isnew;
 
-	if ((c = wp_hmap_get(&s->ic, rip, 0)) != NULL) {
+	c = &s->ic[(rip * 0x9e3779b97f4a7c15ULL) >> (64 - ICACHE_BITS)];
+	if (c->rip == rip && rip != 0) {
 		p->insn = c->insn;
 		p->iflags = c->flags;
 		p->next = c->next;
 		return;
 	}
 	memset(code, 0, sizeof code);
-	if (pread(s->memfd, code, sizeof code, (off_t)rip) <= 0 ||
+	if (pread(s->tr.memfd, code, sizeof code, (off_t)rip) <= 0 ||
 	    wp_x86_decode(code, sizeof code, rip, &p->insn) == -1) {
 		/* not decoded: unless it surely accesses no memory, it may
 		   write anything: compared after it, a change credited to
@@ -117,9 +119,7 @@ pt_decode(struct ptrace_state *s, uint64_t rip, struct pthr *p)
 		return;
 	}
 	p->iflags = iflags(&p->insn, &p->next);
-	if (s->ic.n >= ICACHE_MAX)
-		wp_hmap_clear(&s->ic);
-	c = wp_hmap_put(&s->ic, rip, 0, &isnew);
+	c->rip = rip;
 	c->insn = p->insn;
 	c->flags = p->iflags;
 	c->next = p->next;

@@ -1,14 +1,6 @@
 /*
  * The ptrace engine: a thread table of a seized process, its stops
- * waited for and classified, threads resumed, held, and made to run a
- * system call.
- *
- * A system call is injected without writing code: the thread's IP is
- * set to a `syscall` instruction that is already there (the vDSO has
- * some, libc's text more), the call's registers are set with orig_rax
- * -1 (so that the kernel's restart of an interrupted call leaves them
- * alone), the thread steps that one instruction with every signal
- * blocked, and all its registers and its signal mask are put back.
+ * waited for and classified, threads resumed, held, and detached.
  */
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
@@ -155,57 +147,13 @@ classify(struct tr_thread *t, int status)
 	t->sig = sig;
 }
 
-/* A `syscall` (0f 05) in the vDSO, else in an executable mapping. */
-static uint64_t
-find_gadget(pid_t pid, int memfd)
+
+void
+tr_init(struct tracee *tr, pid_t pid)
 {
-	struct wp_maps m;
-	unsigned char *buf;
-	uint64_t found = 0, len;
-	size_t i, k, pass;
-
-	if (wp_proc_maps(pid, &m) == -1)
-		return 0;
-	for (pass = 0; pass < 2 && found == 0; pass++)
-		for (i = 0; i < m.n && found == 0; i++) {
-			if (m.v[i].perms[2] != 'x' || (pass == 0 &&
-			    (m.v[i].path == NULL ||
-			    strcmp(m.v[i].path, "[vdso]") != 0)))
-				continue;
-			len = m.v[i].end - m.v[i].start;
-			if (len > (1 << 24))
-				len = 1 << 24;
-			buf = wp_xmalloc(len);
-			if (pread(memfd, buf, len, (off_t)m.v[i].start) ==
-			    (ssize_t)len)
-				for (k = 0; k + 1 < len && found == 0; k++)
-					if (buf[k] == 0x0f && buf[k + 1] == 0x05)
-						found = m.v[i].start + k;
-			free(buf);
-		}
-	wp_proc_maps_free(&m);
-	return found;
-}
-
-int
-tr_open(struct tracee *tr, pid_t pid, struct wp_error *e)
-{
-	char path[64];
-
 	memset(tr, 0, sizeof *tr);
 	tr->pid = pid;
-	snprintf(path, sizeof path, "/proc/%d/mem", (int)pid);
-	if ((tr->memfd = open(path, O_RDWR | O_CLOEXEC)) == -1)
-		return wp_error_set(e, WP_EXIT_PROCESS, "pid %d: %s: %s",
-		    (int)pid, path, strerror(errno));
-	if ((tr->gadget = find_gadget(pid, tr->memfd)) == 0) {
-		close(tr->memfd);
-		tr->memfd = -1;
-		return wp_error_set(e, WP_EXIT_ERROR, "pid %d: no syscall "
-		    "instruction in its executable mappings to run mprotect "
-		    "from", (int)pid);
-	}
-	return 0;
+	tr->memfd = -1;
 }
 
 void
@@ -213,8 +161,10 @@ tr_close(struct tracee *tr)
 {
 	size_t i;
 
-	for (i = 0; i < tr->n; i++)
+	for (i = 0; i < tr->n; i++) {
+		free(tr->t[i]->user);
 		free(tr->t[i]);
+	}
 	free(tr->t);
 	if (tr->memfd != -1)
 		close(tr->memfd);
@@ -247,7 +197,7 @@ tr_add(struct tracee *tr, pid_t tid, pid_t tgid)
 	t->tid = tid;
 	t->tgid = tgid;
 	t->state = TR_RUNNING;
-	t->how = TR_SYSCALL;
+	t->how = tr->opts & PTRACE_O_TRACESYSGOOD ? TR_SYSCALL : TR_CONT;
 	return t;
 }
 
@@ -278,7 +228,7 @@ tr_alive(const struct tracee *tr)
 }
 
 size_t
-tr_seize_all(struct tracee *tr, long opts,
+tr_seize_all(struct tracee *tr, long opts, int stop,
     void (*failed)(void *arg, pid_t tid, int err), void *arg)
 {
 	struct tr_thread *t;
@@ -300,14 +250,15 @@ tr_seize_all(struct tracee *tr, long opts,
 					failed(arg, tids[i], errno);
 				continue;
 			}
-			ptrace(PTRACE_INTERRUPT, tids[i], 0, 0);
+			if (stop)
+				ptrace(PTRACE_INTERRUPT, tids[i], 0, 0);
 			tr_add(tr, tids[i], tr->pid);
 			seized++;
 			again = 1;
 		}
 		free(tids);
 	}
-	for (i = 0; i < tr->n; i++) {
+	for (i = 0; i < tr->n && stop; i++) {
 		t = tr->t[i];
 		if (t->state != TR_RUNNING)
 			continue;
@@ -381,13 +332,10 @@ tr_resume(struct tracee *tr, struct tr_thread *t, enum tr_resume how, int sig)
 }
 
 int
-tr_step(struct tracee *tr, struct tr_thread *t, int sig)
+tr_take(struct tr_thread *t)
 {
 	int status;
 
-	(void)tr;
-	if (ptrace(PTRACE_SINGLESTEP, t->tid, 0, (void *)(long)sig) == -1)
-		return -1;
 	t->state = TR_RUNNING;
 	if (wait_tid(t->tid, &status) != t->tid) {
 		t->state = TR_GONE;
@@ -395,7 +343,15 @@ tr_step(struct tracee *tr, struct tr_thread *t, int sig)
 		return -1;
 	}
 	classify(t, status);
-	if (t->state == TR_GONE)
+	return t->state == TR_GONE ? -1 : 0;
+}
+
+int
+tr_step(struct tracee *tr, struct tr_thread *t, int sig)
+{
+	(void)tr;
+	if (ptrace(PTRACE_SINGLESTEP, t->tid, 0, (void *)(long)sig) == -1 ||
+	    tr_take(t) == -1)
 		return -1;
 	return t->stop == TR_SIGNAL && t->sig == SIGTRAP ? 0 : 1;
 }
@@ -456,117 +412,6 @@ tr_release(struct tracee *tr)
 		}
 }
 
-static int trap_pending(pid_t tid);
-
-/*
- * A stepped syscall can leave a second SIGTRAP queued behind the stop
- * of its step: taken here (it stops the thread before it runs on).
- */
-static void
-drain_traps(struct tr_thread *t)
-{
-	int status, k;
-
-	for (k = 0; k < 4 && trap_pending(t->tid); k++) {
-		if (ptrace(PTRACE_CONT, t->tid, 0, 0) == -1 ||
-		    wait_tid(t->tid, &status) != t->tid) {
-			t->state = TR_GONE;
-			return;
-		}
-		classify(t, status);
-		if (t->state == TR_GONE)
-			return;
-	}
-}
-
-/* Sets t's signal mask; 0, or -1. */
-static int
-set_mask(struct tr_thread *t, const uint64_t *mask)
-{
-	return (int)ptrace(PTRACE_SETSIGMASK, t->tid, sizeof *mask,
-	    (void *)mask);
-}
-
-long
-tr_inject(struct tracee *tr, struct tr_thread *t, long nr, uint64_t a0,
-    uint64_t a1, uint64_t a2)
-{
-	struct user_regs_struct saved, r;
-	struct tr_thread keep = *t;
-	uint64_t mask, all = ~0ULL;
-	long rv = -ENOSYS;
-	int k;
-
-	if (tr->gadget == 0 || t->state != TR_STOPPED ||
-	    t->stop == TR_SC_ENTRY ||
-	    ptrace(PTRACE_GETREGS, t->tid, 0, &saved) == -1 ||
-	    ptrace(PTRACE_GETSIGMASK, t->tid, sizeof mask, &mask) == -1)
-		return -ENOSYS;
-	r = saved;
-	r.rip = tr->gadget;
-	r.rax = (unsigned long)nr;
-	r.orig_rax = (unsigned long)-1;
-	r.rdi = a0;
-	r.rsi = a1;
-	r.rdx = a2;
-	if (set_mask(t, &all) == -1 ||
-	    ptrace(PTRACE_SETREGS, t->tid, 0, &r) == -1)
-		return -ENOSYS;
-	/* a group-stop or an interrupt may come first: step again */
-	for (k = 0; k < 4; k++)
-		if (tr_step(tr, t, 0) != 1 || t->stop == TR_SIGNAL)
-			break;
-	if (t->state != TR_GONE && ptrace(PTRACE_GETREGS, t->tid, 0, &r) == 0 &&
-	    r.rip == tr->gadget + 2)
-		rv = (long)r.rax;
-	if (t->state != TR_GONE)
-		drain_traps(t);
-	if (t->state != TR_GONE) {
-		ptrace(PTRACE_SETREGS, t->tid, 0, &saved);
-		set_mask(t, &mask);
-		/* what the caller knows of the stop stays true: resuming
-		   from the step's trap does what resuming from it did */
-		t->stop = keep.stop;
-		t->sig = keep.sig;
-		t->event = keep.event;
-		t->status = keep.status;
-	}
-	return rv;
-}
-
-int
-tr_leave_entry(struct tracee *tr, struct tr_thread *t)
-{
-	struct user_regs_struct r;
-	int status;
-
-	(void)tr;
-	if (t->stop != TR_SC_ENTRY ||
-	    ptrace(PTRACE_GETREGS, t->tid, 0, &t->entry_regs) == -1)
-		return -1;
-	r = t->entry_regs;
-	r.orig_rax = SYS_getpid;
-	if (ptrace(PTRACE_SETREGS, t->tid, 0, &r) == -1 ||
-	    ptrace(PTRACE_SYSCALL, t->tid, 0, 0) == -1)
-		return -1;
-	if (wait_tid(t->tid, &status) != t->tid) {
-		t->state = TR_GONE;
-		t->stop = TR_EXITED;
-		return -1;
-	}
-	classify(t, status);
-	if (t->state == TR_GONE)
-		return -1;
-	/* the call runs again from its syscall instruction (2 bytes) */
-	r = t->entry_regs;
-	r.rip -= 2;
-	r.rax = t->entry_regs.orig_rax;
-	r.orig_rax = (unsigned long)-1;
-	if (ptrace(PTRACE_SETREGS, t->tid, 0, &r) == -1)
-		return -1;
-	t->rewind = 1;
-	return 0;
-}
 
 void
 tr_detach(struct tracee *tr, struct tr_thread *t, int sig)
@@ -578,22 +423,20 @@ tr_detach(struct tracee *tr, struct tr_thread *t, int sig)
 	t->queued = 0;
 }
 
-/* Whether SIGTRAP is pending for thread tid (SigPnd of its status). */
-static int
-trap_pending(pid_t tid)
+void
+tr_let_go(struct tracee *tr, pid_t child)
 {
-	char path[64], line[256];
-	unsigned long long mask = 0;
-	FILE *f;
+	int status;
 
-	snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
-	if ((f = fopen(path, "re")) == NULL)
-		return 0;
-	while (fgets(line, sizeof line, f) != NULL)
-		if (sscanf(line, "SigPnd: %llx", &mask) == 1)
-			break;
-	fclose(f);
-	return mask >> (SIGTRAP - 1) & 1;
+	if (tr_find(tr, child) == NULL && wait_tid(child, &status) ==
+	    child && WIFSTOPPED(status))
+		ptrace(PTRACE_DETACH, child, 0, 0);
+}
+
+int
+tr_trap_pending(pid_t tid)
+{
+	return tr_sigmask(tid, "SigPnd") >> (SIGTRAP - 1) & 1;
 }
 
 int
@@ -601,22 +444,29 @@ tr_own_trap(struct tr_thread *t)
 {
 	siginfo_t si;
 
-	/* a stepped syscall reports its step as TRAP_BRKPT */
+	/*
+	 * The target's own is sent by kill(2), tgkill(2), raise(3),
+	 * sigqueue(3) (si_code 0 or less) or by the kernel for an int3
+	 * (SI_KERNEL); a step's is TRAP_TRACE (TRAP_BRKPT over a syscall),
+	 * a step into a handler's the si_code SIGTRAP of ptrace_notify.
+	 */
 	return t->stop == TR_SIGNAL && t->sig == SIGTRAP &&
 	    ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) == 0 &&
-	    (si.si_code == TRAP_TRACE || si.si_code == TRAP_BRKPT);
+	    si.si_signo == SIGTRAP && si.si_code > 0 &&
+	    si.si_code != SI_KERNEL;
 }
 
 /*
  * A step's SIGTRAP still queued behind another stop (an interrupt came
- * first) would kill the process after the detach: it is taken here.
+ * first) would kill the process after the detach: it is taken here (the
+ * target's own is delivered with the detach, see tr_own_trap).
  */
 static void
 take_trap(struct tr_thread *t)
 {
 	int status;
 
-	if (t->stop == TR_SIGNAL || !trap_pending(t->tid) ||
+	if (t->stop == TR_SIGNAL || !tr_trap_pending(t->tid) ||
 	    ptrace(PTRACE_CONT, t->tid, 0, 0) == -1)
 		return;
 	if (wait_stop(t->tid, &status, DETACH_MS) != t->tid) {
@@ -624,8 +474,6 @@ take_trap(struct tr_thread *t)
 		return;
 	}
 	classify(t, status);
-	if (t->stop == TR_SIGNAL && t->sig == SIGTRAP)
-		t->sig = 0;
 }
 
 void
@@ -633,7 +481,7 @@ tr_detach_all(struct tracee *tr)
 {
 	struct tr_thread *t;
 	size_t i;
-	int status;
+	int status, sig;
 
 	for (i = 0; i < tr->n; i++)
 		if (tr->t[i]->state == TR_RUNNING)
@@ -652,8 +500,10 @@ tr_detach_all(struct tracee *tr)
 			take_trap(t);
 		if (t->state != TR_STOPPED)
 			continue;
-		tr_detach(tr, t, t->stop == TR_SIGNAL && !tr_own_trap(t) ?
-		    t->sig : 0);
+		sig = t->stop == TR_SIGNAL && !tr_own_trap(t) ? t->sig : 0;
+		if (sig != 0 && sig == tr->stop_sig && t->expect > 0)
+			sig = 0;
+		tr_detach(tr, t, sig);
 	}
 }
 
@@ -670,19 +520,33 @@ tr_regs(const struct user_regs_struct *u, struct wp_x86_regs *r)
 	r->have = (1u << WP_NREGS) - 1;
 }
 
+uint64_t
+tr_sigmask(pid_t tid, const char *key)
+{
+	char path[64], buf[4096], *at, *nl;
+	unsigned long long mask = 0;
+	size_t n = strlen(key);
+	ssize_t len;
+	int fd;
+
+	/* no stdio: this runs when memory has run out too (traced.c) */
+	snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return 0;
+	len = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	buf[len > 0 ? len : 0] = '\0';
+	for (at = buf; at != NULL; at = nl != NULL ? nl + 1 : NULL) {
+		nl = strchr(at, '\n');
+		if (strncmp(at, key, n) == 0 && at[n] == ':')
+			return sscanf(at + n + 1, "%llx", &mask) == 1 ? mask : 0;
+	}
+	return 0;
+}
+
 int
 tr_catches(pid_t tid, int sig)
 {
-	char path[64], line[256];
-	unsigned long long mask = 0;
-	FILE *f;
-
-	snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
-	if ((f = fopen(path, "re")) == NULL)
-		return 0;
-	while (fgets(line, sizeof line, f) != NULL)
-		if (sscanf(line, "SigCgt: %llx", &mask) == 1)
-			break;
-	fclose(f);
-	return sig >= 1 && sig <= 64 && (mask >> (sig - 1) & 1);
+	return sig >= 1 && sig <= 64 &&
+	    (tr_sigmask(tid, "SigCgt") >> (sig - 1) & 1);
 }

@@ -2,9 +2,9 @@
  * tracee: a process traced with ptrace, thread by thread.  Seizes every
  * thread, waits for and classifies their stops, resumes them, holds the
  * others while one is worked on, injects system calls into a stopped
- * thread, and detaches everything as it was found.  The backends build
- * on it (the page backend today; the single-step backend and --follow
- * holding are meant to move onto it).
+ * thread (tracee-inject.c), and detaches everything as it was found.
+ * The one ptrace engine of wp-arm: the page backend, the single-step
+ * backend and --follow holding (hold.c) build on it.
  *
  * Ownership: tr_open fills a struct tracee the caller owns; the thread
  * entries it hands out live until tr_close (a thread that is gone keeps
@@ -54,6 +54,7 @@ struct tr_thread {
 	int		 held;		/* stopped by tr_hold: tr_release */
 	int		 listening;	/* in group-stop, PTRACE_LISTEN */
 	int		 rewind;	/* tr_leave_entry: re-run its call */
+	int		 expect;	/* stop_sig sent it, not yet taken */
 	struct user_regs_struct entry_regs;	/* for the rewind */
 	uint64_t	 stopped_at;	/* when its stop began (ns) */
 	void		*user;		/* the caller's */
@@ -67,21 +68,34 @@ struct tracee {
 	uint64_t	  gadget;	/* a `syscall` (0f 05) to run, 0: none */
 	long		  opts;		/* PTRACE_O_* of every seize */
 	uint64_t	  stopped_ns;	/* threads' time held by tr_hold */
+	int		  stop_sig;	/* the caller has it sent to stop a
+					   thread: not passed on to one that
+					   expects it (hold.c), 0: none */
 };
 
-/* Opens pid's memory and finds a syscall instruction: 0, or -1 (e). */
-int	 tr_open(struct tracee *tr, pid_t pid, struct wp_error *e);
-/* Lets go of what tr_open and the thread table took (not a detach). */
+/* A tracee of pid with no thread yet, and no memory open. */
+void	 tr_init(struct tracee *tr, pid_t pid);
+/*
+ * Opens pid's memory (read and write); inject: finds a syscall
+ * instruction for tr_inject too.  0, or -1 (e).
+ */
+int	 tr_open(struct tracee *tr, pid_t pid, int inject, struct wp_error *e);
+/*
+ * Lets go of what tr_open and the thread table took, each thread's user
+ * too (the caller's, from malloc): not a detach.
+ */
 void	 tr_close(struct tracee *tr);
 
 /*
  * Seizes every thread of the process (those created meanwhile too) with
- * opts and stops each: on return every seized thread is TR_STOPPED at
- * TR_START (or an earlier stop it had, queued).  failed(tid, errno) is
- * called for a thread that could not be seized.  Returns the number
- * seized.
+ * opts; stop: stops each, and on return every seized thread is
+ * TR_STOPPED at TR_START (or an earlier stop it had, queued), else they
+ * run on.  failed(tid, errno) is called for a thread that could not be
+ * seized.  Returns the number seized.  A thread is resumed by tr_release
+ * and a new thread's entry made with PTRACE_SYSCALL when opts has
+ * PTRACE_O_TRACESYSGOOD, else PTRACE_CONT.
  */
-size_t	 tr_seize_all(struct tracee *tr, long opts,
+size_t	 tr_seize_all(struct tracee *tr, long opts, int stop,
 	    void (*failed)(void *arg, pid_t tid, int err), void *arg);
 
 /* The thread's entry, or NULL. */
@@ -154,17 +168,30 @@ int	 tr_leave_entry(struct tracee *tr, struct tr_thread *t);
 void	 tr_detach_all(struct tracee *tr);
 /* Detaches one stopped thread (a forked child let go) with sig. */
 void	 tr_detach(struct tracee *tr, struct tr_thread *t, int sig);
+/*
+ * A forked child traced since the fork (PTRACE_O_TRACEFORK): waits for
+ * its first stop and detaches it, unless tr_wait took it already.
+ */
+void	 tr_let_go(struct tracee *tr, pid_t child);
 
 /*
- * Whether t's signal-delivery-stop is the SIGTRAP of a single-step
- * (si_code TRAP_TRACE): one of ours, never to be delivered.
+ * Whether t's signal-delivery-stop is a SIGTRAP of the tracer's own (a
+ * single-step's, or its step into a handler): never to be delivered.
+ * The target's own (kill(2), raise(3), an int3) are not.
  */
 int	 tr_own_trap(struct tr_thread *t);
 
 /* Registers as ptrace gives them, in the records' table. */
 struct wp_x86_regs;
 void	 tr_regs(const struct user_regs_struct *u, struct wp_x86_regs *r);
+/* The signal mask key (SigPnd, SigBlk, SigCgt...) of tid's status. */
+uint64_t tr_sigmask(pid_t tid, const char *key);
 /* Whether thread tid has a handler for sig (SigCgt of its status). */
 int	 tr_catches(pid_t tid, int sig);
+
+/* Whether a SIGTRAP is pending for thread tid (a step's, perhaps). */
+int	 tr_trap_pending(pid_t tid);
+/* Takes the next stop of t, just resumed: 0, or -1 when t is gone. */
+int	 tr_take(struct tr_thread *t);
 
 #endif

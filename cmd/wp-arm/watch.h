@@ -335,6 +335,11 @@ void	 guard_fork(struct watch *w);
 /* In the child, after the watch: says so in the stop detail when the
    stop signal came because wp-arm was killed. */
 void	 guard_stopped(struct watch *w);
+/*
+ * In the child, about to exit on a failure (why) once it has let the
+ * process go: the parent writes the observation, as for a killed child.
+ */
+void	 guard_failed(const char *why);
 /* Frees what guard_fork shared (w->t, w->chains, w->obs); none: nothing. */
 void	 guard_free(struct watch *w);
 

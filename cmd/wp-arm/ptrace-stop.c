@@ -1,0 +1,391 @@
+/*
+ * The stops of the ptrace backend's threads, taken from the ptrace
+ * engine (tracee.c): a step's trap, the entry and exit of a system call
+ * run with PTRACE_SYSCALL, clones followed, forked children let go, the
+ * target's own signals kept for delivery with the next resume.
+ */
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/user.h>
+
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend-ptrace.h"
+#include "traced.h"
+#include "tracee.h"
+#include "util.h"
+#include "watch.h"
+
+struct pthr *
+pt_thread(struct tr_thread *t)
+{
+	struct pthr *p;
+
+	if (t->user == NULL) {
+		p = t->user = wp_xcalloc(1, sizeof *p);
+		p->tid = t->tid;
+		p->state = P_NEW;
+	}
+	return t->user;
+}
+
+/* The number of the process's threads in state st. */
+static size_t
+in_state(struct ptrace_state *s, enum pstate st)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < s->tr.n; i++)
+		n += s->tr.t[i]->user != NULL && pt_of(s->tr.t[i])->state == st;
+	return n;
+}
+
+int
+pt_in_syscall(struct ptrace_state *s)
+{
+	return in_state(s, P_SYSCALL) > 0;
+}
+
+/* A thread starting or exiting: the kernel may write for it meanwhile. */
+int
+pt_unsettled(struct ptrace_state *s)
+{
+	return in_state(s, P_NEW) > 0;
+}
+
+int
+pt_alive(struct watch *w)
+{
+	struct ptrace_state *s = w->state;
+	size_t i;
+
+	for (i = 0; i < s->tr.n; i++)
+		if (s->tr.t[i]->user != NULL && s->tr.t[i]->state != TR_GONE &&
+		    pt_of(s->tr.t[i])->state != P_GONE)
+			return 1;
+	return 0;
+}
+
+void
+pt_set_call(struct pthr *p, long nr, const struct user_regs_struct *u)
+{
+	p->sc_nr = nr;
+	p->sc_args[0] = u->rdi;
+	p->sc_args[1] = u->rsi;
+	p->sc_args[2] = u->rdx;
+	p->sc_args[3] = u->r10;
+	p->sc_args[4] = u->r8;
+	p->sc_args[5] = u->r9;
+}
+
+/* The call thread p entered when it ran free: its number and arguments. */
+static void
+entered(struct pthr *p)
+{
+	struct user_regs_struct u;
+
+	if (ptrace(PTRACE_GETREGS, p->tid, 0, &u) == -1)
+		return;
+	pt_set_call(p, (long)u.orig_rax, &u);
+	p->insn_ip = u.rip - 2;
+}
+
+/*
+ * Whether thread p enters an exec of a set-user-ID or set-group-ID
+ * program: traced, the kernel would run it without its privileges, so
+ * the watch ends before it (target_exec, the detail saying so), and the
+ * thread is let go at the entry of its call.
+ */
+static int
+setid_exec(struct watch *w, struct ptrace_state *s, struct pthr *p)
+{
+	static char detail[PATH_MAX + 128];
+	char path[PATH_MAX], full[PATH_MAX + 64];
+	struct stat st;
+	ssize_t n;
+	int at = p->sc_nr == SYS_execveat;
+
+	if ((p->sc_nr != SYS_execve && !at) || (n = pread(s->tr.memfd, path,
+	    sizeof path - 1, (off_t)p->sc_args[at])) <= 0)
+		return 0;
+	path[n] = '\0';
+	if (path[0] == '/')
+		snprintf(full, sizeof full, "/proc/%d/root%s", (int)w->pid, path);
+	else if (at && (int)p->sc_args[0] != AT_FDCWD)
+		snprintf(full, sizeof full, "/proc/%d/fd/%d/%s", (int)w->pid,
+		    (int)p->sc_args[0], path);
+	else
+		snprintf(full, sizeof full, "/proc/%d/cwd/%s", (int)w->pid, path);
+	if (stat(full, &st) == -1 || !S_ISREG(st.st_mode) ||
+	    !((st.st_mode & S_ISUID) ||
+	    (st.st_mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP)))
+		return 0;
+	snprintf(detail, sizeof detail, "thread %d execs %s, set-user-ID or "
+	    "set-group-ID: let go before, as a traced exec runs without its "
+	    "privileges", (int)p->tid, path);
+	w->stop_detail = detail;
+	return 1;
+}
+
+/*
+ * An entry or exit stop of thread t's system call: on to its exit, or
+ * what the call changed (the kernel wrote it).
+ */
+static int
+on_syscall(struct watch *w, struct ptrace_state *s, struct tr_thread *t)
+{
+	struct pthr *p = t->user;
+
+	if (p->state == P_SYSENTER) {
+		if (p->sc_nr == -1)
+			entered(p);
+		if (setid_exec(w, s, p)) {
+			s->exec_seen = 1;	/* stopped: the watch ends */
+			p->state = P_READY;
+			return 1;
+		}
+		p->state = P_SYSCALL;
+		if (tr_resume(&s->tr, t, TR_SYSCALL, 0) == -1)
+			p->state = P_GONE;
+		return 0;
+	}
+	pt_after_step(w, s, p, 1);
+	if (p->freerun || p->sc_nr == SYS_rt_sigprocmask ||
+	    p->sc_nr == SYS_rt_sigreturn)
+		p->freerun = pt_trap_blocked(p->tid);
+	p->state = P_READY;
+	return 1;
+}
+
+/*
+ * Thread t's step stopped for a SIGTRAP: the step's own (its trap, or
+ * the entry of a handler), or one of the target's own (kill(2), an
+ * int3), delivered with the next resume.  Its instruction ran if the IP
+ * moved (the trap of the step is then merged into it: one SIGTRAP is
+ * pending at most).
+ */
+static int
+on_trap(struct watch *w, struct ptrace_state *s, struct tr_thread *t)
+{
+	struct pthr *p = t->user;
+	struct user_regs_struct u;
+
+	if (tr_own_trap(t)) {
+		/* a handler's entry: its mask may block SIGTRAP */
+		if (p->sigstep)
+			p->freerun = pt_trap_blocked(p->tid);
+		pt_after_step(w, s, p, 0);
+		pt_ran_on(w, p);
+		p->state = P_READY;
+		return 1;
+	}
+	if (ptrace(PTRACE_GETREGS, p->tid, 0, &u) == 0 && u.rip != p->insn_ip)
+		pt_after_step(w, s, p, 0);
+	p->sig = SIGTRAP;
+	p->sigstep = 0;
+	p->state = P_READY;
+	return 1;
+}
+
+/*
+ * A clone of thread t: the new thread is followed.  A fork or vfork: the
+ * child process is not (its writes are to memory of its own, or, after
+ * vfork, before its exec), only counted, and let go.  t runs on to the
+ * exit of its call.
+ */
+static int
+on_event(struct watch *w, struct ptrace_state *s, struct tr_thread *t)
+{
+	struct pthr *p = t->user;
+	struct tr_thread *c;
+
+	switch (t->event) {
+	case PTRACE_EVENT_CLONE:
+		if ((c = tr_find(&s->tr, (pid_t)t->msg)) == NULL)
+			c = tr_add(&s->tr, (pid_t)t->msg, s->tr.pid);
+		pt_thread(c);
+		traced_started(w, (pid_t)t->msg, t->tid);
+		break;
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK:
+		tr_let_go(&s->tr, (pid_t)t->msg);
+		traced_forked(w, (pid_t)t->msg, t->tid);
+		break;
+	case PTRACE_EVENT_EXEC:
+		s->exec_seen = 1;
+		p->state = P_READY;
+		return 1;
+	case PTRACE_EVENT_EXIT:
+		tr_resume(&s->tr, t, TR_CONT, 0);
+		p->state = P_NEW;
+		return 0;
+	default:
+		p->state = P_READY;
+		return 1;
+	}
+	if (tr_resume(&s->tr, t, TR_SYSCALL, 0) == -1)
+		p->state = P_GONE;
+	return 0;
+}
+
+/*
+ * A stop of thread t after seize or clone, an interrupt, or a
+ * group-stop: the process stopped (SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU)
+ * stays stopped, and its end (SIGCONT) comes as another stop
+ * (PTRACE_LISTEN); any other is a stop to step on from.
+ */
+static int
+group_stop(struct ptrace_state *s, struct tr_thread *t)
+{
+	struct pthr *p = t->user;
+
+	if (t->stop == TR_GROUP && tr_resume(&s->tr, t, TR_CONT, 0) == 0) {
+		p->state = P_LISTEN;
+		return 0;
+	}
+	p->state = P_READY;
+	return 1;
+}
+
+int
+pt_on_stop(struct watch *w, struct ptrace_state *s, struct tr_thread *t)
+{
+	struct pthr *p = pt_thread(t);
+	int was_syscall = p->state == P_SYSCALL;
+
+	if (t->stop == TR_EXITED) {
+		p->state = P_GONE;
+		watch_thread(w, p->tid, THR_SEEDED)->exited = 1;
+		watch_exited(w, p->tid, t->status);
+		return 0;
+	}
+	p->known = K_NONE;
+	p->trapped = 0;
+	switch (t->stop) {
+	case TR_SC_ENTRY:
+	case TR_SC_EXIT:
+		return on_syscall(w, s, t);
+	case TR_EVENT:
+		return on_event(w, s, t);
+	case TR_START:
+	case TR_GROUP:
+		if (was_syscall)
+			pt_after_step(w, s, p, 1);
+		return group_stop(s, t);
+	case TR_SIGNAL:
+		if (t->sig == SIGTRAP && p->state == P_STEP)
+			return on_trap(w, s, t);
+		break;
+	default:
+		return 0;
+	}
+	/* a signal for the thread: deliver it with the next resume */
+	if (!(t->sig == SIGTRAP && p->state == P_READY))
+		p->sig = t->sig;
+	if (was_syscall)
+		pt_after_step(w, s, p, 1);
+	p->state = P_READY;
+	return 1;
+}
+
+/*
+ * A stop tr_wait took: of a thread known or new; a thread of another
+ * process is a forked child's: it is let go.
+ */
+static void
+take(struct watch *w, struct ptrace_state *s, struct tr_thread *t)
+{
+	if (t->user == NULL && t->tgid != s->tr.pid) {
+		tr_detach(&s->tr, t, 0);
+		return;
+	}
+	pt_on_stop(w, s, t);
+}
+
+/*
+ * Takes the first stop of every thread seized (an interrupt, or the
+ * group-stop of a stopped process), those cloned meanwhile too: then no
+ * thread of the target runs, and what its memory holds is the watch's
+ * start.
+ */
+void
+pt_stop_all(struct watch *w, struct ptrace_state *s)
+{
+	struct tr_thread *t;
+	size_t i;
+	int none;
+
+	for (i = 0; i < s->tr.n; i++) {
+		t = s->tr.t[i];
+		pt_thread(t);
+		if (t->state == TR_STOPPED && !t->queued)
+			pt_on_stop(w, s, t);
+	}
+	while (pt_unsettled(s)) {
+		if ((t = tr_wait(&s->tr, 1, &none)) != NULL)
+			take(w, s, t);
+		else if (none)
+			break;
+	}
+}
+
+void
+pt_collect(struct watch *w, struct ptrace_state *s)
+{
+	struct tr_thread *t;
+	int none;
+
+	while ((t = tr_wait(&s->tr, 0, &none)) != NULL)
+		take(w, s, t);
+}
+
+void
+pt_wait_any(struct watch *w, struct ptrace_state *s)
+{
+	struct tr_thread *t;
+	uint64_t t0;
+	int none, starting;
+	size_t i;
+
+	/* the target's own waiting, not its threads' attach */
+	starting = pt_unsettled(s);
+	t0 = wp_now_ns();
+	t = tr_wait(&s->tr, 1, &none);
+	if (!starting)
+		pt_ctr(w)->blocked_ns += wp_now_ns() - t0;
+	if (t != NULL)
+		take(w, s, t);
+	else if (none)
+		for (i = 0; i < s->tr.n; i++) {
+			s->tr.t[i]->state = TR_GONE;
+			if (s->tr.t[i]->user != NULL)
+				pt_of(s->tr.t[i])->state = P_GONE;
+		}
+}
+
+/* Forgets the threads that are gone, so that a churn costs nothing. */
+void
+pt_prune(struct ptrace_state *s)
+{
+	struct tr_thread *t;
+	size_t i;
+
+	for (i = 0; i < s->tr.n; i++) {
+		t = s->tr.t[i];
+		if (t->user != NULL && t->state == TR_GONE &&
+		    pt_of(t)->state == P_GONE) {
+			free(t->user);
+			t->user = NULL;
+		}
+	}
+	tr_prune(&s->tr);
+	if (s->rr >= s->tr.n)
+		s->rr = 0;
+}

@@ -1,0 +1,217 @@
+/*
+ * What the backends that trace share above the ptrace engine.
+ */
+#include <sys/ptrace.h>
+#include <sys/time.h>
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proc.h"
+#include "traced.h"
+#include "tracee.h"
+#include "util.h"
+#include "watch.h"
+
+static volatile sig_atomic_t ticked;
+static struct tracee *live;	/* attached: let go before a fatal exit */
+
+static void
+on_tick(int sig)
+{
+	(void)sig;
+	ticked = 1;
+}
+
+void
+traced_tick(long usec)
+{
+	struct itimerval it;
+	struct sigaction sa;
+
+	if (usec > 0) {
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = on_tick;
+		sigaction(SIGALRM, &sa, NULL);
+	}
+	it.it_interval.tv_sec = 0;
+	it.it_interval.tv_usec = usec;
+	it.it_value = it.it_interval;
+	setitimer(ITIMER_REAL, &it, NULL);
+}
+
+int
+traced_ticked(int clear)
+{
+	int was = ticked;
+
+	if (clear)
+		ticked = 0;
+	return was;
+}
+
+void
+traced_run(struct watch *w, const int *exec_seen,
+    int (*alive)(struct watch *), void (*round)(struct watch *))
+{
+	sigset_t blocked;
+
+	sigprocmask(SIG_SETMASK, &w->waitmask, &blocked);
+	while (!ticked && !watch_stopping(w)) {
+		if (*exec_seen || !alive(w)) {
+			w->stop_reason = *exec_seen ? "target_exec" :
+			    "target_exited";
+			break;
+		}
+		round(w);
+	}
+	ticked = 0;
+	sigprocmask(SIG_SETMASK, &blocked, NULL);
+}
+
+/* A thread record of event for tid (or pid, a process), by thread by. */
+static void
+thread_rec(struct watch *w, const char *event, pid_t tid, pid_t pid,
+    pid_t by, int err)
+{
+	struct wp_thread_rec tr;
+
+	memset(&tr, 0, sizeof tr);
+	tr.event = event;
+	tr.tid = tid;
+	tr.pid = pid;
+	tr.by_tid = by;
+	tr.err = err;
+	if (strcmp(event, "start") == 0)
+		tr.coverage = "inherited";
+	tr.has_time = 1;
+	tr.time_ns = watch_time(w, wp_now_ns());
+	emit_thread(w, &tr);
+}
+
+void
+traced_started(struct watch *w, pid_t tid, pid_t by)
+{
+	watch_thread(w, tid, THR_INHERITED);
+	thread_rec(w, "start", tid, 0, by, 0);
+}
+
+void
+traced_forked(struct watch *w, pid_t pid, pid_t by)
+{
+	w->other_processes++;
+	thread_rec(w, "fork_process", 0, pid, by, 0);
+}
+
+static void
+seize_failed(void *arg, pid_t tid, int err)
+{
+	struct watch *w = arg;
+	struct thread *t = watch_thread(w, tid, THR_FAILED);
+
+	t->state = THR_FAILED;
+	t->err = err;
+	thread_rec(w, "arm_failed", tid, 0, 0, err);
+}
+
+int
+traced_open(struct watch *w, struct tracee *tr, int inject,
+    struct wp_error *e)
+{
+	if (!wp_proc_alive(w->pid, w->start_time))
+		return wp_error_set(e, WP_EXIT_PROCESS, "pid %d: the process "
+		    "has exited or its pid was reused", (int)w->pid);
+	return tr_open(tr, w->pid, inject, e);
+}
+
+/*
+ * wp-arm is to end on a failure (out of memory) while it traces: every
+ * thread is let go first, as at a disarm, no trap flag left set.
+ */
+static void
+on_fatal(const char *why)
+{
+	if (live != NULL)
+		tr_detach_all(live);
+	live = NULL;
+	guard_failed(why);
+}
+
+void
+traced_detach(struct tracee *tr)
+{
+	if (live == tr)
+		live = NULL;
+	tr_detach_all(tr);
+}
+
+int
+traced_attach(struct watch *w, struct tracee *tr, struct wp_error *e)
+{
+	char tracer[128];
+	size_t i;
+
+	live = tr;
+	wp_on_fatal(on_fatal);
+	if (tr_seize_all(tr, TRACED_OPTS, 1, seize_failed, w) == 0) {
+		live = NULL;
+		wp_proc_tracer(w->pid, tracer, sizeof tracer);
+		if (tracer[0] != '\0')
+			return wp_error_set(e, WP_EXIT_ERROR, "pid %d: cannot "
+			    "attach: it is traced by %s (a debugger: one tracer "
+			    "at a time)", (int)w->pid, tracer);
+		return wp_error_set(e, WP_EXIT_ERROR, "pid %d: cannot attach: "
+		    "%s", (int)w->pid, w->nthr ? strerror(w->thr[0].err) :
+		    "no thread");
+	}
+	for (i = 0; i < tr->n; i++)
+		watch_thread(w, tr->t[i]->tid, THR_SEEDED);
+	return 0;
+}
+
+void
+traced_bytes(struct watch *w, unsigned char ***last, unsigned char **buf)
+{
+	size_t i, maxlen = 1;
+
+	*last = wp_xcalloc(w->nt, sizeof **last);
+	for (i = 0; i < w->nt; i++) {
+		(*last)[i] = wp_xcalloc(1, (size_t)w->t[i].len);
+		if (maxlen < (size_t)w->t[i].len)
+			maxlen = (size_t)w->t[i].len;
+	}
+	*buf = wp_xmalloc(maxlen);
+}
+
+void
+traced_bytes_free(struct watch *w, unsigned char **last, unsigned char *buf)
+{
+	size_t i;
+
+	for (i = 0; i < w->nt && last != NULL; i++)
+		free(last[i]);
+	free(last);
+	free(buf);
+}
+
+void
+traced_armed(struct watch *w, size_t threads)
+{
+	w->armed.threads = threads;
+	w->armed.cpus = -1;
+	w->armed.events = -1;
+	w->armed.ring_pages = -1;
+	traced_tick(50000);
+}
+
+void
+traced_count(struct watch *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->nt; i++) {
+		w->t[i].counted = w->t[i].hits + w->t[i].unwritten;
+		w->t[i].counted_known = 1;
+	}
+}

@@ -1,0 +1,77 @@
+/*
+ * traced: what the backends that trace the target (backend-ptrace.c,
+ * backend-page.c) share above the ptrace engine (tracee.h): attaching
+ * with a record of each thread that could not be, the 50 ms tick their
+ * run returns on, the last seen bytes of each target, and the count.
+ */
+#ifndef WPARM_TRACED_H
+#define WPARM_TRACED_H
+
+#include <sys/types.h>
+
+#include "tracee.h"
+#include "watch.h"
+
+/* What a traced backend seizes with: clones, forks, exec, exit, calls. */
+#define TRACED_OPTS	(PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | \
+	PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT | \
+	PTRACE_O_TRACESYSGOOD)
+
+/*
+ * Opens the target's memory into tr (inject: and finds where to inject
+ * calls from, tr_open) once it is known to be the process wp-resolve
+ * saw.  0, or -1 (e).
+ */
+int	 traced_open(struct watch *w, struct tracee *tr, int inject,
+	    struct wp_error *e);
+
+/*
+ * Seizes and stops every thread of tr's process (tr_seize_all), each
+ * counted as the watch's (THR_SEEDED), an arm_failed record for one
+ * that could not be; none: why, in e (another tracer, the error).
+ * 0, or -1.
+ */
+int	 traced_attach(struct watch *w, struct tracee *tr, struct wp_error *e);
+
+/*
+ * Detaches every thread (tr_detach_all) of tr, attached by
+ * traced_attach: until then a fatal failure of wp-arm (out of memory)
+ * detaches them first, and the supervisor reports it (guard_failed).
+ */
+void	 traced_detach(struct tracee *tr);
+
+/* The thread records of a clone (a thread started) and of a fork. */
+void	 traced_started(struct watch *w, pid_t tid, pid_t by);
+void	 traced_forked(struct watch *w, pid_t pid, pid_t by);
+
+/*
+ * The tick: SIGALRM every 50 ms (0: stopped) makes a backend's run
+ * return; traced_ticked says (and clears) whether it came.
+ */
+void	 traced_tick(long usec);
+int	 traced_ticked(int clear);
+
+/*
+ * A traced backend's run: round(w) again and again, the signals of the
+ * watch unblocked, until the tick, a signal, or the end of the target:
+ * its exec (*exec_seen set), its exit (alive(w) false).
+ */
+void	 traced_run(struct watch *w, const int *exec_seen,
+	    int (*alive)(struct watch *), void (*round)(struct watch *));
+
+/*
+ * Room for each target's last seen bytes (*last, an array of w->nt) and
+ * a buffer for the longest (*buf); traced_bytes_free frees them.
+ */
+void	 traced_bytes(struct watch *w, unsigned char ***last,
+	    unsigned char **buf);
+void	 traced_bytes_free(struct watch *w, unsigned char **last,
+	    unsigned char *buf);
+
+/* Armed: threads seized; no CPUs, events or rings; the tick runs. */
+void	 traced_armed(struct watch *w, size_t threads);
+
+/* Every write is seen: each count is what was written or cut off. */
+void	 traced_count(struct watch *w);
+
+#endif

@@ -1,0 +1,175 @@
+/*
+ * The ptrace engine's memory of the process, and system calls run in a
+ * stopped thread of it.
+ *
+ * A system call is injected without writing code: the thread's IP is
+ * set to a `syscall` instruction that is already there (the vDSO has
+ * some, libc's text more), the call's registers are set with orig_rax
+ * -1 (so that the kernel's restart of an interrupted call leaves them
+ * alone), the thread steps that one instruction with every signal
+ * blocked, and all its registers and its signal mask are put back.
+ */
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/user.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "proc.h"
+#include "tracee.h"
+#include "util.h"
+
+/* A `syscall` (0f 05) in the vDSO, else in an executable mapping. */
+static uint64_t
+find_gadget(pid_t pid, int memfd)
+{
+	struct wp_maps m;
+	unsigned char *buf;
+	uint64_t found = 0, len;
+	size_t i, k, pass;
+
+	if (wp_proc_maps(pid, &m) == -1)
+		return 0;
+	for (pass = 0; pass < 2 && found == 0; pass++)
+		for (i = 0; i < m.n && found == 0; i++) {
+			if (m.v[i].perms[2] != 'x' || (pass == 0 &&
+			    (m.v[i].path == NULL ||
+			    strcmp(m.v[i].path, "[vdso]") != 0)))
+				continue;
+			len = m.v[i].end - m.v[i].start;
+			if (len > (1 << 24))
+				len = 1 << 24;
+			buf = wp_xmalloc(len);
+			if (pread(memfd, buf, len, (off_t)m.v[i].start) ==
+			    (ssize_t)len)
+				for (k = 0; k + 1 < len && found == 0; k++)
+					if (buf[k] == 0x0f && buf[k + 1] == 0x05)
+						found = m.v[i].start + k;
+			free(buf);
+		}
+	wp_proc_maps_free(&m);
+	return found;
+}
+
+int
+tr_open(struct tracee *tr, pid_t pid, int inject, struct wp_error *e)
+{
+	char path[64];
+
+	tr_init(tr, pid);
+	snprintf(path, sizeof path, "/proc/%d/mem", (int)pid);
+	if ((tr->memfd = open(path, O_RDWR | O_CLOEXEC)) == -1)
+		return wp_error_set(e, WP_EXIT_PROCESS, "pid %d: %s: %s",
+		    (int)pid, path, strerror(errno));
+	if (inject && (tr->gadget = find_gadget(pid, tr->memfd)) == 0) {
+		close(tr->memfd);
+		tr->memfd = -1;
+		return wp_error_set(e, WP_EXIT_ERROR, "pid %d: no syscall "
+		    "instruction in its executable mappings to run mprotect "
+		    "from", (int)pid);
+	}
+	return 0;
+}
+
+/*
+ * A stepped syscall can leave a second SIGTRAP queued behind the stop
+ * of its step: taken here (it stops the thread before it runs on).
+ */
+static void
+drain_traps(struct tr_thread *t)
+{
+	int k;
+
+	for (k = 0; k < 4 && tr_trap_pending(t->tid); k++)
+		if (ptrace(PTRACE_CONT, t->tid, 0, 0) == -1 ||
+		    tr_take(t) == -1) {
+			t->state = TR_GONE;
+			return;
+		}
+}
+
+/* Sets t's signal mask; 0, or -1. */
+static int
+set_mask(struct tr_thread *t, const uint64_t *mask)
+{
+	return (int)ptrace(PTRACE_SETSIGMASK, t->tid, sizeof *mask,
+	    (void *)mask);
+}
+
+long
+tr_inject(struct tracee *tr, struct tr_thread *t, long nr, uint64_t a0,
+    uint64_t a1, uint64_t a2)
+{
+	struct user_regs_struct saved, r;
+	struct tr_thread keep = *t;
+	uint64_t mask, all = ~0ULL;
+	long rv = -ENOSYS;
+	int k;
+
+	if (tr->gadget == 0 || t->state != TR_STOPPED ||
+	    t->stop == TR_SC_ENTRY ||
+	    ptrace(PTRACE_GETREGS, t->tid, 0, &saved) == -1 ||
+	    ptrace(PTRACE_GETSIGMASK, t->tid, sizeof mask, &mask) == -1)
+		return -ENOSYS;
+	r = saved;
+	r.rip = tr->gadget;
+	r.rax = (unsigned long)nr;
+	r.orig_rax = (unsigned long)-1;
+	r.rdi = a0;
+	r.rsi = a1;
+	r.rdx = a2;
+	if (set_mask(t, &all) == -1 ||
+	    ptrace(PTRACE_SETREGS, t->tid, 0, &r) == -1)
+		return -ENOSYS;
+	/* a group-stop or an interrupt may come first: step again */
+	for (k = 0; k < 4; k++)
+		if (tr_step(tr, t, 0) != 1 || t->stop == TR_SIGNAL)
+			break;
+	if (t->state != TR_GONE && ptrace(PTRACE_GETREGS, t->tid, 0, &r) == 0 &&
+	    r.rip == tr->gadget + 2)
+		rv = (long)r.rax;
+	if (t->state != TR_GONE)
+		drain_traps(t);
+	if (t->state != TR_GONE) {
+		ptrace(PTRACE_SETREGS, t->tid, 0, &saved);
+		set_mask(t, &mask);
+		/* what the caller knows of the stop stays true: resuming
+		   from the step's trap does what resuming from it did */
+		t->stop = keep.stop;
+		t->sig = keep.sig;
+		t->event = keep.event;
+		t->status = keep.status;
+	}
+	return rv;
+}
+
+int
+tr_leave_entry(struct tracee *tr, struct tr_thread *t)
+{
+	struct user_regs_struct r;
+
+	(void)tr;
+	if (t->stop != TR_SC_ENTRY ||
+	    ptrace(PTRACE_GETREGS, t->tid, 0, &t->entry_regs) == -1)
+		return -1;
+	r = t->entry_regs;
+	r.orig_rax = SYS_getpid;
+	if (ptrace(PTRACE_SETREGS, t->tid, 0, &r) == -1 ||
+	    ptrace(PTRACE_SYSCALL, t->tid, 0, 0) == -1 || tr_take(t) == -1)
+		return -1;
+	/* the call runs again from its syscall instruction (2 bytes) */
+	r = t->entry_regs;
+	r.rip -= 2;
+	r.rax = t->entry_regs.orig_rax;
+	r.orig_rax = (unsigned long)-1;
+	if (ptrace(PTRACE_SETREGS, t->tid, 0, &r) == -1)
+		return -1;
+	t->rewind = 1;
+	return 0;
+}

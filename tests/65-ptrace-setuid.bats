@@ -1,0 +1,54 @@
+#!/usr/bin/env bats
+# wp-arm --backend ptrace run by a user who is not root, on a process of
+# that user which execs a set-user-ID program: a traced exec would run
+# it without its privileges, so the watch lets the process go before the
+# exec and ends with target_exec, saying why.
+
+load helpers
+
+teardown() {
+	stop_targets
+	[ -z "${SUID_DIR:-}" ] || rm -rf "$SUID_DIR"
+}
+
+# as_nobody CMD...: CMD run as nobody (uid and gid 65534, no groups).
+as_nobody() {
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
+}
+
+@test "wp-arm ptrace: a setuid program the target execs keeps its privileges; the watch ends before the exec" {
+	[ "$(id -u)" = 0 ] || skip "making a setuid copy of id needs root"
+	command -v setpriv > /dev/null || skip "no setpriv to run as nobody"
+	nm -D /usr/bin/bash | grep -q ' EOF_Reached$' ||
+		skip "this bash exports no EOF_Reached to watch"
+	SUID_DIR=$(mktemp -d /tmp/wp-suid.XXXXXX)
+	chmod 755 "$SUID_DIR"
+	cp /usr/bin/id "$SUID_DIR/id"
+	chmod 4755 "$SUID_DIR/id"
+	as_nobody "$SUID_DIR/id" -u > "$SUID_DIR/plain" ||
+		skip "setpriv cannot run as nobody here"
+	[ "$(cat "$SUID_DIR/plain")" = 0 ] ||
+		skip "$SUID_DIR does not honour set-user-ID (nosuid)"
+	mkfifo -m 666 "$SUID_DIR/go"
+	# setpriv itself, not a function, so that $! is the target
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+	    bash -c "read -r _ < $SUID_DIR/go; exec $SUID_DIR/id -u" \
+	    > "$SUID_DIR/target.out" 2>&1 &
+	TPID=$!
+	WP_TARGET_PIDS+=("$TPID")
+	sleep 0.2
+	WOUT=$SUID_DIR/arm.out
+	as_nobody sh -c "wp-resolve -p $TPID EOF_Reached | wp-arm --backend ptrace -d 120s" \
+	    > "$WOUT" 2> "$SUID_DIR/arm.err" &
+	WPID=$!
+	wait_for "$WOUT" '"type":"armed"' 60
+	echo go > "$SUID_DIR/go"
+	watch_wait
+	wait "$TPID" || true
+	# the program ran with its privileges: effective uid 0
+	assert_equal "$(cat "$SUID_DIR/target.out")" 0
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(obs .stop_reason)" target_exec
+	[[ "$(obs .stop_detail)" == *"execs $SUID_DIR/id, set-user-ID or set-group-ID: let go before"* ]] ||
+		fail "stop_detail: $(obs .stop_detail)"
+}
