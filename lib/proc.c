@@ -174,6 +174,15 @@ wp_proc_starttime(pid_t pid, unsigned long long *st)
 	return read_stat(pid, &state, st);
 }
 
+char
+wp_proc_state(pid_t pid)
+{
+	unsigned long long st;
+	char state;
+
+	return read_stat(pid, &state, &st) == 0 ? state : 0;
+}
+
 int
 wp_proc_alive(pid_t pid, unsigned long long start_time)
 {

@@ -40,6 +40,8 @@ int	 wp_proc_comm(pid_t pid, pid_t tid, char *buf, size_t sz);
 int	 wp_proc_sysctl(const char *name, long *v);
 /* Field 22 of /proc/PID/stat, in clock ticks after boot: 0, or -1. */
 int	 wp_proc_starttime(pid_t pid, unsigned long long *st);
+/* The state letter of /proc/PID/stat (R, S, T, Z, ...), or 0. */
+char	 wp_proc_state(pid_t pid);
 /*
  * Thread tid's user CPU time in ns (utime, field 14 of /proc/TID/stat,
  * as the kernel samples it, in clock ticks): 0, or -1.

@@ -131,7 +131,7 @@ load arm
 	assert_equal "$(sort -u <<< "$output")" 32
 	# and the report says the slot limit was lifted
 	run wp-report < <(wp-decode < "$WOUT")
-	assert_line --index 1 "note     no slot limit (--no-slot-limit): any length and number of targets, for the ptrace backend"
+	assert_line --index 1 "note     no slot limit: any length and number of targets (the page and ptrace backends)"
 	assert_equal "$(wp-report --json < "$WOUT" | jq .process.slot_limit)" null
 }
 

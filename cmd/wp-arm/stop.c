@@ -18,6 +18,7 @@
 
 #include "dwfl.h"
 #include "filter.h"
+#include "proc.h"
 #include "watch.h"
 
 const char *
@@ -38,32 +39,13 @@ stop_gcore_path(void)
 	return found ? path : NULL;
 }
 
-/* The state letter of process pid (/proc/PID/stat), or 0. */
-static char
-state_of(pid_t pid)
-{
-	char path[64], buf[512], *p;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return 0;
-	n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	return (p = strrchr(buf, ')')) != NULL && p[1] == ' ' ? p[2] : 0;
-}
-
 int
 stop_wait(pid_t pid)
 {
 	int i;
 
 	for (i = 0; i < 100; i++) {
-		if (state_of(pid) == 'T')
+		if (wp_proc_state(pid) == 'T')
 			return 0;
 		usleep(10000);
 	}

@@ -137,8 +137,8 @@ process(const struct report *r, FILE *f)
 	    wp_field_text(&s->start_time), wp_field_text(&s->binary_match),
 	    wp_field_text(&s->pie_slide));
 	if (s->pid.text != NULL && s->slot_limit.text == NULL)
-		out(f, "note     no slot limit (--no-slot-limit): any length "
-		    "and number of targets, for the ptrace backend\n");
+		out(f, "note     no slot limit: any length and number of "
+		    "targets (the page and ptrace backends)\n");
 	for (i = 0; i < s->nwarn; i++)
 		out(f, "warning  %s\n", s->warn[i]);
 }
