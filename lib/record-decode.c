@@ -1,0 +1,85 @@
+/*
+ * The records wp-decode adds: writer and value (wp-records(7)), one
+ * builder each, beside record.c's.
+ */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "record.h"
+#include "util.h"
+
+static void
+symbol(struct wp_jw *w, const struct wp_writer_rec *r)
+{
+	char *s;
+	int n;
+
+	if (r->function == NULL || !r->has_writer || !r->has_writer_static) {
+		wp_jw_null(w, "symbol");
+		return;
+	}
+	n = asprintf(&s, "%s+0x%llx", r->function,
+	    (unsigned long long)(r->writer_static - r->function_static));
+	if (n < 0)
+		wp_fatal_nomem();
+	wp_jw_strn(w, "symbol", s, (size_t)n);
+	free(s);
+}
+
+void
+wp_rec_writer(struct wp_jw *w, const struct wp_writer_rec *r)
+{
+	wp_jw_obj(w, "writer");
+	wp_jw_str(w, "kind", r->kind >= 0 ? wp_kind_names[r->kind] : NULL);
+	WP_JW_OR_NULL(wp_jw_hex, w, "trap_ip", r->has_trap, r->trap_ip);
+	WP_JW_OR_NULL(wp_jw_hex, w, "trap_static_ip", r->has_trap_static,
+	    r->trap_static);
+	wp_jw_str(w, "trap_module", r->trap_module);
+	wp_jw_str(w, "module", r->module);
+	wp_jw_str(w, "function", r->function);
+	WP_JW_OR_NULL(wp_jw_hex, w, "function_static", r->function != NULL,
+	    r->function_static);
+	WP_JW_OR_NULL(wp_jw_hex, w, "writer_ip", r->has_writer, r->writer_ip);
+	WP_JW_OR_NULL(wp_jw_hex, w, "writer_static_ip",
+	    r->has_writer && r->has_writer_static, r->writer_static);
+	symbol(w, r);
+	if (r->has_writer && r->source_file != NULL) {
+		wp_jw_obj(w, "source");
+		wp_jw_str(w, "file", r->source_file);
+		wp_jw_int(w, "line", r->source_line);
+		wp_jw_end(w);
+	} else
+		wp_jw_null(w, "source");
+	wp_jw_str(w, "insn", r->has_writer ? r->insn : NULL);
+	wp_jw_str(w, "confidence", wp_conf_names[r->has_writer ?
+	    r->confidence : WP_CONF_UNKNOWN]);
+	wp_jw_int(w, "candidates", r->has_writer ? r->candidates : 0);
+	wp_jw_str(w, "reason", r->has_writer ? NULL :
+	    r->reason ? r->reason : "unknown");
+	wp_jw_str(w, "caveat", r->caveat);
+	wp_jw_end(w);
+}
+
+void
+wp_rec_value(struct wp_jw *w, const struct wp_value_rec *v)
+{
+	wp_jw_obj(w, "written_value");
+	wp_jw_str(w, "kind", wp_vkind_names[v->kind]);
+	if (v->kind == WP_VALUE_UNKNOWN)
+		wp_jw_str(w, "reason", v->reason);
+	else {
+		if (v->kind == WP_VALUE_REGISTER)
+			wp_jw_str(w, "register", v->reg);
+		wp_jw_int(w, "width", v->width);
+		WP_JW_OR_NULL(wp_jw_hex, w, "value", v->has_value, v->value);
+		if (v->kind == WP_VALUE_OBSERVED) {
+			if (v->bytes != NULL)
+				wp_jw_raw(w, "bytes", v->bytes, v->nbytes);
+			else
+				wp_jw_null(w, "bytes");
+		}
+	}
+	wp_jw_end(w);
+}
