@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
-# wp-arm --backend ptrace run by a user who is not root, on a process of
-# that user which execs a set-user-ID program: a traced exec would run
-# it without its privileges, so the watch lets the process go before the
-# exec and ends with target_exec, saying why.
+# wp-arm run by a user who is not root, on a process of that user which
+# execs a set-user-ID program: a traced exec would run it without its
+# privileges, so the watch lets the process go before the exec (the page
+# backend gives the pages their protection back first) and ends with
+# target_exec, saying why.  Written once, run per tracing backend.
 
 load helpers
 
@@ -16,7 +17,8 @@ as_nobody() {
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
 }
 
-@test "wp-arm ptrace: a setuid program the target execs keeps its privileges; the watch ends before the exec" {
+# setuid_exec BACKEND: the scenario, watched with --backend BACKEND.
+setuid_exec() {
 	[ "$(id -u)" = 0 ] || skip "making a setuid copy of id needs root"
 	command -v setpriv > /dev/null || skip "no setpriv to run as nobody"
 	nm -D /usr/bin/bash | grep -q ' EOF_Reached$' ||
@@ -38,7 +40,7 @@ as_nobody() {
 	WP_TARGET_PIDS+=("$TPID")
 	sleep 0.2
 	WOUT=$SUID_DIR/arm.out
-	as_nobody sh -c "wp-resolve -p $TPID EOF_Reached | wp-arm --backend ptrace -d 120s" \
+	as_nobody sh -c "wp-resolve -p $TPID EOF_Reached | wp-arm --backend $1 -d 120s" \
 	    > "$WOUT" 2> "$SUID_DIR/arm.err" &
 	WPID=$!
 	wait_for "$WOUT" '"type":"armed"' 60
@@ -51,4 +53,12 @@ as_nobody() {
 	assert_equal "$(obs .stop_reason)" target_exec
 	[[ "$(obs .stop_detail)" == *"execs $SUID_DIR/id, set-user-ID or set-group-ID: let go before"* ]] ||
 		fail "stop_detail: $(obs .stop_detail)"
+}
+
+@test "wp-arm ptrace: a setuid program the target execs keeps its privileges; the watch ends before the exec" {
+	setuid_exec ptrace
+}
+
+@test "wp-arm page: a setuid program the target execs keeps its privileges; the watch ends before the exec" {
+	setuid_exec page
 }

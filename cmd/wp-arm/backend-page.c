@@ -584,7 +584,8 @@ page_disarm(struct watch *w)
 		if (s->tr.t[i]->tgid == s->tr.pid &&
 		    s->tr.t[i]->state == TR_STOPPED)
 			page_thread_time(w, s->tr.t[i]);
-	t = s->exec_seen || !tr_alive(&s->tr) ? NULL : stopped_one(s);
+	t = (s->exec_seen && !s->exec_next) || !tr_alive(&s->tr) ? NULL :
+	    stopped_one(s);
 	for (i = 0; i < s->tr.n; i++)
 		if (s->tr.t[i]->state == TR_STOPPED &&
 		    s->tr.t[i]->stop == TR_SIGNAL &&

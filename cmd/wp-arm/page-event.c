@@ -26,6 +26,7 @@
 #include "page.h"
 #include "proc.h"
 #include "syscalls.h"
+#include "traced.h"
 #include "util.h"
 #include "watch.h"
 #include "x86.h"
@@ -453,6 +454,16 @@ on_sc_entry(struct watch *w, struct page_state *s, struct tr_thread *t)
 	struct ppage *p;
 	size_t i;
 
+	if (traced_setid_exec(w, s->tr.memfd, t->tid, t->nr, t->args)) {
+		if (t->tgid != s->tr.pid) {
+			/* a vfork child: it alone, the watch goes on */
+			w->stop_detail = NULL;
+			tr_detach(&s->tr, t, 0);
+			return;
+		}
+		s->exec_seen = s->exec_next = 1;  /* stopped: the watch ends */
+		return;
+	}
 	if (t->rewind) {
 		t->rewind = 0;
 		if (pt->nwin > 0) {
