@@ -22,6 +22,8 @@
 
 static volatile sig_atomic_t ticked;
 static struct tracee *live;	/* attached: let go before a fatal exit */
+static void (*undo)(void *);	/* and what is undone before, with: */
+static void *undo_arg;
 
 static void
 on_tick(int sig)
@@ -170,17 +172,29 @@ traced_open(struct watch *w, struct tracee *tr, int inject,
 static void
 on_fatal(const char *why)
 {
-	if (live != NULL)
+	if (live != NULL) {
+		if (undo != NULL)
+			undo(undo_arg);
 		tr_detach_all(live);
+	}
 	live = NULL;
 	guard_failed(why);
 }
 
 void
+traced_on_fatal(void (*fn)(void *arg), void *arg)
+{
+	undo = fn;
+	undo_arg = arg;
+}
+
+void
 traced_detach(struct tracee *tr)
 {
-	if (live == tr)
+	if (live == tr) {
 		live = NULL;
+		undo = NULL;
+	}
 	tr_detach_all(tr);
 }
 

@@ -40,6 +40,13 @@ int	 traced_attach(struct watch *w, struct tracee *tr, struct wp_error *e);
  * detaches them first, and the supervisor reports it (guard_failed).
  */
 void	 traced_detach(struct tracee *tr);
+/*
+ * What a fatal failure does before it detaches, once attached: fn(arg)
+ * undoes what the backend changed in the process (the page backend:
+ * the pages' own protection back).  It must not allocate (memory may
+ * have run out); arg is the caller's, kept until traced_detach.
+ */
+void	 traced_on_fatal(void (*fn)(void *arg), void *arg);
 
 /* The thread records of a clone (a thread started) and of a fork. */
 void	 traced_started(struct watch *w, pid_t tid, pid_t by);
