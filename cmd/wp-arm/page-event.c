@@ -670,37 +670,6 @@ new_process(struct watch *w, struct page_state *s, struct tr_thread *t)
 }
 
 static void
-thread_started(struct watch *w, struct tr_thread *t)
-{
-	struct wp_thread_rec tr;
-
-	watch_thread(w, (pid_t)t->msg, THR_INHERITED);
-	memset(&tr, 0, sizeof tr);
-	tr.event = "start";
-	tr.tid = (pid_t)t->msg;
-	tr.by_tid = t->tid;
-	tr.coverage = "inherited";
-	tr.has_time = 1;
-	tr.time_ns = watch_time(w, wp_now_ns());
-	emit_thread(w, &tr);
-}
-
-static void
-forked(struct watch *w, struct tr_thread *t)
-{
-	struct wp_thread_rec tr;
-
-	w->other_processes++;
-	memset(&tr, 0, sizeof tr);
-	tr.event = "fork_process";
-	tr.pid = (pid_t)t->msg;
-	tr.by_tid = t->tid;
-	tr.has_time = 1;
-	tr.time_ns = watch_time(w, wp_now_ns());
-	emit_thread(w, &tr);
-}
-
-static void
 on_event(struct watch *w, struct page_state *s, struct tr_thread *t)
 {
 	switch (t->event) {
@@ -710,12 +679,12 @@ on_event(struct watch *w, struct page_state *s, struct tr_thread *t)
 		    tr_find(&s->tr, (pid_t)t->msg) == NULL)
 			tr_add(&s->tr, (pid_t)t->msg, s->tr.pid);
 		if (t->tgid == s->tr.pid)
-			thread_started(w, t);
+			traced_started(w, (pid_t)t->msg, t->tid);
 		break;
 	case PTRACE_EVENT_FORK:
 	case PTRACE_EVENT_VFORK:
 		if (t->tgid == s->tr.pid)
-			forked(w, t);
+			traced_forked(w, (pid_t)t->msg, t->tid);
 		break;
 	case PTRACE_EVENT_EXIT:
 		if (t->tgid == s->tr.pid)
