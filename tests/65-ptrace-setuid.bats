@@ -32,6 +32,22 @@ suid_dir() {
 	mkfifo -m 666 "$SUID_DIR/go"
 }
 
+# watch_as_nobody BACKEND ADDR: target $TPID (started, waiting at the
+# FIFO go) watched at ADDR by wp-arm --backend BACKEND run as nobody,
+# from the go to the end of both; sets WOUT, WSTATUS, OBS.
+watch_as_nobody() {
+	WP_TARGET_PIDS+=("$TPID")
+	sleep 0.2
+	WOUT=$SUID_DIR/arm.out
+	as_nobody sh -c "wp-resolve -p $TPID $2 | wp-arm --backend $1 -d 120s" \
+	    > "$WOUT" 2> "$SUID_DIR/arm.err" &
+	WPID=$!
+	wait_for "$WOUT" '"type":"armed"' 60
+	echo go > "$SUID_DIR/go"
+	watch_wait
+	wait "$TPID" || true
+}
+
 # setuid_exec BACKEND: the scenario, watched with --backend BACKEND.
 setuid_exec() {
 	nm -D /usr/bin/bash | grep -q ' EOF_Reached$' ||
@@ -42,16 +58,7 @@ setuid_exec() {
 	    bash -c "read -r _ < $SUID_DIR/go; exec $SUID_DIR/id -u" \
 	    > "$SUID_DIR/target.out" 2>&1 &
 	TPID=$!
-	WP_TARGET_PIDS+=("$TPID")
-	sleep 0.2
-	WOUT=$SUID_DIR/arm.out
-	as_nobody sh -c "wp-resolve -p $TPID EOF_Reached | wp-arm --backend $1 -d 120s" \
-	    > "$WOUT" 2> "$SUID_DIR/arm.err" &
-	WPID=$!
-	wait_for "$WOUT" '"type":"armed"' 60
-	echo go > "$SUID_DIR/go"
-	watch_wait
-	wait "$TPID" || true
+	watch_as_nobody "$1" EOF_Reached
 	# the program ran with its privileges: effective uid 0
 	assert_equal "$(cat "$SUID_DIR/target.out")" 0
 	assert_equal "$WSTATUS" 0
@@ -106,16 +113,7 @@ C
 	    "$SUID_DIR/spawn" "$SUID_DIR/go" "$SUID_DIR/id" \
 	    > "$SUID_DIR/target.out" 2>&1 &
 	TPID=$!
-	WP_TARGET_PIDS+=("$TPID")
-	sleep 0.2
-	WOUT=$SUID_DIR/arm.out
-	as_nobody sh -c "wp-resolve -p $TPID wpt_v | wp-arm --backend page -d 120s" \
-	    > "$WOUT" 2> "$SUID_DIR/arm.err" &
-	WPID=$!
-	wait_for "$WOUT" '"type":"armed"' 60
-	echo go > "$SUID_DIR/go"
-	watch_wait
-	wait "$TPID" || true
+	watch_as_nobody page wpt_v
 	# the child ran id with its privileges, the target watched to its end
 	assert_equal "$(cat "$SUID_DIR/target.out")" "0
 done 2"
