@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
-# wp-arm --backend ptrace short of memory (ulimit -v): wherever it runs
-# out, the target finishes as it does unwatched.  What the stepping
-# allocates is allocated at arm; a failure after the attach lets every
-# thread go first (no trap flag left set), and the observation says why.
+# wp-arm short of memory (ulimit -v): wherever it runs out, the target
+# finishes as it does unwatched.  What the stepping allocates is
+# allocated at arm; a failure after the attach lets every thread go
+# first (no trap flag left set, the pages' own protection given back),
+# and the observation says why.  Each case runs per tracing backend.
 
 load helpers
 
@@ -10,18 +11,18 @@ load helpers
 # to decode), waiting for a line on its standard input to begin.
 LOOP='read -r _; s=; for i in $(seq 2000); do s="$s$i"; done; echo "len ${#s}"'
 
-# oom_watch KB: the loop watched by wp-arm under ulimit -v KB; sets
-# ARMRC, ARMED (1 when it armed), TRC and TGOT (the target's status and
-# output).
+# oom_watch BACKEND KB: the loop watched by wp-arm --backend BACKEND
+# under ulimit -v KB; sets ARMRC, ARMED (1 when it armed), TRC and TGOT
+# (the target's status and output).
 oom_watch() {
-	local d=$BATS_TEST_TMPDIR/$1 tp apid i gofd
+	local d=$BATS_TEST_TMPDIR/$2 tp apid i gofd
 	mkdir -p "$d"
 	mkfifo "$d/go"
 	bash -c "$LOOP" < "$d/go" > "$d/target.out" 2>&1 &
 	tp=$!
 	exec {gofd}> "$d/go"
 	wp-resolve -p "$tp" EOF_Reached > "$d/in.ndjson"
-	(ulimit -v "$1"; exec wp-arm --backend ptrace -d 1s) \
+	(ulimit -v "$2"; exec wp-arm --backend "$1" -d 1s) \
 	    < "$d/in.ndjson" > "$d/arm.out" 2> "$d/arm.err" &
 	apid=$!
 	for i in $(seq 200); do
@@ -42,18 +43,20 @@ oom_watch() {
 	AERR=$d/arm.err
 }
 
-@test "wp-arm ptrace: out of memory anywhere, the target finishes as unwatched" {
+# oom_sweep BACKEND: ulimit -v from 12 to 24 MB, each the target's end
+# as unwatched, and wp-arm's an observation or an error.
+oom_sweep() {
 	nm -D /usr/bin/bash | grep -q ' EOF_Reached$' ||
 		skip "this bash exports no EOF_Reached to watch"
 	local want kb
 	want=$(bash -c "$LOOP" <<< go)
 	for kb in $(seq 12000 1000 24000); do
-		oom_watch "$kb"
+		oom_watch "$1" "$kb"
 		[ "$TRC" = 0 ] && [ "$TGOT" = "$want" ] ||
 			fail "ulimit -v $kb: the target ended with status $TRC, output '$TGOT' (unwatched: '$want'); wp-arm: $ARMRC, $(head -c 300 "$AERR")"
 		if [ "$ARMED" = 1 ]; then
 			# armed: an observation, the watch's end or why it failed
-			jq -e 'select(.type=="observation") | .stop_reason == "duration" or (.stop_reason == "error" and (.error | test("out of memory")))' "$AOUT" > /dev/null ||
+			jq -e 'select(.type=="observation") | .stop_reason == "duration" or .stop_reason == "target_exited" or (.stop_reason == "error" and (.error | test("out of memory")))' "$AOUT" > /dev/null ||
 				fail "ulimit -v $kb: wp-arm exited $ARMRC without the observation: $(tail -c 300 "$AOUT") $(head -c 300 "$AERR")"
 		else
 			# not armed: it said why, and nothing was touched
@@ -94,11 +97,12 @@ C
 	cc -shared -fPIC -o "$BATS_TEST_TMPDIR/oom.so" "$BATS_TEST_TMPDIR/oom.c"
 }
 
-@test "wp-arm ptrace: memory running out mid-watch: the threads let go first, then the observation says why" {
+# oom_midwatch BACKEND: malloc fails in the tracer mid-watch.
+oom_midwatch() {
 	oom_preload
 	start_target churn -n 200 -c 4 -k 50
 	export WPT_OOM_AFTER=$BATS_TEST_TMPDIR/now
-	LD_PRELOAD=$BATS_TEST_TMPDIR/oom.so watch_start wpt_churn -- --backend ptrace -d 600s
+	LD_PRELOAD=$BATS_TEST_TMPDIR/oom.so watch_start wpt_churn -- --backend "$1" -d 600s
 	touch "$WPT_OOM_AFTER"
 	kill -USR1 "$TPID"
 	watch_wait
@@ -109,4 +113,20 @@ C
 	assert_equal "$(obs .stop_reason)" error
 	[[ "$(obs .error)" == *"failed (out of memory): it let the process go first"* ]] ||
 		fail "the observation's error: $(obs .error)"
+}
+
+@test "wp-arm ptrace: out of memory anywhere, the target finishes as unwatched" {
+	oom_sweep ptrace
+}
+
+@test "wp-arm page: out of memory anywhere, the target finishes as unwatched" {
+	oom_sweep page
+}
+
+@test "wp-arm ptrace: memory running out mid-watch: the threads let go first, then the observation says why" {
+	oom_midwatch ptrace
+}
+
+@test "wp-arm page: memory running out mid-watch: the pages given back and the threads let go first, then the observation says why" {
+	oom_midwatch page
 }

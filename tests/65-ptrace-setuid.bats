@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
-# wp-arm --backend ptrace run by a user who is not root, on a process of
-# that user which execs a set-user-ID program: a traced exec would run
-# it without its privileges, so the watch lets the process go before the
-# exec and ends with target_exec, saying why.
+# wp-arm run by a user who is not root, on a process of that user which
+# execs a set-user-ID program: a traced exec would run it without its
+# privileges, so the watch lets the process go before the exec (the page
+# backend gives the pages their protection back first) and ends with
+# target_exec, saying why.  Written once, run per tracing backend.
 
 load helpers
 
@@ -16,11 +17,10 @@ as_nobody() {
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
 }
 
-@test "wp-arm ptrace: a setuid program the target execs keeps its privileges; the watch ends before the exec" {
+# suid_dir: SUID_DIR, with a setuid copy of id and a FIFO go in it.
+suid_dir() {
 	[ "$(id -u)" = 0 ] || skip "making a setuid copy of id needs root"
 	command -v setpriv > /dev/null || skip "no setpriv to run as nobody"
-	nm -D /usr/bin/bash | grep -q ' EOF_Reached$' ||
-		skip "this bash exports no EOF_Reached to watch"
 	SUID_DIR=$(mktemp -d /tmp/wp-suid.XXXXXX)
 	chmod 755 "$SUID_DIR"
 	cp /usr/bin/id "$SUID_DIR/id"
@@ -30,25 +30,94 @@ as_nobody() {
 	[ "$(cat "$SUID_DIR/plain")" = 0 ] ||
 		skip "$SUID_DIR does not honour set-user-ID (nosuid)"
 	mkfifo -m 666 "$SUID_DIR/go"
-	# setpriv itself, not a function, so that $! is the target
-	setpriv --reuid=65534 --regid=65534 --clear-groups \
-	    bash -c "read -r _ < $SUID_DIR/go; exec $SUID_DIR/id -u" \
-	    > "$SUID_DIR/target.out" 2>&1 &
-	TPID=$!
+}
+
+# watch_as_nobody BACKEND ADDR: target $TPID (started, waiting at the
+# FIFO go) watched at ADDR by wp-arm --backend BACKEND run as nobody,
+# from the go to the end of both; sets WOUT, WSTATUS, OBS.
+watch_as_nobody() {
 	WP_TARGET_PIDS+=("$TPID")
 	sleep 0.2
 	WOUT=$SUID_DIR/arm.out
-	as_nobody sh -c "wp-resolve -p $TPID EOF_Reached | wp-arm --backend ptrace -d 120s" \
+	as_nobody sh -c "wp-resolve -p $TPID $2 | wp-arm --backend $1 -d 120s" \
 	    > "$WOUT" 2> "$SUID_DIR/arm.err" &
 	WPID=$!
 	wait_for "$WOUT" '"type":"armed"' 60
 	echo go > "$SUID_DIR/go"
 	watch_wait
 	wait "$TPID" || true
+}
+
+# setuid_exec BACKEND: the scenario, watched with --backend BACKEND.
+setuid_exec() {
+	nm -D /usr/bin/bash | grep -q ' EOF_Reached$' ||
+		skip "this bash exports no EOF_Reached to watch"
+	suid_dir
+	# setpriv itself, not a function, so that $! is the target
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+	    bash -c "read -r _ < $SUID_DIR/go; exec $SUID_DIR/id -u" \
+	    > "$SUID_DIR/target.out" 2>&1 &
+	TPID=$!
+	watch_as_nobody "$1" EOF_Reached
 	# the program ran with its privileges: effective uid 0
 	assert_equal "$(cat "$SUID_DIR/target.out")" 0
 	assert_equal "$WSTATUS" 0
 	assert_equal "$(obs .stop_reason)" target_exec
 	[[ "$(obs .stop_detail)" == *"execs $SUID_DIR/id, set-user-ID or set-group-ID: let go before"* ]] ||
 		fail "stop_detail: $(obs .stop_detail)"
+}
+
+@test "wp-arm ptrace: a setuid program the target execs keeps its privileges; the watch ends before the exec" {
+	setuid_exec ptrace
+}
+
+@test "wp-arm page: a setuid program the target execs keeps its privileges; the watch ends before the exec" {
+	setuid_exec page
+}
+
+@test "wp-arm page: a setuid program a vfork child of the target execs (posix_spawn) keeps its privileges; the watch goes on" {
+	suid_dir
+	cat > "$SUID_DIR/spawn.c" <<'C'
+#include <sys/wait.h>
+#include <spawn.h>
+#include <stdio.h>
+
+extern char **environ;
+int wpt_v;
+
+int
+main(int argc, char **argv)
+{
+	char line[16], *av[] = { argv[argc - 1], "-u", NULL };
+	FILE *go;
+	pid_t p;
+	int st;
+
+	/* argv[1]: a FIFO to wait at, argv[2]: the program to spawn */
+	if (argc != 3 || (go = fopen(argv[1], "r")) == NULL ||
+	    fgets(line, sizeof line, go) == NULL)
+		return 1;
+	wpt_v = 1;
+	fflush(stdout);
+	if (posix_spawn(&p, av[0], NULL, NULL, av, environ) != 0)
+		return 2;
+	waitpid(p, &st, 0);
+	wpt_v = 2;
+	printf("done %d\n", wpt_v);
+	return 0;
+}
+C
+	cc -o "$SUID_DIR/spawn" "$SUID_DIR/spawn.c"
+	chmod 755 "$SUID_DIR/spawn"
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+	    "$SUID_DIR/spawn" "$SUID_DIR/go" "$SUID_DIR/id" \
+	    > "$SUID_DIR/target.out" 2>&1 &
+	TPID=$!
+	watch_as_nobody page wpt_v
+	# the child ran id with its privileges, the target watched to its end
+	assert_equal "$(cat "$SUID_DIR/target.out")" "0
+done 2"
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(obs .stop_reason)" target_exited
+	assert_equal "$(hits)" 2
 }

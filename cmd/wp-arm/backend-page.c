@@ -249,7 +249,7 @@ check_pages(struct watch *w, struct page_state *s, const char *advice,
 struct tr_thread *
 page_injectable(struct page_state *s)
 {
-	struct tr_thread *t, *entry = NULL;
+	struct tr_thread *t, *entry = NULL, *in_call = NULL;
 	size_t i;
 
 	for (i = 0; i < s->tr.n; i++) {
@@ -257,12 +257,25 @@ page_injectable(struct page_state *s)
 		if (t->tgid != s->tr.pid || t->state != TR_STOPPED ||
 		    t->stop == TR_GROUP)
 			continue;
-		if (t->stop != TR_SC_ENTRY)
+		if (t->stop == TR_SC_ENTRY)
+			entry = t;
+		else if (t->stop == TR_EVENT)
+			in_call = t->event == PTRACE_EVENT_CLONE ||
+			    t->event == PTRACE_EVENT_FORK ||
+			    t->event == PTRACE_EVENT_VFORK ? t : in_call;
+		else
 			return t;
-		entry = t;
 	}
 	if (entry != NULL && tr_leave_entry(&s->tr, entry) == 0)
 		return entry;
+	/*
+	 * Stopped inside its clone or fork, the call's result not set yet
+	 * (a call injected there would take its place): run to its exit.
+	 */
+	if (in_call != NULL &&
+	    ptrace(PTRACE_SYSCALL, in_call->tid, 0, 0) == 0 &&
+	    tr_take(in_call) == 0 && in_call->stop == TR_SC_EXIT)
+		return in_call;
 	return NULL;
 }
 
@@ -430,6 +443,45 @@ page_rearm(struct watch *w, size_t ti)
 	s->moved = 1;
 }
 
+/*
+ * What the process is given back before the detach: a fault of ours
+ * still pending is not delivered (its instruction runs again, on a
+ * writable page), and from stopped thread t (NULL: none) each page its
+ * own protection, each rseq area registered again.
+ */
+static void
+give_back(struct page_state *s, struct tr_thread *t)
+{
+	size_t i;
+
+	for (i = 0; i < s->tr.n; i++)
+		if (s->tr.t[i]->state == TR_STOPPED &&
+		    s->tr.t[i]->stop == TR_SIGNAL &&
+		    s->tr.t[i]->sig == SIGSEGV &&
+		    page_fault_ours(s, s->tr.t[i], NULL, NULL))
+			s->tr.t[i]->sig = 0;
+	if (t != NULL) {
+		page_restore(s, t);
+		page_rseq_restore(s);
+	}
+}
+
+/*
+ * wp-arm is to end on a failure (out of memory): every thread held,
+ * the process given back from one stopped already (nothing allocated
+ * here: no wait for new threads, the injections need no memory).
+ */
+static void
+page_fatal(void *arg)
+{
+	struct page_state *s = arg;
+
+	tr_hold(&s->tr, NULL);
+	/* after an exec the memory is another program's */
+	give_back(s, s->exec_seen && !s->exec_next ? NULL :
+	    page_injectable(s));
+}
+
 static int
 arm_stopped(struct watch *w, struct page_state *s, struct wp_error *e)
 {
@@ -437,6 +489,7 @@ arm_stopped(struct watch *w, struct page_state *s, struct wp_error *e)
 
 	if (traced_attach(w, &s->tr, e) == -1)
 		return -1;
+	traced_on_fatal(page_fatal, s);
 	for (i = 0; i < w->nchains; i++)
 		follow_update(w, s->tr.memfd, i);
 	collect_pages(w, s);
@@ -584,17 +637,9 @@ page_disarm(struct watch *w)
 		if (s->tr.t[i]->tgid == s->tr.pid &&
 		    s->tr.t[i]->state == TR_STOPPED)
 			page_thread_time(w, s->tr.t[i]);
-	t = s->exec_seen || !tr_alive(&s->tr) ? NULL : stopped_one(s);
-	for (i = 0; i < s->tr.n; i++)
-		if (s->tr.t[i]->state == TR_STOPPED &&
-		    s->tr.t[i]->stop == TR_SIGNAL &&
-		    s->tr.t[i]->sig == SIGSEGV &&
-		    page_fault_ours(s, s->tr.t[i], NULL, NULL))
-			s->tr.t[i]->sig = 0;
-	if (t != NULL) {
-		page_restore(s, t);
-		page_rseq_restore(s);
-	}
+	t = (s->exec_seen && !s->exec_next) || !tr_alive(&s->tr) ? NULL :
+	    stopped_one(s);
+	give_back(s, t);
 	obs(w)->stopped_ns += s->tr.stopped_ns;
 	obs(w)->watched_ns = wp_now_ns() - s->t0;
 	traced_detach(&s->tr);

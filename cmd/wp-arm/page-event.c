@@ -26,6 +26,7 @@
 #include "page.h"
 #include "proc.h"
 #include "syscalls.h"
+#include "traced.h"
 #include "util.h"
 #include "watch.h"
 #include "x86.h"
@@ -453,6 +454,16 @@ on_sc_entry(struct watch *w, struct page_state *s, struct tr_thread *t)
 	struct ppage *p;
 	size_t i;
 
+	if (traced_setid_exec(w, s->tr.memfd, t->tid, t->nr, t->args)) {
+		if (t->tgid != s->tr.pid) {
+			/* a vfork child: it alone, the watch goes on */
+			w->stop_detail = NULL;
+			tr_detach(&s->tr, t, 0);
+			return;
+		}
+		s->exec_seen = s->exec_next = 1;  /* stopped: the watch ends */
+		return;
+	}
 	if (t->rewind) {
 		t->rewind = 0;
 		if (pt->nwin > 0) {
@@ -659,37 +670,6 @@ new_process(struct watch *w, struct page_state *s, struct tr_thread *t)
 }
 
 static void
-thread_started(struct watch *w, struct tr_thread *t)
-{
-	struct wp_thread_rec tr;
-
-	watch_thread(w, (pid_t)t->msg, THR_INHERITED);
-	memset(&tr, 0, sizeof tr);
-	tr.event = "start";
-	tr.tid = (pid_t)t->msg;
-	tr.by_tid = t->tid;
-	tr.coverage = "inherited";
-	tr.has_time = 1;
-	tr.time_ns = watch_time(w, wp_now_ns());
-	emit_thread(w, &tr);
-}
-
-static void
-forked(struct watch *w, struct tr_thread *t)
-{
-	struct wp_thread_rec tr;
-
-	w->other_processes++;
-	memset(&tr, 0, sizeof tr);
-	tr.event = "fork_process";
-	tr.pid = (pid_t)t->msg;
-	tr.by_tid = t->tid;
-	tr.has_time = 1;
-	tr.time_ns = watch_time(w, wp_now_ns());
-	emit_thread(w, &tr);
-}
-
-static void
 on_event(struct watch *w, struct page_state *s, struct tr_thread *t)
 {
 	switch (t->event) {
@@ -699,12 +679,12 @@ on_event(struct watch *w, struct page_state *s, struct tr_thread *t)
 		    tr_find(&s->tr, (pid_t)t->msg) == NULL)
 			tr_add(&s->tr, (pid_t)t->msg, s->tr.pid);
 		if (t->tgid == s->tr.pid)
-			thread_started(w, t);
+			traced_started(w, (pid_t)t->msg, t->tid);
 		break;
 	case PTRACE_EVENT_FORK:
 	case PTRACE_EVENT_VFORK:
 		if (t->tgid == s->tr.pid)
-			forked(w, t);
+			traced_forked(w, (pid_t)t->msg, t->tid);
 		break;
 	case PTRACE_EVENT_EXIT:
 		if (t->tgid == s->tr.pid)

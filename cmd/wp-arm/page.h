@@ -65,6 +65,9 @@ struct page_state {
 	unsigned char	**last;		/* each target's bytes, last seen */
 	unsigned char	*buf;
 	int		 exec_seen;
+	/* a thread stopped at the entry of an exec the watch ends before
+	   (traced_setid_exec): the memory is still the process's */
+	int		 exec_next;
 	int		 holding;	/* every other thread held (a pointer) */
 	int		 probe;		/* page_serves: nothing is changed */
 	int		 moved;		/* a chain's entry moved: page_sync */

@@ -5,14 +5,10 @@
  * target's own signals kept for delivery with the next resume.
  */
 #include <sys/ptrace.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/user.h>
 
-#include <fcntl.h>
-#include <limits.h>
 #include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -98,43 +94,6 @@ entered(struct pthr *p)
 }
 
 /*
- * Whether thread p enters an exec of a set-user-ID or set-group-ID
- * program: traced, the kernel would run it without its privileges, so
- * the watch ends before it (target_exec, the detail saying so), and the
- * thread is let go at the entry of its call.
- */
-static int
-setid_exec(struct watch *w, struct ptrace_state *s, struct pthr *p)
-{
-	static char detail[PATH_MAX + 128];
-	char path[PATH_MAX], full[PATH_MAX + 64];
-	struct stat st;
-	ssize_t n;
-	int at = p->sc_nr == SYS_execveat;
-
-	if ((p->sc_nr != SYS_execve && !at) || (n = pread(s->tr.memfd, path,
-	    sizeof path - 1, (off_t)p->sc_args[at])) <= 0)
-		return 0;
-	path[n] = '\0';
-	if (path[0] == '/')
-		snprintf(full, sizeof full, "/proc/%d/root%s", (int)w->pid, path);
-	else if (at && (int)p->sc_args[0] != AT_FDCWD)
-		snprintf(full, sizeof full, "/proc/%d/fd/%d/%s", (int)w->pid,
-		    (int)p->sc_args[0], path);
-	else
-		snprintf(full, sizeof full, "/proc/%d/cwd/%s", (int)w->pid, path);
-	if (stat(full, &st) == -1 || !S_ISREG(st.st_mode) ||
-	    !((st.st_mode & S_ISUID) ||
-	    (st.st_mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP)))
-		return 0;
-	snprintf(detail, sizeof detail, "thread %d execs %s, set-user-ID or "
-	    "set-group-ID: let go before, as a traced exec runs without its "
-	    "privileges", (int)p->tid, path);
-	w->stop_detail = detail;
-	return 1;
-}
-
-/*
  * An entry or exit stop of thread t's system call: on to its exit, or
  * what the call changed (the kernel wrote it).
  */
@@ -146,7 +105,8 @@ on_syscall(struct watch *w, struct ptrace_state *s, struct tr_thread *t)
 	if (p->state == P_SYSENTER) {
 		if (p->sc_nr == -1)
 			entered(p);
-		if (setid_exec(w, s, p)) {
+		if (traced_setid_exec(w, s->tr.memfd, p->tid, p->sc_nr,
+		    p->sc_args)) {
 			s->exec_seen = 1;	/* stopped: the watch ends */
 			p->state = P_READY;
 			return 1;

@@ -2,11 +2,17 @@
  * What the backends that trace share above the ptrace engine.
  */
 #include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 
+#include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "proc.h"
 #include "traced.h"
@@ -16,6 +22,8 @@
 
 static volatile sig_atomic_t ticked;
 static struct tracee *live;	/* attached: let go before a fatal exit */
+static void (*undo)(void *);	/* and what is undone before, with: */
+static void *undo_arg;
 
 static void
 on_tick(int sig)
@@ -104,6 +112,38 @@ traced_forked(struct watch *w, pid_t pid, pid_t by)
 	thread_rec(w, "fork_process", 0, pid, by, 0);
 }
 
+int
+traced_setid_exec(struct watch *w, int memfd, pid_t tid, long nr,
+    const uint64_t args[6])
+{
+	static char detail[PATH_MAX + 128];
+	char path[PATH_MAX], full[PATH_MAX + 64];
+	struct stat st;
+	ssize_t n;
+	int at = nr == SYS_execveat;
+
+	if ((nr != SYS_execve && !at) || (n = pread(memfd, path,
+	    sizeof path - 1, (off_t)args[at])) <= 0)
+		return 0;
+	path[n] = '\0';
+	if (path[0] == '/')
+		snprintf(full, sizeof full, "/proc/%d/root%s", (int)tid, path);
+	else if (at && (int)args[0] != AT_FDCWD)
+		snprintf(full, sizeof full, "/proc/%d/fd/%d/%s", (int)tid,
+		    (int)args[0], path);
+	else
+		snprintf(full, sizeof full, "/proc/%d/cwd/%s", (int)tid, path);
+	if (stat(full, &st) == -1 || !S_ISREG(st.st_mode) ||
+	    !((st.st_mode & S_ISUID) ||
+	    (st.st_mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP)))
+		return 0;
+	snprintf(detail, sizeof detail, "thread %d execs %s, set-user-ID or "
+	    "set-group-ID: let go before, as a traced exec runs without its "
+	    "privileges", (int)tid, path);
+	w->stop_detail = detail;
+	return 1;
+}
+
 static void
 seize_failed(void *arg, pid_t tid, int err)
 {
@@ -132,17 +172,29 @@ traced_open(struct watch *w, struct tracee *tr, int inject,
 static void
 on_fatal(const char *why)
 {
-	if (live != NULL)
+	if (live != NULL) {
+		if (undo != NULL)
+			undo(undo_arg);
 		tr_detach_all(live);
+	}
 	live = NULL;
 	guard_failed(why);
 }
 
 void
+traced_on_fatal(void (*fn)(void *arg), void *arg)
+{
+	undo = fn;
+	undo_arg = arg;
+}
+
+void
 traced_detach(struct tracee *tr)
 {
-	if (live == tr)
+	if (live == tr) {
 		live = NULL;
+		undo = NULL;
+	}
 	tr_detach_all(tr);
 }
 

@@ -8,6 +8,7 @@
 #define WPARM_TRACED_H
 
 #include <sys/types.h>
+#include <stdint.h>
 
 #include "tracee.h"
 #include "watch.h"
@@ -39,10 +40,28 @@ int	 traced_attach(struct watch *w, struct tracee *tr, struct wp_error *e);
  * detaches them first, and the supervisor reports it (guard_failed).
  */
 void	 traced_detach(struct tracee *tr);
+/*
+ * What a fatal failure does before it detaches, once attached: fn(arg)
+ * undoes what the backend changed in the process (the page backend:
+ * the pages' own protection back).  It must not allocate (memory may
+ * have run out); arg is the caller's, kept until traced_detach.
+ */
+void	 traced_on_fatal(void (*fn)(void *arg), void *arg);
 
 /* The thread records of a clone (a thread started) and of a fork. */
 void	 traced_started(struct watch *w, pid_t tid, pid_t by);
 void	 traced_forked(struct watch *w, pid_t pid, pid_t by);
+
+/*
+ * Whether thread tid, at the entry of system call nr(args), execs a
+ * set-user-ID or set-group-ID program (its path read through memfd,
+ * the process's memory): traced, the kernel would run it without its
+ * privileges, so the caller lets the process go before the call runs
+ * and ends the watch (target_exec); w->stop_detail then says why (a
+ * static buffer).  1, or 0.
+ */
+int	 traced_setid_exec(struct watch *w, int memfd, pid_t tid, long nr,
+	    const uint64_t args[6]);
 
 /*
  * The tick: SIGALRM every 50 ms (0: stopped) makes a backend's run

@@ -188,12 +188,15 @@ struct tr_thread *
 tr_add(struct tracee *tr, pid_t tid, pid_t tgid)
 {
 	struct tr_thread *t;
+	size_t cap = tr->cap ? tr->cap * 2 : 16;
 
+	/* the table stays whole if memory runs out (traced.c detaches) */
 	if (tr->n == tr->cap) {
-		tr->cap = tr->cap ? tr->cap * 2 : 16;
-		tr->t = wp_xrealloc(tr->t, tr->cap * sizeof *tr->t);
+		tr->t = wp_xrealloc(tr->t, cap * sizeof *tr->t);
+		tr->cap = cap;
 	}
-	t = tr->t[tr->n++] = wp_xcalloc(1, sizeof *t);
+	t = wp_xcalloc(1, sizeof *t);
+	tr->t[tr->n++] = t;
 	t->tid = tid;
 	t->tgid = tgid;
 	t->state = TR_RUNNING;
