@@ -179,9 +179,8 @@ emit(struct watch *w, struct page_state *s, size_t ti, pid_t tid,
 	watch_hit(w, ti, &h);
 }
 
-/* Targets on the pages of win whose bytes changed: the kernel's writes. */
-static void
-kernel_writes(struct watch *w, struct page_state *s, struct tr_thread *t,
+void
+page_kernel_writes(struct watch *w, struct page_state *s, struct tr_thread *t,
     struct ppage **win, size_t nwin, unsigned flags, int sig)
 {
 	struct user_regs_struct u;
@@ -386,208 +385,6 @@ on_fault(struct watch *w, struct page_state *s, struct tr_thread *t,
 		page_resume(w, s, t, 0);
 }
 
-/* Whether futex op writes [lo, hi): the PI and WAKE_OP ones do. */
-static int
-futex_writes(const uint64_t a[6], uint64_t lo, uint64_t hi)
-{
-	int op = (int)a[1] & FUTEX_CMD_MASK;
-
-	switch (op) {
-	case FUTEX_WAKE_OP:
-		return a[4] < hi && lo < a[4] + 4;
-	case FUTEX_LOCK_PI:
-	case FUTEX_UNLOCK_PI:
-	case FUTEX_TRYLOCK_PI:
-	case FUTEX_WAIT_REQUEUE_PI:
-	case FUTEX_CMP_REQUEUE_PI:
-	case 13:	/* FUTEX_LOCK_PI2 */
-		return (a[0] < hi && lo < a[0] + 4) ||
-		    (a[4] < hi && lo < a[4] + 4);
-	}
-	return 0;
-}
-
-/*
- * Whether system call nr may write page p: as syscalls.c knows it; a
- * call it does not know, when an argument points into the page.
- */
-static int
-may_write(int memfd, long nr, const uint64_t a[6], const struct ppage *p)
-{
-	uint64_t lo = p->addr, hi = p->addr + PAGE_SZ;
-	int k;
-
-	if (nr == SYS_futex)
-		return futex_writes(a, lo, hi);
-	switch (syscall_writes(memfd, nr, a, lo, hi)) {
-	case SC_YES:
-		return 1;
-	case SC_NO:
-		return 0;
-	}
-	for (k = 0; k < 6; k++)
-		if (a[k] >= lo && a[k] < hi)
-			return 1;
-	return 0;
-}
-
-static int
-others_run(struct page_state *s, struct tr_thread *t)
-{
-	size_t i;
-
-	for (i = 0; i < s->tr.n; i++)
-		if (s->tr.t[i] != t && s->tr.t[i]->state != TR_GONE)
-			return 1;
-	return 0;
-}
-
-/*
- * The entry of a system call: the pages it may write are given back
- * (the call is turned into getpid, mprotect runs at its exit, and the
- * call runs again); the call's re-entry then passes.
- */
-static void
-on_sc_entry(struct watch *w, struct page_state *s, struct tr_thread *t)
-{
-	struct pthr *pt = pthr_of(t);
-	struct ppage *p;
-	size_t i;
-
-	if (traced_setid_exec(w, s->tr.memfd, t->tid, t->nr, t->args)) {
-		if (t->tgid != s->tr.pid) {
-			/* a vfork child: it alone, the watch goes on */
-			w->stop_detail = NULL;
-			tr_detach(&s->tr, t, 0);
-			return;
-		}
-		s->exec_seen = s->exec_next = 1;  /* stopped: the watch ends */
-		return;
-	}
-	if (t->rewind) {
-		t->rewind = 0;
-		if (pt->nwin > 0) {
-			page_resume(w, s, t, 0);
-			return;
-		}
-	}
-	pt->nr = t->nr;
-	memcpy(pt->args, t->args, sizeof pt->args);
-	pt->maps = t->nr == SYS_mprotect || t->nr == SYS_munmap ||
-	    t->nr == SYS_mremap || t->nr == SYS_mmap || t->nr == SYS_brk ||
-	    t->nr == SYS_madvise;
-	s->maps_gen += pt->maps;	/* and at its exit */
-	for (i = 0; i < s->npg; i++) {
-		p = s->pg[i];
-		if (p->gone || !(p->guarded || p->open) ||
-		    !may_write(s->tr.memfd, t->nr, t->args, p))
-			continue;
-		if (pt->nwin == 0 && tr_leave_entry(&s->tr, t) == -1)
-			return;
-		if (page_open(s, t, p) == -1)
-			continue;
-		pt->win = wp_xrealloc(pt->win, (pt->nwin + 1) *
-		    sizeof *pt->win);
-		pt->win[pt->nwin++] = p;
-	}
-	if (pt->nwin > 0) {
-		obs(w)->windows++;
-		if ((pt->others = others_run(s, t)) != 0)
-			obs(w)->windows_shared++;
-	}
-	page_resume(w, s, t, 0);
-}
-
-/* A page whose mapping the process changed: watched still, or gone. */
-static void
-remap_page(struct watch *w, struct page_state *s, struct tr_thread *t,
-    struct ppage *p, const struct wp_map *m)
-{
-	int own;
-
-	if (m == NULL || m->perms[3] == 's') {
-		p->gone = 1;
-		p->guarded = 0;
-		obs(w)->pages_dropped++;
-		warnx("page 0x%" PRIx64 " was %s by the process: writes to it "
-		    "are no longer watched", p->addr, m == NULL ? "unmapped" :
-		    "remapped shared");
-		return;
-	}
-	own = page_prot_of(m->perms);
-	p->own = own;
-	p->guarded = 0;
-	if ((own & PROT_WRITE) && p->open == 0 && p->needed)
-		page_mprotect(s, t, p, own & ~PROT_WRITE);
-}
-
-/*
- * After a call that may change the mappings: each page's state; the
- * protection of those in [lo, hi), which the call set, is the target's.
- */
-static void
-remap(struct watch *w, struct page_state *s, struct tr_thread *t,
-    uint64_t lo, uint64_t hi)
-{
-	const struct wp_map *m;
-	struct wp_maps maps;
-	struct ppage *p;
-	size_t i;
-
-	if (wp_proc_maps(w->pid, &maps) == -1)
-		return;
-	for (i = 0; i < s->npg; i++) {
-		p = s->pg[i];
-		m = wp_proc_maps_find(&maps, p->addr);
-		if (p->gone || (m != NULL && m->perms[3] != 's' &&
-		    !(p->addr < hi && lo < p->addr + PAGE_SZ)))
-			continue;
-		remap_page(w, s, t, p, m);
-	}
-	wp_proc_maps_free(&maps);
-}
-
-/* The range whose protection call nr (args a, result rv) set. */
-static void
-set_range(long nr, const uint64_t a[6], int64_t rv, uint64_t *lo,
-    uint64_t *hi)
-{
-	*lo = *hi = 0;
-	if (nr == SYS_mprotect) {
-		*lo = a[0];
-		*hi = a[0] + a[1];
-	} else if ((nr == SYS_mmap || nr == SYS_mremap) && rv >= 0) {
-		*lo = (uint64_t)rv;
-		*hi = (uint64_t)rv + (nr == SYS_mmap ? a[1] : a[2]);
-	}
-}
-
-/* The exit of a call: what it wrote, and its window closed. */
-static void
-on_sc_exit(struct watch *w, struct page_state *s, struct tr_thread *t)
-{
-	struct pthr *pt = pthr_of(t);
-	uint64_t lo, hi;
-	size_t k;
-
-	if (pt->sc_from != 0)
-		pt->sc_ns += t->stopped_at - pt->sc_from;
-	pt->sc_from = 0;
-	if (pt->nwin > 0) {
-		kernel_writes(w, s, t, pt->win, pt->nwin, WP_HIT_SYSCALL, 0);
-		for (k = 0; k < pt->nwin; k++)
-			page_close(s, t, pt->win[k]);
-		pt->nwin = 0;
-	}
-	if (pt->maps) {
-		pt->maps = 0;
-		s->maps_gen++;
-		set_range(pt->nr, pt->args, t->rval, &lo, &hi);
-		remap(w, s, t, lo, hi);
-	}
-	page_resume(w, s, t, 0);
-}
-
 /*
  * A signal the thread catches: its frame may go on a guarded page (an
  * alternate stack), so every page is given back while the kernel
@@ -607,7 +404,7 @@ deliver_caught(struct watch *w, struct page_state *s, struct tr_thread *t,
 			win[n++] = s->pg[i];
 	obs(w)->signals_passed++;
 	if (tr_step(&s->tr, t, sig) != -1) {
-		kernel_writes(w, s, t, win, n, WP_HIT_KERNEL, sig);
+		page_kernel_writes(w, s, t, win, n, WP_HIT_KERNEL, sig);
 		if (t->stop != TR_SIGNAL || t->sig != SIGTRAP)
 			t->queued = 1;
 	}
@@ -727,10 +524,10 @@ page_event(struct watch *w, struct page_state *s, struct tr_thread *t)
 		page_resume(w, s, t, 0);
 		return;
 	case TR_SC_ENTRY:
-		on_sc_entry(w, s, t);
+		page_sc_entry(w, s, t);
 		return;
 	case TR_SC_EXIT:
-		on_sc_exit(w, s, t);
+		page_sc_exit(w, s, t);
 		return;
 	case TR_EVENT:
 		on_event(w, s, t);

@@ -107,6 +107,19 @@ void	 page_restore(struct page_state *s, struct tr_thread *t);
  * and its time in system calls) is what wp delayed it; the
  * longest delay of the threads' is kept in the observation.
  */
+/* Targets on the pages of win whose bytes changed: the kernel's writes. */
+void	 page_kernel_writes(struct watch *w, struct page_state *s,
+	    struct tr_thread *t, struct ppage **win, size_t nwin,
+	    unsigned flags, int sig);
+/*
+ * Thread t stopped at the entry (exit) of a system call: the pages it
+ * may write given back, its writes found, protection calls honoured
+ * (page-syscall.c).
+ */
+void	 page_sc_entry(struct watch *w, struct page_state *s,
+	    struct tr_thread *t);
+void	 page_sc_exit(struct watch *w, struct page_state *s,
+	    struct tr_thread *t);
 void	 page_thread_time(struct watch *w, struct tr_thread *t);
 /*
  * The chains whose pointer was written read again, their pages synced,
