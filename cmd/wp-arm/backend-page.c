@@ -454,12 +454,15 @@ give_back(struct page_state *s, struct tr_thread *t)
 {
 	size_t i;
 
-	for (i = 0; i < s->tr.n; i++)
+	for (i = 0; i < s->tr.n; i++) {
+		/* a fault raised as the hold stopped it, still pending */
+		tr_take_signal(s->tr.t[i], SIGSEGV);
 		if (s->tr.t[i]->state == TR_STOPPED &&
 		    s->tr.t[i]->stop == TR_SIGNAL &&
 		    s->tr.t[i]->sig == SIGSEGV &&
 		    page_fault_ours(s, s->tr.t[i], NULL, NULL))
 			s->tr.t[i]->sig = 0;
+	}
 	if (t != NULL) {
 		page_restore(s, t);
 		page_rseq_restore(s);

@@ -15,30 +15,41 @@
 
 static struct {
 	pid_t		 pid;
+	int		 known;		/* m read; 0: unreadable (gone) */
 	struct wp_maps	 m;
 	uint64_t	 read_ns;
 } code;
 
-/* Whether addr lies in an executable mapping of pid. */
+/*
+ * Whether addr lies in an executable mapping of pid; 1 too when the
+ * maps cannot be read (the process gone before its samples were read:
+ * nothing can be told apart then).
+ */
 static int
 in_code(pid_t pid, uint64_t addr)
 {
 	const struct wp_map *mp;
 	uint64_t now;
 
-	if (code.pid == pid &&
-	    (mp = wp_proc_maps_find(&code.m, addr)) != NULL &&
-	    mp->perms[2] == 'x')
-		return 1;
+	if (code.pid == pid && code.known &&
+	    (mp = wp_proc_maps_find(&code.m, addr)) != NULL)
+		return mp->perms[2] == 'x';
 	/* mapped since (dlopen, a JIT): read the maps again, not too often */
 	now = wp_now_ns();
 	if (code.pid == pid && now - code.read_ns < REREAD_NS)
-		return 0;
-	wp_proc_maps_free(&code.m);
+		return !code.known;
+	if (code.known)
+		wp_proc_maps_free(&code.m);
 	code.pid = pid;
 	code.read_ns = now;
-	if (wp_proc_maps(pid, &code.m) == -1)
-		return 1;	/* gone, or unreadable: cannot tell */
+	code.known = wp_proc_maps(pid, &code.m) == 0;
+	if (code.known && code.m.n == 0) {
+		/* a zombie's maps are empty */
+		wp_proc_maps_free(&code.m);
+		code.known = 0;
+	}
+	if (!code.known)
+		return 1;
 	mp = wp_proc_maps_find(&code.m, addr);
 	return mp != NULL && mp->perms[2] == 'x';
 }

@@ -465,18 +465,25 @@ tr_own_trap(struct tr_thread *t)
  * target's own is delivered with the detach, see tr_own_trap).
  */
 static void
-take_trap(struct tr_thread *t)
+take_pending(struct tr_thread *t, int sig)
 {
 	int status;
 
-	if (t->stop == TR_SIGNAL || !tr_trap_pending(t->tid) ||
-	    ptrace(PTRACE_CONT, t->tid, 0, 0) == -1)
+	if (t->stop == TR_SIGNAL || !(tr_sigmask(t->tid, "SigPnd") >>
+	    (sig - 1) & 1) || ptrace(PTRACE_CONT, t->tid, 0, 0) == -1)
 		return;
 	if (wait_stop(t->tid, &status, DETACH_MS) != t->tid) {
 		t->state = TR_GONE;
 		return;
 	}
 	classify(t, status);
+}
+
+void
+tr_take_signal(struct tr_thread *t, int sig)
+{
+	if (t->state == TR_STOPPED && t->stop != TR_GROUP)
+		take_pending(t, sig);
 }
 
 void
@@ -500,7 +507,7 @@ tr_detach_all(struct tracee *tr)
 			classify(t, status);
 		}
 		if (t->state == TR_STOPPED)
-			take_trap(t);
+			take_pending(t, SIGTRAP);
 		if (t->state != TR_STOPPED)
 			continue;
 		sig = t->stop == TR_SIGNAL && !tr_own_trap(t) ? t->sig : 0;

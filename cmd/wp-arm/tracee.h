@@ -193,5 +193,12 @@ int	 tr_catches(pid_t tid, int sig);
 int	 tr_trap_pending(pid_t tid);
 /* Takes the next stop of t, just resumed: 0, or -1 when t is gone. */
 int	 tr_take(struct tr_thread *t);
+/*
+ * t, stopped by an interrupt (not a signal, not a group-stop) with sig
+ * pending behind it (a fault raised as tr_hold stopped it): resumed to
+ * take that signal's stop, so that the caller decides whether it is
+ * delivered rather than the detach.
+ */
+void	 tr_take_signal(struct tr_thread *t, int sig);
 
 #endif

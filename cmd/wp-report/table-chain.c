@@ -120,9 +120,9 @@ table_chain_notes(const char *backend, FILE *f)
 	kernel_fp = backend != NULL && (strncmp(backend, "perf", 4) == 0 ||
 	    strncmp(backend, "bpf", 3) == 0);
 	out(f, "\nnote     outside_code: a chain stopped at a return address "
-	    "outside executable code (dropped): %s\n", kernel_fp ?
-	    "frame pointers walked through a function built without them; "
-	    "--callchain dwarf unwinds with the modules' call frame "
-	    "information" : "a function without call frame information, "
-	    "whose frame pointer libdw walked");
+	    "outside executable code (dropped):\n%s\n", kernel_fp ?
+	    "         frame pointers walked through a function built without "
+	    "them; --callchain dwarf\n         unwinds with the modules' call "
+	    "frame information" : "         a function without call frame "
+	    "information, whose frame pointer libdw walked");
 }
