@@ -436,10 +436,17 @@ tr_let_go(struct tracee *tr, pid_t child)
 		ptrace(PTRACE_DETACH, child, 0, 0);
 }
 
+/* Whether sig is pending for thread tid (SigPnd of its status). */
+static int
+sig_pending(pid_t tid, int sig)
+{
+	return tr_sigmask(tid, "SigPnd") >> (sig - 1) & 1;
+}
+
 int
 tr_trap_pending(pid_t tid)
 {
-	return tr_sigmask(tid, "SigPnd") >> (SIGTRAP - 1) & 1;
+	return sig_pending(tid, SIGTRAP);
 }
 
 int
@@ -469,8 +476,8 @@ take_pending(struct tr_thread *t, int sig)
 {
 	int status;
 
-	if (t->stop == TR_SIGNAL || !(tr_sigmask(t->tid, "SigPnd") >>
-	    (sig - 1) & 1) || ptrace(PTRACE_CONT, t->tid, 0, 0) == -1)
+	if (t->stop == TR_SIGNAL || !sig_pending(t->tid, sig) ||
+	    ptrace(PTRACE_CONT, t->tid, 0, 0) == -1)
 		return;
 	if (wait_stop(t->tid, &status, DETACH_MS) != t->tid) {
 		t->state = TR_GONE;
