@@ -169,7 +169,8 @@ FUZZFLAGS = -fsanitize=fuzzer,address,undefined \
 	    -fno-sanitize-recover=undefined -g -O1
 fuzzsrc_resolve   = cmd/wp-resolve/addr.c
 fuzzsrc_arm-input = cmd/wp-arm/input.c cmd/wp-arm/follow.c cmd/wp-arm/watch.c \
-		    cmd/wp-arm/emit.c cmd/wp-arm/filter.c cmd/wp-arm/stop.c
+		    cmd/wp-arm/emit.c cmd/wp-arm/filter.c cmd/wp-arm/stop.c \
+		    cmd/wp-arm/cond-sample.c
 fuzzsrc_decode	  = $(filter-out %/main.c,$(wildcard cmd/wp-decode/*.c))
 fuzzsrc_report	  = $(filter-out %/main.c,$(wildcard cmd/wp-report/*.c))
 fuzzobj	 = $(patsubst %.c,$(O)/fuzz/obj/%.o,$(fuzzsrc_$(1)))

@@ -11,7 +11,9 @@
 
 #include "cond.h"
 #include "dwfl.h"
+#include "proc.h"
 #include "util.h"
+#include "x86.h"
 
 enum kind {
 	K_OR, K_AND, K_NOT, K_CHANGED, K_UNCHANGED, K_VALUE, K_TID, K_COMM,
@@ -36,6 +38,8 @@ struct node {
 	uint64_t	 off;		/* MODULE+0xOFF */
 	int		 bound;
 	uint64_t	 lo, hi;	/* [lo, hi) once bound */
+	int		 trap_bound;
+	uint64_t	 tlo, thi;	/* the trap IPs of its writes */
 };
 
 struct wp_cond {
@@ -493,6 +497,46 @@ wp_cond_resolve(struct wp_cond *c, struct wp_dwfl *d, struct wp_error *e)
 	return 0;
 }
 
+/*
+ * The trap IPs of writes by node n's writers: after each instruction of
+ * a range, or after the one instruction (a rep string store also traps
+ * on itself, between its iterations).
+ */
+static int
+bind_trap(struct node *n, int memfd, struct wp_error *e)
+{
+	struct wp_x86_insn in;
+	uint8_t code[16];
+
+	if (n->where == W_FUNC || n->where == W_MODULE) {
+		n->tlo = n->lo + 1;
+		n->thi = n->hi + 1;
+	} else {
+		if (wp_proc_read(memfd, n->lo, code, sizeof code) == -1 ||
+		    wp_x86_decode(code, sizeof code, n->lo, &in) == -1)
+			return wp_error_set(e, WP_EXIT_ERROR, "writer %s 0x%llx: "
+			    "no instruction can be read there", n->negate ?
+			    "!=" : "==", (unsigned long long)n->lo);
+		n->tlo = in.rep && in.kind == WP_X86_STRING ? n->lo :
+		    n->lo + (uint64_t)in.size;
+		n->thi = n->lo + (uint64_t)in.size + 1;
+	}
+	n->trap_bound = 1;
+	return 0;
+}
+
+int
+wp_cond_resolve_traps(struct wp_cond *c, int memfd, struct wp_error *e)
+{
+	size_t i;
+
+	for (i = 0; i < c->nn; i++)
+		if (c->n[i].kind == K_WRITER && c->n[i].bound &&
+		    bind_trap(&c->n[i], memfd, e) == -1)
+			return -1;
+	return 0;
+}
+
 /* num truncated to width bytes, a negative one as two's complement. */
 static uint64_t
 at_width(uint64_t num, int neg, size_t width)
@@ -552,9 +596,11 @@ eval(const struct wp_cond *c, int i, const struct wp_cond_write *w)
 		return w->comm != NULL &&
 		    (strcmp(w->comm, d->name) == 0) != d->negate;
 	default:
-		return w->has_writer && d->bound &&
-		    (w->writer_ip >= d->lo && w->writer_ip < d->hi) !=
-		    d->negate;
+		if (w->has_writer)
+			return d->bound && (w->writer_ip >= d->lo &&
+			    w->writer_ip < d->hi) != d->negate;
+		return w->has_trap && d->trap_bound && (w->trap_ip >= d->tlo &&
+		    w->trap_ip < d->thi) != d->negate;
 	}
 }
 

@@ -36,6 +36,12 @@ struct wp_cond_write {
 	uint64_t	 prev;
 	int		 has_writer;	/* writer_ip: the instruction that */
 	uint64_t	 writer_ip;	/* wrote */
+	/*
+	 * Without a writer: the trap IP of a data breakpoint, the address
+	 * after the writer (wp_cond_resolve_traps must have run).
+	 */
+	int		 has_trap;
+	uint64_t	 trap_ip;
 	pid_t		 tid;
 	const char	*comm;		/* the thread's name; NULL: unknown */
 };
@@ -63,6 +69,16 @@ unsigned wp_cond_uses(const struct wp_cond *c);
  * in no module of it.  Conditions on writer addresses alone need none.
  */
 int	 wp_cond_resolve(struct wp_cond *c, struct wp_dwfl *d,
+	    struct wp_error *e);
+/*
+ * Binds c's writer tests to trap IPs too, for writes known by the trap
+ * IP of a data breakpoint alone (after the writer): a function's or
+ * module's range moves up a byte, and a single instruction (0xADDR,
+ * MODULE+0xOFF) is decoded from the process's memory (memfd,
+ * /proc/PID/mem) for its length.  After wp_cond_resolve.  0, or -1
+ * with e set naming an address where no instruction can be read.
+ */
+int	 wp_cond_resolve_traps(struct wp_cond *c, int memfd,
 	    struct wp_error *e);
 /*
  * Whether write w matches c.  A test of something w does not know (no

@@ -194,6 +194,19 @@ wp_proc_alive(pid_t pid, unsigned long long start_time)
 }
 
 int
+wp_proc_exit_status_at(int piddir, int *status)
+{
+	unsigned long long v;
+	char state;
+
+	if (read_stat_at(piddir, "stat", &state, 52, &v) == -1 ||
+	    state != 'Z')
+		return -1;
+	*status = (int)v;
+	return 0;
+}
+
+int
 wp_proc_alive_at(int piddir, unsigned long long start_time)
 {
 	unsigned long long st;

@@ -58,6 +58,12 @@ int	 wp_proc_alive(pid_t pid, unsigned long long start_time);
  * a process that took its pid since.
  */
 int	 wp_proc_alive_at(int piddir, unsigned long long start_time);
+/*
+ * The wait status (exit_code, field 52 of stat) of the process of
+ * piddir while it is a zombie: 0, or -1 when it is not (running, or
+ * reaped by its parent).
+ */
+int	 wp_proc_exit_status_at(int piddir, int *status);
 /* The link /proc/PID/exe into buf: 0, or -1 (errno). */
 int	 wp_proc_exe(pid_t pid, char *buf, size_t sz);
 /* Reads /proc/PID/maps into m (freed by wp_proc_maps_free): 0, or -1. */

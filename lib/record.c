@@ -655,6 +655,8 @@ wp_rec_observation(struct wp_jw *w, const struct wp_observation *o)
 		    o->stopped_writer_ip);
 		wp_jw_hex(w, "ip", o->stopped_ip);
 		wp_jw_str(w, "core", o->stopped_core);
+		if (o->stopped_late)
+			wp_jw_uint(w, "late_us", o->stopped_late_us);
 		wp_jw_end(w);
 	}
 	wp_jw_end(w);

@@ -405,6 +405,9 @@ struct wp_observation {
 	int			 stopped_has_writer;
 	uint64_t		 stopped_writer_ip, stopped_ip;
 	const char		*stopped_core;	/* --stop=core; NULL: none */
+	int			 stopped_late;	/* stopped after the thread ran
+					   on (perf), stopped_late_us later */
+	uint64_t		 stopped_late_us;
 };
 
 void	 wp_rec_observation(struct wp_jw *w, const struct wp_observation *o);

@@ -660,7 +660,7 @@ page_observe(struct watch *w, struct wp_observation *o)
 }
 
 const struct backend backend_page = {
-	.name = "page_protect", .traces = 1, .orphan_signal = SIGSEGV,
+	.name = "page_protect", .traces = 1, .cond_where = "tracer", .orphan_signal = SIGSEGV,
 	.callchain = "cfi", .obs_size = sizeof(struct wp_obs_page),
 	.arm = page_arm, .run = page_run, .count = traced_count,
 	.rearm = page_rearm,

@@ -128,7 +128,8 @@ perf_disarm(struct watch *w)
 }
 
 const struct backend backend_perf = {
-	.name = "perf_breakpoint", .obs_size = sizeof(struct bpev_obs),
+	.name = "perf_breakpoint", .cond_where = "wp-arm",
+	.obs_size = sizeof(struct bpev_obs),
 	.arm = perf_arm, .run = perf_run, .count = perf_count,
 	.rearm = perf_rearm, .disarm = perf_disarm, .observe = bpev_observe
 };

@@ -222,7 +222,7 @@ ptrace_observe(struct watch *w, struct wp_observation *o)
 }
 
 const struct backend backend_ptrace = {
-	.name = "ptrace_singlestep", .traces = 1, .orphan_signal = SIGTRAP,
+	.name = "ptrace_singlestep", .traces = 1, .cond_where = "tracer", .orphan_signal = SIGTRAP,
 	.callchain = "cfi",
 	.obs_size = sizeof(struct wp_obs_ptrace), .arm = ptrace_arm,
 	.run = ptrace_run, .count = traced_count, .rearm = ptrace_rearm,

@@ -408,6 +408,8 @@ bpev_close(struct bpev *ev)
 		close(ev->fds[i]);
 	if (ev->pidfd != -1)
 		close(ev->pidfd);
+	if (ev->piddir != -1)
+		close(ev->piddir);
 	if (ev->memfd != -1)
 		close(ev->memfd);
 	free(ev->rings);
@@ -416,7 +418,7 @@ bpev_close(struct bpev *ev)
 	free(ev->ids);
 	free(ev->pfd);
 	memset(ev, 0, sizeof *ev);
-	ev->pidfd = ev->memfd = -1;
+	ev->pidfd = ev->piddir = ev->memfd = -1;
 }
 
 /* Arms every thread there is, and those created meanwhile. */
@@ -493,6 +495,7 @@ bpev_open(struct bpev *ev, struct watch *w, const struct bpev_ops *ops,
 	ev->ops = ops;
 	ev->lay = *lay;
 	ev->pidfd = ev->memfd = -1;
+	ev->piddir = wp_proc_dir(w->pid);
 	if (w->ring_pages == 0) {
 		w->ring_pages = ring_pages(ev);
 		ev->ring_auto = 1;
@@ -557,13 +560,19 @@ void
 bpev_settle(struct bpev *ev, struct watch *w)
 {
 	size_t np = ev->npfd;
+	int status;
 
 	if (ev->pfd[np - 1].revents & (POLLERR | POLLHUP))
 		w->output_closed = 1;
 	if (ev->exec_seen)
 		w->stop_reason = "target_exec";
-	else if (ev->pfd[np - 2].revents & POLLIN)
+	else if (ev->pfd[np - 2].revents & POLLIN) {
 		w->stop_reason = "target_exited";
+		/* how, while its parent has not reaped it */
+		if (ev->piddir != -1 &&
+		    wp_proc_exit_status_at(ev->piddir, &status) == 0)
+			watch_exited(w, w->pid, status);
+	}
 	if (wp_now_ns() >= ev->next_scan)
 		rescan(w, ev);
 }

@@ -47,6 +47,7 @@ struct bpev {
 	size_t			 nids, capids;
 	int			 sorted;
 	int			 pidfd;
+	int			 piddir;	/* /proc/PID: how it ended */
 	int			 memfd;		/* with follow chains, else -1 */
 	int			 exec_seen;
 	int			 ring_auto;	/* ring_pages not asked for */

@@ -9,6 +9,9 @@
 #include <sys/syscall.h>
 
 #include <err.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -44,6 +47,9 @@ struct fcomm {
 struct filter {
 	struct wp_cond	*cond;
 	const char	*where;		/* the armed record's */
+	int		 sampled;	/* writes are samples read later
+					   (perf): known by their trap IP */
+	struct csample	*cs;		/* their values; NULL: not needed */
 	struct wp_hmap	 tallies;	/* (ti, tid), writer -> ftally */
 	struct wp_hmap	 comms;		/* tid -> fcomm */
 	/* each entry's value before the next write */
@@ -55,6 +61,7 @@ struct filter {
 	pid_t		 stop_tid;
 	int		 stop_has_writer;
 	uint64_t	 stop_writer_ip, stop_ip;
+	uint64_t	 stop_late_us;	/* a sample's: after the write */
 	char		*core;		/* written by gcore; NULL: none */
 	/* --last: a ring of each entry's last writes, and how many */
 	size_t		 last;
@@ -62,7 +69,7 @@ struct filter {
 	uint64_t	*nring;
 };
 
-/* Why the filter cannot be used here (e set), or 0. */
+/* Why the filter cannot be used here (e set), or -1. */
 static int
 refuse(const struct watch *w, const struct wp_cond *cond, int stop,
     struct wp_error *e)
@@ -70,9 +77,9 @@ refuse(const struct watch *w, const struct wp_cond *cond, int stop,
 	const char *opt = cond != NULL ? "--if" : stop != STOP_NONE ?
 	    "--stop" : "--last";
 
-	if (!w->backend->traces)
-		return wp_error_set(e, WP_EXIT_ERROR, "%s: only the tracing "
-		    "backends, ptrace and page, evaluate it (not %s, yet)",
+	if (w->backend->cond_where == NULL)
+		return wp_error_set(e, WP_EXIT_ERROR, "%s: the ptrace, page and "
+		    "perf backends evaluate it (not %s, yet)",
 		    opt, w->backend->name);
 	if (stop == STOP_CORE && stop_gcore_path() == NULL)
 		return wp_error_set(e, WP_EXIT_ERROR, "--stop=core: gcore (of "
@@ -81,35 +88,64 @@ refuse(const struct watch *w, const struct wp_cond *cond, int stop,
 	return 0;
 }
 
+/*
+ * Binds cond's writer names in w's process, and for a backend that
+ * knows writes by their trap IPs alone (sampled) their trap IPs: 0, or
+ * -1 with e set.
+ */
+static int
+resolve(struct watch *w, struct wp_cond *cond, int sampled,
+    struct wp_error *e)
+{
+	struct wp_dwfl *d;
+	int fd, rc;
+
+	if ((d = wp_dwfl_open_pid(w->pid, e)) == NULL ||
+	    wp_cond_resolve(cond, d, e) == -1) {
+		wp_dwfl_close(d);
+		return -1;
+	}
+	wp_dwfl_close(d);
+	if (!sampled)
+		return 0;
+	if ((fd = wp_proc_mem_open(w->pid)) == -1)
+		return wp_error_set(e, WP_EXIT_PROCESS, "--if: pid %d: cannot "
+		    "read its code: %s", (int)w->pid, strerror(errno));
+	rc = wp_cond_resolve_traps(cond, fd, e);
+	close(fd);
+	return rc;
+}
+
 int
 filter_open(struct watch *w, const struct filter_opts *o,
     struct wp_error *e)
 {
 	struct wp_cond *cond = o->cond;
 	struct filter *f;
-	struct wp_dwfl *d;
+	int sampled = !w->backend->traces;
 	size_t i;
 
-	if (refuse(w, cond, o->stop, e) == -1) {
+	if (refuse(w, cond, o->stop, e) == -1 || (cond != NULL &&
+	    (wp_cond_uses(cond) & WP_COND_WRITER) &&
+	    resolve(w, cond, sampled, e) == -1)) {
 		wp_cond_free(cond);
 		return -1;
 	}
-	if (cond != NULL && (wp_cond_uses(cond) & WP_COND_WRITER)) {
-		if ((d = wp_dwfl_open_pid(w->pid, e)) == NULL ||
-		    wp_cond_resolve(cond, d, e) == -1) {
-			wp_dwfl_close(d);
-			wp_cond_free(cond);
-			return -1;
-		}
-		wp_dwfl_close(d);
-	}
 	f = wp_xcalloc(1, sizeof *f);
 	f->cond = cond;
+	f->sampled = sampled;
+	/* a sample's value is the stored register's, or an immediate */
+	if (sampled) {
+		f->cs = csample_open(w->pid);
+		if (o->last > 0 || (cond != NULL &&
+		    (wp_cond_uses(cond) & WP_COND_VALUE)))
+			w->regs = 1;
+	}
 	f->stop = o->stop;
 	f->last = o->last;
 	f->ring = wp_xcalloc(w->nt * f->last + 1, sizeof *f->ring);
 	f->nring = wp_xcalloc(w->nt + 1, sizeof *f->nring);
-	f->where = "tracer";
+	f->where = w->backend->cond_where;
 	wp_hmap_init(&f->tallies, sizeof(struct ftally));
 	wp_hmap_init(&f->comms, sizeof(struct fcomm));
 	f->has_prev = wp_xcalloc(w->nt + 1, sizeof *f->has_prev);
@@ -162,7 +198,9 @@ tally(struct watch *w, size_t ti, const struct wp_hit_rec *h, int has_v,
 	uint64_t k2;
 	int isnew;
 
-	k2 = h->has_writer_ip ? h->writer_ip : (1ULL << 63) | h->flags;
+	/* a sample's writer is its trap IP's, decoded later */
+	k2 = h->has_writer_ip ? h->writer_ip : (1ULL << 63) |
+	    (f->sampled ? h->ip : h->flags);
 	y = wp_hmap_put(&f->tallies, (uint64_t)ti << 32 | (uint32_t)h->tid,
 	    k2, &isnew);
 	if (isnew) {
@@ -185,6 +223,7 @@ tally(struct watch *w, size_t ti, const struct wp_hit_rec *h, int has_v,
  * The first matching write: its thread, stopped by the tracer after it,
  * gets a SIGSTOP that it takes once detached, before it runs another
  * instruction, so that the whole process stops there; the watch ends.
+ * A sample's thread has run on since: it stops where it is now.
  */
 static void
 stop_at(struct watch *w, const struct wp_hit_rec *h)
@@ -196,6 +235,11 @@ stop_at(struct watch *w, const struct wp_hit_rec *h)
 	f->stop_has_writer = h->has_writer_ip;
 	f->stop_writer_ip = h->writer_ip;
 	f->stop_ip = h->ip;
+	if (f->sampled && csample_writer(f->cs, h->ip, &f->stop_writer_ip) == 0)
+		f->stop_has_writer = 1;
+	if (f->sampled)
+		f->stop_late_us = (uint64_t)(watch_time(w, wp_now_ns()) -
+		    h->time_ns) / 1000;
 	syscall(SYS_tgkill, w->pid, h->tid, SIGSTOP);
 	w->stop_reason = wp_stop_names[WP_STOP_MATCH];
 }
@@ -227,6 +271,13 @@ filter_hit(struct watch *w, size_t ti, const struct wp_hit_rec *h)
 	cw.width = h->nbytes < 8 ? h->nbytes : 8;
 	if (cw.has_value)
 		cw.value = wp_le64(h->bytes, cw.width);
+	else if (f->cs != NULL && csample_value(f->cs, &w->t[ti], h,
+	    &cw.value) == 0) {
+		cw.has_value = 1;
+		cw.width = (size_t)w->t[ti].len;
+	}
+	cw.has_trap = f->sampled;
+	cw.trap_ip = h->ip;
 	cw.has_prev = f->has_prev[ti];
 	cw.prev = f->prev[ti];
 	cw.has_writer = h->has_writer_ip;
@@ -276,12 +327,15 @@ emit_rings(struct watch *w)
 	size_t i;
 
 	if (w->filter->last == 0 || (w->died_signal == 0 &&
-	    !w->has_exit_status))
+	    !w->has_exit_status && (w->stop_reason == NULL ||
+	    strcmp(w->stop_reason, wp_stop_names[WP_STOP_EXITED]) != 0)))
 		return;
 	if (w->died_signal != 0)
 		snprintf(end, sizeof end, "%s", watch_signame(w->died_signal));
-	else
+	else if (w->has_exit_status)
 		snprintf(end, sizeof end, "exit %d", w->exit_status);
+	else	/* its parent reaped it first (perf, bpf) */
+		snprintf(end, sizeof end, "exit");
 	for (i = 0; i < w->nt; i++)
 		if (w->t[i].chain < 0)
 			emit_last(w, i, end);
@@ -329,6 +383,7 @@ filter_free(struct watch *w)
 	if (f == NULL)
 		return;
 	wp_cond_free(f->cond);
+	csample_close(f->cs);
 	free(f->core);
 	free(f->ring);
 	free(f->nring);
@@ -356,6 +411,12 @@ filter_stopped(struct watch *w)
 		f->core = stop_core(w->pid);
 	stop_say(w, f->stop_tid, f->stop_has_writer, f->stop_writer_ip,
 	    f->stop_ip, f->core);
+	if (f->sampled)
+		fprintf(stderr, "wp-arm: %s: stopped %" PRIu64 " us after the "
+		    "write, when wp-arm read its sample: the thread ran on "
+		    "meanwhile, its registers are not the write's (the bpf, "
+		    "page and ptrace backends stop at it)\n", w->backend->name,
+		    f->stop_late_us);
 }
 
 void
@@ -370,4 +431,6 @@ filter_observe(const struct watch *w, struct wp_observation *o)
 	o->stopped_writer_ip = f->stop_writer_ip;
 	o->stopped_ip = f->stop_ip;
 	o->stopped_core = f->core;
+	o->stopped_late = f->sampled;
+	o->stopped_late_us = f->stop_late_us;
 }

@@ -19,6 +19,7 @@
 #include "util.h"
 
 struct watch;
+struct wtarget;
 struct wp_cond;
 struct wp_observation;
 
@@ -78,5 +79,22 @@ char	*stop_core(pid_t pid);
    be) and how to look at it, or where its core is (core not NULL). */
 void	 stop_say(struct watch *w, pid_t tid, int has_writer,
 	    uint64_t writer_ip, uint64_t ip, const char *core);
+
+/*
+ * cond-sample.c: the value a perf sample's write stored, from its trap
+ * IP and sampled registers.  Opened on process pid (its code, its
+ * symbols); the caller closes it.
+ */
+struct csample;
+struct csample *csample_open(pid_t pid);
+/*
+ * The watched bytes of target t after write h (a sample with its
+ * registers): 0, or -1 when the store's value is not known from them.
+ */
+int	 csample_value(struct csample *cs, const struct wtarget *t,
+	    const struct wp_hit_rec *h, uint64_t *value);
+/* The writer that ends at trap, decoded: 0, or -1 when not known. */
+int	 csample_writer(struct csample *cs, uint64_t trap, uint64_t *writer_ip);
+void	 csample_close(struct csample *cs);
 
 #endif

@@ -125,7 +125,8 @@ struct filter;
  * (guard.c), which outlives a killed wp-arm; orphan_signal is the
  * signal that then likely kills the target (SIGTRAP of a trap flag left
  * set, SIGSEGV of a page left protected).  callchain: how it unwinds
- * with --callchain (the armed record's), NULL: as --callchain says.  obs_size: bytes of w->obs,
+ * with --callchain (the armed record's), NULL: as --callchain says.
+ * cond_where: where it evaluates --if ("tracer", "wp-arm").  obs_size: bytes of w->obs,
  * zeroed before open(); the supervisor shares them with its child.
  */
 struct backend {
@@ -133,6 +134,8 @@ struct backend {
 	int		 traces;
 	int		 orphan_signal;
 	const char	*callchain;
+	const char	*cond_where;	/* where --if is evaluated (the
+					   armed record's); NULL: refused */
 	size_t		 obs_size;
 	int		(*open)(struct watch *w, struct wp_error *e);
 	int		(*arm)(struct watch *w, struct wp_error *e);

@@ -1,0 +1,159 @@
+/*
+ * What a sample of the perf backend tells an --if condition about the
+ * value written: a data breakpoint traps after the writer, so the
+ * writer is the instruction that ends at the trap IP (found by sweeping
+ * from its function's start, or, without symbols, the one instruction
+ * that can end there and write), and a register or immediate store's
+ * value is in the sampled registers.  Other stores' values (a
+ * read-modify-write's) are not known: value tests are false for them.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dwfl.h"
+#include "filter.h"
+#include "hmap.h"
+#include "proc.h"
+#include "util.h"
+#include "watch.h"
+#include "x86.h"
+
+#define SWEEP_MAX	65536	/* bytes of a function swept at most */
+
+/* The writer behind one trap IP, decoded once. */
+struct csite {
+	int			 known;
+	struct wp_x86_insn	 in;
+};
+
+struct csample {
+	int		 memfd;
+	struct wp_dwfl	*dwfl;		/* NULL: no symbols */
+	struct wp_hmap	 sites;		/* trap IP -> csite */
+};
+
+struct csample *
+csample_open(pid_t pid)
+{
+	struct csample *cs = wp_xcalloc(1, sizeof *cs);
+	struct wp_error e;
+
+	cs->memfd = wp_proc_mem_open(pid);
+	cs->dwfl = wp_dwfl_open_pid(pid, &e);
+	wp_hmap_init(&cs->sites, sizeof(struct csite));
+	wp_x86_init();
+	return cs;
+}
+
+void
+csample_close(struct csample *cs)
+{
+	if (cs == NULL)
+		return;
+	if (cs->memfd != -1)
+		close(cs->memfd);
+	wp_dwfl_close(cs->dwfl);
+	wp_hmap_free(&cs->sites);
+	free(cs);
+}
+
+/* The instruction that ends at trap, swept from the function's start. */
+static int
+swept(struct csample *cs, uint64_t trap, struct wp_x86_insn *in)
+{
+	struct wp_func f;
+	uint8_t *code;
+	uint64_t a;
+	size_t n;
+	int rc = -1;
+
+	if (cs->dwfl == NULL || wp_dwfl_func(cs->dwfl, trap - 1, &f) == -1 ||
+	    trap - f.addr > SWEEP_MAX)
+		return -1;
+	n = (size_t)(trap - f.addr);
+	code = wp_xcalloc(1, n);
+	if (wp_proc_read(cs->memfd, f.addr, code, n) == 0) {
+		for (a = f.addr; a < trap; a += (uint64_t)in->size) {
+			if (wp_x86_decode(code + (a - f.addr), (size_t)(trap - a),
+			    a, in) == -1)
+				break;
+			if (a + (uint64_t)in->size == trap)
+				rc = in->writes ? 0 : -1;
+		}
+	}
+	free(code);
+	return rc;
+}
+
+/* Without symbols: the one writing instruction that can end at trap. */
+static int
+scanned(struct csample *cs, uint64_t trap, struct wp_x86_insn *in)
+{
+	struct wp_x86_insn c;
+	uint8_t code[15];
+	size_t k;
+	int n = 0;
+
+	if (trap < sizeof code ||
+	    wp_proc_read(cs->memfd, trap - sizeof code, code, sizeof code) == -1)
+		return -1;
+	for (k = 1; k <= sizeof code; k++)
+		if (wp_x86_decode(code + sizeof code - k, k, trap - k, &c) == 0 &&
+		    c.size == (int)k && c.writes && n++ == 0)
+			*in = c;
+	return n == 1 ? 0 : -1;
+}
+
+static const struct csite *
+site(struct csample *cs, uint64_t trap)
+{
+	struct csite *s;
+	int isnew;
+
+	s = wp_hmap_put(&cs->sites, trap, 0, &isnew);
+	if (isnew)
+		s->known = swept(cs, trap, &s->in) == 0 ||
+		    scanned(cs, trap, &s->in) == 0;
+	return s;
+}
+
+int
+csample_writer(struct csample *cs, uint64_t trap, uint64_t *writer_ip)
+{
+	const struct csite *s;
+
+	if (cs->memfd == -1 || !(s = site(cs, trap))->known)
+		return -1;
+	*writer_ip = s->in.addr;
+	return 0;
+}
+
+int
+csample_value(struct csample *cs, const struct wtarget *t,
+    const struct wp_hit_rec *h, uint64_t *value)
+{
+	const struct csite *s;
+	uint64_t v, lo, hi, bits;
+	int src;
+
+	if (cs->memfd == -1 || h->regs == NULL || t->len > 8)
+		return -1;
+	s = site(cs, h->ip);
+	if (!s->known || s->in.addr_clobbered ||
+	    wp_x86_store_range(&s->in, h->regs, 1, &lo, &hi) == -1 ||
+	    lo > t->addr || hi < t->addr + (uint64_t)t->len)
+		return -1;
+	src = s->in.src_reg;
+	if (s->in.kind == WP_X86_IMM_STORE)
+		v = s->in.imm;
+	else if (s->in.kind == WP_X86_REG_STORE && src >= 0 &&
+	    (h->regs->have & (1u << src)))
+		v = h->regs->v[src] >> s->in.src_shift;
+	else
+		return -1;
+	bits = 8 * (t->addr - lo);
+	v = bits >= 64 ? 0 : v >> bits;
+	*value = t->len >= 8 ? v : v & ((1ULL << (8 * t->len)) - 1);
+	return 0;
+}
