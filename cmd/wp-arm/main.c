@@ -510,7 +510,7 @@ main(int argc, char *argv[])
 		watch_free(&w);
 		return e.status;
 	}
-	/* only the tracing backends evaluate --if, --stop and --last */
+	/* auto: page, which stops at the write (perf: when it reads it) */
 	if (strcmp(op.backend, "auto") == 0 && (op.filter.cond != NULL ||
 	    op.filter.stop != STOP_NONE || op.filter.last > 0))
 		op.backend = "page";
