@@ -7,6 +7,7 @@
  * value is in the sampled registers.  Other stores' values (a
  * read-modify-write's) are not known: value tests are false for them.
  */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -29,6 +30,7 @@ struct csite {
 
 struct csample {
 	int		 memfd;
+	struct wp_maps	 maps;		/* at the start: code once it is gone */
 	struct wp_dwfl	*dwfl;		/* NULL: no symbols */
 	struct wp_hmap	 sites;		/* trap IP -> csite */
 };
@@ -40,6 +42,8 @@ csample_open(pid_t pid)
 	struct wp_error e;
 
 	cs->memfd = wp_proc_mem_open(pid);
+	if (wp_proc_maps(pid, &cs->maps) == -1)
+		memset(&cs->maps, 0, sizeof cs->maps);
 	cs->dwfl = wp_dwfl_open_pid(pid, &e);
 	wp_hmap_init(&cs->sites, sizeof(struct csite));
 	wp_x86_init();
@@ -54,8 +58,31 @@ csample_close(struct csample *cs)
 	if (cs->memfd != -1)
 		close(cs->memfd);
 	wp_dwfl_close(cs->dwfl);
+	wp_proc_maps_free(&cs->maps);
 	wp_hmap_free(&cs->sites);
 	free(cs);
+}
+
+/*
+ * len bytes of code at addr: from the process, or once it is gone (its
+ * last samples are read after it died) from the file it mapped there.
+ */
+static int
+read_code(struct csample *cs, uint64_t addr, void *buf, size_t len)
+{
+	const struct wp_map *m;
+	int fd, rc;
+
+	if (wp_proc_read(cs->memfd, addr, buf, len) == 0)
+		return 0;
+	if ((m = wp_proc_maps_find(&cs->maps, addr)) == NULL ||
+	    m->path == NULL || addr + len > m->end ||
+	    (fd = open(m->path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	rc = pread(fd, buf, len, (off_t)(addr - m->start + m->offset)) ==
+	    (ssize_t)len ? 0 : -1;
+	close(fd);
+	return rc;
 }
 
 /* The instruction that ends at trap, swept from the function's start. */
@@ -73,7 +100,7 @@ swept(struct csample *cs, uint64_t trap, struct wp_x86_insn *in)
 		return -1;
 	n = (size_t)(trap - f.addr);
 	code = wp_xcalloc(1, n);
-	if (wp_proc_read(cs->memfd, f.addr, code, n) == 0) {
+	if (read_code(cs, f.addr, code, n) == 0) {
 		for (a = f.addr; a < trap; a += (uint64_t)in->size) {
 			if (wp_x86_decode(code + (a - f.addr), (size_t)(trap - a),
 			    a, in) == -1)
@@ -96,7 +123,7 @@ scanned(struct csample *cs, uint64_t trap, struct wp_x86_insn *in)
 	int n = 0;
 
 	if (trap < sizeof code ||
-	    wp_proc_read(cs->memfd, trap - sizeof code, code, sizeof code) == -1)
+	    read_code(cs, trap - sizeof code, code, sizeof code) == -1)
 		return -1;
 	for (k = 1; k <= sizeof code; k++)
 		if (wp_x86_decode(code + sizeof code - k, k, trap - k, &c) == 0 &&
@@ -123,7 +150,7 @@ csample_writer(struct csample *cs, uint64_t trap, uint64_t *writer_ip)
 {
 	const struct csite *s;
 
-	if (cs->memfd == -1 || !(s = site(cs, trap))->known)
+	if (!(s = site(cs, trap))->known)
 		return -1;
 	*writer_ip = s->in.addr;
 	return 0;
@@ -137,7 +164,7 @@ csample_value(struct csample *cs, const struct wtarget *t,
 	uint64_t v, lo, hi, bits;
 	int src;
 
-	if (cs->memfd == -1 || h->regs == NULL || t->len > 8)
+	if (h->regs == NULL || t->len > 8)
 		return -1;
 	s = site(cs, h->ip);
 	if (!s->known || s->in.addr_clobbered ||

