@@ -77,7 +77,7 @@ $(O)/libwp.a: $(LIBOBJ)
 	ar rcs $@ $(LIBOBJ)
 
 $(O)/bpf/wp.bpf.o: cmd/wp-arm/bpf/wp.bpf.c cmd/wp-arm/bpf/wpbpf.h \
-    lib/bounds.h lib/x86-regs.h
+    lib/bounds.h lib/x86-regs.h lib/cond-ops.h
 	@mkdir -p $(@D)
 	$(BPFCC) -O2 -g -target bpf $(BPFINC) -iquote lib -Wall -Werror \
 	    -c -o $@ $<

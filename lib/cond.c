@@ -604,6 +604,56 @@ eval(const struct wp_cond *c, int i, const struct wp_cond_write *w)
 	}
 }
 
+/* Node i and its operands as postfix ops from ops[n]: the next n. */
+static size_t
+compile(const struct wp_cond *c, int i, size_t width, struct wp_cond_op *ops,
+    size_t n, size_t max)
+{
+	static const uint32_t kop[] = { [K_OR] = WP_COP_OR,
+	    [K_AND] = WP_COP_AND, [K_NOT] = WP_COP_NOT,
+	    [K_CHANGED] = WP_COP_CHANGED, [K_UNCHANGED] = WP_COP_UNCHANGED,
+	    [K_VALUE] = WP_COP_VALUE, [K_TID] = WP_COP_TID,
+	    [K_COMM] = WP_COP_COMM, [K_WRITER] = WP_COP_TRAP };
+	const struct node *d = &c->n[i];
+	struct wp_cond_op *o;
+
+	if (d->kind == K_OR || d->kind == K_AND || d->kind == K_NOT)
+		n = compile(c, d->a, width, ops, n, max);
+	if (d->kind == K_OR || d->kind == K_AND)
+		n = compile(c, d->b, width, ops, n, max);
+	if (n >= max)
+		return max + 1;
+	o = &ops[n];
+	memset(o, 0, sizeof *o);
+	o->op = kop[d->kind];
+	o->cmp = (uint32_t)d->cmp;	/* enum cmp is WP_CMP_*'s order */
+	o->negate = (uint32_t)d->negate;
+	if (d->kind == K_VALUE) {
+		o->a = d->has_mask ? d->mask : ~0ULL;
+		o->b = at_width(d->num, d->neg, width);
+		o->cmp = d->has_num ? o->cmp : WP_CMP_TRUE;
+	} else if (d->kind == K_TID)
+		o->b = at_width(d->num, d->neg, sizeof(pid_t));
+	else if (d->kind == K_COMM)
+		snprintf(o->name, sizeof o->name, "%s", d->name);
+	else if (d->kind == K_WRITER && !d->trap_bound)
+		o->op = WP_COP_FALSE;
+	else if (d->kind == K_WRITER) {
+		o->a = d->tlo;
+		o->b = d->thi;
+	}
+	return n + 1;
+}
+
+size_t
+wp_cond_compile(const struct wp_cond *c, size_t width, struct wp_cond_op *ops,
+    size_t max)
+{
+	size_t n = compile(c, c->root, width, ops, 0, max);
+
+	return n > max ? 0 : n;
+}
+
 int
 wp_cond_eval(const struct wp_cond *c, const struct wp_cond_write *w)
 {

@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cond-ops.h"
 #include "util.h"
 
 struct wp_cond;
@@ -80,6 +81,29 @@ int	 wp_cond_resolve(struct wp_cond *c, struct wp_dwfl *d,
  */
 int	 wp_cond_resolve_traps(struct wp_cond *c, int memfd,
 	    struct wp_error *e);
+/*
+ * c as a postfix program for an evaluator of its own (wp-arm's BPF
+ * program, which keeps a stack of truth values): each test pushes its
+ * truth, not flips the top, and and or pop two and push one.  Numbers
+ * are cut to a value of width bytes; writer tests are on trap IPs
+ * (wp_cond_resolve_traps), a name not bound is WP_COP_FALSE; comm
+ * names are cut to 15 bytes, as the kernel keeps them.
+ */
+
+struct wp_cond_op {
+	uint32_t	 op;		/* WP_COP_* */
+	uint32_t	 cmp;		/* WP_CMP_* */
+	uint32_t	 negate;	/* comm !=, writer != or not in */
+	uint64_t	 a;		/* VALUE: the mask (~0: none); TRAP:
+					   [a, b) */
+	uint64_t	 b;		/* VALUE, TID: the number */
+	char		 name[16];	/* COMM */
+};
+
+/* Its ops into ops (max of them): their count, or 0 when more. */
+size_t	 wp_cond_compile(const struct wp_cond *c, size_t width,
+	    struct wp_cond_op *ops, size_t max);
+
 /*
  * Whether write w matches c.  A test of something w does not know (no
  * value, no writer, no comm) is false, and so is an unbound name.

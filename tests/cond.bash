@@ -25,12 +25,13 @@ cond_watch() {
 	wp-decode < "$WOUT" > "$WDEC"
 }
 
-# pc_of_thread TID [GDB-ARGS...]: the pc gdb shows for thread TID.
+# pc_of_thread TID [GDB-ARGS...]: the pc gdb shows for thread TID
+# ("(LWP TID)", or without libthread_db "(LWP TID "name")").
 pc_of_thread() {
 	local tid=$1
 	shift
 	gdb -batch -nx "$@" -ex 'thread apply all p/x $pc' 2> /dev/null |
-		awk -v lwp="(LWP $tid)" 'index($0, lwp) { getline; print $3; exit }'
+		awk -v lwp="(LWP $tid" 'index($0, lwp ")") || index($0, lwp " ") { getline; print $3; exit }'
 }
 
 # The first write of 0 leaves the process stopped right after it: gdb

@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include "bp-events.h"
+#include "cond.h"
+#include "filter.h"
 #include "bpf-prog.h"
 #include "hold.h"
 #include "proc.h"
@@ -102,6 +104,8 @@ on_sample(void *arg, const void *data, size_t size)
 		h.nstack = st->nstack <= size - sizeof *st ?
 		    (size_t)st->nstack : size - sizeof *st;
 	}
+	if (smp->flags & WPB_F_STOP)
+		filter_kernel_stop(w, &h);
 	watch_hit(w, ti, &h);
 	if (h.role == WP_ROLE_POINTER)
 		pointer_written(w, s, ti, smp);
@@ -231,6 +235,32 @@ bpf_open(struct watch *w, struct wp_error *e)
 	return 0;
 }
 
+/* --if and --stop, compiled into the program's cond map per entry. */
+static void
+conditions(struct watch *w, struct bpf_state *s)
+{
+	struct wp_cond_op ops[WPB_COND_OPS];
+	struct wpb_cond cd;
+	size_t i, k;
+	int stop;
+
+	for (i = 0; i < w->nt && i < WPB_SLOTS; i++) {
+		memset(&cd, 0, sizeof cd);
+		cd.nops = (__u32)filter_compiled(w, i, ops, WPB_COND_OPS,
+		    &stop);
+		cd.stop = (__u32)stop;
+		for (k = 0; k < cd.nops; k++) {
+			cd.op[k].op = ops[k].op;
+			cd.op[k].cmp = ops[k].cmp;
+			cd.op[k].negate = ops[k].negate;
+			cd.op[k].a = ops[k].a;
+			cd.op[k].b = ops[k].b;
+			memcpy(cd.op[k].name, ops[k].name, sizeof cd.op[k].name);
+		}
+		bpfw_cond(s->prog, i, &cd);
+	}
+}
+
 static int
 bpf_arm(struct watch *w, struct wp_error *e)
 {
@@ -244,6 +274,7 @@ bpf_arm(struct watch *w, struct wp_error *e)
 		goto fail;
 	for (i = 0; i < w->nt; i++)
 		bpfw_conf(s->prog, w, i);
+	conditions(w, s);
 	follow_mode(w, s);
 	if (bpev_arm(&s->ev, w, e) == 0)
 		return 0;
@@ -309,7 +340,8 @@ on_tally(void *arg, const struct wpb_key *key, const struct wpb_val *v)
 	uint64_t chain[WATCH_MAXCHAIN];
 	struct wp_tally_rec t = {
 		.tid = (pid_t)key->tid, .ip = key->ip, .hits = v->hits,
-		.first = v->first, .last = v->last, .unchanged = v->unchanged
+		.first = v->first, .last = v->last, .unchanged = v->unchanged,
+		.has_matched = filter_matched(w), .matched = v->matched
 	};
 
 	if (key->slot >= w->nt)
@@ -373,7 +405,7 @@ bpf_observe(struct watch *w, struct wp_observation *o)
 }
 
 const struct backend backend_bpf = {
-	.name = "bpf_tally", .obs_size = sizeof(struct bpf_obs),
+	.name = "bpf_tally", .cond_where = "kernel", .obs_size = sizeof(struct bpf_obs),
 	.open = bpf_open, .arm = bpf_arm, .run = bpf_run, .count = bpf_count,
 	.rearm = bpf_rearm, .disarm = bpf_disarm, .observe = bpf_observe
 };

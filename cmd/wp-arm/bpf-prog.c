@@ -160,6 +160,15 @@ bpfw_conf(struct bpfw *b, const struct watch *w, size_t slot)
 }
 
 void
+bpfw_cond(struct bpfw *b, size_t slot, const struct wpb_cond *cd)
+{
+	__u32 key = (__u32)slot;
+
+	bpf_map_update_elem(bpf_map__fd(b->skel->maps.cond), &key, cd,
+	    BPF_ANY);
+}
+
+void
 bpfw_stop_signal(struct bpfw *b, const struct watch *w, int sig)
 {
 	size_t i;

@@ -30,6 +30,8 @@ void	 bpfw_close(struct bpfw *b);
 int	 bpfw_attach(struct bpfw *b, int fd, size_t slot);
 /* Tells the program where entry slot is now (after a re-arm). */
 void	 bpfw_conf(struct bpfw *b, const struct watch *w, size_t slot);
+/* Entry slot's --if and --stop (cd->nops 0: every hit matches). */
+void	 bpfw_cond(struct bpfw *b, size_t slot, const struct wpb_cond *cd);
 /* The signal a pointer's writer gets (0: none), for every pointer. */
 void	 bpfw_stop_signal(struct bpfw *b, const struct watch *w, int sig);
 /* A descriptor that polls readable when samples wait; -1: none. */

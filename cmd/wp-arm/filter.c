@@ -48,7 +48,9 @@ struct filter {
 	struct wp_cond	*cond;
 	const char	*where;		/* the armed record's */
 	int		 sampled;	/* writes are samples read later
-					   (perf): known by their trap IP */
+					   (perf, bpf): known by their trap IP */
+	int		 kernel;	/* bpf: the program evaluates --if,
+					   tallies, and stops the writer */
 	struct csample	*cs;		/* their values; NULL: not needed */
 	struct wp_hmap	 tallies;	/* (ti, tid), writer -> ftally */
 	struct wp_hmap	 comms;		/* tid -> fcomm */
@@ -72,15 +74,26 @@ struct filter {
 /* Why the filter cannot be used here (e set), or -1. */
 static int
 refuse(const struct watch *w, const struct wp_cond *cond, int stop,
-    struct wp_error *e)
+    size_t last, struct wp_error *e)
 {
 	const char *opt = cond != NULL ? "--if" : stop != STOP_NONE ?
 	    "--stop" : "--last";
+	struct wp_cond_op ops[WP_COND_KERNEL_OPS];
 
 	if (w->backend->cond_where == NULL)
 		return wp_error_set(e, WP_EXIT_ERROR, "%s: the ptrace, page and "
 		    "perf backends evaluate it (not %s, yet)",
 		    opt, w->backend->name);
+	if (last > 0 && strcmp(w->backend->cond_where, "kernel") == 0)
+		return wp_error_set(e, WP_EXIT_ERROR, "--last: the ptrace, page "
+		    "and perf backends keep the last writes (not %s, yet)",
+		    w->backend->name);
+	if (cond != NULL && strcmp(w->backend->cond_where, "kernel") == 0 &&
+	    wp_cond_compile(cond, 8, ops, WP_COND_KERNEL_OPS) == 0)
+		return wp_error_set(e, WP_EXIT_ERROR, "--if: more than %d tests "
+		    "and operators, which %s evaluates in the kernel (the perf "
+		    "and page backends take any)", WP_COND_KERNEL_OPS,
+		    w->backend->name);
 	if (stop == STOP_CORE && stop_gcore_path() == NULL)
 		return wp_error_set(e, WP_EXIT_ERROR, "--stop=core: gcore (of "
 		    "gdb) is not installed: --stop leaves the process stopped "
@@ -125,7 +138,7 @@ filter_open(struct watch *w, const struct filter_opts *o,
 	int sampled = !w->backend->traces;
 	size_t i;
 
-	if (refuse(w, cond, o->stop, e) == -1 || (cond != NULL &&
+	if (refuse(w, cond, o->stop, o->last, e) == -1 || (cond != NULL &&
 	    (wp_cond_uses(cond) & WP_COND_WRITER) &&
 	    resolve(w, cond, sampled, e) == -1)) {
 		wp_cond_free(cond);
@@ -134,6 +147,7 @@ filter_open(struct watch *w, const struct filter_opts *o,
 	f = wp_xcalloc(1, sizeof *f);
 	f->cond = cond;
 	f->sampled = sampled;
+	f->kernel = strcmp(w->backend->cond_where, "kernel") == 0;
 	/* a sample's value is the stored register's, or an immediate */
 	if (sampled) {
 		f->cs = csample_open(w->pid);
@@ -152,7 +166,7 @@ filter_open(struct watch *w, const struct filter_opts *o,
 	f->prev = wp_xcalloc(w->nt + 1, sizeof *f->prev);
 	w->filter = f;
 	/* with a condition, the tallies hold every write */
-	for (i = 0; i < w->nt && cond != NULL; i++)
+	for (i = 0; i < w->nt && cond != NULL && !f->kernel; i++)
 		if (w->t[i].chain < 0)
 			w->t[i].tallied_known = 1;
 	return 0;
@@ -237,11 +251,13 @@ stop_at(struct watch *w, const struct wp_hit_rec *h)
 	f->stop_ip = h->ip;
 	if (f->sampled && csample_writer(f->cs, h->ip, &f->stop_writer_ip) == 0)
 		f->stop_has_writer = 1;
-	if (f->sampled)
+	if (f->sampled && !f->kernel)
 		f->stop_late_us = (uint64_t)(watch_time(w, wp_now_ns()) -
 		    h->time_ns) / 1000;
 	/* a sample's thread may have ended since: the process stops */
-	if (f->sampled)
+	if (f->kernel)
+		;	/* the program sent it SIGSTOP at the write */
+	else if (f->sampled)
 		kill(w->pid, SIGSTOP);
 	else
 		syscall(SYS_tgkill, w->pid, h->tid, SIGSTOP);
@@ -270,6 +286,9 @@ filter_hit(struct watch *w, size_t ti, const struct wp_hit_rec *h)
 	struct wp_cond_write cw;
 	int m;
 
+	/* the program sent only matching writes, and tallied all */
+	if (f->kernel)
+		return 1;
 	memset(&cw, 0, sizeof cw);
 	cw.has_value = h->bytes != NULL && h->nbytes > 0;
 	cw.width = h->nbytes < 8 ? h->nbytes : 8;
@@ -415,7 +434,7 @@ filter_stopped(struct watch *w)
 		f->core = stop_core(w->pid);
 	stop_say(w, f->stop_tid, f->stop_has_writer, f->stop_writer_ip,
 	    f->stop_ip, f->core);
-	if (f->sampled)
+	if (f->sampled && !f->kernel)
 		fprintf(stderr, "wp-arm: %s: stopped %" PRIu64 " us after the "
 		    "write, when wp-arm read its sample: the thread ran on "
 		    "meanwhile, its registers are not the write's (the bpf, "
@@ -435,6 +454,34 @@ filter_observe(const struct watch *w, struct wp_observation *o)
 	o->stopped_writer_ip = f->stop_writer_ip;
 	o->stopped_ip = f->stop_ip;
 	o->stopped_core = f->core;
-	o->stopped_late = f->sampled;
+	o->stopped_late = f->sampled && !f->kernel;
 	o->stopped_late_us = f->stop_late_us;
+}
+
+size_t
+filter_compiled(const struct watch *w, size_t ti, struct wp_cond_op *ops,
+    size_t max, int *stop)
+{
+	const struct filter *f = w->filter;
+
+	*stop = 0;
+	if (f == NULL || !f->kernel || w->t[ti].chain >= 0)
+		return 0;
+	*stop = f->stop != STOP_NONE;
+	return f->cond == NULL ? 0 : wp_cond_compile(f->cond,
+	    (size_t)w->t[ti].len, ops, max);
+}
+
+int
+filter_matched(const struct watch *w)
+{
+	return w->filter != NULL && w->filter->kernel &&
+	    w->filter->cond != NULL;
+}
+
+void
+filter_kernel_stop(struct watch *w, const struct wp_hit_rec *h)
+{
+	if (w->filter != NULL && w->filter->kernel && !w->filter->stopped)
+		stop_at(w, h);
 }

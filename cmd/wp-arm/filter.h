@@ -21,6 +21,7 @@
 struct watch;
 struct wtarget;
 struct wp_cond;
+struct wp_cond_op;
 struct wp_observation;
 
 /* --stop: none, stop, or stop and write a core with gcore */
@@ -63,6 +64,18 @@ int	 filter_died(const struct watch *w);
  * lets it run on (STOP_CORE).
  */
 void	 filter_stopped(struct watch *w);
+/*
+ * For the bpf backend, whose program evaluates --if: entry ti's
+ * condition compiled (lib/cond.h) into ops (max of them) at its width;
+ * their count, 0 when every write matches (no --if, a follow chain's
+ * entry).  *stop: whether the program stops the first matching writer.
+ */
+size_t	 filter_compiled(const struct watch *w, size_t ti,
+	    struct wp_cond_op *ops, size_t max, int *stop);
+/* Whether the program's tallies count the matching writes. */
+int	 filter_matched(const struct watch *w);
+/* A sample of the write the program stopped the writer at (--stop). */
+void	 filter_kernel_stop(struct watch *w, const struct wp_hit_rec *h);
 /* The observation's stopped_at. */
 void	 filter_observe(const struct watch *w, struct wp_observation *o);
 void	 filter_free(struct watch *w);

@@ -3,8 +3,9 @@
 # guest suite runs these; elsewhere they skip): the condition is
 # evaluated in wp-arm at each sample, the value from the sampled
 # registers of the decoded store, the writer from the trap IP.  The
-# targets and helpers are tests/cond.bash's.  The bpf backend refuses
-# the options still.
+# targets and helpers are tests/cond.bash's.  Then the bpf backend,
+# whose program evaluates the condition in the kernel and stops the
+# writer itself.
 
 load ../helpers
 load ../cond
@@ -76,7 +77,8 @@ N=2000
 	assert_line --regexp "^wp-arm: perf_breakpoint: stopped [0-9]+ us after the write, when wp-arm read its sample"
 	assert_equal "$(awk '{ print $3 }' "/proc/$TPID/stat")" T
 	# gdb attaches to the stopped process
-	[ -n "$(pc_of_thread "$TPID" -p "$TPID")" ] || fail "gdb did not attach to $TPID"
+	[ -n "$(pc_of_thread "$TPID" -p "$TPID")" ] ||
+		fail "gdb did not attach to $TPID: $(gdb -batch -nx -p "$TPID" -ex 'thread apply all p/x $pc' 2>&1)"
 	assert_equal "$(awk '{ print $3 }' "/proc/$TPID/stat")" T
 	kill -CONT "$TPID"
 	wait_for "$TOUT" '^done' 60
@@ -108,9 +110,70 @@ N=2000
 	assert_line --regexp '^ +[0-9]+ crash-list +[0-9.]+  corrupt_head\+0x0 +0xdead0000$'
 }
 
-@test "wp-arm bpf --if: refused with the reason, before arming" {
+# The bpf backend's program evaluates the condition in the kernel at
+# each hit: 100,002 writes, every one tallied there.
+NB=33334
+
+@test "wp-arm bpf --if 'value == 0': evaluated in the kernel; the one write of 0 is the hit, every write tallied" {
+	local total=$(( 3 * NB ))
+	cond_watch bpf "$NB" 'value == 0'
+	wait_for "$TOUT" '^done' 60
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(jq -r 'select(.type=="armed") | "\(.condition) \(.condition_where)"' "$WOUT")" "value == 0 kernel"
+	assert_equal "$(target_count zero)" 1
+	assert_equal "$(obs '.targets[0].counted')" "$total"
+	assert_equal "$(obs '.targets[0].lost')" 0
+	assert_equal "$(obs .counts_are_lower_bound)" false
+	assert_equal "$(hits)" 1
+	assert_equal "$(jq -r 'select(.type=="hit") | "\(.writer.function) \(.written_value.value)"' "$WDEC")" "rare_writer 0x0"
+	assert_equal "$(tally_of good_writer hits) $(tally_of good_writer matched)" "$(target_count good) 0"
+	assert_equal "$(tally_of busy_writer hits) $(tally_of busy_writer matched)" "$(target_count busy) 0"
+	assert_equal "$(tally_of rare_writer hits) $(tally_of rare_writer matched)" "$(target_count rare) 1"
+	run --separate-stderr wp-report "$WDEC"
+	assert_success
+	assert_output --partial "; $total tallied by writer in the kernel; 1 matched --if 'value == 0'"
+}
+
+@test "wp-arm bpf --if 'writer != good_writer': only the stray's write" {
+	cond_watch bpf "$NB" 'writer != good_writer' -s
+	wait_for "$TOUT" '^done' 60
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(target_count stray)" 1
+	assert_equal "$(obs '.targets[0].lost')" 0
+	assert_equal "$(hits)" 1
+	assert_equal "$(jq -r 'select(.type=="hit") | "\(.writer.function) \(.written_value.value)"' "$WDEC")" "stray_writer 0xbad"
+	assert_equal "$(tally_of good_writer hits) $(tally_of good_writer matched)" "$(target_count good) 0"
+	assert_equal "$(tally_of stray_writer hits) $(tally_of stray_writer matched)" "1 1"
+}
+
+@test "wp-arm bpf --if 'value == 0' --stop: the program stops the writer at the write; gdb's pc is the next instruction" {
+	local tid ip wip
+	COND_ARM=(--stop)
+	cond_watch bpf "$NB" 'value == 0'
+	COND_ARM=()
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(obs .stop_reason)" stopped_at_match
+	assert_equal "$(hits)" 1
+	tid=$(obs .stopped_at.tid)
+	ip=$(obs .stopped_at.ip)
+	wip=$(obs .stopped_at.writer_ip)
+	assert_equal "$(obs .stopped_at.late_us)" null
+	assert_equal "$(jq -r 'select(.type=="hit") | "\(.tid) \(.ip) \(.writer.function)"' "$WDEC")" "$tid $ip rare_writer"
+	assert_equal "$ip" "$(hexadd "$wip" 7)"
+	run cat "$WERR"
+	assert_line --index 0 "wp-arm: the first matching write: pid $TPID thread $tid writer rare_writer+0x0 at $wip, next instruction $ip"
+	assert_line --index 2 "    gdb -p $TPID"
+	assert_equal "$(awk '{ print $3 }' "/proc/$TPID/stat")" T
+	assert_equal "$(pc_of_thread "$tid" -p "$TPID")" "$ip"
+	assert_equal "$(awk '{ print $3 }' "/proc/$TPID/stat")" T
+	kill -CONT "$TPID"
+	wait_for "$TOUT" '^done' 60
+	assert_equal "$(target_count zero) $(target_count rare)" "1 $NB"
+}
+
+@test "wp-arm bpf --last: refused with the reason, before arming" {
 	start_target cond-writers -n 10
-	run --separate-stderr bash -c "wp-resolve -p $TPID wpt_cell | wp-arm --backend bpf --if 'value == 0'"
+	run --separate-stderr bash -c "wp-resolve -p $TPID wpt_cell | wp-arm --backend bpf --last 8"
 	assert_failure 1
-	assert_equal "$stderr" "wp-arm: --if: the ptrace, page and perf backends evaluate it (not bpf_tally, yet)"
+	assert_equal "$stderr" "wp-arm: --last: the ptrace, page and perf backends keep the last writes (not bpf_tally, yet)"
 }

@@ -36,6 +36,24 @@ struct {
 } conf SEC(".maps");
 
 struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, WPB_SLOTS);
+	__type(key, __u32);
+	__type(value, struct wpb_cond);
+} cond SEC(".maps");
+
+/*
+ * The stack of truths of --if while it is evaluated: in a map, where the
+ * verifier does not follow its value through every op.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} truths SEC(".maps");
+
+struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 65536);
 	__type(key, struct wpb_key);
@@ -63,13 +81,14 @@ struct {
 } samples SEC(".maps");
 
 static __always_inline __u64
-read_value(__u64 addr, __u32 len, struct wpb_tot *tot)
+read_value(__u64 addr, __u32 len, struct wpb_tot *tot, int *known)
 {
 	__u64 v = 0;
 
 	if (len > 8)
 		len = 8;
-	if (len == 0 || bpf_probe_read_user(&v, len, (void *)addr) != 0)
+	*known = len != 0 && bpf_probe_read_user(&v, len, (void *)addr) == 0;
+	if (!*known)
 		__sync_fetch_and_add(&tot->readerr, 1);
 	return v;
 }
@@ -80,7 +99,7 @@ leaf_of(const struct wpb_conf *c, __u64 p, struct wpb_sample *s,
     struct wpb_tot *tot)
 {
 	__u64 v;
-	int i;
+	int i, known;
 
 	if (p == 0)
 		return;
@@ -98,14 +117,17 @@ leaf_of(const struct wpb_conf *c, __u64 p, struct wpb_sample *s,
 		p += c->offs[i];
 	}
 	s->leaf_addr = p;
-	s->leaf_value = read_value(p, c->leaf_len, tot);
+	s->leaf_value = read_value(p, c->leaf_len, tot, &known);
 	s->flags |= WPB_F_LEAF;
 }
 
-/* Tallies the hit; returns its key's hits so far, 0: no room. */
+/*
+ * Tallies the hit, matched or not; returns its key's matching hits so
+ * far, 0: no room.
+ */
 static __always_inline __u64
 count(struct bpf_perf_event_data *ctx, __u32 slot, __s32 stack, __u64 cur,
-    __u64 prev, struct wpb_tot *tot)
+    __u64 prev, struct wpb_tot *tot, __u64 m)
 {
 	struct wpb_key k = {};
 	struct wpb_val *v, nv = {};
@@ -118,18 +140,120 @@ count(struct bpf_perf_event_data *ctx, __u32 slot, __s32 stack, __u64 cur,
 	if (v != NULL) {
 		/* only this thread updates this key */
 		v->hits++;
+		v->matched += m;
 		v->last = cur;
 		v->unchanged += cur == prev;
-		return v->hits;
+		return v->matched;
 	}
 	nv.hits = 1;
+	nv.matched = m;
 	nv.first = nv.last = cur;
 	nv.unchanged = cur == prev;
 	if (bpf_map_update_elem(&tally, &k, &nv, BPF_NOEXIST) != 0) {
 		__sync_fetch_and_add(&tot->tally_full, 1);
 		return 0;
 	}
-	return 1;
+	return m;
+}
+
+static __always_inline __u64
+compared(__u64 v, __u32 cmp, __u64 n)
+{
+	switch (cmp) {
+	case WP_CMP_EQ:
+		return v == n;
+	case WP_CMP_NE:
+		return v != n;
+	case WP_CMP_LT:
+		return v < n;
+	case WP_CMP_LE:
+		return v <= n;
+	case WP_CMP_GT:
+		return v > n;
+	case WP_CMP_GE:
+		return v >= n;
+	}
+	return v != 0;
+}
+
+/* What the tests of --if ask of one hit. */
+struct eval {
+	const struct wpb_cond	*cd;
+	__u64			 cur, prev, ip;
+	__u64			 comm[2];
+	__u32			 tid;
+	int			 known;
+};
+
+/* One test of --if on this hit: its truth. */
+static __always_inline __u64
+test(const struct wpb_op *o, const struct eval *e)
+{
+	switch (o->op) {
+	case WP_COP_VALUE:
+		return e->known && compared(e->cur & o->a, o->cmp, o->b);
+	case WP_COP_CHANGED:
+		return e->known && e->cur != e->prev;
+	case WP_COP_UNCHANGED:
+		return e->known && e->cur == e->prev;
+	case WP_COP_TID:
+		return compared(e->tid, o->cmp, o->b);
+	case WP_COP_COMM:
+		return (e->comm[0] == o->name[0] &&
+		    e->comm[1] == o->name[1]) != (o->negate != 0);
+	case WP_COP_TRAP:
+		return (e->ip >= o->a && e->ip < o->b) != (o->negate != 0);
+	}
+	return 0;
+}
+
+/*
+ * Op i of --if (compiled to postfix, wpbpf.h) on the stack of truths in
+ * the bits of *st (truths), the top in bit 0; a bpf_loop callback: 1
+ * ends the loop.
+ */
+static long
+step(__u32 i, void *arg)
+{
+	struct eval *e = arg;
+	const struct wpb_op *o;
+	__u32 zero = 0;
+	__u64 a, *st = bpf_map_lookup_elem(&truths, &zero);
+
+	if (st == NULL || i >= WPB_COND_OPS || i >= e->cd->nops)
+		return 1;
+	/* the verifier is shown the bound (the compiler knows it) */
+	asm volatile("" : "+r"(i));
+	o = &e->cd->op[i & (WPB_COND_OPS - 1)];
+	if (o->op == WP_COP_NOT)
+		*st ^= 1;
+	else if (o->op == WP_COP_AND || o->op == WP_COP_OR) {
+		a = *st & 1;
+		*st >>= 1;
+		a = o->op == WP_COP_AND ? (a & *st) : (a | *st);
+		*st = (*st & ~1ULL) | (a & 1);
+	} else
+		*st = *st << 1 | test(o, e);
+	return 0;
+}
+
+static __always_inline __u64
+matches(const struct wpb_cond *cd, struct bpf_perf_event_data *ctx,
+    __u64 cur, __u64 prev, int known)
+{
+	struct eval e = { .cd = cd, .cur = cur, .prev = prev,
+	    .ip = ctx->regs.rip, .known = known,
+	    .tid = (__u32)bpf_get_current_pid_tgid() };
+
+	__u32 zero = 0;
+	__u64 *st = bpf_map_lookup_elem(&truths, &zero);
+
+	if (st == NULL)
+		return 0;
+	*st = 0;
+	bpf_get_current_comm(e.comm, sizeof e.comm);
+	bpf_loop(WPB_COND_OPS, step, &e, 0);
+	return *st & 1;
 }
 
 static __always_inline void
@@ -218,13 +342,14 @@ wake(int ptr)
  */
 static __always_inline void
 send(struct bpf_perf_event_data *ctx, __u32 slot, __s32 stack, __u64 cur,
-    const struct wpb_conf *c, struct wpb_tot *tot, __u64 n, __u64 khits)
+    const struct wpb_conf *c, struct wpb_tot *tot, __u64 n, __u64 khits,
+    __u32 stop)
 {
 	struct wpb_sample_regs *r;
 	int ptr = c->kind == WPB_POINTER;
 	__u64 now = bpf_ktime_get_ns();
 
-	if (c->kind == WPB_TARGET && !budget(tot, n, khits, now))
+	if (c->kind == WPB_TARGET && !stop && !budget(tot, n, khits, now))
 		return;
 	if (!ptr && sample_limit != 0 &&
 	    __sync_fetch_and_add(&tot->claimed, 1) >= sample_limit) {
@@ -242,6 +367,7 @@ send(struct bpf_perf_event_data *ctx, __u32 slot, __s32 stack, __u64 cur,
 		return;
 	}
 	fill(&r->s, ctx, slot, stack, cur, now);
+	r->s.flags |= stop;
 	if (with_regs || stack_bytes > 0)
 		regs(r, ctx);
 	if (stack_bytes > 0)
@@ -255,24 +381,46 @@ send(struct bpf_perf_event_data *ctx, __u32 slot, __s32 stack, __u64 cur,
 		bpf_send_signal_thread(c->sig);
 }
 
+/*
+ * --stop: the first matching writer is sent SIGSTOP, which it takes
+ * before its next instruction; its sample says so (WPB_F_STOP).
+ */
+static __always_inline __u32
+stop(const struct wpb_cond *cd, struct wpb_tot *tot)
+{
+	if (cd == NULL || !cd->stop ||
+	    __sync_fetch_and_add(&tot->stops, 1) != 0)
+		return 0;
+	bpf_send_signal_thread(19);	/* SIGSTOP */
+	return WPB_F_STOP;
+}
+
 static __always_inline int
 hit(struct bpf_perf_event_data *ctx, __u32 slot)
 {
 	struct wpb_conf *c = bpf_map_lookup_elem(&conf, &slot);
 	struct wpb_tot *tot = bpf_map_lookup_elem(&totals, &slot);
-	__u64 cur, prev, n, khits;
+	struct wpb_cond *cd = bpf_map_lookup_elem(&cond, &slot);
+	__u64 cur, prev, n, khits, m = 1;
 	__s32 stack = 0;
+	int known;
 
 	if (c == NULL || tot == NULL)
 		return 0;
-	n = __sync_fetch_and_add(&tot->hits, 1) + 1;
+	__sync_fetch_and_add(&tot->hits, 1);
 	/* what this event watches: ctx->addr, also while being moved */
-	cur = read_value(ctx->addr, c->len, tot);
+	cur = read_value(ctx->addr, c->len, tot, &known);
 	prev = __sync_lock_test_and_set(&tot->last_value, cur);
+	if (cd != NULL && cd->nops > 0)
+		m = matches(cd, ctx, cur, prev, known);
 	if (with_stack)
 		stack = (__s32)bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
-	khits = count(ctx, slot, stack, cur, prev, tot);
-	send(ctx, slot, stack, cur, c, tot, n, khits);
+	khits = count(ctx, slot, stack, cur, prev, tot, m);
+	/* a write that does not match is tallied, and no more */
+	if (!m)
+		return 0;
+	n = __sync_fetch_and_add(&tot->matched, 1) + 1;
+	send(ctx, slot, stack, cur, c, tot, n, khits, stop(cd, tot));
 	return 0;
 }
 

@@ -9,6 +9,7 @@
 #include <linux/types.h>
 
 #include "bounds.h"
+#include "cond-ops.h"
 #include "x86-regs.h"
 
 #define WPB_SLOTS	WP_HWBP_SLOTS	/* one program per debug register */
@@ -44,6 +45,7 @@ struct wpb_val {
 	__u64	first;		/* the watched bytes after the first hit */
 	__u64	last;		/* and after the latest */
 	__u64	unchanged;	/* hits that left the value as it was */
+	__u64	matched;	/* hits that matched --if (all without) */
 };
 
 /* totals: per slot */
@@ -59,6 +61,27 @@ struct wpb_tot {
 	__u64	skipped;	/* hits the sample budget passed over */
 	__u64	next_ns;	/* the budget's next sample, at the
 				   earliest (CLOCK_MONOTONIC) */
+	__u64	matched;	/* hits that matched --if (all without) */
+	__u64	stops;		/* --stop: matches after the first */
+};
+
+/*
+ * cond: per slot, --if compiled (lib/cond.h's wp_cond_compile, whose
+ * WP_COP_* and WP_CMP_* the ops carry) and --stop, set by wp-arm before
+ * arming; nops 0: every hit matches.
+ */
+#define WPB_COND_OPS	WP_COND_KERNEL_OPS	/* a power of two */
+
+struct wpb_op {
+	__u32	op, cmp, negate, pad;
+	__u64	a, b;
+	__u64	name[2];	/* comm, as bpf_get_current_comm writes it */
+};
+
+struct wpb_cond {
+	__u32	nops;
+	__u32	stop;		/* SIGSTOP the first matching writer */
+	struct wpb_op op[WPB_COND_OPS];
 };
 
 /*
@@ -73,6 +96,7 @@ struct wpb_tot {
 
 #define WPB_F_REGS	1
 #define WPB_F_LEAF	2	/* a pointer's sample: leaf_* are set */
+#define WPB_F_STOP	4	/* --stop: its thread was sent SIGSTOP */
 
 struct wpb_sample {
 	__u64	time_ns;	/* CLOCK_MONOTONIC */
