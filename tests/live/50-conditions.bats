@@ -131,7 +131,7 @@ NB=33334
 	assert_equal "$(tally_of rare_writer hits) $(tally_of rare_writer matched)" "$(target_count rare) 1"
 	run --separate-stderr wp-report "$WDEC"
 	assert_success
-	assert_output --partial "; $total tallied by writer in the kernel; 1 matched --if 'value == 0'"
+	assert_output --partial "; $total tallied by writer; 1 matched --if 'value == 0'"
 }
 
 @test "wp-arm bpf --if 'writer != good_writer': only the stray's write" {
