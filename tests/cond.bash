@@ -70,10 +70,19 @@ scenario_cond_stop() {
 }
 
 # tally_of FUNCTION FIELD: the sum of FIELD (hits, matched) over the
-# tallies of the writer FUNCTION.
+# tallies of the writer FUNCTION, the latest of each (the bpf backend
+# writes them every --interval too).
 tally_of() {
 	jq -s --arg f "$1" --arg k "$2" \
-		'[.[] | select(.type=="tally" and .writer.function==$f) | .[$k]] | add // 0' "$WDEC"
+		'[.[] | select(.type=="tally" and .writer.function==$f)] |
+		group_by([.target, .tid, .ip, .writer_ip]) | map(last[$k]) | add // 0' "$WDEC"
+}
+
+# pc_stopped TID: the pc of thread TID of the stopped target, as the
+# kernel says it ("-1 SP PC" in /proc/PID/task/TID/syscall: blocked
+# outside a system call), for guests without gdb.
+pc_stopped() {
+	awk '$1 == -1 { print $3 }' "/proc/$TPID/task/$1/syscall"
 }
 
 # The rare writer writes 0 once: that write alone is a hit, and every

@@ -76,9 +76,11 @@ N=2000
 	assert_line --index 2 "    gdb -p $TPID"
 	assert_line --regexp "^wp-arm: perf_breakpoint: stopped [0-9]+ us after the write, when wp-arm read its sample"
 	assert_equal "$(awk '{ print $3 }' "/proc/$TPID/stat")" T
-	# gdb attaches to the stopped process
-	[ -n "$(pc_of_thread "$TPID" -p "$TPID")" ] ||
-		fail "gdb did not attach to $TPID: $(gdb -batch -nx -p "$TPID" -ex 'thread apply all p/x $pc' 2>&1)"
+	# gdb (where there is one) attaches to the stopped process
+	if command -v gdb > /dev/null; then
+		[ -n "$(pc_of_thread "$TPID" -p "$TPID")" ] ||
+			fail "gdb did not attach to $TPID"
+	fi
 	assert_equal "$(awk '{ print $3 }' "/proc/$TPID/stat")" T
 	kill -CONT "$TPID"
 	wait_for "$TOUT" '^done' 60
@@ -164,7 +166,10 @@ NB=33334
 	assert_line --index 0 "wp-arm: the first matching write: pid $TPID thread $tid writer rare_writer+0x0 at $wip, next instruction $ip"
 	assert_line --index 2 "    gdb -p $TPID"
 	assert_equal "$(awk '{ print $3 }' "/proc/$TPID/stat")" T
-	assert_equal "$(pc_of_thread "$tid" -p "$TPID")" "$ip"
+	assert_equal "$(pc_stopped "$tid")" "$ip"
+	if command -v gdb > /dev/null; then
+		assert_equal "$(pc_of_thread "$tid" -p "$TPID")" "$ip"
+	fi
 	assert_equal "$(awk '{ print $3 }' "/proc/$TPID/stat")" T
 	kill -CONT "$TPID"
 	wait_for "$TOUT" '^done' 60
