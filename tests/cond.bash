@@ -34,32 +34,46 @@ pc_of_thread() {
 		awk -v lwp="(LWP $tid" 'index($0, lwp ")") || index($0, lwp " ") { getline; print $3; exit }'
 }
 
-# The first write of 0 leaves the process stopped right after it: gdb
-# attaches and finds the writing thread at the next instruction, and
-# the target runs to its end once continued, its counts unchanged.
-scenario_cond_stop() {
-	local n=$2 tid ip wip
-	COND_ARM=(--stop)
-	cond_watch "$1" "$n" 'value == 0'
+# stop_watch BACKEND N [WP-ARM-ARGS...]: cond-writers -n N watched with
+# --if 'value == 0' --stop: the watch stopped at the write of 0, the
+# process left stopped, and what wp-arm says of it; sets TID, IP, WIP
+# (the writing thread, its next instruction, the writer).
+stop_watch() {
+	local backend=$1 n=$2
+	shift 2
+	COND_ARM=(--stop "$@")
+	cond_watch "$backend" "$n" 'value == 0'
 	COND_ARM=()
 	assert_equal "$WSTATUS" 0
 	assert_equal "$(obs .stop_reason)" stopped_at_match
 	assert_equal "$(hits)" 1
-	tid=$(obs .stopped_at.tid)
-	ip=$(obs .stopped_at.ip)
-	wip=$(obs .stopped_at.writer_ip)
-	assert_equal "$(jq -r 'select(.type=="hit") | "\(.tid) \(.ip) \(.writer.function)"' "$WDEC")" "$tid $ip rare_writer"
-	assert_equal "$wip" "$(jq -r 'select(.type=="hit") | .writer_ip' "$WDEC")"
+	TID=$(obs .stopped_at.tid)
+	IP=$(obs .stopped_at.ip)
+	WIP=$(obs .stopped_at.writer_ip)
+	assert_equal "$(jq -r 'select(.type=="hit") | "\(.tid) \(.ip) \(.writer.function) \(.writer.writer_ip)"' "$WDEC")" "$TID $IP rare_writer $WIP"
 	# the writer is mov qword ptr [rip + X], rdi: 7 bytes
 	run jq -r 'select(.type=="hit") | .writer.insn' "$WDEC"
 	assert_output --regexp '^mov qword ptr \[rip \+ 0x[0-9a-f]+\], rdi$'
-	assert_equal "$ip" "$(hexadd "$wip" 7)"
-	assert_equal "$(grep -c . "$WERR")" 4
+	assert_equal "$IP" "$(hexadd "$WIP" 7)"
 	run cat "$WERR"
-	assert_line --index 0 "wp-arm: the first matching write: pid $TPID thread $tid writer rare_writer+0x0 at $wip, next instruction $ip"
+	assert_line --index 0 "wp-arm: the first matching write: pid $TPID thread $TID writer rare_writer+0x0 at $WIP, next instruction $IP"
 	assert_line --index 2 "    gdb -p $TPID"
 	assert_equal "$(awk '{ print $3 }' "/proc/$TPID/stat")" T
-	assert_equal "$(pc_of_thread "$tid" -p "$TPID")" "$ip"
+}
+
+# The first write of 0 leaves the process stopped right after it: gdb
+# attaches and finds the writing thread at the next instruction (so
+# does the kernel, where there is no gdb), and the target runs to its
+# end once continued, its counts unchanged.
+scenario_cond_stop() {
+	local n=$2
+	stop_watch "$1" "$n"
+	assert_equal "$(grep -c . "$WERR")" 4
+	assert_equal "$(obs .stopped_at.late_us)" null
+	assert_equal "$(pc_stopped "$TID")" "$IP"
+	if command -v gdb > /dev/null; then
+		assert_equal "$(pc_of_thread "$TID" -p "$TPID")" "$IP"
+	fi
 	# still stopped after gdb let go; then it runs on, its counts whole
 	assert_equal "$(awk '{ print $3 }' "/proc/$TPID/stat")" T
 	kill -CONT "$TPID"
@@ -67,6 +81,44 @@ scenario_cond_stop() {
 	assert_equal "$(target_count zero)" 1
 	assert_equal "$(target_count rare)" "$n"
 	wait "$TPID"
+}
+
+# zero_watch BACKEND N WHERE: --if 'value == 0' on cond-writers -n N,
+# evaluated WHERE: the one write of 0 is the hit, every write is
+# counted and tallied by writer, as many as the target made.
+zero_watch() {
+	local total=$(( 3 * $2 ))
+	cond_watch "$1" "$2" 'value == 0'
+	wait_for "$TOUT" '^done' 60
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(jq -r 'select(.type=="armed") | "\(.condition) \(.condition_where)"' "$WOUT")" "value == 0 $3"
+	assert_equal "$(target_count zero)" 1
+	assert_equal "$(obs '.targets[0].counted')" "$total"
+	assert_equal "$(obs '.targets[0].lost')" 0
+	assert_equal "$(obs .counts_are_lower_bound)" false
+	assert_equal "$(hits)" 1
+	assert_equal "$(jq -r 'select(.type=="hit") | "\(.writer.function) \(.written_value.value)"' "$WDEC")" "rare_writer 0x0"
+	assert_equal "$(tally_of good_writer hits) $(tally_of good_writer matched)" "$(target_count good) 0"
+	assert_equal "$(tally_of busy_writer hits) $(tally_of busy_writer matched)" "$(target_count busy) 0"
+	assert_equal "$(tally_of rare_writer hits) $(tally_of rare_writer matched)" "$(target_count rare) 1"
+	run --separate-stderr wp-report "$WDEC"
+	assert_success
+	assert_output --partial "; $total tallied by writer; 1 matched --if 'value == 0'"
+	assert_line --regexp "^ +$2 +1  [a-z]+ +rare_writer\+0x0 "
+}
+
+# stray_watch BACKEND N: --if 'writer != good_writer' on cond-writers
+# -s (with the wp-arm options in COND_ARM): only the stray's write.
+stray_watch() {
+	cond_watch "$1" "$2" 'writer != good_writer' -s
+	wait_for "$TOUT" '^done' 60
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(target_count stray)" 1
+	assert_equal "$(obs '.targets[0].lost')" 0
+	assert_equal "$(hits)" 1
+	assert_equal "$(jq -r 'select(.type=="hit") | "\(.writer.function) \(.written_value.value)"' "$WDEC")" "stray_writer 0xbad"
+	assert_equal "$(tally_of good_writer hits) $(tally_of good_writer matched)" "$(target_count good) 0"
+	assert_equal "$(tally_of stray_writer hits) $(tally_of stray_writer matched)" "1 1"
 }
 
 # tally_of FUNCTION FIELD: the sum of FIELD (hits, matched) over the
@@ -141,14 +193,21 @@ scenario_cond_stray() {
 # the program dies of SIGSEGV walking it: --last 8 keeps the last eight
 # writes, the garbage one last, and wp-arm exits 6.
 scenario_last() {
-	local addr
-	start_target crash-list -n 30
+	local addr tst=0
+	# the perf backend reads how the process ended while it is a zombie
+	if [ "$1" = perf ]; then
+		start_target_unreaped crash-list -n 30
+	else
+		start_target crash-list -n 30
+	fi
 	watch_start wpt_head -- --backend "$1" -d 600s --last 8
 	kill -USR1 "$TPID"
 	watch_wait
-	local tst=0
-	wait "$TPID" || tst=$?
-	assert_equal "$tst" $(( 128 + 11 ))
+	if [ "$1" != perf ]; then
+		wait "$TPID" || tst=$?
+		assert_equal "$tst" $(( 128 + 11 ))
+	fi
+	assert_equal "$(obs '.targets[0].lost')" 0
 	assert_equal "$WSTATUS" 6
 	assert_equal "$(obs .stop_reason) $(obs .stop_detail)" "target_exited SIGSEGV"
 	assert_equal "$(hits)" 31
@@ -161,9 +220,10 @@ scenario_last() {
 	assert_line --index 2 --regexp '^2/8 SIGSEGV push_spare 0x'
 	assert_line --index 6 --regexp '^6/8 SIGSEGV push_again 0x'
 	assert_line --index 7 '7/8 SIGSEGV corrupt_head 0xdead0000'
-	# they are the last eight hits: thread, writer, value
-	assert_equal "$(jq -s -c '[.[] | select(.type=="last_write") | [.tid, .writer_ip, .new_value]]' "$WOUT")" \
-		"$(jq -s -c '[.[] | select(.type=="hit") | [.tid, .writer_ip, .new_value]] | .[-8:]' "$WOUT")"
+	# they are the last eight hits: thread, trap IP, writer (perf: none,
+	# wp-decode finds it), value (perf: from the registers)
+	assert_equal "$(jq -s -c '[.[] | select(.type=="last_write") | [.tid, .ip, .writer_ip, .written_value.value]]' "$WDEC")" \
+		"$(jq -s -c '[.[] | select(.type=="hit") | [.tid, .ip, .writer_ip, .written_value.value]] | .[-8:]' "$WDEC")"
 	addr=$(jq -r 'select(.type=="target") | .runtime_addr' "$WOUT")
 	run --separate-stderr wp-report "$WDEC"
 	assert_success
