@@ -40,6 +40,22 @@ check() {
 	assert_output '[true,["lost_events","truncated_by_max_events","partial_thread_coverage"]]'
 }
 
+@test "wp-report: a --follow chain's rebind window is its own lower-bound reason, not the threads'" {
+	local in=$BATS_TEST_TMPDIR/in.ndjson
+	# the window alone: no thread went unwatched
+	sed 's/"threads_attached_late"/"follow_rebind_window"/; s/"dynamically_attached_tids":1/"dynamically_attached_tids":0/' \
+		"$DATA/report-lower.in.ndjson" > "$in"
+	run jq -c '.lower_bound_reasons' <<< "$(wp-report --json "$in")"
+	assert_output '["lost_events","truncated_by_max_events","follow_rebind_window"]'
+	run --separate-stderr wp-report "$in"
+	assert_line 'note     counts are a lower bound: lost_events, truncated_by_max_events, follow_rebind_window'
+	# both
+	sed 's/"threads_attached_late"/"threads_attached_late","follow_rebind_window"/' \
+		"$DATA/report-lower.in.ndjson" > "$in"
+	run jq -c '.lower_bound_reasons' <<< "$(wp-report --json "$in")"
+	assert_output '["lost_events","truncated_by_max_events","partial_thread_coverage","follow_rebind_window"]'
+}
+
 @test "wp-report: a stream without an observation still reports, marked incomplete (status 3)" {
 	check report-incomplete --samples 4
 	assert_equal "$RSTATUS" 3
