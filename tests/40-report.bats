@@ -56,6 +56,21 @@ check() {
 	assert_output '["lost_events","truncated_by_max_events","partial_thread_coverage","follow_rebind_window"]'
 }
 
+@test "wp-report: a watch whose breakpoints may have gone quiet says its count is unknown, not 0" {
+	local in=$BATS_TEST_TMPDIR/in.ndjson
+	sed '/"type":"observation"/{s/"partial_coverage":false,"partial_coverage_reasons":\[\]/"partial_coverage":true,"partial_coverage_reasons":["breakpoints_quiet"]/; s/"counts_are_lower_bound":false/"counts_are_lower_bound":true/; s/{"id":0,"hits":11,/{"id":0,"hits":11,"counted":11,/; s/{"id":1,"hits":0,/{"id":1,"hits":0,"counted":null,/}' \
+		"$DATA/report-basic.in.ndjson" > "$in"
+	run jq -c '[.counts_are_lower_bound, .lower_bound_reasons, (.watches | map(.counted))]' <<< "$(wp-report --json "$in")"
+	assert_output '[true,["breakpoints_quiet"],[11,null]]'
+	run --separate-stderr wp-report "$in"
+	assert_success
+	assert_line 'note     counts are a lower bound: breakpoints_quiet'
+	assert_line '  0 hits (lower bound)  initial 0x3  latest 0x3'
+	assert_line '  count unknown: the breakpoints may have gone quiet: another breakpoint was on these threads,'
+	assert_line "  and on this machine a second breakpoint on an address does not fire (an emulator's limit)"
+	assert_equal "$(grep -c 'count unknown' <<< "$output")" 1
+}
+
 @test "wp-report: a stream without an observation still reports, marked incomplete (status 3)" {
 	check report-incomplete --samples 4
 	assert_equal "$RSTATUS" 3

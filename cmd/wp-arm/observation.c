@@ -84,6 +84,9 @@ coverage(const struct watch *w, struct wp_observation *o,
 	/* a page given back to a call while other threads ran (observe) */
 	if (o->page != NULL && o->page->windows_shared > 0)
 		reasons[o->npartial++] = "page_windows_shared";
+	/* counted nothing where a shared breakpoint goes quiet (bpev_quiet) */
+	if (w->quiet > 0)
+		reasons[o->npartial++] = "breakpoints_quiet";
 	o->partial_reasons = reasons;
 }
 

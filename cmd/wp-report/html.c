@@ -155,6 +155,9 @@ static const char *const bound_why[WP_NBOUNDS] = {
 	    "model",
 	[WP_BOUND_REBIND_WINDOW] = "a pointer of a --follow chain was "
 	    "written: writes to the new leaf before its re-arm were not seen",
+	[WP_BOUND_QUIET] = "a watch counted nothing while another "
+	    "breakpoint was on the threads, where a second breakpoint on an "
+	    "address does not fire: its count is unknown",
 };
 
 /* The text report, as the table prints it at 100 columns, into *buf
