@@ -111,6 +111,28 @@ wp_proc_sysctl(const char *name, long *v)
 	return rc;
 }
 
+const char *
+wp_proc_trace_denied(void)
+{
+	long scope;
+
+	if (wp_proc_sysctl("kernel/yama/ptrace_scope", &scope) == 0) {
+		if (scope >= 3)
+			return "kernel.yama.ptrace_scope is 3: no process may "
+			    "trace";
+		if (scope == 2 && geteuid() != 0)
+			return "kernel.yama.ptrace_scope is 2: only root may "
+			    "trace";
+		if (scope == 1 && geteuid() != 0)
+			return "kernel.yama.ptrace_scope is 1: only a parent "
+			    "may trace its children (or run as root)";
+	}
+	if (geteuid() != 0)
+		return "not our process, or a security module?";
+	return "a security module, or a process outside this container's "
+	    "namespaces?";
+}
+
 /*
  * The state (field 3) and field want (a number: 22, the start time) of
  * the stat file in directory dir (AT_FDCWD: path is absolute).
