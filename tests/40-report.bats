@@ -71,6 +71,19 @@ check() {
 	assert_equal "$(grep -c 'count unknown' <<< "$output")" 1
 }
 
+@test "wp-report: a ptrace watch that stepped a few instructions is not said to have not run" {
+	local in=$BATS_TEST_TMPDIR/in.ndjson
+	sed '/"type":"observation"/s/"ptrace":{"steps":2061725,/"ptrace":{"steps":972,"native_run_us":0,"blocked_us":0,"native_instructions_per_second":2000000000,/' \
+		"$DATA/report-names.in.ndjson" > "$in"
+	run --separate-stderr wp-report "$in"
+	assert_line --regexp '^estimate under 1 us of the target.s native run time in [0-9.]+ s: 972 instructions stepped$'
+	refute_output --partial 'it did not run'
+	sed '/"type":"observation"/s/"ptrace":{"steps":2061725,/"ptrace":{"steps":0,"native_run_us":0,"blocked_us":0,"native_instructions_per_second":2000000000,/' \
+		"$DATA/report-names.in.ndjson" > "$in"
+	run --separate-stderr wp-report "$in"
+	assert_line --regexp '^estimate none of the target.s native run time in [0-9.]+ s: it did not run$'
+}
+
 @test "wp-report: a stream without an observation still reports, marked incomplete (status 3)" {
 	check report-incomplete --samples 4
 	assert_equal "$RSTATUS" 3
