@@ -160,8 +160,9 @@ perf_open_task(pid_t tid, int cpu, size_t ring_bytes)
 
 static volatile long canary_var;
 
+/* A write breakpoint on canary_var, of thread tid (0: ours). */
 static int
-canary_open(void)
+canary_open(pid_t tid, int disabled)
 {
 	struct perf_event_attr a;
 
@@ -171,9 +172,10 @@ canary_open(void)
 	a.bp_type = HW_BREAKPOINT_W;
 	a.bp_addr = (uintptr_t)&canary_var;
 	a.bp_len = HW_BREAKPOINT_LEN_8;
+	a.disabled = disabled;
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
-	return perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	return perf_event_open(&a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
 int
@@ -181,9 +183,9 @@ perf_canary(uint64_t *count, uint64_t *second)
 {
 	int fd, fd2, i, rc = -1;
 
-	if ((fd = canary_open()) == -1)
+	if ((fd = canary_open(0, 0)) == -1)
 		return -1;
-	fd2 = canary_open();	/* none free: nothing to tell */
+	fd2 = canary_open(0, 0);	/* none free: nothing to tell */
 	for (i = 0; i < 4; i++)
 		canary_var = i;
 	*count = 0;
@@ -201,21 +203,11 @@ perf_canary(uint64_t *count, uint64_t *second)
 int
 perf_bp_free(pid_t tid)
 {
-	struct perf_event_attr a;
 	int fd[WP_HWBP_SLOTS], n, i, err = 0;
 
-	memset(&a, 0, sizeof a);
-	a.type = PERF_TYPE_BREAKPOINT;
-	a.size = sizeof a;
-	a.bp_type = HW_BREAKPOINT_W;
-	a.bp_addr = (uintptr_t)&canary_var;
-	a.bp_len = HW_BREAKPOINT_LEN_8;
-	a.disabled = 1;
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
+	/* its address is ours: the events are never enabled */
 	for (n = 0; n < WP_HWBP_SLOTS; n++)
-		if ((fd[n] = perf_event_open(&a, tid, -1, -1,
-		    PERF_FLAG_FD_CLOEXEC)) == -1) {
+		if ((fd[n] = canary_open(tid, 1)) == -1) {
 			err = errno;
 			break;
 		}
