@@ -189,6 +189,24 @@ wp_proc_utime_ns(pid_t tid, uint64_t *ns)
 }
 
 int
+wp_proc_runq_ns(pid_t tid, uint64_t *ns)
+{
+	char path[64];
+	unsigned long long run, wait;
+	FILE *f;
+	int rc;
+
+	wp_proc_path(path, sizeof path, tid, 0, "schedstat");
+	if ((f = fopen(path, "re")) == NULL)
+		return -1;
+	rc = fscanf(f, "%llu %llu", &run, &wait) == 2 ? 0 : -1;
+	fclose(f);
+	if (rc == 0)
+		*ns = wait;
+	return rc;
+}
+
+int
 wp_proc_starttime(pid_t pid, unsigned long long *st)
 {
 	char state;
