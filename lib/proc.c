@@ -111,6 +111,28 @@ wp_proc_sysctl(const char *name, long *v)
 	return rc;
 }
 
+const char *
+wp_proc_trace_denied(void)
+{
+	long scope;
+
+	if (wp_proc_sysctl("kernel/yama/ptrace_scope", &scope) == 0) {
+		if (scope >= 3)
+			return "kernel.yama.ptrace_scope is 3: no process may "
+			    "trace";
+		if (scope == 2 && geteuid() != 0)
+			return "kernel.yama.ptrace_scope is 2: only root may "
+			    "trace";
+		if (scope == 1 && geteuid() != 0)
+			return "kernel.yama.ptrace_scope is 1: only a parent "
+			    "may trace its children (or run as root)";
+	}
+	if (geteuid() != 0)
+		return "not our process, or a security module?";
+	return "a security module, or a process outside this container's "
+	    "namespaces?";
+}
+
 /*
  * The state (field 3) and field want (a number: 22, the start time) of
  * the stat file in directory dir (AT_FDCWD: path is absolute).
@@ -164,6 +186,24 @@ wp_proc_utime_ns(pid_t tid, uint64_t *ns)
 		return -1;
 	*ns = ticks * (1000000000ULL / (unsigned long long)sysconf(_SC_CLK_TCK));
 	return 0;
+}
+
+int
+wp_proc_runq_ns(pid_t tid, uint64_t *ns)
+{
+	char path[64];
+	unsigned long long run, wait;
+	FILE *f;
+	int rc;
+
+	wp_proc_path(path, sizeof path, tid, 0, "schedstat");
+	if ((f = fopen(path, "re")) == NULL)
+		return -1;
+	rc = fscanf(f, "%llu %llu", &run, &wait) == 2 ? 0 : -1;
+	fclose(f);
+	if (rc == 0)
+		*ns = wait;
+	return rc;
 }
 
 int

@@ -38,6 +38,11 @@ int	 wp_proc_status(pid_t pid, pid_t tid, const char *key, int base,
 int	 wp_proc_comm(pid_t pid, pid_t tid, char *buf, size_t sz);
 /* The integer of /proc/sys/NAME ("kernel/perf_event_paranoid"): 0, or -1. */
 int	 wp_proc_sysctl(const char *name, long *v);
+/*
+ * Why ptrace was refused (EPERM) to this process: kernel.yama.ptrace_scope
+ * where yama is there and forbids it, else a guess.  A static string.
+ */
+const char *wp_proc_trace_denied(void);
 /* Field 22 of /proc/PID/stat, in clock ticks after boot: 0, or -1. */
 int	 wp_proc_starttime(pid_t pid, unsigned long long *st);
 /* The state letter of /proc/PID/stat (R, S, T, Z, ...), or 0. */
@@ -47,6 +52,11 @@ char	 wp_proc_state(pid_t pid);
  * as the kernel samples it, in clock ticks): 0, or -1.
  */
 int	 wp_proc_utime_ns(pid_t tid, uint64_t *ns);
+/*
+ * Thread tid's time waiting for a CPU, runnable, in ns (the second field
+ * of /proc/TID/schedstat): 0, or -1 (a kernel without it).
+ */
+int	 wp_proc_runq_ns(pid_t tid, uint64_t *ns);
 /*
  * Whether the process that started at start_time still runs: not gone,
  * not another process with its pid, not a zombie.

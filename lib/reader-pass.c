@@ -9,6 +9,7 @@
 
 #include "reader.h"
 #include "util.h"
+#include "vocab.h"
 
 /* A member and where its field is in the struct read. */
 struct member {
@@ -284,6 +285,26 @@ obs_entries(const struct wp_json *j, const char *key, size_t *n)
 	return e;
 }
 
+/* The partial_coverage_reasons of the thread_coverage object tc. */
+static unsigned
+partial_reasons(const struct wp_json *j, int tc)
+{
+	char s[64];
+	unsigned m = 0;
+	int a, x, k, len;
+
+	a = tc >= 0 && wp_json_is(j, tc, WP_JOBJECT) ?
+	    wp_json_get(j, tc, "partial_coverage_reasons") : -1;
+	if (!wp_json_is(j, a, WP_JARRAY))
+		return 0;
+	for (x = wp_json_first(j, a); x >= 0; x = wp_json_next(j, a, x))
+		if ((len = wp_json_str(j, x, s, sizeof s)) >= 0 &&
+		    (k = wp_vocab_find(wp_partial_names, WP_NPARTIALS, s,
+		    (size_t)len)) >= 0)
+			m |= 1U << k;
+	return m;
+}
+
 void
 wp_rec_pass_observation(const struct wp_record *rec, struct wp_obs_pass *o)
 {
@@ -298,6 +319,8 @@ wp_rec_pass_observation(const struct wp_record *rec, struct wp_obs_pass *o)
 	    o);
 	read_members(j, wp_json_get(j, 0, "thread_coverage"), coverage_m,
 	    NM(coverage_m), o);
+	o->partial_reasons = partial_reasons(j, wp_json_get(j, 0,
+	    "thread_coverage"));
 	p = wp_json_get(j, 0, "ptrace");
 	o->has_ptrace = p >= 0 && j->t[p].type != WP_JNULL;
 	read_members(j, p, ptrace_m, NM(ptrace_m), o);

@@ -231,6 +231,7 @@ struct wp_obs_pass {
 	struct wp_field	 lost_undelivered;	/* undelivered_records */
 	struct wp_field	 seeded, inherited, attached_late, unattached;
 	struct wp_field	 exited, forked, partial;	/* thread_coverage */
+	unsigned	 partial_reasons;	/* 1 << enum wp_partial */
 	int		 has_ptrace;
 	struct wp_field	 steps_per_second, native_run_us, blocked_us, steps;
 	struct wp_field	 native_ips, unmodeled_stores;

@@ -80,6 +80,31 @@ expect_error() {
 	expect_error 1 "wp-resolve: libnope:x: no module 'libnope' is loaded" wp-resolve -p "$TPID" libnope:x
 }
 
+@test "wp-resolve: SYMBOL-N is not taken for an offset silently: the error says how offsets are written (status 1)" {
+	start_target mt-writer
+	expect_error 1 "wp-resolve: wpt_counter-8: unknown symbol 'wpt_counter-8' (not in $T/mt-writer or its shared objects); an offset is added (SYMBOL+0xOFF): bytes before a symbol are named by their address (static:0xADDR or 0xADDR)" \
+	    wp-resolve -p "$TPID" wpt_counter-8
+	# an offset past the symbol's end is watched, with a warning
+	run --separate-stderr wp-resolve -p "$TPID" wpt_score+8
+	assert_success
+	assert_equal "$stderr" "wp-resolve: wpt_score+8: warning: 4 bytes at offset 0x8 reach past the end of wpt_score (4 bytes)"
+}
+
+@test "wp-resolve: 0xADDR+OFF and static:0xADDR+OFF are the address plus the offset" {
+	start_target mt-writer
+	local c
+	c=$(tinfo counter)
+	run --separate-stderr wp-resolve -p "$TPID" "$(hexadd "$c" -8)+8"
+	assert_success
+	assert_equal "$(jq -r 'select(.type=="target") | .runtime_addr' <<< "$output")" "$c"
+	local st
+	st=$(jq -r 'select(.type=="target") | .static_addr' <<< "$output")
+	run --separate-stderr wp-resolve -p "$TPID" "static:$(hexadd "$st" -0x10)+0x10"
+	assert_success
+	assert_equal "$(jq -r 'select(.type=="target") | .runtime_addr' <<< "$output")" "$c"
+	expect_error 64 "wp-resolve: 0x10+zz: not a hex address (0xHEX or 0xHEX+OFF)" wp-resolve -p "$TPID" 0x10+zz
+}
+
 @test "wp-resolve: ambiguous symbol across shared objects (status 1)" {
 	start_target shlib-writer
 	local l1 l2
@@ -155,7 +180,7 @@ expect_error() {
 	expect_error 64 "wp-resolve: -p abc: not a process id" wp-resolve -p abc 0x10
 	expect_error 64 "wp-resolve: -a x: access is w or rw" wp-resolve -p 1 -a x 0x10
 	expect_error 64 "wp-resolve: 12: addresses are written 0xHEX" wp-resolve -p 1 12
-	expect_error 64 "wp-resolve: static:12: static address must be 0xHEX" wp-resolve -p 1 static:12
+	expect_error 64 "wp-resolve: static:12: static address must be 0xHEX or 0xHEX+OFF" wp-resolve -p 1 static:12
 	expect_error 64 "wp-resolve: --follow wpt_ptr: expected SLOT+OFF or [SLOT]+OFF" wp-resolve -p 1 --follow wpt_ptr
 	run --separate-stderr wp-resolve -p 1
 	assert_failure 64

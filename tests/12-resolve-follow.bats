@@ -53,6 +53,21 @@ wait_line() {	# wait_line PATTERN: until the target printed it
 	assert_equal "$stderr" "wp-resolve: 5 hardware slots requested (2 addresses, 1 follow chain): x86-64 has 4 (DR0..DR3); watch fewer, or use --backend page or ptrace (no slot limit)"
 }
 
+@test "wp-resolve --follow: [0xADDR+OFF]+OFF, an address plus an offset as the slot, as anywhere else" {
+	start_target ptr-chain
+	kill -USR1 "$TPID"
+	wait_line '^ptr 1'
+	local obj holder
+	obj=$(awk '/^ptr 1/ { print $3 }' "$TOUT")
+	holder=$(jq -r 'select(.type=="follow") | .chain[0].value' <<< "$(wp-resolve -p "$TPID" --follow '[wpt_holder]+8')")
+	# the holder's inner pointer is at holder+8: its object's value at +0x10
+	run --separate-stderr wp-resolve -p "$TPID" --follow "[$holder+0x8]+0x10"
+	assert_success
+	assert_equal "$stderr" ""
+	run jq -r 'select(.type=="follow") | "\(.slot_addr) \(.binding) \(.leaf_addr)"' <<< "$output"
+	assert_output "$(hexadd "$holder" 8) bound $(hexadd "$obj" 16)"
+}
+
 @test "wp-resolve --follow: a pointer slot that is not mapped is refused" {
 	start_target ptr-chain
 	run --separate-stderr wp-resolve -p "$TPID" --follow '[0x10]+8'

@@ -40,6 +40,53 @@ check() {
 	assert_output '[true,["lost_events","truncated_by_max_events","partial_thread_coverage"]]'
 }
 
+# edited NAME SED: tests/data/NAME.in.ndjson edited by SED, in $IN;
+# reasons: the lower-bound reasons of $IN's report
+edited() {
+	IN=$BATS_TEST_TMPDIR/in.ndjson
+	sed "$2" "$DATA/$1.in.ndjson" > "$IN"
+}
+reasons() {
+	jq -c '.lower_bound_reasons' <<< "$(wp-report --json "$IN")"
+}
+
+@test "wp-report: a --follow chain's rebind window is its own lower-bound reason, not the threads'" {
+	# the window alone: no thread went unwatched
+	edited report-lower 's/"threads_attached_late"/"follow_rebind_window"/; s/"dynamically_attached_tids":1/"dynamically_attached_tids":0/'
+	assert_equal "$(reasons)" '["lost_events","truncated_by_max_events","follow_rebind_window"]'
+	run --separate-stderr wp-report "$IN"
+	assert_line 'note     counts are a lower bound: lost_events, truncated_by_max_events, follow_rebind_window'
+	# both
+	edited report-lower 's/"threads_attached_late"/"threads_attached_late","follow_rebind_window"/'
+	assert_equal "$(reasons)" '["lost_events","truncated_by_max_events","partial_thread_coverage","follow_rebind_window"]'
+}
+
+@test "wp-report: a watch whose breakpoints may have gone quiet says its count is unknown, not 0" {
+	edited report-basic '/"type":"observation"/{s/"partial_coverage":false,"partial_coverage_reasons":\[\]/"partial_coverage":true,"partial_coverage_reasons":["breakpoints_quiet"]/; s/"counts_are_lower_bound":false/"counts_are_lower_bound":true/; s/{"id":0,"hits":11,/{"id":0,"hits":11,"counted":11,/; s/{"id":1,"hits":0,/{"id":1,"hits":0,"counted":null,/}'
+	assert_equal "$(reasons)" '["breakpoints_quiet"]'
+	run jq -c '.watches | map(.counted)' <<< "$(wp-report --json "$IN")"
+	assert_output '[11,null]'
+	run --separate-stderr wp-report "$IN"
+	assert_success
+	assert_line 'note     counts are a lower bound: breakpoints_quiet'
+	assert_line '  0 hits (lower bound)  initial 0x3  latest 0x3'
+	assert_line '  count unknown: the breakpoints may have gone quiet: another breakpoint was on these threads,'
+	assert_line "  and on this machine a second breakpoint on an address does not fire (an emulator's limit)"
+	assert_equal "$(grep -c 'count unknown' <<< "$output")" 1
+}
+
+@test "wp-report: a ptrace watch that stepped a few instructions is not said to have not run" {
+	local steps
+	for steps in 972 0; do
+		edited report-names "/\"type\":\"observation\"/s/\"ptrace\":{\"steps\":2061725,/\"ptrace\":{\"steps\":$steps,\"native_run_us\":0,\"blocked_us\":0,\"native_instructions_per_second\":2000000000,/"
+		run --separate-stderr wp-report "$IN"
+		[ "$steps" = 0 ] && break
+		assert_line --regexp '^estimate under 1 us of the target.s native run time in [0-9.]+ s: 972 instructions stepped$'
+		refute_output --partial 'it did not run'
+	done
+	assert_line --regexp '^estimate none of the target.s native run time in [0-9.]+ s: it did not run$'
+}
+
 @test "wp-report: a stream without an observation still reports, marked incomplete (status 3)" {
 	check report-incomplete --samples 4
 	assert_equal "$RSTATUS" 3

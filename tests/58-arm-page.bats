@@ -396,3 +396,20 @@ attrib_watch() {
 	assert_equal "$(obs .page.stepped)" "$n"
 	assert_equal "$(obs .page.emulated)" $(( n * 19 ))
 }
+
+@test "wp-arm page: a target that waits for a CPU another program takes is not said to be slowed by the watch" {
+	command -v taskset > /dev/null || skip "taskset (util-linux) is not installed"
+	# four frames of about 0.4 s of arithmetic, one write each: no wait
+	# that is the watch's worth a tenth of the time
+	start_target page-game -m game -f 4 -c 400000000
+	taskset -p -c 0 "$TPID" > /dev/null
+	taskset -c 0 sh -c 'while :; do :; done' &
+	WP_TARGET_PIDS+=("$!")
+	watch_start wpt_score -- --backend page -d 2s
+	kill -USR1 "$TPID"
+	watch_wait
+	assert_equal "$(obs .stop_reason)" duration
+	# the loop took half the CPU: the target's wait for it is not the watch's
+	jq -e '.page.native_run_us * 10 >= .page.watched_us * 9' <<< "$OBS" > /dev/null ||
+		fail "native run time $(obs .page.native_run_us) us of $(obs .page.watched_us) us watched"
+}

@@ -215,3 +215,18 @@ observation"
 	assert_success
 	assert_equal "$(jq -r .complete <<< "$output")" true
 }
+
+@test "wp watch NAME: a program's name is not its pid, and wp says which pid runs it" {
+	local name=wpt-n$RANDOM
+	cp "$T/mt-writer" "$BATS_TEST_TMPDIR/$name"
+	"$BATS_TEST_TMPDIR/$name" > "$BATS_TEST_TMPDIR/$name.out" &
+	WP_TARGET_PIDS+=("$!")
+	wait_for "$BATS_TEST_TMPDIR/$name.out" pid 10
+	run --separate-stderr wp watch "$name" wpt_counter
+	assert_failure 64
+	assert_equal "$stderr" "wp: watch: $name: not a process id; $name runs as pid $! (wp watch $! ...)"
+	assert_equal "$output" ""
+	run --separate-stderr wp watch "$name-none" wpt_counter
+	assert_failure 64
+	assert_equal "$stderr" "wp: watch: $name-none: not a process id"
+}

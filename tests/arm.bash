@@ -243,3 +243,43 @@ scenario_counted() {
 		assert_line --regexp "^  $WANT writes counted by [a-z -]+; $(hits) attributed to a writer"
 	fi
 }
+
+# Two watches of one address at once, each its own wp-arm (debug
+# registers: perf, bpf).  Three threads write it 300 times each.  Under
+# QEMU's TCG an access that two debug registers watch is reported on one
+# only: the watch whose breakpoints went quiet must not say an exact 0.
+scenario_second_watch() {
+	local second=$BATS_TEST_TMPDIR/second.out sobs c2
+	start_target mt-writer -t 3 -n 300
+	watch_start wpt_counter -- --backend "$1" -d 300s
+	wp-resolve -p "$TPID" wpt_counter | wp-arm --backend "$1" -d 300s \
+		> "$second" 2> "$second.err" &
+	local spid=$!
+	wait_for "$second" '"type":"armed"' 60
+	kill -USR1 "$TPID"
+	watch_wait
+	wait "$spid" || fail "the second wp-arm exited $?: $(cat "$second.err")"
+	sobs=$(jq -c 'select(.type=="observation")' "$second")
+	assert_equal "$(obs .stop_reason)" target_exited
+	assert_equal "$(jq -r .stop_reason <<< "$sobs")" target_exited
+	# the first watch's count is the target's
+	assert_equal "$(obs '.targets[0].counted')" 900
+	c2=$(jq -r '.targets[0].counted' <<< "$sobs")
+	if [ "$c2" = 900 ]; then
+		echo "# both watches counted every write" >&3
+		assert_equal "$(jq -r .counts_are_lower_bound <<< "$sobs")" "$(obs .counts_are_lower_bound)"
+		return
+	fi
+	# not a count that looks exact: unknown, and why
+	assert_equal "$c2" null
+	assert_equal "$(jq -r .counts_are_lower_bound <<< "$sobs")" true
+	assert_equal "$(jq -c '.thread_coverage.partial_coverage_reasons' <<< "$sobs")" '["breakpoints_quiet"]'
+	run cat "$second.err"
+	assert_output --partial "1 debug register of the watched threads held by another watch or debugger, and here a second breakpoint on an address another one watches does not fire"
+	run --separate-stderr wp-report "$second"
+	assert_line --regexp '^  0 hits \(lower bound\)  initial 0x0  latest '
+	assert_line '  count unknown: the breakpoints may have gone quiet: another breakpoint was on these threads,'
+	refute_output --partial 'changed, no write counted'
+	run jq -c '.lower_bound_reasons' <<< "$(wp-report --json "$second")"
+	assert_output '["breakpoints_quiet"]'
+}

@@ -392,6 +392,7 @@ bpf_disarm(struct watch *w)
 		    &o->bpf.signals_passed);
 	}
 	bpf_count(w);
+	bpev_quiet(w);
 	release(w);
 }
 

@@ -122,6 +122,7 @@ perf_disarm(struct watch *w)
 	bpev_disable(&s->ev);
 	drain_all(w);
 	perf_count(w);
+	bpev_quiet(w);
 	bpev_close(&s->ev);
 	free(s);
 	w->state = NULL;

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bounds.h"
 #include "bp-events.h"
 #include "perf.h"
 #include "proc.h"
@@ -421,6 +422,64 @@ bpev_close(struct bpev *ev)
 	ev->pidfd = ev->piddir = ev->memfd = -1;
 }
 
+/*
+ * The most debug-register slots others' breakpoints take on a watched
+ * thread (the first few): what wp's entries and the free slots leave.
+ */
+static int
+others_on(const struct watch *w)
+{
+	size_t i, asked = 0;
+	int nfree, most = 0, n;
+
+	for (i = 0; i < w->nthr && asked < 8; i++) {
+		if (w->thr[i].exited || (w->thr[i].state != THR_SEEDED &&
+		    w->thr[i].state != THR_INHERITED &&
+		    w->thr[i].state != THR_DYNAMIC))
+			continue;
+		asked++;
+		if ((nfree = perf_bp_free(w->thr[i].tid)) == -1)
+			continue;
+		n = WP_HWBP_SLOTS - nfree - (int)w->nt;
+		if (n > most)
+			most = n;
+	}
+	return most;
+}
+
+/* Where a second breakpoint on an address goes quiet: others' said. */
+static void
+others_at_arming(struct watch *w)
+{
+	if (!w->bp_shared_quiet || (w->bp_others = others_on(w)) == 0)
+		return;
+	warnx("%d debug register%s of the watched threads held by another "
+	    "watch or debugger, and here a second breakpoint on an address "
+	    "another one watches does not fire (an emulator's limit): if it "
+	    "watches these bytes, this watch may count nothing", w->bp_others,
+	    w->bp_others == 1 ? "" : "s");
+}
+
+void
+bpev_quiet(struct watch *w)
+{
+	size_t i, nzero = 0;
+
+	if (!w->bp_shared_quiet)
+		return;
+	for (i = 0; i < w->nt; i++)
+		nzero += w->t[i].armed && w->t[i].counted_known &&
+		    w->t[i].counted == 0;
+	if (nzero == 0 || (w->bp_others == 0 && others_on(w) == 0))
+		return;
+	for (i = 0; i < w->nt; i++)
+		if (w->t[i].armed && w->t[i].counted_known &&
+		    w->t[i].counted == 0) {
+			w->t[i].counted_known = 0;
+			w->quiet++;
+		}
+}
+
 /* Arms every thread there is, and those created meanwhile. */
 int
 bpev_arm(struct bpev *ev, struct watch *w, struct wp_error *e)
@@ -452,6 +511,7 @@ bpev_arm(struct bpev *ev, struct watch *w, struct wp_error *e)
 		return wp_error_set(e, WP_EXIT_PROCESS, "pid %d: no thread "
 		    "could be armed (the process is exiting)", (int)w->pid);
 	rescan(w, ev);
+	others_at_arming(w);
 	w->armed.threads = watch_count_threads(w, THR_SEEDED);
 	w->armed.cpus = ev->ncpu;
 	w->armed.events = (long)ev->nfds;

@@ -96,6 +96,13 @@ void	 bpev_move(struct bpev *ev, struct watch *w, size_t ti);
 void	 bpev_count(struct bpev *ev, struct watch *w);
 /* Stops every event (before the last drain). */
 void	 bpev_disable(struct bpev *ev);
+/*
+ * After the last count, where a second breakpoint on an address goes
+ * quiet (w->bp_shared_quiet): an armed entry that counted nothing while
+ * others' breakpoints were on the watched threads (at arming or now) has
+ * no known count (w->quiet says how many).
+ */
+void	 bpev_quiet(struct watch *w);
 void	 bpev_close(struct bpev *ev);
 /*
  * Entries of the kernel's call chains in samples: the context marker,

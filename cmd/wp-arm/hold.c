@@ -78,8 +78,10 @@ seize_all(struct hold *h, pid_t pid, struct wp_error *e)
 		    "hold a pointer's writer: it is traced by %s", (int)pid,
 		    tracer);
 	return wp_error_set(e, WP_EXIT_ERROR, "cannot trace pid %d to hold a "
-	    "pointer's writer: %s (see kernel.yama.ptrace_scope)", (int)pid,
-	    strerror(r.err));
+	    "pointer's writer: %s%s%s%s", (int)pid, strerror(r.err),
+	    r.err == EPERM ? " (" : "",
+	    r.err == EPERM ? wp_proc_trace_denied() : "",
+	    r.err == EPERM ? ")" : "");
 }
 
 struct hold *

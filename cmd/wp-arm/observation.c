@@ -25,6 +25,28 @@ count_exited(const struct watch *w)
 	return n;
 }
 
+/*
+ * Whether a pointer of a chain was written during the watch (counted or
+ * sampled): only then may the leaf have moved before its re-arm.
+ */
+static int
+pointer_written(const struct watch *w)
+{
+	const struct chain *c;
+	size_t i, k;
+
+	for (i = 0; i < w->nchains; i++) {
+		c = &w->chains[i];
+		if (c->ptr_hits > 0)
+			return 1;
+		for (k = 0; k < c->noffs; k++)
+			if (!w->t[c->base + k].counted_known ||
+			    w->t[c->base + k].counted > 0)
+				return 1;
+	}
+	return 0;
+}
+
 static void
 coverage(const struct watch *w, struct wp_observation *o,
     const char **reasons, struct wp_obs_failed *failed)
@@ -54,7 +76,7 @@ coverage(const struct watch *w, struct wp_observation *o,
 	if (o->unparsed > 0)
 		reasons[o->npartial++] = "malformed_perf_ring_records";
 	/* between a pointer write and the re-arm, the leaf is not watched */
-	if (w->nchains > 0 && (o->follow_mode == NULL ||
+	if (pointer_written(w) && (o->follow_mode == NULL ||
 	    strcmp(o->follow_mode, "async") == 0))
 		reasons[o->npartial++] = "follow_rebind_window";
 	if (w->modify_errors > 0)
@@ -62,6 +84,9 @@ coverage(const struct watch *w, struct wp_observation *o,
 	/* a page given back to a call while other threads ran (observe) */
 	if (o->page != NULL && o->page->windows_shared > 0)
 		reasons[o->npartial++] = "page_windows_shared";
+	/* counted nothing where a shared breakpoint goes quiet (bpev_quiet) */
+	if (w->quiet > 0)
+		reasons[o->npartial++] = "breakpoints_quiet";
 	o->partial_reasons = reasons;
 }
 

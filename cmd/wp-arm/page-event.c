@@ -46,6 +46,14 @@ cpu_ns(pid_t tid)
 	return wp_proc_utime_ns(tid, &ns) == 0 ? (int64_t)ns : -1;
 }
 
+static int64_t
+runq_ns(pid_t tid)
+{
+	uint64_t ns;
+
+	return wp_proc_runq_ns(tid, &ns) == 0 ? (int64_t)ns : -1;
+}
+
 struct pthr *
 pthr_of(struct tr_thread *t)
 {
@@ -55,6 +63,7 @@ pthr_of(struct tr_thread *t)
 		pt = t->user = wp_xcalloc(1, sizeof(struct pthr));
 		pt->t0 = wp_now_ns();
 		pt->cpu0 = cpu_ns(t->tid);
+		pt->runq0 = runq_ns(t->tid);
 	}
 	return t->user;
 }
@@ -63,7 +72,7 @@ void
 page_thread_time(struct watch *w, struct tr_thread *t)
 {
 	struct pthr *pt = pthr_of(t);
-	int64_t cpu = cpu_ns(t->tid);
+	int64_t cpu = cpu_ns(t->tid), runq = runq_ns(t->tid);
 	uint64_t now = wp_now_ns(), own;
 
 	if (pt->timed || pt->cpu0 < 0 || cpu < pt->cpu0)
@@ -72,6 +81,9 @@ page_thread_time(struct watch *w, struct tr_thread *t)
 	if (pt->sc_from != 0)
 		pt->sc_ns += now - pt->sc_from;
 	own = (uint64_t)(cpu - pt->cpu0) + pt->sc_ns;
+	/* a wait for a CPU is the machine's, not the watch's */
+	if (pt->runq0 >= 0 && runq >= pt->runq0)
+		own += (uint64_t)(runq - pt->runq0);
 	if (own < now - pt->t0 && obs(w)->delay_ns < now - pt->t0 - own)
 		obs(w)->delay_ns = now - pt->t0 - own;
 }

@@ -37,6 +37,7 @@ struct pthr {
 	/* its own time, what it would take unwatched: CPU and calls */
 	uint64_t	 t0;		/* when first seen */
 	int64_t		 cpu0;		/* its user CPU time then */
+	int64_t		 runq0;		/* its wait for a CPU then */
 	uint64_t	 sc_from;	/* resumed into a call then; 0: not */
 	uint64_t	 sc_ns;		/* in its calls, entry to exit */
 	int		 timed;		/* its own time counted */

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bounds.h"
 #include "perf.h"
 #include "proc.h"
 #include "util.h"
@@ -159,11 +160,11 @@ perf_open_task(pid_t tid, int cpu, size_t ring_bytes)
 
 static volatile long canary_var;
 
-int
-perf_canary(uint64_t *count)
+/* A write breakpoint on canary_var, of thread tid (0: ours). */
+static int
+canary_open(pid_t tid, int disabled)
 {
 	struct perf_event_attr a;
-	int fd, i;
 
 	memset(&a, 0, sizeof a);
 	a.type = PERF_TYPE_BREAKPOINT;
@@ -171,19 +172,52 @@ perf_canary(uint64_t *count)
 	a.bp_type = HW_BREAKPOINT_W;
 	a.bp_addr = (uintptr_t)&canary_var;
 	a.bp_len = HW_BREAKPOINT_LEN_8;
+	a.disabled = disabled;
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
-	if ((fd = perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC)) == -1)
+	return perf_event_open(&a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+int
+perf_canary(uint64_t *count, uint64_t *second)
+{
+	int fd, fd2, i, rc = -1;
+
+	if ((fd = canary_open(0, 0)) == -1)
 		return -1;
+	fd2 = canary_open(0, 0);	/* none free: nothing to tell */
 	for (i = 0; i < 4; i++)
 		canary_var = i;
 	*count = 0;
-	if (read(fd, count, sizeof *count) != sizeof *count) {
-		close(fd);
+	*second = 4;
+	if (read(fd, count, sizeof *count) == sizeof *count &&
+	    (fd2 == -1 || read(fd2, second, sizeof *second) ==
+	    sizeof *second))
+		rc = 0;
+	if (fd2 != -1)
+		close(fd2);
+	close(fd);
+	return rc;
+}
+
+int
+perf_bp_free(pid_t tid)
+{
+	int fd[WP_HWBP_SLOTS], n, i, err = 0;
+
+	/* its address is ours: the events are never enabled */
+	for (n = 0; n < WP_HWBP_SLOTS; n++)
+		if ((fd[n] = canary_open(tid, 1)) == -1) {
+			err = errno;
+			break;
+		}
+	for (i = 0; i < n; i++)
+		close(fd[i]);
+	if (n < WP_HWBP_SLOTS && err != ENOSPC) {
+		errno = err;
 		return -1;
 	}
-	close(fd);
-	return 0;
+	return n;
 }
 
 int

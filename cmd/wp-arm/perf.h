@@ -94,10 +94,17 @@ int	 perf_open_task(pid_t tid, int cpu, size_t ring_bytes);
  */
 int	 perf_modify_bp(int fd, const struct perf_bp *bp);
 /*
- * Arms a breakpoint on a variable of wp-arm's own and writes it four
- * times: -1 (errno) when no event opens, else 0 and the count.
+ * Arms a breakpoint on a variable of wp-arm's own, and a second one on
+ * it, and writes it four times: -1 (errno) when no event opens, else 0,
+ * the first's count and the second's (4 when none was free).
  */
-int	 perf_canary(uint64_t *count);
+int	 perf_canary(uint64_t *count, uint64_t *second);
+/*
+ * How many more breakpoints thread tid takes (0 to WP_HWBP_SLOTS), each
+ * opened disabled and closed again: with wp's own, the slots the
+ * others' leave free.  -1 (errno) when none could be asked.
+ */
+int	 perf_bp_free(pid_t tid);
 int	 perf_ring_map(struct perf_ring *r, int fd, int cpu, size_t pages);
 void	 perf_ring_unmap(struct perf_ring *r);
 int	 perf_set_output(int fd, int ringfd);

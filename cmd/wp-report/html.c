@@ -153,6 +153,11 @@ static const char *const bound_why[WP_NBOUNDS] = {
 	[WP_BOUND_WP_ARM] = "wp-arm says so",
 	[WP_BOUND_UNMODELED] = "stores were made that wp-arm could not "
 	    "model",
+	[WP_BOUND_REBIND_WINDOW] = "a pointer of a --follow chain was "
+	    "written: writes to the new leaf before its re-arm were not seen",
+	[WP_BOUND_QUIET] = "a watch counted nothing while another "
+	    "breakpoint was on the threads, where a second breakpoint on an "
+	    "address does not fire: its count is unknown",
 };
 
 /* The text report, as the table prints it at 100 columns, into *buf

@@ -360,6 +360,18 @@ unwatched_change(const struct report *r, FILE *f)
 		    "process wrote it (--backend ptrace sees calls)\n");
 }
 
+/* Whether a watch counted nothing where its breakpoints may be quiet. */
+static int
+quiet(const struct report *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nreasons; i++)
+		if (r->reasons[i] == WP_BOUND_QUIET)
+			return 1;
+	return 0;
+}
+
 static void
 samples(const struct report *r, const struct rtarget *rt, FILE *f)
 {
@@ -426,7 +438,12 @@ counts(const struct report *r, const struct rtarget *t, FILE *f)
 	else
 		out(f, "  %llu hits%s%s  initial %s  latest %s%s\n", hits,
 		    split, lower, wp_field_text(init), ls, changed);
-	if (*changed && hits == 0 && (counted == NULL ||
+	if (counted == NULL && quiet(r))
+		out(f, "  count unknown: the breakpoints may have gone quiet: "
+		    "another breakpoint was on these threads,\n  and on this "
+		    "machine a second breakpoint on an address does not fire "
+		    "(an emulator's limit)\n");
+	else if (*changed && hits == 0 && (counted == NULL ||
 	    strcmp(counted, "0") == 0))
 		unwatched_change(r, f);
 	if (t->spurious_hits > 0)

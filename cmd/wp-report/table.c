@@ -53,6 +53,12 @@ native_note(const struct wp_obs_pass *o, const struct wp_field *run_us,
 	if (wp_field_int(&o->native_ips) > 0)
 		code = (double)wp_field_int(&o->steps) * 1000 /
 		    (double)wp_field_int(&o->native_ips);
+	if (run <= 0 && wp_field_int(&o->steps) > 0) {
+		out(f, "estimate under 1 us of the target's native run time in "
+		    "%.1f s: %s instructions stepped\n", took / 1000,
+		    wp_field_text(&o->steps));
+		return;
+	}
 	if (run <= 0) {
 		out(f, "estimate none of the target's native run time in "
 		    "%.1f s: it did not run\n", took / 1000);

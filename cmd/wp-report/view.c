@@ -304,6 +304,9 @@ lower_bound_reasons(struct report *r)
 {
 	const struct wp_obs_pass *o = &r->observation;
 	const char *stop = wp_field_str(&o->stop_reason);
+	const unsigned window = 1U << WP_PARTIAL_REBIND_WINDOW;
+	const unsigned quiet = 1U << WP_PARTIAL_QUIET;
+	const unsigned apart = window | quiet;
 
 	if (!o->present)
 		reason(r, WP_BOUND_INCOMPLETE);
@@ -314,8 +317,14 @@ lower_bound_reasons(struct report *r)
 	if (wp_field_bool(&o->truncated_by_max_events) &&
 	    !wp_field_bool(&o->tallied))
 		reason(r, WP_BOUND_TRUNCATED);
-	if (wp_field_bool(&o->partial))
+	/* the rebind window and quiet breakpoints are no thread's */
+	if (wp_field_bool(&o->partial) &&
+	    (o->partial_reasons == 0 || (o->partial_reasons & ~apart) != 0))
 		reason(r, WP_BOUND_PARTIAL);
+	if (o->partial_reasons & window)
+		reason(r, WP_BOUND_REBIND_WINDOW);
+	if (o->partial_reasons & quiet)
+		reason(r, WP_BOUND_QUIET);
 	if (stop && strcmp(stop, wp_stop_names[WP_STOP_OUTPUT_CLOSED]) == 0)
 		reason(r, WP_BOUND_OUTPUT_CLOSED);
 	if (r->malformed > 0)

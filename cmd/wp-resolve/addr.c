@@ -7,12 +7,21 @@
 #include "addr.h"
 #include "util.h"
 
+/* 0xHEX, or 0xHEX+OFF (OFF decimal or 0xHEX): the sum. */
 static int
 parse_hex(const char *s, uint64_t *v)
 {
-	if (s[0] != '0' || (s[1] != 'x' && s[1] != 'X') || s[2] == '\0')
+	const char *plus = strchr(s, '+');
+	uint64_t off = 0;
+
+	if (plus == NULL)
+		plus = s + strlen(s);
+	else if (wp_parse_u64(plus + 1, &off) == -1)
 		return -1;
-	return wp_parse_u64(s, v);
+	if (wp_parse_hexn(s, (size_t)(plus - s), v) == -1 || *v + off < *v)
+		return -1;
+	*v += off;
+	return 0;
 }
 
 static int
@@ -38,7 +47,8 @@ addr_parse(const char *s, struct addr *a, char *err, size_t errsz)
 	if (strncmp(s, "static:", 7) == 0) {
 		a->kind = ADDR_STATIC;
 		if (parse_hex(s + 7, &a->value) == -1) {
-			snprintf(err, errsz, "static address must be 0xHEX");
+			snprintf(err, errsz, "static address must be 0xHEX "
+			    "or 0xHEX+OFF");
 			return -1;
 		}
 		return 0;
@@ -46,7 +56,8 @@ addr_parse(const char *s, struct addr *a, char *err, size_t errsz)
 	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
 		a->kind = ADDR_RUNTIME;
 		if (parse_hex(s, &a->value) == -1) {
-			snprintf(err, errsz, "not a hex address");
+			snprintf(err, errsz, "not a hex address (0xHEX or "
+			    "0xHEX+OFF)");
 			return -1;
 		}
 		return 0;
@@ -70,7 +81,8 @@ addr_parse(const char *s, struct addr *a, char *err, size_t errsz)
 			/* MODULE:0xHEX, a static address in MODULE */
 			a->kind = ADDR_STATIC;
 			if (parse_hex(sym, &a->value) == -1) {
-				snprintf(err, errsz, "not a hex address");
+				snprintf(err, errsz, "not a hex address (0xHEX or "
+				    "0xHEX+OFF)");
 				addr_free(a);
 				return -1;
 			}

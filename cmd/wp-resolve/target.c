@@ -64,6 +64,8 @@ unknown(struct view *v, struct module *m, const char *sym, char *err,
     size_t errsz)
 {
 	char e2[256];
+	const char *minus;
+	uint64_t off;
 	int n;
 
 	if (m->elf != NULL && wp_elf_stripped(m->elf)) {
@@ -83,6 +85,11 @@ unknown(struct view *v, struct module *m, const char *sym, char *err,
 	    find_module(v, sym, e2, sizeof e2) != NULL)
 		snprintf(err + n, errsz - (size_t)n, "; '%s' is a module: "
 		    "write %s+0xOFF or %s:SYMBOL", sym, sym, sym);
+	else if (n > 0 && (size_t)n < errsz && (minus = strrchr(sym, '-')) !=
+	    NULL && minus > sym && wp_parse_u64(minus + 1, &off) == 0)
+		snprintf(err + n, errsz - (size_t)n, "; an offset is added "
+		    "(SYMBOL+0xOFF): bytes before a symbol are named by their "
+		    "address (static:0xADDR or 0xADDR)");
 }
 
 /* The one module other than the main binary that defines sym. */

@@ -119,19 +119,6 @@ add_modules(struct view *v)
 /* The process exists, can be read, and is x86-64. */
 static void	read_text(const char *, char *, size_t);
 
-/* Why root may not read a process: yama where it says so, else guesses. */
-static const char *
-why_denied(void)
-{
-	char scope[8];
-
-	read_text("/proc/sys/kernel/yama/ptrace_scope", scope, sizeof scope);
-	if (strcmp(scope, "3") == 0)
-		return "kernel.yama.ptrace_scope is 3: no process may trace";
-	return "a security module, or a process outside this container's "
-	    "namespaces?";
-}
-
 static int
 check_process(struct view *v)
 {
@@ -163,7 +150,7 @@ check_process(struct view *v)
 	    (v->memfd = wp_proc_mem_open(pid)) == -1) {
 		if ((errno == EACCES || errno == EPERM) && geteuid() == 0)
 			warnx("pid %d: permission denied even to root (%s)",
-			    (int)pid, why_denied());
+			    (int)pid, wp_proc_trace_denied());
 		else if (errno == EACCES || errno == EPERM)
 			warnx("pid %d: permission denied (run as the process's "
 			    "user with ptrace allowed, or as root)", (int)pid);

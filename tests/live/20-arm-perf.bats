@@ -170,3 +170,7 @@ observation error 0"
 	assert_failure 5
 	assert_equal "$stderr" "wp-arm: perf_event_open: Permission denied (kernel.perf_event_paranoid is $paranoid; run as root or with CAP_PERFMON)"
 }
+
+@test "wp-arm perf: a second watch of an address another holds counts it, or says its count is unknown" {
+	scenario_second_watch perf
+}

@@ -127,3 +127,7 @@ tallies() {
 	assert_failure 1
 	assert_equal "$stderr" "wp-arm: $why"
 }
+
+@test "wp-arm bpf: a second watch of an address another holds counts it, or says its count is unknown" {
+	scenario_second_watch bpf
+}

@@ -16,6 +16,23 @@ setup() {
 	assert_equal "$(obs .counts_are_lower_bound)" true
 	run obs '.thread_coverage.partial_coverage_reasons | index("follow_rebind_window") != null'
 	assert_output true
+	# and the report names that window, not the threads' coverage
+	run jq -c '.lower_bound_reasons | [index("follow_rebind_window") != null, index("partial_thread_coverage")]' \
+		<<< "$(wp-decode < "$WOUT" | wp-report --json)"
+	assert_output '[true,null]'
+}
+
+@test "follow perf: a pointer never written opens no rebind window, the counts stay exact" {
+	start_target ptr-chain -g 3 -n 10
+	watch_start --follow wpt_ptr+0x10 -- --backend perf -d 1s
+	watch_wait
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(obs .stop_reason)" duration
+	assert_equal "$(obs '.follows[0].binding')" null_pointer
+	assert_equal "$(obs '.thread_coverage.partial_coverage_reasons')" '[]'
+	assert_equal "$(obs .counts_are_lower_bound)" false
+	run jq -c '[.counts_are_lower_bound, .lower_bound_reasons]' <<< "$(wp-decode < "$WOUT" | wp-report --json)"
+	assert_output '[false,[]]'
 }
 
 @test "follow perf: a two-level chain [[SLOT]+8]+0x10 takes three slots" {
