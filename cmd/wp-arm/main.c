@@ -13,6 +13,7 @@
 #include "hwbp.h"
 #include "perf.h"
 #include "stream.h"
+#include "usage.h"
 #include "util.h"
 #include "watch.h"
 
@@ -33,78 +34,45 @@ static const char usage_text[] =
     "              [--stop[=core]] [--last n]\n"
     "       wp-arm --check-bp\n";
 
-/* --help: the usage, then a line per option */
-static const char help_text[] =
-    "\n"
-    "  -v, --verbose            print what libbpf says when the BPF program "
-    "fails\n"
-    "  -d, --duration duration  how long to watch: 10 (seconds), 500ms, 1.5s, "
-    "2m30s,\n"
-    "                           1h, or inf (until a signal); default 5s\n"
-    "  -n, --max-events n       stop after n hit records (default 100000)\n"
-    "      --regs               sample the registers with each hit (written "
-    "values)\n"
-    "      --all-hits           bpf: a sample of every hit (default: every hit "
-    "tallied,\n"
-    "                           a budget of them sampled)\n"
-    "      --callchain[=mode]   record the writer's callers with each hit: fp "
-    "(frame\n"
-    "                           pointers; perf and bpf's default) or "
-    "dwarf[,bytes] (the\n"
-    "                           stack copied into samples, unwound by "
-    "wp-decode); ptrace\n"
-    "                           and page always unwind with the modules' CFI\n"
-    "      --callchain-depth n  at most n callers a hit, 1 to 128 (default "
-    "16)\n"
-    "      --backend name       auto (the default), bpf, perf, ptrace or\n"
-    "                           page\n"
-    "      --ring-pages n       perf ring pages per CPU, a power of two "
-    "(default 64;\n"
-    "                           with --regs, what kernel.perf_event_mlock_kb "
-    "allows)\n"
-    "      --interval duration  how often to write counts (default 1s; 0 for "
-    "none)\n"
-    "      --follow-mode mode   stop, stop-all or async: how a followed leaf "
-    "re-arms\n"
-    "                           (default stop with bpf, async with perf)\n"
-    "      --if expr            only writes that match expr are hits, "
-    "each writer's\n"
-    "                           writes all counted (ptrace, page; see "
-    "CONDITIONS)\n"
-    "      --stop[=core]        at the first matching write, leave the "
-    "process stopped\n"
-    "                           there for a debugger (core: write its core "
-    "with gcore)\n"
-    "      --last n             keep each target's last n writes; if the "
-    "process dies\n"
-    "                           or exits, write them (ptrace, page; exit 6: "
-    "it died)\n"
-    "      --check-bp           only check that breakpoints fire here (exit 0, "
-    "or 5)\n"
-    "  -h, --help               this help\n"
-    "  -V, --version            the version\n";
-
-static const struct wp_usage use = { "wp-arm", usage_text, help_text };
-
-static const struct option longopts[] = {
-	{ "duration",	required_argument,	NULL, 'd' },
-	{ "max-events",	required_argument,	NULL, 'n' },
-	{ "regs",	no_argument,		NULL, 'r' },
-	{ "all-hits",	no_argument,		NULL, 'A' },
-	{ "callchain",	optional_argument,	NULL, 'c' },
-	{ "callchain-depth", required_argument,	NULL, 'K' },
-	{ "backend",	required_argument,	NULL, 'B' },
-	{ "ring-pages",	required_argument,	NULL, 'P' },
-	{ "interval",	required_argument,	NULL, 'I' },
-	{ "check-bp",	no_argument,		NULL, 'C' },
-	{ "verbose",	no_argument,		NULL, 'v' },
-	{ "follow-mode",	required_argument,	NULL, 'F' },
-	{ "if",		required_argument,	NULL, 'i' },
-	{ "stop",	optional_argument,	NULL, 'S' },
-	{ "last",	required_argument,	NULL, 'L' },
-	WP_USAGE_LONGOPTS,
-	{ NULL,		0,			NULL, 0 }
+static const struct wp_opt opts[] = {
+	{ 'v', "-v, --verbose", "print what libbpf says when the BPF program "
+	    "fails" },
+	{ 'd', "-d, --duration duration", "how long to watch: 10 (seconds), "
+	    "500ms, 1.5s, 2m30s, 1h, or inf (until a signal); default 5s" },
+	{ 'n', "-n, --max-events n", "stop after n hit records (default "
+	    "100000)" },
+	{ 'r', "--regs", "sample the registers with each hit (written "
+	    "values)" },
+	{ 'A', "--all-hits", "bpf: a sample of every hit (default: every hit "
+	    "tallied, a budget of them sampled)" },
+	{ 'c', "--callchain[=mode]", "record the writer's callers with each "
+	    "hit: fp (frame pointers; perf and bpf's default) or dwarf[,bytes] "
+	    "(the stack copied into samples, unwound by wp-decode); ptrace and "
+	    "page always unwind with the modules' CFI" },
+	{ 'K', "--callchain-depth n", "at most n callers a hit, 1 to 128 "
+	    "(default 16)" },
+	{ 'B', "--backend name", "auto (the default), bpf, perf, ptrace or "
+	    "page" },
+	{ 'P', "--ring-pages n", "perf ring pages per CPU, a power of two "
+	    "(default 64; with --regs, what kernel.perf_event_mlock_kb "
+	    "allows)" },
+	{ 'I', "--interval duration", "how often to write counts (default 1s; "
+	    "0 for none)" },
+	{ 'F', "--follow-mode mode", "stop, stop-all or async: how a followed "
+	    "leaf re-arms (default stop with bpf, async with perf)" },
+	{ 'i', "--if expr", "only writes that match expr are hits, each "
+	    "writer's writes all counted (ptrace, page; see CONDITIONS)" },
+	{ 'S', "--stop[=core]", "at the first matching write, leave the "
+	    "process stopped there for a debugger (core: write its core with "
+	    "gcore)" },
+	{ 'L', "--last n", "keep each target's last n writes; if the process "
+	    "dies or exits, write them (ptrace, page; exit 6: it died)" },
+	{ 'C', "--check-bp", "only check that breakpoints fire here (exit 0, "
+	    "or 5)" },
+	{ 0, NULL, NULL }
 };
+
+static const struct wp_usage use = { "wp-arm", usage_text, opts };
 
 /* --callchain[=fp|dwarf[,bytes]] */
 static void
@@ -239,8 +207,6 @@ option(int ch, const char *arg, struct watch *w, struct options *op)
 			    "(1 to %d)", arg, LAST_MAX);
 		op->filter.last = (size_t)u;
 		break;
-	default:
-		wp_usage_option(&use, ch);
 	}
 }
 
@@ -296,7 +262,7 @@ parse_options(int argc, char *argv[], struct watch *w, struct options *op)
 	op->backend = "auto";
 	op->check_bp = 0;
 	memset(&op->filter, 0, sizeof op->filter);
-	while ((ch = getopt_long(argc, argv, "d:n:vhV", longopts, NULL)) != -1) {
+	while ((ch = wp_getopt(argc, argv, &use)) != -1) {
 		/* --callchain MODE, as perf's --call-graph MODE */
 		if (ch == 'c' && optarg == NULL && optind < argc &&
 		    (strcmp(argv[optind], "fp") == 0 ||
