@@ -1,5 +1,7 @@
 /* A command's options as one table: getopt_long's, and its --help. */
+#include <err.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,10 @@ static const struct wp_opt common[] = {
 	{ 'h', "-h, --help", "this help" },
 	{ 'V', "-V, --version", "the version" },
 	{ 0, NULL, NULL }
+};
+
+const char *const wp_backends[] = {
+	"auto", "bpf", "perf", "ptrace", "page", NULL
 };
 
 static size_t
@@ -174,4 +180,33 @@ wp_usage(const struct wp_usage *u, int status)
 		help(u->opts, 1, col);
 	}
 	exit(status);
+}
+
+const char *
+wp_opt_word(const char *opt, const char *arg, const char *const *words)
+{
+	char list[200];
+	size_t i, n = 0;
+
+	for (i = 0; words[i] != NULL; i++)
+		if (strcmp(arg, words[i]) == 0)
+			return arg;
+	list[0] = '\0';
+	for (i = 0; words[i] != NULL && n < sizeof list; i++)
+		n += (size_t)snprintf(list + n, sizeof list - n, "%s%s",
+		    i == 0 ? "" : words[i + 1] == NULL ? " or " : ", ",
+		    words[i]);
+	errx(WP_EXIT_USAGE, "%s %s: expected %s", opt, arg, list);
+}
+
+uint64_t
+wp_opt_number(const char *opt, const char *arg, uint64_t min, uint64_t max,
+    const char *what)
+{
+	uint64_t u;
+
+	if (wp_parse_u64(arg, &u) == -1 || u < min || u > max)
+		errx(WP_EXIT_USAGE, "%s %s: not %s (%ju to %ju)", opt, arg, what,
+		    (uintmax_t)min, (uintmax_t)max);
+	return u;
 }

@@ -6,6 +6,8 @@
 #ifndef WP_USAGE_H
 #define WP_USAGE_H
 
+#include <stdint.h>
+
 /*
  * An option of a command or, with ch 0, an operand.  spec is the option
  * as --help writes it: "-d, --duration duration" (a short and a long
@@ -46,5 +48,22 @@ int	 wp_getopt(int argc, char *argv[], const struct wp_usage *u);
  */
 void	 wp_usage(const struct wp_usage *u, int status)
 	    __attribute__((noreturn));
+
+/*
+ * arg, when it is one of words (ending with NULL); else the usage
+ * error "OPT ARG: expected a, b or c", exit 64.
+ */
+const char *wp_opt_word(const char *opt, const char *arg,
+	    const char *const *words);
+
+/*
+ * arg as a number from min to max; else the usage error
+ * "OPT ARG: not WHAT (MIN to MAX)", exit 64.
+ */
+uint64_t wp_opt_number(const char *opt, const char *arg, uint64_t min,
+	    uint64_t max, const char *what);
+
+/* --backend's words (wp-resolve, wp-arm) */
+extern const char *const wp_backends[];
 
 #endif

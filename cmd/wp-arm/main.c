@@ -74,6 +74,10 @@ static const struct wp_opt opts[] = {
 
 static const struct wp_usage use = { "wp-arm", usage_text, opts };
 
+static const char *const follow_modes[] = {
+	"stop", "stop-all", "async", NULL
+};
+
 /* --callchain[=fp|dwarf[,bytes]] */
 static void
 callchain_mode(const char *arg, struct watch *w)
@@ -99,18 +103,6 @@ callchain_mode(const char *arg, struct watch *w)
 		    "dwarf[,bytes]", arg);
 }
 
-/* --backend name: a backend this wp-arm has, or a usage error */
-static const char *
-backend_name(const char *arg)
-{
-	if (strcmp(arg, "perf") != 0 && strcmp(arg, "auto") != 0 &&
-	    strcmp(arg, "ptrace") != 0 && strcmp(arg, "bpf") != 0 &&
-	    strcmp(arg, "page") != 0)
-		errx(WP_EXIT_USAGE, "--backend %s: expected auto, bpf, perf, "
-		    "ptrace or page", arg);
-	return arg;
-}
-
 /* --if expr: parsed now; a bad one exits 2 naming the column */
 static void
 condition(const char *arg, struct options *op)
@@ -130,6 +122,9 @@ option(int ch, const char *arg, struct watch *w, struct options *op)
 	int rc;
 
 	switch (ch) {
+	case 'v':
+		w->verbose = 1;
+		break;
 	case 'd':
 		if ((rc = wp_parse_duration_ms(arg, &w->duration_ms)) == -1)
 			errx(WP_EXIT_USAGE, "-d %s: not a duration (10 for "
@@ -153,26 +148,13 @@ option(int ch, const char *arg, struct watch *w, struct options *op)
 		callchain_mode(arg, w);
 		break;
 	case 'K':
-		if (wp_parse_u64(arg, &u) == -1 || u == 0 ||
-		    u > WATCH_MAXCHAIN)
-			errx(WP_EXIT_USAGE, "--callchain-depth %s: not a depth "
-			    "(1 to %d)", arg, WATCH_MAXCHAIN);
+		w->callchain_depth = wp_opt_number("--callchain-depth", arg, 1,
+		    WATCH_MAXCHAIN, "a depth");
 		if (w->callchain == CC_NONE)
 			w->callchain = CC_DEFAULT;
-		w->callchain_depth = (size_t)u;
 		break;
 	case 'B':
-		op->backend = backend_name(arg);
-		break;
-	case 'v':
-		w->verbose = 1;
-		break;
-	case 'F':
-		if (strcmp(arg, "stop") != 0 && strcmp(arg, "stop-all") != 0 &&
-		    strcmp(arg, "async") != 0)
-			errx(WP_EXIT_USAGE, "--follow-mode %s: expected stop, "
-			    "stop-all or async", arg);
-		w->follow_mode = arg;
+		op->backend = wp_opt_word("--backend", arg, wp_backends);
 		break;
 	case 'P':
 		if (wp_parse_u64(arg, &u) == -1 || u == 0 ||
@@ -189,8 +171,8 @@ option(int ch, const char *arg, struct watch *w, struct options *op)
 			errx(WP_EXIT_USAGE, "--interval %s: longer than wp-arm "
 			    "can wait (0 for none)", arg);
 		break;
-	case 'C':
-		op->check_bp = 1;
+	case 'F':
+		w->follow_mode = wp_opt_word("--follow-mode", arg, follow_modes);
 		break;
 	case 'i':
 		condition(arg, op);
@@ -202,10 +184,11 @@ option(int ch, const char *arg, struct watch *w, struct options *op)
 		op->filter.stop = arg != NULL ? STOP_CORE : STOP_STAY;
 		break;
 	case 'L':
-		if (wp_parse_u64(arg, &u) == -1 || u == 0 || u > LAST_MAX)
-			errx(WP_EXIT_USAGE, "--last %s: not a count of writes "
-			    "(1 to %d)", arg, LAST_MAX);
-		op->filter.last = (size_t)u;
+		op->filter.last = wp_opt_number("--last", arg, 1, LAST_MAX,
+		    "a count of writes");
+		break;
+	case 'C':
+		op->check_bp = 1;
 		break;
 	}
 }

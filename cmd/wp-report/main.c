@@ -80,22 +80,16 @@ parse_options(int argc, char *argv[], struct options *op)
 	while ((ch = wp_getopt(argc, argv, &use)) != -1) {
 		switch (ch) {
 		case 'j':
-			op->json = 1;
-			break;
 		case 't':
-			op->json = 0;
+			op->json = ch == 'j';
 			break;
 		case 's':
-			if (wp_parse_u64(optarg, &op->samples) == -1 ||
-			    op->samples > 1000000)
-				errx(WP_EXIT_USAGE, "--samples %s: not a count "
-				    "(0 to 1000000)", optarg);
+			op->samples = wp_opt_number("--samples", optarg, 0,
+			    1000000, "a count");
 			break;
 		case 'c':
-			if (wp_parse_u64(optarg, &op->chains) == -1 ||
-			    op->chains > MAXCHAINS)
-				errx(WP_EXIT_USAGE, "--chains %s: not a count "
-				    "(0 to %d)", optarg, MAXCHAINS);
+			op->chains = wp_opt_number("--chains", optarg, 0,
+			    MAXCHAINS, "a count");
 			break;
 		case 'p':
 			op->progress = isatty(STDERR_FILENO);

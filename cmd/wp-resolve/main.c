@@ -97,23 +97,6 @@ option(int ch, const char *arg, struct options *op)
 	case 'F':
 		op->force_bin = 1;
 		break;
-	case 'f':
-		if (addr_follow_parse(arg, &op->follows[op->nf], errbuf,
-		    sizeof errbuf) == -1)
-			errx(WP_EXIT_USAGE, "--follow %s: %s", arg, errbuf);
-		op->fin[op->nf++] = arg;
-		break;
-	case 'N':
-		op->no_slot_limit = 1;
-		break;
-	case 'B':
-		if (strcmp(arg, "auto") != 0 && strcmp(arg, "bpf") != 0 &&
-		    strcmp(arg, "perf") != 0 && strcmp(arg, "ptrace") != 0 &&
-		    strcmp(arg, "page") != 0)
-			errx(WP_EXIT_USAGE, "--backend %s: expected auto, bpf, "
-			    "perf, ptrace or page", arg);
-		op->backend = arg;
-		break;
 	case 'D':
 		if (wp_dwfl_debug_file(arg, &e) == -1)
 			errx(WP_EXIT_USAGE, "--debug-file %s: %s", arg, e.msg);
@@ -125,6 +108,18 @@ option(int ch, const char *arg, struct options *op)
 		if (wp_parse_u64(arg, &u) == -1 || u == 0 || u > INT32_MAX)
 			errx(WP_EXIT_USAGE, "--tid %s: not a thread id", arg);
 		op->o.tid = (pid_t)u;
+		break;
+	case 'f':
+		if (addr_follow_parse(arg, &op->follows[op->nf], errbuf,
+		    sizeof errbuf) == -1)
+			errx(WP_EXIT_USAGE, "--follow %s: %s", arg, errbuf);
+		op->fin[op->nf++] = arg;
+		break;
+	case 'B':
+		op->backend = wp_opt_word("--backend", arg, wp_backends);
+		break;
+	case 'N':
+		op->no_slot_limit = 1;
 		break;
 	}
 }
