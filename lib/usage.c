@@ -206,7 +206,7 @@ wp_opt_number(const char *opt, const char *arg, uint64_t min, uint64_t max,
 	uint64_t u;
 
 	if (wp_parse_u64(arg, &u) == -1 || u < min || u > max)
-		errx(WP_EXIT_USAGE, "%s %s: not %s (%ju to %ju)", opt, arg, what,
-		    (uintmax_t)min, (uintmax_t)max);
+		errx(WP_EXIT_USAGE, "%s %s: not %s (%ju to %ju)", opt, arg,
+		    what, (uintmax_t)min, (uintmax_t)max);
 	return u;
 }

@@ -20,10 +20,9 @@
 struct wp_dwfl;
 
 struct dmod {
-	char		*path;		/* as mapped */
-	char		*file;		/* where code and symbols are read */
-	char		*build_id;
-	uint64_t	 bias;
+	struct wp_module_rec rec;	/* the session's: path as mapped,
+					   file where code and symbols are
+					   read, build_id, load_bias */
 	struct wp_elf	*elf;
 	int		 state;		/* 0 untried, 1 usable, -1 not */
 	int		 told;		/* why it has no lines was said */
