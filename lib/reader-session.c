@@ -132,21 +132,15 @@ wp_rec_read_session(const struct wp_record *rec, struct wp_session *s,
 }
 
 void
-wp_module_rec_free(struct wp_module_rec *m)
-{
-	free(m->path);
-	free(m->file);
-	free(m->build_id);
-	memset(m, 0, sizeof *m);
-}
-
-void
 wp_session_free(struct wp_session *s)
 {
 	size_t i;
 
-	for (i = 0; i < s->nmods; i++)
-		wp_module_rec_free(&s->mods[i]);
+	for (i = 0; i < s->nmods; i++) {
+		free(s->mods[i].path);
+		free(s->mods[i].file);
+		free(s->mods[i].build_id);
+	}
 	for (i = 0; i < s->nmaps; i++)
 		free(s->maps[i].path);
 	free(s->mods);

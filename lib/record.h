@@ -84,8 +84,6 @@ void	 wp_rec_session(struct wp_jw *w, const struct wp_session *s);
 int	 wp_rec_read_session(const struct wp_record *rec,
 	    struct wp_session *s, struct wp_error *err);
 void	 wp_session_free(struct wp_session *s);
-/* What a module of a session read owns (its path, file, build_id). */
-void	 wp_module_rec_free(struct wp_module_rec *m);
 
 /* ---- target and follow (wp-resolve) ---- */
 
