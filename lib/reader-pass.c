@@ -11,7 +11,8 @@
 #include "util.h"
 #include "vocab.h"
 
-/* A member and where its field is in the struct read. */
+/* A member ("key", or "object.key") and where its field is in the struct
+   read. */
 struct member {
 	const char	*key;
 	size_t		 off;
@@ -55,19 +56,34 @@ field_free(struct wp_field *f)
 	f->type = -1;
 }
 
+/* The value at path ("key", or "object.key") in object obj, or -1. */
+static int
+member(const struct wp_json *j, int obj, const char *path)
+{
+	const char *dot = strchr(path, '.');
+	char head[32];
+	size_t n;
+
+	if (dot != NULL && (n = (size_t)(dot - path)) < sizeof head) {
+		memcpy(head, path, n);
+		head[n] = '\0';
+		obj = member(j, obj, head);
+		path = dot + 1;
+	}
+	return obj >= 0 && wp_json_is(j, obj, WP_JOBJECT) ?
+	    wp_json_get(j, obj, path) : -1;
+}
+
 /* The members m[0..n) of object obj into the struct at base. */
 static void
 read_members(const struct wp_json *j, int obj, const struct member *m,
     size_t n, void *base)
 {
 	size_t i;
-	int v;
 
-	for (i = 0; i < n; i++) {
-		v = obj >= 0 && wp_json_is(j, obj, WP_JOBJECT) ?
-		    wp_json_get(j, obj, m[i].key) : -1;
-		field_read(j, v, (struct wp_field *)((char *)base + m[i].off));
-	}
+	for (i = 0; i < n; i++)
+		field_read(j, member(j, obj, m[i].key),
+		    (struct wp_field *)((char *)base + m[i].off));
 }
 
 static void
@@ -91,110 +107,101 @@ write_members(struct wp_jw *w, const struct member *m, size_t n,
 		    ((const char *)base + m[i].off));
 }
 
+/* a member of each struct read: its key, its field */
 #define M(s, k, f)	{ k, offsetof(struct s, f) }
+#define SESSION(k, f)	M(wp_session_pass, k, f)
+#define ARMED(k, f)	M(wp_armed_pass, k, f)
+#define OBS(k, f)	M(wp_obs_pass, k, f)
+#define ENTRY(k, f)	M(wp_obs_entry_pass, k, f)
+#define WATCH(k, f)	M(wp_watch_pass, k, f)
 #define NM(a)		(sizeof (a) / sizeof (a)[0])
 
 /* the session's members a report shows as they are: the first 6 */
 #define SESSION_SHOWN	6
 static const struct member session_m[] = {
-	M(wp_session_pass, "pid", pid),
-	M(wp_session_pass, "start_time", start_time),
-	M(wp_session_pass, "exe", exe),
-	M(wp_session_pass, "binary_match", binary_match),
-	M(wp_session_pass, "pie_slide", pie_slide),
-	M(wp_session_pass, "slot_limit", slot_limit),
-	M(wp_session_pass, "warnings", warnings),
-	M(wp_session_pass, "comm", comm),
+	SESSION("pid", pid),
+	SESSION("start_time", start_time),
+	SESSION("exe", exe),
+	SESSION("binary_match", binary_match),
+	SESSION("pie_slide", pie_slide),
+	SESSION("slot_limit", slot_limit),
+	SESSION("warnings", warnings),
+	SESSION("comm", comm),
 };
 
 static const struct member armed_m[] = {
-	M(wp_armed_pass, "backend", backend),
-	M(wp_armed_pass, "regs", regs),
-	M(wp_armed_pass, "condition", condition),
-	M(wp_armed_pass, "condition_where", condition_where),
+	ARMED("backend", backend),
+	ARMED("regs", regs),
+	ARMED("condition", condition),
+	ARMED("condition_where", condition_where),
 };
 
 static const struct member obs_m[] = {
-	M(wp_obs_pass, "backend", backend),
-	M(wp_obs_pass, "elapsed_ms", elapsed_ms),
-	M(wp_obs_pass, "duration_requested_ms", duration_requested_ms),
-	M(wp_obs_pass, "stop_reason", stop_reason),
-	M(wp_obs_pass, "stop_detail", stop_detail),
-	M(wp_obs_pass, "error", error),
-	M(wp_obs_pass, "target_alive_after", target_alive_after),
-	M(wp_obs_pass, "truncated_by_max_events", truncated_by_max_events),
-	M(wp_obs_pass, "tallied", tallied),
-	M(wp_obs_pass, "counts_are_lower_bound", counts_are_lower_bound),
-};
-
-static const struct member lost_m[] = {
-	M(wp_obs_pass, "known", lost_known),
-	M(wp_obs_pass, "total", lost_total),
-	M(wp_obs_pass, "undelivered_records", lost_undelivered),
-};
-
-static const struct member coverage_m[] = {
-	M(wp_obs_pass, "seeded_tids", seeded),
-	M(wp_obs_pass, "inherited_tids", inherited),
-	M(wp_obs_pass, "dynamically_attached_tids", attached_late),
-	M(wp_obs_pass, "unattached_tids", unattached),
-	M(wp_obs_pass, "exited_tids", exited),
-	M(wp_obs_pass, "forked_processes", forked),
-	M(wp_obs_pass, "partial_coverage", partial),
-};
-
-static const struct member stopped_m[] = {
-	M(wp_obs_pass, "tid", stopped_tid),
-	M(wp_obs_pass, "writer_ip", stopped_writer_ip),
-	M(wp_obs_pass, "ip", stopped_ip),
-	M(wp_obs_pass, "core", stopped_core),
-};
-
-static const struct member ptrace_m[] = {
-	M(wp_obs_pass, "steps_per_second", steps_per_second),
-	M(wp_obs_pass, "native_run_us", native_run_us),
-	M(wp_obs_pass, "blocked_us", blocked_us),
-	M(wp_obs_pass, "steps", steps),
-	M(wp_obs_pass, "native_instructions_per_second", native_ips),
-	M(wp_obs_pass, "unmodeled_stores", unmodeled_stores),
-};
-
-static const struct member page_m[] = {
-	M(wp_obs_pass, "faults_watched", faults_watched),
-	M(wp_obs_pass, "faults_neighbour", faults_neighbour),
-	M(wp_obs_pass, "emulated", emulated),
-	M(wp_obs_pass, "stepped", stepped),
-	M(wp_obs_pass, "kernel_writes", kernel_writes),
-	M(wp_obs_pass, "native_run_us", page_native_run_us),
+	OBS("backend", backend),
+	OBS("elapsed_ms", elapsed_ms),
+	OBS("duration_requested_ms", duration_requested_ms),
+	OBS("stop_reason", stop_reason),
+	OBS("stop_detail", stop_detail),
+	OBS("error", error),
+	OBS("target_alive_after", target_alive_after),
+	OBS("truncated_by_max_events", truncated_by_max_events),
+	OBS("tallied", tallied),
+	OBS("counts_are_lower_bound", counts_are_lower_bound),
+	OBS("lost_events.known", lost_known),
+	OBS("lost_events.total", lost_total),
+	OBS("lost_events.undelivered_records", lost_undelivered),
+	OBS("thread_coverage.seeded_tids", seeded),
+	OBS("thread_coverage.inherited_tids", inherited),
+	OBS("thread_coverage.dynamically_attached_tids", attached_late),
+	OBS("thread_coverage.unattached_tids", unattached),
+	OBS("thread_coverage.exited_tids", exited),
+	OBS("thread_coverage.forked_processes", forked),
+	OBS("thread_coverage.partial_coverage", partial),
+	OBS("stopped_at.tid", stopped_tid),
+	OBS("stopped_at.writer_ip", stopped_writer_ip),
+	OBS("stopped_at.ip", stopped_ip),
+	OBS("stopped_at.core", stopped_core),
+	OBS("ptrace.steps_per_second", steps_per_second),
+	OBS("ptrace.native_run_us", native_run_us),
+	OBS("ptrace.blocked_us", blocked_us),
+	OBS("ptrace.steps", steps),
+	OBS("ptrace.native_instructions_per_second", native_ips),
+	OBS("ptrace.unmodeled_stores", unmodeled_stores),
+	OBS("page.faults_watched", faults_watched),
+	OBS("page.faults_neighbour", faults_neighbour),
+	OBS("page.emulated", emulated),
+	OBS("page.stepped", stepped),
+	OBS("page.kernel_writes", kernel_writes),
+	OBS("page.native_run_us", page_native_run_us),
 };
 
 static const struct member entry_m[] = {
-	M(wp_obs_entry_pass, "counted", counted),
-	M(wp_obs_entry_pass, "lost", lost),
-	M(wp_obs_entry_pass, "latest_value", latest_value),
-	M(wp_obs_entry_pass, "rebinds", rebinds),
-	M(wp_obs_entry_pass, "initial_value", initial_value),
+	ENTRY("counted", counted),
+	ENTRY("lost", lost),
+	ENTRY("latest_value", latest_value),
+	ENTRY("rebinds", rebinds),
+	ENTRY("initial_value", initial_value),
 };
 
 /* a target record's members as a report shows them: the first 8 */
 #define TARGET_SHOWN	8
 static const struct member trec_m[] = {
-	M(wp_watch_pass, "input", input),
-	M(wp_watch_pass, "runtime_addr", runtime_addr),
-	M(wp_watch_pass, "static_addr", static_addr),
-	M(wp_watch_pass, "module", module),
-	M(wp_watch_pass, "region", region),
-	M(wp_watch_pass, "perms", perms),
-	M(wp_watch_pass, "access", access),
-	M(wp_watch_pass, "len", len),
-	M(wp_watch_pass, "initial_value", initial_value),
-	M(wp_watch_pass, "slot_addr", slot_addr),
-	M(wp_watch_pass, "slot_static_addr", slot_static_addr),
-	M(wp_watch_pass, "slot_module", slot_module),
-	M(wp_watch_pass, "offsets", offsets),
-	M(wp_watch_pass, "slots", slots),
-	M(wp_watch_pass, "binding", binding),
-	M(wp_watch_pass, "leaf_addr", leaf_addr),
+	WATCH("input", input),
+	WATCH("runtime_addr", runtime_addr),
+	WATCH("static_addr", static_addr),
+	WATCH("module", module),
+	WATCH("region", region),
+	WATCH("perms", perms),
+	WATCH("access", access),
+	WATCH("len", len),
+	WATCH("initial_value", initial_value),
+	WATCH("slot_addr", slot_addr),
+	WATCH("slot_static_addr", slot_static_addr),
+	WATCH("slot_module", slot_module),
+	WATCH("offsets", offsets),
+	WATCH("slots", slots),
+	WATCH("binding", binding),
+	WATCH("leaf_addr", leaf_addr),
 };
 
 void
@@ -315,20 +322,12 @@ wp_rec_pass_observation(const struct wp_record *rec, struct wp_obs_pass *o)
 	o->present = 1;
 	o->json = obs_json(j);
 	read_members(j, 0, obs_m, NM(obs_m), o);
-	read_members(j, wp_json_get(j, 0, "lost_events"), lost_m, NM(lost_m),
-	    o);
-	read_members(j, wp_json_get(j, 0, "thread_coverage"), coverage_m,
-	    NM(coverage_m), o);
 	o->partial_reasons = partial_reasons(j, wp_json_get(j, 0,
 	    "thread_coverage"));
 	p = wp_json_get(j, 0, "ptrace");
 	o->has_ptrace = p >= 0 && j->t[p].type != WP_JNULL;
-	read_members(j, p, ptrace_m, NM(ptrace_m), o);
 	p = wp_json_get(j, 0, "page");
 	o->has_page = p >= 0 && j->t[p].type != WP_JNULL;
-	read_members(j, p, page_m, NM(page_m), o);
-	read_members(j, wp_json_get(j, 0, "stopped_at"), stopped_m,
-	    NM(stopped_m), o);
 	o->targets = obs_entries(j, "targets", &o->ntargets);
 	o->follows = obs_entries(j, "follows", &o->nfollows);
 }
@@ -350,11 +349,6 @@ wp_obs_pass_free(struct wp_obs_pass *o)
 		return;
 	free(o->json);
 	free_members(obs_m, NM(obs_m), o);
-	free_members(lost_m, NM(lost_m), o);
-	free_members(coverage_m, NM(coverage_m), o);
-	free_members(ptrace_m, NM(ptrace_m), o);
-	free_members(page_m, NM(page_m), o);
-	free_members(stopped_m, NM(stopped_m), o);
 	free_entries(o->targets, o->ntargets);
 	free_entries(o->follows, o->nfollows);
 	memset(o, 0, sizeof *o);

@@ -40,72 +40,66 @@ wp_rec_raw(const struct wp_record *rec, const char *key, size_t *len)
 
 /* ---- session ---- */
 
+/* A module of the session: 0, or -1 with err. */
+static int
+read_module(const struct wp_json *j, int o, void *elem, struct wp_error *err)
+{
+	struct wp_module_rec *m = elem;
+
+	if ((m->path = wp_json_strdup(j, wp_json_get(j, o, "path"))) == NULL)
+		return wp_error_set(err, WP_EXIT_MALFORMED, "a module without "
+		    "a \"path\"");
+	/* NULL: not a file (the vDSO) */
+	m->file = wp_json_strdup(j, wp_json_get(j, o, "file"));
+	m->build_id = wp_json_strdup(j, wp_json_get(j, o, "build_id"));
+	wp_json_hex(j, wp_json_get(j, o, "load_bias"), &m->load_bias);
+	return 0;
+}
+
+/* A mapping of the session: 0; 1, skipped, where it has no range. */
+static int
+read_mapping(const struct wp_json *j, int o, void *elem,
+    struct wp_error *err)
+{
+	struct wp_mapping_rec *m = elem;
+
+	(void)err;
+	if (wp_json_hex(j, wp_json_get(j, o, "start"), &m->start) ||
+	    wp_json_hex(j, wp_json_get(j, o, "end"), &m->end))
+		return 1;
+	m->path = wp_json_strdup(j, wp_json_get(j, o, "path"));
+	m->has_bias = wp_json_hex(j, wp_json_get(j, o, "load_bias"),
+	    &m->load_bias) == 0;
+	return 0;
+}
+
 /*
- * Room for the elements of array member key of the session (a: its
- * value), size bytes each, in *v: 0 (*v NULL where it is absent or
- * null), or -1 with err when it is not an array.
+ * The elements of the session's array member key, size bytes each, into
+ * *v (NULL where it is absent or null), *n of them: one reads each, and
+ * returns 0 to keep it, 1 to skip it, or -1 with err.  0, or -1 with
+ * err (the elements read so far kept, for the caller to free).
  */
 static int
-session_array(const struct wp_json *j, int a, const char *key, size_t size,
-    void **v, struct wp_error *err)
+read_array(const struct wp_record *rec, const char *key, size_t size,
+    void **v, size_t *n, int (*one)(const struct wp_json *, int, void *,
+    struct wp_error *), struct wp_error *err)
 {
+	const struct wp_json *j = rec->j;
+	int a, o, rc;
+
 	*v = NULL;
+	a = wp_rec_get(rec, key);
 	if (a < 0 || wp_json_is(j, a, WP_JNULL))
 		return 0;
 	if (!wp_json_is(j, a, WP_JARRAY))
 		return wp_error_set(err, WP_EXIT_MALFORMED, "\"%s\" is not an "
 		    "array", key);
 	*v = wp_xcalloc(wp_json_count(j, a), size);
-	return 0;
-}
-
-static int
-read_modules(const struct wp_json *j, int a, struct wp_session *s,
-    struct wp_error *err)
-{
-	struct wp_module_rec *m;
-	int o;
-
-	if (session_array(j, a, "modules", sizeof *s->mods, (void **)&s->mods,
-	    err) == -1)
-		return -1;
-	for (o = s->mods ? wp_json_first(j, a) : -1; o >= 0;
-	    o = wp_json_next(j, a, o)) {
-		m = &s->mods[s->nmods];
-		if ((m->path = wp_json_strdup(j, wp_json_get(j, o, "path"))) ==
-		    NULL) {
-			wp_error_set(err, WP_EXIT_MALFORMED, "a module without a \"path\"");
+	for (o = wp_json_first(j, a); o >= 0; o = wp_json_next(j, a, o)) {
+		if ((rc = one(j, o, (char *)*v + *n * size, err)) == -1)
 			return -1;
-		}
-		s->nmods++;
-		/* NULL: not a file (the vDSO) */
-		m->file = wp_json_strdup(j, wp_json_get(j, o, "file"));
-		m->build_id = wp_json_strdup(j, wp_json_get(j, o, "build_id"));
-		wp_json_hex(j, wp_json_get(j, o, "load_bias"), &m->load_bias);
-	}
-	return 0;
-}
-
-static int
-read_mappings(const struct wp_json *j, int a, struct wp_session *s,
-    struct wp_error *err)
-{
-	struct wp_mapping_rec *m;
-	int o;
-
-	if (session_array(j, a, "mappings", sizeof *s->maps, (void **)&s->maps,
-	    err) == -1)
-		return -1;
-	for (o = s->maps ? wp_json_first(j, a) : -1; o >= 0;
-	    o = wp_json_next(j, a, o)) {
-		m = &s->maps[s->nmaps];
-		if (wp_json_hex(j, wp_json_get(j, o, "start"), &m->start) ||
-		    wp_json_hex(j, wp_json_get(j, o, "end"), &m->end))
-			continue;
-		m->path = wp_json_strdup(j, wp_json_get(j, o, "path"));
-		m->has_bias = wp_json_hex(j, wp_json_get(j, o, "load_bias"),
-		    &m->load_bias) == 0;
-		s->nmaps++;
+		if (rc == 0)
+			(*n)++;
 	}
 	return 0;
 }
@@ -115,25 +109,22 @@ wp_rec_read_session(const struct wp_record *rec, struct wp_session *s,
     struct wp_error *err)
 {
 	const struct wp_json *j = rec->j;
-	int64_t v;
+	int64_t pid, start;
 
 	memset(s, 0, sizeof *s);
-	if (wp_rec_int(rec, "pid", &v) == -1 || v <= 0 || v > INT32_MAX) {
-		wp_error_set(err, WP_EXIT_MALFORMED, "session record without pid or "
-		    "start_time");
-		return -1;
-	}
-	s->pid = (pid_t)v;
-	if (wp_rec_int(rec, "start_time", &v) == -1 || v < 0) {
-		wp_error_set(err, WP_EXIT_MALFORMED, "session record without pid or "
-		    "start_time");
-		return -1;
-	}
-	s->start_time = (uint64_t)v;
+	if (wp_rec_int(rec, "pid", &pid) == -1 || pid <= 0 ||
+	    pid > INT32_MAX || wp_rec_int(rec, "start_time", &start) == -1 ||
+	    start < 0)
+		return wp_error_set(err, WP_EXIT_MALFORMED, "session record "
+		    "without pid or start_time");
+	s->pid = (pid_t)pid;
+	s->start_time = (uint64_t)start;
 	s->exe = wp_json_strdup(j, wp_rec_get(rec, "exe"));
 	s->exe_build_id = wp_json_strdup(j, wp_rec_get(rec, "exe_build_id"));
-	if (read_modules(j, wp_rec_get(rec, "modules"), s, err) == -1 ||
-	    read_mappings(j, wp_rec_get(rec, "mappings"), s, err) == -1) {
+	if (read_array(rec, "modules", sizeof *s->mods, (void **)&s->mods,
+	    &s->nmods, read_module, err) == -1 ||
+	    read_array(rec, "mappings", sizeof *s->maps, (void **)&s->maps,
+	    &s->nmaps, read_mapping, err) == -1) {
 		wp_session_free(s);
 		return -1;
 	}

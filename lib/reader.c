@@ -3,6 +3,7 @@
  * parsed once, in one pass over its members, into a typed struct.  No
  * tool looks a record's member up by its name.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -336,35 +337,53 @@ wp_rec_read_writer(const struct wp_hit_in *h, struct wp_writer_in *w,
 	return 0;
 }
 
-static char *
-dup_or_null(const char *s)
+/* The strings a writer and a value read own, by their offsets. */
+#define WRITER(f)	offsetof(struct wp_writer_in, f)
+static const size_t writer_owns[] = {
+	WRITER(module), WRITER(function), WRITER(symbol), WRITER(insn),
+	WRITER(reason), WRITER(caveat), WRITER(source_file)
+};
+#define VALUE(f)	offsetof(struct wp_value_in, f)
+static const size_t value_owns[] = {
+	VALUE(kind_word), VALUE(reg), VALUE(bytes), VALUE(reason)
+};
+#define NOWNS(a)	(sizeof (a) / sizeof (a)[0])
+
+/* The strings at offsets off[0..n) of the struct at base, copied. */
+static void
+owns_dup(void *base, const size_t *off, size_t n)
 {
-	return s != NULL ? wp_xstrdup(s) : NULL;
+	char **s;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		s = (char **)((char *)base + off[i]);
+		if (*s != NULL)
+			*s = wp_xstrdup(*s);
+	}
+}
+
+/* The strings at offsets off[0..n) of the struct at base, freed. */
+static void
+owns_free(void *base, const size_t *off, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(*(char **)((char *)base + off[i]));
 }
 
 void
 wp_writer_in_copy(struct wp_writer_in *dst, const struct wp_writer_in *src)
 {
 	*dst = *src;
-	dst->module = dup_or_null(src->module);
-	dst->function = dup_or_null(src->function);
-	dst->symbol = dup_or_null(src->symbol);
-	dst->insn = dup_or_null(src->insn);
-	dst->reason = dup_or_null(src->reason);
-	dst->caveat = dup_or_null(src->caveat);
-	dst->source_file = dup_or_null(src->source_file);
+	owns_dup(dst, writer_owns, NOWNS(writer_owns));
 }
 
 void
 wp_writer_in_free(struct wp_writer_in *w)
 {
-	free(w->module);
-	free(w->function);
-	free(w->symbol);
-	free(w->insn);
-	free(w->reason);
-	free(w->caveat);
-	free(w->source_file);
+	owns_free(w, writer_owns, NOWNS(writer_owns));
 	memset(w, 0, sizeof *w);
 }
 
@@ -408,10 +427,7 @@ wp_rec_read_value(const struct wp_hit_in *h, struct wp_value_in *v)
 void
 wp_value_in_free(struct wp_value_in *v)
 {
-	free(v->kind_word);
-	free(v->reg);
-	free(v->bytes);
-	free(v->reason);
+	owns_free(v, value_owns, NOWNS(value_owns));
 	memset(v, 0, sizeof *v);
 }
 

@@ -351,25 +351,6 @@ wp_open_file(const char *path, struct wp_error *err)
 }
 
 void
-wp_usage(const struct wp_usage *u, int status)
-{
-	fputs(u->usage, status ? stderr : stdout);
-	if (status == 0)
-		fputs(u->help, stdout);
-	exit(status);
-}
-
-void
-wp_usage_option(const struct wp_usage *u, int ch)
-{
-	if (ch == 'V') {
-		printf("%s %s\n", u->name, WP_VERSION);
-		exit(0);
-	}
-	wp_usage(u, ch == 'h' ? 0 : WP_EXIT_USAGE);
-}
-
-void
 wp_need_fds(const char *prog, int need)
 {
 	struct rlimit rl;

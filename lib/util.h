@@ -10,7 +10,8 @@
  * - a lookup or a test ("the mapping at addr", "a number?") returns -1,
  *   NULL or 0 for "no such": an answer, not an error;
  * - out of memory ends the process (wp_xmalloc).
- * lib/ never prints, but for wp_usage and the out-of-memory message.
+ * lib/ never prints, but for usage.c (--help, the usage) and the
+ * out-of-memory message.
  */
 #ifndef WP_UTIL_H
 #define WP_UTIL_H
@@ -52,31 +53,6 @@ int	 wp_error_set(struct wp_error *e, int status, const char *fmt, ...)
  * words when descriptors run out.
  */
 void	 wp_need_fds(const char *prog, int need);
-
-/*
- * A command's usage, as its man page's SYNOPSIS gives it: usage is the
- * "usage: NAME ..." lines, help a line per option (its -h and -V lines
- * too).  Both are static text.
- */
-struct wp_usage {
-	const char	*name;
-	const char	*usage;
-	const char	*help;
-};
-
-/* The usage on stderr and exit(status); status 0: on stdout, with help. */
-void	 wp_usage(const struct wp_usage *u, int status)
-	    __attribute__((noreturn));
-/*
- * The options every command takes, for the end of its getopt_long loop:
- * -h (the help), -V (the version); any other: the usage, status 64.
- */
-void	 wp_usage_option(const struct wp_usage *u, int ch)
-	    __attribute__((noreturn));
-/* Their struct option entries, for the longopts of every command. */
-#define WP_USAGE_LONGOPTS \
-	{ "help",	no_argument,	NULL, 'h' }, \
-	{ "version",	no_argument,	NULL, 'V' }
 
 /*
  * Allocation that cannot fail: out of memory, the tool exits with

@@ -488,13 +488,10 @@ page_fatal(void *arg)
 static int
 arm_stopped(struct watch *w, struct page_state *s, struct wp_error *e)
 {
-	size_t i;
-
 	if (traced_attach(w, &s->tr, e) == -1)
 		return -1;
 	traced_on_fatal(page_fatal, s);
-	for (i = 0; i < w->nchains; i++)
-		follow_update(w, s->tr.memfd, i);
+	follow_update(w, s->tr.memfd);
 	collect_pages(w, s);
 	if (check_pages(w, s, ": use --backend ptrace", e) == -1 ||
 	    read_targets(w, s, e) == -1 ||

@@ -84,8 +84,7 @@ arm_stopped(struct watch *w, struct ptrace_state *s, struct wp_error *e)
 		traced_detach(&s->tr);
 		return -1;
 	}
-	for (i = 0; i < w->nchains; i++)
-		follow_update(w, s->tr.memfd, i);
+	follow_update(w, s->tr.memfd);
 	for (i = 0; i < w->nt; i++)
 		if (w->t[i].chain >= 0)
 			ptrace_rearm(w, i);	/* what they hold now */

@@ -549,8 +549,6 @@ int
 bpev_open(struct bpev *ev, struct watch *w, const struct bpev_ops *ops,
     const struct perf_layout *lay, struct wp_error *e)
 {
-	size_t i;
-
 	memset(ev, 0, sizeof *ev);
 	ev->ops = ops;
 	ev->lay = *lay;
@@ -582,8 +580,7 @@ bpev_open(struct bpev *ev, struct watch *w, const struct bpev_ops *ops,
 		bpev_close(ev);
 		return -1;
 	}
-	for (i = 0; i < w->nchains; i++)
-		follow_update(w, ev->memfd, i);
+	follow_update(w, ev->memfd);
 	return 0;
 }
 

@@ -117,13 +117,14 @@ follow_rebind(struct watch *w, int memfd, size_t ci)
 	return changed;
 }
 
-int
-follow_update(struct watch *w, int memfd, size_t ci)
+void
+follow_update(struct watch *w, int memfd)
 {
-	if (!follow_rebind(w, memfd, ci))
-		return 0;
-	follow_record(w, ci, -1, 0, -1);
-	return 1;
+	size_t ci;
+
+	for (ci = 0; ci < w->nchains; ci++)
+		if (follow_rebind(w, memfd, ci))
+			follow_record(w, ci, -1, 0, -1);
 }
 
 int

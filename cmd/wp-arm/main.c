@@ -13,6 +13,7 @@
 #include "hwbp.h"
 #include "perf.h"
 #include "stream.h"
+#include "usage.h"
 #include "util.h"
 #include "watch.h"
 
@@ -33,77 +34,48 @@ static const char usage_text[] =
     "              [--stop[=core]] [--last n]\n"
     "       wp-arm --check-bp\n";
 
-/* --help: the usage, then a line per option */
-static const char help_text[] =
-    "\n"
-    "  -v, --verbose            print what libbpf says when the BPF program "
-    "fails\n"
-    "  -d, --duration duration  how long to watch: 10 (seconds), 500ms, 1.5s, "
-    "2m30s,\n"
-    "                           1h, or inf (until a signal); default 5s\n"
-    "  -n, --max-events n       stop after n hit records (default 100000)\n"
-    "      --regs               sample the registers with each hit (written "
-    "values)\n"
-    "      --all-hits           bpf: a sample of every hit (default: every hit "
-    "tallied,\n"
-    "                           a budget of them sampled)\n"
-    "      --callchain[=mode]   record the writer's callers with each hit: fp "
-    "(frame\n"
-    "                           pointers; perf and bpf's default) or "
-    "dwarf[,bytes] (the\n"
-    "                           stack copied into samples, unwound by "
-    "wp-decode); ptrace\n"
-    "                           and page always unwind with the modules' CFI\n"
-    "      --callchain-depth n  at most n callers a hit, 1 to 128 (default "
-    "16)\n"
-    "      --backend name       auto (the default), bpf, perf, ptrace or\n"
-    "                           page\n"
-    "      --ring-pages n       perf ring pages per CPU, a power of two "
-    "(default 64;\n"
-    "                           with --regs, what kernel.perf_event_mlock_kb "
-    "allows)\n"
-    "      --interval duration  how often to write counts (default 1s; 0 for "
-    "none)\n"
-    "      --follow-mode mode   stop, stop-all or async: how a followed leaf "
-    "re-arms\n"
-    "                           (default stop with bpf, async with perf)\n"
-    "      --if expr            only writes that match expr are hits, "
-    "each writer's\n"
-    "                           writes all counted (every backend; see "
-    "CONDITIONS)\n"
-    "      --stop[=core]        at the first matching write, leave the "
-    "process stopped\n"
-    "                           there for a debugger (core: write its core "
-    "with gcore)\n"
-    "      --last n             keep each target's last n writes; if the "
-    "process dies\n"
-    "                           or exits, write them (not bpf; exit 6: "
-    "it died)\n"
-    "      --check-bp           only check that breakpoints fire here (exit 0, "
-    "or 5)\n"
-    "  -h, --help               this help\n"
-    "  -V, --version            the version\n";
+static const struct wp_opt opts[] = {
+	{ 'v', "-v, --verbose", "print what libbpf says when the BPF program "
+	    "fails" },
+	{ 'd', "-d, --duration duration", "how long to watch: 10 (seconds), "
+	    "500ms, 1.5s, 2m30s, 1h, or inf (until a signal); default 5s" },
+	{ 'n', "-n, --max-events n", "stop after n hit records (default "
+	    "100000)" },
+	{ 'r', "--regs", "sample the registers with each hit (written "
+	    "values)" },
+	{ 'A', "--all-hits", "bpf: a sample of every hit (default: every hit "
+	    "tallied, a budget of them sampled)" },
+	{ 'c', "--callchain[=mode]", "record the writer's callers with each "
+	    "hit: fp (frame pointers; perf and bpf's default) or dwarf[,bytes] "
+	    "(the stack copied into samples, unwound by wp-decode); ptrace and "
+	    "page always unwind with the modules' CFI" },
+	{ 'K', "--callchain-depth n", "at most n callers a hit, 1 to 128 "
+	    "(default 16)" },
+	{ 'B', "--backend name", "auto (the default), bpf, perf, ptrace or "
+	    "page" },
+	{ 'P', "--ring-pages n", "perf ring pages per CPU, a power of two "
+	    "(default 64; with --regs, what kernel.perf_event_mlock_kb "
+	    "allows)" },
+	{ 'I', "--interval duration", "how often to write counts (default 1s; "
+	    "0 for none)" },
+	{ 'F', "--follow-mode mode", "stop, stop-all or async: how a followed "
+	    "leaf re-arms (default stop with bpf, async with perf)" },
+	{ 'i', "--if expr", "only writes that match expr are hits, each "
+	    "writer's writes all counted (every backend; see CONDITIONS)" },
+	{ 'S', "--stop[=core]", "at the first matching write, leave the "
+	    "process stopped there for a debugger (core: write its core with "
+	    "gcore)" },
+	{ 'L', "--last n", "keep each target's last n writes; if the process "
+	    "dies or exits, write them (not bpf; exit 6: it died)" },
+	{ 'C', "--check-bp", "only check that breakpoints fire here (exit 0, "
+	    "or 5)" },
+	{ 0, NULL, NULL }
+};
 
-static const struct wp_usage use = { "wp-arm", usage_text, help_text };
+static const struct wp_usage use = { "wp-arm", usage_text, opts };
 
-static const struct option longopts[] = {
-	{ "duration",	required_argument,	NULL, 'd' },
-	{ "max-events",	required_argument,	NULL, 'n' },
-	{ "regs",	no_argument,		NULL, 'r' },
-	{ "all-hits",	no_argument,		NULL, 'A' },
-	{ "callchain",	optional_argument,	NULL, 'c' },
-	{ "callchain-depth", required_argument,	NULL, 'K' },
-	{ "backend",	required_argument,	NULL, 'B' },
-	{ "ring-pages",	required_argument,	NULL, 'P' },
-	{ "interval",	required_argument,	NULL, 'I' },
-	{ "check-bp",	no_argument,		NULL, 'C' },
-	{ "verbose",	no_argument,		NULL, 'v' },
-	{ "follow-mode",	required_argument,	NULL, 'F' },
-	{ "if",		required_argument,	NULL, 'i' },
-	{ "stop",	optional_argument,	NULL, 'S' },
-	{ "last",	required_argument,	NULL, 'L' },
-	WP_USAGE_LONGOPTS,
-	{ NULL,		0,			NULL, 0 }
+static const char *const follow_modes[] = {
+	"stop", "stop-all", "async", NULL
 };
 
 /* --callchain[=fp|dwarf[,bytes]] */
@@ -131,18 +103,6 @@ callchain_mode(const char *arg, struct watch *w)
 		    "dwarf[,bytes]", arg);
 }
 
-/* --backend name: a backend this wp-arm has, or a usage error */
-static const char *
-backend_name(const char *arg)
-{
-	if (strcmp(arg, "perf") != 0 && strcmp(arg, "auto") != 0 &&
-	    strcmp(arg, "ptrace") != 0 && strcmp(arg, "bpf") != 0 &&
-	    strcmp(arg, "page") != 0)
-		errx(WP_EXIT_USAGE, "--backend %s: expected auto, bpf, perf, "
-		    "ptrace or page", arg);
-	return arg;
-}
-
 /* --if expr: parsed now; a bad one exits 2 naming the column */
 static void
 condition(const char *arg, struct options *op)
@@ -162,6 +122,9 @@ option(int ch, const char *arg, struct watch *w, struct options *op)
 	int rc;
 
 	switch (ch) {
+	case 'v':
+		w->verbose = 1;
+		break;
 	case 'd':
 		if ((rc = wp_parse_duration_ms(arg, &w->duration_ms)) == -1)
 			errx(WP_EXIT_USAGE, "-d %s: not a duration (10 for "
@@ -185,26 +148,13 @@ option(int ch, const char *arg, struct watch *w, struct options *op)
 		callchain_mode(arg, w);
 		break;
 	case 'K':
-		if (wp_parse_u64(arg, &u) == -1 || u == 0 ||
-		    u > WATCH_MAXCHAIN)
-			errx(WP_EXIT_USAGE, "--callchain-depth %s: not a depth "
-			    "(1 to %d)", arg, WATCH_MAXCHAIN);
+		w->callchain_depth = wp_opt_number("--callchain-depth", arg, 1,
+		    WATCH_MAXCHAIN, "a depth");
 		if (w->callchain == CC_NONE)
 			w->callchain = CC_DEFAULT;
-		w->callchain_depth = (size_t)u;
 		break;
 	case 'B':
-		op->backend = backend_name(arg);
-		break;
-	case 'v':
-		w->verbose = 1;
-		break;
-	case 'F':
-		if (strcmp(arg, "stop") != 0 && strcmp(arg, "stop-all") != 0 &&
-		    strcmp(arg, "async") != 0)
-			errx(WP_EXIT_USAGE, "--follow-mode %s: expected stop, "
-			    "stop-all or async", arg);
-		w->follow_mode = arg;
+		op->backend = wp_opt_word("--backend", arg, wp_backends);
 		break;
 	case 'P':
 		if (wp_parse_u64(arg, &u) == -1 || u == 0 ||
@@ -221,8 +171,8 @@ option(int ch, const char *arg, struct watch *w, struct options *op)
 			errx(WP_EXIT_USAGE, "--interval %s: longer than wp-arm "
 			    "can wait (0 for none)", arg);
 		break;
-	case 'C':
-		op->check_bp = 1;
+	case 'F':
+		w->follow_mode = wp_opt_word("--follow-mode", arg, follow_modes);
 		break;
 	case 'i':
 		condition(arg, op);
@@ -234,13 +184,12 @@ option(int ch, const char *arg, struct watch *w, struct options *op)
 		op->filter.stop = arg != NULL ? STOP_CORE : STOP_STAY;
 		break;
 	case 'L':
-		if (wp_parse_u64(arg, &u) == -1 || u == 0 || u > LAST_MAX)
-			errx(WP_EXIT_USAGE, "--last %s: not a count of writes "
-			    "(1 to %d)", arg, LAST_MAX);
-		op->filter.last = (size_t)u;
+		op->filter.last = wp_opt_number("--last", arg, 1, LAST_MAX,
+		    "a count of writes");
 		break;
-	default:
-		wp_usage_option(&use, ch);
+	case 'C':
+		op->check_bp = 1;
+		break;
 	}
 }
 
@@ -296,7 +245,7 @@ parse_options(int argc, char *argv[], struct watch *w, struct options *op)
 	op->backend = "auto";
 	op->check_bp = 0;
 	memset(&op->filter, 0, sizeof op->filter);
-	while ((ch = getopt_long(argc, argv, "d:n:vhV", longopts, NULL)) != -1) {
+	while ((ch = wp_getopt(argc, argv, &use)) != -1) {
 		/* --callchain MODE, as perf's --call-graph MODE */
 		if (ch == 'c' && optarg == NULL && optind < argc &&
 		    (strcmp(argv[optind], "fp") == 0 ||

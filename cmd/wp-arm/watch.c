@@ -9,6 +9,7 @@
 
 #include <poll.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -351,12 +352,8 @@ watch_exited(struct watch *w, pid_t tid, int status)
 struct thread *
 watch_thread_find(struct watch *w, pid_t tid)
 {
-	size_t i;
-
-	for (i = 0; i < w->nthr; i++)
-		if (w->thr[i].tid == tid)
-			return &w->thr[i];
-	return NULL;
+	return (struct thread *)wp_find_int(w->thr, w->nthr, sizeof *w->thr,
+	    offsetof(struct thread, tid), tid);
 }
 
 struct thread *

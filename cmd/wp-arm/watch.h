@@ -320,8 +320,9 @@ int	 follow_rebind(struct watch *w, int memfd, size_t ci);
  */
 void	 follow_record(struct watch *w, size_t ci, int64_t rearm_ns, int held,
 	    int missed);
-/* Both, with nothing known of the re-arm (at the start). */
-int	 follow_update(struct watch *w, int memfd, size_t ci);
+/* Both, for every chain, with nothing known of the re-arm (at the
+   start). */
+void	 follow_update(struct watch *w, int memfd);
 /*
  * Whether a pointer of chain ci was written (a hit accepted) since the
  * last call: the backend then reads the chain again (follow_rebind).

@@ -20,10 +20,9 @@
 struct wp_dwfl;
 
 struct dmod {
-	char		*path;		/* as mapped */
-	char		*file;		/* where code and symbols are read */
-	char		*build_id;
-	uint64_t	 bias;
+	const struct wp_module_rec *rec; /* the session's: path as mapped,
+					   file where code and symbols are
+					   read, build_id, load_bias */
 	struct wp_elf	*elf;
 	int		 state;		/* 0 untried, 1 usable, -1 not */
 	int		 told;		/* why it has no lines was said */
@@ -39,9 +38,8 @@ struct image {
 	size_t		 nmods;
 	struct dmap	*maps;
 	size_t		 nmaps;
-	pid_t		 pid;
-	uint64_t	 start_time;
-	char		*exe, *exe_build_id;	/* the session's, or NULL */
+	struct wp_session session;	/* the session read: pid,
+					   start_time, exe, modules */
 	int		 memfd;		/* -1 untried, -2 unusable */
 	const char	*live_why;	/* why memory is not read, or NULL */
 	struct wp_dwfl	*dwfl;		/* its modules' names, lines, frames */
@@ -56,7 +54,7 @@ struct image {
 void	 image_allow_live(void);
 int	 image_add_bin(const char *path, struct wp_error *err);
 void	 image_add_module_dir(const char *dir);
-/* Takes the session's modules and mappings (s is left empty). */
+/* Takes the session over (s is left empty): im->session. */
 void	 image_load(struct image *im, struct wp_session *s);
 void	 image_clear(struct image *im);
 /* Module mi when its file can be read and is the same build (then

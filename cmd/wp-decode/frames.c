@@ -53,7 +53,7 @@ sigreturn_at(struct image *im, uint64_t ip)
 
 	if ((mp = image_map_at(im, ip)) != NULL && mp->mod >= 0 &&
 	    (m = image_module(im, mp->mod)) != NULL)
-		n = wp_elf_read(m->elf, ip - im->mods[mp->mod].bias, b,
+		n = wp_elf_read(m->elf, ip - im->mods[mp->mod].rec->load_bias, b,
 		    sizeof b);
 	if (n != sizeof b)
 		n = image_read_live(im, ip, b, sizeof b);
@@ -75,8 +75,8 @@ render(struct image *im, uint64_t ip)
 
 	mod = NULL;
 	if ((mp = image_map_at(im, ip - 1)) != NULL && mp->mod >= 0) {
-		mod = im->mods[mp->mod].path;
-		bias = im->mods[mp->mod].bias;
+		mod = im->mods[mp->mod].rec->path;
+		bias = im->mods[mp->mod].rec->load_bias;
 		m = image_module(im, mp->mod);
 	}
 	sa = ip - bias;

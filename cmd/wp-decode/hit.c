@@ -321,7 +321,7 @@ writer_text(struct decoder *d, struct site *st, const struct choice *c,
 	r.trap_module = image_module_of(&d->img, trap, &r.trap_static);
 	r.has_trap_static = r.trap_module != NULL;
 	r.trap_static = trap - r.trap_static;
-	r.module = st->mod >= 0 ? d->img.mods[st->mod].path : NULL;
+	r.module = st->mod >= 0 ? d->img.mods[st->mod].rec->path : NULL;
 	r.function = st->fname;
 	r.function_static = st->faddr;
 	if (in != NULL) {

@@ -138,13 +138,14 @@ open_known(const char *id)
 static struct wp_elf *
 open_module(const struct dmod *m)
 {
-	const char *id = m->build_id;
+	const char *id = m->rec->build_id;
 	struct wp_error e;
 	struct wp_elf *elf;
 	char path[PATH_MAX];
 	size_t i;
 
-	if ((elf = wp_elf_open_file(m->file, id, &e)) != NULL || id == NULL ||
+	if ((elf = wp_elf_open_file(m->rec->file, id, &e)) != NULL ||
+	    id == NULL ||
 	    strlen(id) < 3 || id[strspn(id, "0123456789abcdef")] != '\0')
 		return elf;
 	for (i = 0; i < nmdirs; i++) {
@@ -162,19 +163,12 @@ image_load(struct image *im, struct wp_session *s)
 	size_t i, j;
 
 	image_clear(im);
-	im->pid = s->pid;
-	im->start_time = s->start_time;
-	im->exe = s->exe;
-	im->exe_build_id = s->exe_build_id;
-	s->exe = s->exe_build_id = NULL;
+	im->session = *s;
+	memset(s, 0, sizeof *s);
+	s = &im->session;
 	im->mods = wp_xcalloc(s->nmods, sizeof *im->mods);
-	for (i = 0; i < s->nmods; i++) {
-		im->mods[i].path = s->mods[i].path;
-		im->mods[i].file = s->mods[i].file;
-		im->mods[i].build_id = s->mods[i].build_id;
-		im->mods[i].bias = s->mods[i].load_bias;
-		s->mods[i].path = s->mods[i].file = s->mods[i].build_id = NULL;
-	}
+	for (i = 0; i < s->nmods; i++)
+		im->mods[i].rec = &s->mods[i];
 	im->nmods = s->nmods;
 	im->maps = wp_xcalloc(s->nmaps, sizeof *im->maps);
 	for (i = 0; i < s->nmaps; i++) {
@@ -182,11 +176,10 @@ image_load(struct image *im, struct wp_session *s)
 		im->maps[i].end = s->maps[i].end;
 		im->maps[i].mod = -1;
 		for (j = 0; s->maps[i].path != NULL && j < im->nmods; j++)
-			if (strcmp(im->mods[j].path, s->maps[i].path) == 0)
+			if (strcmp(im->mods[j].rec->path, s->maps[i].path) == 0)
 				im->maps[i].mod = (int)j;
 	}
 	im->nmaps = s->nmaps;
-	wp_session_free(s);
 }
 
 void
@@ -194,16 +187,11 @@ image_clear(struct image *im)
 {
 	size_t i;
 
-	for (i = 0; i < im->nmods; i++) {
-		free(im->mods[i].path);
-		free(im->mods[i].file);
-		free(im->mods[i].build_id);
+	for (i = 0; i < im->nmods; i++)
 		wp_elf_close(im->mods[i].elf);
-	}
 	free(im->mods);
 	free(im->maps);
-	free(im->exe);
-	free(im->exe_build_id);
+	wp_session_free(&im->session);
 	wp_dwfl_close(im->dwfl);
 	if (im->memfd >= 0)
 		close(im->memfd);
@@ -255,8 +243,8 @@ open_mapped(struct image *im, int mi, struct wp_error *e)
 	}
 	img = wp_xmalloc(len);
 	if (image_read_live(im, im->maps[i].start, img, len) == len)
-		elf = wp_elf_open_mem(img, len, im->mods[mi].path, e);
-	else if (strcmp(im->mods[mi].path, "[vdso]") == 0)
+		elf = wp_elf_open_mem(img, len, im->mods[mi].rec->path, e);
+	else if (strcmp(im->mods[mi].rec->path, "[vdso]") == 0)
 		elf = own_vdso(e);
 	else
 		wp_error_set(e, WP_EXIT_ERROR, "its image is in memory only, "
@@ -278,8 +266,9 @@ code_beside(struct dmod *m, struct wp_elf *debug)
 	struct wp_elf *code;
 	struct wp_error e;
 
-	if (m->path == NULL || strcmp(m->path, m->file) == 0 ||
-	    (code = wp_elf_open_file(m->path, debug->build_id, &e)) == NULL)
+	if (m->rec->path == NULL || strcmp(m->rec->path, m->rec->file) == 0 ||
+	    (code = wp_elf_open_file(m->rec->path, debug->build_id,
+	    &e)) == NULL)
 		return debug;
 	if (wp_dwfl_debug_file(debug->path, &e) == -1) {
 		wp_elf_close(code);
@@ -297,8 +286,8 @@ report(struct image *im, struct dmod *m)
 
 	if (im->dwfl == NULL && (im->dwfl = wp_dwfl_open(&e)) == NULL)
 		errx(WP_EXIT_ERROR, "%s", e.msg);
-	if (wp_dwfl_add(im->dwfl, m->path, m->elf->path, m->elf->fd,
-	    m->elf->mem, m->elf->memlen, m->bias) == NULL)
+	if (wp_dwfl_add(im->dwfl, m->rec->path, m->elf->path, m->elf->fd,
+	    m->elf->mem, m->elf->memlen, m->rec->load_bias) == NULL)
 		warnx("%s: %s; its names and lines are unknown", m->elf->path,
 		    dwfl_errmsg(-1));
 	return 1;
@@ -314,22 +303,22 @@ image_module(struct image *im, int mi)
 		m->state = -1;
 		/* one message whatever the reason: a stream's paths may
 		 * name any file, and say nothing of which exist */
-		if (m->file != NULL && (m->elf = open_module(m)) == NULL)
+		if (m->rec->file != NULL && (m->elf = open_module(m)) == NULL)
 			warnx("%s: not usable as recorded (give it with "
 			    "--module-dir or --bin); its writers are unknown",
-			    m->file);
-		else if (m->file == NULL && (m->elf = open_mapped(im, mi,
+			    m->rec->file);
+		else if (m->rec->file == NULL && (m->elf = open_mapped(im, mi,
 		    &e)) == NULL)
-			warnx("%s: %s; its writers are unknown", m->path,
+			warnx("%s: %s; its writers are unknown", m->rec->path,
 			    e.msg);
 		if (m->elf != NULL && m->elf->nocode)
 			m->elf = code_beside(m, m->elf);
-		if (m->elf != NULL && m->file == NULL && m->build_id &&
-		    strcmp(m->build_id, m->elf->build_id) != 0)
+		if (m->elf != NULL && m->rec->file == NULL && m->rec->build_id &&
+		    strcmp(m->rec->build_id, m->elf->build_id) != 0)
 			warnx("%s: build-id %s differs from the capture's %s; "
-			    "its writers are unknown", m->path,
+			    "its writers are unknown", m->rec->path,
 			    m->elf->build_id[0] ? m->elf->build_id : "(none)",
-			    m->build_id);
+			    m->rec->build_id);
 		else if (m->elf != NULL)
 			m->state = report(im, m);
 	}
@@ -345,11 +334,11 @@ same_exe(const struct image *im, int dir)
 	Elf *elf;
 	int fd;
 
-	if (im->exe == NULL ||
+	if (im->session.exe == NULL ||
 	    (n = readlinkat(dir, "exe", link, sizeof link - 1)) == -1)
 		return 0;
 	link[n] = '\0';
-	if (strcmp(link, im->exe) != 0 ||
+	if (strcmp(link, im->session.exe) != 0 ||
 	    (fd = openat(dir, "exe", O_RDONLY | O_CLOEXEC)) == -1)
 		return 0;
 	elf_version(EV_CURRENT);
@@ -357,7 +346,7 @@ same_exe(const struct image *im, int dir)
 		wp_dwfl_build_id(elf, id, sizeof id);
 	elf_end(elf);
 	close(fd);
-	return strcmp(id, im->exe_build_id ? im->exe_build_id : "") == 0;
+	return strcmp(id, im->session.exe_build_id ? im->session.exe_build_id : "") == 0;
 }
 
 /*
@@ -378,10 +367,10 @@ live_open(struct image *im)
 	if (!live)
 		return;
 	im->live_why = gone;
-	if (im->pid <= 0 || (dir = wp_proc_dir(im->pid)) == -1)
+	if (im->session.pid <= 0 || (dir = wp_proc_dir(im->session.pid)) == -1)
 		return;
 	fd = openat(dir, "mem", O_RDONLY | O_CLOEXEC);
-	if (!wp_proc_alive_at(dir, im->start_time))
+	if (!wp_proc_alive_at(dir, im->session.start_time))
 		;
 	else if (fd == -1)
 		im->live_why = "not read: the process may not be traced by "
@@ -428,6 +417,6 @@ image_module_of(const struct image *im, uint64_t addr, uint64_t *bias)
 
 	if (mp == NULL || mp->mod < 0)
 		return NULL;
-	*bias = im->mods[mp->mod].bias;
-	return im->mods[mp->mod].path;
+	*bias = im->mods[mp->mod].rec->load_bias;
+	return im->mods[mp->mod].rec->path;
 }

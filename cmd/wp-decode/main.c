@@ -8,41 +8,28 @@
 #include "decode.h"
 #include "dwfl.h"
 #include "stream.h"
+#include "usage.h"
 #include "util.h"
 
 static const char usage_text[] =
     "usage: wp-decode [--live] [--module-dir dir]... [--bin file]...\n"
     "                 [--debug-file file]... [--debug-dir dir]... [file]\n";
 
-/* --help: the usage, then a line per option */
-static const char help_text[] =
-    "\n"
-    "      --live             read code that is in no file from the live "
-    "process\n"
-    "                         (the stream comes from wp-arm, now)\n"
-    "      --module-dir dir   where module files are, found by build-id "
-    "(and\n"
-    "                         their debug files)\n"
-    "      --bin file         a module file, for the module of its "
-    "build-id\n"
-    "      --debug-file file  a separate debug file, for the module of its "
-    "build-id\n"
-    "      --debug-dir dir    where debug files are (default /usr/lib/debug)\n"
-    "  -h, --help             this help\n"
-    "  -V, --version          the version\n"
-    "  file                   the stream to decode (default: standard input)\n";
-
-static const struct wp_usage use = { "wp-decode", usage_text, help_text };
-
-static const struct option longopts[] = {
-	{ "debug-file",	required_argument, NULL, 'D' },
-	{ "debug-dir",	required_argument, NULL, 'G' },
-	{ "bin",	required_argument, NULL, 'B' },
-	{ "live",	no_argument,	NULL, 'L' },
-	{ "module-dir",	required_argument, NULL, 'M' },
-	WP_USAGE_LONGOPTS,
-	{ NULL,		0,		NULL, 0 }
+static const struct wp_opt opts[] = {
+	{ 'L', "--live", "read code that is in no file from the live process "
+	    "(the stream comes from wp-arm, now)" },
+	{ 'M', "--module-dir dir", "where module files are, found by build-id "
+	    "(and their debug files)" },
+	{ 'B', "--bin file", "a module file, for the module of its build-id" },
+	{ 'D', "--debug-file file", "a separate debug file, for the module of "
+	    "its build-id" },
+	{ 'G', "--debug-dir dir", "where debug files are (default "
+	    "/usr/lib/debug)" },
+	{ 0, "file", "the stream to decode (default: standard input)" },
+	{ 0, NULL, NULL }
 };
+
+static const struct wp_usage use = { "wp-decode", usage_text, opts };
 
 /* An option's file (optarg) that cannot be used, rc -1: exit 64. */
 static void
@@ -58,7 +45,7 @@ parse_options(int argc, char *argv[])
 	struct wp_error e;
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
+	while ((ch = wp_getopt(argc, argv, &use)) != -1) {
 		switch (ch) {
 		case 'B':
 			usable("--bin", image_add_bin(optarg, &e), &e);
@@ -76,8 +63,6 @@ parse_options(int argc, char *argv[])
 		case 'G':
 			wp_dwfl_debug_dir(optarg);
 			break;
-		default:
-			wp_usage_option(&use, ch);
 		}
 	}
 	if (argc - optind > 1)

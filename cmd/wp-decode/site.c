@@ -150,7 +150,7 @@ build(struct image *im, struct site *st, uint64_t trap, int exact)
 	}
 	if (mp->mod >= 0) {
 		st->mod = mp->mod;
-		st->bias = im->mods[mp->mod].bias;
+		st->bias = im->mods[mp->mod].rec->load_bias;
 		if ((m = image_module(im, mp->mod)) == NULL) {
 			st->reason = "module file missing or changed";
 			return;

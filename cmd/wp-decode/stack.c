@@ -92,7 +92,7 @@ attach(struct ustack *u, struct image *im)
 		u->why = "no module of the session could be read";
 		return -1;
 	}
-	if (!dwfl_attach_state(im->dwfl->dwfl, NULL, im->pid > 0 ? im->pid : 1,
+	if (!dwfl_attach_state(im->dwfl->dwfl, NULL, im->session.pid > 0 ? im->session.pid : 1,
 	    &thread_callbacks, u)) {
 		u->why = dwfl_errmsg(-1);
 		return -1;

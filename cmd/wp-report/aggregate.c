@@ -3,6 +3,7 @@
  * bindings and a bounded set of samples, in memory that does not grow
  * with the number of hits.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,12 +81,8 @@ report_comm(const struct report *r, int64_t tid)
 static struct rtarget *
 target(struct report *r, int id)
 {
-	size_t i;
-
-	for (i = 0; i < r->nt; i++)
-		if (r->t[i].id == id)
-			return &r->t[i];
-	return NULL;
+	return (struct rtarget *)wp_find_int(r->t, r->nt, sizeof *r->t,
+	    offsetof(struct rtarget, id), id);
 }
 
 /*

@@ -9,35 +9,24 @@
 #include "html.h"
 #include "util.h"
 
+/* The characters written as entities. */
+static const char *const entity[128] = {
+	['&'] = "&amp;", ['<'] = "&lt;", ['>'] = "&gt;", ['"'] = "&quot;",
+	['\''] = "&#39;"
+};
+
 void
 html_text(FILE *f, const char *s)
 {
 	const unsigned char *p;
 
 	for (p = (const unsigned char *)s; s != NULL && *p != '\0'; p++)
-		switch (*p) {
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		case '\'':
-			fputs("&#39;", f);
-			break;
-		case '\n':
-		case '\t':
+		if (*p < 128 && entity[*p] != NULL)
+			fputs(entity[*p], f);
+		else if (*p == '\n' || *p == '\t')
 			putc(*p, f);
-			break;
-		default:
+		else
 			putc(*p < 0x20 || *p == 0x7f ? '?' : *p, f);
-		}
 }
 
 void

@@ -8,6 +8,7 @@
  * counted where aggregate.c counts them: not a follow chain's pointer
  * writes, not a spurious writer's.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,12 +46,8 @@ timeline_free(struct timeline *tl)
 const struct tl_target *
 timeline_target(const struct timeline *tl, int id)
 {
-	size_t i;
-
-	for (i = 0; i < tl->nt; i++)
-		if (tl->t[i].id == id)
-			return &tl->t[i];
-	return NULL;
+	return wp_find_int(tl->t, tl->nt, sizeof *tl->t,
+	    offsetof(struct tl_target, id), id);
 }
 
 static struct tl_target *

@@ -13,6 +13,7 @@
 #include "html.h"
 #include "report.h"
 #include "stream.h"
+#include "usage.h"
 #include "util.h"
 
 struct options {
@@ -33,38 +34,25 @@ static const char usage_text[] =
     "[--html page]\n"
     "                 [file]\n";
 
-/* --help: the usage, then a line per option */
-static const char help_text[] =
-    "\n"
-    "      --json       one JSON document\n"
-    "      --table      a table for people (the default)\n"
-    "      --samples n  samples kept per target, 0 to 1000000 (default 16)\n"
-    "      --chains n   call chains shown per writer, 0 to 64 (default 5)\n"
-    "      --progress   a live line on standard error, when it is a terminal\n"
-    "      --html page  also write the report as one HTML page, with "
-    "timelines\n"
-    "      --live[=how] the counts so far on standard error: a table redrawn\n"
-    "                   (the default on a terminal) or a line per interval\n"
-    "      --interval duration\n"
-    "                   how often --live draws (default 1s)\n"
-    "  -h, --help       this help\n"
-    "  -V, --version    the version\n"
-    "  file             the stream to report (default: standard input)\n";
-
-static const struct wp_usage use = { "wp-report", usage_text, help_text };
-
-static const struct option longopts[] = {
-	{ "json",	no_argument,		NULL, 'j' },
-	{ "table",	no_argument,		NULL, 't' },
-	{ "samples",	required_argument,	NULL, 's' },
-	{ "chains",	required_argument,	NULL, 'c' },
-	{ "progress",	no_argument,		NULL, 'p' },
-	{ "html",	required_argument,	NULL, 'H' },
-	{ "live",	optional_argument,	NULL, 'L' },
-	{ "interval",	required_argument,	NULL, 'i' },
-	WP_USAGE_LONGOPTS,
-	{ NULL,		0,			NULL, 0 }
+static const struct wp_opt opts[] = {
+	{ 'j', "--json", "one JSON document" },
+	{ 't', "--table", "a table for people (the default)" },
+	{ 's', "--samples n", "samples kept per target, 0 to 1000000 (default "
+	    "16)" },
+	{ 'c', "--chains n", "call chains shown per writer, 0 to 64 (default "
+	    "5)" },
+	{ 'p', "--progress", "a live line on standard error, when it is a "
+	    "terminal" },
+	{ 'H', "--html page", "also write the report as one HTML page, with "
+	    "timelines" },
+	{ 'L', "--live[=how]", "the counts so far on standard error: a table "
+	    "redrawn (the default on a terminal) or a line per interval" },
+	{ 'i', "--interval duration", "how often --live draws (default 1s)" },
+	{ 0, "file", "the stream to report (default: standard input)" },
+	{ 0, NULL, NULL }
 };
+
+static const struct wp_usage use = { "wp-report", usage_text, opts };
 
 /* --live[=table|lines]: a table where standard error is a terminal. */
 static void
@@ -89,25 +77,19 @@ parse_options(int argc, char *argv[], struct options *op)
 	op->samples = 16;
 	op->chains = 5;
 	op->interval_ms = 1000;
-	while ((ch = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
+	while ((ch = wp_getopt(argc, argv, &use)) != -1) {
 		switch (ch) {
 		case 'j':
-			op->json = 1;
-			break;
 		case 't':
-			op->json = 0;
+			op->json = ch == 'j';
 			break;
 		case 's':
-			if (wp_parse_u64(optarg, &op->samples) == -1 ||
-			    op->samples > 1000000)
-				errx(WP_EXIT_USAGE, "--samples %s: not a count "
-				    "(0 to 1000000)", optarg);
+			op->samples = wp_opt_number("--samples", optarg, 0,
+			    1000000, "a count");
 			break;
 		case 'c':
-			if (wp_parse_u64(optarg, &op->chains) == -1 ||
-			    op->chains > MAXCHAINS)
-				errx(WP_EXIT_USAGE, "--chains %s: not a count "
-				    "(0 to %d)", optarg, MAXCHAINS);
+			op->chains = wp_opt_number("--chains", optarg, 0,
+			    MAXCHAINS, "a count");
 			break;
 		case 'p':
 			op->progress = isatty(STDERR_FILENO);
@@ -126,8 +108,6 @@ parse_options(int argc, char *argv[], struct options *op)
 			if (op->interval_ms > 86400000)
 				op->interval_ms = 86400000;
 			break;
-		default:
-			wp_usage_option(&use, ch);
 		}
 	}
 	if (argc - optind > 1)

@@ -344,15 +344,31 @@ table_samples(const struct report *r, const struct rsample *a, size_t n,
 	free(t.a);
 }
 
+/*
+ * How the backend of a tracing watch (it sees the system calls that
+ * write too) counted the writes; NULL: the kernel counted them.
+ */
+static const char *
+tracer_counted(const struct report *r)
+{
+	static const char *const tracers[][2] = {
+		{ "ptrace_singlestep", "single-stepping" },
+		{ "page_protect", "write faults" }
+	};
+	size_t i;
+
+	for (i = 0; r->backend != NULL && i < sizeof tracers /
+	    sizeof tracers[0]; i++)
+		if (strcmp(r->backend, tracers[i][0]) == 0)
+			return tracers[i][1];
+	return NULL;
+}
+
 /* Why the value changed with no write counted. */
 static void
 unwatched_change(const struct report *r, FILE *f)
 {
-	int sees_syscalls = r->backend != NULL &&
-	    (strcmp(r->backend, "ptrace_singlestep") == 0 ||
-	    strcmp(r->backend, "page_protect") == 0);
-
-	if (sees_syscalls)
+	if (tracer_counted(r) != NULL)
 		out(f, "  changed, no write counted: another process wrote "
 		    "it (shared memory)\n");
 	else
@@ -387,13 +403,9 @@ samples(const struct report *r, const struct rtarget *rt, FILE *f)
 static const char *
 counter(const struct report *r)
 {
-	if (r->backend == NULL)
-		return "the kernel";
-	if (strcmp(r->backend, "ptrace_singlestep") == 0)
-		return "single-stepping";
-	if (strcmp(r->backend, "page_protect") == 0)
-		return "write faults";
-	return "the kernel";
+	const char *how = tracer_counted(r);
+
+	return how != NULL ? how : "the kernel";
 }
 
 /* The counts: by the kernel, tallied, sampled, and the values. */

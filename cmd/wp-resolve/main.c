@@ -12,6 +12,7 @@
 #include "hwbp.h"
 #include "stream.h"
 #include "target.h"
+#include "usage.h"
 #include "util.h"
 #include "view.h"
 
@@ -38,57 +39,33 @@ static const char usage_text[] =
     "[--backend auto|bpf|perf|ptrace|page]\n"
     "                  [--no-slot-limit] [--] addr ...\n";
 
-/* --help: the usage, then a line per option */
-static const char help_text[] =
-    "\n"
-    "  -p, --pid pid         the process to watch\n"
-    "  -l, --len len         bytes to watch (default: the "
-    "symbol's size, else 4)\n"
-    "  -a, --access w|rw     writes only (default), or reads "
-    "too\n"
-    "      --bin path        the program's file, when "
-    "/proc/PID/exe is not it\n"
-    "      --force-bin       use --bin even if its build-id "
-    "differs\n"
-    "      --debug-file file a separate debug file (matched "
-    "by build-id)\n"
-    "      --debug-dir dir   where debug files are "
-    "(default /usr/lib/debug)\n"
-    "      --tid tid         the thread whose thread-local "
-    "copy to watch\n"
-    "      --follow chain    a pointer chain, re-bound when "
-    "a pointer changes\n"
-    "      --backend name    whose limits to check: bpf, perf "
-    "(debug registers:\n"
-    "                        4 slots of 1, 2, 4 or 8 aligned "
-    "bytes), ptrace, page\n"
-    "                        (none), or auto (the default: "
-    "the slots when the\n"
-    "                        targets fit them)\n"
-    "      --no-slot-limit   any length and number: --backend "
-    "ptrace or page\n"
-    "  -h, --help            this help\n"
-    "  -V, --version         the version\n"
-    "addr: 0xHEX, static:0xHEX, MODULE:0xHEX, MODULE+0xOFF, "
-    "[MODULE:]SYMBOL[+OFF]\n";
-
-static const struct wp_usage use = { "wp-resolve", usage_text, help_text };
-
-static const struct option longopts[] = {
-	{ "pid",		required_argument,	NULL, 'p' },
-	{ "len",		required_argument,	NULL, 'l' },
-	{ "access",		required_argument,	NULL, 'a' },
-	{ "bin",		required_argument,	NULL, 'b' },
-	{ "force-bin",		no_argument,		NULL, 'F' },
-	{ "follow",		required_argument,	NULL, 'f' },
-	{ "no-slot-limit",	no_argument,		NULL, 'N' },
-	{ "backend",		required_argument,	NULL, 'B' },
-	{ "debug-file",		required_argument,	NULL, 'D' },
-	{ "debug-dir",		required_argument,	NULL, 'G' },
-	{ "tid",		required_argument,	NULL, 'T' },
-	WP_USAGE_LONGOPTS,
-	{ NULL,			0,			NULL, 0 }
+static const struct wp_opt opts[] = {
+	{ 'p', "-p, --pid pid", "the process to watch" },
+	{ 'l', "-l, --len len", "bytes to watch (default: the symbol's size, "
+	    "else 4)" },
+	{ 'a', "-a, --access w|rw", "writes only (default), or reads too" },
+	{ 'b', "--bin path", "the program's file, when /proc/PID/exe is not "
+	    "it" },
+	{ 'F', "--force-bin", "use --bin even if its build-id differs" },
+	{ 'D', "--debug-file file", "a separate debug file (matched by "
+	    "build-id)" },
+	{ 'G', "--debug-dir dir", "where debug files are (default "
+	    "/usr/lib/debug)" },
+	{ 'T', "--tid tid", "the thread whose thread-local copy to watch" },
+	{ 'f', "--follow chain", "a pointer chain, re-bound when a pointer "
+	    "changes" },
+	{ 'B', "--backend name", "whose limits to check: bpf, perf (debug "
+	    "registers: 4 slots of 1, 2, 4 or 8 aligned bytes), ptrace, page "
+	    "(none), or auto (the default: the slots when the targets fit "
+	    "them)" },
+	{ 'N', "--no-slot-limit", "any length and number: --backend ptrace or "
+	    "page" },
+	{ 0, "addr", "0xHEX, static:0xHEX, MODULE:0xHEX, MODULE+0xOFF, "
+	    "[MODULE:]SYMBOL[+OFF]" },
+	{ 0, NULL, NULL }
 };
+
+static const struct wp_usage use = { "wp-resolve", usage_text, opts };
 
 static void
 option(int ch, const char *arg, struct options *op)
@@ -120,23 +97,6 @@ option(int ch, const char *arg, struct options *op)
 	case 'F':
 		op->force_bin = 1;
 		break;
-	case 'f':
-		if (addr_follow_parse(arg, &op->follows[op->nf], errbuf,
-		    sizeof errbuf) == -1)
-			errx(WP_EXIT_USAGE, "--follow %s: %s", arg, errbuf);
-		op->fin[op->nf++] = arg;
-		break;
-	case 'N':
-		op->no_slot_limit = 1;
-		break;
-	case 'B':
-		if (strcmp(arg, "auto") != 0 && strcmp(arg, "bpf") != 0 &&
-		    strcmp(arg, "perf") != 0 && strcmp(arg, "ptrace") != 0 &&
-		    strcmp(arg, "page") != 0)
-			errx(WP_EXIT_USAGE, "--backend %s: expected auto, bpf, "
-			    "perf, ptrace or page", arg);
-		op->backend = arg;
-		break;
 	case 'D':
 		if (wp_dwfl_debug_file(arg, &e) == -1)
 			errx(WP_EXIT_USAGE, "--debug-file %s: %s", arg, e.msg);
@@ -149,8 +109,18 @@ option(int ch, const char *arg, struct options *op)
 			errx(WP_EXIT_USAGE, "--tid %s: not a thread id", arg);
 		op->o.tid = (pid_t)u;
 		break;
-	default:
-		wp_usage_option(&use, ch);
+	case 'f':
+		if (addr_follow_parse(arg, &op->follows[op->nf], errbuf,
+		    sizeof errbuf) == -1)
+			errx(WP_EXIT_USAGE, "--follow %s: %s", arg, errbuf);
+		op->fin[op->nf++] = arg;
+		break;
+	case 'B':
+		op->backend = wp_opt_word("--backend", arg, wp_backends);
+		break;
+	case 'N':
+		op->no_slot_limit = 1;
+		break;
 	}
 }
 
@@ -180,7 +150,7 @@ parse_options(int argc, char *argv[], struct options *op)
 	memset(op, 0, sizeof *op);
 	op->follows = wp_xcalloc((size_t)argc, sizeof *op->follows);
 	op->fin = wp_xcalloc((size_t)argc, sizeof *op->fin);
-	while ((ch = getopt_long(argc, argv, "p:l:a:hV", longopts, NULL)) != -1)
+	while ((ch = wp_getopt(argc, argv, &use)) != -1)
 		option(ch, optarg, op);
 	op->addrv = argv + optind;
 	op->naddr = (size_t)(argc - optind);
