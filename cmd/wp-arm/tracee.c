@@ -436,6 +436,28 @@ tr_let_go(struct tracee *tr, pid_t child)
 		ptrace(PTRACE_DETACH, child, 0, 0);
 }
 
+/* PTRACE_GET_RSEQ_CONFIGURATION and its answer (linux/ptrace.h) */
+#define GET_RSEQ_CONFIGURATION	0x420f
+struct rseq_config {
+	uint64_t	 ptr;
+	uint32_t	 size, signature, flags, pad;
+};
+
+int
+tr_rseq(pid_t tid, struct tr_rseq *rs)
+{
+	struct rseq_config rc;
+
+	memset(&rc, 0, sizeof rc);
+	memset(rs, 0, sizeof *rs);
+	if (ptrace(GET_RSEQ_CONFIGURATION, tid, sizeof rc, &rc) <= 0)
+		return -1;
+	rs->area = rc.ptr;
+	rs->len = rc.size ? rc.size : 32;	/* 0 before Linux 6.3 */
+	rs->sig = rc.signature;
+	return 0;
+}
+
 /* Whether sig is pending for thread tid (SigPnd of its status). */
 static int
 sig_pending(pid_t tid, int sig)

@@ -189,6 +189,17 @@ uint64_t tr_sigmask(pid_t tid, const char *key);
 /* Whether thread tid has a handler for sig (SigCgt of its status). */
 int	 tr_catches(pid_t tid, int sig);
 
+/* A thread's rseq area, as it registered it with rseq(2). */
+struct tr_rseq {
+	uint64_t	 area;		/* its struct rseq, 0: none */
+	uint32_t	 len, sig;	/* its length, the abort signature */
+};
+/*
+ * Where stopped thread tid's rseq area is (PTRACE_GET_RSEQ_CONFIGURATION):
+ * 0, or -1 when it cannot be told (rs->area is then 0).
+ */
+int	 tr_rseq(pid_t tid, struct tr_rseq *rs);
+
 /* Whether a SIGTRAP is pending for thread tid (a step's, perhaps). */
 int	 tr_trap_pending(pid_t tid);
 /* Takes the next stop of t, just resumed: 0, or -1 when t is gone. */
