@@ -1,13 +1,19 @@
 /*
- * rseq [N]: restartable sequences of its own, librseq style, in the
- * rseq area glibc registered for each thread (__rseq_offset).  Prints
- * one JSON line (pid, "counter", "commit": the address of the commit
- * store), waits for SIGUSR1; then two threads, the process pinned to
- * one CPU, each commit N times (10 if not given) an increment of
- * wpt_counter in a critical section, in a tight loop, retrying after
- * each abort; prints "done COMMITS ABORTS VALUE" (its own count) and
- * exits.  With no rseq area registered (an old kernel, glibc's
- * tunable off) it prints {"skip":"..."} and exits 77.
+ * rseq [N [first]]: restartable sequences of its own, librseq style, in
+ * the rseq area glibc registered for each thread (__rseq_offset).
+ * Prints one JSON line (pid, "counter", "commit": the address of the
+ * commit store), waits for SIGUSR1; then two threads, the process
+ * pinned to one CPU, each commit N times (10 if not given, 0: for ever)
+ * to wpt_counter in a critical section, in a tight loop, retrying after
+ * each abort; prints "started" at the first commit, and "done COMMITS
+ * ABORTS VALUE" (its own count) at the end.  The section checks the
+ * CPU, then increments wpt_counter by its commit store, after a pause
+ * (where an interrupt most often finds the thread: a stop then finds
+ * it at the commit store, the section under way).  With "first" the
+ * commit store is the section's first and only instruction, storing
+ * the thread's next commit number.  With no rseq area registered (an
+ * old kernel, glibc's tunable off) it prints {"skip":"..."} and exits
+ * 77.
  */
 #define _GNU_SOURCE
 #include <sys/rseq.h>
@@ -21,9 +27,10 @@
 
 volatile long wpt_counter;
 static long each = 10;
+static int first;
 static long commits, aborts;
 
-extern const char wpt_rseq_commit[];
+extern const char wpt_rseq_commit[], wpt_rseq_first[];
 
 /* The calling thread's rseq area, registered by glibc. */
 static struct rseq *
@@ -54,7 +61,8 @@ try_inc(volatile long *v, struct rseq *rs, uint32_t cpu)
 	    "cmpl %[cpu], 4(%[rs])\n\t"		/* rs->cpu_id */
 	    "jnz 4f\n\t"
 	    "movq (%[v]), %%rax\n\t"
-	    "addq $1, %%rax\n"
+	    "addq $1, %%rax\n\t"
+	    "pause\n"
 	    ".globl wpt_rseq_commit\n"
 	    "wpt_rseq_commit:\n\t"
 	    "movq %%rax, (%[v])\n"		/* the commit */
@@ -72,6 +80,37 @@ abort:
 	return 0;
 }
 
+/* One try of a section whose first instruction is the commit store. */
+static int
+try_put(volatile long *v, struct rseq *rs, long val)
+{
+	__asm__ goto (
+	    ".pushsection wpt_rseq_cs, \"aw\"\n\t"
+	    ".balign 32\n"
+	    "3:\n\t"
+	    ".long 0, 0\n\t"
+	    ".quad 1f, 2f - 1f, 4f\n\t"
+	    ".popsection\n\t"
+	    "leaq 3b(%%rip), %%rax\n\t"
+	    "movq %%rax, 8(%[rs])\n"
+	    "1:\n"
+	    ".globl wpt_rseq_first\n"
+	    "wpt_rseq_first:\n\t"
+	    "movq %[val], (%[v])\n"		/* the commit */
+	    "2:\n\t"
+	    ".pushsection wpt_rseq_abort, \"ax\"\n\t"
+	    ".byte 0x0f, 0xb9, 0x3d\n\t"
+	    ".long 0x53053053\n"
+	    "4:\n\t"
+	    "jmp %l[abort]\n\t"
+	    ".popsection\n\t"
+	    : : [rs] "r" (rs), [v] "r" (v), [val] "r" (val)
+	    : "rax", "memory", "cc" : abort);
+	return 1;
+abort:
+	return 0;
+}
+
 static void *
 worker(void *arg)
 {
@@ -79,11 +118,14 @@ worker(void *arg)
 	long n = 0;
 
 	(void)arg;
-	while (n < each) {
-		if (try_inc(&wpt_counter, rs,
+	while (each == 0 || n < each) {
+		if (first ? try_put(&wpt_counter, rs, n + 1) :
+		    try_inc(&wpt_counter, rs,
 		    *(volatile uint32_t *)&rs->cpu_id_start)) {
 			n++;
-			__atomic_fetch_add(&commits, 1, __ATOMIC_RELAXED);
+			if (__atomic_fetch_add(&commits, 1,
+			    __ATOMIC_RELAXED) == 0)
+				printf("started\n");
 		} else
 			__atomic_fetch_add(&aborts, 1, __ATOMIC_RELAXED);
 	}
@@ -99,6 +141,7 @@ main(int argc, char *argv[])
 
 	if (argc > 1)
 		each = atol(argv[1]);
+	first = argc > 2 && strcmp(argv[2], "first") == 0;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (__rseq_size == 0 || (int32_t)area()->cpu_id < 0) {
 		printf("{\"skip\":\"no rseq area registered by glibc\"}\n");
@@ -112,7 +155,8 @@ main(int argc, char *argv[])
 	}
 	wpt_block_go();
 	printf("{\"pid\":%d,\"counter\":\"0x%lx\",\"commit\":\"0x%lx\"}\n",
-	    (int)getpid(), WPT_ADDR(&wpt_counter), WPT_ADDR(wpt_rseq_commit));
+	    (int)getpid(), WPT_ADDR(&wpt_counter), WPT_ADDR(first ?
+	    wpt_rseq_first : wpt_rseq_commit));
 	wpt_wait_go();
 	for (i = 0; i < 2; i++)
 		pthread_create(&th[i], NULL, worker, NULL);
