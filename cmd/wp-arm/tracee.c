@@ -243,8 +243,11 @@ tr_seize_all(struct tracee *tr, long opts, int stop,
 	/* threads may be created while seizing: repeat until none is new */
 	while (again && rounds++ < 100) {
 		again = 0;
-		if (wp_proc_tasks(tr->pid, &tids, &n) == -1)
+		if (wp_proc_tasks(tr->pid, &tids, &n) == -1) {
+			tr->tasks_err = errno;
 			break;
+		}
+		tr->tasks_err = 0;
 		for (i = 0; i < n; i++) {
 			if (tr_find(tr, tids[i]) != NULL)
 				continue;

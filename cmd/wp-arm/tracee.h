@@ -71,6 +71,8 @@ struct tracee {
 	int		  stop_sig;	/* the caller has it sent to stop a
 					   thread: not passed on to one that
 					   expects it (hold.c), 0: none */
+	int		  tasks_err;	/* why tr_seize_all could not list
+					   the threads (errno), 0: it could */
 };
 
 /* A tracee of pid with no thread yet, and no memory open. */
@@ -91,7 +93,8 @@ void	 tr_close(struct tracee *tr);
  * opts; stop: stops each, and on return every seized thread is
  * TR_STOPPED at TR_START (or an earlier stop it had, queued), else they
  * run on.  failed(tid, errno) is called for a thread that could not be
- * seized.  Returns the number seized.  A thread is resumed by tr_release
+ * seized.  Returns the number seized (none: tasks_err may say why).  A
+ * thread is resumed by tr_release
  * and a new thread's entry made with PTRACE_SYSCALL when opts has
  * PTRACE_O_TRACESYSGOOD, else PTRACE_CONT.
  */
