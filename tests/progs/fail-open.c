@@ -46,18 +46,6 @@ open(const char *path, int flags, ...)
 }
 
 int
-open64(const char *path, int flags, ...)
-{
-	va_list ap;
-	mode_t m;
-
-	va_start(ap, flags);
-	m = mode_of(flags, ap);
-	va_end(ap);
-	return refused(path) ? -1 : NEXT(open64)(path, flags, m);
-}
-
-int
 openat(int dfd, const char *path, int flags, ...)
 {
 	va_list ap;
@@ -73,12 +61,6 @@ FILE *
 fopen(const char *path, const char *mode)
 {
 	return refused(path) ? NULL : NEXT(fopen)(path, mode);
-}
-
-FILE *
-fopen64(const char *path, const char *mode)
-{
-	return refused(path) ? NULL : NEXT(fopen64)(path, mode);
 }
 
 DIR *

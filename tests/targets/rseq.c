@@ -41,6 +41,31 @@ area(void)
 }
 
 /*
+ * A section's entry: its descriptor (3: start 1, post-commit 2, abort
+ * 4) stored to rs->rseq_cs, then its start.
+ */
+#define ENTER \
+	".pushsection wpt_rseq_cs, \"aw\"\n\t" \
+	".balign 32\n" \
+	"3:\n\t" \
+	".long 0, 0\n\t" \
+	".quad 1f, 2f - 1f, 4f\n\t" \
+	".popsection\n\t" \
+	"leaq 3b(%%rip), %%rax\n\t" \
+	"movq %%rax, 8(%[rs])\n" \
+	"1:\n"
+
+/* Its end, and its abort handler after the signature (RSEQ_SIG). */
+#define ABORT \
+	"2:\n\t" \
+	".pushsection wpt_rseq_abort, \"ax\"\n\t" \
+	".byte 0x0f, 0xb9, 0x3d\n\t" \
+	".long 0x53053053\n" \
+	"4:\n\t" \
+	"jmp %l[abort]\n\t" \
+	".popsection\n\t"
+
+/*
  * One try: rs->rseq_cs set to the section's descriptor, then, on cpu
  * still, *v incremented by the commit store.  1: committed, 0: aborted
  * (the kernel moved the thread to the abort IP, after the signature).
@@ -49,15 +74,7 @@ static int
 try_inc(volatile long *v, struct rseq *rs, uint32_t cpu)
 {
 	__asm__ goto (
-	    ".pushsection wpt_rseq_cs, \"aw\"\n\t"
-	    ".balign 32\n"
-	    "3:\n\t"
-	    ".long 0, 0\n\t"
-	    ".quad 1f, 2f - 1f, 4f\n\t"
-	    ".popsection\n\t"
-	    "leaq 3b(%%rip), %%rax\n\t"
-	    "movq %%rax, 8(%[rs])\n"		/* rs->rseq_cs */
-	    "1:\n\t"
+	    ENTER "\t"
 	    "cmpl %[cpu], 4(%[rs])\n\t"		/* rs->cpu_id */
 	    "jnz 4f\n\t"
 	    "movq (%[v]), %%rax\n\t"
@@ -66,13 +83,7 @@ try_inc(volatile long *v, struct rseq *rs, uint32_t cpu)
 	    ".globl wpt_rseq_commit\n"
 	    "wpt_rseq_commit:\n\t"
 	    "movq %%rax, (%[v])\n"		/* the commit */
-	    "2:\n\t"
-	    ".pushsection wpt_rseq_abort, \"ax\"\n\t"
-	    ".byte 0x0f, 0xb9, 0x3d\n\t"
-	    ".long 0x53053053\n"		/* RSEQ_SIG */
-	    "4:\n\t"
-	    "jmp %l[abort]\n\t"
-	    ".popsection\n\t"
+	    ABORT
 	    : : [rs] "r" (rs), [v] "r" (v), [cpu] "r" (cpu)
 	    : "rax", "memory", "cc" : abort);
 	return 1;
@@ -85,25 +96,11 @@ static int
 try_put(volatile long *v, struct rseq *rs, long val)
 {
 	__asm__ goto (
-	    ".pushsection wpt_rseq_cs, \"aw\"\n\t"
-	    ".balign 32\n"
-	    "3:\n\t"
-	    ".long 0, 0\n\t"
-	    ".quad 1f, 2f - 1f, 4f\n\t"
-	    ".popsection\n\t"
-	    "leaq 3b(%%rip), %%rax\n\t"
-	    "movq %%rax, 8(%[rs])\n"
-	    "1:\n"
+	    ENTER
 	    ".globl wpt_rseq_first\n"
 	    "wpt_rseq_first:\n\t"
 	    "movq %[val], (%[v])\n"		/* the commit */
-	    "2:\n\t"
-	    ".pushsection wpt_rseq_abort, \"ax\"\n\t"
-	    ".byte 0x0f, 0xb9, 0x3d\n\t"
-	    ".long 0x53053053\n"
-	    "4:\n\t"
-	    "jmp %l[abort]\n\t"
-	    ".popsection\n\t"
+	    ABORT
 	    : : [rs] "r" (rs), [v] "r" (v), [val] "r" (val)
 	    : "rax", "memory", "cc" : abort);
 	return 1;
