@@ -2,11 +2,11 @@
  * The ptrace backend's own parts, shared by its files: backend-ptrace.c
  * (the backend: arm, run, disarm), ptrace-hit.c (what a step wrote, the
  * hits), ptrace-step.c (a thread stepped one instruction at a time),
- * ptrace-rseq.c (restartable sequences), ptrace-stop.c (the threads' stops) and ptrace-insn.c (what an
- * instruction may write, decoded once per address).  The threads are
- * the ptrace engine's (tracee.h): each tr_thread of the process carries
- * a struct pthr as its user, owned here.  Nothing outside the backend
- * includes this.
+ * ptrace-rseq.c (restartable sequences), ptrace-stop.c (the threads'
+ * stops) and ptrace-insn.c (what an instruction may write, decoded once
+ * per address).  The threads are the ptrace engine's (tracee.h): each
+ * tr_thread of the process carries a struct pthr as its user, owned
+ * here.  Nothing outside the backend includes this.
  */
 #ifndef WPARM_BACKEND_PTRACE_H
 #define WPARM_BACKEND_PTRACE_H
