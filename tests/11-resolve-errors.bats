@@ -42,6 +42,21 @@ expect_error() {
 	    setpriv --reuid=65534 --regid=65534 --clear-groups "$WP_BUILD/wp-resolve" -p "$TPID" wpt_counter
 }
 
+@test "wp-resolve: a /proc file of the process it cannot open (denied, out of descriptors): the file and its cause" {
+	local so=$BATS_TEST_TMPDIR/fail-open.so f
+	cc -shared -fPIC -o "$so" "$WP_TESTS/progs/fail-open.c" -ldl ||
+	    fail "cannot build the fail-open shim"
+	start_target mt-writer
+	for f in stat maps; do
+		expect_error 4 "wp-resolve: pid $TPID: cannot read /proc/$TPID/$f: Permission denied" \
+		    env WPT_FAIL_PATH="/proc/$TPID/$f" LD_PRELOAD="$so" wp-resolve -p "$TPID" wpt_counter
+		expect_error 4 "wp-resolve: pid $TPID: cannot read /proc/$TPID/$f: Too many open files" \
+		    env WPT_FAIL_PATH="/proc/$TPID/$f" WPT_FAIL_ERRNO=24 LD_PRELOAD="$so" wp-resolve -p "$TPID" wpt_counter
+	done
+	expect_error 4 "wp-resolve: pid $TPID: cannot open /proc/$TPID/mem: Too many open files" \
+	    env WPT_FAIL_PATH="/proc/$TPID/mem" WPT_FAIL_ERRNO=24 LD_PRELOAD="$so" wp-resolve -p "$TPID" wpt_counter
+}
+
 @test "wp-resolve: unmapped address (status 1)" {
 	start_target mt-writer
 	expect_error 1 "wp-resolve: 0x10: not mapped in pid $TPID" wp-resolve -p "$TPID" 0x10

@@ -230,3 +230,31 @@ observation"
 	assert_failure 64
 	assert_equal "$stderr" "wp: watch: $name-none: not a process id"
 }
+
+@test "wp-arm: a /proc file of the process it cannot open (denied, out of descriptors) is named with its cause, never 'no thread' or 'exited'" {
+	local so=$BATS_TEST_TMPDIR/fail-open.so be f err why st msg
+	cc -shared -fPIC -o "$so" "$WP_TESTS/progs/fail-open.c" -ldl ||
+	    fail "cannot build the fail-open shim"
+	start_target mt-writer -t 1 -n 5
+	wp-resolve -p "$TPID" wpt_counter > "$BATS_TEST_TMPDIR/in.ndjson"
+	for be in ptrace page; do
+		for err in 13:"Permission denied" 24:"Too many open files"; do
+			why=${err#*:}
+			for f in task stat maps; do
+				[ "$be $f" != "ptrace maps" ] || continue	# not read to arm
+				case $f in
+				task)	st=1; msg="cannot attach: cannot list its threads (/proc/$TPID/task): $why" ;;
+				*)	st=4; msg="cannot read /proc/$TPID/$f: $why" ;;
+				esac
+				run --separate-stderr env WPT_FAIL_PATH="/proc/$TPID/$f" \
+				    WPT_FAIL_ERRNO="${err%%:*}" LD_PRELOAD="$so" \
+				    wp-arm --backend "$be" -d 1 < "$BATS_TEST_TMPDIR/in.ndjson"
+				assert_equal "$be $f $status" "$be $f $st"
+				assert_equal "$be $f $stderr" "$be $f wp-arm: pid $TPID: $msg"
+				assert_equal "$be $f $(jq -r 'select(.type=="observation") | .error' <<< "$output")" \
+				    "$be $f pid $TPID: $msg"
+			done
+		done
+	done
+	kill -0 "$TPID"
+}

@@ -79,6 +79,7 @@ arm_stopped(struct watch *w, struct ptrace_state *s, struct wp_error *e)
 
 	if (traced_attach(w, &s->tr, e) == -1)
 		return -1;
+	traced_on_fatal(pt_rseq_unhide, s);
 	pt_stop_all(w, s);
 	if (read_targets(w, s, e) == -1) {
 		traced_detach(&s->tr);
@@ -174,6 +175,7 @@ ptrace_disarm(struct watch *w)
 	pt_ctr(w)->steps_per_second = ns ? pt_ctr(w)->steps * 1000000000 / ns : 0;
 	tr_hold(&s->tr, NULL);
 	read_latest(w, s);
+	pt_rseq_unhide(s);
 	traced_detach(&s->tr);
 	traced_count(w);
 	release(w, s);

@@ -2,11 +2,11 @@
  * The ptrace backend's own parts, shared by its files: backend-ptrace.c
  * (the backend: arm, run, disarm), ptrace-hit.c (what a step wrote, the
  * hits), ptrace-step.c (a thread stepped one instruction at a time),
- * ptrace-stop.c (the threads' stops) and ptrace-insn.c (what an
- * instruction may write, decoded once per address).  The threads are
- * the ptrace engine's (tracee.h): each tr_thread of the process carries
- * a struct pthr as its user, owned here.  Nothing outside the backend
- * includes this.
+ * ptrace-rseq.c (restartable sequences), ptrace-stop.c (the threads'
+ * stops) and ptrace-insn.c (what an instruction may write, decoded once
+ * per address).  The threads are the ptrace engine's (tracee.h): each
+ * tr_thread of the process carries a struct pthr as its user, owned
+ * here.  Nothing outside the backend includes this.
  */
 #ifndef WPARM_BACKEND_PTRACE_H
 #define WPARM_BACKEND_PTRACE_H
@@ -59,6 +59,12 @@ struct pthr {
 	uint64_t		 insn_ip;	/* where the instruction is */
 	long			 sc_nr;		/* a system call: its number */
 	uint64_t		 sc_args[6];
+	uint64_t		 rseq;		/* its rseq area, 0: none known */
+	uint64_t		 cs;		/* the restartable sequence it
+						   entered (its descriptor), 0:
+						   none (ptrace-rseq.c) */
+	uint64_t		 cs_start, cs_end;
+	int			 cs_hidden;	/* the area's rseq_cs set to 0 */
 };
 
 #define ICACHE_BITS	13	/* decoded instructions kept: 2^13, one
@@ -92,6 +98,7 @@ struct ptrace_state {
 	struct unwinder		 uw;		/* --callchain */
 	int			 uw_tried;
 	uint64_t		 chain[WATCH_MAXCHAIN];
+	struct tr_thread	*cs_thread;	/* in a sequence, stepped alone */
 };
 
 /* Thread t's part of the backend (t->user). */
@@ -127,6 +134,22 @@ void	 pt_step(struct watch *w, struct ptrace_state *s, struct tr_thread *t);
 int	 pt_trap_blocked(pid_t tid);
 /* After p's step trapped: where its IP is, if known without reading. */
 void	 pt_ran_on(struct watch *w, struct pthr *p);
+
+/*
+ * ptrace-rseq.c: restartable sequences stepped as one unit.
+ * pt_rseq_area: where thread p's rseq area is (after its first stop, and
+ * an rseq(2) call).  pt_rseq_stored: after p's step stored [lo, hi),
+ * the sequence it entered if that was its area's rseq_cs.
+ * pt_rseq_resume: before t is resumed at its IP (plain: for one
+ * instruction, no signal, no call): 0, or -1 when the resume may move
+ * it to an abort IP.  pt_rseq_unhide: every hidden rseq_cs put back
+ * (arg: the ptrace_state), before the threads are let go.
+ */
+void	 pt_rseq_area(struct pthr *p);
+void	 pt_rseq_stored(struct ptrace_state *s, struct pthr *p, uint64_t lo,
+	    uint64_t hi);
+int	 pt_rseq_resume(struct ptrace_state *s, struct tr_thread *t, int plain);
+void	 pt_rseq_unhide(void *arg);
 
 /* ptrace-stop.c: the threads' stops */
 /* Thread t's part of the backend (made for a thread of the process). */

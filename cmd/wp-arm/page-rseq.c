@@ -16,12 +16,6 @@
 
 #include "page.h"
 
-/* PTRACE_GET_RSEQ_CONFIGURATION's answer (linux/ptrace.h) */
-struct rseq_config {
-	uint64_t	 ptr;
-	uint32_t	 size, signature, flags, pad;
-};
-#define GET_RSEQ_CONFIGURATION	0x420f
 #define RSEQ_UNREGISTER		1
 
 /*
@@ -52,28 +46,26 @@ rseq_call(struct page_state *s, struct tr_thread *t, uint64_t area,
 pid_t
 page_rseq_park(struct page_state *s, const struct ppage *p)
 {
-	struct rseq_config rc;
+	struct tr_rseq rc;
 	struct tr_thread *t;
 	struct pthr *pt;
 	size_t i;
 
 	for (i = 0; i < s->tr.n; i++) {
 		t = s->tr.t[i];
-		memset(&rc, 0, sizeof rc);
 		if (t->state != TR_STOPPED || t->tgid != s->tr.pid ||
-		    ptrace(GET_RSEQ_CONFIGURATION, t->tid, sizeof rc,
-		    &rc) <= 0 || rc.ptr == 0 || rc.ptr >= p->addr + PAGE_SZ ||
-		    p->addr >= rc.ptr + (rc.size ? rc.size : 32))
+		    tr_rseq(t->tid, &rc) == -1 || rc.area == 0 ||
+		    rc.area >= p->addr + PAGE_SZ || p->addr >= rc.area + rc.len)
 			continue;
 		if (s->probe)
 			continue;
-		if (rseq_call(s, t, rc.ptr, rc.size, RSEQ_UNREGISTER,
-		    rc.signature) == -1)
+		if (rseq_call(s, t, rc.area, rc.len, RSEQ_UNREGISTER,
+		    rc.sig) == -1)
 			return t->tid;
 		pt = pthr_of(t);
-		pt->rseq = rc.ptr;
-		pt->rseq_len = rc.size;
-		pt->rseq_sig = rc.signature;
+		pt->rseq = rc.area;
+		pt->rseq_len = rc.len;
+		pt->rseq_sig = rc.sig;
 	}
 	return 0;
 }

@@ -243,6 +243,24 @@ step_of(struct pthr *p, const struct wp_x86_regs *r, struct stepped *d)
 }
 
 /*
+ * Whether thread p's step ran the instruction decoded at its IP: not
+ * when it stopped elsewhere than after it (the kernel moved the thread
+ * first: to the abort IP of a restartable sequence, see ptrace-rseq.c).
+ * Its IP is then read at the next step.
+ */
+static int
+ran(struct pthr *p)
+{
+	struct user_regs_struct u;
+
+	if (p->next == 0 || ptrace(PTRACE_GETREGS, p->tid, 0, &u) == -1 ||
+	    u.rip == p->next)
+		return 1;
+	p->steady = 0;
+	return 0;
+}
+
+/*
  * A write to entry ti that no instruction made: the kernel's for thread
  * p (counted whether or not the bytes changed), or a change nothing
  * explains.  0: none; -1: another thread's system call will tell.
@@ -280,7 +298,7 @@ other_write(struct watch *w, struct ptrace_state *s, struct pthr *p,
  * system call or a signal, while a thread starts or exits (a change
  * while a thread is in a call is that call's to tell), and every RECHECK
  * steps for writers outside the threads (another process, through
- * shared memory).
+ * shared memory).  A store is credited only if its step ran it (ran).
  */
 void
 pt_after_step(struct watch *w, struct ptrace_state *s, struct pthr *p,
@@ -299,6 +317,8 @@ pt_after_step(struct watch *w, struct ptrace_state *s, struct pthr *p,
 	tr_regs(&p->pre, &r);
 	r.have = p->have;
 	step_of(p, &r, &d);
+	if (d.stored)
+		pt_rseq_stored(s, p, d.slo, d.shi);
 	look = was_syscall || p->sigstep || (!(p->iflags & I_QUIET) &&
 	    !((p->iflags & I_EXACT) && d.stored)) ||
 	    pt_ctr(w)->steps % RECHECK == 0 || pt_unsettled(s);
@@ -309,7 +329,8 @@ pt_after_step(struct watch *w, struct ptrace_state *s, struct pthr *p,
 		t = &w->t[ti];
 		if (!t->armed)
 			continue;
-		store = wrote(p, &d, t);
+		if ((store = wrote(p, &d, t)) != 0 && !ran(p))
+			store = d.stored = d.anywhere = 0;
 		load = store == 0 && !p->sigstep && t->rw &&
 		    wp_x86_load_range(&p->insn, &r, &lo, &hi) == 0 &&
 		    overlaps(lo, hi, t);

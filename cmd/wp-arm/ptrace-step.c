@@ -102,6 +102,7 @@ to_syscall(struct watch *w, struct ptrace_state *s, struct tr_thread *t,
 
 	if (sig != 0)
 		pt_ctr(w)->signals_passed++;
+	pt_rseq_resume(s, t, 0);
 	if (tr_resume(&s->tr, t, TR_SYSCALL, sig) == -1)
 		return -1;
 	pt_ctr(w)->steps++;
@@ -124,6 +125,8 @@ single_step(struct watch *w, struct ptrace_state *s, struct tr_thread *t,
 		pt_ctr(w)->signals_passed++;
 		p->sigstep = sig;
 	}
+	if (pt_rseq_resume(s, t, sig == 0) == -1)
+		p->steady = 0;		/* it may be moved: see pt_ran_on */
 	p->state = P_STEP;
 	if (tr_step(&s->tr, t, sig) == -1 && t->state == TR_STOPPED)
 		return -1;	/* not resumed */
@@ -185,6 +188,9 @@ pt_next_ready(struct ptrace_state *s)
 {
 	size_t i, k;
 
+	/* a thread in a restartable sequence runs it alone */
+	if (s->cs_thread != NULL && pt_of(s->cs_thread)->state == P_READY)
+		return s->cs_thread;
 	for (i = 0; i < s->tr.n; i++) {
 		k = (s->rr + i) % s->tr.n;
 		if (s->tr.t[k]->user != NULL &&

@@ -117,6 +117,8 @@ on_syscall(struct watch *w, struct ptrace_state *s, struct tr_thread *t)
 		return 0;
 	}
 	pt_after_step(w, s, p, 1);
+	if (p->sc_nr == SYS_rseq)
+		pt_rseq_area(p);
 	if (p->freerun || p->sc_nr == SYS_rt_sigprocmask ||
 	    p->sc_nr == SYS_rt_sigreturn)
 		p->freerun = pt_trap_blocked(p->tid);
@@ -226,6 +228,8 @@ pt_on_stop(struct watch *w, struct ptrace_state *s, struct tr_thread *t)
 		watch_exited(w, p->tid, t->status);
 		return 0;
 	}
+	if (p->state == P_NEW && t->stop != TR_EVENT)
+		pt_rseq_area(p);
 	p->known = K_NONE;
 	p->trapped = 0;
 	switch (t->stop) {
@@ -341,6 +345,8 @@ pt_prune(struct ptrace_state *s)
 		t = s->tr.t[i];
 		if (t->user != NULL && t->state == TR_GONE &&
 		    pt_of(t)->state == P_GONE) {
+			if (s->cs_thread == t)
+				s->cs_thread = NULL;
 			free(t->user);
 			t->user = NULL;
 		}

@@ -6,6 +6,7 @@
 #include <sys/syscall.h>
 #include <sys/time.h>
 
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
@@ -159,6 +160,14 @@ int
 traced_open(struct watch *w, struct tracee *tr, int inject,
     struct wp_error *e)
 {
+	unsigned long long st;
+
+	errno = 0;
+	if (wp_proc_starttime(w->pid, &st) == -1 && errno != ENOENT &&
+	    errno != ESRCH)
+		return wp_error_set(e, WP_EXIT_PROCESS, "pid %d: cannot read "
+		    "/proc/%d/stat: %s", (int)w->pid, (int)w->pid, errno ?
+		    strerror(errno) : "not what the kernel writes there");
 	if (!wp_proc_alive(w->pid, w->start_time))
 		return wp_error_set(e, WP_EXIT_PROCESS, "pid %d: the process "
 		    "has exited or its pid was reused", (int)w->pid);
@@ -208,6 +217,11 @@ traced_attach(struct watch *w, struct tracee *tr, struct wp_error *e)
 	wp_on_fatal(on_fatal);
 	if (tr_seize_all(tr, TRACED_OPTS, 1, seize_failed, w) == 0) {
 		live = NULL;
+		if (tr->tasks_err != 0 && tr->tasks_err != ENOENT)
+			return wp_error_set(e, WP_EXIT_ERROR, "pid %d: cannot "
+			    "attach: cannot list its threads (/proc/%d/task): "
+			    "%s", (int)w->pid, (int)w->pid,
+			    strerror(tr->tasks_err));
 		wp_proc_tracer(w->pid, tracer, sizeof tracer);
 		if (tracer[0] != '\0')
 			return wp_error_set(e, WP_EXIT_ERROR, "pid %d: cannot "

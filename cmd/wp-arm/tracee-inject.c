@@ -25,7 +25,10 @@
 #include "tracee.h"
 #include "util.h"
 
-/* A `syscall` (0f 05) in the vDSO, else in an executable mapping. */
+/*
+ * A `syscall` (0f 05) in the vDSO, else in an executable mapping, or 0;
+ * -1 (errno) when the mappings cannot be read.
+ */
 static uint64_t
 find_gadget(pid_t pid, int memfd)
 {
@@ -34,8 +37,9 @@ find_gadget(pid_t pid, int memfd)
 	uint64_t found = 0, len;
 	size_t i, k, pass;
 
+	errno = 0;
 	if (wp_proc_maps(pid, &m) == -1)
-		return 0;
+		return (uint64_t)-1;
 	for (pass = 0; pass < 2 && found == 0; pass++)
 		for (i = 0; i < m.n && found == 0; i++) {
 			if (m.v[i].perms[2] != 'x' || (pass == 0 &&
@@ -67,9 +71,14 @@ tr_open(struct tracee *tr, pid_t pid, int inject, struct wp_error *e)
 	if ((tr->memfd = open(path, O_RDWR | O_CLOEXEC)) == -1)
 		return wp_error_set(e, WP_EXIT_PROCESS, "pid %d: %s: %s",
 		    (int)pid, path, strerror(errno));
-	if (inject && (tr->gadget = find_gadget(pid, tr->memfd)) == 0) {
+	if (inject && ((tr->gadget = find_gadget(pid, tr->memfd)) == 0 ||
+	    tr->gadget == (uint64_t)-1)) {
 		close(tr->memfd);
 		tr->memfd = -1;
+		if (tr->gadget != 0)
+			return wp_error_set(e, WP_EXIT_PROCESS, "pid %d: cannot "
+			    "read /proc/%d/maps: %s", (int)pid, (int)pid,
+			    errno ? strerror(errno) : "read error");
 		return wp_error_set(e, WP_EXIT_ERROR, "pid %d: no syscall "
 		    "instruction in its executable mappings to run mprotect "
 		    "from", (int)pid);

@@ -243,8 +243,11 @@ tr_seize_all(struct tracee *tr, long opts, int stop,
 	/* threads may be created while seizing: repeat until none is new */
 	while (again && rounds++ < 100) {
 		again = 0;
-		if (wp_proc_tasks(tr->pid, &tids, &n) == -1)
+		if (wp_proc_tasks(tr->pid, &tids, &n) == -1) {
+			tr->tasks_err = errno;
 			break;
+		}
+		tr->tasks_err = 0;
 		for (i = 0; i < n; i++) {
 			if (tr_find(tr, tids[i]) != NULL)
 				continue;
@@ -434,6 +437,28 @@ tr_let_go(struct tracee *tr, pid_t child)
 	if (tr_find(tr, child) == NULL && wait_tid(child, &status) ==
 	    child && WIFSTOPPED(status))
 		ptrace(PTRACE_DETACH, child, 0, 0);
+}
+
+/* PTRACE_GET_RSEQ_CONFIGURATION and its answer (linux/ptrace.h) */
+#define GET_RSEQ_CONFIGURATION	0x420f
+struct rseq_config {
+	uint64_t	 ptr;
+	uint32_t	 size, signature, flags, pad;
+};
+
+int
+tr_rseq(pid_t tid, struct tr_rseq *rs)
+{
+	struct rseq_config rc;
+
+	memset(&rc, 0, sizeof rc);
+	memset(rs, 0, sizeof *rs);
+	if (ptrace(GET_RSEQ_CONFIGURATION, tid, sizeof rc, &rc) <= 0)
+		return -1;
+	rs->area = rc.ptr;
+	rs->len = rc.size ? rc.size : 32;	/* 0 before Linux 6.3 */
+	rs->sig = rc.signature;
+	return 0;
 }
 
 /* Whether sig is pending for thread tid (SigPnd of its status). */

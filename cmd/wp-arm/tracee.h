@@ -71,6 +71,8 @@ struct tracee {
 	int		  stop_sig;	/* the caller has it sent to stop a
 					   thread: not passed on to one that
 					   expects it (hold.c), 0: none */
+	int		  tasks_err;	/* why tr_seize_all could not list
+					   the threads (errno), 0: it could */
 };
 
 /* A tracee of pid with no thread yet, and no memory open. */
@@ -91,7 +93,8 @@ void	 tr_close(struct tracee *tr);
  * opts; stop: stops each, and on return every seized thread is
  * TR_STOPPED at TR_START (or an earlier stop it had, queued), else they
  * run on.  failed(tid, errno) is called for a thread that could not be
- * seized.  Returns the number seized.  A thread is resumed by tr_release
+ * seized.  Returns the number seized (none: tasks_err may say why).  A
+ * thread is resumed by tr_release
  * and a new thread's entry made with PTRACE_SYSCALL when opts has
  * PTRACE_O_TRACESYSGOOD, else PTRACE_CONT.
  */
@@ -188,6 +191,17 @@ void	 tr_regs(const struct user_regs_struct *u, struct wp_x86_regs *r);
 uint64_t tr_sigmask(pid_t tid, const char *key);
 /* Whether thread tid has a handler for sig (SigCgt of its status). */
 int	 tr_catches(pid_t tid, int sig);
+
+/* A thread's rseq area, as it registered it with rseq(2). */
+struct tr_rseq {
+	uint64_t	 area;		/* its struct rseq, 0: none */
+	uint32_t	 len, sig;	/* its length, the abort signature */
+};
+/*
+ * Where stopped thread tid's rseq area is (PTRACE_GET_RSEQ_CONFIGURATION):
+ * 0, or -1 when it cannot be told (rs->area is then 0).
+ */
+int	 tr_rseq(pid_t tid, struct tr_rseq *rs);
 
 /* Whether a SIGTRAP is pending for thread tid (a step's, perhaps). */
 int	 tr_trap_pending(pid_t tid);

@@ -158,7 +158,8 @@ check_process(struct view *v)
 			warnx("pid %d: no such process (or a kernel thread)",
 			    (int)pid);
 		else
-			warn("pid %d", (int)pid);
+			warn("pid %d: cannot open /proc/%d/mem", (int)pid,
+			    (int)pid);
 		return -1;
 	}
 	if ((del = strstr(v->exe, " (deleted)")) != NULL && del[10] == '\0') {

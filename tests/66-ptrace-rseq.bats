@@ -1,0 +1,74 @@
+#!/usr/bin/env bats
+# Restartable sequences (rseq(2)) under the single-step backend: every
+# step would abort a critical section (the kernel does on each resume
+# after a stop), so a section entered while stepped runs as one unit.
+# Each commit the target counts is one exact write of its commit store,
+# no more (an aborted store is never credited), no fewer.
+
+load helpers
+
+# rseq_start ARGS...: the rseq target, or the test skipped when glibc
+# registered no rseq area.
+rseq_start() {
+	start_target rseq "$@"
+	[ "$(tinfo skip)" = null ] || skip "$(tinfo skip)"
+}
+
+# rseq_watch ARGS...: the target (ARGS) watched on its counter to its
+# end; every commit done by then.
+rseq_watch() {
+	rseq_start "$@"
+	watch_start "$(tinfo counter)" -l 8 -- --backend ptrace -d 60s
+	kill -USR1 "$TPID"
+	watch_wait
+	assert_equal "$(obs .stop_reason)" target_exited
+}
+
+@test "rseq: unwatched, two threads commit 20 sections" {
+	rseq_start 10
+	kill -USR1 "$TPID"
+	wait "$TPID"
+	assert_equal "$(grep -c '^done 20 ' "$TOUT")" 1
+	assert_equal "$(awk '/^done/ { print $4 }' "$TOUT")" 20
+}
+
+@test "rseq: watched, a section that checks its CPU: 20 commit, 20 exact writes by the commit store, 10 a thread" {
+	rseq_watch 10
+	assert_equal "$(grep -c '^done 20 ' "$TOUT")" 1
+	assert_equal "$(awk '/^done/ { print $4 }' "$TOUT")" 20
+	assert_equal "$(hits)" 20
+	assert_equal "$(hits ".flags == [] and .writer_ip == \"$(tinfo commit)\"")" 20
+	run jq -s -r '[.[] | select(.type=="hit") | .tid] | group_by(.) | map(length) | @text' "$WOUT"
+	assert_output '[10,10]'
+	# each commit wrote the value after the last one
+	assert_equal "$(jq -s -r '[.[] | select(.type=="hit") | .new_value] | join(" ")' "$WOUT")" \
+	    "$(printf '0x%x ' $(seq 1 20) | sed 's/ $//')"
+	assert_equal "$(obs .counts_are_lower_bound)" false
+}
+
+@test "rseq: watched, a section whose first instruction is the commit store: 20 commit, 20 writes, none aborted" {
+	rseq_watch 10 first
+	assert_equal "$(grep -c '^done 20 ' "$TOUT")" 1
+	assert_equal "$(hits)" 20
+	assert_equal "$(hits ".flags == [] and .writer_ip == \"$(tinfo commit)\"")" 20
+	assert_equal "$(obs .counts_are_lower_bound)" false
+}
+
+@test "rseq: short watches of sections under way: a commit store the kernel aborted is never credited" {
+	local k
+	rseq_start 0
+	kill -USR1 "$TPID"
+	wait_for "$TOUT" '^started'
+	# most stops find a thread at the commit store (see rseq.c): 10 do
+	for ((k = 0; k < 10; k++)); do
+		watch_start "$(tinfo counter)" -l 8 -- --backend ptrace -n 3 -d 60s
+		watch_wait
+		assert_equal "$WSTATUS" 0
+		assert_equal "$k $(obs .stop_reason) $(hits)" "$k max_events 3"
+		# each commit a new value: an aborted one would repeat one
+		assert_equal "$k $(jq -s '[.[] | select(.type=="hit") | .new_value] | length - (unique | length)' "$WOUT")" "$k 0"
+		assert_equal "$k $(jq -s --arg i "$(jq -r 'select(.type=="armed") | .initial[0].initial_value' "$WOUT")" \
+		    '[.[] | select(.type=="hit" and .new_value == $i)] | length' "$WOUT")" "$k 0"
+	done
+	kill -0 "$TPID"
+}
