@@ -81,7 +81,8 @@ bp_of(const struct watch *w, const struct bpev *ev, size_t ti,
 	bp->addr = w->t[ti].addr;
 	bp->len = w->t[ti].len;
 	bp->rw = w->t[ti].rw;
-	bp->regs = w->regs;
+	/* what the samples carry: the bpf backend's events carry none */
+	bp->regs = ev->lay.regs;
 	bp->disabled = !w->t[ti].armed;
 	/* a pointer's sample: the reader re-arms its chain at once */
 	bp->wake = w->t[ti].chain >= 0 &&
