@@ -217,6 +217,20 @@ page_perms() {
 	scenario_chain_memcpy --backend page --callchain
 }
 
+@test "wp-arm page --callchain dwarf: unwound at the fault with the modules' CFI, as ptrace does: each chain with its exact count, the registers carried" {
+	scenario_chain_callers callers complete --backend page --callchain dwarf
+	assert_equal "$(jq -r 'select(.type=="armed") | "\(.callchain) \(.callchain_depth)"' "$WOUT")" "cfi 16"
+	# dwarf implies --regs: each hit's registers are the writer's
+	run jq -r 'select(.type=="hit") | .regs.rip == .writer_ip' "$WOUT"
+	assert_equal "$(sort -u <<< "$output") ${#lines[@]}" "true 15"
+}
+
+@test "wp-arm page --callchain dwarf: libc's memcpy as the writer; a deeper chain marked truncated" {
+	scenario_chain_memcpy --backend page --callchain dwarf
+	stop_targets
+	scenario_chain_deep callers --backend page --callchain dwarf
+}
+
 @test "wp-arm page --tid: a thread-local variable on the page of the thread's rseq area: its rseq set aside for the watch, every write counted, registered again after" {
 	start_target page-tls -n 1000
 	[ "$(tinfo rseq)" != 0x0 ] || skip "glibc registers no rseq area (before 2.35)"

@@ -294,10 +294,6 @@ refuse(struct watch *w, int advice, struct wp_error *e)
 			return wp_error_set(e, WP_EXIT_USAGE, "target %d: -a rw: "
 			    "page protection traps writes, not reads%s",
 			    w->t[i].id, use);
-	if (w->callchain == CC_DWARF)
-		return wp_error_set(e, WP_EXIT_USAGE, "--callchain dwarf: the "
-		    "page backend unwinds at the stop with the modules' CFI "
-		    "(use --callchain)");
 	return 0;
 }
 
