@@ -181,10 +181,11 @@ page_perms() {
 }
 
 @test "wp-arm page: pages it cannot watch are refused with the reason, the target untouched" {
-	start_target mt-writer -t 1 -n 5
-	run --separate-stderr bash -c "wp-resolve -p $TPID -a rw wpt_counter | wp-arm --backend page -d 5s"
-	assert_failure 64
-	assert_equal "$stderr" "wp-arm: target 0: -a rw: page protection traps writes, not reads (use --backend ptrace)"
+	# -a rw takes every access away: not from a page of code
+	start_target jit -w
+	run --separate-stderr bash -c "wp-resolve -p $TPID -a rw -l 4 $(tinfo code) | wp-arm --backend page -d 5s"
+	assert_failure 1
+	assert_equal "$stderr" "wp-arm: target 0: page $(tinfo code) is executable (rwxp): -a rw takes every access away from the page, its code's fetches too: use --backend ptrace"
 	# untouched: it runs as ever
 	kill -USR1 "$TPID"
 	wait_for "$TOUT" '^done' 30

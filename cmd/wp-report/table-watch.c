@@ -380,7 +380,7 @@ counter(const struct report *r)
 	if (strcmp(r->backend, "ptrace_singlestep") == 0)
 		return "single-stepping";
 	if (strcmp(r->backend, "page_protect") == 0)
-		return "write faults";
+		return "page faults";
 	return "the kernel";
 }
 
