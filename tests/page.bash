@@ -202,10 +202,12 @@ rw_own() {
 # struct in tight loops (a mov store, a mov load, a cmp with memory, a
 # lock inc), and the neighbour on the page: every read and every write
 # counted apart, each site's kind right, each load read what was stored;
-# the neighbour's accesses are no hit (the page backend counts them).
+# the neighbour's accesses are no hit (the page backend counts them);
+# then the kernel reads the struct (write(2), writev(2)): it gets the
+# bytes, no EFAULT, and its reads are not hits.
 scenario_page_rw() {
 	local backend=$1 n=$2 r w tid
-	start_target page-rw -n "$n"
+	start_target page-rw -n "$n" -k
 	rm -f "$BATS_TEST_TMPDIR/watch.out.writers"
 	watch_start --backend "$backend" -a rw -l 8 "$(tinfo rw)" -- --backend "$backend" -d 600s -n 100000000
 	kill -USR1 "$TPID"
@@ -215,6 +217,7 @@ scenario_page_rw() {
 	r=$(rw_own reads)
 	w=$(rw_own writes)
 	assert_equal "$r $w $(rw_own bad)" "$(( 4 * n )) $(( 4 * n )) 0"
+	grep -qx "kernel read 8 8 same 1" "$TOUT" || fail "the kernel's reads: $(grep kernel "$TOUT")"
 	assert_equal "$(obs .counts_are_lower_bound)" false
 	assert_equal "$(hits '.flags == ["read"]')" "$r"
 	assert_equal "$(hits '.flags == []')" "$w"

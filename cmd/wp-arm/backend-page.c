@@ -6,7 +6,9 @@
  * its writer exact; one elsewhere on the page is a neighbour's, counted.
  * Either is then made: emulated (a plain store wp understands, written
  * through /proc/PID/mem) or stepped (the page made writable for that one
- * instruction, every other thread held).  System calls that may write
+ * instruction, every other thread held).  With -a rw a page gets no
+ * access at all, and a load from a watched range is a hit too (a read),
+ * stepped.  System calls that may write
  * the pages get them back for the call (a kernel write, reported as the
  * call's), and so does the delivery of a caught signal (its frame).
  */

@@ -1,6 +1,7 @@
 /*
  * What each stop means to the page backend: a write fault on a guarded
- * page (a hit or a neighbour's write, emulated or stepped), a system
+ * page, or with -a rw a read fault too (a hit or a neighbour's access,
+ * emulated or stepped), a system
  * call that may write the pages (a window), a signal (delivered; its
  * frame may be written on a page: a window too), threads and processes
  * coming and going.
@@ -366,8 +367,8 @@ place(const struct ppage *p, const struct wp_x86_insn *in, int decoded,
  * same bytes (unmodeled); told after the step (after).
  */
 static int
-hit_flags(struct page_state *s, const struct fault *f, const struct wtarget *t,
-    size_t ti, int after)
+hit_flags(struct page_state *s, const struct fault *f,
+    const struct wtarget *t, size_t ti, int after)
 {
 	if (overlaps(f->lo, f->hi, t)) {
 		if (!f->unplaced || !after)
@@ -389,9 +390,9 @@ hit_flags(struct page_state *s, const struct fault *f, const struct wtarget *t,
  */
 static int
 make(struct watch *w, struct page_state *s, struct tr_thread *t,
-    struct ppage *p, struct user_regs_struct *u, const struct wp_x86_regs *r,
-    struct wp_x86_insn *in, int decoded, const struct fault *f,
-    uint64_t addr, unsigned char *stored)
+    struct ppage *p, struct user_regs_struct *u,
+    const struct wp_x86_regs *r, struct wp_x86_insn *in, int decoded,
+    const struct fault *f, uint64_t addr, unsigned char *stored)
 {
 	if (decoded && page_emulable(in) && f->lo <= addr && addr < f->hi &&
 	    ((in->kind != WP_X86_RMW && in->kind != WP_X86_XCHG) ||

@@ -1,5 +1,5 @@
 /*
- * page-rw [-n rounds]
+ * page-rw [-n rounds] [-k]
  *
  * Reads and writes of a watched struct for -a rw: wpt_rw (two ints,
  * one per thread, 8 bytes) on a page of its own, with a neighbour
@@ -14,8 +14,13 @@
  *   rw_nb:     a read and a write of the neighbour (no access to wpt_rw)
  * Each thread checks that its loads read what it stored.  Prints
  * "reads R writes W bad B" (the counts over both threads, B the loads
- * that read a wrong value) and "done".
+ * that read a wrong value); with -k the kernel then reads the struct,
+ * write(2) and writev(2) of its 8 bytes into a pipe, and prints
+ * "kernel read W V same S" (what each returned, S 1 when the pipe gave
+ * back the struct's bytes twice).  Then "done".
  */
+#include <sys/uio.h>
+
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
@@ -92,16 +97,38 @@ worker(void *arg)
 	return NULL;
 }
 
+/* The kernel reads the struct: write(2), writev(2) (an iovec). */
+static void
+kernel_reads(void)
+{
+	struct iovec iov = { (void *)wpt_rw.f, sizeof wpt_rw.f };
+	char back[2 * sizeof wpt_rw.f];
+	ssize_t a, b;
+	int p[2];
+
+	if (pipe(p) == -1)
+		exit(1);
+	a = write(p[1], (void *)wpt_rw.f, sizeof wpt_rw.f);
+	b = writev(p[1], &iov, 1);
+	printf("kernel read %zd %zd same %d\n", a, b,
+	    read(p[0], back, sizeof back) == sizeof back &&
+	    memcmp(back, (void *)wpt_rw.f, sizeof wpt_rw.f) == 0 &&
+	    memcmp(back + sizeof wpt_rw.f, (void *)wpt_rw.f,
+	    sizeof wpt_rw.f) == 0);
+}
+
 int
 main(int argc, char *argv[])
 {
 	pthread_t th[2];
 	long k;
-	int ch;
+	int ch, kern = 0;
 
-	while ((ch = getopt(argc, argv, "n:")) != -1)
+	while ((ch = getopt(argc, argv, "n:k")) != -1)
 		if (ch == 'n')
 			rounds = atol(optarg);
+		else if (ch == 'k')
+			kern = 1;
 	wpt_block_go();
 	printf("{\"pid\":%d,\"rw\":\"0x%lx\",\"neighbour\":\"0x%lx\"}\n",
 	    (int)getpid(), WPT_ADDR(&wpt_rw), WPT_ADDR(&wpt_rw.nb));
@@ -113,6 +140,8 @@ main(int argc, char *argv[])
 		pthread_join(th[k], NULL);
 	printf("reads %ld writes %ld bad %ld\n", 2 * 2 * rounds, 2 * 2 * rounds,
 	    bad[0] + bad[1]);
+	if (kern)
+		kernel_reads();
 	printf("done\n");
 	return 0;
 }
