@@ -177,6 +177,13 @@ fault_cost() {
 	else
 		echo "            (wp-arm's system calls a fault: strace is not installed)"
 	fi
+	if [ -x /usr/bin/time ]; then
+		WRAP=(/usr/bin/time -f "cpu %U %S")
+		run "$pb" -m tight -n "$sn"
+		WRAP=()
+		nf=$(faults)
+		awk -v n="$nf" '$1 == "cpu" { printf "            wp-arm'"'"'s own CPU time: %.1f us user, %.1f us system (its start spread over the faults)\n", $2 * 1e6 / n, $3 * 1e6 / n }' "$work/w.err"
+	fi
 	if cc -O2 -o "$work/fault-floor" "$top/bench/fault-floor.c" 2> /dev/null &&
 	    "$work/fault-floor" "$sn" > "$work/floor"; then
 		awk '{ v[$1] = $2 } END {
