@@ -334,6 +334,19 @@ attrib_watch() {
 	assert_equal "$(cat "$WERR")" "wp-arm: hardware breakpoints do not fire on this machine (they do on bare metal and in VMs that virtualize debug registers): using the page-protection backend (writes to the watched pages fault and stop the target a moment each: a hot neighbour on them slows it, and its own timeouts may fire)"
 }
 
+@test "wp-arm page -a rw: a page the process makes read-only mid-watch is let go, said; its reads are not hits, the target runs on" {
+	start_target page-rw -n 10 -p
+	watch_start -a rw -l 8 "$(tinfo rw)" -- --backend page -d 120s
+	kill -USR1 "$TPID"
+	watch_wait
+	wait_for "$TOUT" '^done' 30
+	assert_equal "$WSTATUS" 0
+	grep -qx "read-only sum 100" "$TOUT" || fail "the target: $(cat "$TOUT")"
+	assert_equal "$(obs .page.pages_dropped)" 1
+	assert_equal "$(hits '.flags == ["read"]') $(hits '.flags == []')" "40 40"
+	assert_equal "$(cat "$WERR")" "wp-arm: page $(tinfo rw) was made unwritable by the process: -a rw no longer watches it"
+}
+
 @test "wp-arm page: -d is kept when the reader is slow: what it did not take in time is dropped and counted" {
 	start_target mt-writer -t 1 -n 100000000 -w
 	WOUT=$BATS_TEST_TMPDIR/slow.out

@@ -80,8 +80,7 @@ static const long direct[] = {
 	SYS_close, SYS_futex, SYS_poll, SYS_nanosleep, SYS_clock_nanosleep,
 	SYS_clock_gettime, SYS_clock_getres, SYS_gettimeofday, SYS_getpid,
 	SYS_gettid, SYS_getppid, SYS_sched_yield, SYS_exit, SYS_exit_group,
-	SYS_rt_sigprocmask, SYS_rt_sigaction, SYS_sigaltstack, SYS_mmap,
-	SYS_munmap, SYS_mprotect, SYS_madvise, SYS_mremap, SYS_brk, SYS_lseek,
+	SYS_rt_sigprocmask, SYS_rt_sigaction, SYS_sigaltstack, SYS_lseek,
 	SYS_fstat, SYS_stat, SYS_lstat, SYS_newfstatat, SYS_getrandom,
 	SYS_epoll_wait, SYS_kill, SYS_tgkill, SYS_tkill, SYS_getcpu, SYS_wait4,
 	SYS_pipe, SYS_pipe2, SYS_dup, SYS_dup2, SYS_dup3, SYS_recvfrom,
@@ -112,6 +111,10 @@ may_read(long nr, const uint64_t a[6], const struct ppage *p)
 	size_t i;
 	int k;
 
+	/* their addresses are the mappings', not memory they read */
+	if (nr == SYS_mprotect || nr == SYS_munmap || nr == SYS_mremap ||
+	    nr == SYS_mmap || nr == SYS_brk || nr == SYS_madvise)
+		return 0;
 	for (k = 0; k < 6; k++)
 		if (a[k] >= p->addr && a[k] < p->addr + PAGE_SZ)
 			return 1;
@@ -208,6 +211,15 @@ remap_page(struct watch *w, struct page_state *s, struct tr_thread *t,
 	own = page_prot_of(m->perms);
 	p->own = own;
 	p->guarded = 0;
+	if (p->rw && (!(own & PROT_WRITE) || (own & PROT_EXEC))) {
+		/* its faults would be the process's own: not watched */
+		p->gone = 1;
+		obs(w)->pages_dropped++;
+		warnx("page 0x%" PRIx64 " was made %s by the process: -a rw "
+		    "no longer watches it", p->addr, own & PROT_EXEC ?
+		    "executable" : "unwritable");
+		return;
+	}
 	if ((own & PROT_WRITE) && p->open == 0 && p->needed)
 		page_mprotect(s, t, p, page_guard_prot(p));
 }

@@ -1,5 +1,5 @@
 /*
- * page-rw [-n rounds] [-k]
+ * page-rw [-n rounds] [-k] [-p]
  *
  * Reads and writes of a watched struct for -a rw: wpt_rw (two ints,
  * one per thread, 8 bytes) on a page of its own, with a neighbour
@@ -17,8 +17,11 @@
  * that read a wrong value); with -k the kernel then reads the struct,
  * write(2) and writev(2) of its 8 bytes into a pipe, and prints
  * "kernel read W V same S" (what each returned, S 1 when the pipe gave
- * back the struct's bytes twice), with no load of the struct of its own.  Then "done".
+ * back the struct's bytes twice), with no load of the struct of its own;
+ * with -p it makes the page read-only (mprotect) and reads its field 10
+ * times, printing "read-only sum S".  Then "done".
  */
+#include <sys/mman.h>
 #include <sys/uio.h>
 
 #include <pthread.h>
@@ -122,13 +125,16 @@ main(int argc, char *argv[])
 {
 	pthread_t th[2];
 	long k;
-	int ch, kern = 0;
+	int ch, kern = 0, ro = 0;
+	long sum = 0;
 
-	while ((ch = getopt(argc, argv, "n:k")) != -1)
+	while ((ch = getopt(argc, argv, "n:kp")) != -1)
 		if (ch == 'n')
 			rounds = atol(optarg);
 		else if (ch == 'k')
 			kern = 1;
+		else if (ch == 'p')
+			ro = 1;
 	wpt_block_go();
 	printf("{\"pid\":%d,\"rw\":\"0x%lx\",\"neighbour\":\"0x%lx\"}\n",
 	    (int)getpid(), WPT_ADDR(&wpt_rw), WPT_ADDR(&wpt_rw.nb));
@@ -142,6 +148,13 @@ main(int argc, char *argv[])
 	    bad[0] + bad[1]);
 	if (kern)
 		kernel_reads();
+	if (ro) {
+		if (mprotect(&wpt_rw, sizeof wpt_rw, PROT_READ) == -1)
+			exit(1);
+		for (k = 0; k < 10; k++)
+			sum += rw_load(&wpt_rw.f[0]);
+		printf("read-only sum %ld\n", sum);
+	}
 	printf("done\n");
 	return 0;
 }
