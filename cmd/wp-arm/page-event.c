@@ -404,6 +404,13 @@ make(struct watch *w, struct page_state *s, struct tr_thread *t,
 		s->st_hi = f->lo + (uint64_t)in->width;
 		return 2;
 	}
+	/* a load, made while nothing else can write the page */
+	if (decoded && f->rlo <= addr && addr < f->rhi &&
+	    atomic_here(p, f->rlo, f->rhi) &&
+	    page_emulate_load(s, t, u, in, f->rlo) == 0) {
+		obs(w)->emulated++;
+		return 2;
+	}
 	if (!decoded) {
 		memset(in, 0, sizeof *in);
 		in->addr = u->rip;

@@ -173,6 +173,14 @@ int	 page_emulate(struct page_state *s, struct tr_thread *t,
 	    struct user_regs_struct *u, const struct wp_x86_regs *r,
 	    const struct wp_x86_insn *in, uint64_t lo, unsigned char *b);
 
+/*
+ * With -a rw: makes the plain load in (mov reg, [m]) from lo, into t's
+ * register in u, and moves t past it: 0, or -1 (not such a load).
+ */
+int	 page_emulate_load(struct page_state *s, struct tr_thread *t,
+	    struct user_regs_struct *u, const struct wp_x86_insn *in,
+	    uint64_t lo);
+
 /* page-event.c */
 /* t's own state (allocated at the first call, freed at its exit). */
 struct pthr *pthr_of(struct tr_thread *t);
