@@ -17,6 +17,12 @@
 # /work/shared/page-proof/pageproof.c does: a full one would take hours.
 # Ratios from one run.  Until wp-arm has the page backend, its rows say
 # so and are skipped.
+# Row (b) also says what a fault costs: the target's time, wp-arm's
+# system calls (strace -c -f, where strace is installed), the target's
+# context switches; and the floor on this machine, bench/fault-floor.c:
+# a bare tracer making only the calls a fault needs, and a bare
+# single-step loop, whose ratio bounds single-step/page while a tracer
+# stops for every fault.
 #
 # usage: bench/page-speed.sh [frames [writes [work]]]   (make first; work:
 # the arithmetic of a frame, default 900000 iterations)
@@ -43,8 +49,10 @@ page=1
 	page=0
 
 # run BACKEND ARGS...: page-game ARGS, unwatched (BACKEND none) or
-# watched with BACKEND; sets RUN_NS and RUN_SUM (the target's own), and
-# leaves the armed and observation records in $work/obs
+# watched with BACKEND (wp-arm run under WRAP, when set); sets RUN_NS,
+# RUN_SUM and RUN_SW (the target's own time, sum and context switches),
+# and leaves the armed and observation records in $work/obs
+WRAP=()
 run() {
 	local backend=$1 pid wpid=0 i
 	shift
@@ -58,7 +66,7 @@ run() {
 	done
 	if [ "$backend" != none ]; then
 		{ "$b/wp-resolve" -p "$pid" --backend "$backend" wpt_score |
-			"$b/wp-arm" --backend "$backend" -d inf -n 1000000000 \
+			${WRAP[@]+"${WRAP[@]}"} "$b/wp-arm" --backend "$backend" -d inf -n 1000000000 \
 			    --interval 0 2> "$work/w.err" |
 			grep --line-buffered -E '"type":"(armed|observation)"' \
 			    > "$work/obs"; } &
@@ -75,6 +83,7 @@ run() {
 	[ "$wpid" -eq 0 ] || wait "$wpid" || true
 	RUN_NS=$(awk '/^run_ns/ { print $2 }' "$work/t.out")
 	RUN_SUM=$(awk '/^sum/ { print $2 }' "$work/t.out")
+	RUN_SW=$(awk '/^switches/ { print $2 }' "$work/t.out")
 	[ -n "$RUN_NS" ] || { echo "page-game did not finish" >&2; exit 1; }
 }
 
@@ -119,7 +128,8 @@ row() {
 	    "$(ratio "$ss_ns" "$page_ns")"
 	case $name in
 	"(a)"*) printf '   (goal: within 1.5x of unwatched)\n' ;;
-	"(b)"*) printf '   (goal: single-step/page at least 50x)\n' ;;
+	"(b)"*) printf '   (goal: single-step/page at least 50x)\n'
+		fault_cost "$plain_ns" "$page_ns" ;;
 	*)
 		nf=$(jq -r "select(.type==\"observation\") | $nf_field // \"null\"" "$work/obs")
 		hits=$(jq -r 'select(.type=="observation") | .accepted_hits' "$work/obs")
@@ -130,6 +140,64 @@ row() {
 			    "$nf" "$hits" "$(awk -v n="$nf" -v h="$hits" 'BEGIN { printf "%.1f", (n + h > 0 ? 100 * n / (n + h) : 0) }')"
 		fi ;;
 	esac
+}
+
+# faults: the faults of the last watched run
+faults() {
+	jq -r 'select(.type=="observation") | .page.faults_watched + .page.faults_neighbour' "$work/obs"
+}
+
+# calls N: wp-arm's system calls (by name, and "total") watching N
+# writes of the tight loop, from strace -c -f
+calls() {
+	WRAP=(strace -f -c -o "$work/strace.$1")
+	run "$pb" -m tight -n "$1"
+	WRAP=()
+	awk '$NF == "total" { print "total", $4; next }
+	    $1 ~ /^[0-9.]+$/ && NF >= 5 { print $NF, $4 }' "$work/strace.$1" |
+		sort > "$work/calls.$1"
+}
+
+# fault_cost PLAIN-NS PAGE-NS: what a fault of the last page run cost the
+# target, wp-arm's calls a fault, and this machine's floor
+fault_cost() {
+	local nf sn=2000
+	nf=$(faults)
+	printf '  a fault:  %s us of the target'"'"'s time, %s context switches of the target\n' \
+	    "$(awk -v a="$1" -v b="$2" -v n="$nf" 'BEGIN { printf "%.1f", (n > 0 ? (b - a) / n / 1000 : 0) }')" \
+	    "$(ratio "$RUN_SW" "$nf")"
+	if command -v strace > /dev/null; then
+		calls 0
+		calls "$sn"
+		nf=$(faults)
+		join -a 2 -e 0 -o 0,1.2,2.2 "$work/calls.0" "$work/calls.$sn" |
+			awk -v n="$nf" '{ d = ($3 - $2) / n } $1 == "total" { t = d; next }
+			    d >= 0.05 { s = s sprintf("%s%s %.1f", s == "" ? "" : ", ", $1, d) }
+			    END { printf "            %.1f system calls of wp-arm (%s)\n", t, s }'
+	else
+		echo "            (wp-arm's system calls a fault: strace is not installed)"
+	fi
+	if [ -x /usr/bin/time ]; then
+		WRAP=(/usr/bin/time -f "cpu %U %S")
+		run "$pb" -m tight -n "$sn"
+		WRAP=()
+		nf=$(faults)
+		awk -v n="$nf" '$1 == "cpu" { printf "            wp-arm'"'"'s own CPU time: %.1f us user, %.1f us system (its start spread over the faults)\n", $2 * 1e6 / n, $3 * 1e6 / n }' "$work/w.err"
+	fi
+	if cc -O2 -o "$work/fault-floor" "$top/bench/fault-floor.c" 2> /dev/null &&
+	    "$work/fault-floor" "$sn" > "$work/floor"; then
+		awk '{ v[$1] = $2 } END {
+		    printf "  floor:    bench/fault-floor.c, a bare tracer making only those calls: %.1f us\n", v["fault_ns"] / 1000
+		    printf "            a fault, %.1f us a bare single-step, %.2f steps a write on its\n", v["step_ns"] / 1000, v["steps_per_write"]
+		    printf "            loop: single-step/page at most %.1fx there\n", v["bound"] }' "$work/floor"
+	fi
+	cat <<-EOF
+	  left:     per write a fault, a ptrace stop, a switch to wp-arm and one back: a
+	            fault costs about one single-step, so single-step/page is about the
+	            instructions stepped per write; 50x needs the fault handled inside the
+	            target (a SIGSEGV handler of wp's there, no tracer round trip), which
+	            wp does not do
+	EOF
 }
 
 echo "page-game run times (the target's own clock), one run each:"

@@ -326,6 +326,7 @@ classify(const char *mn, const cs_x86 *x, struct wp_x86_insn *in)
 {
 	const cs_x86_op *op0 = x->op_count > 0 ? &x->operands[0] : NULL;
 	const cs_x86_op *op1 = x->op_count > 1 ? &x->operands[1] : NULL;
+	const struct regmap *m;
 	int i, memop = -1;
 
 	for (i = 0; i < x->op_count && memop < 0; i++)
@@ -359,6 +360,13 @@ classify(const char *mn, const cs_x86 *x, struct wp_x86_insn *in)
 			in->width = x->operands[memop].size;
 			in->has_mem = 0;
 		}
+		if (memop == 1 && strcmp(mn, "mov") == 0 &&
+		    op0->type == X86_OP_REG &&
+		    (m = reg_lookup(op0->reg)) != NULL) {
+			in->ld_reg = m->idx;
+			in->ld_bytes = m->bytes;
+			in->ld_shift = m->shift;
+		}
 	}
 }
 
@@ -390,6 +398,7 @@ wp_x86_decode(const uint8_t *code, size_t len, uint64_t addr,
 	memset(in, 0, sizeof *in);
 	in->src_reg = -1;
 	in->op_reg = -1;
+	in->ld_reg = -1;
 	if (wp_x86_init() == -1 || cs_disasm(cs, code, len, addr, 1, &ci) != 1)
 		return -1;
 	in->addr = addr;

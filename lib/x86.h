@@ -89,6 +89,9 @@ struct wp_x86_insn {
 	int		 op_reg, op_bytes, op_shift;
 	int		 has_op_imm;
 	uint64_t	 op_imm;
+	/* a plain load, mov reg, [m]: the general register it loads
+	   (ld_reg -1: none), as wide as the load */
+	int		 ld_reg, ld_bytes, ld_shift;
 };
 
 /* Opens capstone once; wp_x86_decode calls it.  0, or -1. */

@@ -11,6 +11,11 @@ load callchain
 	assert_equal "$(jq -r 'select(.type=="armed") | "\(.callchain) \(.callchain_depth)"' "$WOUT")" "cfi 16"
 }
 
+@test "wp-arm ptrace --callchain dwarf: unwound at the stop with the modules' CFI, as --callchain is" {
+	scenario_chain_callers callers complete --backend ptrace --callchain dwarf
+	assert_equal "$(jq -r 'select(.type=="armed") | .callchain' "$WOUT")" cfi
+}
+
 @test "wp-arm ptrace --callchain: libc's memcpy as the writer, its callers named" {
 	scenario_chain_memcpy --backend ptrace --callchain
 }

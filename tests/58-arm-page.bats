@@ -181,10 +181,11 @@ page_perms() {
 }
 
 @test "wp-arm page: pages it cannot watch are refused with the reason, the target untouched" {
-	start_target mt-writer -t 1 -n 5
-	run --separate-stderr bash -c "wp-resolve -p $TPID -a rw wpt_counter | wp-arm --backend page -d 5s"
-	assert_failure 64
-	assert_equal "$stderr" "wp-arm: target 0: -a rw: page protection traps writes, not reads (use --backend ptrace)"
+	# -a rw takes every access away: not from a page of code
+	start_target jit -w
+	run --separate-stderr bash -c "wp-resolve -p $TPID -a rw -l 4 $(tinfo code) | wp-arm --backend page -d 5s"
+	assert_failure 1
+	assert_equal "$stderr" "wp-arm: target 0: page $(tinfo code) is executable (rwxp): -a rw takes every access away from the page, its code's fetches too: use --backend ptrace"
 	# untouched: it runs as ever
 	kill -USR1 "$TPID"
 	wait_for "$TOUT" '^done' 30
@@ -215,6 +216,20 @@ page_perms() {
 
 @test "wp-arm page --callchain: libc's memcpy as the writer, its callers named" {
 	scenario_chain_memcpy --backend page --callchain
+}
+
+@test "wp-arm page --callchain dwarf: unwound at the fault with the modules' CFI, as ptrace does: each chain with its exact count, the registers carried" {
+	scenario_chain_callers callers complete --backend page --callchain dwarf
+	assert_equal "$(jq -r 'select(.type=="armed") | "\(.callchain) \(.callchain_depth)"' "$WOUT")" "cfi 16"
+	# dwarf implies --regs: each hit's registers are the writer's
+	run jq -r 'select(.type=="hit") | .regs.rip == .writer_ip' "$WOUT"
+	assert_equal "$(sort -u <<< "$output") ${#lines[@]}" "true 15"
+}
+
+@test "wp-arm page --callchain dwarf: libc's memcpy as the writer; a deeper chain marked truncated" {
+	scenario_chain_memcpy --backend page --callchain dwarf
+	stop_targets
+	scenario_chain_deep callers --backend page --callchain dwarf
 }
 
 @test "wp-arm page --tid: a thread-local variable on the page of the thread's rseq area: its rseq set aside for the watch, every write counted, registered again after" {
@@ -317,6 +332,19 @@ attrib_watch() {
 	assert_equal "$(hits)" 10
 	assert_equal "$(obs .backend)" page_protect
 	assert_equal "$(cat "$WERR")" "wp-arm: hardware breakpoints do not fire on this machine (they do on bare metal and in VMs that virtualize debug registers): using the page-protection backend (writes to the watched pages fault and stop the target a moment each: a hot neighbour on them slows it, and its own timeouts may fire)"
+}
+
+@test "wp-arm page -a rw: a page the process makes read-only mid-watch is let go, said; its reads are not hits, the target runs on" {
+	start_target page-rw -n 10 -p
+	watch_start -a rw -l 8 "$(tinfo rw)" -- --backend page -d 120s
+	kill -USR1 "$TPID"
+	watch_wait
+	wait_for "$TOUT" '^done' 30
+	assert_equal "$WSTATUS" 0
+	grep -qx "read-only sum 100" "$TOUT" || fail "the target: $(cat "$TOUT")"
+	assert_equal "$(obs .page.pages_dropped)" 1
+	assert_equal "$(hits '.flags == ["read"]') $(hits '.flags == []')" "40 40"
+	assert_equal "$(cat "$WERR")" "wp-arm: page $(tinfo rw) was made unwritable by the process: -a rw no longer watches it"
 }
 
 @test "wp-arm page: -d is kept when the reader is slow: what it did not take in time is dropped and counted" {

@@ -36,6 +36,11 @@ load page
 	scenario_page_array page 20000
 }
 
+@test "page -a rw: two threads read and write the watched struct in tight loops: reads and writes exact, apart, per site and thread" {
+	require_page
+	scenario_page_rw page 1000
+}
+
 @test "ptrace: three threads write a 512-byte struct: counts per writer" {
 	scenario_page_struct ptrace 30
 }
@@ -58,4 +63,8 @@ load page
 
 @test "ptrace: a 64 KiB array written at random offsets" {
 	scenario_page_array ptrace 40
+}
+
+@test "ptrace -a rw: two threads read and write the watched struct: reads and writes exact" {
+	scenario_page_rw ptrace 30
 }

@@ -135,7 +135,7 @@ page_report_header() {
 	share=$(awk -v n="$2" -v w="$1" 'BEGIN { printf "%.1f", 100 * n / (n + w) }')
 	run --separate-stderr wp-report "$WOUT"
 	assert_success
-	assert_line "page     $(( $1 + $2 )) write faults: $1 watched, $2 by page neighbours ($share%)"
+	assert_line "page     $(( $1 + $2 )) faults: $1 watched, $2 by page neighbours ($share%)"
 	assert_line "         $(obs .page.emulated) emulated, $(obs .page.stepped) stepped, 0 kernel writes"
 	assert_line "note     most faults were page neighbours': writes to other variables on the watched pages"
 	assert_line --regexp '^estimate about [0-9.]+ m?s of the target.s native run time in [0-9.]+ s \(1/[0-9.]+ of native speed\)$'
@@ -190,4 +190,56 @@ scenario_page_array() {
 	done
 	# with one thread the array ends as in an unwatched run
 	assert_equal "$(target_output)" "$PLAIN"
+}
+
+# rw_own WORD: the count the target says (page-rw's "reads R writes W
+# bad B" line)
+rw_own() {
+	awk -v w="$1" '$1 == "reads" { for (i = 1; i < NF; i += 2) if ($i == w) print $(i + 1) }' "$TOUT"
+}
+
+# -a rw: two threads read and write their own field of the watched
+# struct in tight loops (a mov store, a mov load, a cmp with memory, a
+# lock inc), and the neighbour on the page: every read and every write
+# counted apart, each site's kind right, each load read what was stored;
+# the neighbour's accesses are no hit (the page backend counts them);
+# then the kernel reads the struct (write(2), writev(2)): it gets the
+# bytes, no EFAULT, and its reads are not hits.
+scenario_page_rw() {
+	local backend=$1 n=$2 r w tid
+	start_target page-rw -n "$n" -k
+	rm -f "$BATS_TEST_TMPDIR/watch.out.writers"
+	watch_start --backend "$backend" -a rw -l 8 "$(tinfo rw)" -- --backend "$backend" -d 600s -n 100000000
+	kill -USR1 "$TPID"
+	watch_wait
+	wait_for "$TOUT" '^done' 60
+	assert_equal "$WSTATUS" 0
+	r=$(rw_own reads)
+	w=$(rw_own writes)
+	assert_equal "$r $w $(rw_own bad)" "$(( 4 * n )) $(( 4 * n )) 0"
+	grep -qx "kernel read 8 8 same 1" "$TOUT" || fail "the kernel's reads: $(grep kernel "$TOUT")"
+	assert_equal "$(obs .counts_are_lower_bound)" false
+	assert_equal "$(hits '.flags == ["read"]')" "$r"
+	assert_equal "$(hits '.flags == []')" "$w"
+	assert_equal "$(hits)" $(( r + w ))
+	# each site its kind: the load and the cmp read, the mov and the
+	# lock inc (which reads too) write
+	assert_equal "$(writer_hits rw_load) $(writer_hits rw_cmp)" "$(( r / 2 )) $(( r / 2 ))"
+	assert_equal "$(writer_hits rw_write) $(writer_hits rw_inc)" "$(( w / 2 )) $(( w / 2 ))"
+	assert_equal "$(writer_hits rw_nb)" 0
+	run jq -r 'select(.type=="hit") | .tid' "$WOUT"
+	assert_equal "$(sort -u <<< "$output" | wc -l)" 2
+	for tid in $(sort -u <<< "$output"); do
+		assert_equal "$(hits ".tid == $tid and .flags == [\"read\"]") $(hits ".tid == $tid and .flags == []")" "$(( r / 2 )) $(( w / 2 ))"
+	done
+	run --separate-stderr wp-report < <(wp-decode < "$WOUT" 2> /dev/null)
+	assert_line --regexp "^  $(( r + w )) accesses counted by [a-z -]+; $(( r + w )) attributed to a writer \\($r reads, $w writes\\)$"
+	assert_line --regexp "^ +$(( r / 2 ))  exact +read +rw_load\\+0x0 "
+	assert_line --regexp "^ +$(( w / 2 ))  exact +write +rw_inc\\+0x0 "
+	if [ "$backend" = page ]; then
+		# the neighbour: a load and a store a round, on each thread
+		assert_equal "$(obs "$PAGE_NEIGHBOUR_FAULTS")" $(( 4 * n ))
+		assert_equal "$(obs .page.faults_watched)" $(( r + w ))
+		assert_line "page     $(( r + w + 4 * n )) faults: $(( r + w )) watched, $(( 4 * n )) by page neighbours (33.3%)"
+	fi
 }

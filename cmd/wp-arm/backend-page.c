@@ -6,7 +6,9 @@
  * its writer exact; one elsewhere on the page is a neighbour's, counted.
  * Either is then made: emulated (a plain store wp understands, written
  * through /proc/PID/mem) or stepped (the page made writable for that one
- * instruction, every other thread held).  System calls that may write
+ * instruction, every other thread held).  With -a rw a page gets no
+ * access at all, and a load from a watched range is a hit too (a read),
+ * stepped.  System calls that may write
  * the pages get them back for the call (a kernel write, reported as the
  * call's), and so does the delivery of a caught signal (its frame).
  */
@@ -60,6 +62,7 @@ page_mprotect(struct page_state *s, struct tr_thread *t, struct ppage *p,
 	if (tr_inject(&s->tr, t, SYS_mprotect, p->addr, PAGE_SZ,
 	    (uint64_t)prot) != 0)
 		return -1;
+	p->prot = prot;
 	p->guarded = (prot & PROT_WRITE) == 0 && (p->own & PROT_WRITE);
 	return 0;
 }
@@ -79,8 +82,9 @@ page_close(struct page_state *s, struct tr_thread *t, struct ppage *p)
 {
 	if (p->open > 0 && --p->open > 0)
 		return;
-	if (!p->gone && p->needed && (p->own & PROT_WRITE) && !p->guarded)
-		page_mprotect(s, t, p, p->own & ~PROT_WRITE);
+	if (!p->gone && p->needed && (p->own & PROT_WRITE) &&
+	    p->prot != page_guard_prot(p))
+		page_mprotect(s, t, p, page_guard_prot(p));
 }
 
 /* Resumes t as the watch runs it; the time wp held it is counted. */
@@ -129,14 +133,19 @@ collect_pages(struct watch *w, struct page_state *s)
 	uint64_t a, end;
 	size_t i;
 
+	struct ppage *p;
+
 	for (i = 0; i < s->npg; i++)
-		s->pg[i]->needed = 0;
+		s->pg[i]->needed = s->pg[i]->rw = 0;
 	for (i = 0; i < w->nt; i++) {
 		if (!w->t[i].armed)
 			continue;
 		end = w->t[i].addr + (uint64_t)w->t[i].len;
-		for (a = w->t[i].addr & ~(PAGE_SZ - 1); a < end; a += PAGE_SZ)
-			page_add(s, a)->needed = 1;
+		for (a = w->t[i].addr & ~(PAGE_SZ - 1); a < end; a += PAGE_SZ) {
+			p = page_add(s, a);
+			p->needed = 1;
+			p->rw |= w->t[i].rw;
+		}
 	}
 	obs(w)->pages = s->npg;
 }
@@ -207,6 +216,11 @@ check_page(struct watch *w, struct page_state *s, struct ppage *p,
 		    "0x%" PRIx64 " is not writable (%s): nothing writes "
 		    "it as it is", target_at(w, p->addr), p->addr,
 		    m->perms);
+	else if (p->rw && m->perms[2] == 'x')
+		rc = wp_error_set(e, WP_EXIT_ERROR, "target %d: page "
+		    "0x%" PRIx64 " is executable (%s): -a rw takes every "
+		    "access away from the page, its code's fetches too%s",
+		    target_at(w, p->addr), p->addr, m->perms, advice);
 	else if ((tid = page_rseq_park(s, p)) != 0)
 		rc = wp_error_set(e, WP_EXIT_ERROR, "target %d: page "
 		    "0x%" PRIx64 " holds the rseq area of thread %d, "
@@ -279,28 +293,6 @@ page_injectable(struct page_state *s)
 	return NULL;
 }
 
-/*
- * What the options ask that this backend does not do, in e (with
- * advice, the other backend to use).
- */
-static int
-refuse(struct watch *w, int advice, struct wp_error *e)
-{
-	const char *use = advice ? " (use --backend ptrace)" : "";
-	size_t i;
-
-	for (i = 0; i < w->nt; i++)
-		if (w->t[i].rw)
-			return wp_error_set(e, WP_EXIT_USAGE, "target %d: -a rw: "
-			    "page protection traps writes, not reads%s",
-			    w->t[i].id, use);
-	if (w->callchain == CC_DWARF)
-		return wp_error_set(e, WP_EXIT_USAGE, "--callchain dwarf: the "
-		    "page backend unwinds at the stop with the modules' CFI "
-		    "(use --callchain)");
-	return 0;
-}
-
 /* The bytes of each target now: what a kernel write is measured from. */
 static int
 read_targets(struct watch *w, struct page_state *s, struct wp_error *e)
@@ -344,7 +336,7 @@ protect_all(struct watch *w, struct page_state *s, struct wp_error *e)
 		    "stopped where mprotect can run", (int)w->pid);
 	for (i = 0; i < s->npg; i++)
 		if (s->pg[i]->needed && page_mprotect(s, t, s->pg[i],
-		    s->pg[i]->own & ~PROT_WRITE) == -1) {
+		    page_guard_prot(s->pg[i])) == -1) {
 			page_restore(s, t);
 			return wp_error_set(e, WP_EXIT_ERROR, "target %d: "
 			    "mprotect of page 0x%" PRIx64 " in the process "
@@ -384,7 +376,8 @@ page_sync(struct watch *w, struct page_state *s, struct tr_thread *t)
 		return;
 	for (i = 0; i < s->npg; i++) {
 		p = s->pg[i];
-		if (p->gone || p->open > 0 || p->needed == p->guarded)
+		if (p->gone || p->open > 0 || (p->needed == p->guarded &&
+		    (!p->needed || p->prot == page_guard_prot(p))))
 			continue;
 		if (!p->needed) {
 			page_mprotect(s, t, p, p->own);
@@ -396,7 +389,7 @@ page_sync(struct watch *w, struct page_state *s, struct tr_thread *t)
 			w->modify_errors++;
 			continue;
 		}
-		if (page_mprotect(s, t, p, p->own & ~PROT_WRITE) == -1)
+		if (page_mprotect(s, t, p, page_guard_prot(p)) == -1)
 			w->modify_errors++;
 	}
 	wp_proc_maps_free(&maps);
@@ -521,7 +514,7 @@ page_arm(struct watch *w, struct wp_error *e)
 	struct page_state *s = new_state(w);
 	size_t i;
 
-	if (refuse(w, 1, e) == -1 || traced_open(w, &s->tr, 1, e) == -1)
+	if (traced_open(w, &s->tr, 1, e) == -1)
 		goto fail;
 	if (arm_stopped(w, s, e) == -1) {
 		traced_detach(&s->tr);
@@ -546,9 +539,7 @@ page_serves(struct watch *w, struct wp_error *e)
 	int rc = 0;
 
 	s->probe = 1;
-	if (refuse(w, 0, e) == -1)
-		rc = -1;
-	else if (tr_open(&s->tr, w->pid, 1, e) == 0 &&
+	if (tr_open(&s->tr, w->pid, 1, e) == 0 &&
 	    tr_seize_all(&s->tr, 0, 1, NULL, NULL) > 0) {
 		collect_pages(w, s);
 		rc = check_pages(w, s, "", e);

@@ -1,6 +1,7 @@
 /*
  * The stores the page backend makes itself instead of stepping them
- * (page_emulable, page_emulate): plain movs, stos, vector moves of a
+ * (page_emulable, page_emulate), and with -a rw its plain loads
+ * (page_emulate_load): plain movs, stos, vector moves of a
  * whole xmm or ymm register, read from XSTATE, and the read-modify-
  * writes of integer arithmetic (lock add, xadd, cmpxchg, inc, ...),
  * computed by the same instruction run here on the old bytes with the
@@ -242,6 +243,25 @@ vector_bytes(pid_t tid, int n, int width, unsigned char *b)
 	if (width == 32)
 		memcpy(b + 16, xs + XSAVE_YMM_HI + 16 * n, 16);
 	return 0;
+}
+
+int
+page_emulate_load(struct page_state *s, struct tr_thread *t,
+    struct user_regs_struct *u, const struct wp_x86_insn *in, uint64_t lo)
+{
+	unsigned char b[8];
+	uint64_t v = 0;
+	int i;
+
+	if (in->ld_reg < 0 || in->rep || in->width != in->ld_bytes ||
+	    in->width < 1 || in->width > 8 ||
+	    pread(s->tr.memfd, b, (size_t)in->width, (off_t)lo) != in->width)
+		return -1;
+	for (i = 0; i < in->width; i++)
+		v |= (uint64_t)b[i] << (8 * i);
+	set_reg(u, in->ld_reg, in->ld_bytes, in->ld_shift, v);
+	u->rip += (uint64_t)in->size;
+	return (int)ptrace(PTRACE_SETREGS, t->tid, 0, u);
 }
 
 int

@@ -1,6 +1,7 @@
 /*
  * What each stop means to the page backend: a write fault on a guarded
- * page (a hit or a neighbour's write, emulated or stepped), a system
+ * page, or with -a rw a read fault too (a hit or a neighbour's access,
+ * emulated or stepped), a system
  * call that may write the pages (a window), a signal (delivered; its
  * frame may be written on a page: a window too), threads and processes
  * coming and going.
@@ -109,7 +110,8 @@ page_fault_ours(struct page_state *s, struct tr_thread *t, struct ppage **pp,
 	if (ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) == -1 ||
 	    si.si_signo != SIGSEGV || si.si_code != SEGV_ACCERR ||
 	    (p = page_find(s, (uint64_t)(uintptr_t)si.si_addr)) == NULL ||
-	    !p->guarded || p->gone || !(p->own & PROT_WRITE))
+	    (!p->guarded && p->open == 0) || p->gone ||
+	    !(p->own & PROT_WRITE))
 		return 0;
 	if (pp != NULL)
 		*pp = p;
@@ -258,7 +260,9 @@ step_over(struct watch *w, struct page_state *s, struct tr_thread *t,
 	if (t->state != TR_STOPPED)
 		t = page_injectable(s);
 	for (k = 0; k < nopen && t != NULL; k++)
-		page_mprotect(s, t, opened[k], opened[k]->own & ~PROT_WRITE);
+		if (opened[k]->open == 0)
+			page_mprotect(s, t, opened[k],
+			    page_guard_prot(opened[k]));
 	if (!s->holding)
 		tr_release(&s->tr);
 	return r;
@@ -330,10 +334,106 @@ atomic_here(const struct ppage *p, uint64_t lo, uint64_t hi)
 	    hi <= p->addr + PAGE_SZ;
 }
 
+/* What the instruction at a fault does to memory. */
+struct fault {
+	uint64_t	 lo, hi;	/* the bytes it stores, or the faulting one */
+	uint64_t	 rlo, rhi;	/* those it loads, on an rw page (else none) */
+	/* rw page: the decoder places no access at the fault, so the
+	   faulting byte was read or written: the bytes after the step say */
+	int		 unplaced;
+};
+
+/* Fault at addr on page p of instruction in (decoded) with registers r. */
+static void
+place(const struct ppage *p, const struct wp_x86_insn *in, int decoded,
+    const struct wp_x86_regs *r, uint64_t addr, struct fault *f)
+{
+	int st, ld;
+
+	memset(f, 0, sizeof *f);
+	if (!(st = decoded && wp_x86_store_range(in, r, 0, &f->lo,
+	    &f->hi) == 0)) {
+		f->lo = addr;
+		f->hi = addr + 1;
+	}
+	if (!p->rw)
+		return;
+	if (!(ld = decoded && wp_x86_load_range(in, r, &f->rlo,
+	    &f->rhi) == 0))
+		f->rlo = f->rhi = 0;
+	if (!st)
+		f->lo = f->hi = 0;
+	if ((st && f->lo <= addr && addr < f->hi) ||
+	    (ld && f->rlo <= addr && addr < f->rhi))
+		return;
+	f->lo = addr;
+	f->hi = addr + 1;
+	f->rlo = f->rhi = 0;
+	f->unplaced = 1;
+}
+
 /*
- * A write fault of t on page p: the store's range from the decoded
- * instruction (or the faulting byte), a hit for each target it reaches,
- * made by emulation or a step.
+ * The hit fault f is on target t: its flags (0, a write; WP_HIT_READ),
+ * or -1, none.  An unplaced one is a write when the bytes changed (the
+ * other threads held), else a read that may have been a write of the
+ * same bytes (unmodeled); told after the step (after).
+ */
+static int
+hit_flags(struct page_state *s, const struct fault *f,
+    const struct wtarget *t, size_t ti, int after)
+{
+	if (overlaps(f->lo, f->hi, t)) {
+		if (!f->unplaced || !after)
+			return 0;
+		if (pread(s->tr.memfd, s->buf, (size_t)t->len,
+		    (off_t)t->addr) == t->len &&
+		    memcmp(s->buf, s->last[ti], (size_t)t->len) != 0)
+			return 0;
+		return t->rw ? WP_HIT_READ | WP_HIT_UNMODELED : -1;
+	}
+	if (t->rw && overlaps(f->rlo, f->rhi, t))
+		return WP_HIT_READ;
+	return -1;
+}
+
+/*
+ * Makes the store of in (decoded) by emulation, or else steps it: 2
+ * (emulated, u where it is now), 1 (stepped), 0 (not run yet).
+ */
+static int
+make(struct watch *w, struct page_state *s, struct tr_thread *t,
+    struct ppage *p, struct user_regs_struct *u,
+    const struct wp_x86_regs *r, struct wp_x86_insn *in, int decoded,
+    const struct fault *f, uint64_t addr, unsigned char *stored)
+{
+	if (decoded && page_emulable(in) && f->lo <= addr && addr < f->hi &&
+	    ((in->kind != WP_X86_RMW && in->kind != WP_X86_XCHG) ||
+	    atomic_here(p, f->lo, f->hi)) &&
+	    page_emulate(s, t, u, r, in, f->lo, stored) == 0) {
+		obs(w)->emulated++;
+		s->st = stored;
+		s->st_lo = f->lo;
+		s->st_hi = f->lo + (uint64_t)in->width;
+		return 2;
+	}
+	/* a load, made while nothing else can write the page */
+	if (decoded && f->rlo <= addr && addr < f->rhi &&
+	    atomic_here(p, f->rlo, f->rhi) &&
+	    page_emulate_load(s, t, u, in, f->rlo) == 0) {
+		obs(w)->emulated++;
+		return 2;
+	}
+	if (!decoded) {
+		memset(in, 0, sizeof *in);
+		in->addr = u->rip;
+	}
+	return step_over(w, s, t, in, p) == 1;
+}
+
+/*
+ * A fault of t on page p: the store's range from the decoded
+ * instruction (or the faulting byte), and on an rw page its load's, a
+ * hit for each target they reach, made by emulation or a step.
  */
 static void
 on_fault(struct watch *w, struct page_state *s, struct tr_thread *t,
@@ -342,51 +442,35 @@ on_fault(struct watch *w, struct page_state *s, struct tr_thread *t,
 	struct user_regs_struct u, at;
 	struct wp_x86_regs r;
 	struct wp_x86_insn in;
+	struct fault f;
 	unsigned char stored[32];
-	uint64_t lo = addr, hi = addr + 1;
 	size_t ti, nhit = 0;
-	int decoded, done, ptr;
+	int decoded, done, ptr, fl;
 
 	if (ptrace(PTRACE_GETREGS, t->tid, 0, &u) == -1)
 		return;
 	at = u;
 	tr_regs(&u, &r);
 	decoded = decode_at(w, s, u.rip, &in) == 0;
-	if (decoded && wp_x86_store_range(&in, &r, 0, &lo, &hi) == -1) {
-		lo = addr;
-		hi = addr + 1;
-	}
+	place(p, &in, decoded, &r, addr, &f);
 	for (ti = 0; ti < w->nt; ti++)
-		nhit += overlaps(lo, hi, &w->t[ti]);
+		nhit += w->t[ti].armed && hit_flags(s, &f, &w->t[ti], ti, 0) >= 0;
 	if (nhit > 0)
 		obs(w)->faults_watched++;
 	else
 		obs(w)->faults_neighbour++;
 	/* no thread runs from a pointer's store to its leaf's re-arm */
-	if ((ptr = w->nchains > 0 && pointer_at(w, lo, hi)) != 0) {
+	if ((ptr = w->nchains > 0 && pointer_at(w, f.lo, f.hi)) != 0) {
 		tr_hold(&s->tr, t);
 		s->holding = 1;
 	}
-	if (decoded && page_emulable(&in) && lo <= addr && addr < hi &&
-	    ((in.kind != WP_X86_RMW && in.kind != WP_X86_XCHG) ||
-	    atomic_here(p, lo, hi)) &&
-	    page_emulate(s, t, &u, &r, &in, lo, stored) == 0) {
-		obs(w)->emulated++;
-		done = 2;	/* u is where it is now */
-		s->st = stored;
-		s->st_lo = lo;
-		s->st_hi = lo + (uint64_t)in.width;
-	} else if (decoded)
-		done = step_over(w, s, t, &in, p) == 1;
-	else {
-		memset(&in, 0, sizeof in);
-		in.addr = u.rip;
-		done = step_over(w, s, t, &in, p) == 1;
-	}
+	done = make(w, s, t, p, &u, &r, &in, decoded, &f, addr, stored);
 	if (done == 2 || (done && ptrace(PTRACE_GETREGS, t->tid, 0, &u) == 0))
 		for (ti = 0; ti < w->nt && nhit > 0; ti++)
-			if (overlaps(lo, hi, &w->t[ti]))
-				emit(w, s, ti, t->tid, u.rip, at.rip, 0, 0, &r);
+			if (w->t[ti].armed &&
+			    (fl = hit_flags(s, &f, &w->t[ti], ti, 1)) >= 0)
+				emit(w, s, ti, t->tid, u.rip, at.rip,
+				    (unsigned)fl, 0, &r);
 	s->st = NULL;
 	if (ptr) {
 		page_follow(w, s);

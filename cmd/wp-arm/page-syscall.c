@@ -74,6 +74,56 @@ may_write(int memfd, long nr, const uint64_t a[6], const struct ppage *p)
 	return 0;
 }
 
+/* Calls that reach user memory only where their arguments point. */
+static const long direct[] = {
+	SYS_read, SYS_write, SYS_pread64, SYS_pwrite64, SYS_open, SYS_openat,
+	SYS_close, SYS_futex, SYS_poll, SYS_nanosleep, SYS_clock_nanosleep,
+	SYS_clock_gettime, SYS_clock_getres, SYS_gettimeofday, SYS_getpid,
+	SYS_gettid, SYS_getppid, SYS_sched_yield, SYS_exit, SYS_exit_group,
+	SYS_rt_sigprocmask, SYS_rt_sigaction, SYS_sigaltstack, SYS_lseek,
+	SYS_fstat, SYS_stat, SYS_lstat, SYS_newfstatat, SYS_getrandom,
+	SYS_epoll_wait, SYS_kill, SYS_tgkill, SYS_tkill, SYS_getcpu, SYS_wait4,
+	SYS_pipe, SYS_pipe2, SYS_dup, SYS_dup2, SYS_dup3, SYS_recvfrom,
+	SYS_sendto, SYS_access, SYS_faccessat, SYS_getuid, SYS_geteuid,
+	SYS_getgid, SYS_getegid, SYS_uname, SYS_set_tid_address, SYS_pause,
+	SYS_alarm, SYS_times, SYS_getrusage, SYS_prlimit64, SYS_readlink,
+	SYS_unlink, SYS_mkdir, SYS_getdents64, SYS_clone, SYS_rseq,
+	SYS_sched_getaffinity, SYS_sched_setaffinity, SYS_fcntl,
+	SYS_set_robust_list, SYS_membarrier, SYS_arch_prctl, SYS_getcwd,
+	SYS_chdir, SYS_statx, SYS_epoll_ctl, SYS_epoll_pwait, SYS_eventfd2,
+	SYS_socket, SYS_connect, SYS_bind, SYS_accept, SYS_accept4,
+	SYS_listen, SYS_shutdown, SYS_getsockopt, SYS_setsockopt,
+	SYS_getsockname, SYS_getpeername, SYS_ppoll, SYS_select,
+	/* its clone_args, at the argument (not their set_tid array) */
+	SYS_clone3
+};
+
+/*
+ * Whether system call nr may read page p, which -a rw left without any
+ * access (the kernel's read would fail with EFAULT): an argument that
+ * points into it, or any call not known to reach user memory only
+ * where its arguments point (an iovec, a message header, a signal
+ * frame that rt_sigreturn reads back).
+ */
+static int
+may_read(long nr, const uint64_t a[6], const struct ppage *p)
+{
+	size_t i;
+	int k;
+
+	/* their addresses are the mappings', not memory they read */
+	if (nr == SYS_mprotect || nr == SYS_munmap || nr == SYS_mremap ||
+	    nr == SYS_mmap || nr == SYS_brk || nr == SYS_madvise)
+		return 0;
+	for (k = 0; k < 6; k++)
+		if (a[k] >= p->addr && a[k] < p->addr + PAGE_SZ)
+			return 1;
+	for (i = 0; i < sizeof direct / sizeof direct[0]; i++)
+		if (direct[i] == nr)
+			return 0;
+	return 1;
+}
+
 static int
 others_run(struct page_state *s, struct tr_thread *t)
 {
@@ -123,7 +173,8 @@ page_sc_entry(struct watch *w, struct page_state *s, struct tr_thread *t)
 	for (i = 0; i < s->npg; i++) {
 		p = s->pg[i];
 		if (p->gone || !(p->guarded || p->open) ||
-		    !may_write(s->tr.memfd, t->nr, t->args, p))
+		    !(may_write(s->tr.memfd, t->nr, t->args, p) ||
+		    (p->rw && may_read(t->nr, t->args, p))))
 			continue;
 		if (pt->nwin == 0 && tr_leave_entry(&s->tr, t) == -1)
 			return;
@@ -160,8 +211,17 @@ remap_page(struct watch *w, struct page_state *s, struct tr_thread *t,
 	own = page_prot_of(m->perms);
 	p->own = own;
 	p->guarded = 0;
+	if (p->rw && (!(own & PROT_WRITE) || (own & PROT_EXEC))) {
+		/* its faults would be the process's own: not watched */
+		p->gone = 1;
+		obs(w)->pages_dropped++;
+		warnx("page 0x%" PRIx64 " was made %s by the process: -a rw "
+		    "no longer watches it", p->addr, own & PROT_EXEC ?
+		    "executable" : "unwritable");
+		return;
+	}
 	if ((own & PROT_WRITE) && p->open == 0 && p->needed)
-		page_mprotect(s, t, p, own & ~PROT_WRITE);
+		page_mprotect(s, t, p, page_guard_prot(p));
 }
 
 /*

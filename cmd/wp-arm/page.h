@@ -5,6 +5,8 @@
 #ifndef WPARM_PAGE_H
 #define WPARM_PAGE_H
 
+#include <sys/mman.h>
+
 #include <stdint.h>
 
 #include "tracee.h"
@@ -18,7 +20,10 @@
 struct ppage {
 	uint64_t	 addr;
 	int		 own;		/* the target's own PROT_* */
+	int		 prot;		/* what wp set it to last */
 	int		 guarded;	/* its write permission is taken now */
+	int		 rw;		/* an armed -a rw range is on it: every
+					   access is taken (PROT_NONE) */
 	int		 open;		/* windows that gave it back */
 	int		 gone;		/* unmapped, or made unwritable */
 	int		 needed;	/* an armed range is on it */
@@ -83,6 +88,13 @@ struct page_state {
 	const unsigned char *st;
 	uint64_t	 st_lo, st_hi;
 };
+
+/* The protection p is watched with: no access for -a rw, else no write. */
+static inline int
+page_guard_prot(const struct ppage *p)
+{
+	return p->rw ? PROT_NONE : p->own & ~PROT_WRITE;
+}
 
 /* The backend's counters, in w->obs (shared with the guard). */
 static inline struct wp_obs_page *
@@ -162,6 +174,14 @@ int	 page_emulate(struct page_state *s, struct tr_thread *t,
 	    struct user_regs_struct *u, const struct wp_x86_regs *r,
 	    const struct wp_x86_insn *in, uint64_t lo, unsigned char *b);
 
+/*
+ * With -a rw: makes the plain load in (mov reg, [m]) from lo, into t's
+ * register in u, and moves t past it: 0, or -1 (not such a load).
+ */
+int	 page_emulate_load(struct page_state *s, struct tr_thread *t,
+	    struct user_regs_struct *u, const struct wp_x86_insn *in,
+	    uint64_t lo);
+
 /* page-event.c */
 /* t's own state (allocated at the first call, freed at its exit). */
 struct pthr *pthr_of(struct tr_thread *t);
@@ -169,9 +189,10 @@ struct pthr *pthr_of(struct tr_thread *t);
 void	 page_event(struct watch *w, struct page_state *s,
 	    struct tr_thread *t);
 /*
- * Whether t's SIGSEGV is a write fault on a page of ours that its own
- * protection lets be written; the page into *pp, the address written
- * into *addr (each may be NULL).
+ * Whether t's SIGSEGV is a fault on a page of ours that its own
+ * protection lets be written (-a rw: accessed): guarded, or given back
+ * to a system call since the fault was raised; the page into *pp, the
+ * address accessed into *addr (each may be NULL).
  */
 int	 page_fault_ours(struct page_state *s, struct tr_thread *t,
 	    struct ppage **pp, uint64_t *addr);

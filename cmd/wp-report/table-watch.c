@@ -353,7 +353,7 @@ tracer_counted(const struct report *r)
 {
 	static const char *const tracers[][2] = {
 		{ "ptrace_singlestep", "single-stepping" },
-		{ "page_protect", "write faults" }
+		{ "page_protect", "page faults" }
 	};
 	size_t i;
 

@@ -88,7 +88,7 @@ page_note(const struct wp_obs_pass *o, FILE *f)
 	int64_t nw = wp_field_int(&o->faults_watched);
 	int64_t nn = wp_field_int(&o->faults_neighbour);
 
-	out(f, "page     %lld write faults: %lld watched, %lld by page "
+	out(f, "page     %lld faults: %lld watched, %lld by page "
 	    "neighbours (%.1f%%)\n", (long long)(nw + nn), (long long)nw,
 	    (long long)nn, nw + nn > 0 ? 100.0 * (double)nn /
 	    (double)(nn + nw) : 0.0);

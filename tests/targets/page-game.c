@@ -13,9 +13,12 @@
  *              (write_neighbour), and one write of wpt_score every 1000
  * Prints "score writes N", "neighbour writes N", "sum HEX" (the same in
  * every run with the same options, watched or not), and "run_ns N": the
- * time of that phase, measured by the target itself.  Then "done"; with
- * -w it waits for another SIGUSR1 before exiting 0.
+ * time of that phase, measured by the target itself, and "switches N",
+ * its context switches meanwhile (a stop for a tracer is one).  Then
+ * "done"; with -w it waits for another SIGUSR1 before exiting 0.
  */
+#include <sys/resource.h>
+
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
@@ -45,6 +48,16 @@ write_neighbour(long v)
 	page.neighbour = v;
 }
 
+/* The context switches of the process so far (its threads', one). */
+static long
+switches(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_nvcsw + ru.ru_nivcsw;
+}
+
 static uint64_t
 now_ns(void)
 {
@@ -59,7 +72,7 @@ main(int argc, char *argv[])
 {
 	const char *mode = "game";
 	long frames = 1000, work = 900000, n = 1000000, i, k;
-	long nscore = 0, nneighbour = 0;
+	long nscore = 0, nneighbour = 0, sw0;
 	uint64_t x = 1, t0, t1;
 	int ch, waitend = 0;
 
@@ -82,6 +95,7 @@ main(int argc, char *argv[])
 	    WPT_ADDR(&page.neighbour), mode);
 	fflush(stdout);
 	wpt_wait_go();
+	sw0 = switches();
 	t0 = now_ns();
 	if (strcmp(mode, "game") == 0) {
 		for (i = 0; i < frames; i++) {
@@ -107,9 +121,9 @@ main(int argc, char *argv[])
 	}
 	t1 = now_ns();
 	printf("score writes %ld\nneighbour writes %ld\nsum %lx\n"
-	    "run_ns %llu\ndone\n", nscore, nneighbour,
+	    "run_ns %llu\nswitches %ld\ndone\n", nscore, nneighbour,
 	    (unsigned long)(page.score ^ page.neighbour ^ (long)x),
-	    (unsigned long long)(t1 - t0));
+	    (unsigned long long)(t1 - t0), switches() - sw0);
 	fflush(stdout);
 	if (waitend)
 		wpt_wait_go();
