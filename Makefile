@@ -46,7 +46,7 @@ DEBDEPS	 = debhelper dpkg-dev lintian fakeroot
 # and those the report page's test needs (tests/45-report-html.bats)
 PAGEDEPS = chromium tidy
 
-all: tools $(O)/wp-demo targets
+all: tools $(O)/wp-demo targets progs
 
 tools: $(TOOLS:%=$(O)/%) $(O)/wp
 
@@ -97,6 +97,16 @@ $(O)/cmd/%.o: cmd/%.c lib/*.h $$(wildcard $$(dir cmd/%)*.h)
 $(TOOLS:%=$(O)/%): $(O)/%: $$(call toolobj,%) $(O)/libwp.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(call toolobj,$*) $(O)/libwp.a \
 	    $(LDLIBS_$*)
+
+# The tests' programs over libwp.a (tests/progs), built as the tools
+# are, sanitizers included.
+PROGS	 = $(patsubst tests/progs/%.c,%,$(wildcard tests/progs/*.c))
+progs: $(PROGS:%=$(O)/progs/%)
+
+$(O)/progs/%: tests/progs/%.c $(O)/libwp.a lib/*.h
+	@mkdir -p $(@D)
+	$(CC) $(WPFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< \
+	    $(O)/libwp.a $(LDLIBS)
 
 # Test targets: plain -O1 programs, PIE and non-PIE, and a shared library.
 TCFLAGS	 = -O1 -g -Wall -Wextra -Werror -pthread
@@ -263,6 +273,6 @@ lint:
 clean:
 	rm -rf build build-asan
 
-.PHONY: all tools targets deps check asan-check install deb lint clean demo fuzz \
+.PHONY: all tools targets progs deps check asan-check install deb lint clean demo fuzz \
 	fuzz-build bench
 .SECONDARY:
