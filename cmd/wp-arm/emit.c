@@ -185,8 +185,8 @@ int
 emit_observation(struct watch *w, const struct wp_observation *o)
 {
 	wp_rec_observation(&w->jw, o);
-	if (written(w, wp_stream_nonblock(0)) == -1 || put(w, PUT_RECORD) == -1 ||
-	    wp_stream_flush() == -1)
+	if (written(w, wp_stream_nonblock(0)) == -1 ||
+	    put(w, PUT_RECORD) == -1 || wp_stream_flush() == -1)
 		return -1;
 	return 0;
 }
