@@ -46,7 +46,7 @@ DEBDEPS	 = debhelper dpkg-dev lintian fakeroot
 # and those the report page's test needs (tests/45-report-html.bats)
 PAGEDEPS = chromium tidy
 
-all: tools $(O)/wp-demo targets
+all: tools $(O)/wp-demo targets progs
 
 tools: $(TOOLS:%=$(O)/%) $(O)/wp
 
@@ -97,6 +97,16 @@ $(O)/cmd/%.o: cmd/%.c lib/*.h $$(wildcard $$(dir cmd/%)*.h)
 $(TOOLS:%=$(O)/%): $(O)/%: $$(call toolobj,%) $(O)/libwp.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(call toolobj,$*) $(O)/libwp.a \
 	    $(LDLIBS_$*)
+
+# The tests' programs over libwp.a (tests/progs), built as the tools
+# are, sanitizers included.
+PROGS	 = $(patsubst tests/progs/%.c,%,$(wildcard tests/progs/*.c))
+progs: $(PROGS:%=$(O)/progs/%)
+
+$(O)/progs/%: tests/progs/%.c $(O)/libwp.a lib/*.h
+	@mkdir -p $(@D)
+	$(CC) $(WPFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< \
+	    $(O)/libwp.a $(LDLIBS)
 
 # Test targets: plain -O1 programs, PIE and non-PIE, and a shared library.
 TCFLAGS	 = -O1 -g -Wall -Wextra -Werror -pthread
@@ -199,7 +209,9 @@ $(O)/fuzz/seeds/.done: tests/fuzz/seeds.sh $(wildcard tests/data/*.ndjson \
 	sh tests/fuzz/seeds.sh $(O) $(O)/fuzz/seeds
 	touch $@
 
-# -close_fd_mask=3: the tools' warnings about bad lines go nowhere
+# -close_fd_mask=3: the tools' warnings about bad lines go nowhere.
+# -timeout is wall time: a 4 MB seed takes some 6 s of CPU under the
+# sanitizers, which a busy machine stretches; a quadratic reader, minutes.
 fuzz: fuzz-build
 	@mkdir -p $(O)/fuzz/crashes; status=0; \
 	for f in $(FUZZERS); do \
@@ -214,7 +226,7 @@ fuzz: fuzz-build
 	echo "fuzz-records, lines up to 4 MB: $(FUZZ_TIME) s"; \
 	mkdir -p $(O)/fuzz/corpus/records-large; \
 	$(O)/fuzz/fuzz-records -max_total_time=$(FUZZ_TIME) -max_len=4194304 \
-	    -timeout=10 -close_fd_mask=3 -print_final_stats=1 \
+	    -timeout=30 -close_fd_mask=3 -print_final_stats=1 \
 	    -artifact_prefix=$(O)/fuzz/crashes/records-large- \
 	    $(O)/fuzz/corpus/records-large $(O)/fuzz/seeds/records-large \
 	    || status=1; \
@@ -264,6 +276,6 @@ lint:
 clean:
 	rm -rf build build-asan
 
-.PHONY: all tools targets deps check asan-check install deb lint clean demo fuzz \
+.PHONY: all tools targets progs deps check asan-check install deb lint clean demo fuzz \
 	fuzz-build bench
 .SECONDARY:

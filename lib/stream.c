@@ -21,6 +21,7 @@
 #define INBUF	(1 << 18)	/* what one read(2) asks for, at least */
 #define OUTBUF	(1 << 20)	/* into a file: a write(2) costs the most */
 #define PIPESZ	(1 << 20)	/* a pipe's size asked for: fewer wakeups */
+#define RESERVE	(1 << 16)	/* of outbuf, what a bulk line leaves free */
 
 static FILE	*out;
 static int	 outfd = -1;	/* -1: written through out */
@@ -380,9 +381,11 @@ wp_stream_flush(void)
  * One line of the pieces p[0..n), its newline added.  The buffer is
  * written out before it would fill mid-line, so that every write(2) ends
  * a line and a writer killed between two leaves no half record behind.
+ * Not waiting, it finds no room when it would leave less than keep bytes
+ * of the buffer free.
  */
 static int
-put_line(const struct iovec *p, int n)
+put_line(const struct iovec *p, int n, size_t keep)
 {
 	size_t len = 1;
 	char *o, *big = NULL;
@@ -390,7 +393,7 @@ put_line(const struct iovec *p, int n)
 
 	for (i = 0; i < n; i++)
 		len += p[i].iov_len;
-	if (nonblock && (rc = room_now(len)) != 0)
+	if (nonblock && (rc = room_now(len + keep)) != 0)
 		return rc;
 	if (!nonblock && pending + len > outmax && wp_stream_flush() == -1)
 		return -1;
@@ -419,13 +422,23 @@ wp_stream_write(const char *line, size_t len)
 
 	v.iov_base = (void *)(uintptr_t)line;
 	v.iov_len = len;
-	return put_line(&v, 1);
+	return put_line(&v, 1, 0);
 }
 
 int
 wp_stream_write_jw(const struct wp_jw *w)
 {
 	return wp_stream_write(w->buf, w->len);
+}
+
+int
+wp_stream_write_bulk(const struct wp_jw *w)
+{
+	struct iovec v;
+
+	v.iov_base = w->buf;
+	v.iov_len = w->len;
+	return put_line(&v, 1, RESERVE);
 }
 
 int
@@ -450,7 +463,7 @@ wp_stream_append(const struct wp_record *rec, const char *extra, size_t n)
 	v[1].iov_len = n;
 	v[2].iov_base = (void *)(uintptr_t)"}";
 	v[2].iov_len = 1;
-	return put_line(v, 3);
+	return put_line(v, 3, 0);
 }
 
 static void

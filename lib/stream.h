@@ -85,6 +85,12 @@ int	 wp_stream_flush(void);
  */
 int	 wp_stream_nonblock(int on);
 /*
+ * wp_stream_write_jw for the bulk of the lines (wp-arm's hits): not
+ * waiting, it gives way first, finding no room (1) once 64 KiB or less of
+ * the buffer would be left, which is kept for the other lines.
+ */
+int	 wp_stream_write_bulk(const struct wp_jw *w);
+/*
  * Between wp_stream_hold and wp_stream_release, lines are not flushed
  * one by one: a batch written at once (the records of a ring drained)
  * goes out together at the release, which returns -1 when the output

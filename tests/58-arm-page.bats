@@ -350,17 +350,19 @@ attrib_watch() {
 @test "wp-arm page: -d is kept when the reader is slow: what it did not take in time is dropped and counted" {
 	start_target mt-writer -t 1 -n 100000000 -w
 	WOUT=$BATS_TEST_TMPDIR/slow.out
-	wp-resolve -p "$TPID" wpt_counter | wp-arm --backend page --regs -d 1s 2> "$BATS_TEST_TMPDIR/slow.err" | { sleep 6; cat; } > "$WOUT" &
+	# 3 s of hits with registers: several times the 1 MiB pipe and the
+	# 1 MiB buffer, however busy the machine
+	wp-resolve -p "$TPID" wpt_counter | wp-arm --backend page --regs -d 3s --interval 100ms 2> "$BATS_TEST_TMPDIR/slow.err" | { sleep 8; cat; } > "$WOUT" &
 	local reader=$!
 	sleep 0.5
 	kill -USR1 "$TPID"
 	# the watch ends at its deadline, the target let go, though nothing was read yet
-	sleep 3
+	sleep 5
 	assert_equal "$(awk '/^TracerPid/ { print $2 }' "/proc/$TPID/status")" 0
 	wait "$reader"
 	OBS=$(jq -c 'select(.type=="observation")' "$WOUT")
 	assert_equal "$(obs .stop_reason)" duration
-	(( $(obs .elapsed_ms) >= 1000 && $(obs .elapsed_ms) < 2000 )) || fail "elapsed $(obs .elapsed_ms) ms"
+	(( $(obs .elapsed_ms) >= 3000 && $(obs .elapsed_ms) < 4000 )) || fail "elapsed $(obs .elapsed_ms) ms"
 	# every write counted: written as a hit, or dropped and counted as lost
 	local counted lost
 	counted=$(obs '.targets[0].counted')
@@ -368,7 +370,12 @@ attrib_watch() {
 	(( lost > 0 )) || fail "nothing was dropped: the reader was not slow enough"
 	assert_equal "$(( $(hits) + lost ))" "$counted"
 	assert_equal "$(obs .lost_events.total)" "$lost"
+	# only hits give way: no other record was dropped, and the last
+	# count arrived though hits were dropped before it
 	assert_equal "$(obs .lost_events.undelivered_records)" "$lost"
+	local last_count
+	last_count=$(jq -s '[.[] | select(.type=="count")] | last | .counted' "$WOUT")
+	(( last_count > $(hits) )) || fail "the last count ($last_count) came before any hit was dropped"
 	assert_equal "$(jq -c .lost_events.reasons <<< "$OBS")" '["output_blocked"]'
 	assert_equal "$(obs .counts_are_lower_bound)" true
 	assert_contract "$WOUT"

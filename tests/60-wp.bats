@@ -172,9 +172,9 @@ assert_ended_by() {
 	assert_equal "$stderr" "wp-resolve: -p: not an address or symbol name"
 	kill "$other"
 	# an option after the pid and the address is wp's own
-	wp watch --json "$TPID" wpt_counter -d 60s > "$BATS_TEST_TMPDIR/report.json" &
+	wp watch --json --save "$BATS_TEST_TMPDIR/raw.ndjson" "$TPID" wpt_counter -d 60s > "$BATS_TEST_TMPDIR/report.json" &
 	local w=$!
-	sleep 1
+	wait_for "$BATS_TEST_TMPDIR/raw.ndjson" '"type":"armed"' 60
 	kill -USR1 "$TPID"
 	wait "$w"
 	run jq -r '[.complete, .watches[0].accepted_hits, .observation.pid] | map(tostring) | join(" ")' "$BATS_TEST_TMPDIR/report.json"
@@ -185,10 +185,10 @@ assert_ended_by() {
 	wp-arm --check-bp > /dev/null 2>&1 && skip "breakpoints fire here: auto would use them"
 	start_target mt-writer -t 1 -n 5
 	local w
-	wp watch --json -d 60s "$TPID" wpt_counter wpt_score wpt_small wpt_byte wpt_array \
+	wp watch --json --save "$BATS_TEST_TMPDIR/raw.ndjson" -d 60s "$TPID" wpt_counter wpt_score wpt_small wpt_byte wpt_array \
 		> "$BATS_TEST_TMPDIR/report.json" 2> "$BATS_TEST_TMPDIR/err" &
 	w=$!
-	sleep 2
+	wait_for "$BATS_TEST_TMPDIR/raw.ndjson" '"type":"armed"' 60
 	kill -USR1 "$TPID"
 	wait "$w"
 	run jq -r '[.observation.backend, (.watches | length), .watches[0].accepted_hits] | map(tostring) | join(" ")' "$BATS_TEST_TMPDIR/report.json"

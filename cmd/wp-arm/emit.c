@@ -26,22 +26,29 @@ written(struct watch *w, int rc)
 	return rc;
 }
 
+/* How put writes a record: a hit gives way first, the last ones wait. */
+enum put_how { PUT_RECORD, PUT_HIT, PUT_LAST };
+
 /*
  * Writes w->jw as a line; -1 (and output_closed set) when it cannot, 1
- * when the output did not take it in time (counted).  Once the watch
- * stops, the last records wait for the reader.
+ * when the output did not take it in time (counted).  Hits are what a
+ * slow reader loses: the other records keep the room that hits leave
+ * (wp_stream_write_bulk).  Once the watch stops, the last records wait
+ * for the reader.
  */
 static int
-put(struct watch *w, int last)
+put(struct watch *w, enum put_how how)
 {
 	int rc;
 
 	if (w->output_closed)
 		return -1;
-	if (last && watch_stopping(w) && written(w,
+	if (how == PUT_LAST && watch_stopping(w) && written(w,
 	    wp_stream_nonblock(0)) == -1)
 		return -1;
-	if ((rc = wp_stream_write_jw(&w->jw)) == 1)
+	rc = how == PUT_HIT ? wp_stream_write_bulk(&w->jw) :
+	    wp_stream_write_jw(&w->jw);
+	if (rc == 1)
 		w->undelivered++;
 	return written(w, rc);
 }
@@ -102,7 +109,7 @@ emit_armed(struct watch *w)
 	w->armed.initial = NULL;
 	w->armed.ninitial = 0;
 	free(in);
-	if ((rc = put(w, 0)) == -1)
+	if ((rc = put(w, PUT_RECORD)) == -1)
 		return -1;
 	if (emit_flush(w) == -1)
 		return -1;
@@ -116,7 +123,7 @@ emit_hit(struct watch *w, const struct wp_hit_rec *h)
 	int rc;
 
 	wp_rec_hit(&w->jw, h);
-	if ((rc = put(w, 0)) == 1)
+	if ((rc = put(w, PUT_HIT)) == 1)
 		undelivered_hit(w, h);
 	return rc == -1 ? -1 : 0;
 }
@@ -133,42 +140,42 @@ emit_thread(struct watch *w, const struct wp_thread_rec *t)
 	    wp_proc_comm(w->pid, t->tid, comm, sizeof comm) == 0)
 		named.comm = comm;
 	wp_rec_thread(&w->jw, &named);
-	return put(w, 0);
+	return put(w, PUT_RECORD);
 }
 
 int
 emit_count(struct watch *w, const struct wp_count_rec *c)
 {
 	wp_rec_count(&w->jw, c);
-	return put(w, 0);
+	return put(w, PUT_RECORD);
 }
 
 int
 emit_tally(struct watch *w, const struct wp_tally_rec *t)
 {
 	wp_rec_tally(&w->jw, t);
-	return put(w, 1);
+	return put(w, PUT_LAST);
 }
 
 int
 emit_last_write(struct watch *w, const struct wp_last_write_rec *r)
 {
 	wp_rec_last_write(&w->jw, r);
-	return put(w, 1);
+	return put(w, PUT_LAST);
 }
 
 int
 emit_lost(struct watch *w, uint64_t n, int cpu, int64_t time_ns)
 {
 	wp_rec_lost(&w->jw, n, cpu, time_ns);
-	return put(w, 0);
+	return put(w, PUT_RECORD);
 }
 
 int
 emit_rebind(struct watch *w, const struct wp_rebind_rec *r)
 {
 	wp_rec_rebind(&w->jw, r);
-	if (put(w, 0) == -1)
+	if (put(w, PUT_RECORD) == -1)
 		return -1;
 	wp_stream_flush();	/* scripts may wait on it */
 	return 0;
@@ -178,8 +185,8 @@ int
 emit_observation(struct watch *w, const struct wp_observation *o)
 {
 	wp_rec_observation(&w->jw, o);
-	if (written(w, wp_stream_nonblock(0)) == -1 || put(w, 0) == -1 ||
-	    wp_stream_flush() == -1)
+	if (written(w, wp_stream_nonblock(0)) == -1 ||
+	    put(w, PUT_RECORD) == -1 || wp_stream_flush() == -1)
 		return -1;
 	return 0;
 }

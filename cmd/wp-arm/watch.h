@@ -280,7 +280,8 @@ size_t	 watch_count_threads(const struct watch *w, enum thread_state st);
  * (w->output_closed set) when it cannot.  From the armed record until
  * the watch stops, a record the output cannot take in time is dropped
  * and counted (w->undelivered; a hit is then not the target's): a slow
- * reader does not hold the watch past its deadline.
+ * reader does not hold the watch past its deadline.  Hits give way
+ * first: the last 64 KiB of the buffer are kept for the other records.
  */
 int	 emit_pass(const struct wp_record *rec);	/* stdin's, as read */
 int	 emit_armed(struct watch *w);		/* from w->armed */
