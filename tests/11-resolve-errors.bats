@@ -44,7 +44,7 @@ expect_error() {
 
 @test "wp-resolve: a /proc file of the process it cannot open (denied, out of descriptors): the file and its cause" {
 	local so=$BATS_TEST_TMPDIR/fail-open.so f
-	cc -shared -fPIC -o "$so" "$WP_TESTS/progs/fail-open.c" -ldl ||
+	cc -shared -fPIC -o "$so" "$WP_TESTS/shims/fail-open.c" -ldl ||
 	    fail "cannot build the fail-open shim"
 	start_target mt-writer
 	for f in stat maps; do
