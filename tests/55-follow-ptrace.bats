@@ -41,3 +41,7 @@ load follow
 	assert_equal "$(hits '.target == 4 and .role == "leaf"')" 0
 	assert_equal "$(obs '.follows | length')" 4
 }
+
+@test "follow ptrace --if: only the matching leaf write is a hit, all 30 tallied, the pointers all reported" {
+	follow_cond ptrace wpt_ptr+0x10
+}

@@ -415,6 +415,10 @@ attrib_watch() {
 	assert_equal "$(obs .counts_are_lower_bound)" false
 }
 
+@test "wp-arm page --follow --if: only the matching leaf write is a hit, all 30 tallied, the pointers all reported" {
+	follow_cond page '[[wpt_holder]+8]+0x10'
+}
+
 @test "wp-arm page: lock add, sub, and, or, xor, inc, dec, neg, not, adc, sbb, xadd, xchg, cmpxchg are emulated exactly: values, flags, registers" {
 	local n=200
 	unwatched page-rmw -n "$n"

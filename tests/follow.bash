@@ -1,12 +1,14 @@
 # Shared by the --follow tests of both backends (tests/55-follow-ptrace.bats
 # on the host, tests/live/40-follow-perf.bats in the guest).
 
-# follow_run BACKEND CHAIN: watches CHAIN of ptr-chain -g 3 -n 10 and
-# drives it step by step, waiting for each re-bind before the writes.
+# follow_run BACKEND CHAIN [WP-ARM-ARGS...]: watches CHAIN of ptr-chain
+# -g 3 -n 10 and drives it step by step, waiting for each re-bind
+# before the writes.
 follow_run() {
 	local backend=$1 chain=$2 g gen
+	shift 2
 	start_target ptr-chain -g 3 -n 10
-	watch_start --follow "$chain" -- --backend "$backend" -d 300s
+	watch_start --follow "$chain" -- --backend "$backend" -d 300s "$@"
 	wait_for "$WOUT" '"generation":1,' 30
 	for g in 1 2 3; do
 		kill -USR1 "$TPID"
@@ -54,4 +56,35 @@ $((g + 1)) bound $(printf '0x%x' $(( obj + 0x10 )))"
 	run jq -c '.dependent_watches[0] | [.binding_state, .generation, .leaf_hits, .pointer_slot_hits, (.bindings | map(.leaf_hits)), .writer_sites[0].writer_function]' \
 		<<< "$(wp-decode < "$WOUT" | wp-report --json)"
 	assert_output "[\"null_pointer\",5,30,$(hits '.role == "pointer"'),[0,10,10,10,0],\"main\"]"
+}
+
+# follow_cond BACKEND CHAIN: --if 'value == 2005' on CHAIN's leaf.
+# ptr-chain writes G * 1000 + I (I < 10) into generation G's object: 2005
+# once, in the second (the chain's generation 3).  That write alone is
+# a leaf hit; the other 29 are tallied, not reported; every pointer
+# write is reported and re-arms the leaf as without --if.
+follow_cond() {
+	local backend=$1 chain=$2 obj
+	follow_run "$backend" "$chain" --if 'value == 2005'
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(jq -r 'select(.type=="armed") | "\(.condition) \(.condition_where)"' "$WOUT")" "value == 2005 tracer"
+	run jq -r 'select(.type=="rebind") | "\(.generation) \(.binding)"' "$WOUT"
+	assert_output "1 null_pointer
+2 bound
+3 bound
+4 bound
+5 null_pointer"
+	assert_equal "$(hits '.role == "pointer"')" 4
+	assert_equal "$(hits '.role == "leaf"')" 1
+	obj=$(awk '$1 == "ptr" && $2 == 2 { print $3 }' "$TOUT")
+	WDEC=$WOUT.dec
+	wp-decode < "$WOUT" > "$WDEC"
+	assert_equal "$(jq -r 'select(.type=="hit" and .role=="leaf") | "\(.generation) \(.addr) \(.writer.function) \(.written_value.value)"' "$WDEC")" \
+		"3 $(printf '0x%x' $(( obj + 0x10 ))) main 0x7d5"
+	# every leaf write tallied by writer: the target's 3 x 10, 1 matched
+	run jq -s -c '[.[] | select(.type=="tally")] | [length, (map(.role) | unique), (map(.writer.function) | unique), (map(.hits) | add), (map(.matched) | add)]' "$WDEC"
+	assert_output '[1,["leaf"],["main"],30,1]'
+	assert_equal "$(obs '[.follows[0] | .leaf_hits, .leaf_counted, .pointer_hits, .rebinds] | @tsv')" "$(printf '1\t30\t4\t5')"
+	assert_equal "$(obs .counts_are_lower_bound)" false
+	assert_contract "$WOUT"
 }

@@ -129,6 +129,16 @@ resolve(struct watch *w, struct wp_cond *cond, int sampled,
 	return rc;
 }
 
+/* Whether --if is asked of entry ti's writes: not of a pointer's. */
+static int
+filtered(const struct watch *w, size_t ti)
+{
+	int role, level;
+
+	watch_role(w, ti, &role, &level);
+	return role != WP_ROLE_POINTER;
+}
+
 int
 filter_open(struct watch *w, const struct filter_opts *o,
     struct wp_error *e)
@@ -165,9 +175,9 @@ filter_open(struct watch *w, const struct filter_opts *o,
 	f->has_prev = wp_xcalloc(w->nt + 1, sizeof *f->has_prev);
 	f->prev = wp_xcalloc(w->nt + 1, sizeof *f->prev);
 	w->filter = f;
-	/* with a condition, the tallies hold every write */
+	/* with a condition, the tallies hold every write it is asked of */
 	for (i = 0; i < w->nt && cond != NULL && !f->kernel; i++)
-		if (w->t[i].chain < 0)
+		if (filtered(w, i))
 			w->t[i].tallied_known = 1;
 	return 0;
 }
@@ -183,10 +193,26 @@ filter_armed(struct watch *w)
 		w->armed.condition = wp_cond_text(w->filter->cond);
 		w->armed.condition_where = w->filter->where;
 	}
-	for (i = 0; i < w->nt; i++) {
-		w->filter->has_prev[i] = w->t[i].has_initial;
-		w->filter->prev[i] = w->t[i].initial;
-	}
+	/* a chain's leaf: its value where the chain led (filter_moved) */
+	for (i = 0; i < w->nt; i++)
+		if (w->t[i].chain < 0) {
+			w->filter->has_prev[i] = w->t[i].has_initial;
+			w->filter->prev[i] = w->t[i].initial;
+		}
+}
+
+void
+filter_moved(struct watch *w, size_t ti, int memfd)
+{
+	const struct wtarget *t = &w->t[ti];
+	unsigned char b[8];
+
+	if (w->filter == NULL)
+		return;
+	w->filter->has_prev[ti] = t->armed && t->len <= 8 &&
+	    wp_proc_read(memfd, t->addr, b, (size_t)t->len) == 0;
+	w->filter->prev[ti] = w->filter->has_prev[ti] ?
+	    wp_le64(b, (size_t)t->len) : 0;
 }
 
 /* The name of thread tid, read once; NULL when it cannot be. */
@@ -309,7 +335,7 @@ filter_hit(struct watch *w, size_t ti, const struct wp_hit_rec *h)
 	if (f->cond != NULL && (wp_cond_uses(f->cond) & WP_COND_THREAD))
 		cw.comm = comm_of(w, h->tid);
 	m = f->cond == NULL || wp_cond_eval(f->cond, &cw);
-	if (f->last > 0)
+	if (f->last > 0 && w->t[ti].chain < 0)
 		record(w, ti, h, &cw);
 	if (m && f->stop != STOP_NONE && !f->stopped)
 		stop_at(w, h);
@@ -393,6 +419,7 @@ filter_emit(struct watch *w)
 		    .has_writer_ip = y->has_writer_ip,
 		    .writer_ip = y->writer_ip, .flags = y->flags,
 		    .has_matched = 1, .matched = y->matched };
+		watch_role(w, y->ti, &r.role, &r.level);
 		if (emit_tally(w, &r) == -1)
 			return;
 	}
@@ -465,7 +492,7 @@ filter_compiled(const struct watch *w, size_t ti, struct wp_cond_op *ops,
 	const struct filter *f = w->filter;
 
 	*stop = 0;
-	if (f == NULL || !f->kernel || w->t[ti].chain >= 0)
+	if (f == NULL || !f->kernel || !filtered(w, ti))
 		return 0;
 	*stop = f->stop != STOP_NONE;
 	return f->cond == NULL ? 0 : wp_cond_compile(f->cond,

@@ -3,7 +3,8 @@
  * written: the condition (lib/cond.h), evaluated in the tracer for the
  * backends that trace (ptrace, page), and every write's tally per
  * writer and thread, matched or not, written as tally records at the
- * end.  Hits on follow chains are not filtered.  --stop: the first
+ * end.  On a follow chain it filters the leaf's writes; its pointers'
+ * are always written, as they move the leaf.  --stop: the first
  * matching write leaves the process stopped after it, for a debugger
  * (or, --stop=core, for gcore).
  */
@@ -47,6 +48,11 @@ int	 filter_open(struct watch *w, const struct filter_opts *o,
 /* The armed record's condition and where it is evaluated. */
 void	 filter_armed(struct watch *w);
 /*
+ * Entry ti (a chain's) moved: its value there now, read through memfd,
+ * is what changed and unchanged compare its next write with.
+ */
+void	 filter_moved(struct watch *w, size_t ti, int memfd);
+/*
  * Write h on entry ti: counted in its tally; 1 when it matches (watch_hit
  * then writes it), 0 when not.
  */
@@ -68,7 +74,7 @@ void	 filter_stopped(struct watch *w);
  * For the bpf backend, whose program evaluates --if: entry ti's
  * condition compiled (lib/cond.h) into ops (max of them) at its width;
  * their count, 0 when every write matches (no --if, a follow chain's
- * entry).  *stop: whether the program stops the first matching writer.
+ * pointer).  *stop: whether the program stops the first matching writer.
  */
 size_t	 filter_compiled(const struct watch *w, size_t ti,
 	    struct wp_cond_op *ops, size_t max, int *stop);

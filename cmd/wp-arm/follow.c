@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "chain.h"
+#include "filter.h"
 #include "util.h"
 #include "watch.h"
 
@@ -111,8 +112,10 @@ follow_rebind(struct watch *w, int memfd, size_t ci)
 	changed = walk(w, memfd, ci);
 	for (k = 0; k <= c->noffs; k++) {
 		t = &w->t[c->base + k];
-		if (t->addr != old[k].addr || t->armed != old[k].armed)
+		if (t->addr != old[k].addr || t->armed != old[k].armed) {
 			w->backend->rearm(w, c->base + k);
+			filter_moved(w, c->base + k, memfd);
+		}
 	}
 	return changed;
 }

@@ -306,9 +306,15 @@ watch_hit(struct watch *w, size_t ti, struct wp_hit_rec *h)
 {
 	struct wtarget *t = &w->t[ti];
 	struct chain *c;
+	int role, level;
 
-	/* --if: a write that does not match is counted, not written */
-	if (w->filter != NULL && t->chain < 0 && !filter_hit(w, ti, h))
+	/*
+	 * --if: a write that does not match is counted, not written; a
+	 * pointer's always is, as it moves its chain's leaf
+	 */
+	watch_role(w, ti, &role, &level);
+	if (w->filter != NULL && role != WP_ROLE_POINTER &&
+	    !filter_hit(w, ti, h))
 		return 0;
 	if (w->truncated) {
 		t->unwritten++;

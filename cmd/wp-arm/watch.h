@@ -250,7 +250,9 @@ void	 watch_free(struct watch *w);
 int64_t	 watch_time(const struct watch *w, uint64_t now_ns);
 
 /*
- * A hit on entry ti: the one place max events cuts.  Before it is
+ * A hit on entry ti: the one place max events cuts.  With --if, a write
+ * to a target or a chain's leaf that does not match is only counted
+ * (filter_hit); a pointer's is always written.  Before max events is
  * reached the hit is filled in (its chain role), counted and written (a
  * pointer's marks its chain for follow_dirty); after, it is only counted
  * as unwritten, so that the backend's count does not call it lost.
