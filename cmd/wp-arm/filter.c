@@ -337,7 +337,9 @@ filter_hit(struct watch *w, size_t ti, const struct wp_hit_rec *h)
 	m = f->cond == NULL || wp_cond_eval(f->cond, &cw);
 	if (f->last > 0 && w->t[ti].chain < 0)
 		record(w, ti, h, &cw);
-	if (m && f->stop != STOP_NONE && !f->stopped)
+	/* a leaf's thread may be held by hold.c: only a tracer stops it */
+	if (m && f->stop != STOP_NONE && !f->stopped &&
+	    (w->t[ti].chain < 0 || !f->sampled))
 		stop_at(w, h);
 	if (f->cond != NULL)
 		tally(w, ti, h, cw.has_value, cw.value, m);
@@ -494,7 +496,7 @@ filter_compiled(const struct watch *w, size_t ti, struct wp_cond_op *ops,
 	*stop = 0;
 	if (f == NULL || !f->kernel || !filtered(w, ti))
 		return 0;
-	*stop = f->stop != STOP_NONE;
+	*stop = f->stop != STOP_NONE && w->t[ti].chain < 0;
 	return f->cond == NULL ? 0 : wp_cond_compile(f->cond,
 	    (size_t)w->t[ti].len, ops, max);
 }

@@ -5,8 +5,9 @@
  * writer and thread, matched or not, written as tally records at the
  * end.  On a follow chain it filters the leaf's writes; its pointers'
  * are always written, as they move the leaf.  --stop: the first
- * matching write leaves the process stopped after it, for a debugger
- * (or, --stop=core, for gcore).
+ * matching write (a leaf's: on the backends that trace) leaves the
+ * process stopped after it, for a debugger (or, --stop=core, for
+ * gcore).
  */
 #ifndef WPARM_FILTER_H
 #define WPARM_FILTER_H
