@@ -419,6 +419,11 @@ attrib_watch() {
 	follow_cond page '[[wpt_holder]+8]+0x10'
 }
 
+@test "wp-arm page --follow --if --stop: the process left stopped at the matching leaf write" {
+	skip "page --stop on ptr-chain: the SIGSTOP is lost at times (also on a plain target, wpt_ptr; a race before this test)"
+	follow_stop page
+}
+
 @test "wp-arm page: lock add, sub, and, or, xor, inc, dec, neg, not, adc, sbb, xadd, xchg, cmpxchg are emulated exactly: values, flags, registers" {
 	local n=200
 	unwatched page-rmw -n "$n"

@@ -88,3 +88,33 @@ follow_cond() {
 	assert_equal "$(obs .counts_are_lower_bound)" false
 	assert_contract "$WOUT"
 }
+
+# follow_stop BACKEND: --if 'value == 2005' --stop on ptr-chain's
+# wpt_ptr+0x10: the watch ends at that leaf write, the target left
+# stopped before it finished generation 2; once continued it does.
+follow_stop() {
+	local g
+	start_target ptr-chain -g 3 -n 10
+	watch_start --follow wpt_ptr+0x10 -- --backend "$1" -d 300s \
+		--if 'value == 2005' --stop
+	wait_for "$WOUT" '"generation":1,' 30
+	for g in 1 2; do
+		kill -USR1 "$TPID"
+		wait_for "$TOUT" "^ptr $g " 60
+		wait_for "$WOUT" "\"type\":\"rebind\".*\"generation\":$((g + 1))," 60
+		kill -USR1 "$TPID"
+		[ "$g" = 2 ] || wait_for "$TOUT" "^gen $g " 60
+	done
+	watch_wait
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(obs .stop_reason)" stopped_at_match
+	assert_equal "$(hits '.role == "pointer"')" 2
+	assert_equal "$(jq -r 'select(.type=="hit" and .role=="leaf") | "\(.generation) \(.tid)"' "$WOUT")" "3 $(obs .stopped_at.tid)"
+	assert_equal "$(jq -r 'select(.type=="hit" and .role=="leaf") | .written_value.value' <<< "$(wp-decode < "$WOUT")")" 0x7d5
+	assert_equal "$(obs '.follows[0] | [.leaf_hits, .leaf_counted] | @tsv')" "$(printf '1\t16')"
+	assert_equal "$(awk '{ print $3 }' "/proc/$TPID/stat")" T
+	run grep -c '^gen 2 ' "$TOUT"
+	assert_output 0
+	kill -CONT "$TPID"
+	wait_for "$TOUT" '^gen 2 ' 60
+}
