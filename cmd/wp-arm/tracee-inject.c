@@ -119,7 +119,7 @@ tr_inject(struct tracee *tr, struct tr_thread *t, long nr, uint64_t a0,
 	struct tr_thread keep = *t;
 	uint64_t mask, all = ~0ULL;
 	long rv = -ENOSYS;
-	int k;
+	int k, sigstop = 0;
 
 	if (tr->gadget == 0 || t->state != TR_STOPPED ||
 	    t->stop == TR_SC_ENTRY ||
@@ -136,10 +136,16 @@ tr_inject(struct tracee *tr, struct tr_thread *t, long nr, uint64_t a0,
 	if (set_mask(t, &all) == -1 ||
 	    ptrace(PTRACE_SETREGS, t->tid, 0, &r) == -1)
 		return -ENOSYS;
-	/* a group-stop or an interrupt may come first: step again */
-	for (k = 0; k < 4; k++)
-		if (tr_step(tr, t, 0) != 1 || t->stop == TR_SIGNAL)
+	/* a group-stop or an interrupt may come first: step again; a
+	   SIGSTOP (not blocked by any mask) is queued again afterwards */
+	for (k = 0; k < 4; k++) {
+		if (tr_step(tr, t, 0) != 1)
 			break;
+		if (t->stop == TR_SIGNAL && t->sig == SIGSTOP)
+			sigstop = 1;
+		else if (t->stop == TR_SIGNAL)
+			break;
+	}
 	if (t->state != TR_GONE && ptrace(PTRACE_GETREGS, t->tid, 0, &r) == 0 &&
 	    r.rip == tr->gadget + 2)
 		rv = (long)r.rax;
@@ -154,6 +160,8 @@ tr_inject(struct tracee *tr, struct tr_thread *t, long nr, uint64_t a0,
 		t->sig = keep.sig;
 		t->event = keep.event;
 		t->status = keep.status;
+		if (sigstop)
+			syscall(SYS_tgkill, t->tgid, t->tid, SIGSTOP);
 	}
 	return rv;
 }
