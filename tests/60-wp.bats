@@ -97,13 +97,15 @@ frames() {
 
 # wp_watch_bg ARGS...: wp watch --json --save $SAVE ARGS... $TPID
 # wpt_counter in a session of its own (WP its pid and process group),
-# the report into $REPORT, with TMPDIR empty to show nothing is left.
+# the report into $REPORT, with TMPDIR empty to show nothing is left;
+# SIGHUP not ignored, even under nohup (bash cannot trap a signal that
+# was ignored as it started).
 wp_watch_bg() {
 	SAVE=$BATS_TEST_TMPDIR/raw.ndjson
 	REPORT=$BATS_TEST_TMPDIR/report.json
 	mkdir -p "$BATS_TEST_TMPDIR/tmp"
 	rm -f "$SAVE" "$REPORT"
-	TMPDIR=$BATS_TEST_TMPDIR/tmp setsid wp watch --json --save "$SAVE" -d 300s "$@" "$TPID" wpt_counter > "$REPORT" 2> "$BATS_TEST_TMPDIR/err" &
+	TMPDIR=$BATS_TEST_TMPDIR/tmp env --default-signal=HUP setsid wp watch --json --save "$SAVE" -d 300s "$@" "$TPID" wpt_counter > "$REPORT" 2> "$BATS_TEST_TMPDIR/err" &
 	WP=$!
 	wait_for "$SAVE" '"type":"armed"' 60
 	kill -USR1 "$TPID"
