@@ -14,11 +14,13 @@ rseq_start() {
 	[ "$(tinfo skip)" = null ] || skip "$(tinfo skip)"
 }
 
-# rseq_watch ARGS...: the target (ARGS) watched on its counter to its
-# end; every commit done by then.
+# rseq_watch [-b BACKEND] ARGS...: the target (ARGS) watched on its
+# counter to its end (ptrace unless told); every commit done by then.
 rseq_watch() {
+	local b=ptrace
+	[ "$1" != -b ] || { b=$2; shift 2; }
 	rseq_start "$@"
-	watch_start "$(tinfo counter)" -l 8 -- --backend ptrace -d 60s
+	watch_start "$(tinfo counter)" -l 8 -- --backend "$b" -d 60s
 	kill -USR1 "$TPID"
 	watch_wait
 	assert_equal "$(obs .stop_reason)" target_exited
@@ -71,4 +73,27 @@ rseq_watch() {
 		    '[.[] | select(.type=="hit" and .new_value == $i)] | length' "$WOUT")" "$k 0"
 	done
 	kill -0 "$TPID"
+}
+
+# The page backend: a commit store faults inside its section; the thread
+# was preempted there, so it is aborted, and its retry runs alone.
+@test "rseq, page: watched five times, every run 20 commit, the counter 20, 20 exact writes by the commit store" {
+	local k
+	for ((k = 0; k < 5; k++)); do
+		rseq_watch -b page 10
+		assert_equal "$k $(awk '/^done/ { print $2, $4 }' "$TOUT")" "$k 20 20"
+		assert_equal "$k $(hits)" "$k 20"
+		assert_equal "$k $(hits ".flags == [] and .writer_ip == \"$(tinfo commit)\"")" "$k 20"
+		assert_equal "$k $(jq -s -r '[.[] | select(.type=="hit") | .new_value] | join(" ")' "$WOUT")" \
+		    "$k $(printf '0x%x ' $(seq 1 20) | sed 's/ $//')"
+		assert_equal "$k $(obs .counts_are_lower_bound)" "$k false"
+	done
+}
+
+@test "rseq, page: a section whose first instruction is the commit store: 20 commit, 20 writes" {
+	rseq_watch -b page 10 first
+	assert_equal "$(grep -c '^done 20 ' "$TOUT")" 1
+	assert_equal "$(hits)" 20
+	assert_equal "$(hits ".flags == [] and .writer_ip == \"$(tinfo commit)\"")" 20
+	assert_equal "$(obs .counts_are_lower_bound)" false
 }

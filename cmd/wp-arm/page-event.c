@@ -444,12 +444,19 @@ on_fault(struct watch *w, struct page_state *s, struct tr_thread *t,
 	struct wp_x86_insn in;
 	struct fault f;
 	unsigned char stored[32];
-	size_t ti, nhit = 0;
+	size_t ti, nhit;
 	int decoded, done, ptr, fl;
 
 	if (ptrace(PTRACE_GETREGS, t->tid, 0, &u) == -1)
 		return;
+	if (page_rseq_fault(s, t, &u, &p, &addr)) {
+		if (!t->queued)
+			page_resume(w, s, t, 0);
+		return;
+	}
+again:
 	at = u;
+	nhit = 0;
 	tr_regs(&u, &r);
 	decoded = decode_at(w, s, u.rip, &in) == 0;
 	place(p, &in, decoded, &r, addr, &f);
@@ -477,6 +484,8 @@ on_fault(struct watch *w, struct page_state *s, struct tr_thread *t,
 		s->holding = 0;
 		tr_release(&s->tr);
 	}
+	if (page_rseq_more(s, t, &u, &p, &addr) == 0)
+		goto again;
 	if (!t->queued)
 		page_resume(w, s, t, 0);
 }
