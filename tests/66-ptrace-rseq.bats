@@ -2,6 +2,8 @@
 # Restartable sequences (rseq(2)) under the single-step backend: every
 # step would abort a critical section (the kernel does on each resume
 # after a stop), so a section entered while stepped runs as one unit.
+# Under the page backend a commit store faults inside its section: the
+# section is aborted (its thread was preempted) and the retry run alone.
 # Each commit the target counts is one exact write of its commit store,
 # no more (an aborted store is never credited), no fewer.
 

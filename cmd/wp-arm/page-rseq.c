@@ -180,7 +180,8 @@ page_rseq_more(struct page_state *s, struct tr_thread *t,
 {
 	if (s->rseq_area == 0)
 		return 1;
-	if (s->rseq_cs.ptr == 0 && !t->queued && t->state == TR_STOPPED &&
+	if ((s->rseq_cs.ptr == 0 || inside(&s->rseq_cs, u->rip)) &&
+	    !t->queued && t->state == TR_STOPPED &&
 	    retry(s, t, u, pp, addr) == 0)
 		return 0;
 	page_rseq_done(s, t);

@@ -176,10 +176,11 @@ void	 page_rseq_restore(struct page_state *s);
 int	 page_rseq_fault(struct page_state *s, struct tr_thread *t,
 	    struct user_regs_struct *u, struct ppage **pp, uint64_t *addr);
 /*
- * After a fault page_rseq_fault gave back was made: 0 when it came
- * before the section was entered again and the retry, stepped on, is
- * at another such fault (u, *pp, *addr then, as page_rseq_fault), 1
- * when the retry is over (page_rseq_done) or none is under way.
+ * After a fault page_rseq_fault gave back was made (u: t's registers
+ * now): 0 when t is still short of its section or inside it, and its
+ * retry, stepped on, is at another such fault (u, *pp, *addr then, as
+ * page_rseq_fault), 1 when the retry is over (page_rseq_done) or none
+ * is under way.
  */
 int	 page_rseq_more(struct page_state *s, struct tr_thread *t,
 	    struct user_regs_struct *u, struct ppage **pp, uint64_t *addr);
