@@ -99,3 +99,20 @@ rseq_watch() {
 	assert_equal "$(hits ".flags == [] and .writer_ip == \"$(tinfo commit)\"")" 20
 	assert_equal "$(obs .counts_are_lower_bound)" false
 }
+
+@test "rseq, page: short watches of sections under way: a commit store aborted is never credited, the target never loses a commit" {
+	local k
+	rseq_start 0
+	kill -USR1 "$TPID"
+	wait_for "$TOUT" '^started'
+	for ((k = 0; k < 10; k++)); do
+		watch_start "$(tinfo counter)" -l 8 -- --backend page -n 3 -d 60s
+		watch_wait
+		assert_equal "$WSTATUS" 0
+		assert_equal "$k $(obs .stop_reason) $(hits)" "$k max_events 3"
+		# each commit one more than the last: none repeated, none lost
+		assert_equal "$k $(jq -s -r --arg i "$(jq -r 'select(.type=="armed") | .initial[0].initial_value' "$WOUT")" \
+		    '[$i] + [.[] | select(.type=="hit") | .new_value] | map(ltrimstr("0x") | explode | reduce .[] as $c (0; . * 16 + ($c | if . >= 97 then . - 87 else . - 48 end))) | [range(1; length) as $j | .[$j] - .[$j - 1]] | unique | @text' "$WOUT")" "$k [1]"
+	done
+	kill -0 "$TPID"
+}
