@@ -28,6 +28,26 @@ rseq_watch() {
 	assert_equal "$(obs .stop_reason)" target_exited
 }
 
+# rseq_short BACKEND: 10 watches of 3 hits each of a target committing
+# for ever, most stops finding a thread at the commit store (see rseq.c):
+# each commit writes one more than the last (from the armed value), so
+# none aborted was credited (it would repeat a value) and none was lost.
+rseq_short() {
+	local k
+	rseq_start 0
+	kill -USR1 "$TPID"
+	wait_for "$TOUT" '^started'
+	for ((k = 0; k < 10; k++)); do
+		watch_start "$(tinfo counter)" -l 8 -- --backend "$1" -n 3 -d 60s
+		watch_wait
+		assert_equal "$WSTATUS" 0
+		assert_equal "$k $(obs .stop_reason) $(hits)" "$k max_events 3"
+		assert_equal "$k $(jq -s -r --arg i "$(jq -r 'select(.type=="armed") | .initial[0].initial_value' "$WOUT")" \
+		    '[$i] + [.[] | select(.type=="hit") | .new_value] | map(ltrimstr("0x") | explode | reduce .[] as $c (0; . * 16 + ($c | if . >= 97 then . - 87 else . - 48 end))) | [range(1; length) as $j | .[$j] - .[$j - 1]] | unique | @text' "$WOUT")" "$k [1]"
+	done
+	kill -0 "$TPID"
+}
+
 @test "rseq: unwatched, two threads commit 20 sections" {
 	rseq_start 10
 	kill -USR1 "$TPID"
@@ -59,26 +79,9 @@ rseq_watch() {
 }
 
 @test "rseq: short watches of sections under way: a commit store the kernel aborted is never credited" {
-	local k
-	rseq_start 0
-	kill -USR1 "$TPID"
-	wait_for "$TOUT" '^started'
-	# most stops find a thread at the commit store (see rseq.c): 10 do
-	for ((k = 0; k < 10; k++)); do
-		watch_start "$(tinfo counter)" -l 8 -- --backend ptrace -n 3 -d 60s
-		watch_wait
-		assert_equal "$WSTATUS" 0
-		assert_equal "$k $(obs .stop_reason) $(hits)" "$k max_events 3"
-		# each commit a new value: an aborted one would repeat one
-		assert_equal "$k $(jq -s '[.[] | select(.type=="hit") | .new_value] | length - (unique | length)' "$WOUT")" "$k 0"
-		assert_equal "$k $(jq -s --arg i "$(jq -r 'select(.type=="armed") | .initial[0].initial_value' "$WOUT")" \
-		    '[.[] | select(.type=="hit" and .new_value == $i)] | length' "$WOUT")" "$k 0"
-	done
-	kill -0 "$TPID"
+	rseq_short ptrace
 }
 
-# The page backend: a commit store faults inside its section; the thread
-# was preempted there, so it is aborted, and its retry runs alone.
 @test "rseq, page: watched five times, every run 20 commit, the counter 20, 20 exact writes by the commit store" {
 	local k
 	for ((k = 0; k < 5; k++)); do
@@ -101,18 +104,5 @@ rseq_watch() {
 }
 
 @test "rseq, page: short watches of sections under way: a commit store aborted is never credited, the target never loses a commit" {
-	local k
-	rseq_start 0
-	kill -USR1 "$TPID"
-	wait_for "$TOUT" '^started'
-	for ((k = 0; k < 10; k++)); do
-		watch_start "$(tinfo counter)" -l 8 -- --backend page -n 3 -d 60s
-		watch_wait
-		assert_equal "$WSTATUS" 0
-		assert_equal "$k $(obs .stop_reason) $(hits)" "$k max_events 3"
-		# each commit one more than the last: none repeated, none lost
-		assert_equal "$k $(jq -s -r --arg i "$(jq -r 'select(.type=="armed") | .initial[0].initial_value' "$WOUT")" \
-		    '[$i] + [.[] | select(.type=="hit") | .new_value] | map(ltrimstr("0x") | explode | reduce .[] as $c (0; . * 16 + ($c | if . >= 97 then . - 87 else . - 48 end))) | [range(1; length) as $j | .[$j] - .[$j - 1]] | unique | @text' "$WOUT")" "$k [1]"
-	done
-	kill -0 "$TPID"
+	rseq_short page
 }
