@@ -445,7 +445,7 @@ on_fault(struct watch *w, struct page_state *s, struct tr_thread *t,
 	struct fault f;
 	unsigned char stored[32];
 	size_t ti, nhit;
-	int decoded, done, ptr, fl;
+	int decoded, done, ptr, held, fl;
 
 	if (ptrace(PTRACE_GETREGS, t->tid, 0, &u) == -1)
 		return;
@@ -467,7 +467,8 @@ again:
 	else
 		obs(w)->faults_neighbour++;
 	/* no thread runs from a pointer's store to its leaf's re-arm */
-	if ((ptr = w->nchains > 0 && pointer_at(w, f.lo, f.hi)) != 0) {
+	ptr = w->nchains > 0 && pointer_at(w, f.lo, f.hi);
+	if ((held = ptr && !s->holding) != 0) {	/* not by an rseq retry */
 		tr_hold(&s->tr, t);
 		s->holding = 1;
 	}
@@ -479,8 +480,9 @@ again:
 				emit(w, s, ti, t->tid, u.rip, at.rip,
 				    (unsigned)fl, 0, &r);
 	s->st = NULL;
-	if (ptr) {
+	if (ptr)
 		page_follow(w, s);
+	if (held) {
 		s->holding = 0;
 		tr_release(&s->tr);
 	}

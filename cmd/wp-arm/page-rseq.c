@@ -7,6 +7,10 @@
  * Unregistered, its cpu_id reads -1 (RSEQ_CPU_ID_UNINITIALIZED), and
  * glibc asks the kernel instead; a restartable sequence under way then
  * is not restarted, which glibc, which has none, does not mind.
+ * A store that faults inside its thread's active critical section
+ * (page_rseq_fault) is not made: the thread was preempted there and
+ * others may have run since, so the section is aborted as the kernel
+ * would, and its retry stepped alone, as one unit.
  */
 #include <sys/ptrace.h>
 #include <sys/syscall.h>

@@ -34,7 +34,7 @@ pt_rseq_stored(struct ptrace_state *s, struct pthr *p, uint64_t lo,
     uint64_t hi)
 {
 	struct tr_rseq_cs cs;
-	uint64_t at = p->rseq + 8;	/* its rseq_cs */
+	uint64_t at = p->rseq + TR_RSEQ_CS_AT;
 
 	if (p->rseq == 0 || hi <= at || lo >= at + sizeof at)
 		return;

@@ -461,8 +461,6 @@ tr_rseq(pid_t tid, struct tr_rseq *rs)
 	return 0;
 }
 
-#define RSEQ_CS_AT	8	/* struct rseq: rseq_cs, after two u32 */
-
 /* struct rseq_cs (linux/rseq.h) */
 struct rseq_desc {
 	uint32_t	 version, flags;
@@ -477,7 +475,7 @@ tr_rseq_cs(int memfd, uint64_t area, struct tr_rseq_cs *cs)
 
 	memset(cs, 0, sizeof *cs);
 	if (area == 0 || pread(memfd, &ptr, sizeof ptr, (off_t)(area +
-	    RSEQ_CS_AT)) != sizeof ptr || ptr == 0 ||
+	    TR_RSEQ_CS_AT)) != sizeof ptr || ptr == 0 ||
 	    pread(memfd, &d, sizeof d, (off_t)ptr) != sizeof d ||
 	    d.version != 0 || d.post_commit_offset == 0 ||
 	    d.start_ip + d.post_commit_offset < d.start_ip)
@@ -492,7 +490,7 @@ tr_rseq_cs(int memfd, uint64_t area, struct tr_rseq_cs *cs)
 int
 tr_rseq_cs_put(int memfd, uint64_t area, uint64_t v)
 {
-	return pwrite(memfd, &v, sizeof v, (off_t)(area + RSEQ_CS_AT)) ==
+	return pwrite(memfd, &v, sizeof v, (off_t)(area + TR_RSEQ_CS_AT)) ==
 	    sizeof v ? 0 : -1;
 }
 

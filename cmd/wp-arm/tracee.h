@@ -203,6 +203,8 @@ struct tr_rseq {
  */
 int	 tr_rseq(pid_t tid, struct tr_rseq *rs);
 
+#define TR_RSEQ_CS_AT	8	/* struct rseq: rseq_cs, after two u32 */
+
 /* The critical section an rseq area's rseq_cs points at. */
 struct tr_rseq_cs {
 	uint64_t	 ptr;		/* the descriptor's address */
