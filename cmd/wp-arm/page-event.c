@@ -444,12 +444,19 @@ on_fault(struct watch *w, struct page_state *s, struct tr_thread *t,
 	struct wp_x86_insn in;
 	struct fault f;
 	unsigned char stored[32];
-	size_t ti, nhit = 0;
-	int decoded, done, ptr, fl;
+	size_t ti, nhit;
+	int decoded, done, ptr, held, fl;
 
 	if (ptrace(PTRACE_GETREGS, t->tid, 0, &u) == -1)
 		return;
+	if (page_rseq_fault(s, t, &u, &p, &addr)) {
+		if (!t->queued)
+			page_resume(w, s, t, 0);
+		return;
+	}
+again:
 	at = u;
+	nhit = 0;
 	tr_regs(&u, &r);
 	decoded = decode_at(w, s, u.rip, &in) == 0;
 	place(p, &in, decoded, &r, addr, &f);
@@ -460,7 +467,8 @@ on_fault(struct watch *w, struct page_state *s, struct tr_thread *t,
 	else
 		obs(w)->faults_neighbour++;
 	/* no thread runs from a pointer's store to its leaf's re-arm */
-	if ((ptr = w->nchains > 0 && pointer_at(w, f.lo, f.hi)) != 0) {
+	ptr = w->nchains > 0 && pointer_at(w, f.lo, f.hi);
+	if ((held = ptr && !s->holding) != 0) {	/* not by an rseq retry */
 		tr_hold(&s->tr, t);
 		s->holding = 1;
 	}
@@ -472,11 +480,14 @@ on_fault(struct watch *w, struct page_state *s, struct tr_thread *t,
 				emit(w, s, ti, t->tid, u.rip, at.rip,
 				    (unsigned)fl, 0, &r);
 	s->st = NULL;
-	if (ptr) {
+	if (ptr)
 		page_follow(w, s);
+	if (held) {
 		s->holding = 0;
 		tr_release(&s->tr);
 	}
+	if (page_rseq_more(s, t, &u, &p, &addr) == 0)
+		goto again;
 	if (!t->queued)
 		page_resume(w, s, t, 0);
 }

@@ -7,16 +7,22 @@
  * Unregistered, its cpu_id reads -1 (RSEQ_CPU_ID_UNINITIALIZED), and
  * glibc asks the kernel instead; a restartable sequence under way then
  * is not restarted, which glibc, which has none, does not mind.
+ * A store that faults inside its thread's active critical section
+ * (page_rseq_fault) is not made: the thread was preempted there and
+ * others may have run since, so the section is aborted as the kernel
+ * would, and its retry stepped alone, as one unit.
  */
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/user.h>
 
+#include <signal.h>
 #include <string.h>
 
 #include "page.h"
 
 #define RSEQ_UNREGISTER		1
+#define RSEQ_STEPS		100000	/* from an abort IP into its section */
 
 /*
  * rseq(area, len, flags, sig) run in stopped thread t, its registers
@@ -84,4 +90,104 @@ page_rseq_restore(struct page_state *s)
 		    pt->rseq_sig) == 0)
 			pt->rseq = 0;
 	}
+}
+
+/* Whether ip lies in section cs. */
+static int
+inside(const struct tr_rseq_cs *cs, uint64_t ip)
+{
+	return cs->ptr != 0 && ip - cs->start < cs->end - cs->start;
+}
+
+/*
+ * Steps t, alone, from its abort IP: 0 at a fault on a guarded page
+ * (before the section is entered again, or inside it), 1 when it
+ * stopped otherwise, left the section, or ran too long.
+ */
+static int
+retry(struct page_state *s, struct tr_thread *t, struct user_regs_struct *u,
+    struct ppage **pp, uint64_t *addr)
+{
+	int n, r;
+
+	for (n = 0; n < RSEQ_STEPS; n++) {
+		if ((r = tr_step(&s->tr, t, 0)) == -1 ||
+		    ptrace(PTRACE_GETREGS, t->tid, 0, u) == -1)
+			return 1;
+		if (r == 1) {
+			if (t->stop == TR_SIGNAL && t->sig == SIGSEGV &&
+			    page_fault_ours(s, t, pp, addr) &&
+			    (s->rseq_cs.ptr == 0 || inside(&s->rseq_cs, u->rip)))
+				return 0;
+			t->queued = 1;
+			return 1;
+		}
+		if (s->rseq_cs.ptr != 0) {
+			if (!inside(&s->rseq_cs, u->rip))
+				return 1;	/* left it without a fault */
+		} else if (tr_rseq_cs(s->tr.memfd, s->rseq_area,
+		    &s->rseq_cs) == 0)
+			tr_rseq_cs_put(s->tr.memfd, s->rseq_area, 0);
+	}
+	return 1;
+}
+
+int
+page_rseq_fault(struct page_state *s, struct tr_thread *t,
+    struct user_regs_struct *u, struct ppage **pp, uint64_t *addr)
+{
+	struct tr_rseq rc;
+	struct tr_rseq_cs cs;
+
+	if (s->rseq_area != 0 || tr_rseq(t->tid, &rc) == -1 ||
+	    tr_rseq_cs(s->tr.memfd, rc.area, &cs) == -1 ||
+	    !inside(&cs, u->rip))
+		return 0;
+	u->rip = cs.abort_ip;
+	if (ptrace(PTRACE_SETREGS, t->tid, 0, u) == -1)
+		return 1;
+	tr_rseq_cs_put(s->tr.memfd, rc.area, 0);
+	if (!s->holding) {
+		tr_hold(&s->tr, t);
+		s->holding = s->rseq_held = 1;
+	}
+	s->rseq_area = rc.area;
+	memset(&s->rseq_cs, 0, sizeof s->rseq_cs);
+	if (retry(s, t, u, pp, addr) == 0)
+		return 0;
+	page_rseq_done(s, t);
+	return 1;
+}
+
+void
+page_rseq_done(struct page_state *s, struct tr_thread *t)
+{
+	struct user_regs_struct u;
+
+	if (s->rseq_area == 0)
+		return;
+	if (t->state == TR_STOPPED &&
+	    ptrace(PTRACE_GETREGS, t->tid, 0, &u) == 0 &&
+	    inside(&s->rseq_cs, u.rip))
+		tr_rseq_cs_put(s->tr.memfd, s->rseq_area, s->rseq_cs.ptr);
+	s->rseq_area = 0;
+	memset(&s->rseq_cs, 0, sizeof s->rseq_cs);
+	if (s->rseq_held) {
+		s->rseq_held = s->holding = 0;
+		tr_release(&s->tr);
+	}
+}
+
+int
+page_rseq_more(struct page_state *s, struct tr_thread *t,
+    struct user_regs_struct *u, struct ppage **pp, uint64_t *addr)
+{
+	if (s->rseq_area == 0)
+		return 1;
+	if ((s->rseq_cs.ptr == 0 || inside(&s->rseq_cs, u->rip)) &&
+	    !t->queued && t->state == TR_STOPPED &&
+	    retry(s, t, u, pp, addr) == 0)
+		return 0;
+	page_rseq_done(s, t);
+	return 1;
 }

@@ -87,6 +87,12 @@ struct page_state {
 	   being handled (st NULL: none) */
 	const unsigned char *st;
 	uint64_t	 st_lo, st_hi;
+	/* a thread's retry of an aborted critical section, run alone
+	   (page-rseq.c): its area, the section (ptr 0: not entered yet),
+	   whether page_rseq_fault took the hold */
+	uint64_t	 rseq_area;
+	struct tr_rseq_cs rseq_cs;
+	int		 rseq_held;
 };
 
 /* The protection p is watched with: no access for -a rw, else no write. */
@@ -157,6 +163,33 @@ void	 page_resume(struct watch *w, struct page_state *s,
 pid_t	 page_rseq_park(struct page_state *s, const struct ppage *p);
 /* Registers again, in each thread stopped, what page_rseq_park took. */
 void	 page_rseq_restore(struct page_state *s);
+/*
+ * A write fault of t (u its registers, *pp and *addr the page and the
+ * address) at an IP in its active critical section: t was preempted
+ * there, so it is aborted as the kernel would (moved to the abort IP,
+ * rseq_cs cleared), and its retry stepped with every other thread
+ * held and the descriptor it stores again hidden, up to its next fault
+ * on a guarded page (before it enters the section, or inside it).  0:
+ * make the fault's store (u, *pp, *addr those of the fault now;
+ * page_rseq_more after), 1: t handled (its stop queued, or resume it).
+ */
+int	 page_rseq_fault(struct page_state *s, struct tr_thread *t,
+	    struct user_regs_struct *u, struct ppage **pp, uint64_t *addr);
+/*
+ * After a fault page_rseq_fault gave back was made (u: t's registers
+ * now): 0 when t is still short of its section or inside it, and its
+ * retry, stepped on, is at another such fault (u, *pp, *addr then, as
+ * page_rseq_fault), 1 when the retry is over (page_rseq_done) or none
+ * is under way.
+ */
+int	 page_rseq_more(struct page_state *s, struct tr_thread *t,
+	    struct user_regs_struct *u, struct ppage **pp, uint64_t *addr);
+/*
+ * The retry is over: its descriptor put back if t is still inside the
+ * section (the kernel aborts it then, as it would), the others
+ * released.  Nothing when no retry is under way.
+ */
+void	 page_rseq_done(struct page_state *s, struct tr_thread *t);
 
 /* page-emulate.c */
 /*

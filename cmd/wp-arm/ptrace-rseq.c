@@ -20,14 +20,6 @@
 #include "backend-ptrace.h"
 #include "tracee.h"
 
-#define RSEQ_CS_AT	8	/* struct rseq: rseq_cs, after two u32 */
-
-/* struct rseq_cs (linux/rseq.h) */
-struct rseq_desc {
-	uint32_t	 version, flags;
-	uint64_t	 start_ip, post_commit_offset, abort_ip;
-};
-
 void
 pt_rseq_area(struct pthr *p)
 {
@@ -41,28 +33,24 @@ void
 pt_rseq_stored(struct ptrace_state *s, struct pthr *p, uint64_t lo,
     uint64_t hi)
 {
-	struct rseq_desc d;
-	uint64_t at = p->rseq + RSEQ_CS_AT, ptr;
+	struct tr_rseq_cs cs;
+	uint64_t at = p->rseq + TR_RSEQ_CS_AT;
 
-	if (p->rseq == 0 || hi <= at || lo >= at + sizeof ptr)
+	if (p->rseq == 0 || hi <= at || lo >= at + sizeof at)
 		return;
 	p->cs = 0;
-	if (pread(s->tr.memfd, &ptr, sizeof ptr, (off_t)at) != sizeof ptr ||
-	    ptr == 0 || pread(s->tr.memfd, &d, sizeof d, (off_t)ptr) !=
-	    sizeof d || d.version != 0 || d.post_commit_offset == 0 ||
-	    d.start_ip + d.post_commit_offset < d.start_ip)
+	if (tr_rseq_cs(s->tr.memfd, p->rseq, &cs) == -1)
 		return;
-	p->cs = ptr;
-	p->cs_start = d.start_ip;
-	p->cs_end = d.start_ip + d.post_commit_offset;
+	p->cs = cs.ptr;
+	p->cs_start = cs.start;
+	p->cs_end = cs.end;
 }
 
 /* Writes v to p's area's rseq_cs: 0, or -1. */
 static int
 put(struct ptrace_state *s, struct pthr *p, uint64_t v)
 {
-	return pwrite(s->tr.memfd, &v, sizeof v, (off_t)(p->rseq +
-	    RSEQ_CS_AT)) == sizeof v ? 0 : -1;
+	return tr_rseq_cs_put(s->tr.memfd, p->rseq, v);
 }
 
 /* p is out of its section, or to be aborted: not stepped alone now. */

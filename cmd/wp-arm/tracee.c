@@ -461,6 +461,39 @@ tr_rseq(pid_t tid, struct tr_rseq *rs)
 	return 0;
 }
 
+/* struct rseq_cs (linux/rseq.h) */
+struct rseq_desc {
+	uint32_t	 version, flags;
+	uint64_t	 start_ip, post_commit_offset, abort_ip;
+};
+
+int
+tr_rseq_cs(int memfd, uint64_t area, struct tr_rseq_cs *cs)
+{
+	struct rseq_desc d;
+	uint64_t ptr;
+
+	memset(cs, 0, sizeof *cs);
+	if (area == 0 || pread(memfd, &ptr, sizeof ptr, (off_t)(area +
+	    TR_RSEQ_CS_AT)) != sizeof ptr || ptr == 0 ||
+	    pread(memfd, &d, sizeof d, (off_t)ptr) != sizeof d ||
+	    d.version != 0 || d.post_commit_offset == 0 ||
+	    d.start_ip + d.post_commit_offset < d.start_ip)
+		return -1;
+	cs->ptr = ptr;
+	cs->start = d.start_ip;
+	cs->end = d.start_ip + d.post_commit_offset;
+	cs->abort_ip = d.abort_ip;
+	return 0;
+}
+
+int
+tr_rseq_cs_put(int memfd, uint64_t area, uint64_t v)
+{
+	return pwrite(memfd, &v, sizeof v, (off_t)(area + TR_RSEQ_CS_AT)) ==
+	    sizeof v ? 0 : -1;
+}
+
 /* Whether sig is pending for thread tid (SigPnd of its status). */
 static int
 sig_pending(pid_t tid, int sig)

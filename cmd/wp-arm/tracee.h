@@ -203,6 +203,22 @@ struct tr_rseq {
  */
 int	 tr_rseq(pid_t tid, struct tr_rseq *rs);
 
+#define TR_RSEQ_CS_AT	8	/* struct rseq: rseq_cs, after two u32 */
+
+/* The critical section an rseq area's rseq_cs points at. */
+struct tr_rseq_cs {
+	uint64_t	 ptr;		/* the descriptor's address */
+	uint64_t	 start, end;	/* [start_ip, start_ip + post_commit) */
+	uint64_t	 abort_ip;
+};
+/*
+ * The section rseq area area (read through memfd) is in: 0, or -1 when
+ * its rseq_cs is 0 or points at no valid descriptor.
+ */
+int	 tr_rseq_cs(int memfd, uint64_t area, struct tr_rseq_cs *cs);
+/* Writes v to area's rseq_cs (0: hidden, what the kernel leaves): 0, -1. */
+int	 tr_rseq_cs_put(int memfd, uint64_t area, uint64_t v);
+
 /* Whether a SIGTRAP is pending for thread tid (a step's, perhaps). */
 int	 tr_trap_pending(pid_t tid);
 /* Takes the next stop of t, just resumed: 0, or -1 when t is gone. */
