@@ -188,7 +188,7 @@ leaf(const struct report *r, const struct rtarget *t, struct wp_jw *w)
 		wp_jw_uint(w, "tallied_hits", t->tallied_hits);
 	else
 		wp_jw_null(w, "tallied_hits");
-	if (t->conditioned && t->tallied) {
+	if (t->conditioned) {
 		wp_jw_str(w, "condition", r->armed.condition.text);
 		wp_jw_uint(w, "matched_hits", t->matched_hits);
 	}
@@ -198,7 +198,7 @@ leaf(const struct report *r, const struct rtarget *t, struct wp_jw *w)
 	threads(r, t, w);
 	wp_jw_arr(w, "writer_sites");
 	for (i = 0; i < t->nsorted; i++)
-		site(w, t->sorted[i], t->conditioned && t->tallied);
+		site(w, t->sorted[i], t->conditioned);
 	wp_jw_end(w);
 	samples(r, t, w);
 	doc_last(r, t, w);

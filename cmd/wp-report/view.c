@@ -267,12 +267,12 @@ view_target(struct report *r, struct rtarget *t)
 	armed = obs_entry(r->armed.initial, r->armed.ninitial, t->id);
 	t->initial = armed != NULL && armed->initial_value.type != -1 ?
 	    &armed->initial_value : &t->rec.initial_value;
-	t->conditioned = r->armed.condition.text != NULL;
 	if ((t->tallied = t->tallies.n > 0)) {
 		tally_sites(t, &t->tsites);
 		tally_threads(t);
 		sites = &t->tsites;
 	}
+	t->conditioned = r->armed.condition.text != NULL && t->tallied;
 	t->read_hits = kind_hits(t, WP_KIND_READ);
 	t->write_hits = (t->tallied ? t->tallied_hits : t->hits) -
 	    t->read_hits;
