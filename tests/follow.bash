@@ -1,5 +1,6 @@
-# Shared by the --follow tests of both backends (tests/55-follow-ptrace.bats
-# on the host, tests/live/40-follow-perf.bats in the guest).
+# Shared by the --follow tests of every backend (tests/55-follow-ptrace.bats
+# and tests/58-arm-page.bats on the host, tests/live/40-follow.bats, perf
+# and bpf, in the guest).
 
 # follow_run BACKEND CHAIN [WP-ARM-ARGS...]: watches CHAIN of ptr-chain
 # -g 3 -n 10 and drives it step by step, waiting for each re-bind
