@@ -48,7 +48,7 @@ cmp_id(const void *a, const void *b)
 {
 	const struct bpev_id *x = a, *y = b;
 
-	return (x->id > y->id) - (x->id < y->id);
+	return WP_ORDER(x->id, y->id);
 }
 
 static int
