@@ -111,6 +111,9 @@ const void *wp_find_range(const void *table, size_t n, size_t size,
    answer, for any two numbers of one type. */
 #define WP_ORDER(a, b)	(((a) > (b)) - ((a) < (b)))
 
+/* Closes *fd where it is one (not negative), and marks it closed: -1. */
+void	 wp_close_fd(int *fd);
+
 /* The little-endian value of n (at most 8) bytes. */
 uint64_t wp_le64(const unsigned char *b, size_t n);
 
