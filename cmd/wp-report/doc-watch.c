@@ -241,11 +241,7 @@ bindings(const struct rtarget *t, struct wp_jw *w)
 		WP_JW_OR_NULL(wp_jw_hex, w, "leaf_addr", b->leaf != 0, b->leaf);
 		wp_jw_int(w, "time_ns", b->time_ns);
 		wp_jw_uint(w, "leaf_hits", b->leaf_hits);
-		WP_JW_OR_NULL(wp_jw_int, w, "rearm_ns", b->rearm_ns >= 0,
-		    b->rearm_ns);
-		wp_jw_bool(w, "held", b->held);
-		WP_JW_OR_NULL(wp_jw_bool, w, "missed_in_window", b->missed >= 0,
-		    b->missed);
+		wp_rec_rearm_members(w, b->rearm_ns, b->held, b->missed);
 		wp_jw_end(w);
 	}
 	wp_jw_end(w);

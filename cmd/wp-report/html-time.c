@@ -173,10 +173,9 @@ timeline_cmp_lane(const void *a, const void *b)
 {
 	const struct tl_lane *x = *(const struct tl_lane *const *)a;
 	const struct tl_lane *y = *(const struct tl_lane *const *)b;
+	int c = WP_ORDER(y->hits, x->hits);
 
-	if (x->hits != y->hits)
-		return x->hits < y->hits ? 1 : -1;
-	return (x->k1 > y->k1) - (x->k1 < y->k1);
+	return c != 0 ? c : WP_ORDER(x->k1, y->k1);
 }
 
 /* Counts n hits of writer lane k1, k2 and thread tid in set at bin b. */

@@ -303,10 +303,9 @@ static int
 by_time(const void *a, const void *b)
 {
 	const struct rsample *x = a, *y = b;
+	int c = WP_ORDER(x->time_ns, y->time_ns);
 
-	if (x->time_ns != y->time_ns)
-		return x->time_ns < y->time_ns ? -1 : 1;
-	return x->tid < y->tid ? -1 : x->tid > y->tid;
+	return c != 0 ? c : WP_ORDER(x->tid, y->tid);
 }
 
 /* The reason every unknown value has, when two or more share it. */
