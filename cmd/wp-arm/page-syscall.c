@@ -299,6 +299,7 @@ page_sc_exit(struct watch *w, struct page_state *s, struct tr_thread *t)
 	for (k = 0; k < pt->nwin; k++)
 		page_close(s, t, pt->win[k]);
 	pt->nwin = 0;
-	page_resume(w, s, t, 0);
+	if (!page_rseq_call(w, s, t))
+		page_resume(w, s, t, 0);
 }
 
