@@ -32,6 +32,29 @@
 #define RSEQ_STEPS_MAX		(RSEQ_STEPS << 6)
 
 /*
+ * Stopped thread t's rseq area (0: none), asked of the kernel once and
+ * kept until t's next rseq(2) call (its own, or one injected here).
+ */
+static uint64_t
+area_of(struct tr_thread *t)
+{
+	struct pthr *pt = pthr_of(t);
+	struct tr_rseq rc;
+
+	if (!pt->rseq_known) {
+		pt->rseq_area = tr_rseq(t->tid, &rc) == 0 ? rc.area : 0;
+		pt->rseq_known = 1;
+	}
+	return pt->rseq_area;
+}
+
+void
+page_rseq_forget(struct tr_thread *t)
+{
+	pthr_of(t)->rseq_known = 0;
+}
+
+/*
  * rseq(area, len, flags, sig) run in stopped thread t, its registers
  * as they were after: 0, or -1.
  */
@@ -52,6 +75,7 @@ rseq_call(struct page_state *s, struct tr_thread *t, uint64_t area,
 	if (ptrace(PTRACE_SETREGS, t->tid, 0, &r) == -1)
 		return -1;
 	rv = tr_inject(&s->tr, t, SYS_rseq, area, len, (uint64_t)flags);
+	page_rseq_forget(t);
 	ptrace(PTRACE_SETREGS, t->tid, 0, &u);
 	return rv == 0 ? 0 : -1;
 }
@@ -192,19 +216,19 @@ int
 page_rseq_fault(struct watch *w, struct page_state *s, struct tr_thread *t,
     struct user_regs_struct *u, struct ppage **pp, uint64_t *addr)
 {
-	struct tr_rseq rc;
 	struct tr_rseq_cs cs;
+	uint64_t area;
 
-	if (s->rseq_area != 0 || tr_rseq(t->tid, &rc) == -1 ||
-	    tr_rseq_cs(s->tr.memfd, rc.area, &cs) == -1 ||
+	if (s->rseq_area != 0 || (area = area_of(t)) == 0 ||
+	    tr_rseq_cs(s->tr.memfd, area, &cs) == -1 ||
 	    !inside(&cs, u->rip))
 		return 0;
 	u->rip = cs.abort_ip;
 	if (ptrace(PTRACE_SETREGS, t->tid, 0, u) == -1)
 		return 1;
-	tr_rseq_cs_put(s->tr.memfd, rc.area, 0);
+	tr_rseq_cs_put(s->tr.memfd, area, 0);
 	obs(w)->rseq_retries++;
-	return alone(w, s, t, rc.area, u, pp, addr);
+	return alone(w, s, t, area, u, pp, addr);
 }
 
 int
@@ -212,19 +236,18 @@ page_rseq_call(struct watch *w, struct page_state *s, struct tr_thread *t)
 {
 	struct pthr *pt = pthr_of(t);
 	struct user_regs_struct u;
-	struct tr_rseq rc;
 	struct ppage *p;
-	uint64_t addr;
+	uint64_t addr, area;
 
 	if (!pt->rseq_call)
 		return 0;
 	pt->rseq_call = 0;
 	/* another thread's retry under way: it runs on its own */
 	if (s->rseq_area != 0 || s->holding || t->state != TR_STOPPED ||
-	    tr_rseq(t->tid, &rc) == -1 || rc.area == 0 ||
+	    (area = area_of(t)) == 0 ||
 	    ptrace(PTRACE_GETREGS, t->tid, 0, &u) == -1)
 		return 0;
-	if (alone(w, s, t, rc.area, &u, &p, &addr) == 0) {
+	if (alone(w, s, t, area, &u, &p, &addr) == 0) {
 		page_on_fault(w, s, t, p, addr);
 		return 1;
 	}

@@ -288,6 +288,8 @@ page_sc_exit(struct watch *w, struct page_state *s, struct tr_thread *t)
 	if (pt->sc_from != 0)
 		pt->sc_ns += t->stopped_at - pt->sc_from;
 	pt->sc_from = 0;
+	if (pt->nr == SYS_rseq)
+		page_rseq_forget(t);
 	if (pt->nwin > 0)
 		page_kernel_writes(w, s, t, pt->win, pt->nwin, WP_HIT_SYSCALL, 0);
 	if (pt->maps) {

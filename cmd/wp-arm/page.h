@@ -53,6 +53,9 @@ struct pthr {
 	   is at a system call, to be taken up again at its exit */
 	uint64_t	 rseq_steps;
 	int		 rseq_call;
+	/* its rseq area as the kernel has it now, once asked (known) */
+	uint64_t	 rseq_area;
+	int		 rseq_known;
 };
 
 /* An instruction decoded at a fault, kept for the next one there. */
@@ -165,6 +168,8 @@ void	 page_resume(struct watch *w, struct page_state *s,
  * changed, 0.
  */
 pid_t	 page_rseq_park(struct page_state *s, const struct ppage *p);
+/* t's rseq area is to be asked of the kernel again (an rseq call). */
+void	 page_rseq_forget(struct tr_thread *t);
 /* Registers again, in each thread stopped, what page_rseq_park took. */
 void	 page_rseq_restore(struct page_state *s);
 /*
