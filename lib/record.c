@@ -569,6 +569,11 @@ obs_page(struct wp_jw *w, const struct wp_obs_page *p)
 	wp_jw_uint(w, "windows_shared", p->windows_shared);
 	wp_jw_uint(w, "signals_passed", p->signals_passed);
 	wp_jw_uint(w, "forks_restored", p->forks_restored);
+	if (p->rseq_retries > 0) {
+		wp_jw_uint(w, "rseq_retries", p->rseq_retries);
+		wp_jw_uint(w, "rseq_retry_calls", p->rseq_retry_calls);
+		wp_jw_uint(w, "rseq_retries_cut", p->rseq_retries_cut);
+	}
 	wp_jw_uint(w, "stopped_us", p->stopped_ns / 1000);
 	wp_jw_uint(w, "watched_us", p->watched_ns / 1000);
 	if (p->watched_ns > 0)

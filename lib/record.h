@@ -365,6 +365,10 @@ struct wp_obs_page {
 	uint64_t	 kernel_writes;
 	uint64_t	 windows, windows_shared;	/* pages given back */
 	uint64_t	 signals_passed, forks_restored;
+	/* stores in an rseq critical section: sections aborted, each
+	   retried alone; the retries' system calls (the others let go for
+	   each); retries cut by their step limit */
+	uint64_t	 rseq_retries, rseq_retry_calls, rseq_retries_cut;
 	uint64_t	 stopped_ns;	/* the threads' time stopped by wp */
 	uint64_t	 watched_ns;	/* from arming to disarming */
 	/* the longest a thread was delayed by wp: its time less its own

@@ -334,7 +334,19 @@ attrib_watch() {
 	assert_equal "$(cat "$WERR")" "wp-arm: hardware breakpoints do not fire on this machine (they do on bare metal and in VMs that virtualize debug registers): using the page-protection backend (writes to the watched pages fault and stop the target a moment each: a hot neighbour on them slows it, and its own timeouts may fire)"
 }
 
-@test "wp-arm page -a rw: a page the process makes read-only mid-watch is let go, said; its reads are not hits, the target runs on" {
+# dropped_bound: the observation and wp-report of $WOUT say the counts
+# are a lower bound because a page was let go.
+dropped_bound() {
+	assert_equal "$(obs .counts_are_lower_bound)" true
+	assert_equal "$(obs '.thread_coverage.partial_coverage_reasons | join(" ")')" pages_dropped
+	assert_contract "$WOUT"
+	run --separate-stderr wp-report --json "$WOUT"
+	assert_equal "$(jq -c '[.counts_are_lower_bound, .lower_bound_reasons]' <<< "$output")" '[true,["pages_dropped"]]'
+	run --separate-stderr wp-report "$WOUT"
+	assert_line 'note     counts are a lower bound: pages_dropped'
+}
+
+@test "wp-arm page -a rw: a page the process makes read-only mid-watch is let go, said; its reads are not hits, the counts a lower bound, the target runs on" {
 	start_target page-rw -n 10 -p
 	watch_start -a rw -l 8 "$(tinfo rw)" -- --backend page -d 120s
 	kill -USR1 "$TPID"
@@ -343,8 +355,39 @@ attrib_watch() {
 	assert_equal "$WSTATUS" 0
 	grep -qx "read-only sum 100" "$TOUT" || fail "the target: $(cat "$TOUT")"
 	assert_equal "$(obs .page.pages_dropped)" 1
+	# 2 threads x 10 rounds x 2 of each; the 10 read-only reads unseen
 	assert_equal "$(hits '.flags == ["read"]') $(hits '.flags == []')" "40 40"
 	assert_equal "$(cat "$WERR")" "wp-arm: page $(tinfo rw) was made unwritable by the process: -a rw no longer watches it"
+	dropped_bound
+}
+
+@test "wp-arm page: a watched page the process maps shared mid-watch is let go, said; its writes since unseen, the counts a lower bound" {
+	start_target page-rw -n 10 -u
+	watch_start -l 8 "$(tinfo rw)" -- --backend page -d 120s
+	kill -USR1 "$TPID"
+	watch_wait
+	wait_for "$TOUT" '^done' 30
+	assert_equal "$WSTATUS" 0
+	grep -qx "shared writes 10" "$TOUT" || fail "the target: $(cat "$TOUT")"
+	assert_equal "$(obs .page.pages_dropped)" 1
+	# the threads' 40 writes (rw_write, rw_inc), and mmap's (the new page
+	# reads 0: a kernel write); the 10 writes after the remap unseen, and
+	# the page still writable to the target
+	assert_equal "$(hits '.flags == []') $(hits '.flags == ["syscall"]')" "40 1"
+	assert_equal "$(obs '.targets[0].counted')" 41
+	assert_equal "$(cat "$WERR")" "wp-arm: page $(tinfo rw) was remapped shared by the process: writes to it are no longer watched"
+	dropped_bound
+}
+
+@test "wp-arm page: a watch whose pages all stay watched is no lower bound" {
+	start_target page-rw -n 10
+	watch_start -l 8 "$(tinfo rw)" -- --backend page -d 120s
+	kill -USR1 "$TPID"
+	watch_wait
+	wait_for "$TOUT" '^done' 30
+	assert_equal "$(hits) $(obs .page.pages_dropped) $(obs .counts_are_lower_bound)" "40 0 false"
+	run --separate-stderr wp-report "$WOUT"
+	refute_line --partial 'lower bound'
 }
 
 @test "wp-arm page: -d is kept when the reader is slow: what it did not take in time is dropped and counted" {

@@ -3,9 +3,12 @@
 # execs a set-user-ID program: a traced exec would run it without its
 # privileges, so the watch lets the process go before the exec (the page
 # backend gives the pages their protection back first) and ends with
-# target_exec, saying why.  Written once, run per tracing backend.
+# target_exec, saying why; when the exec then fails, the process runs
+# on unwatched, its pages their own protection again.  Written once, run
+# per tracing backend.
 
 load helpers
+load page
 
 teardown() {
 	stop_targets
@@ -120,4 +123,49 @@ done 2"
 	assert_equal "$WSTATUS" 0
 	assert_equal "$(obs .stop_reason)" target_exited
 	assert_equal "$(hits)" 2
+}
+
+# failed_setuid_exec BACKEND MODE ERRNO [CONTENT]: the target execs a
+# file of its own with MODE (set-user-ID) and CONTENT (a copy of true if
+# not given), which fails with ERRNO after wp-arm let the target go at
+# the exec's entry: the target runs on as unwatched (its two threads
+# write the watched variable, no fault), the page its own protection
+# again (rw-p), and its output is an unwatched run's.  Needs no root: a
+# set-user-ID file of one's own that cannot be executed.
+failed_setuid_exec() {
+	local f=$BATS_TEST_TMPDIR/setuid-prog
+	if [ $# -gt 3 ]; then printf '%s\n' "$4" > "$f"; else cp /bin/true "$f"; fi
+	chmod "$2" "$f"
+	[ -u "$f" ] || skip "cannot set the set-user-ID bit in $BATS_TEST_TMPDIR"
+	unwatched fork-exec -c 0 -n 1000 -e "$f"
+	assert_equal "$PLAIN_STATUS $PLAIN" "0 done
+exec failed $3
+after 2000
+page rw-p"
+	start_target fork-exec -c 0 -n 1000 -e "$f"
+	watch_start "$(tinfo counter)" -l 8 -- --backend "$1" -d 120s
+	kill -USR1 "$TPID"
+	watch_wait
+	local st=0
+	wait "$TPID" || st=$?
+	assert_equal "$st" 0
+	assert_equal "$(tail -n +2 "$TOUT")" "$PLAIN"
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(obs .stop_reason)" target_exec
+	[[ "$(obs .stop_detail)" == *"execs $f, set-user-ID or set-group-ID: let go before"* ]] ||
+		fail "stop_detail: $(obs .stop_detail)"
+	# the writes before the exec, each one hit; none after
+	assert_equal "$(hits)" 1000
+}
+
+@test "wp-arm page: a setuid exec that fails (EACCES) after the let-go: the target runs on unwatched, its page its own protection again" {
+	failed_setuid_exec page 4644 EACCES
+}
+
+@test "wp-arm page: a setuid exec that fails (ENOEXEC) after the let-go: the target runs on unwatched, its page its own protection again" {
+	failed_setuid_exec page 4755 ENOEXEC "not a program"
+}
+
+@test "wp-arm ptrace: a setuid exec that fails (EACCES) after the let-go: the target runs on unwatched" {
+	failed_setuid_exec ptrace 4644 EACCES
 }

@@ -8,6 +8,7 @@
 # no more (an aborted store is never credited), no fewer.
 
 load helpers
+load page
 
 # rseq_start ARGS...: the rseq target, or the test skipped when glibc
 # registered no rseq area.
@@ -16,16 +17,34 @@ rseq_start() {
 	[ "$(tinfo skip)" = null ] || skip "$(tinfo skip)"
 }
 
-# rseq_watch [-b BACKEND] ARGS...: the target (ARGS) watched on its
-# counter to its end (ptrace unless told); every commit done by then.
+# rseq_watch [-b BACKEND] [-a ACCESS] ARGS...: the target (ARGS) watched
+# on its counter to its end (ptrace unless told); every commit done by
+# then.
 rseq_watch() {
-	local b=ptrace
+	local b=ptrace a=()
 	[ "$1" != -b ] || { b=$2; shift 2; }
+	[ "$1" != -a ] || { a=(-a "$2"); shift 2; }
 	rseq_start "$@"
-	watch_start "$(tinfo counter)" -l 8 -- --backend "$b" -d 60s
+	watch_start "${a[@]}" "$(tinfo counter)" -l 8 -- --backend "$b" -d 120s
 	kill -USR1 "$TPID"
 	watch_wait
 	assert_equal "$(obs .stop_reason)" target_exited
+}
+
+# rseq_as_unwatched ARGS...: the watched target (ARGS) ended as an
+# unwatched run of it does: its commits, its counter, and what its
+# calls say (the aborts differ: a watch aborts sections).
+rseq_as_unwatched() {
+	local st=0
+	wait "$TPID" || st=$?
+	unwatched rseq "$@"
+	assert_equal "$st $(tail -n +2 "$TOUT" | awk '/^done/ { print $2, $4 } /^calls/ { print $4 }')" \
+	    "$PLAIN_STATUS $(awk '/^done/ { print $2, $4 } /^calls/ { print $4 }' <<< "$PLAIN")"
+}
+
+# seq_hex FROM TO: the values FROM..TO as hit values, space-separated
+seq_hex() {
+	printf '0x%x ' $(seq "$1" "$2") | sed 's/ $//'
 }
 
 # rseq_short BACKEND: 10 watches of 3 hits each of a target committing
@@ -105,4 +124,44 @@ rseq_short() {
 
 @test "rseq, page: short watches of sections under way: a commit store aborted is never credited, the target never loses a commit" {
 	rseq_short page
+}
+
+@test "rseq, page -a rw: each section's load and commit store made in its retry: 20 commits, 20 reads and 20 writes by the two threads, each load reading the last commit" {
+	rseq_watch -b page -a rw 10
+	rseq_as_unwatched 10
+	assert_equal "$(awk '/^done/ { print $2, $4 }' "$TOUT")" "20 20"
+	assert_equal "$(hits ".tid != $TPID and .flags == [\"read\"]") $(hits ".flags == [] and .writer_ip == \"$(tinfo commit)\"")" "20 20"
+	# read 0, commit 1, read 1, ... commit 20; then main's printf reads 20
+	assert_equal "$(jq -s -r '[.[] | select(.type=="hit") | .new_value] | join(" ")' "$WOUT")" \
+	    "$(paste -d ' ' <(seq_hex 0 19 | tr ' ' '\n') <(seq_hex 1 20 | tr ' ' '\n') | tr '\n' ' ')0x14"
+	assert_equal "$(hits)" 41
+	assert_equal "$(obs .counts_are_lower_bound)" false
+	# every commit came of a retry (some retries end without one)
+	(( $(obs .page.rseq_retries) >= 20 )) || fail "$(obs .page.rseq_retries) retries"
+	assert_equal "$(obs .page.rseq_retries_cut) $(obs .page.rseq_retry_calls)" "0 0"
+}
+
+@test "rseq, page: a retry that makes a system call (clock_gettime into the watched page) lets the others go for it and is taken up at its exit: 10 commits, 10 exact writes, no call fails" {
+	rseq_watch -b page 10 call 1
+	rseq_as_unwatched 10 call 1
+	grep -qx 'calls [0-9]* failed 0' "$TOUT" || fail "$(cat "$TOUT")"
+	assert_equal "$(awk '/^done/ { print $2, $4 }' "$TOUT")" "10 10"
+	assert_equal "$(hits ".flags == [] and .writer_ip == \"$(tinfo commit)\"")" 10
+	assert_equal "$(jq -s -r '[.[] | select(.type=="hit") | .new_value] | join(" ")' "$WOUT")" "$(seq_hex 1 10)"
+	# one retry a commit, each made its call; each call of the target
+	# had the page given back
+	assert_equal "$(obs .page.rseq_retries) $(obs .page.rseq_retry_calls) $(obs .page.rseq_retries_cut)" "10 10 0"
+	assert_equal "$(obs .page.windows)" "$(awk '/^calls/ { print $2 }' "$TOUT")"
+	# the main thread could have run while the page was given back
+	assert_equal "$(obs '.thread_coverage.partial_coverage_reasons | join(" ")')" page_windows_shared
+}
+
+@test "rseq, page: a retry longer than 100000 steps is cut, the others let go, and the thread's next retry runs twice as long: 1 commit, 1 exact write, 2 retries, 1 cut" {
+	rseq_watch -b page 1 long 1
+	rseq_as_unwatched 1 long 1
+	assert_equal "$(awk '/^done/ { print $2, $4 }' "$TOUT")" "1 1"
+	assert_equal "$(hits ".flags == [] and .writer_ip == \"$(tinfo commit)\" and .new_value == \"0x1\"")" 1
+	assert_equal "$(hits)" 1
+	assert_equal "$(obs .page.rseq_retries) $(obs .page.rseq_retries_cut) $(obs .page.rseq_retry_calls)" "2 1 0"
+	assert_equal "$(obs .counts_are_lower_bound)" false
 }

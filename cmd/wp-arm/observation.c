@@ -87,6 +87,9 @@ coverage(const struct watch *w, struct wp_observation *o,
 	/* counted nothing where a shared breakpoint goes quiet (bpev_quiet) */
 	if (w->quiet > 0)
 		reasons[o->npartial++] = "breakpoints_quiet";
+	/* a page let go mid-watch: its accesses since are not seen */
+	if (o->page != NULL && o->page->pages_dropped > 0)
+		reasons[o->npartial++] = "pages_dropped";
 	o->partial_reasons = reasons;
 }
 

@@ -435,8 +435,8 @@ make(struct watch *w, struct page_state *s, struct tr_thread *t,
  * instruction (or the faulting byte), and on an rw page its load's, a
  * hit for each target they reach, made by emulation or a step.
  */
-static void
-on_fault(struct watch *w, struct page_state *s, struct tr_thread *t,
+void
+page_on_fault(struct watch *w, struct page_state *s, struct tr_thread *t,
     struct ppage *p, uint64_t addr)
 {
 	struct user_regs_struct u, at;
@@ -449,7 +449,7 @@ on_fault(struct watch *w, struct page_state *s, struct tr_thread *t,
 
 	if (ptrace(PTRACE_GETREGS, t->tid, 0, &u) == -1)
 		return;
-	if (page_rseq_fault(s, t, &u, &p, &addr)) {
+	if (page_rseq_fault(w, s, t, &u, &p, &addr)) {
 		if (!t->queued)
 			page_resume(w, s, t, 0);
 		return;
@@ -486,7 +486,7 @@ again:
 		s->holding = 0;
 		tr_release(&s->tr);
 	}
-	if (page_rseq_more(s, t, &u, &p, &addr) == 0)
+	if (page_rseq_more(w, s, t, &u, &p, &addr) == 0)
 		goto again;
 	if (!t->queued)
 		page_resume(w, s, t, 0);
@@ -532,7 +532,7 @@ on_signal(struct watch *w, struct page_state *s, struct tr_thread *t)
 	uint64_t addr;
 
 	if (t->sig == SIGSEGV && page_fault_ours(s, t, &p, &addr)) {
-		on_fault(w, s, t, p, addr);
+		page_on_fault(w, s, t, p, addr);
 		return;
 	}
 	if (tr_own_trap(t)) {

@@ -10,7 +10,9 @@
  * A store that faults inside its thread's active critical section
  * (page_rseq_fault) is not made: the thread was preempted there and
  * others may have run since, so the section is aborted as the kernel
- * would, and its retry stepped alone, as one unit.
+ * would, and its retry stepped alone, as one unit; a system call on the
+ * way is made with the others let go, and the retry taken up again at
+ * its exit.
  */
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
@@ -18,11 +20,39 @@
 
 #include <signal.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "page.h"
 
 #define RSEQ_UNREGISTER		1
-#define RSEQ_STEPS		100000	/* from an abort IP into its section */
+/* a retry's steps from its abort IP (or a fault made) to its next
+   fault, at first; doubled for the thread's next retry each time they
+   run out, up to RSEQ_STEPS_MAX */
+#define RSEQ_STEPS		100000
+#define RSEQ_STEPS_MAX		(RSEQ_STEPS << 6)
+
+/*
+ * Stopped thread t's rseq area (0: none), asked of the kernel once and
+ * kept until t's next rseq(2) call (its own, or one injected here).
+ */
+static uint64_t
+area_of(struct tr_thread *t)
+{
+	struct pthr *pt = pthr_of(t);
+	struct tr_rseq rc;
+
+	if (!pt->rseq_known) {
+		pt->rseq_area = tr_rseq(t->tid, &rc) == 0 ? rc.area : 0;
+		pt->rseq_known = 1;
+	}
+	return pt->rseq_area;
+}
+
+void
+page_rseq_forget(struct tr_thread *t)
+{
+	pthr_of(t)->rseq_known = 0;
+}
 
 /*
  * rseq(area, len, flags, sig) run in stopped thread t, its registers
@@ -45,6 +75,7 @@ rseq_call(struct page_state *s, struct tr_thread *t, uint64_t area,
 	if (ptrace(PTRACE_SETREGS, t->tid, 0, &r) == -1)
 		return -1;
 	rv = tr_inject(&s->tr, t, SYS_rseq, area, len, (uint64_t)flags);
+	page_rseq_forget(t);
 	ptrace(PTRACE_SETREGS, t->tid, 0, &u);
 	return rv == 0 ? 0 : -1;
 }
@@ -99,18 +130,42 @@ inside(const struct tr_rseq_cs *cs, uint64_t ip)
 	return cs->ptr != 0 && ip - cs->start < cs->end - cs->start;
 }
 
+/* Whether the instruction at ip makes a system call. */
+static int
+at_syscall(int memfd, uint64_t ip)
+{
+	unsigned char b[2];
+
+	if (pread(memfd, b, sizeof b, (off_t)ip) != sizeof b)
+		return 0;
+	/* syscall, sysenter, int $0x80 */
+	return (b[0] == 0x0f && (b[1] == 0x05 || b[1] == 0x34)) ||
+	    (b[0] == 0xcd && b[1] == 0x80);
+}
+
 /*
  * Steps t, alone, from its abort IP: 0 at a fault on a guarded page
  * (before the section is entered again, or inside it), 1 when it
- * stopped otherwise, left the section, or ran too long.
+ * stopped otherwise, left the section, ran too long, or is at a system
+ * call (not made: the others run while it is, and the retry is taken
+ * up again at its exit, page_rseq_call).
  */
 static int
-retry(struct page_state *s, struct tr_thread *t, struct user_regs_struct *u,
-    struct ppage **pp, uint64_t *addr)
+retry(struct watch *w, struct page_state *s, struct tr_thread *t,
+    struct user_regs_struct *u, struct ppage **pp, uint64_t *addr)
 {
-	int n, r;
+	struct pthr *pt = pthr_of(t);
+	uint64_t n;
+	int r;
 
-	for (n = 0; n < RSEQ_STEPS; n++) {
+	if (pt->rseq_steps == 0)
+		pt->rseq_steps = RSEQ_STEPS;
+	for (n = 0; n < pt->rseq_steps; n++) {
+		if (at_syscall(s->tr.memfd, u->rip)) {
+			obs(w)->rseq_retry_calls++;
+			pt->rseq_call = 1;
+			return 1;
+		}
 		if ((r = tr_step(&s->tr, t, 0)) == -1 ||
 		    ptrace(PTRACE_GETREGS, t->tid, 0, u) == -1)
 			return 1;
@@ -129,34 +184,74 @@ retry(struct page_state *s, struct tr_thread *t, struct user_regs_struct *u,
 		    &s->rseq_cs) == 0)
 			tr_rseq_cs_put(s->tr.memfd, s->rseq_area, 0);
 	}
+	obs(w)->rseq_retries_cut++;
+	if (pt->rseq_steps < RSEQ_STEPS_MAX)
+		pt->rseq_steps *= 2;
+	return 1;
+}
+
+/*
+ * t's retry, from where it is (u), run with every other thread held
+ * (area: its rseq area; its section not entered yet): as retry, 0, or
+ * 1 when it is over (page_rseq_done).
+ */
+static int
+alone(struct watch *w, struct page_state *s, struct tr_thread *t,
+    uint64_t area, struct user_regs_struct *u, struct ppage **pp,
+    uint64_t *addr)
+{
+	if (!s->holding) {
+		tr_hold(&s->tr, t);
+		s->holding = s->rseq_held = 1;
+	}
+	s->rseq_area = area;
+	memset(&s->rseq_cs, 0, sizeof s->rseq_cs);
+	if (retry(w, s, t, u, pp, addr) == 0)
+		return 0;
+	page_rseq_done(s, t);
 	return 1;
 }
 
 int
-page_rseq_fault(struct page_state *s, struct tr_thread *t,
+page_rseq_fault(struct watch *w, struct page_state *s, struct tr_thread *t,
     struct user_regs_struct *u, struct ppage **pp, uint64_t *addr)
 {
-	struct tr_rseq rc;
 	struct tr_rseq_cs cs;
+	uint64_t area;
 
-	if (s->rseq_area != 0 || tr_rseq(t->tid, &rc) == -1 ||
-	    tr_rseq_cs(s->tr.memfd, rc.area, &cs) == -1 ||
+	if (s->rseq_area != 0 || (area = area_of(t)) == 0 ||
+	    tr_rseq_cs(s->tr.memfd, area, &cs) == -1 ||
 	    !inside(&cs, u->rip))
 		return 0;
 	u->rip = cs.abort_ip;
 	if (ptrace(PTRACE_SETREGS, t->tid, 0, u) == -1)
 		return 1;
-	tr_rseq_cs_put(s->tr.memfd, rc.area, 0);
-	if (!s->holding) {
-		tr_hold(&s->tr, t);
-		s->holding = s->rseq_held = 1;
-	}
-	s->rseq_area = rc.area;
-	memset(&s->rseq_cs, 0, sizeof s->rseq_cs);
-	if (retry(s, t, u, pp, addr) == 0)
+	tr_rseq_cs_put(s->tr.memfd, area, 0);
+	obs(w)->rseq_retries++;
+	return alone(w, s, t, area, u, pp, addr);
+}
+
+int
+page_rseq_call(struct watch *w, struct page_state *s, struct tr_thread *t)
+{
+	struct pthr *pt = pthr_of(t);
+	struct user_regs_struct u;
+	struct ppage *p;
+	uint64_t addr, area;
+
+	if (!pt->rseq_call)
 		return 0;
-	page_rseq_done(s, t);
-	return 1;
+	pt->rseq_call = 0;
+	/* another thread's retry under way: it runs on its own */
+	if (s->rseq_area != 0 || s->holding || t->state != TR_STOPPED ||
+	    (area = area_of(t)) == 0 ||
+	    ptrace(PTRACE_GETREGS, t->tid, 0, &u) == -1)
+		return 0;
+	if (alone(w, s, t, area, &u, &p, &addr) == 0) {
+		page_on_fault(w, s, t, p, addr);
+		return 1;
+	}
+	return t->queued;
 }
 
 void
@@ -179,14 +274,14 @@ page_rseq_done(struct page_state *s, struct tr_thread *t)
 }
 
 int
-page_rseq_more(struct page_state *s, struct tr_thread *t,
+page_rseq_more(struct watch *w, struct page_state *s, struct tr_thread *t,
     struct user_regs_struct *u, struct ppage **pp, uint64_t *addr)
 {
 	if (s->rseq_area == 0)
 		return 1;
 	if ((s->rseq_cs.ptr == 0 || inside(&s->rseq_cs, u->rip)) &&
 	    !t->queued && t->state == TR_STOPPED &&
-	    retry(s, t, u, pp, addr) == 0)
+	    retry(w, s, t, u, pp, addr) == 0)
 		return 0;
 	page_rseq_done(s, t);
 	return 1;

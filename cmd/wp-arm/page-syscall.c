@@ -51,6 +51,17 @@ futex_writes(const uint64_t a[6], uint64_t lo, uint64_t hi)
 }
 
 /*
+ * Whether system call nr changes the mappings: its addresses are the
+ * mappings', not memory it reads or writes.
+ */
+static int
+maps_call(long nr)
+{
+	return nr == SYS_mprotect || nr == SYS_munmap || nr == SYS_mremap ||
+	    nr == SYS_mmap || nr == SYS_brk || nr == SYS_madvise;
+}
+
+/*
  * Whether system call nr may write page p: as syscalls.c knows it; a
  * call it does not know, when an argument points into the page.
  */
@@ -111,9 +122,7 @@ may_read(long nr, const uint64_t a[6], const struct ppage *p)
 	size_t i;
 	int k;
 
-	/* their addresses are the mappings', not memory they read */
-	if (nr == SYS_mprotect || nr == SYS_munmap || nr == SYS_mremap ||
-	    nr == SYS_mmap || nr == SYS_brk || nr == SYS_madvise)
+	if (maps_call(nr))
 		return 0;
 	for (k = 0; k < 6; k++)
 		if (a[k] >= p->addr && a[k] < p->addr + PAGE_SZ)
@@ -166,9 +175,7 @@ page_sc_entry(struct watch *w, struct page_state *s, struct tr_thread *t)
 	}
 	pt->nr = t->nr;
 	memcpy(pt->args, t->args, sizeof pt->args);
-	pt->maps = t->nr == SYS_mprotect || t->nr == SYS_munmap ||
-	    t->nr == SYS_mremap || t->nr == SYS_mmap || t->nr == SYS_brk ||
-	    t->nr == SYS_madvise;
+	pt->maps = maps_call(t->nr);
 	s->maps_gen += pt->maps;	/* and at its exit */
 	for (i = 0; i < s->npg; i++) {
 		p = s->pg[i];
@@ -265,7 +272,12 @@ set_range(long nr, const uint64_t a[6], int64_t rv, uint64_t *lo,
 	}
 }
 
-/* The exit of a call: what it wrote, and its window closed. */
+/*
+ * The exit of a call: what it wrote, the mappings it changed read (a
+ * page it mapped shared or unmapped is let go before its window, if it
+ * had one, is closed: the closing protects only a page still watched),
+ * and its window closed.
+ */
 void
 page_sc_exit(struct watch *w, struct page_state *s, struct tr_thread *t)
 {
@@ -276,18 +288,20 @@ page_sc_exit(struct watch *w, struct page_state *s, struct tr_thread *t)
 	if (pt->sc_from != 0)
 		pt->sc_ns += t->stopped_at - pt->sc_from;
 	pt->sc_from = 0;
-	if (pt->nwin > 0) {
+	if (pt->nr == SYS_rseq)
+		page_rseq_forget(t);
+	if (pt->nwin > 0)
 		page_kernel_writes(w, s, t, pt->win, pt->nwin, WP_HIT_SYSCALL, 0);
-		for (k = 0; k < pt->nwin; k++)
-			page_close(s, t, pt->win[k]);
-		pt->nwin = 0;
-	}
 	if (pt->maps) {
 		pt->maps = 0;
 		s->maps_gen++;
 		set_range(pt->nr, pt->args, t->rval, &lo, &hi);
 		remap(w, s, t, lo, hi);
 	}
-	page_resume(w, s, t, 0);
+	for (k = 0; k < pt->nwin; k++)
+		page_close(s, t, pt->win[k]);
+	pt->nwin = 0;
+	if (!page_rseq_call(w, s, t))
+		page_resume(w, s, t, 0);
 }
 

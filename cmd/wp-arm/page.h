@@ -49,6 +49,13 @@ struct pthr {
 	/* its rseq area, unregistered for the watch (0: none) */
 	uint64_t	 rseq;
 	uint32_t	 rseq_len, rseq_sig;
+	/* its retries' step limit (0: not set yet), and whether its retry
+	   is at a system call, to be taken up again at its exit */
+	uint64_t	 rseq_steps;
+	int		 rseq_call;
+	/* its rseq area as the kernel has it now, once asked (known) */
+	uint64_t	 rseq_area;
+	int		 rseq_known;
 };
 
 /* An instruction decoded at a fault, kept for the next one there. */
@@ -161,6 +168,8 @@ void	 page_resume(struct watch *w, struct page_state *s,
  * changed, 0.
  */
 pid_t	 page_rseq_park(struct page_state *s, const struct ppage *p);
+/* t's rseq area is to be asked of the kernel again (an rseq call). */
+void	 page_rseq_forget(struct tr_thread *t);
 /* Registers again, in each thread stopped, what page_rseq_park took. */
 void	 page_rseq_restore(struct page_state *s);
 /*
@@ -173,8 +182,16 @@ void	 page_rseq_restore(struct page_state *s);
  * make the fault's store (u, *pp, *addr those of the fault now;
  * page_rseq_more after), 1: t handled (its stop queued, or resume it).
  */
-int	 page_rseq_fault(struct page_state *s, struct tr_thread *t,
-	    struct user_regs_struct *u, struct ppage **pp, uint64_t *addr);
+int	 page_rseq_fault(struct watch *w, struct page_state *s,
+	    struct tr_thread *t, struct user_regs_struct *u, struct ppage **pp,
+	    uint64_t *addr);
+/*
+ * At the exit of a system call t's retry came to (and let the others
+ * run for): the retry taken up again, the others held, when no other
+ * retry is under way.  1: t handled, 0: resume it.
+ */
+int	 page_rseq_call(struct watch *w, struct page_state *s,
+	    struct tr_thread *t);
 /*
  * After a fault page_rseq_fault gave back was made (u: t's registers
  * now): 0 when t is still short of its section or inside it, and its
@@ -182,8 +199,9 @@ int	 page_rseq_fault(struct page_state *s, struct tr_thread *t,
  * page_rseq_fault), 1 when the retry is over (page_rseq_done) or none
  * is under way.
  */
-int	 page_rseq_more(struct page_state *s, struct tr_thread *t,
-	    struct user_regs_struct *u, struct ppage **pp, uint64_t *addr);
+int	 page_rseq_more(struct watch *w, struct page_state *s,
+	    struct tr_thread *t, struct user_regs_struct *u, struct ppage **pp,
+	    uint64_t *addr);
 /*
  * The retry is over: its descriptor put back if t is still inside the
  * section (the kernel aborts it then, as it would), the others
@@ -221,6 +239,9 @@ struct pthr *pthr_of(struct tr_thread *t);
 /* Handles one stop of thread t. */
 void	 page_event(struct watch *w, struct page_state *s,
 	    struct tr_thread *t);
+/* A fault of stopped thread t on page p, at addr: made, and t resumed. */
+void	 page_on_fault(struct watch *w, struct page_state *s,
+	    struct tr_thread *t, struct ppage *p, uint64_t addr);
 /*
  * Whether t's SIGSEGV is a fault on a page of ours that its own
  * protection lets be written (-a rw: accessed): guarded, or given back

@@ -158,6 +158,9 @@ static const char *const bound_why[WP_NBOUNDS] = {
 	[WP_BOUND_QUIET] = "a watch counted nothing while another "
 	    "breakpoint was on the threads, where a second breakpoint on an "
 	    "address does not fire: its count is unknown",
+	[WP_BOUND_PAGES_DROPPED] = "the process unmapped a watched page, "
+	    "mapped it shared, or (-a rw) made it read-only or executable: "
+	    "its accesses since were not seen",
 };
 
 /* The text report, as the table prints it at 100 columns, into *buf

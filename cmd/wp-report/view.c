@@ -308,7 +308,8 @@ lower_bound_reasons(struct report *r)
 	const char *stop = wp_field_str(&o->stop_reason);
 	const unsigned window = 1U << WP_PARTIAL_REBIND_WINDOW;
 	const unsigned quiet = 1U << WP_PARTIAL_QUIET;
-	const unsigned apart = window | quiet;
+	const unsigned dropped = 1U << WP_PARTIAL_PAGES_DROPPED;
+	const unsigned apart = window | quiet | dropped;
 
 	if (!o->present)
 		reason(r, WP_BOUND_INCOMPLETE);
@@ -319,7 +320,7 @@ lower_bound_reasons(struct report *r)
 	if (wp_field_bool(&o->truncated_by_max_events) &&
 	    !wp_field_bool(&o->tallied))
 		reason(r, WP_BOUND_TRUNCATED);
-	/* the rebind window and quiet breakpoints are no thread's */
+	/* the rebind window, quiet breakpoints, pages let go: no thread's */
 	if (wp_field_bool(&o->partial) &&
 	    (o->partial_reasons == 0 || (o->partial_reasons & ~apart) != 0))
 		reason(r, WP_BOUND_PARTIAL);
@@ -327,6 +328,8 @@ lower_bound_reasons(struct report *r)
 		reason(r, WP_BOUND_REBIND_WINDOW);
 	if (o->partial_reasons & quiet)
 		reason(r, WP_BOUND_QUIET);
+	if (o->partial_reasons & dropped)
+		reason(r, WP_BOUND_PAGES_DROPPED);
 	if (stop && strcmp(stop, wp_stop_names[WP_STOP_OUTPUT_CLOSED]) == 0)
 		reason(r, WP_BOUND_OUTPUT_CLOSED);
 	if (r->malformed > 0)

@@ -1,29 +1,83 @@
 /*
- * fork-exec [-c child_writes] [-n parent_writes] [-x]
+ * fork-exec [-c child_writes] [-n parent_writes] [-x] [-e path]
  *
  * Prints one JSON line, waits for SIGUSR1, forks a child that writes
  * wpt_counter child_writes times and exits; the parent waits for it,
- * then writes wpt_counter parent_writes times.  With -x the parent then
- * execs /bin/sleep 1 (so a watch sees the exec).  Prints "done".
+ * then writes wpt_counter parent_writes times.  Prints "done".  With -x
+ * the parent then execs /bin/sleep 1 (so a watch sees the exec).  With
+ * -e it execs path (no arguments); when that fails it prints "exec
+ * failed ERRNO", then two threads each write wpt_counter parent_writes
+ * times more, and it prints "after COUNT" (wpt_counter: the writes
+ * since the exec), "page PERMS" (its page's, as /proc/self/maps says)
+ * and exits 0.
  */
 #include <sys/wait.h>
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "wpt.h"
 
 volatile long wpt_counter;
+static long np = 10;
+
+static void *
+after(void *arg)
+{
+	long i;
+
+	(void)arg;
+	for (i = 0; i < np; i++)
+		__atomic_fetch_add(&wpt_counter, 1, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+/* The exec of path failed: the process runs on, two threads writing. */
+static int
+exec_failed(int err)
+{
+	char line[512], *end;
+	unsigned long lo, hi, a = (unsigned long)&wpt_counter;
+	pthread_t th;
+	FILE *f;
+
+	printf("exec failed %s\n", err == EACCES ? "EACCES" :
+	    err == ENOEXEC ? "ENOEXEC" : err == ENOENT ? "ENOENT" :
+	    strerror(err));
+	wpt_counter = 0;
+	if (pthread_create(&th, NULL, after, NULL) != 0)
+		return 1;
+	after(NULL);
+	pthread_join(th, NULL);
+	printf("after %ld\n", wpt_counter);
+	if ((f = fopen("/proc/self/maps", "r")) == NULL)
+		return 1;
+	while (fgets(line, sizeof line, f) != NULL) {
+		lo = strtoul(line, &end, 16);
+		hi = strtoul(end + 1, &end, 16);
+		if (lo <= a && a < hi)
+			printf("page %.4s\n", end + 1);
+	}
+	fclose(f);
+	return 0;
+}
 
 int
 main(int argc, char *argv[])
 {
-	long nc = 10, np = 10, i;
+	long nc = 10, i;
 	int ch, ex = 0;
+	char *path = NULL;
 	pid_t child;
 
-	while ((ch = getopt(argc, argv, "c:n:x")) != -1) {
+	while ((ch = getopt(argc, argv, "c:n:xe:")) != -1) {
 		switch (ch) {
 		case 'c': nc = atol(optarg); break;
 		case 'n': np = atol(optarg); break;
 		case 'x': ex = 1; break;
+		case 'e': path = optarg; break;
 		default: return 64;
 		}
 	}
@@ -45,6 +99,10 @@ main(int argc, char *argv[])
 	if (ex) {
 		execl("/bin/sleep", "sleep", "1", (char *)NULL);
 		return 1;
+	}
+	if (path != NULL) {
+		execl(path, path, (char *)NULL);
+		return exec_failed(errno);
 	}
 	return 0;
 }

@@ -1,5 +1,5 @@
 /*
- * page-rw [-n rounds] [-k] [-p]
+ * page-rw [-n rounds] [-k] [-p] [-u]
  *
  * Reads and writes of a watched struct for -a rw: wpt_rw (two ints,
  * one per thread, 8 bytes) on a page of its own, with a neighbour
@@ -19,7 +19,9 @@
  * "kernel read W V same S" (what each returned, S 1 when the pipe gave
  * back the struct's bytes twice), with no load of the struct of its own;
  * with -p it makes the page read-only (mprotect) and reads its field 10
- * times, printing "read-only sum S".  Then "done".
+ * times, printing "read-only sum S"; with -u it maps a shared page over
+ * it (mmap MAP_SHARED | MAP_FIXED) and writes its field 10 times,
+ * printing "shared writes 10".  Then "done".
  */
 #include <sys/mman.h>
 #include <sys/uio.h>
@@ -125,16 +127,18 @@ main(int argc, char *argv[])
 {
 	pthread_t th[2];
 	long k;
-	int ch, kern = 0, ro = 0;
+	int ch, kern = 0, ro = 0, shared = 0;
 	long sum = 0;
 
-	while ((ch = getopt(argc, argv, "n:kp")) != -1)
+	while ((ch = getopt(argc, argv, "n:kpu")) != -1)
 		if (ch == 'n')
 			rounds = atol(optarg);
 		else if (ch == 'k')
 			kern = 1;
 		else if (ch == 'p')
 			ro = 1;
+		else if (ch == 'u')
+			shared = 1;
 	wpt_block_go();
 	printf("{\"pid\":%d,\"rw\":\"0x%lx\",\"neighbour\":\"0x%lx\"}\n",
 	    (int)getpid(), WPT_ADDR(&wpt_rw), WPT_ADDR(&wpt_rw.nb));
@@ -154,6 +158,14 @@ main(int argc, char *argv[])
 		for (k = 0; k < 10; k++)
 			sum += rw_load(&wpt_rw.f[0]);
 		printf("read-only sum %ld\n", sum);
+	}
+	if (shared) {
+		if (mmap(&wpt_rw, sizeof wpt_rw, PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
+			exit(1);
+		for (k = 0; k < 10; k++)
+			rw_write(&wpt_rw.f[0], (int)k);
+		printf("shared writes 10\n");
 	}
 	printf("done\n");
 	return 0;

@@ -1,8 +1,8 @@
 /*
- * rseq [N [first]]: restartable sequences of its own, librseq style, in
+ * rseq [N [MODE [THREADS]]]: restartable sequences of its own, librseq style, in
  * the rseq area glibc registered for each thread (__rseq_offset).
  * Prints one JSON line (pid, "counter", "commit": the address of the
- * commit store), waits for SIGUSR1; then two threads, the process
+ * commit store), waits for SIGUSR1; then THREADS threads, the process
  * pinned to one CPU, each commit N times (10 if not given, 0: for ever)
  * to wpt_counter in a critical section, in a tight loop, retrying after
  * each abort; prints "started" at the first commit, and "done COMMITS
@@ -11,24 +11,37 @@
  * (where an interrupt most often finds the thread: a stop then finds
  * it at the commit store, the section under way).  With "first" the
  * commit store is the section's first and only instruction, storing
- * the thread's next commit number.  With no rseq area registered (an
- * old kernel, glibc's tunable off) it prints {"skip":"..."} and exits
- * 77.
+ * the thread's next commit number.  With "call" each abort is followed
+ * by a system call that writes wpt_ts, on wpt_counter's page
+ * (clock_gettime, not the vDSO's), and "calls C failed F" is printed
+ * before "done".  With "long" each try is preceded by a loop of about
+ * 105000 instructions (more than a retry steps at first).  THREADS: how many threads commit (2 if not
+ * given).  With no rseq area registered (an old kernel, glibc's tunable
+ * off) it prints {"skip":"..."} and exits 77.
  */
 #define _GNU_SOURCE
 #include <sys/rseq.h>
+#include <sys/syscall.h>
 
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 #include "wpt.h"
 
-volatile long wpt_counter;
+/* the counter and, on its page, what the "call" mode's calls write */
+static struct {
+	volatile long	 counter;
+	char		 pad[56];
+	struct timespec	 ts;
+} wpt_page __attribute__((aligned(4096)));
+#define wpt_counter	wpt_page.counter
+
 static long each = 10;
-static int first;
-static long commits, aborts;
+static int first, call, slow;
+static long commits, aborts, calls, failed;
 
 extern const char wpt_rseq_commit[], wpt_rseq_first[];
 
@@ -116,6 +129,9 @@ worker(void *arg)
 
 	(void)arg;
 	while (each == 0 || n < each) {
+		if (slow)
+			for (volatile int k = 0; k < 17500; k++)
+				;
 		if (first ? try_put(&wpt_counter, rs, n + 1) :
 		    try_inc(&wpt_counter, rs,
 		    *(volatile uint32_t *)&rs->cpu_id_start)) {
@@ -123,8 +139,16 @@ worker(void *arg)
 			if (__atomic_fetch_add(&commits, 1,
 			    __ATOMIC_RELAXED) == 0)
 				printf("started\n");
-		} else
+		} else {
 			__atomic_fetch_add(&aborts, 1, __ATOMIC_RELAXED);
+			if (!call)
+				continue;
+			__atomic_fetch_add(&calls, 1, __ATOMIC_RELAXED);
+			if (syscall(SYS_clock_gettime, CLOCK_MONOTONIC,
+			    &wpt_page.ts) != 0)
+				__atomic_fetch_add(&failed, 1,
+				    __ATOMIC_RELAXED);
+		}
 	}
 	return NULL;
 }
@@ -132,13 +156,17 @@ worker(void *arg)
 int
 main(int argc, char *argv[])
 {
-	pthread_t th[2];
+	pthread_t th[8];
 	cpu_set_t one;
-	int i;
+	int i, nth = 2;
 
 	if (argc > 1)
 		each = atol(argv[1]);
 	first = argc > 2 && strcmp(argv[2], "first") == 0;
+	call = argc > 2 && strcmp(argv[2], "call") == 0;
+	slow = argc > 2 && strcmp(argv[2], "long") == 0;
+	if (argc > 3 && ((nth = atoi(argv[3])) < 1 || nth > 8))
+		return 64;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (__rseq_size == 0 || (int32_t)area()->cpu_id < 0) {
 		printf("{\"skip\":\"no rseq area registered by glibc\"}\n");
@@ -155,10 +183,12 @@ main(int argc, char *argv[])
 	    (int)getpid(), WPT_ADDR(&wpt_counter), WPT_ADDR(first ?
 	    wpt_rseq_first : wpt_rseq_commit));
 	wpt_wait_go();
-	for (i = 0; i < 2; i++)
+	for (i = 0; i < nth; i++)
 		pthread_create(&th[i], NULL, worker, NULL);
-	for (i = 0; i < 2; i++)
+	for (i = 0; i < nth; i++)
 		pthread_join(th[i], NULL);
+	if (call)
+		printf("calls %ld failed %ld\n", calls, failed);
 	printf("done %ld %ld %ld\n", commits, aborts, wpt_counter);
 	return 0;
 }
