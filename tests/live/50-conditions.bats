@@ -4,8 +4,8 @@
 # evaluated in wp-arm at each sample, the value from the sampled
 # registers of the decoded store, the writer from the trap IP.  The
 # targets and helpers are tests/cond.bash's.  Then the bpf backend,
-# whose program evaluates the condition in the kernel and stops the
-# writer itself.
+# whose program evaluates the condition in the kernel, stops the writer
+# itself, and keeps the last writes in a map.
 
 load ../helpers
 load ../cond
@@ -67,9 +67,6 @@ NB=33334
 	scenario_cond_stop bpf "$NB"
 }
 
-@test "wp-arm bpf --last: refused with the reason, before arming" {
-	start_target cond-writers -n 10
-	run --separate-stderr bash -c "wp-resolve -p $TPID wpt_cell | wp-arm --backend bpf --last 8"
-	assert_failure 1
-	assert_equal "$stderr" "wp-arm: --last: the ptrace, page and perf backends keep the last writes (not bpf_tally, yet)"
+@test "wp-arm bpf --last 8: the program's ring, the last writes before SIGSEGV, the garbage one last; exit 6" {
+	scenario_last bpf
 }
