@@ -234,3 +234,32 @@ scenario_last() {
 	assert_output --partial "the last 8 writes to wpt_head (target 0, $addr) before SIGSEGV, the last one last:"
 	assert_line --regexp '^ +[0-9]+ crash-list +[0-9.]+  corrupt_head\+0x0 +0xdead0000$'
 }
+
+# scenario_last_threads BACKEND N: --last 64 on cond-writers -n N, three
+# threads writing in tight loops (a zombie once it exits, so that every
+# backend reads how it ended): the last 64 of the 3N writes, every one
+# kept, sampled or not: each thread's a run of its consecutive values
+# (thread id writes id * 1000000 + i + 1), the newest a thread's last
+# write, and "exit 0".
+scenario_last_threads() {
+	local line seq of end tid v i=0
+	local -A prev=()
+	start_target_unreaped cond-writers -n "$2"
+	watch_start wpt_cell -- --backend "$1" -d 600s --last 64
+	kill -USR1 "$TPID"
+	watch_wait
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(obs .stop_reason) $(obs .stop_detail)" "target_exited null"
+	assert_equal "$(obs '.targets[0].counted')" $(( 3 * $2 ))
+	assert_equal "$(obs '.targets[0].lost')" 0
+	run jq -r 'select(.type=="last_write") | "\(.seq)/\(.of)/\(.end)/\(.tid)/\(.new_value)"' "$WOUT"
+	assert_equal "${#lines[@]}" 64
+	for line in "${lines[@]}"; do
+		IFS=/ read -r seq of end tid v <<< "$line"
+		assert_equal "$seq/$of/$end" "$i/64/exit 0"
+		[ -z "${prev[$tid]-}" ] || assert_equal "$(( v ))" $(( prev[$tid] + 1 ))
+		prev[$tid]=$(( v ))
+		i=$(( i + 1 ))
+	done
+	assert_equal $(( v % 1000000 )) "$2"
+}

@@ -70,3 +70,7 @@ NB=33334
 @test "wp-arm bpf --last 8: the program's ring, the last writes before SIGSEGV, the garbage one last; exit 6" {
 	scenario_last bpf
 }
+
+@test "wp-arm bpf --last 64: 100,002 writes of three threads, the last 64 kept by the program, sampled or not" {
+	scenario_last_threads bpf "$NB"
+}
