@@ -129,6 +129,10 @@ bad_if() {
 	scenario_last ptrace
 }
 
+@test "wp-arm page --last 8 --callchain: each last write with its chain, as its hit's" {
+	scenario_last page --callchain
+}
+
 @test "wp-arm page --last 64: three threads' last writes, each thread's consecutive, the newest a thread's last" {
 	scenario_last_threads page 2000
 }

@@ -189,9 +189,10 @@ scenario_cond_stray() {
 	assert_equal "$(obs .counts_are_lower_bound)" false
 }
 
-# A list head written from three sites, then garbage from a fourth, and
-# the program dies of SIGSEGV walking it: --last 8 keeps the last eight
-# writes, the garbage one last, and wp-arm exits 6.
+# scenario_last BACKEND [WP-ARM-ARGS...]: a list head written from three
+# sites, then garbage from a fourth, and the program dies of SIGSEGV
+# walking it: --last 8 keeps the last eight writes, the garbage one last
+# (with --callchain: each with its hit's chain), and wp-arm exits 6.
 scenario_last() {
 	local addr tst=0 events=0
 	# the perf and bpf backends read how the process ended while it is a
@@ -202,7 +203,7 @@ scenario_last() {
 	else
 		start_target crash-list -n 30
 	fi
-	watch_start wpt_head -- --backend "$1" -d 600s --last 8
+	watch_start wpt_head -- --backend "$1" -d 600s --last 8 "${@:2}"
 	kill -USR1 "$TPID"
 	watch_wait
 	if [ "$events" = 0 ]; then
@@ -224,9 +225,18 @@ scenario_last() {
 	assert_line --index 7 '7/8 SIGSEGV corrupt_head 0xdead0000'
 	# they are the last eight hits: thread, trap IP, writer (perf, bpf:
 	# none, wp-decode finds it), value (perf: from the registers; bpf:
-	# kept by the program, read from memory at the trap)
-	assert_equal "$(jq -s -c '[.[] | select(.type=="last_write") | [.tid, .ip, .writer_ip, .written_value.value]]' "$WDEC")" \
-		"$(jq -s -c '[.[] | select(.type=="hit") | [.tid, .ip, .writer_ip, .written_value.value]] | .[-8:]' "$WDEC")"
+	# kept by the program, read from memory at the trap), call chain
+	assert_equal "$(jq -s -c '[.[] | select(.type=="last_write") | [.tid, .ip, .writer_ip, .written_value.value, .callchain, .callchain_status]]' "$WDEC")" \
+		"$(jq -s -c '[.[] | select(.type=="hit") | [.tid, .ip, .writer_ip, .written_value.value, .callchain, .callchain_status]] | .[-8:]' "$WDEC")"
+	if [ $# -gt 1 ]; then
+		assert_equal "$(jq -s '[.[] | select(.type=="last_write" and .callchain_status != null)] | length' "$WDEC")" 8
+	fi
+	# the garbage's caller, named by wp-decode (crash-list keeps no frame
+	# pointers: only a tracer's unwinding, with its CFI, finds it)
+	if [ $# -gt 1 ] && [ "$events" = 0 ]; then
+		run jq -r 'select(.type=="last_write" and .seq == 7) | .callers[0].symbol' "$WDEC"
+		assert_output --regexp '^main\+0x[0-9a-f]+$'
+	fi
 	addr=$(jq -r 'select(.type=="target") | .runtime_addr' "$WOUT")
 	run --separate-stderr wp-report "$WDEC"
 	assert_success

@@ -374,12 +374,19 @@ static int
 on_last(void *arg, size_t slot, const struct wpb_last *l)
 {
 	struct watch *w = arg;
+	struct bpf_state *s = w->state;
 	struct wp_hit_rec h;
+	uint64_t chain[WATCH_MAXCHAIN];
 
 	memset(&h, 0, sizeof h);
 	h.tid = (pid_t)l->tid;
 	h.time_ns = watch_time(w, l->time_ns);
 	h.ip = l->ip;
+	if (bpfw_chains(s->prog)) {
+		h.chain_status = bpfw_callers(s->prog, w, l->stack, l->ip,
+		    chain, &h.nchain);
+		h.chain = chain;
+	}
 	filter_keep(w, slot, &h, l->known != 0, l->value);
 	return 0;
 }

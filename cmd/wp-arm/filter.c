@@ -69,6 +69,10 @@ struct filter {
 	size_t		 last;
 	struct wp_last_write_rec *ring;	/* nt * last, as written */
 	uint64_t	*nring;
+	/* --callchain: each kept write's chain and status, beside it */
+	size_t		 depth;		/* 0: none asked */
+	uint64_t	*chains;	/* nt * last * depth */
+	char		(*status)[80];	/* nt * last */
 };
 
 /* Why the filter cannot be used here (e set), or -1. */
@@ -166,6 +170,12 @@ filter_open(struct watch *w, const struct filter_opts *o,
 	f->last = w->last;
 	f->ring = wp_xcalloc(w->nt * f->last + 1, sizeof *f->ring);
 	f->nring = wp_xcalloc(w->nt + 1, sizeof *f->nring);
+	if (f->last > 0 && w->callchain != CC_NONE) {
+		f->depth = w->callchain_depth;
+		f->chains = wp_xcalloc(w->nt * f->last * f->depth + 1,
+		    sizeof *f->chains);
+		f->status = wp_xcalloc(w->nt * f->last + 1, sizeof *f->status);
+	}
 	f->where = w->backend->cond_where;
 	wp_hmap_init(&f->tallies, sizeof(struct ftally));
 	wp_hmap_init(&f->comms, sizeof(struct fcomm));
@@ -292,16 +302,26 @@ filter_keep(struct watch *w, size_t ti, const struct wp_hit_rec *h,
     int has_value, uint64_t value)
 {
 	struct filter *f = w->filter;
+	struct wp_last_write_rec *r;
+	size_t k;
 
 	if (f == NULL || f->last == 0)
 		return;
-
-	f->ring[ti * f->last + f->nring[ti]++ % f->last] =
-	    (struct wp_last_write_rec){ .target = w->t[ti].id,
+	k = ti * f->last + f->nring[ti]++ % f->last;
+	r = &f->ring[k];
+	*r = (struct wp_last_write_rec){ .target = w->t[ti].id,
 	    .tid = h->tid, .time_ns = h->time_ns, .ip = h->ip,
 	    .has_writer_ip = h->has_writer_ip, .writer_ip = h->writer_ip,
 	    .flags = h->has_writer_ip ? 0 : h->flags,
 	    .has_value = has_value, .value = value };
+	/* its chain, where the write has one: copied beside the ring */
+	if (f->depth == 0 || h->chain_status == NULL)
+		return;
+	r->nchain = h->nchain < f->depth ? h->nchain : f->depth;
+	r->chain = &f->chains[k * f->depth];
+	memcpy(&f->chains[k * f->depth], h->chain, r->nchain * sizeof *r->chain);
+	snprintf(f->status[k], sizeof f->status[k], "%s", h->chain_status);
+	r->chain_status = f->status[k];
 }
 
 int
@@ -438,6 +458,8 @@ filter_free(struct watch *w)
 	free(f->core);
 	free(f->ring);
 	free(f->nring);
+	free(f->chains);
+	free(f->status);
 	wp_hmap_free(&f->tallies);
 	wp_hmap_free(&f->comms);
 	free(f->has_prev);

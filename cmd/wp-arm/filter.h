@@ -59,7 +59,7 @@ void	 filter_moved(struct watch *w, size_t ti, int memfd);
 int	 filter_hit(struct watch *w, size_t ti, const struct wp_hit_rec *h);
 /*
  * --last: keeps write h on entry ti, whose value after it is value (when
- * has_value), in the entry's ring: filter_hit does for every write the
+ * has_value), in the entry's ring, with h's call chain (--callchain): filter_hit does for every write the
  * tracer reports; the bpf backend, whose program kept them, for each of
  * its last writes, oldest first, as it disarms.
  */

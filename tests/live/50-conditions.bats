@@ -51,6 +51,10 @@ N=2000
 	scenario_last perf
 }
 
+@test "wp-arm perf --last 8 --callchain: each last write with its sample's chain (frame pointers), as its hit's" {
+	scenario_last perf --callchain
+}
+
 # The bpf backend's program evaluates the condition in the kernel at
 # each hit: 100,002 writes, every one tallied there.
 NB=33334
@@ -69,6 +73,10 @@ NB=33334
 
 @test "wp-arm bpf --last 8: the program's ring, the last writes before SIGSEGV, the garbage one last; exit 6" {
 	scenario_last bpf
+}
+
+@test "wp-arm bpf --last 8 --callchain: each last write with its chain (the program's stack id), as its hit's" {
+	scenario_last bpf --callchain
 }
 
 @test "wp-arm bpf --last 64: 100,002 writes of three threads, the last 64 kept by the program, sampled or not" {

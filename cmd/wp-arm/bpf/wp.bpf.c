@@ -411,8 +411,8 @@ stop(const struct wpb_cond *cd, struct wpb_tot *tot)
  * a slot of an array map written in place.
  */
 static __always_inline void
-keep(struct bpf_perf_event_data *ctx, __u32 slot, __u64 cur, int known,
-    struct wpb_tot *tot, __u64 now)
+keep(struct bpf_perf_event_data *ctx, __u32 slot, __s32 stack, __u64 cur,
+    int known, struct wpb_tot *tot, __u64 now)
 {
 	struct wpb_last *l;
 	__u64 k = __sync_fetch_and_add(&tot->kept, 1);
@@ -425,6 +425,7 @@ keep(struct bpf_perf_event_data *ctx, __u32 slot, __u64 cur, int known,
 	l->value = cur;
 	l->tid = (__u32)bpf_get_current_pid_tgid();
 	l->known = known != 0;
+	l->stack = stack;
 	l->seq = k + 1;
 }
 
@@ -443,13 +444,13 @@ hit(struct bpf_perf_event_data *ctx, __u32 slot)
 	__sync_fetch_and_add(&tot->hits, 1);
 	/* what this event watches: ctx->addr, also while being moved */
 	cur = read_value(ctx->addr, c->len, tot, &known);
-	if (last_n > 0 && c->kind == WPB_TARGET)
-		keep(ctx, slot, cur, known, tot, now);
 	prev = __sync_lock_test_and_set(&tot->last_value, cur);
 	if (cd != NULL && cd->nops > 0)
 		m = matches(cd, ctx, cur, prev, known);
 	if (with_stack)
 		stack = (__s32)bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+	if (last_n > 0 && c->kind == WPB_TARGET)
+		keep(ctx, slot, stack, cur, known, tot, now);
 	khits = count(ctx, slot, stack, cur, prev, tot, m);
 	/* a write that does not match is tallied, and no more */
 	if (!m)

@@ -79,6 +79,8 @@ struct wpb_last {
 	__u64	value;		/* the watched bytes at the trap */
 	__u32	tid;
 	__u32	known;		/* value could be read */
+	__s32	stack;		/* as in wpb_key */
+	__u32	pad;
 };
 
 /*
