@@ -1,7 +1,7 @@
 /*
  * cond-ops: the operations of an --if condition compiled to postfix
  * (wp_cond_compile, cond.h), for wp-arm's BPF program too: constants
- * only, for both compilers.
+ * and how a comparison is decided, for both compilers.
  */
 #ifndef WP_COND_OPS_H
 #define WP_COND_OPS_H
@@ -14,7 +14,29 @@ enum wp_cop {
 	WP_COP_OR
 };
 /* cmp of WP_COP_VALUE and WP_COP_TID: ==, !=, <, <=, >, >=, != 0 */
-enum { WP_CMP_EQ, WP_CMP_NE, WP_CMP_LT, WP_CMP_LE, WP_CMP_GT, WP_CMP_GE,
-	WP_CMP_TRUE };
+enum wp_cmp { WP_CMP_EQ, WP_CMP_NE, WP_CMP_LT, WP_CMP_LE, WP_CMP_GT,
+	WP_CMP_GE, WP_CMP_TRUE };
+
+/* Whether v cmp n holds (WP_CMP_TRUE: v is not 0): cond.c's and the BPF
+   program's one definition. */
+static inline __attribute__((always_inline)) int
+wp_cmp_holds(unsigned long long v, unsigned int cmp, unsigned long long n)
+{
+	switch (cmp) {
+	case WP_CMP_EQ:
+		return v == n;
+	case WP_CMP_NE:
+		return v != n;
+	case WP_CMP_LT:
+		return v < n;
+	case WP_CMP_LE:
+		return v <= n;
+	case WP_CMP_GT:
+		return v > n;
+	case WP_CMP_GE:
+		return v >= n;
+	}
+	return v != 0;
+}
 
 #endif

@@ -19,14 +19,13 @@ enum kind {
 	K_OR, K_AND, K_NOT, K_CHANGED, K_UNCHANGED, K_VALUE, K_TID, K_COMM,
 	K_WRITER
 };
-enum cmp { C_EQ, C_NE, C_LT, C_LE, C_GT, C_GE };
 /* what a writer test compares to */
 enum where { W_ADDR, W_FUNC, W_MODOFF, W_MODULE };
 
 struct node {
 	enum kind	 kind;
 	int		 a, b;		/* operands of or, and, not */
-	enum cmp	 cmp;
+	enum wp_cmp	 cmp;
 	int		 has_mask;	/* value & mask [cmp num] */
 	uint64_t	 mask;
 	int		 has_num;
@@ -58,7 +57,7 @@ struct parser {
 	size_t		 pos;		/* of the token */
 	size_t		 len;
 	enum tok	 tok;
-	enum cmp	 cmp;
+	enum wp_cmp	 cmp;
 	struct wp_cond	*c;
 	struct wp_error	*e;
 };
@@ -70,10 +69,11 @@ wordch(int ch)
 }
 
 /* The operators, longest first. */
-static const struct { const char *s; enum tok t; enum cmp c; } ops[] = {
-	{ "==", T_CMP, C_EQ }, { "!=", T_CMP, C_NE }, { "<=", T_CMP, C_LE },
-	{ ">=", T_CMP, C_GE }, { "&&", T_AND, 0 }, { "||", T_OR, 0 },
-	{ "<", T_CMP, C_LT }, { ">", T_CMP, C_GT }, { "&", T_AMP, 0 },
+static const struct { const char *s; enum tok t; enum wp_cmp c; } ops[] = {
+	{ "==", T_CMP, WP_CMP_EQ }, { "!=", T_CMP, WP_CMP_NE },
+	{ "<=", T_CMP, WP_CMP_LE }, { ">=", T_CMP, WP_CMP_GE },
+	{ "&&", T_AND, 0 }, { "||", T_OR, 0 },
+	{ "<", T_CMP, WP_CMP_LT }, { ">", T_CMP, WP_CMP_GT }, { "&", T_AMP, 0 },
 	{ "!", T_NOT, 0 }, { "(", T_LP, 0 }, { ")", T_RP, 0 }
 };
 
@@ -260,9 +260,9 @@ writer_test(struct parser *p, int n)
 		next(p);
 		return 0;
 	}
-	if (p->tok != T_CMP || (p->cmp != C_EQ && p->cmp != C_NE))
+	if (p->tok != T_CMP || (p->cmp != WP_CMP_EQ && p->cmp != WP_CMP_NE))
 		return fail(p, "expected ==, != or in after 'writer'");
-	d->negate = p->cmp == C_NE;
+	d->negate = p->cmp == WP_CMP_NE;
 	next(p);
 	return writer_where(p, d);
 }
@@ -273,9 +273,9 @@ comm_test(struct parser *p, int n)
 	struct node *d = &p->c->n[n];
 
 	p->c->uses |= WP_COND_THREAD;
-	if (p->tok != T_CMP || (p->cmp != C_EQ && p->cmp != C_NE))
+	if (p->tok != T_CMP || (p->cmp != WP_CMP_EQ && p->cmp != WP_CMP_NE))
 		return fail(p, "expected == or != after 'comm'");
-	d->negate = p->cmp == C_NE;
+	d->negate = p->cmp == WP_CMP_NE;
 	next(p);
 	if (p->tok != T_WORD)
 		return fail(p, "expected a thread name after 'comm'");
@@ -547,25 +547,6 @@ at_width(uint64_t num, int neg, size_t width)
 }
 
 static int
-compared(uint64_t v, enum cmp c, uint64_t n)
-{
-	switch (c) {
-	case C_EQ:
-		return v == n;
-	case C_NE:
-		return v != n;
-	case C_LT:
-		return v < n;
-	case C_LE:
-		return v <= n;
-	case C_GT:
-		return v > n;
-	default:
-		return v >= n;
-	}
-}
-
-static int
 eval(const struct wp_cond *c, int i, const struct wp_cond_write *w)
 {
 	const struct node *d = &c->n[i];
@@ -588,9 +569,10 @@ eval(const struct wp_cond *c, int i, const struct wp_cond_write *w)
 		v = d->has_mask ? w->value & d->mask : w->value;
 		if (!d->has_num)
 			return v != 0;
-		return compared(v, d->cmp, at_width(d->num, d->neg, w->width));
+		return wp_cmp_holds(v, d->cmp,
+		    at_width(d->num, d->neg, w->width));
 	case K_TID:
-		return compared((uint64_t)w->tid, d->cmp,
+		return wp_cmp_holds((uint64_t)w->tid, d->cmp,
 		    at_width(d->num, d->neg, sizeof w->tid));
 	case K_COMM:
 		return w->comm != NULL &&
@@ -626,7 +608,7 @@ compile(const struct wp_cond *c, int i, size_t width, struct wp_cond_op *ops,
 	o = &ops[n];
 	memset(o, 0, sizeof *o);
 	o->op = kop[d->kind];
-	o->cmp = (uint32_t)d->cmp;	/* enum cmp is WP_CMP_*'s order */
+	o->cmp = (uint32_t)d->cmp;
 	o->negate = (uint32_t)d->negate;
 	if (d->kind == K_VALUE) {
 		o->a = d->has_mask ? d->mask : ~0ULL;

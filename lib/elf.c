@@ -169,8 +169,7 @@ wp_elf_close(struct wp_elf *w)
 	if (w == NULL)
 		return;
 	elf_end(w->elf);
-	if (w->fd != -1)
-		close(w->fd);
+	wp_close_fd(&w->fd);
 	free(w->mem);
 	free(w->loads);
 	free(w->path);

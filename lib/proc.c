@@ -368,7 +368,7 @@ cmp_pid(const void *a, const void *b)
 {
 	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
 
-	return (x > y) - (x < y);
+	return WP_ORDER(x, y);
 }
 
 int

@@ -97,14 +97,20 @@ mappings(struct wp_jw *w, const struct wp_session *s)
 }
 
 void
+wp_rec_made_by(struct wp_jw *w, const char *tool)
+{
+	wp_jw_int(w, "schema_version", WP_SCHEMA_VERSION);
+	wp_jw_str(w, "tool", tool);
+	wp_jw_str(w, "tool_version", WP_VERSION);
+}
+
+void
 wp_rec_session(struct wp_jw *w, const struct wp_session *s)
 {
 	wp_jw_reset(w);
 	wp_jw_obj(w, NULL);
 	wp_jw_str(w, "type", "session");
-	wp_jw_int(w, "schema_version", WP_SCHEMA_VERSION);
-	wp_jw_str(w, "tool", "wp-resolve");
-	wp_jw_str(w, "tool_version", WP_VERSION);
+	wp_rec_made_by(w, "wp-resolve");
 	wp_jw_int(w, "pid", s->pid);
 	wp_jw_uint(w, "start_time", s->start_time);
 	wp_jw_str(w, "exe", s->exe);
@@ -468,11 +474,16 @@ wp_rec_rebind(struct wp_jw *w, const struct wp_rebind_rec *r)
 		wp_jw_hex(w, NULL, r->pointers[i]);
 	wp_jw_end(w);
 	wp_jw_int(w, "time_ns", r->time_ns);
-	int_or_null(w, "rearm_ns", r->rearm_ns);
-	wp_jw_bool(w, "held", r->held);
-	WP_JW_OR_NULL(wp_jw_bool, w, "missed_in_window", r->missed >= 0,
-	    r->missed);
+	wp_rec_rearm_members(w, r->rearm_ns, r->held, r->missed);
 	wp_jw_end(w);
+}
+
+void
+wp_rec_rearm_members(struct wp_jw *w, int64_t rearm_ns, int held, int missed)
+{
+	int_or_null(w, "rearm_ns", rearm_ns);
+	wp_jw_bool(w, "held", held);
+	WP_JW_OR_NULL(wp_jw_bool, w, "missed_in_window", missed >= 0, missed);
 }
 
 static void

@@ -75,6 +75,9 @@ struct wp_session {
 };
 
 void	 wp_rec_session(struct wp_jw *w, const struct wp_session *s);
+/* "schema_version", "tool" (tool) and "tool_version": who wrote a
+   session record or wp-report's document, and to which contract. */
+void	 wp_rec_made_by(struct wp_jw *w, const char *tool);
 /*
  * Reads what the later stages use: pid, start_time, exe and
  * exe_build_id (NULL when absent or null), modules and mappings.
@@ -303,6 +306,11 @@ struct wp_rebind_rec {
 };
 
 void	 wp_rec_rebind(struct wp_jw *w, const struct wp_rebind_rec *r);
+/* A rebind's re-arm members as the rebind record has them ("rearm_ns",
+   "held", "missed_in_window", null where not known): wp-report's
+   bindings repeat them. */
+void	 wp_rec_rearm_members(struct wp_jw *w, int64_t rearm_ns, int held,
+	    int missed);
 
 struct wp_obs_target {
 	int		 id;

@@ -279,6 +279,14 @@ wp_le64(const unsigned char *b, size_t n)
 	return x;
 }
 
+void
+wp_close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
 uint64_t
 wp_now_ns(void)
 {

@@ -107,6 +107,13 @@ const void *wp_find_int(const void *table, size_t n, size_t size,
 const void *wp_find_range(const void *table, size_t n, size_t size,
 	    size_t off, uint64_t addr);
 
+/* -1, 0 or 1 as a is below, equal to or above b: a qsort comparator's
+   answer, for any two numbers of one type. */
+#define WP_ORDER(a, b)	(((a) > (b)) - ((a) < (b)))
+
+/* Closes *fd where it is one (not negative), and marks it closed: -1. */
+void	 wp_close_fd(int *fd);
+
 /* The little-endian value of n (at most 8) bytes. */
 uint64_t wp_le64(const unsigned char *b, size_t n);
 

@@ -43,7 +43,7 @@ load follow
 }
 
 @test "follow ptrace --if: only the matching leaf write is a hit, all 30 tallied, the pointers all reported" {
-	follow_cond ptrace wpt_ptr+0x10
+	follow_cond ptrace wpt_ptr+0x10 tracer
 }
 
 @test "follow ptrace --if --stop: the process left stopped at the matching leaf write" {

@@ -416,7 +416,7 @@ attrib_watch() {
 }
 
 @test "wp-arm page --follow --if: only the matching leaf write is a hit, all 30 tallied, the pointers all reported" {
-	follow_cond page '[[wpt_holder]+8]+0x10'
+	follow_cond page '[[wpt_holder]+8]+0x10' tracer
 }
 
 @test "wp-arm page --follow --if --stop: the process left stopped at the matching leaf write" {

@@ -59,11 +59,21 @@ bad_if() {
 }
 
 @test "wp-arm page --if 'value == 0': the one write of 0 in 100,002 is the hit; every write counted per writer" {
-	scenario_cond_zero page 33334
+	zero_watch page 33334 tracer
 }
 
 @test "wp-arm ptrace --if 'value == 0': the one write of 0 is the hit; every write counted per writer" {
-	scenario_cond_zero ptrace 400
+	zero_watch ptrace 400 tracer
+}
+
+@test "wp-arm page --follow --if 'value == 0': a leaf three threads write; each writer's total and matched count in the report" {
+	COND_WATCH=(--follow wpt_cellp+0x0)
+	zero_watch page 33334 tracer
+}
+
+@test "wp-arm ptrace --follow --if 'value == 0': a leaf three threads write; each writer's total and matched count in the report" {
+	COND_WATCH=(--follow wpt_cellp+0x0)
+	zero_watch ptrace 400 tracer
 }
 
 @test "wp-arm page --if 'writer != good_writer': only the stray write is a hit" {

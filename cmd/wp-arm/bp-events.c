@@ -48,7 +48,7 @@ cmp_id(const void *a, const void *b)
 {
 	const struct bpev_id *x = a, *y = b;
 
-	return (x->id > y->id) - (x->id < y->id);
+	return WP_ORDER(x->id, y->id);
 }
 
 static int
@@ -408,12 +408,9 @@ bpev_close(struct bpev *ev)
 		perf_ring_unmap(&ev->rings[c]);
 	for (i = 0; i < ev->nfds; i++)
 		close(ev->fds[i]);
-	if (ev->pidfd != -1)
-		close(ev->pidfd);
-	if (ev->piddir != -1)
-		close(ev->piddir);
-	if (ev->memfd != -1)
-		close(ev->memfd);
+	wp_close_fd(&ev->pidfd);
+	wp_close_fd(&ev->piddir);
+	wp_close_fd(&ev->memfd);
 	free(ev->rings);
 	free(ev->fds);
 	free(ev->fdt);

@@ -55,8 +55,7 @@ csample_close(struct csample *cs)
 {
 	if (cs == NULL)
 		return;
-	if (cs->memfd != -1)
-		close(cs->memfd);
+	wp_close_fd(&cs->memfd);
 	wp_dwfl_close(cs->dwfl);
 	wp_proc_maps_free(&cs->maps);
 	wp_hmap_free(&cs->sites);

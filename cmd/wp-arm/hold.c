@@ -218,8 +218,7 @@ hold_close(struct hold *h)
 	if (h == NULL)
 		return;
 	tr_detach_all(&h->tr);
-	if (h->sfd != -1)
-		close(h->sfd);
+	wp_close_fd(&h->sfd);
 	sigprocmask(SIG_SETMASK, &h->mask, NULL);
 	tr_close(&h->tr);
 	free(h);

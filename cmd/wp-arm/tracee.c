@@ -166,11 +166,9 @@ tr_close(struct tracee *tr)
 		free(tr->t[i]);
 	}
 	free(tr->t);
-	if (tr->memfd != -1)
-		close(tr->memfd);
+	wp_close_fd(&tr->memfd);
 	tr->t = NULL;
 	tr->n = tr->cap = 0;
-	tr->memfd = -1;
 }
 
 struct tr_thread *

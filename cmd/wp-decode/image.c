@@ -193,8 +193,7 @@ image_clear(struct image *im)
 	free(im->maps);
 	wp_session_free(&im->session);
 	wp_dwfl_close(im->dwfl);
-	if (im->memfd >= 0)
-		close(im->memfd);
+	wp_close_fd(&im->memfd);
 	memset(im, 0, sizeof *im);
 	im->memfd = -1;
 }

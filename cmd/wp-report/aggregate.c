@@ -163,13 +163,19 @@ keep_sample(struct report *r, struct rtarget *t, struct rsite *s,
 	s->nsamples++;
 }
 
+int
+report_counts(const struct rtarget *t, const struct wp_hit_in *h)
+{
+	return !t->follow || h->role != WP_ROLE_POINTER;
+}
+
 /* A hit of a follow chain on a pointer, or on the leaf of a binding. */
 static int
 follow_hit(struct rtarget *t, const struct wp_hit_in *h)
 {
 	size_t i;
 
-	if (h->role == WP_ROLE_POINTER) {
+	if (!report_counts(t, h)) {
 		t->ptr_hits++;
 		return 1;
 	}
@@ -392,7 +398,10 @@ tally_matched(const struct wp_record *rec)
 	    &m) == 0 && m > 0 ? (uint64_t)m : 0;
 }
 
-/* Tallies are cumulative: the latest of each writer and thread holds. */
+/*
+ * Tallies are cumulative: the latest of each writer and thread holds.
+ * A follow chain's are its leaf's, as its hits are.
+ */
 static void
 add_tally(struct report *r, const struct wp_record *rec)
 {
@@ -404,7 +413,8 @@ add_tally(struct report *r, const struct wp_record *rec)
 	int isnew;
 
 	wp_rec_read_hit(rec, h);
-	if (!h->has_target || (t = target(r, h->target)) == NULL || t->follow)
+	if (!h->has_target || (t = target(r, h->target)) == NULL ||
+	    !report_counts(t, h))
 		return;
 	tid = h->has_tid ? (uint64_t)(int64_t)h->tid : (uint64_t)-1;
 	/* with --callchain, a tally per writer, thread and chain */

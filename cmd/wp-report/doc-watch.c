@@ -188,7 +188,7 @@ leaf(const struct report *r, const struct rtarget *t, struct wp_jw *w)
 		wp_jw_uint(w, "tallied_hits", t->tallied_hits);
 	else
 		wp_jw_null(w, "tallied_hits");
-	if (t->conditioned && t->tallied) {
+	if (t->conditioned) {
 		wp_jw_str(w, "condition", r->armed.condition.text);
 		wp_jw_uint(w, "matched_hits", t->matched_hits);
 	}
@@ -198,7 +198,7 @@ leaf(const struct report *r, const struct rtarget *t, struct wp_jw *w)
 	threads(r, t, w);
 	wp_jw_arr(w, "writer_sites");
 	for (i = 0; i < t->nsorted; i++)
-		site(w, t->sorted[i], t->conditioned && t->tallied);
+		site(w, t->sorted[i], t->conditioned);
 	wp_jw_end(w);
 	samples(r, t, w);
 	doc_last(r, t, w);
@@ -241,11 +241,7 @@ bindings(const struct rtarget *t, struct wp_jw *w)
 		WP_JW_OR_NULL(wp_jw_hex, w, "leaf_addr", b->leaf != 0, b->leaf);
 		wp_jw_int(w, "time_ns", b->time_ns);
 		wp_jw_uint(w, "leaf_hits", b->leaf_hits);
-		WP_JW_OR_NULL(wp_jw_int, w, "rearm_ns", b->rearm_ns >= 0,
-		    b->rearm_ns);
-		wp_jw_bool(w, "held", b->held);
-		WP_JW_OR_NULL(wp_jw_bool, w, "missed_in_window", b->missed >= 0,
-		    b->missed);
+		wp_rec_rearm_members(w, b->rearm_ns, b->held, b->missed);
 		wp_jw_end(w);
 	}
 	wp_jw_end(w);

@@ -91,9 +91,7 @@ report_document(const struct report *r, struct wp_jw *w)
 	size_t i;
 
 	wp_jw_obj(w, NULL);
-	wp_jw_int(w, "schema_version", WP_SCHEMA_VERSION);
-	wp_jw_str(w, "tool", "wp");
-	wp_jw_str(w, "tool_version", WP_VERSION);
+	wp_rec_made_by(w, "wp");
 	wp_jw_str(w, "operation", "live_watch");
 	wp_jw_str(w, "backend", r->backend);
 	wp_jw_bool(w, "complete", o->present);

@@ -237,7 +237,7 @@ cmp_mark(const void *a, const void *b)
 {
 	const struct tl_mark *x = a, *y = b;
 
-	return (x->time_ns > y->time_ns) - (x->time_ns < y->time_ns);
+	return WP_ORDER(x->time_ns, y->time_ns);
 }
 
 /* Each value written, a step at its time, and a dot. */

@@ -4,9 +4,9 @@
  * one width, which doubles (two bins merged into one) when a hit comes
  * past the last; the first TL_MAXMARKS hits each as itself; the written
  * values per bin.  A tally (bpf) adds the hits since the previous tally
- * of its writer, thread and chain, at the time it was read.  Hits are
- * counted where aggregate.c counts them: not a follow chain's pointer
- * writes, not a spurious writer's.
+ * of its writer, thread and chain, at the time it was read.  Hits and
+ * tallies are counted where aggregate.c counts them (report_counts):
+ * not a follow chain's pointer writes, not a spurious writer's.
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -173,10 +173,9 @@ timeline_cmp_lane(const void *a, const void *b)
 {
 	const struct tl_lane *x = *(const struct tl_lane *const *)a;
 	const struct tl_lane *y = *(const struct tl_lane *const *)b;
+	int c = WP_ORDER(y->hits, x->hits);
 
-	if (x->hits != y->hits)
-		return x->hits < y->hits ? 1 : -1;
-	return (x->k1 > y->k1) - (x->k1 < y->k1);
+	return c != 0 ? c : WP_ORDER(x->k1, y->k1);
 }
 
 /* Counts n hits of writer lane k1, k2 and thread tid in set at bin b. */
@@ -272,7 +271,7 @@ add_hit(struct timeline *tl, const struct rtarget *rt,
 	int has_w, has_v;
 	size_t b;
 
-	if (rt->follow && h->role == WP_ROLE_POINTER)
+	if (!report_counts(rt, h))
 		return;
 	has_w = wp_rec_read_writer(h, &w, 0) == 0;
 	if (has_w && w.kind == WP_KIND_SPURIOUS)
@@ -314,7 +313,7 @@ add_tally(struct timeline *tl, const struct rtarget *rt,
 	uint32_t wi, ti;
 	int isnew;
 
-	if (rt->follow || (wp_rec_read_writer(h, &w, 0) == 0 &&
+	if (!report_counts(rt, h) || (wp_rec_read_writer(h, &w, 0) == 0 &&
 	    w.kind == WP_KIND_SPURIOUS))
 		return;
 	tally_key(h, rt->id, &k1, &k2);

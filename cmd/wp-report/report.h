@@ -126,7 +126,8 @@ struct rtarget {
 	int		 tallied;
 	uint64_t	 tallied_hits;
 	uint64_t	 matched_hits;	/* --if: of tallied_hits */
-	int		 conditioned;	/* wp-arm --if: MATCHED shown */
+	int		 conditioned;	/* wp-arm --if, every write tallied:
+					   MATCHED shown */
 	uint64_t	 read_hits, write_hits;	/* sampled, or tallied */
 	uint64_t	 spurious_hits;		/* not among them */
 	struct wp_hmap	 tsites;	/* the tallies' sites */
@@ -171,6 +172,12 @@ void	 site_add_chain(struct rsite *s, uint64_t k1, uint64_t k2,
 	    const char *text, uint64_t hits);
 void	 report_free(struct report *r);
 void	 report_add(struct report *r, const struct wp_record *rec);
+/*
+ * Whether hit or tally h counts among t's writes (its sites, threads,
+ * tallies, timelines): not a follow chain's pointer writes, which are
+ * its ptr_hits; a chain's leaf writes count as a target's.
+ */
+int	 report_counts(const struct rtarget *t, const struct wp_hit_in *h);
 int	 report_complete(const struct report *r);
 /* The name of thread tid, or NULL. */
 const char *report_comm(const struct report *r, int64_t tid);

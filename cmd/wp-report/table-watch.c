@@ -174,7 +174,7 @@ writer_rows(const struct rtarget *rt, int header, int notes, FILE *f)
 	t.a = rt->sorted;
 	t.n = rt->nsorted;
 	t.kind = kinds(rt);
-	t.matched = rt->conditioned && rt->tallied;
+	t.matched = rt->conditioned;
 	t.notes = notes;
 	writers_layout(&t);
 	if (header && t.n > 0)
@@ -184,11 +184,21 @@ writer_rows(const struct rtarget *rt, int header, int notes, FILE *f)
 	names_free(t.names, t.n);
 }
 
+/* The column names only beside MATCHED: HITS alone needs none. */
 void
 table_leaf_writers(const struct rtarget *t, FILE *f)
 {
 	out(f, "  leaf writers: %zu\n", t->nsorted);
-	writer_rows(t, 0, 0, f);
+	writer_rows(t, t->conditioned, 0, f);
+}
+
+void
+table_matched(const struct report *r, const struct rtarget *t,
+    const char *split, FILE *f)
+{
+	out(f, "%llu tallied by writer%s; %llu matched --if '%s'",
+	    (unsigned long long)t->tallied_hits, split,
+	    (unsigned long long)t->matched_hits, r->armed.condition.text);
 }
 
 static void
@@ -293,10 +303,9 @@ static int
 by_time(const void *a, const void *b)
 {
 	const struct rsample *x = a, *y = b;
+	int c = WP_ORDER(x->time_ns, y->time_ns);
 
-	if (x->time_ns != y->time_ns)
-		return x->time_ns < y->time_ns ? -1 : 1;
-	return x->tid < y->tid ? -1 : x->tid > y->tid;
+	return c != 0 ? c : WP_ORDER(x->tid, y->tid);
 }
 
 /* The reason every unknown value has, when two or more share it. */
@@ -430,13 +439,12 @@ counts(const struct report *r, const struct rtarget *t, FILE *f)
 		snprintf(split, sizeof split, " (%llu reads, %llu writes)",
 		    (unsigned long long)t->read_hits,
 		    (unsigned long long)t->write_hits);
-	if (counted != NULL && t->conditioned && t->tallied)
-		out(f, "  %s %s counted by %s; %llu tallied by writer%s; "
-		    "%llu matched --if '%s'\n  initial %s  latest %s%s\n",
-		    counted, what, counter(r), (unsigned long long)
-		    t->tallied_hits, split, (unsigned long long)t->matched_hits,
-		    r->armed.condition.text, wp_field_text(init), ls, changed);
-	else if (counted != NULL && t->tallied)
+	if (counted != NULL && t->conditioned) {
+		out(f, "  %s %s counted by %s; ", counted, what, counter(r));
+		table_matched(r, t, split, f);
+		out(f, "\n  initial %s  latest %s%s\n", wp_field_text(init),
+		    ls, changed);
+	} else if (counted != NULL && t->tallied)
 		out(f, "  %s %s counted by the kernel; %llu tallied by "
 		    "writer in the kernel%s; %llu sampled\n  initial %s  "
 		    "latest %s%s\n", counted, what,

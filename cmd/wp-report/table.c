@@ -267,6 +267,12 @@ follow_section(const struct report *r, const struct rtarget *t, FILE *f)
 	    (unsigned long long)t->ptr_hits, (unsigned long long)t->hits,
 	    r->nreasons > 0 ? " (lower bound)" : "",
 	    wp_field_text(&t->rec.slots));
+	if (t->conditioned) {
+		/* every leaf write, matched or not */
+		out(f, "  leaf writes: ");
+		table_matched(r, t, "", f);
+		out(f, "\n");
+	}
 	bindings(t, f);
 	rearm(&t->rearm, f);
 	table_leaf_writers(t, f);

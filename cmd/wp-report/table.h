@@ -56,6 +56,10 @@ void	 names_free(char **names, size_t n);
 void	 table_watch(const struct report *r, const struct rtarget *t,
 	    FILE *f);
 void	 table_leaf_writers(const struct rtarget *t, FILE *f);
+/* Of a conditioned target (or leaf): "N tallied by writer; M matched
+   --if 'EXPR'" (split: what follows N) */
+void	 table_matched(const struct report *r, const struct rtarget *t,
+	    const char *split, FILE *f);
 /* Samples (or last writes) a[0..n): TID, THREAD, TIME ms, WRITER,
    VALUE, a header line and a row each. */
 void	 table_samples(const struct report *r, const struct rsample *a,

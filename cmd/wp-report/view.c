@@ -16,10 +16,12 @@ cmp_chain(const void *a, const void *b)
 {
 	const struct rchain *x = *(const struct rchain *const *)a;
 	const struct rchain *y = *(const struct rchain *const *)b;
+	int c;
 
-	if (x->hits != y->hits)
-		return x->hits < y->hits ? 1 : -1;
-	return strcmp(x->text, y->text);
+	/* most hits first */
+	if ((c = WP_ORDER(y->hits, x->hits)) == 0)
+		c = strcmp(x->text, y->text);
+	return c;
 }
 
 /* The site's most frequent maxchains call chains, and the rest's hits. */
@@ -54,24 +56,24 @@ cmp_site(const void *a, const void *b)
 {
 	const struct rsite *x = *(const struct rsite *const *)a;
 	const struct rsite *y = *(const struct rsite *const *)b;
+	int c;
 
-	if (x->hits != y->hits)
-		return x->hits < y->hits ? 1 : -1;
-	if (x->wip != y->wip)
-		return x->wip < y->wip ? -1 : 1;
-	if (x->trap != y->trap)
-		return x->trap < y->trap ? -1 : 1;
-	return (x->kind > y->kind) - (x->kind < y->kind);
+	if ((c = WP_ORDER(y->hits, x->hits)) == 0 &&
+	    (c = WP_ORDER(x->wip, y->wip)) == 0 &&
+	    (c = WP_ORDER(x->trap, y->trap)) == 0)
+		c = WP_ORDER(x->kind, y->kind);
+	return c;
 }
 
 static int
 cmp_thr(const void *a, const void *b)
 {
 	const struct rthread *x = a, *y = b;
+	int c;
 
-	if (x->hits != y->hits)
-		return x->hits < y->hits ? 1 : -1;
-	return (x->tid > y->tid) - (x->tid < y->tid);
+	if ((c = WP_ORDER(y->hits, x->hits)) == 0)
+		c = WP_ORDER(x->tid, y->tid);
+	return c;
 }
 
 /*
@@ -222,7 +224,7 @@ cmp_i64(const void *a, const void *b)
 {
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
 
-	return (x > y) - (x < y);
+	return WP_ORDER(x, y);
 }
 
 /* How long the leaf went unwatched at each re-arm, over the bindings. */
@@ -267,12 +269,12 @@ view_target(struct report *r, struct rtarget *t)
 	armed = obs_entry(r->armed.initial, r->armed.ninitial, t->id);
 	t->initial = armed != NULL && armed->initial_value.type != -1 ?
 	    &armed->initial_value : &t->rec.initial_value;
-	t->conditioned = r->armed.condition.text != NULL;
 	if ((t->tallied = t->tallies.n > 0)) {
 		tally_sites(t, &t->tsites);
 		tally_threads(t);
 		sites = &t->tsites;
 	}
+	t->conditioned = r->armed.condition.text != NULL && t->tallied;
 	t->read_hits = kind_hits(t, WP_KIND_READ);
 	t->write_hits = (t->tallied ? t->tallied_hits : t->hits) -
 	    t->read_hits;

@@ -308,8 +308,7 @@ view_close(struct view *v)
 	}
 	free(v->mods);
 	wp_proc_maps_free(&v->maps);
-	if (v->memfd != -1)
-		close(v->memfd);
+	wp_close_fd(&v->memfd);
 	memset(v, 0, sizeof *v);
 	v->memfd = -1;
 }

@@ -1,9 +1,12 @@
 #!/usr/bin/env bats
-# --follow with the perf backend, live: breakpoints moved with
-# PERF_EVENT_IOC_MODIFY_ATTRIBUTES when a pointer is written.
+# --follow with the perf and bpf backends, live: breakpoints moved with
+# PERF_EVENT_IOC_MODIFY_ATTRIBUTES when a pointer is written.  With --if
+# the leaf's writes are filtered (perf: in wp-arm; bpf: in the kernel)
+# and tallied, as on the host (tests/follow.bash, tests/cond.bash).
 
 load ../helpers
 load ../follow
+load ../cond
 
 setup() {
 	require_bp
@@ -40,6 +43,15 @@ setup() {
 	follow_check 1
 	run jq -r 'select(.type=="armed") | .events' "$WOUT"
 	[ "$output" -gt 0 ]
+}
+
+@test "follow perf --if: only the matching leaf write is a hit, all 30 tallied, the pointers all reported" {
+	follow_cond perf wpt_ptr+0x10 wp-arm
+}
+
+@test "follow perf --if 'value == 0': a leaf three threads write; each writer's total and matched count in the report" {
+	COND_WATCH=(--follow wpt_cellp+0x0)
+	zero_watch perf 2000 wp-arm
 }
 
 @test "follow bpf: SLOT+OFF, every binding in order, leaf hits per generation exact" {
@@ -196,4 +208,13 @@ follow_nopause() {
 	assert_equal "$(obs .follow_mode_reason)" "$why"
 	assert_equal "$(cat "$WERR")" "wp-arm: $why: following pointers asynchronously (a write to the new leaf before it is re-armed is missed)"
 	assert_equal "$(hits '.role == "leaf"')" 10
+}
+
+@test "follow bpf --if: evaluated in the kernel; only the matching leaf write is a hit, all 30 tallied, the pointers all reported" {
+	follow_cond bpf wpt_ptr+0x10 kernel
+}
+
+@test "follow bpf --if 'value == 0': a leaf three threads write; each writer's total and matched count in the report" {
+	COND_WATCH=(--follow wpt_cellp+0x0)
+	zero_watch bpf 2000 kernel
 }

@@ -8,7 +8,9 @@
  * stray instead: the first two threads both write through good_writer,
  * and the third through good_writer but for its middle write, made by
  * stray_writer (0xbad).  Prints each writer's count ("good N", ...,
- * "zero N": the writes of 0), then "done" and exits 0.
+ * "zero N": the writes of 0), then "done" and exits 0.  wpt_cellp points
+ * at wpt_cell, and is never written: --follow wpt_cellp+0x0 watches the
+ * cell as a chain's leaf.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -16,6 +18,7 @@
 #include "wpt.h"
 
 volatile long wpt_cell = 1;
+volatile long *volatile wpt_cellp = &wpt_cell;
 
 static long nwrites = 1000;
 static int stray;

@@ -168,26 +168,6 @@ count(struct bpf_perf_event_data *ctx, __u32 slot, __s32 stack, __u64 cur,
 	return m;
 }
 
-static __always_inline __u64
-compared(__u64 v, __u32 cmp, __u64 n)
-{
-	switch (cmp) {
-	case WP_CMP_EQ:
-		return v == n;
-	case WP_CMP_NE:
-		return v != n;
-	case WP_CMP_LT:
-		return v < n;
-	case WP_CMP_LE:
-		return v <= n;
-	case WP_CMP_GT:
-		return v > n;
-	case WP_CMP_GE:
-		return v >= n;
-	}
-	return v != 0;
-}
-
 /* What the tests of --if ask of one hit. */
 struct eval {
 	const struct wpb_cond	*cd;
@@ -203,13 +183,13 @@ test(const struct wpb_op *o, const struct eval *e)
 {
 	switch (o->op) {
 	case WP_COP_VALUE:
-		return e->known && compared(e->cur & o->a, o->cmp, o->b);
+		return e->known && wp_cmp_holds(e->cur & o->a, o->cmp, o->b);
 	case WP_COP_CHANGED:
 		return e->known && e->cur != e->prev;
 	case WP_COP_UNCHANGED:
 		return e->known && e->cur == e->prev;
 	case WP_COP_TID:
-		return compared(e->tid, o->cmp, o->b);
+		return wp_cmp_holds(e->tid, o->cmp, o->b);
 	case WP_COP_COMM:
 		return (e->comm[0] == o->name[0] &&
 		    e->comm[1] == o->name[1]) != (o->negate != 0);
