@@ -415,7 +415,7 @@ hit(struct bpf_perf_event_data *ctx, __u32 slot)
 	struct wpb_conf *c = bpf_map_lookup_elem(&conf, &slot);
 	struct wpb_tot *tot = bpf_map_lookup_elem(&totals, &slot);
 	struct wpb_cond *cd = bpf_map_lookup_elem(&cond, &slot);
-	__u64 cur, prev, n, khits, m = 1, now = bpf_ktime_get_ns();
+	__u64 cur, prev, n, khits, m = 1, now;
 	__s32 stack = 0;
 	int known;
 
@@ -429,6 +429,8 @@ hit(struct bpf_perf_event_data *ctx, __u32 slot)
 		m = matches(cd, ctx, cur, prev, known);
 	if (with_stack)
 		stack = (__s32)bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+	/* the time, once, where a ring slot or a sample wants it */
+	now = last_n > 0 || m ? bpf_ktime_get_ns() : 0;
 	if (last_n > 0 && c->kind == WPB_TARGET)
 		keep(ctx, slot, stack, cur, known, tot, now);
 	khits = count(ctx, slot, stack, cur, prev, tot, m);
