@@ -309,4 +309,16 @@ echo
 echo "the highest write rate each backend keeps up with (20000 writes, one thread, ${all[*]:-every hit}):"
 highest_rate bpf
 highest_rate perf
+
+# issue 24: --last 64 on bpf (the program keeps every hit in a map ring)
+# against the bpf tally alone (the row bpf above), on the same loop
+last_cost() {
+	row bpf-last64 wp --backend bpf --last 64
+	echo
+	echo "issue 24, the flight recorder (three-thread loop, median of 3):"
+	awk -v b="$(t bpf)" -v l="$(t bpf-last64)" 'BEGIN { if (b > 0)
+	    printf "  wp-arm bpf --last 64 / wp-arm bpf:     %5.2f  (goal <= 1.10)\n", l / b }'
+	sed -n '/^  bpf-last64 /,$p' "$rows"
+}
+last_cost
 rm -rf "$work"

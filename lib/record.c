@@ -451,6 +451,8 @@ wp_rec_last_write(struct wp_jw *w, const struct wp_last_write_rec *r)
 	WP_JW_OR_NULL(wp_jw_hex, w, "writer_ip", r->has_writer_ip, r->writer_ip);
 	flag_words(w, r->flags);
 	WP_JW_OR_NULL(wp_jw_hex, w, "new_value", r->has_value, r->value);
+	if (r->chain_status != NULL)
+		chain_member(w, r->chain_status, r->chain, r->nchain);
 	wp_jw_end(w);
 }
 

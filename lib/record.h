@@ -282,6 +282,10 @@ struct wp_last_write_rec {
 	unsigned	 flags;		/* WP_HIT_* */
 	int		 has_value;
 	uint64_t	 value;		/* after the write, up to 8 bytes */
+	/* --callchain: the chain the write came by, as in hits */
+	const char	*chain_status;	/* NULL: not kept */
+	const uint64_t	*chain;
+	size_t		 nchain;
 };
 
 void	 wp_rec_last_write(struct wp_jw *w, const struct wp_last_write_rec *r);

@@ -139,6 +139,14 @@ bad_if() {
 	scenario_last ptrace
 }
 
+@test "wp-arm page --last 8 --callchain: each last write with its chain, as its hit's" {
+	scenario_last page --callchain
+}
+
+@test "wp-arm page --last 64: three threads' last writes, each thread's consecutive, the newest a thread's last" {
+	scenario_last_threads page 2000
+}
+
 @test "wp-arm --last: a process that exits writes its last writes too, and wp-arm exits 0" {
 	start_target cond-writers -n 100
 	watch_start wpt_cell -- --backend page -d 600s --last 5

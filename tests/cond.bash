@@ -170,21 +170,24 @@ scenario_cond_stray() {
 	assert_equal "$(obs .counts_are_lower_bound)" false
 }
 
-# A list head written from three sites, then garbage from a fourth, and
-# the program dies of SIGSEGV walking it: --last 8 keeps the last eight
-# writes, the garbage one last, and wp-arm exits 6.
+# scenario_last BACKEND [WP-ARM-ARGS...]: a list head written from three
+# sites, then garbage from a fourth, and the program dies of SIGSEGV
+# walking it: --last 8 keeps the last eight writes, the garbage one last
+# (with --callchain: each with its hit's chain), and wp-arm exits 6.
 scenario_last() {
-	local addr tst=0
-	# the perf backend reads how the process ended while it is a zombie
-	if [ "$1" = perf ]; then
+	local addr tst=0 events=0
+	# the perf and bpf backends read how the process ended while it is a
+	# zombie
+	case $1 in perf|bpf) events=1 ;; esac
+	if [ "$events" = 1 ]; then
 		start_target_unreaped crash-list -n 30
 	else
 		start_target crash-list -n 30
 	fi
-	watch_start wpt_head -- --backend "$1" -d 600s --last 8
+	watch_start wpt_head -- --backend "$1" -d 600s --last 8 "${@:2}"
 	kill -USR1 "$TPID"
 	watch_wait
-	if [ "$1" != perf ]; then
+	if [ "$events" = 0 ]; then
 		wait "$TPID" || tst=$?
 		assert_equal "$tst" $(( 128 + 11 ))
 	fi
@@ -201,14 +204,66 @@ scenario_last() {
 	assert_line --index 2 --regexp '^2/8 SIGSEGV push_spare 0x'
 	assert_line --index 6 --regexp '^6/8 SIGSEGV push_again 0x'
 	assert_line --index 7 '7/8 SIGSEGV corrupt_head 0xdead0000'
-	# they are the last eight hits: thread, trap IP, writer (perf: none,
-	# wp-decode finds it), value (perf: from the registers)
-	assert_equal "$(jq -s -c '[.[] | select(.type=="last_write") | [.tid, .ip, .writer_ip, .written_value.value]]' "$WDEC")" \
-		"$(jq -s -c '[.[] | select(.type=="hit") | [.tid, .ip, .writer_ip, .written_value.value]] | .[-8:]' "$WDEC")"
+	# they are the last eight hits: thread, trap IP, writer (perf, bpf:
+	# none, wp-decode finds it), value (perf: from the registers; bpf:
+	# kept by the program, read from memory at the trap), call chain
+	assert_equal "$(jq -s -c '[.[] | select(.type=="last_write") | [.tid, .ip, .writer_ip, .written_value.value, .callchain, .callchain_status]]' "$WDEC")" \
+		"$(jq -s -c '[.[] | select(.type=="hit") | [.tid, .ip, .writer_ip, .written_value.value, .callchain, .callchain_status]] | .[-8:]' "$WDEC")"
+	if [ $# -gt 1 ]; then
+		assert_equal "$(jq -s '[.[] | select(.type=="last_write" and .callchain_status != null)] | length' "$WDEC")" 8
+	fi
+	# the garbage's caller, named by wp-decode (crash-list keeps no frame
+	# pointers: only a tracer's unwinding, with its CFI, finds it)
+	if [ $# -gt 1 ] && [ "$events" = 0 ]; then
+		run jq -r 'select(.type=="last_write" and .seq == 7) | .callers[0].symbol' "$WDEC"
+		assert_output --regexp '^main\+0x[0-9a-f]+$'
+	fi
 	addr=$(jq -r 'select(.type=="target") | .runtime_addr' "$WOUT")
 	run --separate-stderr wp-report "$WDEC"
 	assert_success
 	assert_line --index 0 --partial "process  pid $TPID  crash-list"
 	assert_output --partial "the last 8 writes to wpt_head (target 0, $addr) before SIGSEGV, the last one last:"
 	assert_line --regexp '^ +[0-9]+ crash-list +[0-9.]+  corrupt_head\+0x0 +0xdead0000$'
+}
+
+# scenario_last_threads BACKEND N: --last 64 on cond-writers -n N, three
+# threads writing in tight loops (a zombie once it exits, so that every
+# backend reads how it ended): the last 64 of the 3N writes, every one
+# kept, sampled or not, and "exit 0"; each thread's in its order.  Thread
+# id writes id * 1000000 + i + 1: where the tracer reads the value with
+# the writer stopped (ptrace, page), each thread's are a run of its
+# consecutive values and the newest is a thread's last write; the bpf
+# program reads it at the trap, where another thread may have written
+# since (a vCPU held up between the write and the trap): values the
+# target wrote, each thread's at rising times.
+scenario_last_threads() {
+	local line seq of end tid v t i=0
+	local -A prev=() at=()
+	start_target_unreaped cond-writers -n "$2"
+	watch_start wpt_cell -- --backend "$1" -d 600s --last 64
+	kill -USR1 "$TPID"
+	watch_wait
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(obs .stop_reason) $(obs .stop_detail)" "target_exited null"
+	assert_equal "$(obs '.targets[0].counted')" $(( 3 * $2 ))
+	assert_equal "$(obs '.targets[0].lost')" 0
+	run jq -r 'select(.type=="last_write") | "\(.seq)/\(.of)/\(.end)/\(.tid)/\(.time_ns)/\(.new_value)"' "$WOUT"
+	assert_equal "${#lines[@]}" 64
+	for line in "${lines[@]}"; do
+		IFS=/ read -r seq of end tid t v <<< "$line"
+		assert_equal "$seq/$of/$end" "$i/64/exit 0"
+		[ -z "${at[$tid]-}" ] || [ "$t" -ge "${at[$tid]}" ] ||
+			fail "thread $tid's write $seq at $t, before its previous at ${at[$tid]}"
+		at[$tid]=$t
+		if [ "$1" = bpf ]; then
+			[ $(( v / 1000000 )) -ge 1 ] && [ $(( v / 1000000 )) -le 3 ] &&
+			    [ $(( v % 1000000 )) -ge 1 ] && [ $(( v % 1000000 )) -le "$2" ] ||
+				fail "write $seq: $v, not a value the target wrote"
+		else
+			[ -z "${prev[$tid]-}" ] || assert_equal "$(( v ))" $(( prev[$tid] + 1 ))
+			prev[$tid]=$(( v ))
+		fi
+		i=$(( i + 1 ))
+	done
+	[ "$1" = bpf ] || assert_equal $(( v % 1000000 )) "$2"
 }

@@ -5,9 +5,10 @@
  * and sends a sample by a budget (every one with --all-hits), up to max
  * events, drained on the watch's tick.  Samples are hit records, the
  * tallies tally records; the per-writer counts miss nothing while the
- * tally map has room.  Follow chains: the program signals a pointer's
- * writer, which --follow-mode stop holds (hold.c) until its leaf is
- * re-armed.
+ * tally map has room.  --last: the program keeps each target's last
+ * hits in a map, read as the watch ends (filter.c writes them).  Follow
+ * chains: the program signals a pointer's writer, which --follow-mode
+ * stop holds (hold.c) until its leaf is re-armed.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -369,6 +370,37 @@ bpf_count(struct watch *w)
 	bpfw_tallies(s->prog, on_tally, w);
 }
 
+static int
+on_last(void *arg, size_t slot, const struct wpb_last *l)
+{
+	struct watch *w = arg;
+	struct bpf_state *s = w->state;
+	struct wp_hit_rec h;
+	uint64_t chain[WATCH_MAXCHAIN];
+
+	memset(&h, 0, sizeof h);
+	h.tid = (pid_t)l->tid;
+	h.time_ns = watch_time(w, l->time_ns);
+	h.ip = l->ip;
+	if (bpfw_chains(s->prog)) {
+		h.chain_status = bpfw_callers(s->prog, w, l->stack, l->ip,
+		    chain, &h.nchain);
+		h.chain = chain;
+	}
+	filter_keep(w, slot, &h, l->known != 0, l->value);
+	return 0;
+}
+
+/* --last: the program's rings, for filter.c to write at the end. */
+static void
+last_writes(struct watch *w, struct bpf_state *s)
+{
+	size_t i;
+
+	for (i = 0; i < w->nt && i < WPB_SLOTS && w->last > 0; i++)
+		bpfw_lasts(s->prog, i, on_last, w);
+}
+
 static void
 bpf_rearm(struct watch *w, size_t ti)
 {
@@ -392,6 +424,7 @@ bpf_disarm(struct watch *w)
 		    &o->bpf.signals_passed);
 	}
 	bpf_count(w);
+	last_writes(w, s);
 	bpev_quiet(w);
 	release(w);
 }

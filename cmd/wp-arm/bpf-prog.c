@@ -2,7 +2,7 @@
  * The bpf backend's program from wp-arm's side (bpf-prog.h): loaded
  * from the object the skeleton embeds, attached to every breakpoint
  * event, read through its ring buffer (samples) and its maps (totals,
- * tallies, stacks).  Nothing here makes a record.
+ * tallies, stacks, last writes).  Nothing here makes a record.
  */
 #include <sys/ioctl.h>
 
@@ -112,6 +112,11 @@ bpfw_open(const struct watch *w, int v, struct wp_error *e)
 	bpf_map__set_value_size(b->skel->maps.stacks, (__u32)(8 * b->depth));
 	if (!b->skel->rodata->with_stack)
 		bpf_map__set_max_entries(b->skel->maps.stacks, 1);
+	/* --last: a ring of w->last per entry, one map */
+	b->skel->rodata->last_n = w->last;
+	if (w->last > 0)
+		bpf_map__set_max_entries(b->skel->maps.lastw, (__u32)(w->last *
+		    (w->nt < WPB_SLOTS ? w->nt : WPB_SLOTS)));
 	if ((err = wpbpf__load(b->skel)) != 0) {
 		load_error(e, err < 0 ? -err : err);
 		wpbpf__destroy(b->skel);
@@ -283,6 +288,29 @@ bpfw_tallies(struct bpfw *b, int (*fn)(void *, const struct wpb_key *,
 		if (bpf_map_lookup_elem(fd, &key, &v) != 0)
 			continue;
 		if (fn(arg, &key, &v) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+int
+bpfw_lasts(struct bpfw *b, size_t slot, int (*fn)(void *, size_t,
+    const struct wpb_last *), void *arg)
+{
+	struct wpb_tot tot;
+	struct wpb_last l;
+	__u64 n = b->skel->rodata->last_n, k;
+	__u32 key;
+	int fd = bpf_map__fd(b->skel->maps.lastw);
+
+	if (n == 0 || bpfw_total(b, slot, &tot) == -1)
+		return 0;
+	for (k = tot.kept > n ? tot.kept - n : 0; k < tot.kept; k++) {
+		key = (__u32)(slot * n + k % n);
+		/* a slot a later hit took as it was read: not this one */
+		if (bpf_map_lookup_elem(fd, &key, &l) != 0 || l.seq != k + 1)
+			continue;
+		if (fn(arg, slot, &l) == -1)
 			return -1;
 	}
 	return 0;

@@ -2,8 +2,9 @@
  * bpf-prog: the bpf backend's program (bpf/wp.bpf.c) from wp-arm's
  * side, for backend-bpf.c: loading it, attaching it to breakpoint
  * events, telling it where the entries are, and reading its ring buffer
- * (samples) and maps (totals, tallies, stacks) as the program wrote them
- * (bpf/wpbpf.h).  What they mean, and the records, are the backend's.
+ * (samples) and maps (totals, tallies, stacks, last writes) as the
+ * program wrote them (bpf/wpbpf.h).  What they mean, and the records,
+ * are the backend's.
  */
 #ifndef WPARM_BPF_PROG_H
 #define WPARM_BPF_PROG_H
@@ -56,6 +57,12 @@ int	 bpfw_total(struct bpfw *b, size_t slot, struct wpb_tot *tot);
  */
 int	 bpfw_tallies(struct bpfw *b, int (*fn)(void *arg,
 	    const struct wpb_key *key, const struct wpb_val *val), void *arg);
+/*
+ * --last: entry slot's last hits the program kept, oldest first, to fn,
+ * until fn returns -1 (then -1).
+ */
+int	 bpfw_lasts(struct bpfw *b, size_t slot, int (*fn)(void *arg,
+	    size_t slot, const struct wpb_last *l), void *arg);
 /*
  * --callchain: the callers of stack id (bpf_get_stackid's answer) into
  * ips, without the trap IP ip, at most w->callchain_depth; returns the

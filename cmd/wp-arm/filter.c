@@ -69,12 +69,16 @@ struct filter {
 	size_t		 last;
 	struct wp_last_write_rec *ring;	/* nt * last, as written */
 	uint64_t	*nring;
+	/* --callchain: each kept write's chain and status, beside it */
+	size_t		 depth;		/* 0: none asked */
+	uint64_t	*chains;	/* nt * last * depth */
+	char		(*status)[80];	/* nt * last */
 };
 
 /* Why the filter cannot be used here (e set), or -1. */
 static int
 refuse(const struct watch *w, const struct wp_cond *cond, int stop,
-    size_t last, struct wp_error *e)
+    struct wp_error *e)
 {
 	const char *opt = cond != NULL ? "--if" : stop != STOP_NONE ?
 	    "--stop" : "--last";
@@ -84,10 +88,6 @@ refuse(const struct watch *w, const struct wp_cond *cond, int stop,
 		return wp_error_set(e, WP_EXIT_ERROR, "%s: the ptrace, page and "
 		    "perf backends evaluate it (not %s, yet)",
 		    opt, w->backend->name);
-	if (last > 0 && strcmp(w->backend->cond_where, "kernel") == 0)
-		return wp_error_set(e, WP_EXIT_ERROR, "--last: the ptrace, page "
-		    "and perf backends keep the last writes (not %s, yet)",
-		    w->backend->name);
 	if (cond != NULL && strcmp(w->backend->cond_where, "kernel") == 0 &&
 	    wp_cond_compile(cond, 8, ops, WP_COND_KERNEL_OPS) == 0)
 		return wp_error_set(e, WP_EXIT_ERROR, "--if: more than %d tests "
@@ -148,7 +148,7 @@ filter_open(struct watch *w, const struct filter_opts *o,
 	int sampled = !w->backend->traces;
 	size_t i;
 
-	if (refuse(w, cond, o->stop, o->last, e) == -1 || (cond != NULL &&
+	if (refuse(w, cond, o->stop, e) == -1 || (cond != NULL &&
 	    (wp_cond_uses(cond) & WP_COND_WRITER) &&
 	    resolve(w, cond, sampled, e) == -1)) {
 		wp_cond_free(cond);
@@ -158,17 +158,24 @@ filter_open(struct watch *w, const struct filter_opts *o,
 	f->cond = cond;
 	f->sampled = sampled;
 	f->kernel = strcmp(w->backend->cond_where, "kernel") == 0;
-	/* a sample's value is the stored register's, or an immediate */
+	/* a sample's value is the stored register's, or an immediate (the
+	   bpf program keeps the last writes with their values itself) */
 	if (sampled) {
 		f->cs = csample_open(w->pid);
-		if (o->last > 0 || (cond != NULL &&
+		if ((w->last > 0 && !f->kernel) || (cond != NULL &&
 		    (wp_cond_uses(cond) & WP_COND_VALUE)))
 			w->regs = 1;
 	}
 	f->stop = o->stop;
-	f->last = o->last;
+	f->last = w->last;
 	f->ring = wp_xcalloc(w->nt * f->last + 1, sizeof *f->ring);
 	f->nring = wp_xcalloc(w->nt + 1, sizeof *f->nring);
+	if (f->last > 0 && w->callchain != CC_NONE) {
+		f->depth = w->callchain_depth;
+		f->chains = wp_xcalloc(w->nt * f->last * f->depth + 1,
+		    sizeof *f->chains);
+		f->status = wp_xcalloc(w->nt * f->last + 1, sizeof *f->status);
+	}
 	f->where = w->backend->cond_where;
 	wp_hmap_init(&f->tallies, sizeof(struct ftally));
 	wp_hmap_init(&f->comms, sizeof(struct fcomm));
@@ -290,19 +297,31 @@ stop_at(struct watch *w, const struct wp_hit_rec *h)
 	w->stop_reason = wp_stop_names[WP_STOP_MATCH];
 }
 
-/* Keeps write h on entry ti in the entry's ring (--last). */
-static void
-record(struct watch *w, size_t ti, const struct wp_hit_rec *h,
-    const struct wp_cond_write *cw)
+void
+filter_keep(struct watch *w, size_t ti, const struct wp_hit_rec *h,
+    int has_value, uint64_t value)
 {
 	struct filter *f = w->filter;
+	struct wp_last_write_rec *r;
+	size_t k;
 
-	f->ring[ti * f->last + f->nring[ti]++ % f->last] =
-	    (struct wp_last_write_rec){ .target = w->t[ti].id,
+	if (f == NULL || f->last == 0)
+		return;
+	k = ti * f->last + f->nring[ti]++ % f->last;
+	r = &f->ring[k];
+	*r = (struct wp_last_write_rec){ .target = w->t[ti].id,
 	    .tid = h->tid, .time_ns = h->time_ns, .ip = h->ip,
 	    .has_writer_ip = h->has_writer_ip, .writer_ip = h->writer_ip,
 	    .flags = h->has_writer_ip ? 0 : h->flags,
-	    .has_value = cw->has_value, .value = cw->value };
+	    .has_value = has_value, .value = value };
+	/* its chain, where the write has one: copied beside the ring */
+	if (f->depth == 0 || h->chain_status == NULL)
+		return;
+	r->nchain = h->nchain < f->depth ? h->nchain : f->depth;
+	r->chain = &f->chains[k * f->depth];
+	memcpy(&f->chains[k * f->depth], h->chain, r->nchain * sizeof *r->chain);
+	snprintf(f->status[k], sizeof f->status[k], "%s", h->chain_status);
+	r->chain_status = f->status[k];
 }
 
 int
@@ -335,8 +354,8 @@ filter_hit(struct watch *w, size_t ti, const struct wp_hit_rec *h)
 	if (f->cond != NULL && (wp_cond_uses(f->cond) & WP_COND_THREAD))
 		cw.comm = comm_of(w, h->tid);
 	m = f->cond == NULL || wp_cond_eval(f->cond, &cw);
-	if (f->last > 0 && w->t[ti].chain < 0)
-		record(w, ti, h, &cw);
+	if (w->t[ti].chain < 0)
+		filter_keep(w, ti, h, cw.has_value, cw.value);
 	/* a leaf's thread may be held by hold.c: only a tracer stops it */
 	if (m && f->stop != STOP_NONE && !f->stopped &&
 	    (w->t[ti].chain < 0 || !f->sampled))
@@ -439,6 +458,8 @@ filter_free(struct watch *w)
 	free(f->core);
 	free(f->ring);
 	free(f->nring);
+	free(f->chains);
+	free(f->status);
 	wp_hmap_free(&f->tallies);
 	wp_hmap_free(&f->comms);
 	free(f->has_prev);

@@ -31,11 +31,10 @@ enum { STOP_NONE, STOP_STAY, STOP_CORE };
 
 #define LAST_MAX	65536	/* --last at most */
 
-/* What the options ask of the filter. */
+/* What the options ask of the filter, besides --last (w->last). */
 struct filter_opts {
 	struct wp_cond	*cond;		/* --if; NULL: every write matches */
 	int		 stop;		/* --stop: STOP_* */
-	size_t		 last;		/* --last: writes kept; 0: none */
 };
 
 /*
@@ -58,6 +57,14 @@ void	 filter_moved(struct watch *w, size_t ti, int memfd);
  * then writes it), 0 when not.
  */
 int	 filter_hit(struct watch *w, size_t ti, const struct wp_hit_rec *h);
+/*
+ * --last: keeps write h on entry ti, whose value after it is value (when
+ * has_value), in the entry's ring, with h's call chain (--callchain): filter_hit does for every write the
+ * tracer reports; the bpf backend, whose program kept them, for each of
+ * its last writes, oldest first, as it disarms.
+ */
+void	 filter_keep(struct watch *w, size_t ti, const struct wp_hit_rec *h,
+	    int has_value, uint64_t value);
 /*
  * The tallies, once the backend disarmed; with --last, when the process
  * died or exited, each target's last writes (last_write records).

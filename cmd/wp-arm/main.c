@@ -22,7 +22,7 @@ int	 input_read(struct watch *w, long *nbad, struct wp_error *e);
 struct options {
 	const char	*backend;	/* auto, bpf, perf, ptrace, page */
 	int		 check_bp;
-	struct filter_opts filter;	/* --if, --stop, --last */
+	struct filter_opts filter;	/* --if, --stop */
 };
 
 static const char usage_text[] =
@@ -66,7 +66,7 @@ static const struct wp_opt opts[] = {
 	    "process stopped there for a debugger (core: write its core with "
 	    "gcore)" },
 	{ 'L', "--last n", "keep each target's last n writes; if the process "
-	    "dies or exits, write them (not bpf; exit 6: it died)" },
+	    "dies or exits, write them (exit 6: it died)" },
 	{ 'C', "--check-bp", "only check that breakpoints fire here (exit 0, "
 	    "or 5)" },
 	{ 0, NULL, NULL }
@@ -184,7 +184,7 @@ option(int ch, const char *arg, struct watch *w, struct options *op)
 		op->filter.stop = arg != NULL ? STOP_CORE : STOP_STAY;
 		break;
 	case 'L':
-		op->filter.last = wp_opt_number("--last", arg, 1, LAST_MAX,
+		w->last = wp_opt_number("--last", arg, 1, LAST_MAX,
 		    "a count of writes");
 		break;
 	case 'C':
@@ -465,12 +465,12 @@ main(int argc, char *argv[])
 	}
 	/* auto: page, which stops at the write (perf: when it reads it) */
 	if (strcmp(op.backend, "auto") == 0 && (op.filter.cond != NULL ||
-	    op.filter.stop != STOP_NONE || op.filter.last > 0))
+	    op.filter.stop != STOP_NONE || w.last > 0))
 		op.backend = "page";
 	if (choose(&w, op.backend, &e) == -1)
 		return refused(&w, &e, 0);
 	if ((op.filter.cond != NULL || op.filter.stop != STOP_NONE ||
-	    op.filter.last > 0) && filter_open(&w, &op.filter, &e) == -1)
+	    w.last > 0) && filter_open(&w, &op.filter, &e) == -1)
 		return refused(&w, &e, 1);
 	if (w.backend->traces)
 		guard_fork(&w);

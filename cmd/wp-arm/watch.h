@@ -180,6 +180,9 @@ struct watch {
 	const char		*follow_mode;	/* --follow-mode: stop,
 						   stop-all, async; NULL:
 						   the backend's own */
+	size_t			 last;		/* --last: writes kept per
+						   target (filter.c; the bpf
+						   program's ring); 0: none */
 	struct filter		*filter;	/* --if: filter.c; NULL:
 						   none */
 	/* while it runs */

@@ -4,8 +4,8 @@
 # evaluated in wp-arm at each sample, the value from the sampled
 # registers of the decoded store, the writer from the trap IP.  The
 # targets and helpers are tests/cond.bash's.  Then the bpf backend,
-# whose program evaluates the condition in the kernel and stops the
-# writer itself.
+# whose program evaluates the condition in the kernel, stops the writer
+# itself, and keeps the last writes in a map.
 
 load ../helpers
 load ../cond
@@ -51,6 +51,10 @@ N=2000
 	scenario_last perf
 }
 
+@test "wp-arm perf --last 8 --callchain: each last write with its sample's chain (frame pointers), as its hit's" {
+	scenario_last perf --callchain
+}
+
 # The bpf backend's program evaluates the condition in the kernel at
 # each hit: 100,002 writes, every one tallied there.
 NB=33334
@@ -67,9 +71,14 @@ NB=33334
 	scenario_cond_stop bpf "$NB"
 }
 
-@test "wp-arm bpf --last: refused with the reason, before arming" {
-	start_target cond-writers -n 10
-	run --separate-stderr bash -c "wp-resolve -p $TPID wpt_cell | wp-arm --backend bpf --last 8"
-	assert_failure 1
-	assert_equal "$stderr" "wp-arm: --last: the ptrace, page and perf backends keep the last writes (not bpf_tally, yet)"
+@test "wp-arm bpf --last 8: the program's ring, the last writes before SIGSEGV, the garbage one last; exit 6" {
+	scenario_last bpf
+}
+
+@test "wp-arm bpf --last 8 --callchain: each last write with its chain (the program's stack id), as its hit's" {
+	scenario_last bpf --callchain
+}
+
+@test "wp-arm bpf --last 64: 100,002 writes of three threads, the last 64 kept by the program, sampled or not" {
+	scenario_last_threads bpf "$NB"
 }

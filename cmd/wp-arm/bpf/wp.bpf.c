@@ -5,12 +5,14 @@
  * counts it in maps by writing instruction and thread, with the value
  * in memory after the write; it sends samples through a ring buffer
  * by a budget (the first, then one a period: wpbpf.h), or every one
- * (--all-hits), without waking wp-arm, which drains them on its tick.  On a pointer of a follow chain it wakes
- * wp-arm at once, and with --follow-mode stop signals the writing
- * thread, so that it stops (wp-arm traces it) before its next
- * instruction, until the leaf is re-armed.  It returns 0: the kernel writes no perf
- * sample.  One program per slot (on_s0 .. on_s3): the program that runs
- * says which slot the event is, in inherited copies too.
+ * (--all-hits), without waking wp-arm, which drains them on its tick;
+ * with --last it keeps each target's last hits in a map, a ring read at
+ * the end.  On a pointer of a follow chain it wakes wp-arm at once, and
+ * with --follow-mode stop signals the writing thread, so that it stops
+ * (wp-arm traces it) before its next instruction, until the leaf is
+ * re-armed.  It returns 0: the kernel writes no perf sample.  One
+ * program per slot (on_s0 .. on_s3): the program that runs says which
+ * slot the event is, in inherited copies too.
  */
 #include <linux/bpf.h>
 #include <linux/bpf_perf_event.h>
@@ -27,6 +29,8 @@ const volatile __u64 sample_limit = 0;		/* per slot; 0: none */
 const volatile __u32 sample_all = 0;		/* --all-hits: no budget */
 const volatile __u64 wake_bytes = 0;		/* samples waiting that wake
 						   wp-arm; 0: each */
+const volatile __u64 last_n = 0;		/* --last: hits kept per
+						   target; 0: none */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -66,6 +70,14 @@ struct {
 	__type(key, __u32);
 	__type(value, struct wpb_tot);
 } totals SEC(".maps");
+
+/* --last: each target's last hits (wpbpf.h); the size is set by wp-arm */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct wpb_last);
+} lastw SEC(".maps");
 
 /* the user call chains (frame pointers); the depth is set by wp-arm */
 struct {
@@ -323,11 +335,10 @@ wake(int ptr)
 static __always_inline void
 send(struct bpf_perf_event_data *ctx, __u32 slot, __s32 stack, __u64 cur,
     const struct wpb_conf *c, struct wpb_tot *tot, __u64 n, __u64 khits,
-    __u32 stop)
+    __u32 stop, __u64 now)
 {
 	struct wpb_sample_regs *r;
 	int ptr = c->kind == WPB_POINTER;
-	__u64 now = bpf_ktime_get_ns();
 
 	if (c->kind == WPB_TARGET && !stop && !budget(tot, n, khits, now))
 		return;
@@ -375,13 +386,36 @@ stop(const struct wpb_cond *cd, struct wpb_tot *tot)
 	return WPB_F_STOP;
 }
 
+/*
+ * --last: a target's hit, in its ring (wpbpf.h): no sample, no wake-up,
+ * a slot of an array map written in place.
+ */
+static __always_inline void
+keep(struct bpf_perf_event_data *ctx, __u32 slot, __s32 stack, __u64 cur,
+    int known, struct wpb_tot *tot, __u64 now)
+{
+	struct wpb_last *l;
+	__u64 k = __sync_fetch_and_add(&tot->kept, 1);
+	__u32 i = (__u32)(slot * last_n + k % last_n);
+
+	if ((l = bpf_map_lookup_elem(&lastw, &i)) == NULL)
+		return;
+	l->time_ns = now;
+	l->ip = ctx->regs.rip;
+	l->value = cur;
+	l->tid = (__u32)bpf_get_current_pid_tgid();
+	l->known = known != 0;
+	l->stack = stack;
+	l->seq = k + 1;
+}
+
 static __always_inline int
 hit(struct bpf_perf_event_data *ctx, __u32 slot)
 {
 	struct wpb_conf *c = bpf_map_lookup_elem(&conf, &slot);
 	struct wpb_tot *tot = bpf_map_lookup_elem(&totals, &slot);
 	struct wpb_cond *cd = bpf_map_lookup_elem(&cond, &slot);
-	__u64 cur, prev, n, khits, m = 1;
+	__u64 cur, prev, n, khits, m = 1, now;
 	__s32 stack = 0;
 	int known;
 
@@ -395,12 +429,16 @@ hit(struct bpf_perf_event_data *ctx, __u32 slot)
 		m = matches(cd, ctx, cur, prev, known);
 	if (with_stack)
 		stack = (__s32)bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+	/* the time, once, where a ring slot or a sample wants it */
+	now = last_n > 0 || m ? bpf_ktime_get_ns() : 0;
+	if (last_n > 0 && c->kind == WPB_TARGET)
+		keep(ctx, slot, stack, cur, known, tot, now);
 	khits = count(ctx, slot, stack, cur, prev, tot, m);
 	/* a write that does not match is tallied, and no more */
 	if (!m)
 		return 0;
 	n = __sync_fetch_and_add(&tot->matched, 1) + 1;
-	send(ctx, slot, stack, cur, c, tot, n, khits, stop(cd, tot));
+	send(ctx, slot, stack, cur, c, tot, n, khits, stop(cd, tot), now);
 	return 0;
 }
 

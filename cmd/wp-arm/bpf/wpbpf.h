@@ -63,6 +63,24 @@ struct wpb_tot {
 				   earliest (CLOCK_MONOTONIC) */
 	__u64	matched;	/* hits that matched --if (all without) */
 	__u64	stops;		/* --stop: matches after the first */
+	__u64	kept;		/* --last: hits kept in lastw */
+};
+
+/*
+ * lastw: --last, per target slot a ring of its last last_n hits, every
+ * one, matched or not: its kth hit (k from 0, counted in totals.kept)
+ * at slot * last_n + k % last_n, with seq k + 1 (0: not written).
+ * Written with no sample and no wake-up; wp-arm reads it at the end.
+ */
+struct wpb_last {
+	__u64	seq;
+	__u64	time_ns;	/* CLOCK_MONOTONIC */
+	__u64	ip;		/* the trap IP */
+	__u64	value;		/* the watched bytes at the trap */
+	__u32	tid;
+	__u32	known;		/* value could be read */
+	__s32	stack;		/* as in wpb_key */
+	__u32	pad;
 };
 
 /*
