@@ -157,6 +157,25 @@ page_perms() {
 	assert_equal "$(hits)" 20
 }
 
+@test "wp-arm page: a rep movsb and a rep stosb over 20 watched pages (more than one step is given): one hit each, the target computes what it does unwatched" {
+	unwatched page-movs -n 3
+	start_target page-movs -n 3
+	watch_start -l 81920 "$(tinfo span)" -- --backend page -d 300s
+	kill -USR1 "$TPID"
+	watch_wait
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(obs .stop_reason)" target_exited
+	# before, the fault on the 17th page lost its siginfo to an
+	# injected mprotect and was passed on: the target died of SIGSEGV
+	assert_equal "$(obs .stop_detail)" null
+	assert_equal "$(obs .page.signals_passed)" 0
+	assert_equal "$(tail -n +2 "$TOUT")" "$PLAIN"
+	assert_equal "$PLAIN_STATUS" 0
+	assert_equal "$(obs .page.pages)" 20
+	run jq -r 'select(.type=="hit") | .writer.function' <<< "$(wp-decode < "$WOUT")"
+	assert_equal "$(sort <<< "$output" | uniq -c | tr -s ' ')" "$(printf ' 3 copy_span\n 3 fill_span')"
+}
+
 @test "wp-arm page: SIGKILL of wp-arm mid-watch: the target runs on, its page writable again" {
 	local want page i
 	want=$(unwatched_out -t 0 -c 3000000)
