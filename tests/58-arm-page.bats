@@ -176,6 +176,56 @@ page_perms() {
 	assert_equal "$(sort <<< "$output" | uniq -c | tr -s ' ')" "$(printf ' 3 copy_span\n 3 fill_span')"
 }
 
+# pstate PID: the process's state letter (T: stopped, t: by its tracer)
+pstate() {
+	awk '{ print $3 }' "/proc/$1/stat"
+}
+
+@test "wp-arm page: a stopped target stays stopped under watch, nothing counted, its page never taken" {
+	local k page
+	start_target mt-writer -t 2 -n 100 -w
+	kill -STOP "$TPID"
+	for ((k = 0; k < 100; k++)); do
+		[ "$(pstate "$TPID")" = T ] && break
+		sleep 0.05
+	done
+	page=$(printf '%x' $(( $(tinfo counter) / 4096 * 4096 )))
+	# before, no thread was found to run mprotect in: status 1
+	watch_start wpt_counter -- --backend page -d 1s
+	run cat "$WERR"
+	assert_output --partial "pid $TPID is stopped (SIGSTOP): its pages are protected when it is continued"
+	[[ $(pstate "$TPID") == [Tt] ]] || fail "state $(pstate "$TPID") under watch"
+	assert_equal "$(page_perms "$page")" rw-p
+	watch_wait
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(hits)" 0
+	assert_equal "$(pstate "$TPID")" T
+	assert_equal "$(page_perms "$page")" rw-p
+	kill -CONT "$TPID"
+}
+
+@test "wp-arm page: a stopped target continued mid-watch: its pages taken then, every write counted" {
+	local page
+	start_target mt-writer -t 2 -n 100 -w
+	kill -STOP "$TPID"
+	page=$(printf '%x' $(( $(tinfo counter) / 4096 * 4096 )))
+	watch_start wpt_counter -- --backend page -d 300s
+	kill -USR1 "$TPID"
+	sleep 0.5
+	[[ $(pstate "$TPID") == [Tt] ]] || fail "state $(pstate "$TPID") under watch"
+	assert_equal "$(hits)" 0
+	kill -CONT "$TPID"
+	wait_for "$TOUT" '^done' 60
+	assert_equal "$(page_perms "$page")" r--p
+	kill -INT "$WPID"
+	watch_wait
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(hits)" 200
+	assert_equal "$(obs .counts_are_lower_bound)" false
+	assert_equal "$(page_perms "$page")" rw-p
+	kill -USR1 "$TPID"
+}
+
 @test "wp-arm page: SIGKILL of wp-arm mid-watch: the target runs on, its page writable again" {
 	local want page i
 	want=$(unwatched_out -t 0 -c 3000000)

@@ -613,6 +613,9 @@ page_event(struct watch *w, struct page_state *s, struct tr_thread *t)
 	/* the steps and calls injected while it is handled stop it anew */
 	if (t->state == TR_STOPPED)
 		pthr_of(t)->since = t->stopped_at;
+	if (s->arm_pending && t->state == TR_STOPPED && t->tgid == s->tr.pid &&
+	    t->stop != TR_GROUP && t->stop != TR_EXITED)
+		page_arm_late(w, s, t);
 	switch (t->stop) {
 	case TR_EXITED:
 		if (t->tgid == s->tr.pid) {

@@ -77,6 +77,9 @@ struct page_state {
 	int		 holding;	/* every other thread held (a pointer) */
 	int		 probe;		/* page_serves: nothing is changed */
 	int		 moved;		/* a chain's entry moved: page_sync */
+	/* the process was stopped (SIGSTOP) as it was armed: its pages are
+	   protected at its first stop once it is continued (page_arm_late) */
+	int		 arm_pending;
 	uint64_t	 t0;
 	struct unwinder	 uw;		/* --callchain */
 	int		 uw_tried;
@@ -147,6 +150,12 @@ void	 page_thread_time(struct watch *w, struct tr_thread *t);
 void	 page_follow(struct watch *w, struct page_state *s);
 /* A stopped thread of the process a call can be injected into. */
 struct tr_thread *page_injectable(struct page_state *s);
+/*
+ * The process stopped at arming has been continued (t stopped, not in
+ * group-stop): the pages protected now, every other thread held.
+ */
+void	 page_arm_late(struct watch *w, struct page_state *s,
+	    struct tr_thread *t);
 /* Resumes t (system calls traced), with sig. */
 void	 page_resume(struct watch *w, struct page_state *s,
 	    struct tr_thread *t, int sig);
