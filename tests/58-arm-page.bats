@@ -509,6 +509,25 @@ attrib_watch() {
 	assert_equal "$(obs .page.emulated)" $(( n * 19 ))
 }
 
+@test "wp-arm page: a target stopped at every write of a hot neighbour, sharing its CPU, is said to be slowed: its waits for the CPU after each fault are the watch's" {
+	command -v taskset > /dev/null || skip "taskset (util-linux) is not installed"
+	# a write a few nanoseconds apart, each a fault: unwatched the loop
+	# takes well under a second of the two
+	start_target mt-writer -t 0 -c 100000000 -w
+	taskset -p -c 0 "$TPID" > /dev/null
+	taskset -c 0 sh -c 'while :; do :; done' &
+	WP_TARGET_PIDS+=("$!")
+	watch_start wpt_score -- --backend page -d 2s
+	kill -USR1 "$TPID"
+	watch_wait
+	assert_equal "$(obs .stop_reason)" duration
+	[ "$(obs .page.faults_neighbour)" -ge 1000 ] || fail "neighbour faults: $(obs .page.faults_neighbour)"
+	# before, each resume's wait for the CPU was the target's own: it
+	# was said to run at half its native speed or more
+	jq -e '.page.native_run_us * 4 <= .page.watched_us' <<< "$OBS" > /dev/null ||
+		fail "native run time $(obs .page.native_run_us) us of $(obs .page.watched_us) us watched, $(obs .page.faults_neighbour) faults"
+}
+
 @test "wp-arm page: a target that waits for a CPU another program takes is not said to be slowed by the watch" {
 	command -v taskset > /dev/null || skip "taskset (util-linux) is not installed"
 	# four frames of about 0.4 s of arithmetic, one write each: no wait

@@ -48,11 +48,35 @@ cpu_ns(pid_t tid)
 }
 
 static int64_t
-runq_ns(pid_t tid)
+runq_ns(pid_t tid, uint64_t *runs)
 {
 	uint64_t ns;
 
-	return wp_proc_runq_ns(tid, &ns) == 0 ? (int64_t)ns : -1;
+	*runs = 0;
+	return wp_proc_runq_ns(tid, &ns, runs) == 0 ? (int64_t)ns : -1;
+}
+
+/*
+ * Of thread t's wait for a CPU since pt began, what is its own: every
+ * resume from a stop of the watch (a fault, a step, a call) makes it
+ * wait for a CPU once, as it would not unwatched; its waits are taken
+ * as alike, and only the share of the times it was given a CPU that
+ * were not such resumes is its own.
+ */
+static uint64_t
+own_runq(const struct pthr *pt, const struct tr_thread *t, int64_t runq,
+    uint64_t runs)
+{
+	uint64_t n, ours;
+
+	if (pt->runq0 < 0 || runq < pt->runq0 || runs <= pt->runs0)
+		return 0;
+	n = runs - pt->runs0;
+	ours = t->resumes - pt->resumes0;
+	if (ours >= n)
+		return 0;
+	return (uint64_t)((double)(runq - pt->runq0) * (double)(n - ours) /
+	    (double)n);
 }
 
 struct pthr *
@@ -64,7 +88,8 @@ pthr_of(struct tr_thread *t)
 		pt = t->user = wp_xcalloc(1, sizeof(struct pthr));
 		pt->t0 = wp_now_ns();
 		pt->cpu0 = cpu_ns(t->tid);
-		pt->runq0 = runq_ns(t->tid);
+		pt->runq0 = runq_ns(t->tid, &pt->runs0);
+		pt->resumes0 = t->resumes;
 	}
 	return t->user;
 }
@@ -73,8 +98,8 @@ void
 page_thread_time(struct watch *w, struct tr_thread *t)
 {
 	struct pthr *pt = pthr_of(t);
-	int64_t cpu = cpu_ns(t->tid), runq = runq_ns(t->tid);
-	uint64_t now = wp_now_ns(), own;
+	uint64_t now = wp_now_ns(), own, runs;
+	int64_t cpu = cpu_ns(t->tid), runq = runq_ns(t->tid, &runs);
 
 	if (pt->timed || pt->cpu0 < 0 || cpu < pt->cpu0)
 		return;
@@ -82,9 +107,8 @@ page_thread_time(struct watch *w, struct tr_thread *t)
 	if (pt->sc_from != 0)
 		pt->sc_ns += now - pt->sc_from;
 	own = (uint64_t)(cpu - pt->cpu0) + pt->sc_ns;
-	/* a wait for a CPU is the machine's, not the watch's */
-	if (pt->runq0 >= 0 && runq >= pt->runq0)
-		own += (uint64_t)(runq - pt->runq0);
+	/* a wait for a CPU is the machine's, but for those the watch made */
+	own += own_runq(pt, t, runq, runs);
 	if (own < now - pt->t0 && obs(w)->delay_ns < now - pt->t0 - own)
 		obs(w)->delay_ns = now - pt->t0 - own;
 }

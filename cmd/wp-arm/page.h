@@ -43,6 +43,8 @@ struct pthr {
 	uint64_t	 t0;		/* when first seen */
 	int64_t		 cpu0;		/* its user CPU time then */
 	int64_t		 runq0;		/* its wait for a CPU then */
+	uint64_t	 runs0;		/* the times it was given one then */
+	uint64_t	 resumes0;	/* the tracer's resumes of it then */
 	uint64_t	 sc_from;	/* resumed into a call then; 0: not */
 	uint64_t	 sc_ns;		/* in its calls, entry to exit */
 	int		 timed;		/* its own time counted */
