@@ -127,6 +127,26 @@ page_perms() {
 	assert_output "syscall exact"
 }
 
+@test "wp-arm page: read(2) of the same bytes again is a write each time; another thread's call or signal on the page takes none of the reader's" {
+	local reader
+	start_target page-kread -n 200
+	watch_start -l 64 "$(tinfo kbuf)" -- --backend page -d 300s
+	kill -USR1 "$TPID"
+	watch_wait
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(obs .stop_reason)" target_exited
+	assert_equal "$(sed -n 3p "$TOUT")" "reads 400"
+	reader=$(awk '$1 == "reader" { print $2 }' "$TOUT")
+	# before, the 199 reads of the same bytes were not counted, and a
+	# change the reader made was at times the signalled thread's frame
+	# or the side thread's read
+	assert_equal "$(hits)" 400
+	assert_equal "$(hits ".tid == $reader and .flags == [\"syscall\"]")" 400
+	run jq -r 'select(.type=="hit") | .writer.insn' <<< "$(wp-decode < "$WOUT")"
+	assert_equal "$(sort -u <<< "$output")" syscall
+	assert_equal "$(obs .page.kernel_writes)" 400
+}
+
 @test "wp-arm page: a hot neighbour on the same page is counted, never a hit, and the target computes what it does unwatched" {
 	local want
 	want=$(unwatched_out -t 0 -c 100000)

@@ -34,6 +34,9 @@
 
 #define STEP_MAX	(1 << 20)	/* steps of one rep instruction */
 #define HIT_BYTES_MAX	256	/* a wider target's hits carry no bytes */
+/* how far above its start a signal frame reaches: the rt_sigframe and
+   the XSAVE area (2.7 KiB with AVX-512, 11 KiB with AMX tiles) */
+#define FRAME_MAX	16384
 
 /*
  * Thread tid's user CPU time in ns, or -1: the kernel's time for its
@@ -217,23 +220,44 @@ emit(struct watch *w, struct page_state *s, size_t ti, pid_t tid,
 	watch_hit(w, ti, &h);
 }
 
+/*
+ * What the kernel's write that ends window pt does to target wt (u: the
+ * thread's registers now): as page_call_writes for a system call; a
+ * signal's frame may reach it when it lies within FRAME_MAX above the
+ * stack pointer, where the frame begins.
+ */
+static int
+kernel_reach(struct page_state *s, const struct pthr *pt, unsigned flags,
+    const struct user_regs_struct *u, const struct wtarget *wt)
+{
+	uint64_t lo = wt->addr, hi = wt->addr + (uint64_t)wt->len;
+
+	if (flags & WP_HIT_SYSCALL)
+		return page_call_writes(s->tr.memfd, pt, (int64_t)u->rax, lo,
+		    hi);
+	return lo < u->rsp + FRAME_MAX && u->rsp < hi;
+}
+
 void
 page_kernel_writes(struct watch *w, struct page_state *s, struct tr_thread *t,
-    struct ppage **win, size_t nwin, unsigned flags, int sig)
+    const struct pthr *pt, unsigned flags, int sig)
 {
 	struct user_regs_struct u;
 	size_t ti, k;
-	int on;
+	int on, reach;
 
 	if (ptrace(PTRACE_GETREGS, t->tid, 0, &u) == -1)
 		memset(&u, 0, sizeof u);
 	for (ti = 0; ti < w->nt; ti++) {
-		for (k = on = 0; k < nwin && !on; k++)
-			on = overlaps(win[k]->addr, win[k]->addr + PAGE_SZ,
-			    &w->t[ti]);
-		if (!on || pread(s->tr.memfd, s->buf, (size_t)w->t[ti].len,
+		for (k = on = 0; k < pt->nwin && !on; k++)
+			on = overlaps(pt->win[k]->addr, pt->win[k]->addr +
+			    PAGE_SZ, &w->t[ti]);
+		if (!on || (reach = kernel_reach(s, pt, flags, &u,
+		    &w->t[ti])) == 0 ||
+		    pread(s->tr.memfd, s->buf, (size_t)w->t[ti].len,
 		    (off_t)w->t[ti].addr) != w->t[ti].len ||
-		    memcmp(s->buf, s->last[ti], (size_t)w->t[ti].len) == 0)
+		    (memcmp(s->buf, s->last[ti], (size_t)w->t[ti].len) == 0 &&
+		    reach < 2))
 			continue;
 		obs(w)->kernel_writes++;
 		/* the syscall instruction: two bytes before the IP */
@@ -526,6 +550,7 @@ deliver_caught(struct watch *w, struct page_state *s, struct tr_thread *t,
     int sig)
 {
 	struct ppage **win = wp_xcalloc(s->npg + 1, sizeof *win);
+	struct pthr frame = { 0 };
 	size_t i, n = 0;
 
 	tr_hold(&s->tr, t);
@@ -535,7 +560,9 @@ deliver_caught(struct watch *w, struct page_state *s, struct tr_thread *t,
 			win[n++] = s->pg[i];
 	obs(w)->signals_passed++;
 	if (tr_step(&s->tr, t, sig) != -1) {
-		page_kernel_writes(w, s, t, win, n, WP_HIT_KERNEL, sig);
+		frame.win = win;
+		frame.nwin = n;
+		page_kernel_writes(w, s, t, &frame, WP_HIT_KERNEL, sig);
 		if (t->stop != TR_SIGNAL || t->sig != SIGTRAP)
 			t->queued = 1;
 	}

@@ -131,10 +131,25 @@ void	 page_restore(struct page_state *s, struct tr_thread *t);
  * and its time in system calls) is what wp delayed it; the
  * longest delay of the threads' is kept in the observation.
  */
-/* Targets on the pages of win whose bytes changed: the kernel's writes. */
+/*
+ * The kernel's writes as t's stop ends its window pt (the pages in
+ * pt->win): with WP_HIT_SYSCALL its system call's, at its exit (each
+ * target the call may write whose bytes changed, or that it certainly
+ * wrote: read(2) of bytes equal to those there); else the frame of
+ * signal sig, t's stack pointer now at its start (each target in the
+ * frame's reach whose bytes changed).  A change elsewhere is left for
+ * the window it is another thread's.
+ */
 void	 page_kernel_writes(struct watch *w, struct page_state *s,
-	    struct tr_thread *t, struct ppage **win, size_t nwin,
-	    unsigned flags, int sig);
+	    struct tr_thread *t, const struct pthr *pt, unsigned flags,
+	    int sig);
+/*
+ * What the system call of window pt, which returned ret, does to
+ * [lo, hi): 0 nothing, 1 it may write there, 2 it certainly wrote
+ * there (page-syscall.c).
+ */
+int	 page_call_writes(int memfd, const struct pthr *pt, int64_t ret,
+	    uint64_t lo, uint64_t hi);
 /*
  * Thread t stopped at the entry (exit) of a system call: the pages it
  * may write given back, its writes found, protection calls honoured
