@@ -269,8 +269,16 @@ int
 page_call_writes(int memfd, const struct pthr *pt, int64_t ret, uint64_t lo,
     uint64_t hi)
 {
-	if (!may_write(memfd, pt->nr, pt->args, lo, hi))
+	if (pt->nr == SYS_futex)
+		return futex_writes(pt->args, lo, hi);
+	switch (syscall_writes(memfd, pt->nr, pt->args, lo, hi)) {
+	case SC_NO:
 		return 0;
+	case SC_UNKNOWN:
+		/* its window: an argument points somewhere on the page (at
+		   a struct that may hold the range) */
+		return 1;
+	}
 	return syscall_wrote(memfd, pt->nr, pt->args, ret, lo, hi) ? 2 : 1;
 }
 
