@@ -196,17 +196,12 @@ page_perms() {
 	assert_equal "$(sort <<< "$output" | uniq -c | tr -s ' ')" "$(printf ' 3 copy_span\n 3 fill_span')"
 }
 
-# pstate PID: the process's state letter (T: stopped, t: by its tracer)
-pstate() {
-	awk '{ print $3 }' "/proc/$1/stat"
-}
-
 @test "wp-arm page: a stopped target stays stopped under watch, nothing counted, its page never taken" {
 	local k page
 	start_target mt-writer -t 2 -n 100 -w
 	kill -STOP "$TPID"
 	for ((k = 0; k < 100; k++)); do
-		[ "$(pstate "$TPID")" = T ] && break
+		[ "$(state "$TPID")" = T ] && break
 		sleep 0.05
 	done
 	page=$(printf '%x' $(( $(tinfo counter) / 4096 * 4096 )))
@@ -214,34 +209,20 @@ pstate() {
 	watch_start wpt_counter -- --backend page -d 1s
 	run cat "$WERR"
 	assert_output --partial "pid $TPID is stopped (SIGSTOP): its pages are protected when it is continued"
-	[[ $(pstate "$TPID") == [Tt] ]] || fail "state $(pstate "$TPID") under watch"
+	[[ $(state "$TPID") == [Tt] ]] || fail "state $(state "$TPID") under watch"
 	assert_equal "$(page_perms "$page")" rw-p
 	watch_wait
 	assert_equal "$WSTATUS" 0
 	assert_equal "$(hits)" 0
-	assert_equal "$(pstate "$TPID")" T
+	assert_equal "$(state "$TPID")" T
 	assert_equal "$(page_perms "$page")" rw-p
 	kill -CONT "$TPID"
 }
 
 @test "wp-arm page: a stopped target continued mid-watch: its pages taken then, every write counted" {
 	local page
-	start_target mt-writer -t 2 -n 100 -w
-	kill -STOP "$TPID"
+	scenario_stopped_continued page
 	page=$(printf '%x' $(( $(tinfo counter) / 4096 * 4096 )))
-	watch_start wpt_counter -- --backend page -d 300s
-	kill -USR1 "$TPID"
-	sleep 0.5
-	[[ $(pstate "$TPID") == [Tt] ]] || fail "state $(pstate "$TPID") under watch"
-	assert_equal "$(hits)" 0
-	kill -CONT "$TPID"
-	wait_for "$TOUT" '^done' 60
-	assert_equal "$(page_perms "$page")" r--p
-	kill -INT "$WPID"
-	watch_wait
-	assert_equal "$WSTATUS" 0
-	assert_equal "$(hits)" 200
-	assert_equal "$(obs .counts_are_lower_bound)" false
 	assert_equal "$(page_perms "$page")" rw-p
 	kill -USR1 "$TPID"
 }
@@ -529,11 +510,11 @@ attrib_watch() {
 	assert_equal "$(obs .page.emulated)" $(( n * 19 ))
 }
 
-@test "wp-arm page: a target stopped at every write of a hot neighbour, sharing its CPU, is said to be slowed: its waits for the CPU after each fault are the watch's" {
+# busy_cpu_watch TARGET ARGS...: the target pinned to CPU 0 beside a
+# busy loop there, its wpt_score watched by page for 2 s.
+busy_cpu_watch() {
 	command -v taskset > /dev/null || skip "taskset (util-linux) is not installed"
-	# a write a few nanoseconds apart, each a fault: unwatched the loop
-	# takes well under a second of the two
-	start_target mt-writer -t 0 -c 100000000 -w
+	start_target "$@"
 	taskset -p -c 0 "$TPID" > /dev/null
 	taskset -c 0 sh -c 'while :; do :; done' &
 	WP_TARGET_PIDS+=("$!")
@@ -541,6 +522,12 @@ attrib_watch() {
 	kill -USR1 "$TPID"
 	watch_wait
 	assert_equal "$(obs .stop_reason)" duration
+}
+
+@test "wp-arm page: a target stopped at every write of a hot neighbour, sharing its CPU, is said to be slowed: its waits for the CPU after each fault are the watch's" {
+	# a write a few nanoseconds apart, each a fault: unwatched the loop
+	# takes well under a second of the two
+	busy_cpu_watch mt-writer -t 0 -c 100000000 -w
 	[ "$(obs .page.faults_neighbour)" -ge 1000 ] || fail "neighbour faults: $(obs .page.faults_neighbour)"
 	# before, each resume's wait for the CPU was the target's own: it
 	# was said to run at half its native speed or more
@@ -549,17 +536,9 @@ attrib_watch() {
 }
 
 @test "wp-arm page: a target that waits for a CPU another program takes is not said to be slowed by the watch" {
-	command -v taskset > /dev/null || skip "taskset (util-linux) is not installed"
 	# four frames of about 0.4 s of arithmetic, one write each: no wait
 	# that is the watch's worth a tenth of the time
-	start_target page-game -m game -f 4 -c 400000000
-	taskset -p -c 0 "$TPID" > /dev/null
-	taskset -c 0 sh -c 'while :; do :; done' &
-	WP_TARGET_PIDS+=("$!")
-	watch_start wpt_score -- --backend page -d 2s
-	kill -USR1 "$TPID"
-	watch_wait
-	assert_equal "$(obs .stop_reason)" duration
+	busy_cpu_watch page-game -m game -f 4 -c 400000000
 	# the loop took half the CPU: the target's wait for it is not the watch's
 	jq -e '.page.native_run_us * 10 >= .page.watched_us * 9' <<< "$OBS" > /dev/null ||
 		fail "native run time $(obs .page.native_run_us) us of $(obs .page.watched_us) us watched"
