@@ -34,9 +34,7 @@
 
 #define STEP_MAX	(1 << 20)	/* steps of one rep instruction */
 #define HIT_BYTES_MAX	256	/* a wider target's hits carry no bytes */
-/* how far above its start a signal frame reaches: the rt_sigframe and
-   the XSAVE area (2.7 KiB with AVX-512, 11 KiB with AMX tiles) */
-#define FRAME_MAX	16384
+#define FRAME_MAX	16384	/* a signal frame's reach: XSAVE with AMX */
 
 /*
  * Thread tid's user CPU time in ns, or -1: the kernel's time for its
