@@ -189,20 +189,22 @@ wp_proc_utime_ns(pid_t tid, uint64_t *ns)
 }
 
 int
-wp_proc_runq_ns(pid_t tid, uint64_t *ns)
+wp_proc_runq_ns(pid_t tid, uint64_t *ns, uint64_t *runs)
 {
 	char path[64];
-	unsigned long long run, wait;
+	unsigned long long run, wait, slices;
 	FILE *f;
 	int rc;
 
 	wp_proc_path(path, sizeof path, tid, 0, "schedstat");
 	if ((f = fopen(path, "re")) == NULL)
 		return -1;
-	rc = fscanf(f, "%llu %llu", &run, &wait) == 2 ? 0 : -1;
+	rc = fscanf(f, "%llu %llu %llu", &run, &wait, &slices) == 3 ? 0 : -1;
 	fclose(f);
-	if (rc == 0)
+	if (rc == 0) {
 		*ns = wait;
+		*runs = slices;
+	}
 	return rc;
 }
 

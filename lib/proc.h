@@ -53,10 +53,11 @@ char	 wp_proc_state(pid_t pid);
  */
 int	 wp_proc_utime_ns(pid_t tid, uint64_t *ns);
 /*
- * Thread tid's time waiting for a CPU, runnable, in ns (the second field
- * of /proc/TID/schedstat): 0, or -1 (a kernel without it).
+ * Thread tid's time waiting for a CPU, runnable, in ns, and the times it
+ * was given one (the second and third fields of /proc/TID/schedstat): 0,
+ * or -1 (a kernel without it).
  */
-int	 wp_proc_runq_ns(pid_t tid, uint64_t *ns);
+int	 wp_proc_runq_ns(pid_t tid, uint64_t *ns, uint64_t *runs);
 /*
  * Whether the process that started at start_time still runs: not gone,
  * not another process with its pid, not a zombie.

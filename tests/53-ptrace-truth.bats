@@ -6,6 +6,7 @@
 # delivered.
 
 load helpers
+load arm
 
 # truth_watch MODE N ADDR-KEY RESOLVE-ARGS...: watches truth MODE N to
 # its end.
@@ -99,12 +100,6 @@ truth_watch() {
 	refute_output --partial changed
 }
 
-# state PID: the process's state letter (T: stopped, t: stopped by its
-# tracer).
-state() {
-	awk '{ print $3 }' "/proc/$1/stat"
-}
-
 @test "ptrace truth: a stopped target stays stopped under watch, and nothing is counted" {
 	local k
 	start_target truth tick 2
@@ -126,19 +121,7 @@ state() {
 }
 
 @test "ptrace truth: a stopped target continued mid-watch: every write counted" {
-	start_target mt-writer -t 2 -n 100 -w
-	kill -STOP "$TPID"
-	watch_start wpt_counter -- --backend ptrace -d 300s
-	kill -USR1 "$TPID"
-	sleep 0.5
-	[[ $(state "$TPID") == [Tt] ]] || fail "state $(state "$TPID") under watch"
-	assert_equal "$(hits)" 0
-	kill -CONT "$TPID"
-	wait_for "$TOUT" '^done' 60
-	kill -INT "$WPID"
-	watch_wait
-	assert_equal "$(hits)" 200
-	assert_equal "$(obs .counts_are_lower_bound)" false
+	scenario_stopped_continued ptrace
 	kill -USR1 "$TPID"
 }
 

@@ -127,6 +127,26 @@ page_perms() {
 	assert_output "syscall exact"
 }
 
+@test "wp-arm page: read(2) of the same bytes again is a write each time; another thread's call or signal on the page takes none of the reader's" {
+	local reader
+	start_target page-kread -n 200
+	watch_start -l 64 "$(tinfo kbuf)" -- --backend page -d 300s
+	kill -USR1 "$TPID"
+	watch_wait
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(obs .stop_reason)" target_exited
+	assert_equal "$(sed -n 3p "$TOUT")" "reads 400"
+	reader=$(awk '$1 == "reader" { print $2 }' "$TOUT")
+	# before, the 199 reads of the same bytes were not counted, and a
+	# change the reader made was at times the signalled thread's frame
+	# or the side thread's read
+	assert_equal "$(hits)" 400
+	assert_equal "$(hits ".tid == $reader and .flags == [\"syscall\"]")" 400
+	run jq -r 'select(.type=="hit") | .writer.insn' <<< "$(wp-decode < "$WOUT")"
+	assert_equal "$(sort -u <<< "$output")" syscall
+	assert_equal "$(obs .page.kernel_writes)" 400
+}
+
 @test "wp-arm page: a hot neighbour on the same page is counted, never a hit, and the target computes what it does unwatched" {
 	local want
 	want=$(unwatched_out -t 0 -c 100000)
@@ -155,6 +175,56 @@ page_perms() {
 	assert_equal "$(obs .page.forks_restored)" 1
 	# the parent's writes: the child's are to memory of its own
 	assert_equal "$(hits)" 20
+}
+
+@test "wp-arm page: a rep movsb and a rep stosb over 20 watched pages (more than one step is given): one hit each, the target computes what it does unwatched" {
+	unwatched page-movs -n 3
+	start_target page-movs -n 3
+	watch_start -l 81920 "$(tinfo span)" -- --backend page -d 300s
+	kill -USR1 "$TPID"
+	watch_wait
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(obs .stop_reason)" target_exited
+	# before, the fault on the 17th page lost its siginfo to an
+	# injected mprotect and was passed on: the target died of SIGSEGV
+	assert_equal "$(obs .stop_detail)" null
+	assert_equal "$(obs .page.signals_passed)" 0
+	assert_equal "$(tail -n +2 "$TOUT")" "$PLAIN"
+	assert_equal "$PLAIN_STATUS" 0
+	assert_equal "$(obs .page.pages)" 20
+	run jq -r 'select(.type=="hit") | .writer.function' <<< "$(wp-decode < "$WOUT")"
+	assert_equal "$(sort <<< "$output" | uniq -c | tr -s ' ')" "$(printf ' 3 copy_span\n 3 fill_span')"
+}
+
+@test "wp-arm page: a stopped target stays stopped under watch, nothing counted, its page never taken" {
+	local k page
+	start_target mt-writer -t 2 -n 100 -w
+	kill -STOP "$TPID"
+	for ((k = 0; k < 100; k++)); do
+		[ "$(state "$TPID")" = T ] && break
+		sleep 0.05
+	done
+	page=$(printf '%x' $(( $(tinfo counter) / 4096 * 4096 )))
+	# before, no thread was found to run mprotect in: status 1
+	watch_start wpt_counter -- --backend page -d 1s
+	run cat "$WERR"
+	assert_output --partial "pid $TPID is stopped (SIGSTOP): its pages are protected when it is continued"
+	[[ $(state "$TPID") == [Tt] ]] || fail "state $(state "$TPID") under watch"
+	assert_equal "$(page_perms "$page")" rw-p
+	watch_wait
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(hits)" 0
+	assert_equal "$(state "$TPID")" T
+	assert_equal "$(page_perms "$page")" rw-p
+	kill -CONT "$TPID"
+}
+
+@test "wp-arm page: a stopped target continued mid-watch: its pages taken then, every write counted" {
+	local page
+	scenario_stopped_continued page
+	page=$(printf '%x' $(( $(tinfo counter) / 4096 * 4096 )))
+	assert_equal "$(page_perms "$page")" rw-p
+	kill -USR1 "$TPID"
 }
 
 @test "wp-arm page: SIGKILL of wp-arm mid-watch: the target runs on, its page writable again" {
@@ -483,11 +553,11 @@ dropped_bound() {
 	assert_equal "$(obs .page.emulated)" $(( n * 19 ))
 }
 
-@test "wp-arm page: a target that waits for a CPU another program takes is not said to be slowed by the watch" {
+# busy_cpu_watch TARGET ARGS...: the target pinned to CPU 0 beside a
+# busy loop there, its wpt_score watched by page for 2 s.
+busy_cpu_watch() {
 	command -v taskset > /dev/null || skip "taskset (util-linux) is not installed"
-	# four frames of about 0.4 s of arithmetic, one write each: no wait
-	# that is the watch's worth a tenth of the time
-	start_target page-game -m game -f 4 -c 400000000
+	start_target "$@"
 	taskset -p -c 0 "$TPID" > /dev/null
 	taskset -c 0 sh -c 'while :; do :; done' &
 	WP_TARGET_PIDS+=("$!")
@@ -495,6 +565,23 @@ dropped_bound() {
 	kill -USR1 "$TPID"
 	watch_wait
 	assert_equal "$(obs .stop_reason)" duration
+}
+
+@test "wp-arm page: a target stopped at every write of a hot neighbour, sharing its CPU, is said to be slowed: its waits for the CPU after each fault are the watch's" {
+	# a write a few nanoseconds apart, each a fault: unwatched the loop
+	# takes well under a second of the two
+	busy_cpu_watch mt-writer -t 0 -c 100000000 -w
+	[ "$(obs .page.faults_neighbour)" -ge 1000 ] || fail "neighbour faults: $(obs .page.faults_neighbour)"
+	# before, each resume's wait for the CPU was the target's own: it
+	# was said to run at half its native speed or more
+	jq -e '.page.native_run_us * 4 <= .page.watched_us' <<< "$OBS" > /dev/null ||
+		fail "native run time $(obs .page.native_run_us) us of $(obs .page.watched_us) us watched, $(obs .page.faults_neighbour) faults"
+}
+
+@test "wp-arm page: a target that waits for a CPU another program takes is not said to be slowed by the watch" {
+	# four frames of about 0.4 s of arithmetic, one write each: no wait
+	# that is the watch's worth a tenth of the time
+	busy_cpu_watch page-game -m game -f 4 -c 400000000
 	# the loop took half the CPU: the target's wait for it is not the watch's
 	jq -e '.page.native_run_us * 10 >= .page.watched_us * 9' <<< "$OBS" > /dev/null ||
 		fail "native run time $(obs .page.native_run_us) us of $(obs .page.watched_us) us watched"

@@ -283,3 +283,31 @@ scenario_second_watch() {
 	run jq -c '.lower_bound_reasons' <<< "$(wp-report --json "$second")"
 	assert_output '["breakpoints_quiet"]'
 }
+
+# state PID: the process's state letter (T: stopped, t: stopped by its
+# tracer).
+state() {
+	awk '{ print $3 }' "/proc/$1/stat"
+}
+
+# A target stopped (SIGSTOP) before the watch, its go sent, continued
+# mid-watch: it stays stopped until SIGCONT, nothing is counted
+# meanwhile, then each write of its two threads is.  The target is left
+# waiting for its end signal (SIGUSR1).
+scenario_stopped_continued() {
+	local backend=$1
+	start_target mt-writer -t 2 -n 100 -w
+	kill -STOP "$TPID"
+	watch_start wpt_counter -- --backend "$backend" -d 300s
+	kill -USR1 "$TPID"
+	sleep 0.5
+	[[ $(state "$TPID") == [Tt] ]] || fail "state $(state "$TPID") under watch"
+	assert_equal "$(hits)" 0
+	kill -CONT "$TPID"
+	wait_for "$TOUT" '^done' 60
+	kill -INT "$WPID"
+	watch_wait
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(hits)" 200
+	assert_equal "$(obs .counts_are_lower_bound)" false
+}

@@ -324,6 +324,24 @@ release_state(struct watch *w, struct page_state *s)
 	w->state = NULL;
 }
 
+/* Whether every thread of the process is in group-stop (SIGSTOP). */
+static int
+group_stopped(const struct page_state *s)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < s->tr.n; i++) {
+		if (s->tr.t[i]->tgid != s->tr.pid ||
+		    s->tr.t[i]->state == TR_GONE)
+			continue;
+		if (s->tr.t[i]->state != TR_STOPPED ||
+		    s->tr.t[i]->stop != TR_GROUP)
+			return 0;
+		n++;
+	}
+	return n > 0;
+}
+
 /* Takes write permission away from every page. */
 static int
 protect_all(struct watch *w, struct page_state *s, struct wp_error *e)
@@ -331,7 +349,14 @@ protect_all(struct watch *w, struct page_state *s, struct wp_error *e)
 	struct tr_thread *t;
 	size_t i;
 
-	if ((t = page_injectable(s)) == NULL)
+	if ((t = page_injectable(s)) == NULL && group_stopped(s)) {
+		/* mprotect cannot run without running the thread */
+		warnx("pid %d is stopped (SIGSTOP): its pages are protected "
+		    "when it is continued", (int)w->pid);
+		s->arm_pending = 1;
+		return 0;
+	}
+	if (t == NULL)
 		return wp_error_set(e, WP_EXIT_ERROR, "pid %d: no thread "
 		    "stopped where mprotect can run", (int)w->pid);
 	for (i = 0; i < s->npg; i++)
@@ -344,6 +369,20 @@ protect_all(struct watch *w, struct page_state *s, struct wp_error *e)
 			    s->pg[i]->addr);
 		}
 	return 0;
+}
+
+void
+page_arm_late(struct watch *w, struct page_state *s, struct tr_thread *t)
+{
+	struct wp_error e = { 0, "" };
+
+	s->arm_pending = 0;
+	tr_hold(&s->tr, t);
+	if (protect_all(w, s, &e) == -1) {
+		warnx("%s: not watched", e.msg);
+		w->modify_errors++;
+	}
+	tr_release(&s->tr);
 }
 
 void
@@ -628,8 +667,9 @@ page_disarm(struct watch *w)
 		if (s->tr.t[i]->tgid == s->tr.pid &&
 		    s->tr.t[i]->state == TR_STOPPED)
 			page_thread_time(w, s->tr.t[i]);
-	t = (s->exec_seen && !s->exec_next) || !tr_alive(&s->tr) ? NULL :
-	    stopped_one(s);
+	/* still stopped since the arming: nothing was protected */
+	t = (s->exec_seen && !s->exec_next) || !tr_alive(&s->tr) ||
+	    s->arm_pending ? NULL : stopped_one(s);
 	give_back(s, t);
 	obs(w)->stopped_ns += s->tr.stopped_ns;
 	obs(w)->watched_ns = wp_now_ns() - s->t0;

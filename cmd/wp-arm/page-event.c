@@ -34,6 +34,7 @@
 
 #define STEP_MAX	(1 << 20)	/* steps of one rep instruction */
 #define HIT_BYTES_MAX	256	/* a wider target's hits carry no bytes */
+#define FRAME_MAX	16384	/* a signal frame's reach: XSAVE with AMX */
 
 /*
  * Thread tid's user CPU time in ns, or -1: the kernel's time for its
@@ -48,11 +49,35 @@ cpu_ns(pid_t tid)
 }
 
 static int64_t
-runq_ns(pid_t tid)
+runq_ns(pid_t tid, uint64_t *runs)
 {
 	uint64_t ns;
 
-	return wp_proc_runq_ns(tid, &ns) == 0 ? (int64_t)ns : -1;
+	*runs = 0;
+	return wp_proc_runq_ns(tid, &ns, runs) == 0 ? (int64_t)ns : -1;
+}
+
+/*
+ * Of thread t's wait for a CPU since pt began, what is its own: every
+ * resume from a stop of the watch (a fault, a step, a call) makes it
+ * wait for a CPU once, as it would not unwatched; its waits are taken
+ * as alike, and only the share of the times it was given a CPU that
+ * were not such resumes is its own.
+ */
+static uint64_t
+own_runq(const struct pthr *pt, const struct tr_thread *t, int64_t runq,
+    uint64_t runs)
+{
+	uint64_t n, ours;
+
+	if (pt->runq0 < 0 || runq < pt->runq0 || runs <= pt->runs0)
+		return 0;
+	n = runs - pt->runs0;
+	ours = t->resumes - pt->resumes0;
+	if (ours >= n)
+		return 0;
+	return (uint64_t)((double)(runq - pt->runq0) * (double)(n - ours) /
+	    (double)n);
 }
 
 struct pthr *
@@ -64,7 +89,8 @@ pthr_of(struct tr_thread *t)
 		pt = t->user = wp_xcalloc(1, sizeof(struct pthr));
 		pt->t0 = wp_now_ns();
 		pt->cpu0 = cpu_ns(t->tid);
-		pt->runq0 = runq_ns(t->tid);
+		pt->runq0 = runq_ns(t->tid, &pt->runs0);
+		pt->resumes0 = t->resumes;
 	}
 	return t->user;
 }
@@ -73,8 +99,8 @@ void
 page_thread_time(struct watch *w, struct tr_thread *t)
 {
 	struct pthr *pt = pthr_of(t);
-	int64_t cpu = cpu_ns(t->tid), runq = runq_ns(t->tid);
-	uint64_t now = wp_now_ns(), own;
+	uint64_t now = wp_now_ns(), own, runs;
+	int64_t cpu = cpu_ns(t->tid), runq = runq_ns(t->tid, &runs);
 
 	if (pt->timed || pt->cpu0 < 0 || cpu < pt->cpu0)
 		return;
@@ -82,9 +108,8 @@ page_thread_time(struct watch *w, struct tr_thread *t)
 	if (pt->sc_from != 0)
 		pt->sc_ns += now - pt->sc_from;
 	own = (uint64_t)(cpu - pt->cpu0) + pt->sc_ns;
-	/* a wait for a CPU is the machine's, not the watch's */
-	if (pt->runq0 >= 0 && runq >= pt->runq0)
-		own += (uint64_t)(runq - pt->runq0);
+	/* a wait for a CPU is the machine's, but for those the watch made */
+	own += own_runq(pt, t, runq, runs);
 	if (own < now - pt->t0 && obs(w)->delay_ns < now - pt->t0 - own)
 		obs(w)->delay_ns = now - pt->t0 - own;
 }
@@ -193,23 +218,44 @@ emit(struct watch *w, struct page_state *s, size_t ti, pid_t tid,
 	watch_hit(w, ti, &h);
 }
 
+/*
+ * What the kernel's write that ends window pt does to target wt (u: the
+ * thread's registers now): as page_call_writes for a system call; a
+ * signal's frame may reach it when it lies within FRAME_MAX above the
+ * stack pointer, where the frame begins.
+ */
+static int
+kernel_reach(struct page_state *s, const struct pthr *pt, unsigned flags,
+    const struct user_regs_struct *u, const struct wtarget *wt)
+{
+	uint64_t lo = wt->addr, hi = wt->addr + (uint64_t)wt->len;
+
+	if (flags & WP_HIT_SYSCALL)
+		return page_call_writes(s->tr.memfd, pt, (int64_t)u->rax, lo,
+		    hi);
+	return lo < u->rsp + FRAME_MAX && u->rsp < hi;
+}
+
 void
 page_kernel_writes(struct watch *w, struct page_state *s, struct tr_thread *t,
-    struct ppage **win, size_t nwin, unsigned flags, int sig)
+    const struct pthr *pt, unsigned flags, int sig)
 {
 	struct user_regs_struct u;
 	size_t ti, k;
-	int on;
+	int on, reach;
 
 	if (ptrace(PTRACE_GETREGS, t->tid, 0, &u) == -1)
 		memset(&u, 0, sizeof u);
 	for (ti = 0; ti < w->nt; ti++) {
-		for (k = on = 0; k < nwin && !on; k++)
-			on = overlaps(win[k]->addr, win[k]->addr + PAGE_SZ,
-			    &w->t[ti]);
-		if (!on || pread(s->tr.memfd, s->buf, (size_t)w->t[ti].len,
+		for (k = on = 0; k < pt->nwin && !on; k++)
+			on = overlaps(pt->win[k]->addr, pt->win[k]->addr +
+			    PAGE_SZ, &w->t[ti]);
+		if (!on || (reach = kernel_reach(s, pt, flags, &u,
+		    &w->t[ti])) == 0 ||
+		    pread(s->tr.memfd, s->buf, (size_t)w->t[ti].len,
 		    (off_t)w->t[ti].addr) != w->t[ti].len ||
-		    memcmp(s->buf, s->last[ti], (size_t)w->t[ti].len) == 0)
+		    (memcmp(s->buf, s->last[ti], (size_t)w->t[ti].len) == 0 &&
+		    reach < 2))
 			continue;
 		obs(w)->kernel_writes++;
 		/* the syscall instruction: two bytes before the IP */
@@ -502,6 +548,7 @@ deliver_caught(struct watch *w, struct page_state *s, struct tr_thread *t,
     int sig)
 {
 	struct ppage **win = wp_xcalloc(s->npg + 1, sizeof *win);
+	struct pthr frame = { 0 };
 	size_t i, n = 0;
 
 	tr_hold(&s->tr, t);
@@ -511,7 +558,9 @@ deliver_caught(struct watch *w, struct page_state *s, struct tr_thread *t,
 			win[n++] = s->pg[i];
 	obs(w)->signals_passed++;
 	if (tr_step(&s->tr, t, sig) != -1) {
-		page_kernel_writes(w, s, t, win, n, WP_HIT_KERNEL, sig);
+		frame.win = win;
+		frame.nwin = n;
+		page_kernel_writes(w, s, t, &frame, WP_HIT_KERNEL, sig);
 		if (t->stop != TR_SIGNAL || t->sig != SIGTRAP)
 			t->queued = 1;
 	}
@@ -613,6 +662,9 @@ page_event(struct watch *w, struct page_state *s, struct tr_thread *t)
 	/* the steps and calls injected while it is handled stop it anew */
 	if (t->state == TR_STOPPED)
 		pthr_of(t)->since = t->stopped_at;
+	if (s->arm_pending && t->state == TR_STOPPED && t->tgid == s->tr.pid &&
+	    t->stop != TR_GROUP && t->stop != TR_EXITED)
+		page_arm_late(w, s, t);
 	switch (t->stop) {
 	case TR_EXITED:
 		if (t->tgid == s->tr.pid) {

@@ -62,13 +62,12 @@ maps_call(long nr)
 }
 
 /*
- * Whether system call nr may write page p: as syscalls.c knows it; a
- * call it does not know, when an argument points into the page.
+ * Whether system call nr may write [lo, hi): as syscalls.c knows it; a
+ * call it does not know, when an argument points into the range.
  */
 static int
-may_write(int memfd, long nr, const uint64_t a[6], const struct ppage *p)
+may_write(int memfd, long nr, const uint64_t a[6], uint64_t lo, uint64_t hi)
 {
-	uint64_t lo = p->addr, hi = p->addr + PAGE_SZ;
 	int k;
 
 	if (nr == SYS_futex)
@@ -180,7 +179,8 @@ page_sc_entry(struct watch *w, struct page_state *s, struct tr_thread *t)
 	for (i = 0; i < s->npg; i++) {
 		p = s->pg[i];
 		if (p->gone || !(p->guarded || p->open) ||
-		    !(may_write(s->tr.memfd, t->nr, t->args, p) ||
+		    !(may_write(s->tr.memfd, t->nr, t->args, p->addr,
+		    p->addr + PAGE_SZ) ||
 		    (p->rw && may_read(t->nr, t->args, p))))
 			continue;
 		if (pt->nwin == 0 && tr_leave_entry(&s->tr, t) == -1)
@@ -272,6 +272,23 @@ set_range(long nr, const uint64_t a[6], int64_t rv, uint64_t *lo,
 	}
 }
 
+int
+page_call_writes(int memfd, const struct pthr *pt, int64_t ret, uint64_t lo,
+    uint64_t hi)
+{
+	if (pt->nr == SYS_futex)
+		return futex_writes(pt->args, lo, hi);
+	switch (syscall_writes(memfd, pt->nr, pt->args, lo, hi)) {
+	case SC_NO:
+		return 0;
+	case SC_UNKNOWN:
+		/* its window: an argument points somewhere on the page (at
+		   a struct that may hold the range) */
+		return 1;
+	}
+	return syscall_wrote(memfd, pt->nr, pt->args, ret, lo, hi) ? 2 : 1;
+}
+
 /*
  * The exit of a call: what it wrote, the mappings it changed read (a
  * page it mapped shared or unmapped is let go before its window, if it
@@ -291,7 +308,7 @@ page_sc_exit(struct watch *w, struct page_state *s, struct tr_thread *t)
 	if (pt->nr == SYS_rseq)
 		page_rseq_forget(t);
 	if (pt->nwin > 0)
-		page_kernel_writes(w, s, t, pt->win, pt->nwin, WP_HIT_SYSCALL, 0);
+		page_kernel_writes(w, s, t, pt, WP_HIT_SYSCALL, 0);
 	if (pt->maps) {
 		pt->maps = 0;
 		s->maps_gen++;

@@ -43,6 +43,8 @@ struct pthr {
 	uint64_t	 t0;		/* when first seen */
 	int64_t		 cpu0;		/* its user CPU time then */
 	int64_t		 runq0;		/* its wait for a CPU then */
+	uint64_t	 runs0;		/* the times it was given one then */
+	uint64_t	 resumes0;	/* the tracer's resumes of it then */
 	uint64_t	 sc_from;	/* resumed into a call then; 0: not */
 	uint64_t	 sc_ns;		/* in its calls, entry to exit */
 	int		 timed;		/* its own time counted */
@@ -84,6 +86,9 @@ struct page_state {
 	int		 holding;	/* every other thread held (a pointer) */
 	int		 probe;		/* page_serves: nothing is changed */
 	int		 moved;		/* a chain's entry moved: page_sync */
+	/* the process was stopped (SIGSTOP) as it was armed: its pages are
+	   protected at its first stop once it is continued (page_arm_late) */
+	int		 arm_pending;
 	uint64_t	 t0;
 	struct unwinder	 uw;		/* --callchain */
 	int		 uw_tried;
@@ -133,10 +138,25 @@ void	 page_restore(struct page_state *s, struct tr_thread *t);
  * and its time in system calls) is what wp delayed it; the
  * longest delay of the threads' is kept in the observation.
  */
-/* Targets on the pages of win whose bytes changed: the kernel's writes. */
+/*
+ * The kernel's writes as t's stop ends its window pt (the pages in
+ * pt->win): with WP_HIT_SYSCALL its system call's, at its exit (each
+ * target the call may write whose bytes changed, or that it certainly
+ * wrote: read(2) of bytes equal to those there); else the frame of
+ * signal sig, t's stack pointer now at its start (each target in the
+ * frame's reach whose bytes changed).  A change elsewhere is left for
+ * the window it is another thread's.
+ */
 void	 page_kernel_writes(struct watch *w, struct page_state *s,
-	    struct tr_thread *t, struct ppage **win, size_t nwin,
-	    unsigned flags, int sig);
+	    struct tr_thread *t, const struct pthr *pt, unsigned flags,
+	    int sig);
+/*
+ * What the system call of window pt, which returned ret, does to
+ * [lo, hi): 0 nothing, 1 it may write there, 2 it certainly wrote
+ * there (page-syscall.c).
+ */
+int	 page_call_writes(int memfd, const struct pthr *pt, int64_t ret,
+	    uint64_t lo, uint64_t hi);
 /*
  * Thread t stopped at the entry (exit) of a system call: the pages it
  * may write given back, its writes found, protection calls honoured
@@ -154,6 +174,12 @@ void	 page_thread_time(struct watch *w, struct tr_thread *t);
 void	 page_follow(struct watch *w, struct page_state *s);
 /* A stopped thread of the process a call can be injected into. */
 struct tr_thread *page_injectable(struct page_state *s);
+/*
+ * The process stopped at arming has been continued (t stopped, not in
+ * group-stop): the pages protected now, every other thread held.
+ */
+void	 page_arm_late(struct watch *w, struct page_state *s,
+	    struct tr_thread *t);
 /* Resumes t (system calls traced), with sig. */
 void	 page_resume(struct watch *w, struct page_state *s,
 	    struct tr_thread *t, int sig);

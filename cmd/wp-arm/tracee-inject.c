@@ -7,7 +7,9 @@
  * some, libc's text more), the call's registers are set with orig_rax
  * -1 (so that the kernel's restart of an interrupted call leaves them
  * alone), the thread steps that one instruction with every signal
- * blocked, and all its registers and its signal mask are put back.
+ * blocked, and all its registers and its signal mask are put back; at
+ * a signal-delivery-stop, the signal's siginfo too (the step's trap
+ * replaced it: a fault's address, a sender's pid and value).
  */
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
@@ -117,15 +119,18 @@ tr_inject(struct tracee *tr, struct tr_thread *t, long nr, uint64_t a0,
 {
 	struct user_regs_struct saved, r;
 	struct tr_thread keep = *t;
+	siginfo_t si;
 	uint64_t mask, all = ~0ULL;
 	long rv = -ENOSYS;
-	int k, sigstop = 0;
+	int k, sigstop = 0, has_si;
 
 	if (tr->gadget == 0 || t->state != TR_STOPPED ||
 	    t->stop == TR_SC_ENTRY ||
 	    ptrace(PTRACE_GETREGS, t->tid, 0, &saved) == -1 ||
 	    ptrace(PTRACE_GETSIGMASK, t->tid, sizeof mask, &mask) == -1)
 		return -ENOSYS;
+	has_si = t->stop == TR_SIGNAL &&
+	    ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) == 0;
 	r = saved;
 	r.rip = tr->gadget;
 	r.rax = (unsigned long)nr;
@@ -154,6 +159,10 @@ tr_inject(struct tracee *tr, struct tr_thread *t, long nr, uint64_t a0,
 	if (t->state != TR_GONE) {
 		ptrace(PTRACE_SETREGS, t->tid, 0, &saved);
 		set_mask(t, &mask);
+		/* the trap's stop is a signal-delivery-stop: it takes the
+		   signal's siginfo back, for page_fault_ours and delivery */
+		if (has_si)
+			ptrace(PTRACE_SETSIGINFO, t->tid, 0, &si);
 		/* what the caller knows of the stop stays true: resuming
 		   from the step's trap does what resuming from it did */
 		t->stop = keep.stop;

@@ -332,6 +332,7 @@ tr_resume(struct tracee *tr, struct tr_thread *t, enum tr_resume how, int sig)
 	}
 	t->state = TR_RUNNING;
 	t->stop = TR_NONE;
+	t->resumes += !t->listening;
 	return 0;
 }
 
@@ -341,6 +342,7 @@ tr_take(struct tr_thread *t)
 	int status;
 
 	t->state = TR_RUNNING;
+	t->resumes++;		/* resumed by the caller, to be taken here */
 	if (wait_tid(t->tid, &status) != t->tid) {
 		t->state = TR_GONE;
 		t->stop = TR_EXITED;

@@ -57,6 +57,7 @@ struct tr_thread {
 	int		 expect;	/* stop_sig sent it, not yet taken */
 	struct user_regs_struct entry_regs;	/* for the rewind */
 	uint64_t	 stopped_at;	/* when its stop began (ns) */
+	uint64_t	 resumes;	/* times the tracer let it run */
 	void		*user;		/* the caller's */
 };
 

@@ -1,0 +1,80 @@
+/*
+ * page-movs [-n copies]
+ *
+ * wpt_span, 20 pages (page-aligned), written whole by one string
+ * instruction at a time, for the page backend: a rep movsb or rep stosb
+ * that runs over more pages than wp-arm gives back at once for one
+ * step.  Prints one JSON line (pid, the span's address and length),
+ * waits for SIGUSR1, then n times (default 3) copies a source over the
+ * span with one rep movsb (copy_span) and fills it with one rep stosb
+ * (fill_span), each round's bytes its own.  Then it prints
+ *   movs N / stos N / sum HEX
+ * (sum: a checksum of the span, the same watched or not) and "done",
+ * and exits 0.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "wpt.h"
+
+#define SPAN	(20 * 4096)
+
+unsigned char wpt_span[SPAN] __attribute__((aligned(4096)));
+static unsigned char src[SPAN];
+
+__attribute__((noinline)) static void
+copy_span(void)
+{
+	void *d = wpt_span, *s = src;
+	size_t n = SPAN;
+
+	__asm__ volatile("rep movsb" : "+D"(d), "+S"(s), "+c"(n) : :
+	    "memory");
+}
+
+__attribute__((noinline)) static void
+fill_span(unsigned char v)
+{
+	void *d = wpt_span;
+	size_t n = SPAN;
+
+	__asm__ volatile("rep stosb" : "+D"(d), "+c"(n) : "a"(v) :
+	    "memory");
+}
+
+int
+main(int argc, char *argv[])
+{
+	uint32_t h = 2166136261u;
+	long n = 3, i, movs = 0, stos = 0;
+	size_t k;
+	int ch;
+
+	while ((ch = getopt(argc, argv, "n:")) != -1) {
+		switch (ch) {
+		case 'n': n = atol(optarg); break;
+		default: return 64;
+		}
+	}
+	wpt_block_go();
+	printf("{\"pid\":%d,\"span\":\"0x%lx\",\"len\":%d}\n",
+	    (int)getpid(), WPT_ADDR(wpt_span), SPAN);
+	fflush(stdout);
+	wpt_wait_go();
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < SPAN; k++)
+			src[k] = (unsigned char)(k * 7 + (size_t)i);
+		copy_span();
+		movs++;
+		for (k = 0; k < SPAN; k++)
+			h = (h ^ wpt_span[k]) * 16777619u;
+		fill_span((unsigned char)(0x40 + i));
+		stos++;
+		for (k = 0; k < SPAN; k++)
+			h = (h ^ wpt_span[k]) * 16777619u;
+	}
+	printf("movs %ld\nstos %ld\nsum %08x\ndone\n", movs, stos,
+	    (unsigned)h);
+	fflush(stdout);
+	return 0;
+}
