@@ -234,7 +234,7 @@ assert_native_estimate() {
 	local line
 	line=$(grep -n 'wpt_dtls = i;' "$WP_TESTS/targets/libwptls.c" | cut -d: -f1)
 	run jq -r 'select(.type=="hit") | .writer | "\(.module) \(.function) \(.source.file):\(.source.line) \(.confidence)"' <<< "$(wp-decode < "$WOUT")"
-	assert_equal "$(sort -u <<< "$output")" "$T/libwptls.so wpt_dtls_write tests/targets/libwptls.c:$line exact"
+	assert_equal "$(sort -u <<< "$output")" "$(readlink -f "$T/libwptls.so") wpt_dtls_write tests/targets/libwptls.c:$line exact"
 }
 
 @test "wp-arm ptrace: the armed record says how long the watch is to last; -d inf: null" {
