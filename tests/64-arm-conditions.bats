@@ -76,6 +76,14 @@ bad_if() {
 	zero_watch ptrace 400 tracer
 }
 
+@test "wp-arm page --if changed: three threads writing the value the target had at arming change nothing" {
+	changed_watch page 20000
+}
+
+@test "wp-arm ptrace --if changed: three threads writing the value the target had at arming change nothing" {
+	changed_watch ptrace 300
+}
+
 @test "wp-arm page --if 'writer != good_writer': only the stray write is a hit" {
 	scenario_cond_stray page 20000
 }

@@ -123,6 +123,25 @@ zero_watch() {
 		"[$total,1,$sites]"
 }
 
+# changed_watch BACKEND N: --if changed on mt-writer -s -i 1, whose
+# three threads write wpt_counter's value at arming, 1, N times each in
+# a tight loop: no write changes it, not even the first.
+changed_watch() {
+	local total=$(( 3 * $2 ))
+	start_target mt-writer -t 3 -n "$2" -s -i 1
+	watch_start wpt_counter -- --backend "$1" -d 600s --if changed
+	kill -USR1 "$TPID"
+	watch_wait
+	wait_for "$TOUT" '^done' 60
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(obs .targets[0].counted)" "$total"
+	assert_equal "$(obs .counts_are_lower_bound)" false
+	assert_equal "$(hits)" 0
+	run --separate-stderr wp-report "$WOUT"
+	assert_success
+	assert_output --partial " $total tallied by writer; 0 matched --if 'changed'"
+}
+
 # stray_watch BACKEND N: --if 'writer != good_writer' on cond-writers
 # -s (with the wp-arm options in COND_ARM): only the stray's write.
 stray_watch() {

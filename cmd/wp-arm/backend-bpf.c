@@ -271,6 +271,11 @@ bpf_arm(struct watch *w, struct wp_error *e)
 
 	memset(&lay, 0, sizeof lay);	/* the events carry no samples */
 	s->written = wp_xcalloc(w->nchains + 1, sizeof *s->written);
+	/* --if changed: a target's first write compares with its value */
+	watch_read_initial(w);
+	for (i = 0; i < w->nt && i < WPB_SLOTS; i++)
+		if (w->t[i].has_initial)
+			bpfw_seed(s->prog, i, w->t[i].initial);
 	if (bpev_open(&s->ev, w, &bpf_ops, &lay, e) == -1)
 		goto fail;
 	for (i = 0; i < w->nt; i++)

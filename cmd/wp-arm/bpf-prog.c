@@ -165,6 +165,18 @@ bpfw_conf(struct bpfw *b, const struct watch *w, size_t slot)
 }
 
 void
+bpfw_seed(struct bpfw *b, size_t slot, uint64_t value)
+{
+	struct wpb_tot tot;
+	__u32 key = (__u32)slot;
+
+	memset(&tot, 0, sizeof tot);
+	tot.last_value = value;
+	bpf_map_update_elem(bpf_map__fd(b->skel->maps.totals), &key, &tot,
+	    BPF_ANY);
+}
+
+void
 bpfw_cond(struct bpfw *b, size_t slot, const struct wpb_cond *cd)
 {
 	__u32 key = (__u32)slot;

@@ -31,6 +31,11 @@ void	 bpfw_close(struct bpfw *b);
 int	 bpfw_attach(struct bpfw *b, int fd, size_t slot);
 /* Tells the program where entry slot is now (after a re-arm). */
 void	 bpfw_conf(struct bpfw *b, const struct watch *w, size_t slot);
+/*
+ * Entry slot's value before its first hit, for --if changed; only before
+ * its event is opened (it replaces the slot's totals).
+ */
+void	 bpfw_seed(struct bpfw *b, size_t slot, uint64_t value);
 /* Entry slot's --if and --stop (cd->nops 0: every hit matches). */
 void	 bpfw_cond(struct bpfw *b, size_t slot, const struct wpb_cond *cd);
 /* The signal a pointer's writer gets (0: none), for every pointer. */

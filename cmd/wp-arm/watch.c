@@ -195,9 +195,8 @@ watch_stopping(const struct watch *w)
 	    w->stop_reason != NULL;
 }
 
-/* Each target's value at arming, where the backend did not read it. */
-static void
-read_initial(struct watch *w)
+void
+watch_read_initial(struct watch *w)
 {
 	unsigned char b[8];
 	size_t i;
@@ -234,7 +233,7 @@ watch_run(struct watch *w, struct wp_error *e)
 		sigprocmask(SIG_SETMASK, &orig, NULL);
 		return -1;
 	}
-	read_initial(w);
+	watch_read_initial(w);
 	filter_armed(w);
 	emit_armed(w);
 	emit_seeded(w);

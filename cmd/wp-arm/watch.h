@@ -235,6 +235,11 @@ int	 watch_use(struct watch *w, const struct backend *b,
  * why it stopped), -1 with e set when nothing could be armed.
  */
 int	 watch_run(struct watch *w, struct wp_error *e);
+/*
+ * Reads each plain target's value (up to 8 bytes) into its initial, where
+ * the backend has not: watch_run does after arm(); a backend may before.
+ */
+void	 watch_read_initial(struct watch *w);
 /* The signal that stopped the watch, or 0; for backends that wait. */
 int	 watch_signalled(void);
 /*

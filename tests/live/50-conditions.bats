@@ -63,6 +63,14 @@ NB=33334
 	zero_watch bpf "$NB" kernel
 }
 
+@test "wp-arm perf --if changed: three threads writing the value the target had at arming change nothing" {
+	changed_watch perf "$N"
+}
+
+@test "wp-arm bpf --if changed: the program compares the first write with the value at arming" {
+	changed_watch bpf 33334
+}
+
 @test "wp-arm bpf --if 'writer != good_writer': only the stray's write" {
 	stray_watch bpf "$NB"
 }

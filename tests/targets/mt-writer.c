@@ -1,6 +1,6 @@
 /*
  * mt-writer [-t threads] [-n writes] [-L late_writes] [-s] [-w]
- *           [-c iterations] [-r]
+ *           [-c iterations] [-r] [-i initial]
  *
  * Prints one JSON line (pid, addresses), waits for SIGUSR1, then:
  * each of the threads (created before the ready line) writes wpt_counter
@@ -10,7 +10,8 @@
  * iterations and prints "sum HEX" (the same in every run, watched or
  * not).  -r: then the kernel writes wpt_counter, with read(2) of the
  * first 8 bytes of the program's own file.  -w waits for another
- * SIGUSR1 before exiting.  Prints "done" and exits 0.
+ * SIGUSR1 before exiting.  -i: wpt_counter holds initial before the
+ * ready line (else 0).  Prints "done" and exits 0.
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -64,7 +65,7 @@ main(int argc, char *argv[])
 	long nthreads = 2, nlate = 0, ncompute = 0, i;
 	int ch, waitend = 0, kread = 0, fd;
 
-	while ((ch = getopt(argc, argv, "t:n:L:swc:r")) != -1) {
+	while ((ch = getopt(argc, argv, "t:n:L:swc:ri:")) != -1) {
 		switch (ch) {
 		case 't': nthreads = atol(optarg); break;
 		case 'n': nwrites = atol(optarg); break;
@@ -73,6 +74,7 @@ main(int argc, char *argv[])
 		case 'w': waitend = 1; break;
 		case 'c': ncompute = atol(optarg); break;
 		case 'r': kread = 1; break;
+		case 'i': wpt_counter = atol(optarg); break;
 		default: return 64;
 		}
 	}
