@@ -9,10 +9,10 @@
 #     (bench/tally-floor: a BPF program on the same breakpoints that only
 #     counts; and, to tell where wp-arm's cost goes, the floor on wp-arm's
 #     events, and wp-arm's program on the floor's, with the programs' own
-#     time per run), K runs each (7), the
+#     time per run), K runs each (9), the
 #     rows interleaved round by round; each ratio the median of the
 #     rounds' ratios, with the lowest and highest, in wall time and in
-#     the target's own CPU time; with the counts of every run (exact: the
+#     the target's own CPU time, and the ratio of the fastest runs; with the counts of every run (exact: the
 #     tallies and the kernel's count equal the target's own, in every
 #     run) and where the last sample fell (its time after the first, as
 #     a share of the loop's run time);
@@ -30,7 +30,7 @@ B=${WP_BUILD:-/wp/build}
 N=${WP_BENCH_HITS:-20000}
 NG=${WP_BENCH_GDB_HITS:-300}
 R=${WP_BENCH_ROUNDS:-1000}
-K=${WP_BENCH_REPEAT:-7}
+K=${WP_BENCH_REPEAT:-9}
 work=$(mktemp -d)
 # the BPF programs' run time (kernel.bpf_stats: two clock reads a run,
 # on every row alike), for the floors' rows
@@ -219,15 +219,20 @@ stat() {
 		print m, v[0], v[n - 1] }' ${2:+"$work/run.$2"} "$work/run.$1"
 }
 
-# ratio_line LABEL A B GOAL: A / B, wall and cpu, median [lo-hi]
+# ratio_line LABEL A B GOAL: A / B, wall and cpu, median [lo-hi], and
+# the fastest run's wall time of A over B's (a loaded host only ever
+# adds time)
 ratio_line() {
-	local wm wl wh cm cl ch
+	local wm wl wh cm cl ch fa fb
 	[ -s "$work/run.$2" ] && [ -s "$work/run.$3" ] || return 0
 	read -r wm wl wh < <(stat "$2" "$3" 2)
 	read -r cm cl ch < <(stat "$2" "$3" 3)
+	read -r _ fa _ < <(stat "$2" "" 2)
+	read -r _ fb _ < <(stat "$3" "" 2)
 	[ "$wm" = - ] && return 0
-	LC_ALL=C printf '  %-38s %5.2f [%4.2f-%4.2f]   %5.2f [%4.2f-%4.2f]   %s\n' \
-	    "$1" "$wm" "$wl" "$wh" "$cm" "$cl" "$ch" "$4"
+	LC_ALL=C printf '  %-36s %5.2f [%4.2f-%4.2f] %5.2f  %5.2f [%4.2f-%4.2f]  %s\n' \
+	    "$1" "$wm" "$wl" "$wh" "$(awk -v a="$fa" -v b="$fb" 'BEGIN { print a / b }')" \
+	    "$cm" "$cl" "$ch" "$4"
 }
 
 # per hit, one thread: the median of five runs each, taken in turns
@@ -291,8 +296,9 @@ echo "issue 23 and 24 ratios: one guest run; the three-thread loop ($((R * 12)) 
 echo "under each row, the rows interleaved; each figure the median of the $K same-round ratios"
 echo "[lowest-highest].  wall: the loop's run time (what the goals are set in); cpu: the target's"
 echo "own CPU time (user and system, all its threads, from its getrusage: the kernel's work at"
-echo "each trap is in it, the watcher's is not), which the host's load moves less."
-echo "                                            wall                cpu                 goal"
+echo "each trap is in it, the watcher's is not); fastest: the ratio of the rows' fastest runs"
+echo "(wall; a loaded host only ever adds time)."
+echo "                                          wall         fastest  cpu                goal"
 ratio_line "wp-arm bpf / BPF tally floor" bpf floor "<= 1.25"
 ratio_line "wp-arm bpf --regs / BPF tally floor" bpf-regs floor "<= 1.50"
 ratio_line "wp-arm bpf / perf record -c 1" bpf perf-record "< 1"
