@@ -1,15 +1,21 @@
 #!/bin/bash
 # Runs inside the QEMU guest (tests/vm/run-guest --bench), where
-# breakpoints fire.  Prints, from one run, first the ratios of issue 23
-# with their goals beside them, then the rows they come from:
+# breakpoints fire.  Prints, from one run, first the ratios of issues 23
+# and 24 with their goals beside them, then the rows they come from:
 #   - the run time of a tight loop on three threads (tests/targets/stress,
-#     one thread created after the go) unwatched, under each backend,
-#     under perf record -c 1 and under the BPF tally floor (bench/
-#     tally-floor: a BPF program on the same breakpoints that only
-#     counts), the median of three runs each, with the counts of every
-#     run (exact: the tallies and the kernel's count equal the target's
-#     own, in every run) and where the last sample fell (its time after
-#     the first, as a share of the loop's run time);
+#     one thread created after the go) unwatched, under each backend (and
+#     bpf with --regs, with an --if that matches none of its writes, with
+#     --last 64), under perf record -c 1 and under the BPF tally floor
+#     (bench/tally-floor: a BPF program on the same breakpoints that only
+#     counts; and, to tell where wp-arm's cost goes, the floor on wp-arm's
+#     events, and wp-arm's program on the floor's, with the programs' own
+#     time per run), K runs each (9), the
+#     rows interleaved round by round; each ratio the median of the
+#     rounds' ratios, with the lowest and highest, in wall time and in
+#     the target's own CPU time, and the ratio of the fastest runs; with the counts of every run (exact: the
+#     tallies and the kernel's count equal the target's own, in every
+#     run) and where the last sample fell (its time after the first, as
+#     a share of the loop's run time);
 #   - the target's cost per hit, on one thread (bench/hit-loop), with
 #     wp-arm attached (bpf, the default, and perf) as ratios to the
 #     in-process breakpoint-sampling floor (bench/bp-floor.c), and gdb's
@@ -23,10 +29,12 @@ set -u
 B=${WP_BUILD:-/wp/build}
 N=${WP_BENCH_HITS:-20000}
 NG=${WP_BENCH_GDB_HITS:-300}
-R=${WP_BENCH_ROUNDS:-500}
+R=${WP_BENCH_ROUNDS:-1000}
+K=${WP_BENCH_REPEAT:-9}
 work=$(mktemp -d)
-rows=$work/rows
-: > "$rows"
+# the BPF programs' run time (kernel.bpf_stats: two clock reads a run,
+# on every row alike), for the floors' rows
+echo 1 > /proc/sys/kernel/bpf_stats_enabled 2> /dev/null
 # every hit sampled: an option of wp-arm builds from issue 23 on
 all=()
 wp-arm --help 2>&1 | grep -q -- --all-hits && all=(--all-hits)
@@ -51,10 +59,12 @@ prec() {
 	read -r _ < "$work/ack"
 }
 
-# floor_on PID ADDR: the BPF tally floor on PID; returns once armed; its
-# pid in $fl, its output in $work/floor.out
+# floor_on PID ADDR [OBJ [wpev]]: the BPF tally floor on PID (or, OBJ
+# wp-arm's program, and wpev wp-arm's events: bench/tally-floor.c);
+# returns once armed; its pid in $fl, its output in $work/floor.out
 floor_on() {
-	"$B/bench/tally-floor" "$1" "$2" 8 "$B/bench/tally-floor.bpf.o" > "$work/floor.out" &
+	"$B/bench/tally-floor" "$1" "$2" 8 "${3:-$B/bench/tally-floor.bpf.o}" \
+	    ${4:+"$4"} > "$work/floor.out" &
 	fl=$!
 	until grep -q armed "$work/floor.out" 2>/dev/null || ! kill -0 "$fl" 2> /dev/null; do
 		sleep 0.05
@@ -93,10 +103,13 @@ loop_ns() {
 	awk '/^ns/ { print $2 }' "$out"
 }
 
-# stress_run HOW [wp-arm ARGS]: HOW is none, perf-record, floor or wp;
-# prints "ns writes counted hits tallied span" of one run (- where not
-# known; span: the last sample's time after the first, per cent of the
-# loop's run time)
+# stress_run HOW [ARGS]: HOW is none, perf-record, floor (ARGS: those
+# of floor_on after ADDR) or wp (ARGS: wp-arm's); prints "ns cpu
+# switches writes counted hits tallied span [prog]" of one run (the target's
+# wall and CPU time and context switches, from its own clock and
+# getrusage; - where not known; span: the last sample's time after the
+# first, per cent of the loop's run time; prog, the floor's: its
+# program's ns per run, kernel.bpf_stats)
 stress_run() {
 	local how=$1 out=$work/s.out pid addr rp fl
 	shift
@@ -113,27 +126,27 @@ stress_run() {
 		kill -USR1 "$pid"; wait "$pid"
 		kill -INT "$rp" 2> /dev/null; wait "$rp" ;;
 	floor)
-		floor_on "$pid" "$addr"
+		floor_on "$pid" "$addr" "$@"
 		kill -USR1 "$pid"; wait "$pid"; wait "$fl" ;;
 	wp)
 		wp-resolve -p "$pid" -l 8 "$addr" | wp-arm -d 600s -n 100000000 "$@" > "$work/arm.out" &
 		armed $!
 		kill -USR1 "$pid"; wait ;;
 	esac
-	local ns w
-	ns=$(awk '$1 == "ns" { print $2 }' "$out")
-	w=$(awk '$1 == "writes" { print $2 }' "$out")
-	printf '%s %s ' "$ns" "$w"
+	awk '$1 == "ns" || $1 == "cpu_ns" || $1 == "switches" || $1 == "writes" { v[$1] = $2 }
+	    END { printf "%s %s %s %s ", v["ns"], v["cpu_ns"], v["switches"], v["writes"] }' "$out"
 	case $how in
 	wp)
-		jq -rs --argjson ns "$ns" '(map(select(.type=="observation"))[0]) as $o |
+		jq -rs --argjson ns "$(awk '$1 == "ns" { print $2 }' "$out")" '
+		    (map(select(.type=="observation"))[0]) as $o |
 		    (map(select(.type=="hit")) | map(.time_ns)) as $t |
-		    [$o.targets[0].counted, ($t | length),
+		    [$o.targets[0].counted // "-", ($t | length),
 		     (map(select(.type=="tally")) | group_by([.ip, .tid]) | map(last.hits) | add // "-"),
 		     (if ($t | length) > 1 then (($t | max) - ($t | min)) * 100 / $ns | floor else "-" end)] |
-		    map(tostring) | join(" ")' "$work/arm.out" ;;
+		    map(tostring) | join(" ")' "$work/arm.out" 2> /dev/null || echo "- - - -" ;;
 	floor)
-		awk '$1 == "tallied" { print $4, "-", $2, "-" }' "$work/floor.out" ;;
+		awk '$1 == "tallied" { print $4, "-", $2, "-", ($8 > 0 ? $6 / $8 : "-") }' \
+		    "$work/floor.out" ;;
 	perf-record)
 		echo "- $(perf script -i "$work/perf.data" -F ip 2> /dev/null | wc -l) - -" ;;
 	*)
@@ -141,49 +154,91 @@ stress_run() {
 	esac
 }
 
-# row NAME HOW [wp-arm ARGS]: three runs; the median's time into $work/t.NAME,
-# a line into $rows; exact: every run's tallies (else samples) and count
-# equal the target's writes
-row() {
-	local name=$1 i line t w c h y s ok=yes hs=""
-	shift
-	: > "$work/runs"
-	for i in 1 2 3; do
-		line=$(stress_run "$@")
-		echo "$line" >> "$work/runs"
-		read -r t w c h y s <<< "$line"
-		hs="$hs $h"
-		case $1 in
-		none) ;;
-		perf-record) [ "$h" = "$w" ] || ok=no ;;
-		# per-writer counts: the tallies, else (perf) the samples
-		*) { [ "$c" = "$w" ] && { [ "$y" = "$w" ] ||
-		    { [ "$y" = - ] && [ "$h" = "$w" ]; }; }; } || ok=no ;;
-		esac
-	done
-	line=$(sort -n "$work/runs" | sed -n 2p)
-	read -r t w c h y s <<< "$line"
-	echo "$t" > "$work/t.$name"
-	echo "$s" > "$work/span.$name"
-	echo "$ok" > "$work/exact.$name"
-	printf '  %-22s %12s  writes %s counted %s hits %s tallied %s span %s%%  exact %s\n' \
-	    "$name" "$t" "$w" "$c" "$h" "$y" "$s" "$ok" >> "$rows"
-	[ "$ok" = yes ] || echo "    hits of each run:$hs" >> "$rows"
+# run_row NAME: one run of row NAME (stress_run's line)
+run_row() {
+	case $1 in
+	unwatched)	stress_run none ;;
+	floor)		stress_run floor ;;
+	floor-wpev)	stress_run floor "$B/bench/tally-floor.bpf.o" wpev ;;
+	floor-wpprog)	stress_run floor "$B/bench/wp.bpf.o" ;;
+	bpf)		stress_run wp --backend bpf ;;
+	bpf-regs)	stress_run wp --backend bpf --regs ;;
+	bpf-if)		stress_run wp --backend bpf --if 'value == 1' ;;
+	bpf-last)	stress_run wp --backend bpf --last 64 ;;
+	perf)		stress_run wp --backend perf ;;
+	perf-regs)	stress_run wp --backend perf --regs ;;
+	perf-record)	stress_run perf-record ;;
+	esac
 }
 
-row unwatched none
-row floor floor
-row bpf wp --backend bpf
-row bpf-regs wp --backend bpf --regs
-row perf wp --backend perf
-row perf-regs wp --backend perf --regs
-if command -v perf > /dev/null; then
-	row perf-record perf-record
+# The rows, K rounds, interleaved: each round runs every row once, its
+# order turned by one each round; a line "ROUND ns cpu switches writes
+# counted hits tallied span" per run into $work/run.NAME.
+rows_list="unwatched floor floor-wpev floor-wpprog bpf bpf-regs bpf-if perf perf-regs"
+# --last on bpf: its row where wp-arm takes it
+last_why=""
+if wp-arm --help 2>&1 | grep -q -- '--last'; then
+	last_why=$(stress_run wp --backend bpf --last 64 2>&1 >/dev/null | head -n 1)
+	[ -z "$last_why" ] && rows_list="$rows_list bpf-last"
 fi
+command -v perf > /dev/null && rows_list="$rows_list perf-record"
+read -r -a rowv <<< "$rows_list"
+for k in "${rowv[@]}"; do : > "$work/run.$k"; done
+for ((r = 0; r < K; r++)); do
+	for ((j = 0; j < ${#rowv[@]}; j++)); do
+		k=${rowv[(j + r) % ${#rowv[@]}]}
+		echo "$r $(run_row "$k")" >> "$work/run.$k"
+	done
+done
 
-# per hit, one thread: the median of three runs each, taken in turns
+# exact NAME: yes when every run's counts equal the target's writes:
+# the tallies and the kernel's count (else, perf, the samples; perf
+# record: its samples)
+exact() {
+	awk -v k="$1" '{ w = $5; c = $6; h = $7; y = $8
+		if (k == "unwatched") next
+		if (k == "perf-record") { if (h != w) bad = 1; next }
+		if (c != w || (y != w && !(y == "-" && h == w))) bad = 1 }
+	    END { print (NR == 0 || bad) ? "no" : "yes" }' "$work/run.$1"
+}
+
+# stat A [B [F]]: the median of field F (2: ns, default; 3: cpu; 4:
+# switches; 9: span) of row A's runs, or of their ratios to row B's in
+# the same round, with the lowest and highest: "MED LO HI" (- - -: none)
+stat() {
+	awk -v f="${3:-2}" -v b="${2:-}" '
+	    FILENAME != ARGV[ARGC - 1] { base[$1] = $f; next }
+	    $f != "-" && $f != "" && (b == "" || base[$1] > 0) {
+		v[n++] = b == "" ? $f : $f / base[$1] }
+	    END {
+		if (n == 0) { print "- - -"; exit }
+		for (i = 1; i < n; i++)
+			for (j = i; j > 0 && v[j - 1] > v[j]; j--) {
+				t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+		m = n % 2 ? v[(n - 1) / 2] : (v[n / 2 - 1] + v[n / 2]) / 2
+		print m, v[0], v[n - 1] }' ${2:+"$work/run.$2"} "$work/run.$1"
+}
+
+# ratio_line LABEL A B GOAL: A / B, wall and cpu, median [lo-hi], and
+# the fastest run's wall time of A over B's (a loaded host only ever
+# adds time)
+ratio_line() {
+	local wm wl wh cm cl ch fa fb
+	[ -s "$work/run.$2" ] && [ -s "$work/run.$3" ] || return 0
+	read -r wm wl wh < <(stat "$2" "$3" 2)
+	read -r cm cl ch < <(stat "$2" "$3" 3)
+	read -r _ fa _ < <(stat "$2" "" 2)
+	read -r _ fb _ < <(stat "$3" "" 2)
+	[ "$wm" = - ] && return 0
+	LC_ALL=C printf '  %-36s %5.2f [%4.2f-%4.2f] %5.2f  %5.2f [%4.2f-%4.2f]  %s\n' \
+	    "$1" "$wm" "$wl" "$wh" "$(awk -v a="$fa" -v b="$fb" 'BEGIN { print a / b }')" \
+	    "$cm" "$cl" "$ch" "$4"
+}
+
+# per hit, one thread: the median of five runs each, taken in turns
+KH=5
 # med FILE: the median of the numbers in FILE
-med() { sort -n "$1" | sed -n 2p; }
+med() { sort -n "$1" | sed -n "$(( (KH + 1) / 2 ))p"; }
 # floor_cost COMMAND...: ns per hit of one in-process floor run (its
 # loop with the breakpoint, less the same loop before it was armed: after
 # the close, TCG runs it as slowly as with the breakpoint), its samples
@@ -194,7 +249,7 @@ floor_cost() {
 }
 : > "$work/plain"; : > "$work/wbpf"; : > "$work/wperf"; : > "$work/fl"; : > "$work/flwp"
 : > "$work/tfl"
-for i in 1 2 3; do
+for ((i = 0; i < KH; i++)); do
 	loop_ns "$N" 0 >> "$work/plain"
 	loop_ns "$N" 0 floor >> "$work/tfl"
 	loop_ns "$N" 0 bpf >> "$work/wbpf"; read -r bc bh bl < "$work/counts"
@@ -208,8 +263,8 @@ plain=$(med "$work/plain")
 wbpf=$(med "$work/wbpf")
 wperf=$(med "$work/wperf")
 tfloor=$(med "$work/tfl")
-read -r fc floor_samples < <(sort -n "$work/fl" | sed -n 2p)
-fcw=$(sort -n "$work/flwp" | sed -n 2p | cut -d' ' -f1)
+read -r fc floor_samples < <(med "$work/fl")
+fcw=$(med "$work/flwp" | cut -d' ' -f1)
 
 gdb_cost=""
 if [ "$NG" -gt 0 ] && command -v gdb > /dev/null; then
@@ -236,53 +291,66 @@ GDB
 	fi
 fi
 
-t() { cat "$work/t.$1" 2> /dev/null || echo 0; }
-echo "issue 23 ratios (goal beside each; three-thread loop $((R * 12)) writes, median of 3):"
-awk -v f="$(t floor)" -v b="$(t bpf)" -v br="$(t bpf-regs)" -v p="$(t perf)" \
-    -v pr="$(t perf-record)" -v u="$(t unwatched)" \
-    -v n="$N" -v pl="$plain" -v wb="$wbpf" -v wp="$wperf" -v fc="$fc" -v tf="$tfloor" 'BEGIN {
-	if (f > 0) {
-		printf "  wp-arm bpf / BPF tally floor:          %5.2f  (goal <= 1.25)\n", b / f
-		printf "  wp-arm bpf --regs / BPF tally floor:   %5.2f  (goal <= 1.50)\n", br / f
-	}
-	if (pr > 0) {
-		printf "  wp-arm bpf / perf record -c 1:         %5.2f  (goal < 1)\n", b / pr
-		printf "  wp-arm perf / perf record -c 1:        %5.2f  (goal <= 1)\n", p / pr
-	}
-	if (fc > 0) {
-		printf "  per hit, wp-arm (bpf) / in-process floor:  %5.2f  (goal <= 3)\n", (wb - pl) / n / fc
-		printf "  per hit, wp-arm perf / in-process floor:   %5.2f  (goal <= 3)\n", (wp - pl) / n / fc
-		# the part of the kernel: a BPF program that only counts, on the
-		# same breakpoint; wp-arm bpf runs one, so cannot go below it
-		k = (tf - pl) / n / fc
-		printf "  per hit, BPF tally floor / in-process floor: %5.2f  (the kernel'"'"'s part: ", k
-		if (k > 3)
-			printf "above 3, the goal is out of reach of any BPF backend)\n"
-		else
-			printf "wp-arm bpf adds %.2f)\n", (wb - pl) / n / fc - k
-	}
-	if (u > 0)
-		printf "  vs unwatched: floor %.1fx, bpf %.1fx, bpf --regs %.1fx, perf %.1fx, perf record %.1fx\n",
-		    f / u, b / u, br / u, p / u, pr / u
+echo "guest clock source: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2> /dev/null)"
+echo "issue 23 and 24 ratios: one guest run; the three-thread loop ($((R * 12)) writes) run $K times"
+echo "under each row, the rows interleaved; each figure the median of the $K same-round ratios"
+echo "[lowest-highest].  wall: the loop's run time (what the goals are set in); cpu: the target's"
+echo "own CPU time (user and system, all its threads, from its getrusage: the kernel's work at"
+echo "each trap is in it, the watcher's is not); fastest: the ratio of the rows' fastest runs"
+echo "(wall; a loaded host only ever adds time)."
+echo "                                          wall         fastest  cpu                goal"
+ratio_line "wp-arm bpf / BPF tally floor" bpf floor "<= 1.25"
+ratio_line "wp-arm bpf --regs / BPF tally floor" bpf-regs floor "<= 1.50"
+ratio_line "wp-arm bpf / perf record -c 1" bpf perf-record "< 1"
+ratio_line "wp-arm perf / perf record -c 1" perf perf-record "<= 1"
+ratio_line "bpf --if (matches none) / bpf" bpf-if bpf "<= 1.05 (issue 24)"
+ratio_line "bpf --last 64 / bpf" bpf-last bpf "<= 1.10 (issue 24)"
+[ -n "$last_why" ] && echo "  bpf --last 64 / bpf: not run: $last_why"
+awk -v n="$N" -v pl="$plain" -v wb="$wbpf" -v wp="$wperf" -v fc="$fc" -v tf="$tfloor" 'BEGIN {
+	if (fc <= 0)
+		exit
+	printf "  per hit, one thread, median of 5 (the in-process floor: bench/bp-floor.c):\n"
+	printf "  %-38s %5.2f   %s\n", "wp-arm bpf / in-process floor", (wb - pl) / n / fc, "<= 3"
+	printf "  %-38s %5.2f   %s\n", "wp-arm perf / in-process floor", (wp - pl) / n / fc, "<= 3"
+	# the kernel'"'"'s part: a BPF program that only counts, on the same
+	# breakpoint; wp-arm bpf runs one, so cannot go below it
+	printf "  %-38s %5.2f   (the kernel'"'"'s part)\n", "BPF tally floor / in-process floor", (tf - pl) / n / fc
 }'
 ex=yes
-for k in floor bpf bpf-regs perf perf-regs; do
-	[ "$(cat "$work/exact.$k")" = yes ] || ex=no
+for k in "${rowv[@]}"; do
+	case $k in unwatched|perf-record|bpf-last) continue ;; esac
+	[ "$(exact "$k")" = yes ] || ex=no
 done
 echo "  counts exact on every run of every wp-arm and floor row: $ex (goal yes)"
-[ -f "$work/exact.perf-record" ] &&
-	echo "  perf record -c 1 sampled every write on every run: $(cat "$work/exact.perf-record")"
+[ -s "$work/run.perf-record" ] &&
+	echo "  perf record -c 1 sampled every write on every run: $(exact perf-record)"
 for k in bpf bpf-regs perf perf-regs; do
-	s=$(cat "$work/span.$k")
-	printf '  %-10s last sample at %s%% of the loop (goal >= 90)\n' "$k" "$s"
+	printf '  %-10s last sample at %s%% of the loop (median; goal >= 90)\n' "$k" \
+	    "$(stat "$k" "" 9 | cut -d' ' -f1)"
 done
 echo
-echo "a tight loop on three threads, $((R * 12)) writes (ns of guest time, median of 3):"
-cat "$rows"
+echo "where wp-arm bpf's cost over the floor goes (same rounds, same figures):"
+ratio_line "floor on wp-arm's events / floor" floor-wpev floor "(per thread and CPU, its attributes)"
+ratio_line "wp-arm's program / floor's program" floor-wpprog floor "(on the floor's events)"
+ratio_line "wp-arm bpf / wp-arm's program alone" bpf floor-wpprog "(the watcher's own share)"
+echo "  the program's own time per hit (kernel.bpf_stats, median): the floor's" \
+    "$(stat floor "" 10 | cut -d' ' -f1 | cut -d. -f1) ns," \
+    "wp-arm's $(stat floor-wpprog "" 10 | cut -d' ' -f1 | cut -d. -f1) ns"
+echo
+echo "the three-thread loop, $((R * 12)) writes, per row: guest ns, median [lowest-highest] of $K;"
+echo "the target's CPU ns and context switches (medians), counts of the median-time run:"
+for k in "${rowv[@]}"; do
+	read -r wm wl wh < <(stat "$k" "" 2)
+	read -r cm _ _ < <(stat "$k" "" 3)
+	read -r sm _ _ < <(stat "$k" "" 4)
+	read -r _ _ _ _ w c h y sp _ < <(sort -k2,2n "$work/run.$k" | sed -n "$(( (K + 1) / 2 ))p")
+	LC_ALL=C printf '  %-13s %11.0f [%.0f-%.0f] cpu %11.0f sw %4.0f  writes %s counted %s hits %s tallied %s span %s%%  exact %s\n' \
+	    "$k" "$wm" "$wl" "$wh" "$cm" "$sm" "$w" "$c" "$h" "$y" "$sp" "$(exact "$k")"
+done
 echo
 awk -v n="$N" -v p="$plain" -v wb="$wbpf" -v wp="$wperf" -v fc="$fc" -v tf="$tfloor" \
     -v fs="$floor_samples" -v fw="$fcw" -v g="$gdb_cost" 'BEGIN {
-	printf "cost per hit, one thread, %d writes, ns of guest time, median of 3 (floor sampled %d):\n", n, fs
+	printf "cost per hit, one thread, %d writes, ns of guest time, median of 5 (floor sampled %d):\n", n, fs
 	printf "  in-process breakpoint sampling (floor): %9.0f\n", fc
 	printf "  the floor with wp-arm'"'"'s attributes:    %9.0f\n", fw
 	printf "  with the BPF tally floor attached:      %9.0f\n", (tf - p) / n
@@ -310,15 +378,4 @@ echo "the highest write rate each backend keeps up with (20000 writes, one threa
 highest_rate bpf
 highest_rate perf
 
-# issue 24: --last 64 on bpf (the program keeps every hit in a map ring)
-# against the bpf tally alone (the row bpf above), on the same loop
-last_cost() {
-	row bpf-last64 wp --backend bpf --last 64
-	echo
-	echo "issue 24, the flight recorder (three-thread loop, median of 3):"
-	awk -v b="$(t bpf)" -v l="$(t bpf-last64)" 'BEGIN { if (b > 0)
-	    printf "  wp-arm bpf --last 64 / wp-arm bpf:     %5.2f  (goal <= 1.10)\n", l / b }'
-	sed -n '/^  bpf-last64 /,$p' "$rows"
-}
-last_cost
 rm -rf "$work"

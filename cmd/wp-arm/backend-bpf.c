@@ -257,6 +257,7 @@ conditions(struct watch *w, struct bpf_state *s)
 			cd.op[k].a = ops[k].a;
 			cd.op[k].b = ops[k].b;
 			memcpy(cd.op[k].name, ops[k].name, sizeof cd.op[k].name);
+			cd.comm |= ops[k].op == WP_COP_COMM;
 		}
 		bpfw_cond(s->prog, i, &cd);
 	}

@@ -6,9 +6,14 @@
  * runs rounds rounds of four writes to wpt_stress in a tight loop, no
  * pause: a register store, an immediate store, an add and an increment,
  * each its own instruction.  Prints "writes N" (all threads), "ns T"
- * (from the go to the last write), and "thread TID N" per thread, then
+ * (from the go to the last write), "cpu_ns C" (the CPU time, user and
+ * system, all threads, over the same span: the kernel's work at each
+ * trap is the process's own), "switches S" (its context switches, all
+ * threads, then), and "thread TID N" per thread, then
  * "done"; -w waits for another SIGUSR1 before exiting.
  */
+#include <sys/resource.h>
+
 #include <pthread.h>
 #include <stdint.h>
 #include <sys/syscall.h>
@@ -20,6 +25,18 @@ volatile long wpt_stress;
 
 static long rounds = 200;
 static pthread_barrier_t go;
+
+/* CPU time, user and system, of every thread so far; *csw: switches */
+static long
+cpu_ns(long *csw)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	*csw = ru.ru_nvcsw + ru.ru_nivcsw;
+	return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000L +
+	    (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000L;
+}
 
 struct worker {
 	pthread_t	 th;
@@ -59,7 +76,7 @@ main(int argc, char *argv[])
 {
 	struct worker w[65];
 	struct timespec t0, t1;
-	long n = 2, i, total = 0;
+	long n = 2, i, total = 0, c0, s0, s1;
 	int ch, waitend = 0;
 
 	while ((ch = getopt(argc, argv, "t:r:w")) != -1) {
@@ -83,6 +100,7 @@ main(int argc, char *argv[])
 	fflush(stdout);
 	wpt_wait_go();
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	c0 = cpu_ns(&s0);
 	w[n].late = 1;
 	pthread_create(&w[n].th, NULL, run, &w[n]);
 	pthread_barrier_wait(&go);
@@ -94,6 +112,8 @@ main(int argc, char *argv[])
 	printf("writes %ld\n", total);
 	printf("ns %ld\n", (t1.tv_sec - t0.tv_sec) * 1000000000L +
 	    (t1.tv_nsec - t0.tv_nsec));
+	printf("cpu_ns %ld\n", cpu_ns(&s1) - c0);
+	printf("switches %ld\n", s1 - s0);
 	for (i = 0; i <= n; i++)
 		printf("thread %ld %ld\n", w[i].tid, w[i].writes);
 	printf("done\n");

@@ -243,7 +243,8 @@ matches(const struct wpb_cond *cd, struct bpf_perf_event_data *ctx,
 	if (st == NULL)
 		return 0;
 	*st = 0;
-	bpf_get_current_comm(e.comm, sizeof e.comm);
+	if (cd->comm)
+		bpf_get_current_comm(e.comm, sizeof e.comm);
 	bpf_loop(WPB_COND_OPS, step, &e, 0);
 	return *st & 1;
 }
@@ -298,17 +299,26 @@ copy_stack(struct wpb_sample_stack *st, struct bpf_perf_event_data *ctx)
 
 /*
  * Whether the budget samples a target's hit: its nth (n from 1), its
- * tally's khits-th.  Two CPUs may both take a period's sample.
+ * tally's khits-th.  The period's clock is read once a kernel tick at
+ * most (a tick is 1 to 10 ms): a hit in the tick of the last look is
+ * passed over, so that most hits read no clock source.  Two CPUs may
+ * both take a period's sample.
  */
 static __always_inline int
-budget(struct wpb_tot *tot, __u64 n, __u64 khits, __u64 now)
+budget(struct wpb_tot *tot, __u64 n, __u64 khits)
 {
+	__u64 now, j;
+
 	if (sample_all || n <= WPB_FIRST ||
 	    (khits > 0 && khits <= WPB_FIRST_KEY))
 		return 1;
-	if (now >= tot->next_ns) {
-		tot->next_ns = now + WPB_PERIOD_NS;
-		return 1;
+	if ((j = bpf_jiffies64()) != tot->looked) {
+		tot->looked = j;
+		now = bpf_ktime_get_ns();
+		if (now >= tot->next_ns) {
+			tot->next_ns = now + WPB_PERIOD_NS;
+			return 1;
+		}
 	}
 	__sync_fetch_and_add(&tot->skipped, 1);
 	return 0;
@@ -340,7 +350,7 @@ send(struct bpf_perf_event_data *ctx, __u32 slot, __s32 stack, __u64 cur,
 	struct wpb_sample_regs *r;
 	int ptr = c->kind == WPB_POINTER;
 
-	if (c->kind == WPB_TARGET && !stop && !budget(tot, n, khits, now))
+	if (c->kind == WPB_TARGET && !stop && !budget(tot, n, khits))
 		return;
 	if (!ptr && sample_limit != 0 &&
 	    __sync_fetch_and_add(&tot->claimed, 1) >= sample_limit) {
@@ -357,7 +367,8 @@ send(struct bpf_perf_event_data *ctx, __u32 slot, __s32 stack, __u64 cur,
 		__sync_fetch_and_add(&tot->drops, 1);
 		return;
 	}
-	fill(&r->s, ctx, slot, stack, cur, now);
+	fill(&r->s, ctx, slot, stack, cur, now != 0 ? now :
+	    bpf_ktime_get_ns());
 	r->s.flags |= stop;
 	if (with_regs || stack_bytes > 0)
 		regs(r, ctx);
@@ -421,7 +432,6 @@ hit(struct bpf_perf_event_data *ctx, __u32 slot)
 
 	if (c == NULL || tot == NULL)
 		return 0;
-	__sync_fetch_and_add(&tot->hits, 1);
 	/* what this event watches: ctx->addr, also while being moved */
 	cur = read_value(ctx->addr, c->len, tot, &known);
 	prev = __sync_lock_test_and_set(&tot->last_value, cur);
@@ -429,15 +439,18 @@ hit(struct bpf_perf_event_data *ctx, __u32 slot)
 		m = matches(cd, ctx, cur, prev, known);
 	if (with_stack)
 		stack = (__s32)bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
-	/* the time, once, where a ring slot or a sample wants it */
-	now = last_n > 0 || m ? bpf_ktime_get_ns() : 0;
+	/* the time, once, where a ring slot wants it (a sample reads it
+	   only when it is sent: most hits read no clock) */
+	now = last_n > 0 ? bpf_ktime_get_ns() : 0;
 	if (last_n > 0 && c->kind == WPB_TARGET)
 		keep(ctx, slot, stack, cur, known, tot, now);
 	khits = count(ctx, slot, stack, cur, prev, tot, m);
 	/* a write that does not match is tallied, and no more */
 	if (!m)
 		return 0;
-	n = __sync_fetch_and_add(&tot->matched, 1) + 1;
+	/* the budget's first hits: counted only until they are past */
+	n = tot->first < WPB_FIRST ?
+	    __sync_fetch_and_add(&tot->first, 1) + 1 : WPB_FIRST + 1;
 	send(ctx, slot, stack, cur, c, tot, n, khits, stop(cd, tot), now);
 	return 0;
 }

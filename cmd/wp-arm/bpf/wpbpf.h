@@ -50,7 +50,6 @@ struct wpb_val {
 
 /* totals: per slot */
 struct wpb_tot {
-	__u64	hits;
 	__u64	sent;		/* samples in the ring */
 	__u64	drops;		/* samples the ring had no room for */
 	__u64	capped;		/* samples not sent: max events reached */
@@ -61,7 +60,10 @@ struct wpb_tot {
 	__u64	skipped;	/* hits the sample budget passed over */
 	__u64	next_ns;	/* the budget's next sample, at the
 				   earliest (CLOCK_MONOTONIC) */
-	__u64	matched;	/* hits that matched --if (all without) */
+	__u64	looked;		/* the kernel tick (jiffies) it last
+				   looked at the clock in */
+	__u64	first;		/* hits that matched --if (all without),
+				   counted up to the budget's WPB_FIRST */
 	__u64	stops;		/* --stop: matches after the first */
 	__u64	kept;		/* --last: hits kept in lastw */
 };
@@ -99,6 +101,8 @@ struct wpb_op {
 struct wpb_cond {
 	__u32	nops;
 	__u32	stop;		/* SIGSTOP the first matching writer */
+	__u32	comm;		/* an op tests comm: read it at each hit */
+	__u32	pad;
 	struct wpb_op op[WPB_COND_OPS];
 };
 
@@ -106,7 +110,8 @@ struct wpb_cond {
  * The sample budget of a target (unless every hit is asked for; a
  * follow chain's entries have every hit sampled): its first WPB_FIRST
  * hits, the first WPB_FIRST_KEY of each tally (writer, thread, chain),
- * then one each WPB_PERIOD_NS, so that samples span the watch.
+ * then one each WPB_PERIOD_NS (or each kernel tick, when longer), so
+ * that samples span the watch.
  */
 #define WPB_FIRST	64
 #define WPB_FIRST_KEY	4
