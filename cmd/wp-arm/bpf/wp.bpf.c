@@ -114,30 +114,26 @@ read_value(__u64 addr, __u32 len, struct wpb_tot *tot, int *known)
 }
 
 /*
- * The general registers at the trap, in x86-regs.h's order: copied
- * field by field (the verifier wants each read of ctx at a constant
- * offset), then indexed.
+ * The general registers at the trap into v, in x86-regs.h's order
+ * (samples' too): field by field, as the verifier wants each read of
+ * ctx at a constant offset.
  */
-struct gpregs {
-	__u64	v[WPB_NREGS];
-};
-
 static __always_inline void
-gpregs(struct gpregs *g, struct bpf_perf_event_data *ctx)
+gpregs(__u64 *v, struct bpf_perf_event_data *ctx)
 {
 #define PT_REG(N, name, field, perf, dwarf) \
-	g->v[WP_##N] = ctx->regs.field;
+	v[WP_##N] = ctx->regs.field;
 	WP_X86_GPREGS(PT_REG)
 #undef PT_REG
 }
 
-/* Register i of g; -1 (none): 0. */
+/* Register i of g, as gpregs copied them; -1 (none): 0. */
 static __always_inline __u64
-reg_of(const struct gpregs *g, __s32 i)
+reg_of(const __u64 *g, __s32 i)
 {
 	if (i < 0 || i >= WPB_NREGS)
 		return 0;
-	return g->v[i];
+	return g[i];
 }
 
 /*
@@ -152,19 +148,19 @@ stored(struct bpf_perf_event_data *ctx, __u32 len, __u64 *v)
 {
 	__u64 ip = ctx->regs.rip, lo, x;
 	struct wpb_store *s = bpf_map_lookup_elem(&stores, &ip);
-	struct gpregs g;
+	__u64 g[WPB_NREGS];
 
 	if (s == NULL)
 		return -1;
 	if (s->src == WPB_SRC_MEMORY || len == 0 || len > 8)
 		return 0;
-	gpregs(&g, ctx);
-	lo = s->disp + reg_of(&g, s->base) + reg_of(&g, s->index) * s->scale;
+	gpregs(g, ctx);
+	lo = s->disp + reg_of(g, s->base) + reg_of(g, s->index) * s->scale;
 	if (s->addr32)
 		lo = (__u32)lo;
 	if (lo > ctx->addr || ctx->addr + len > lo + s->width)
 		return 0;
-	x = s->src == WPB_SRC_IMM ? s->imm : reg_of(&g, s->src) >> s->shift;
+	x = s->src == WPB_SRC_IMM ? s->imm : reg_of(g, s->src) >> s->shift;
 	x >>= 8 * ((ctx->addr - lo) & 7);
 	*v = len >= 8 ? x : x & ((1ULL << (8 * len)) - 1);
 	return 1;
@@ -360,10 +356,7 @@ fill(struct wpb_sample *s, struct bpf_perf_event_data *ctx, __u32 slot,
 static __always_inline void
 regs(struct wpb_sample_regs *r, struct bpf_perf_event_data *ctx)
 {
-#define PT_REG(N, name, field, perf, dwarf) \
-	r->regs[WP_##N] = ctx->regs.field;
-	WP_X86_GPREGS(PT_REG)
-#undef PT_REG
+	gpregs(r->regs, ctx);
 	r->s.flags |= WPB_F_REGS;
 }
 
