@@ -62,6 +62,21 @@ pointer_written(struct watch *w, struct bpf_state *s, size_t ti,
 		hold_pointer(s->hold, p->tid);
 }
 
+/*
+ * A writer the program does not know yet (no hit): decoded here once,
+ * so that its value tests take the value it stores (cond-sample.c).
+ */
+static void
+learn(struct watch *w, struct bpf_state *s, uint64_t trap)
+{
+	const struct wp_x86_insn *in = NULL;
+	struct csample *cs = filter_csample(w);
+
+	if (cs == NULL || csample_store(cs, trap, &in) == -1)
+		in = NULL;
+	bpfw_store(s->prog, trap, in);
+}
+
 static void
 on_sample(void *arg, const void *data, size_t size)
 {
@@ -78,6 +93,10 @@ on_sample(void *arg, const void *data, size_t size)
 
 	if (size < sizeof *smp || ti >= w->nt)
 		return;
+	if (smp->flags & WPB_F_LEARN) {
+		learn(w, s, smp->ip);
+		return;
+	}
 	memset(&h, 0, sizeof h);
 	h.pid = (pid_t)smp->pid;
 	h.tid = (pid_t)smp->tid;
@@ -251,6 +270,9 @@ conditions(struct watch *w, struct bpf_state *s)
 		    &stop);
 		cd.stop = (__u32)stop;
 		for (k = 0; k < cd.nops; k++) {
+			cd.stores |= ops[k].op == WP_COP_VALUE ||
+			    ops[k].op == WP_COP_CHANGED ||
+			    ops[k].op == WP_COP_UNCHANGED;
 			cd.op[k].op = ops[k].op;
 			cd.op[k].cmp = ops[k].cmp;
 			cd.op[k].negate = ops[k].negate;

@@ -21,6 +21,7 @@
 #include "bpf-prog.h"
 #include "kchain.h"
 #include "proc.h"
+#include "x86.h"
 #include "wp.skel.h"
 
 #define RING_BYTES	(1 << 22)	/* the samples' ring buffer */
@@ -182,6 +183,31 @@ bpfw_cond(struct bpfw *b, size_t slot, const struct wpb_cond *cd)
 	__u32 key = (__u32)slot;
 
 	bpf_map_update_elem(bpf_map__fd(b->skel->maps.cond), &key, cd,
+	    BPF_ANY);
+}
+
+void
+bpfw_store(struct bpfw *b, uint64_t trap, const struct wp_x86_insn *in)
+{
+	struct wpb_store st;
+	__u64 key = trap;
+
+	memset(&st, 0, sizeof st);
+	st.src = WPB_SRC_MEMORY;
+	if (in != NULL && in->width > 0 && in->width <= 8 && in->mem.seg == 0) {
+		st.src = in->kind == WP_X86_IMM_STORE ? WPB_SRC_IMM :
+		    in->src_reg;
+		st.shift = (__u32)in->src_shift;
+		st.width = (__u32)in->width;
+		st.base = in->mem.base;
+		st.index = in->mem.index;
+		st.scale = (__u32)in->mem.scale;
+		st.addr32 = in->mem.base_bytes == 4;
+		/* rip-relative: from the trap, the next instruction */
+		st.disp = in->mem.disp + (in->mem.rip_rel ? (__s64)trap : 0);
+		st.imm = in->imm;
+	}
+	bpf_map_update_elem(bpf_map__fd(b->skel->maps.stores), &key, &st,
 	    BPF_ANY);
 }
 

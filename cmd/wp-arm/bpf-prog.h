@@ -38,6 +38,14 @@ void	 bpfw_conf(struct bpfw *b, const struct watch *w, size_t slot);
 void	 bpfw_seed(struct bpfw *b, size_t slot, uint64_t value);
 /* Entry slot's --if and --stop (cd->nops 0: every hit matches). */
 void	 bpfw_cond(struct bpfw *b, size_t slot, const struct wpb_cond *cd);
+/*
+ * The writer that ends at trap IP trap, for the program's value tests:
+ * a store whose value is its source register's or immediate (in, as
+ * lib/x86.h decoded it); NULL: its value is read in memory.
+ */
+struct wp_x86_insn;
+void	 bpfw_store(struct bpfw *b, uint64_t trap,
+	    const struct wp_x86_insn *in);
 /* The signal a pointer's writer gets (0: none), for every pointer. */
 void	 bpfw_stop_signal(struct bpfw *b, const struct watch *w, int sig);
 /* A descriptor that polls readable when samples wait; -1: none. */

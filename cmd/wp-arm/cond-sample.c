@@ -155,6 +155,30 @@ csample_writer(struct csample *cs, uint64_t trap, uint64_t *writer_ip)
 	return 0;
 }
 
+/*
+ * Whether the writer is a store whose value its source register or
+ * immediate holds at the trap, and whose address the registers there
+ * still give.
+ */
+static int
+plain(const struct csite *s)
+{
+	return s->known && !s->in.addr_clobbered && (s->in.kind ==
+	    WP_X86_IMM_STORE || (s->in.kind == WP_X86_REG_STORE &&
+	    s->in.src_reg >= 0 && s->in.src_reg < WP_NGPREGS));
+}
+
+int
+csample_store(struct csample *cs, uint64_t trap, const struct wp_x86_insn **in)
+{
+	const struct csite *s = site(cs, trap);
+
+	if (!plain(s))
+		return -1;
+	*in = &s->in;
+	return 0;
+}
+
 int
 csample_value(struct csample *cs, const struct wtarget *t,
     const struct wp_hit_rec *h, uint64_t *value)
@@ -166,15 +190,14 @@ csample_value(struct csample *cs, const struct wtarget *t,
 	if (h->regs == NULL || t->len > 8)
 		return -1;
 	s = site(cs, h->ip);
-	if (!s->known || s->in.addr_clobbered ||
+	if (!plain(s) ||
 	    wp_x86_store_range(&s->in, h->regs, 1, &lo, &hi) == -1 ||
 	    lo > t->addr || hi < t->addr + (uint64_t)t->len)
 		return -1;
 	src = s->in.src_reg;
 	if (s->in.kind == WP_X86_IMM_STORE)
 		v = s->in.imm;
-	else if (s->in.kind == WP_X86_REG_STORE && src >= 0 &&
-	    (h->regs->have & (1u << src)))
+	else if (h->regs->have & (1u << src))
 		v = h->regs->v[src] >> s->in.src_shift;
 	else
 		return -1;

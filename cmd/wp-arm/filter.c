@@ -159,11 +159,13 @@ filter_open(struct watch *w, const struct filter_opts *o,
 	f->sampled = sampled;
 	f->kernel = strcmp(w->backend->cond_where, "kernel") == 0;
 	/* a sample's value is the stored register's, or an immediate (the
-	   bpf program keeps the last writes with their values itself) */
+	   bpf program keeps the last writes with their values itself; its
+	   matches carry the registers, for wp-decode's written value, as
+	   memory at the trap may hold a later write) */
 	if (sampled) {
 		f->cs = csample_open(w->pid);
 		if ((w->last > 0 && !f->kernel) || (cond != NULL &&
-		    (wp_cond_uses(cond) & WP_COND_VALUE)))
+		    (f->kernel || (wp_cond_uses(cond) & WP_COND_VALUE))))
 			w->regs = 1;
 	}
 	f->stop = o->stop;
@@ -490,6 +492,12 @@ filter_stopped(struct watch *w)
 		    "meanwhile, its registers are not the write's (the bpf, "
 		    "page and ptrace backends stop at it)\n", w->backend->name,
 		    f->stop_late_us);
+}
+
+struct csample *
+filter_csample(const struct watch *w)
+{
+	return w->filter != NULL ? w->filter->cs : NULL;
 }
 
 void

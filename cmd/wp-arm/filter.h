@@ -90,6 +90,8 @@ size_t	 filter_compiled(const struct watch *w, size_t ti,
 int	 filter_matched(const struct watch *w);
 /* A sample of the write the program stopped the writer at (--stop). */
 void	 filter_kernel_stop(struct watch *w, const struct wp_hit_rec *h);
+/* What decodes the writers of samples (perf, bpf); NULL: none. */
+struct csample *filter_csample(const struct watch *w);
 /* The observation's stopped_at. */
 void	 filter_observe(const struct watch *w, struct wp_observation *o);
 void	 filter_free(struct watch *w);
@@ -120,6 +122,14 @@ struct csample *csample_open(pid_t pid);
  */
 int	 csample_value(struct csample *cs, const struct wtarget *t,
 	    const struct wp_hit_rec *h, uint64_t *value);
+/*
+ * The writer that ends at trap when it is a store whose value is its
+ * source register's or immediate at the trap (*in, valid while cs is
+ * open): 0, or -1.
+ */
+struct wp_x86_insn;
+int	 csample_store(struct csample *cs, uint64_t trap,
+	    const struct wp_x86_insn **in);
 /* The writer that ends at trap, decoded: 0, or -1 when not known. */
 int	 csample_writer(struct csample *cs, uint64_t trap, uint64_t *writer_ip);
 void	 csample_close(struct csample *cs);

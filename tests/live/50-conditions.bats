@@ -61,6 +61,9 @@ NB=33334
 
 @test "wp-arm bpf --if 'value == 0': evaluated in the kernel; the one write of 0 is the hit, every write tallied" {
 	zero_watch bpf "$NB" kernel
+	# the program's value: the store's register (rdi), not what memory
+	# held at the trap, where another thread's write may be already
+	assert_equal "$(jq -r 'select(.type=="hit") | .new_value' "$WOUT")" 0x0
 }
 
 @test "wp-arm perf --if changed: three threads writing the value the target had at arming change nothing" {

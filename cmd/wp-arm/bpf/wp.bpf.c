@@ -87,6 +87,14 @@ struct {
 	__uint(value_size, 8 * 19);
 } stacks SEC(".maps");
 
+/* the writers wp-arm decoded, by trap IP (wpbpf.h) */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, WPB_STORES);
+	__type(key, __u64);
+	__type(value, struct wpb_store);
+} stores SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 1 << 20);		/* set by wp-arm */
@@ -103,6 +111,84 @@ read_value(__u64 addr, __u32 len, struct wpb_tot *tot, int *known)
 	if (!*known)
 		__sync_fetch_and_add(&tot->readerr, 1);
 	return v;
+}
+
+/*
+ * The general registers at the trap into v, in x86-regs.h's order
+ * (samples' too): field by field, as the verifier wants each read of
+ * ctx at a constant offset.
+ */
+static __always_inline void
+gpregs(__u64 *v, struct bpf_perf_event_data *ctx)
+{
+#define PT_REG(N, name, field, perf, dwarf) \
+	v[WP_##N] = ctx->regs.field;
+	WP_X86_GPREGS(PT_REG)
+#undef PT_REG
+}
+
+/* Register i of g, as gpregs copied them; -1 (none): 0. */
+static __always_inline __u64
+reg_of(const __u64 *g, __s32 i)
+{
+	if (i < 0 || i >= WPB_NREGS)
+		return 0;
+	return g[i];
+}
+
+/*
+ * The watched bytes (len at ctx->addr) as the store that ends at the
+ * trap wrote them, from its source register or immediate (stores): 1,
+ * *v set; 0: to be read in memory (another kind of write, or one that
+ * wrote elsewhere this time); -1: a writer wp-arm has not decoded yet.
+ * Memory at the trap may hold another thread's later write already.
+ */
+static __always_inline int
+stored(struct bpf_perf_event_data *ctx, __u32 len, __u64 *v)
+{
+	__u64 ip = ctx->regs.rip, lo, x;
+	struct wpb_store *s = bpf_map_lookup_elem(&stores, &ip);
+	__u64 g[WPB_NREGS];
+
+	if (s == NULL)
+		return -1;
+	if (s->src == WPB_SRC_MEMORY || len == 0 || len > 8)
+		return 0;
+	gpregs(g, ctx);
+	lo = s->disp + reg_of(g, s->base) + reg_of(g, s->index) * s->scale;
+	if (s->addr32)
+		lo = (__u32)lo;
+	if (lo > ctx->addr || ctx->addr + len > lo + s->width)
+		return 0;
+	x = s->src == WPB_SRC_IMM ? s->imm : reg_of(g, s->src) >> s->shift;
+	x >>= 8 * ((ctx->addr - lo) & 7);
+	*v = len >= 8 ? x : x & ((1ULL << (8 * len)) - 1);
+	return 1;
+}
+
+/*
+ * The watched bytes after the write: the store's where the program
+ * knows its writer and --if tests the value (*flags WPB_F_STORED),
+ * else memory's at the trap (*flags WPB_F_LEARN: a writer to learn).
+ */
+static __always_inline __u64
+written(struct bpf_perf_event_data *ctx, const struct wpb_conf *c,
+    const struct wpb_cond *cd, struct wpb_tot *tot, int *known, __u32 *flags)
+{
+	__u64 v = 0;
+	int r;
+
+	*flags = 0;
+	if (cd != NULL && cd->stores) {
+		if ((r = stored(ctx, c->len, &v)) == 1) {
+			*known = 1;
+			*flags = WPB_F_STORED;
+			return v;
+		}
+		if (r == -1)
+			*flags = WPB_F_LEARN;
+	}
+	return read_value(ctx->addr, c->len, tot, known);
 }
 
 /* The leaf a pointer written with value p leads to, and its value. */
@@ -271,10 +357,7 @@ fill(struct wpb_sample *s, struct bpf_perf_event_data *ctx, __u32 slot,
 static __always_inline void
 regs(struct wpb_sample_regs *r, struct bpf_perf_event_data *ctx)
 {
-#define PT_REG(N, name, field, perf, dwarf) \
-	r->regs[WP_##N] = ctx->regs.field;
-	WP_X86_GPREGS(PT_REG)
-#undef PT_REG
+	gpregs(r->regs, ctx);
 	r->s.flags |= WPB_F_REGS;
 }
 
@@ -345,7 +428,7 @@ wake(int ptr)
 static __always_inline void
 send(struct bpf_perf_event_data *ctx, __u32 slot, __s32 stack, __u64 cur,
     const struct wpb_conf *c, struct wpb_tot *tot, __u64 n, __u64 khits,
-    __u32 stop, __u64 now)
+    __u32 stop, __u32 src, __u64 now)
 {
 	struct wpb_sample_regs *r;
 	int ptr = c->kind == WPB_POINTER;
@@ -369,7 +452,7 @@ send(struct bpf_perf_event_data *ctx, __u32 slot, __s32 stack, __u64 cur,
 	}
 	fill(&r->s, ctx, slot, stack, cur, now != 0 ? now :
 	    bpf_ktime_get_ns());
-	r->s.flags |= stop;
+	r->s.flags |= stop | src;
 	if (with_regs || stack_bytes > 0)
 		regs(r, ctx);
 	if (stack_bytes > 0)
@@ -420,6 +503,29 @@ keep(struct bpf_perf_event_data *ctx, __u32 slot, __s32 stack, __u64 cur,
 	l->seq = k + 1;
 }
 
+/*
+ * A writer not yet in stores: its entry, reading memory until wp-arm
+ * decodes it from the sample sent here (no hit; once per writer, a
+ * sample the ring had no room for on a later hit).
+ */
+static __always_inline void
+learn(struct bpf_perf_event_data *ctx, __u32 slot)
+{
+	struct wpb_store m = { .src = WPB_SRC_MEMORY };
+	struct wpb_sample *s;
+	__u64 ip = ctx->regs.rip;
+
+	if (bpf_map_update_elem(&stores, &ip, &m, BPF_NOEXIST) != 0)
+		return;
+	if ((s = bpf_ringbuf_reserve(&samples, sizeof *s, 0)) == NULL) {
+		bpf_map_delete_elem(&stores, &ip);
+		return;
+	}
+	fill(s, ctx, slot, 0, 0, 0);
+	s->flags = WPB_F_LEARN;
+	bpf_ringbuf_submit(s, BPF_RB_NO_WAKEUP);
+}
+
 static __always_inline int
 hit(struct bpf_perf_event_data *ctx, __u32 slot)
 {
@@ -428,12 +534,15 @@ hit(struct bpf_perf_event_data *ctx, __u32 slot)
 	struct wpb_cond *cd = bpf_map_lookup_elem(&cond, &slot);
 	__u64 cur, prev, n, khits, m = 1, now;
 	__s32 stack = 0;
+	__u32 src;
 	int known;
 
 	if (c == NULL || tot == NULL)
 		return 0;
 	/* what this event watches: ctx->addr, also while being moved */
-	cur = read_value(ctx->addr, c->len, tot, &known);
+	cur = written(ctx, c, cd, tot, &known, &src);
+	if (src & WPB_F_LEARN)
+		learn(ctx, slot);
 	prev = __sync_lock_test_and_set(&tot->last_value, cur);
 	if (cd != NULL && cd->nops > 0)
 		m = matches(cd, ctx, cur, prev, known);
@@ -451,7 +560,8 @@ hit(struct bpf_perf_event_data *ctx, __u32 slot)
 	/* the budget's first hits: counted only until they are past */
 	n = tot->first < WPB_FIRST ?
 	    __sync_fetch_and_add(&tot->first, 1) + 1 : WPB_FIRST + 1;
-	send(ctx, slot, stack, cur, c, tot, n, khits, stop(cd, tot), now);
+	send(ctx, slot, stack, cur, c, tot, n, khits, stop(cd, tot),
+	    src & WPB_F_STORED, now);
 	return 0;
 }
 

@@ -102,8 +102,33 @@ struct wpb_cond {
 	__u32	nops;
 	__u32	stop;		/* SIGSTOP the first matching writer */
 	__u32	comm;		/* an op tests comm: read it at each hit */
-	__u32	pad;
+	__u32	stores;		/* --if tests the value: a known writer's
+				   is its store's (stores), not memory's */
 	struct wpb_op op[WPB_COND_OPS];
+};
+
+/*
+ * stores: by trap IP, the store that ends there, as wp-arm decoded it
+ * from a sample (cond-sample.c): a mov of a general register or an
+ * immediate, its address base + index * scale + disp from the
+ * registers at the trap (a rip-relative one's disp made absolute).
+ * src WPB_SRC_MEMORY: another kind of write, its value read in memory.
+ */
+#define WPB_SRC_IMM	(-1)
+#define WPB_SRC_MEMORY	(-2)
+#define WPB_STORES	4096
+
+struct wpb_store {
+	__s32	src;		/* a register (x86-regs.h's order), or
+				   WPB_SRC_* */
+	__u32	shift;		/* of the register: 8 for ah .. dh */
+	__u32	width;		/* bytes stored: 1, 2, 4 or 8 */
+	__s32	base, index;	/* registers, -1: none */
+	__u32	scale;
+	__u32	addr32;		/* an address-size prefix */
+	__u32	pad;
+	__s64	disp;
+	__u64	imm;
 };
 
 /*
@@ -120,11 +145,16 @@ struct wpb_cond {
 #define WPB_F_REGS	1
 #define WPB_F_LEAF	2	/* a pointer's sample: leaf_* are set */
 #define WPB_F_STOP	4	/* --stop: its thread was sent SIGSTOP */
+#define WPB_F_STORED	8	/* value: the store's, from its source
+				   register or immediate (stores) */
+#define WPB_F_LEARN	16	/* no hit: a writer not in stores yet,
+				   for wp-arm to decode */
 
 struct wpb_sample {
 	__u64	time_ns;	/* CLOCK_MONOTONIC */
 	__u64	ip;
-	__u64	value;		/* the watched bytes at the trap */
+	__u64	value;		/* the watched bytes at the trap, or
+				   the store's (WPB_F_STORED) */
 	__u64	addr;
 	__u64	leaf_addr;	/* a pointer's new leaf, and its value */
 	__u64	leaf_value;
