@@ -614,6 +614,20 @@ busy_cpu_watch() {
 		fail "native run time $(obs .page.native_run_us) us of $(obs .page.watched_us) us watched, $(obs .page.faults_neighbour) faults"
 }
 
+@test "wp-arm page: a target that faults every few microseconds of its own time is said to run at that pace or slower, not about it" {
+	start_target mt-writer -t 0 -c 100000000 -w
+	watch_start wpt_score -- --backend page -d 2s
+	kill -USR1 "$TPID"
+	watch_wait
+	[ "$(obs .page.faults_neighbour)" -ge 1000 ] || fail "neighbour faults: $(obs .page.faults_neighbour)"
+	run --separate-stderr sh -c "wp-decode < '$WOUT' | wp-report"
+	assert_success
+	# before: "estimate about 80 ms ... (1/24 of native speed)", where the
+	# loop ran at about 1/1000 of its speed unwatched
+	assert_line --regexp '^estimate at most .* of the target.s native run time in [0-9.]+ s \(1/[0-9.]+ of native speed or slower\)$'
+	assert_line --regexp '^ +it faulted every [0-9.]+ us of its own time: part of each fault.s cost counts as its own$'
+}
+
 @test "wp-arm page: a target that waits for a CPU another program takes is not said to be slowed by the watch" {
 	# four frames of about 0.4 s of arithmetic, one write each: no wait
 	# that is the watch's worth a tenth of the time

@@ -33,14 +33,22 @@ fmt_pace(char *b, size_t sz, double n)
 }
 
 /*
+ * A page-backend target whose own time between two faults is under
+ * this had its time inflated by the faults themselves (their entry and
+ * return, the caches they cool count as its own): an upper bound.
+ */
+#define FAULT_OWN_US	100
+
+/*
  * How much of the target's native run time (run, as the observation
  * estimates it: wp-records(7)) the watch covered in the time it took;
  * and, when the ptrace backend's target also waited in system calls,
- * which run at native speed, the pace of its own code apart.
+ * which run at native speed, the pace of its own code apart.  faults:
+ * the page backend's (0: none, or another backend).
  */
 static void
 native_note(const struct wp_obs_pass *o, const struct wp_field *run_us,
-    FILE *f)
+    int64_t faults, FILE *f)
 {
 	double run, took, blocked, code = 0;
 	char rs[32], ps[64], bs[32], cs[32], cps[64];
@@ -66,6 +74,14 @@ native_note(const struct wp_obs_pass *o, const struct wp_field *run_us,
 	}
 	fmt_dur(rs, sizeof rs, run);
 	fmt_pace(ps, sizeof ps, took / run);
+	if (faults > 0 && run * 1000 / (double)faults < FAULT_OWN_US) {
+		out(f, "estimate at most %s of the target's native run time "
+		    "in %.1f s (%s or slower)\n", rs, took / 1000, ps);
+		out(f, "         it faulted every %.1f us of its own time: "
+		    "part of each fault's cost counts as its own\n",
+		    run * 1000 / (double)faults);
+		return;
+	}
 	out(f, "estimate about %s of the target's native run time in %.1f s "
 	    "(%s)\n", rs, took / 1000, ps);
 	if (blocked < 1 || code <= 0 || took <= blocked)
@@ -98,7 +114,7 @@ page_note(const struct wp_obs_pass *o, FILE *f)
 	if (nn > 0 && nn >= nw)
 		out(f, "note     most faults were page neighbours': writes to "
 		    "other variables on the watched pages\n");
-	native_note(o, &o->page_native_run_us, f);
+	native_note(o, &o->page_native_run_us, nw + nn, f);
 }
 
 /* The ptrace and page backends' pace, and the child processes not followed. */
@@ -109,7 +125,7 @@ watch_notes(const struct wp_obs_pass *o, FILE *f)
 		out(f, "ptrace   %s steps/s: the target ran one instruction a "
 		    "step, one thread at a time\n",
 		    wp_field_text(&o->steps_per_second));
-		native_note(o, &o->native_run_us, f);
+		native_note(o, &o->native_run_us, 0, f);
 	}
 	if (o->lost_undelivered.text != NULL)
 		out(f, "note     %s records dropped: the reader did not take "
