@@ -33,7 +33,6 @@
 #include "x86.h"
 
 #define STEP_MAX	(1 << 20)	/* steps of one rep instruction */
-#define HIT_BYTES_MAX	256	/* a wider target's hits carry no bytes */
 #define FRAME_MAX	16384	/* a signal frame's reach: XSAVE with AMX */
 
 /*
