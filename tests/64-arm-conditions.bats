@@ -202,3 +202,15 @@ bad_if() {
 	assert_equal "$(cat "$WERR")" ""
 	assert_equal "$(hits)" 1
 }
+
+@test "wp-arm page --if 'value == 0' on a target wider than 256 bytes: the writes it could not test named, not a silent 0 matched" {
+	start_target page-array -n 300
+	watch_start wpt_big -- --backend page -d 600s --if 'value == 0'
+	kill -USR1 "$TPID"
+	watch_wait
+	wait_for "$TOUT" '^done' 60
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(hits)" 0
+	assert_equal "$(jq -s '[.[] | select(.type=="tally") | .hits] | add' "$WOUT")" 300
+	assert_equal "$(cat "$WERR")" "wp-arm: --if: target 0 is 65536 bytes, wider than 256: its 300 writes had no value, and the value test was false for them"
+}

@@ -57,6 +57,8 @@ struct filter {
 	/* each entry's value before the next write */
 	int		*has_prev;
 	uint64_t	*prev;
+	uint64_t	*novalue;	/* writes a value test was false for,
+					   their value not known */
 	/* --stop, and the write stopped at */
 	int		 stop;		/* STOP_* */
 	int		 stopped;
@@ -183,6 +185,7 @@ filter_open(struct watch *w, const struct filter_opts *o,
 	wp_hmap_init(&f->comms, sizeof(struct fcomm));
 	f->has_prev = wp_xcalloc(w->nt + 1, sizeof *f->has_prev);
 	f->prev = wp_xcalloc(w->nt + 1, sizeof *f->prev);
+	f->novalue = wp_xcalloc(w->nt + 1, sizeof *f->novalue);
 	w->filter = f;
 	/* with a condition, the tallies hold every write it is asked of */
 	for (i = 0; i < w->nt && cond != NULL && !f->kernel; i++)
@@ -356,6 +359,9 @@ filter_hit(struct watch *w, size_t ti, const struct wp_hit_rec *h)
 	if (f->cond != NULL && (wp_cond_uses(f->cond) & WP_COND_THREAD))
 		cw.comm = comm_of(w, h->tid);
 	m = f->cond == NULL || wp_cond_eval(f->cond, &cw);
+	if (f->cond != NULL && !cw.has_value &&
+	    (wp_cond_uses(f->cond) & WP_COND_VALUE))
+		f->novalue[ti]++;
 	if (w->t[ti].chain < 0)
 		filter_keep(w, ti, h, cw.has_value, cw.value);
 	/* a leaf's thread may be held by hold.c: only a tracer stops it */
@@ -419,6 +425,28 @@ filter_died(const struct watch *w)
 	return w->filter != NULL && w->filter->last > 0 && w->died_signal;
 }
 
+/* Say which targets' writes a value test could not see: 0 matched. */
+static void
+warn_novalue(const struct watch *w)
+{
+	const struct filter *f = w->filter;
+	size_t i;
+
+	for (i = 0; i < w->nt; i++) {
+		if (f->novalue[i] == 0)
+			continue;
+		if (!f->sampled && w->t[i].len > HIT_BYTES_MAX)
+			warnx("--if: target %d is %d bytes, wider than %d: "
+			    "its %llu writes had no value, and the value test "
+			    "was false for them", w->t[i].id, w->t[i].len,
+			    HIT_BYTES_MAX, (unsigned long long)f->novalue[i]);
+		else
+			warnx("--if: %llu writes to target %d had no known "
+			    "value: the value test was false for them",
+			    (unsigned long long)f->novalue[i], w->t[i].id);
+	}
+}
+
 void
 filter_emit(struct watch *w)
 {
@@ -431,6 +459,7 @@ filter_emit(struct watch *w)
 	emit_rings(w);
 	if (w->filter->cond == NULL)
 		return;
+	warn_novalue(w);
 	for (i = 0; i < w->filter->tallies.cap; i++) {
 		if ((y = wp_hmap_slot(&w->filter->tallies, i)) == NULL)
 			continue;
@@ -466,6 +495,7 @@ filter_free(struct watch *w)
 	wp_hmap_free(&f->comms);
 	free(f->has_prev);
 	free(f->prev);
+	free(f->novalue);
 	free(f);
 	w->filter = NULL;
 }

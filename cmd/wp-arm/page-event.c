@@ -32,7 +32,6 @@
 #include "watch.h"
 #include "x86.h"
 
-#define HIT_BYTES_MAX	256	/* a wider target's hits carry no bytes */
 #define FRAME_MAX	16384	/* a signal frame's reach: XSAVE with AMX */
 
 /*

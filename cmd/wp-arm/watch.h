@@ -24,6 +24,7 @@
 #define DURATION_INF_MS	WP_DURATION_INF_MS	/* -d inf */
 #define WATCH_MAXCHAIN	WP_CALLCHAIN_MAX
 #define WATCH_MAXSTACK	WP_CALLCHAIN_MAXSTACK
+#define HIT_BYTES_MAX	256	/* page: a wider target's hits carry no bytes */
 
 /* --callchain: none; the backend's own (ptrace: CFI; perf, bpf: fp) */
 enum { CC_NONE, CC_DEFAULT, CC_FP, CC_DWARF };
