@@ -233,8 +233,7 @@ observation"
 
 @test "wp-arm: a /proc file of the process it cannot open (denied, out of descriptors) is named with its cause, never 'no thread' or 'exited'" {
 	local so=$BATS_TEST_TMPDIR/fail-open.so be f err why st msg
-	cc -shared -fPIC -o "$so" "$WP_TESTS/shims/fail-open.c" -ldl ||
-	    fail "cannot build the fail-open shim"
+	fail_open_shim "$so"
 	start_target mt-writer -t 1 -n 5
 	wp-resolve -p "$TPID" wpt_counter > "$BATS_TEST_TMPDIR/in.ndjson"
 	for be in ptrace page; do
