@@ -213,6 +213,7 @@ wp_stream_read(struct wp_reader *rd, struct wp_record *rec)
 		errno = 0;
 		if ((got = fill(rd)) < 0) {
 			rd->done = 1;
+			rd->failed = 1;
 			rd->pos = rd->end = 0;
 			wp_error_set(&rd->err, WP_EXIT_ERROR, "%s: read: %s",
 			    rd->name, strerror(errno ? errno : EIO));

@@ -31,6 +31,7 @@ struct wp_reader {
 	const char	*name;		/* for messages: "stdin" or a path */
 	long		 lineno;
 	long		 nbad;		/* lines that were not records */
+	int		 failed;	/* a read failed: the input ends there */
 	struct wp_error	 err;		/* after -1: "NAME: line N: what" */
 	/* private */
 	char		*buf;

@@ -44,8 +44,7 @@ expect_error() {
 
 @test "wp-resolve: a /proc file of the process it cannot open (denied, out of descriptors): the file and its cause" {
 	local so=$BATS_TEST_TMPDIR/fail-open.so f
-	cc -shared -fPIC -o "$so" "$WP_TESTS/shims/fail-open.c" -ldl ||
-	    fail "cannot build the fail-open shim"
+	fail_open_shim "$so"
 	start_target mt-writer
 	for f in stat maps; do
 		expect_error 4 "wp-resolve: pid $TPID: cannot read /proc/$TPID/$f: Permission denied" \

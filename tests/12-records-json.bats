@@ -45,6 +45,23 @@ wp-report: $BATS_TEST_TMPDIR/in.ndjson: the stream ended without an observation 
 	assert_equal "$output" "$(sed -n '1p;15p' "$BATS_TEST_TMPDIR/in.ndjson")"
 }
 
+@test "records: a stream that cannot be read (a directory) is status 1, as the man pages say, the file named; the report still written" {
+	local dir=$BATS_TEST_TMPDIR/adir
+	mkdir "$dir"
+	run --separate-stderr wp-decode "$dir"
+	assert_failure 1
+	assert_equal "$stderr" "wp-decode: $dir: read: Is a directory"
+	assert_equal "$output" ""
+	run --separate-stderr wp-report "$dir"
+	assert_failure 1
+	assert_equal "$stderr" "wp-report: $dir: read: Is a directory
+wp-report: $dir: the stream ended without an observation record; the report is incomplete"
+	assert_line --partial "INCOMPLETE"
+	run --separate-stderr wp-report "$dir" --json
+	assert_failure 1
+	assert_equal "$(jq -r .complete <<< "$output")" false
+}
+
 @test "records: a 64-bit value above 2^63 in hex survives the pipeline" {
 	printf '%s\n' '{"type":"session","schema_version":1,"pid":1,"start_time":1,"modules":[],"mappings":[]}' \
 		'{"type":"target","id":0,"input":"x","runtime_addr":"0xffffffffffff0000","len":8,"initial_value":"0xfedcba9876543210"}' \

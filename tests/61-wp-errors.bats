@@ -233,8 +233,7 @@ observation"
 
 @test "wp-arm: a /proc file of the process it cannot open (denied, out of descriptors) is named with its cause, never 'no thread' or 'exited'" {
 	local so=$BATS_TEST_TMPDIR/fail-open.so be f err why st msg
-	cc -shared -fPIC -o "$so" "$WP_TESTS/shims/fail-open.c" -ldl ||
-	    fail "cannot build the fail-open shim"
+	fail_open_shim "$so"
 	start_target mt-writer -t 1 -n 5
 	wp-resolve -p "$TPID" wpt_counter > "$BATS_TEST_TMPDIR/in.ndjson"
 	for be in ptrace page; do
@@ -257,4 +256,27 @@ observation"
 		done
 	done
 	kill -0 "$TPID"
+}
+
+@test "wp-arm run by a user who is not root on root's process: status 4 (as man/wp-arm.1 says), the file named, the observation written, the target untouched" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root to watch root's process as another user"
+	command -v setpriv > /dev/null || skip "setpriv (util-linux) is not installed"
+	local be in=$BATS_TEST_TMPDIR/in.ndjson
+	start_target mt-writer -t 1 -n 5
+	wp-resolve -p "$TPID" wpt_counter > "$in"
+	chmod 755 "$BATS_TEST_TMPDIR"
+	chmod 644 "$in"
+	for be in page ptrace; do
+		run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups \
+		    "$WP_BUILD/wp-arm" --backend "$be" -d 1 < "$in"
+		assert_equal "$be $status" "$be 4"
+		assert_equal "$be $stderr" "$be wp-arm: pid $TPID: /proc/$TPID/mem: Permission denied"
+		assert_equal "$be $(jq -r 'select(.type=="observation") | .error' <<< "$output")" \
+		    "$be pid $TPID: /proc/$TPID/mem: Permission denied"
+		assert_equal "$(awk '/^TracerPid/ { print $2 }' "/proc/$TPID/status")" 0
+	done
+	run grep -A6 '^\.It 4$' "$WP_TESTS/../man/wp-arm.1"
+	assert_output --partial "permission denied"
+	kill -USR1 "$TPID"
+	wait_for "$TOUT" '^done' 30
 }

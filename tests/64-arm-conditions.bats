@@ -133,6 +133,19 @@ bad_if() {
 	assert_equal "$(pc_of_thread "$tid" "$T/cond-writers" -c "$core")" "$ip"
 }
 
+@test "wp-arm --if twice: a usage error, not the first condition silently dropped" {
+	run --separate-stderr wp-arm --if 'value == 0' --if 'tid == 3' < /dev/null
+	assert_failure 64
+	assert_equal "$stderr" "wp-arm: --if 'tid == 3': a second --if; join the conditions in one with and, or"
+	assert_equal "$output" ""
+	start_target cond-writers -n 10
+	run --separate-stderr wp watch -d 5s --if 'value == 0' --if 'tid == 3' "$TPID" wpt_cell
+	assert_failure 64
+	assert_equal "$stderr" "wp-arm: --if 'tid == 3': a second --if; join the conditions in one with and, or"
+	assert_equal "$output" ""
+	kill -0 "$TPID"
+}
+
 @test "wp-arm --stop=later: a usage error" {
 	run --separate-stderr wp-arm --stop=later < /dev/null
 	assert_failure 64

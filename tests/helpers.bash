@@ -80,6 +80,15 @@ teardown() {
 	fi
 }
 
+# Builds the fail-open shim (tests/shims/fail-open.c) into $1.  A tool
+# built with AddressSanitizer (make asan-check) refuses to start with a
+# library preloaded before its runtime unless told it may.
+fail_open_shim() {
+	cc -shared -fPIC -o "$1" "$WP_TESTS/shims/fail-open.c" -ldl ||
+	    fail "cannot build the fail-open shim"
+	export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
+}
+
 # assert_narrow_table FILE: the table wp-report makes of FILE keeps to
 # 100 columns when asked to (a pipe without COLUMNS gets the width its
 # lines need).

@@ -103,14 +103,18 @@ callchain_mode(const char *arg, struct watch *w)
 		    "dwarf[,bytes]", arg);
 }
 
-/* --if expr: parsed now; a bad one exits 2 naming the column */
+/*
+ * --if expr: parsed now; a bad one exits 2 naming the column.  A second
+ * --if is refused: one would silently replace the other.
+ */
 static void
 condition(const char *arg, struct options *op)
 {
 	struct wp_error e;
 
-	wp_cond_free(op->filter.cond);
-	op->filter.cond = NULL;
+	if (op->filter.cond != NULL)
+		errx(WP_EXIT_USAGE, "--if '%s': a second --if; join the "
+		    "conditions in one with and, or", arg);
 	if (wp_cond_parse(arg, &op->filter.cond, &e) == -1)
 		errx(e.status, "--if '%s': %s", arg, e.msg);
 }

@@ -125,7 +125,8 @@ main(int argc, char *argv[])
 		warnx("stdout closed after line %ld of %s", rd.lineno, name);
 		rc = WP_EXIT_ERROR;
 	} else
-		rc = rd.nbad ? WP_EXIT_MALFORMED : WP_EXIT_OK;
+		rc = rd.failed ? WP_EXIT_ERROR : rd.nbad ? WP_EXIT_MALFORMED :
+		    WP_EXIT_OK;
 	wp_reader_free(&rd);
 	decoder_free(&d);
 	if (in != stdin)

@@ -135,11 +135,12 @@ columns(void)
 
 /*
  * Reads the stream into r (and tl, unless NULL); returns the number of
- * malformed lines.
+ * malformed lines, and sets *failed when a read failed (the stream ends
+ * there).
  */
 static long
 read_all(struct report *r, struct timeline *tl, FILE *in, const char *name,
-    const struct options *op)
+    const struct options *op, int *failed)
 {
 	int progress = op->progress && !op->live;
 
@@ -175,6 +176,7 @@ read_all(struct report *r, struct timeline *tl, FILE *in, const char *name,
 	if (op->live)
 		live_stop();
 	nbad = rd.nbad;
+	*failed = rd.failed;
 	wp_reader_free(&rd);
 	return nbad;
 }
@@ -207,7 +209,7 @@ main(int argc, char *argv[])
 	const char *name;
 	FILE *in;
 	long nbad;
-	int rc, html_failed = 0;
+	int rc, html_failed = 0, read_failed, out_failed;
 
 	parse_options(argc, argv, &op);
 	/* a reader that closed the pipe (head) is seen on write: status 1 */
@@ -219,7 +221,8 @@ main(int argc, char *argv[])
 	timeline_init(&tl);
 	report_init(&r, (size_t)op.samples, (size_t)op.chains);
 	wp_stream_finish_on_interrupt();
-	nbad = read_all(&r, hf || op.live ? &tl : NULL, in, name, &op);
+	nbad = read_all(&r, hf || op.live ? &tl : NULL, in, name, &op,
+	    &read_failed);
 	report_view(&r, nbad);
 	if (hf != NULL && write_html(&op, &r, &tl, hf) == -1)
 		html_failed = 1;
@@ -229,11 +232,11 @@ main(int argc, char *argv[])
 		putchar('\n');
 	} else
 		report_table(&r, stdout, columns());
-	rc = fflush(stdout) == EOF || ferror(stdout) || html_failed ?
-	    WP_EXIT_ERROR :
+	out_failed = fflush(stdout) == EOF || ferror(stdout);
+	rc = out_failed || html_failed || read_failed ? WP_EXIT_ERROR :
 	    !report_complete(&r) ? WP_EXIT_INCOMPLETE : nbad ?
 	    WP_EXIT_MALFORMED : WP_EXIT_OK;
-	if (rc == WP_EXIT_ERROR && !html_failed && errno != EPIPE)
+	if (out_failed && !html_failed && errno != EPIPE)
 		warn("stdout");
 	else if (!report_complete(&r))
 		warnx("%s: the stream ended without an observation record; "
