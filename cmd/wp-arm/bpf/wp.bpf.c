@@ -127,13 +127,29 @@ gpregs(__u64 *v, struct bpf_perf_event_data *ctx)
 #undef PT_REG
 }
 
-/* Register i of g, as gpregs copied them; -1 (none): 0. */
+/*
+ * Register i (x86-regs.h's order) at the trap, read alone from ctx: a
+ * store needs two or three of them; -1 (none): 0.  Each case's load is
+ * an instruction of its own, at its constant offset: the verifier takes
+ * no other read of ctx, and the compiler would merge plain ones into
+ * one load at a computed offset.
+ */
 static __always_inline __u64
-reg_of(const __u64 *g, __s32 i)
+reg_at(struct bpf_perf_event_data *ctx, __s32 i)
 {
-	if (i < 0 || i >= WPB_NREGS)
-		return 0;
-	return g[i];
+	__u64 v;
+
+	switch (i) {
+#define PT_CASE(N, name, field, perf, dwarf)				\
+	case WP_##N:							\
+		asm volatile("%0 = *(u64 *)(%1 + %2)" : "=r"(v)		\
+		    : "r"(ctx), "i"(__builtin_offsetof(			\
+		    struct bpf_perf_event_data, regs.field)));		\
+		return v;
+	WP_X86_GPREGS(PT_CASE)
+#undef PT_CASE
+	}
+	return 0;
 }
 
 /*
@@ -148,19 +164,17 @@ stored(struct bpf_perf_event_data *ctx, __u32 len, __u64 *v)
 {
 	__u64 ip = ctx->regs.rip, lo, x;
 	struct wpb_store *s = bpf_map_lookup_elem(&stores, &ip);
-	__u64 g[WPB_NREGS];
 
 	if (s == NULL)
 		return -1;
 	if (s->src == WPB_SRC_MEMORY || len == 0 || len > 8)
 		return 0;
-	gpregs(g, ctx);
-	lo = s->disp + reg_of(g, s->base) + reg_of(g, s->index) * s->scale;
+	lo = s->disp + reg_at(ctx, s->base) + reg_at(ctx, s->index) * s->scale;
 	if (s->addr32)
 		lo = (__u32)lo;
 	if (lo > ctx->addr || ctx->addr + len > lo + s->width)
 		return 0;
-	x = s->src == WPB_SRC_IMM ? s->imm : reg_of(g, s->src) >> s->shift;
+	x = s->src == WPB_SRC_IMM ? s->imm : reg_at(ctx, s->src) >> s->shift;
 	x >>= 8 * ((ctx->addr - lo) & 7);
 	*v = len >= 8 ? x : x & ((1ULL << (8 * len)) - 1);
 	return 1;
@@ -322,15 +336,17 @@ matches(const struct wpb_cond *cd, struct bpf_perf_event_data *ctx,
 	struct eval e = { .cd = cd, .cur = cur, .prev = prev,
 	    .ip = ctx->regs.rip, .known = known,
 	    .tid = (__u32)bpf_get_current_pid_tgid() };
-
 	__u32 zero = 0;
-	__u64 *st = bpf_map_lookup_elem(&truths, &zero);
+	__u64 *st;
 
-	if (st == NULL)
-		return 0;
-	*st = 0;
 	if (cd->comm)
 		bpf_get_current_comm(e.comm, sizeof e.comm);
+	/* one test (value == N, ...): no loop, no stack of truths */
+	if (cd->nops == 1)
+		return test(&cd->op[0], &e);
+	if ((st = bpf_map_lookup_elem(&truths, &zero)) == NULL)
+		return 0;
+	*st = 0;
 	bpf_loop(WPB_COND_OPS, step, &e, 0);
 	return *st & 1;
 }
