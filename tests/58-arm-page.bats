@@ -177,10 +177,22 @@ page_perms() {
 	assert_equal "$(hits)" 20
 }
 
-@test "wp-arm page: a rep movsb and a rep stosb over 20 watched pages (more than one step is given): one hit each, the target computes what it does unwatched" {
+# movs_writers: "COUNT FUNCTION" of the decoded hits in $WOUT
+movs_writers() {
+	wp-decode < "$WOUT" | jq -r 'select(.type=="hit") | .writer.function' |
+	    sort | uniq -c | tr -s ' '
+}
+
+@test "wp-arm page: a rep movsb and a rep stosb over 20 watched pages (more than one step is given): one hit per element on each, the target computes what it does unwatched" {
+	local span k a=()
 	unwatched page-movs -n 3
 	start_target page-movs -n 3
-	watch_start -l 81920 "$(tinfo span)" -- --backend page -d 300s
+	span=$(tinfo span)
+	# 8 bytes on each of the 20 pages, each at another offset
+	for ((k = 0; k < 20; k++)); do
+		a+=("$(printf '0x%x' $((span + k * 4096 + k * 200)))")
+	done
+	watch_start -l 8 "${a[@]}" -- --backend page -d 300s
 	kill -USR1 "$TPID"
 	watch_wait
 	assert_equal "$WSTATUS" 0
@@ -192,8 +204,32 @@ page_perms() {
 	assert_equal "$(tail -n +2 "$TOUT")" "$PLAIN"
 	assert_equal "$PLAIN_STATUS" 0
 	assert_equal "$(obs .page.pages)" 20
-	run jq -r 'select(.type=="hit") | .writer.function' <<< "$(wp-decode < "$WOUT")"
-	assert_equal "$(sort <<< "$output" | uniq -c | tr -s ' ')" "$(printf ' 3 copy_span\n 3 fill_span')"
+	# 3 copies and 3 fills, each writing 8 elements of each target
+	assert_equal "$(movs_writers)" "$(printf ' 480 copy_span\n 480 fill_span')"
+	assert_equal "$(obs '[.targets[].hits] | add')" 960
+	# the last fill's bytes, round 2's (0x42)
+	run jq -rs '[group_by(.target)[] | last | .new_value] | unique | join(" ")' \
+	    <<< "$(jq -c 'select(.type=="hit")' "$WOUT")"
+	assert_output 0x4242424242424242
+}
+
+@test "wp-arm page: a rep string instruction that first faults elsewhere on the page still counts each element it writes into the target (was: none)" {
+	local a
+	unwatched page-movs -n 3
+	start_target page-movs -n 3
+	# the middle of the second page: each instruction first faults at
+	# the page's start, a neighbour's byte, then runs into the target
+	a=$(printf '0x%x' $(( $(tinfo span) + 4096 + 904 )))
+	watch_start -l 8 "$a" -- --backend page -d 300s
+	kill -USR1 "$TPID"
+	watch_wait
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(obs .stop_reason)" target_exited
+	assert_equal "$(tail -n +2 "$TOUT")" "$PLAIN"
+	assert_equal "$(movs_writers)" "$(printf ' 24 copy_span\n 24 fill_span')"
+	assert_equal "$(obs .page.faults_watched)" 6
+	assert_equal "$(obs .page.faults_neighbour)" 0
+	assert_equal "$(obs .counts_are_lower_bound)" false
 }
 
 @test "wp-arm page: a stopped target stays stopped under watch, nothing counted, its page never taken" {

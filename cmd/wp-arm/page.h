@@ -99,6 +99,9 @@ struct page_state {
 	   being handled (st NULL: none) */
 	const unsigned char *st;
 	uint64_t	 st_lo, st_hi;
+	/* the element a rep round wrote, [el_lo, el_hi) (equal: none): the
+	   rest of a target too wide for its hits' bytes is as last has it */
+	uint64_t	 el_lo, el_hi;
 	/* a thread's retry of an aborted critical section, run alone
 	   (page-rseq.c): its area, the section (ptr 0: not entered yet),
 	   whether page_rseq_fault took the hold */
@@ -112,6 +115,13 @@ static inline int
 page_guard_prot(const struct ppage *p)
 {
 	return p->rw ? PROT_NONE : p->own & ~PROT_WRITE;
+}
+
+/* Whether [lo, hi) reaches armed target t. */
+static inline int
+page_overlaps(uint64_t lo, uint64_t hi, const struct wtarget *t)
+{
+	return t->armed && lo < t->addr + (uint64_t)t->len && t->addr < hi;
 }
 
 /* The backend's counters, in w->obs (shared with the guard). */
@@ -265,6 +275,16 @@ struct pthr *pthr_of(struct tr_thread *t);
 /* Handles one stop of thread t. */
 void	 page_event(struct watch *w, struct page_state *s,
 	    struct tr_thread *t);
+/*
+ * A hit on target ti by thread tid, ip its address now: flags 0 with
+ * the writer at writer_ip, or the kernel's (a system call at writer_ip,
+ * or signal sig's frame); regs, the writer's registers, or NULL.
+ */
+void	 page_emit(struct watch *w, struct page_state *s, size_t ti,
+	    pid_t tid, uint64_t ip, uint64_t writer_ip, unsigned flags,
+	    int sig, const struct wp_x86_regs *regs);
+
+/* page-fault.c */
 /* A fault of stopped thread t on page p, at addr: made, and t resumed. */
 void	 page_on_fault(struct watch *w, struct page_state *s,
 	    struct tr_thread *t, struct ppage *p, uint64_t addr);

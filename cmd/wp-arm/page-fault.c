@@ -1,0 +1,383 @@
+/*
+ * A fault on a guarded page: which bytes the instruction stores (and
+ * with -a rw loads), the hits they make, and the store made by
+ * emulation or by a step with the page given for it, the other threads
+ * held; a rep string instruction's rounds are stepped one by one, and
+ * each round whose element reaches a target is a hit, as a debug
+ * register and single-stepping count them.
+ */
+#include <sys/ptrace.h>
+#include <sys/user.h>
+
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "page.h"
+#include "proc.h"
+#include "traced.h"
+#include "util.h"
+#include "watch.h"
+#include "x86.h"
+
+#define STEP_MAX	(1 << 20)	/* steps of one rep instruction */
+
+/* Whether [lo, hi) reaches a pointer of a follow chain. */
+static int
+pointer_at(struct watch *w, uint64_t lo, uint64_t hi)
+{
+	size_t ti;
+
+	for (ti = 0; ti < w->nt; ti++)
+		if (w->t[ti].chain >= 0 && (size_t)w->t[ti].level <
+		    w->chains[w->t[ti].chain].noffs &&
+		    page_overlaps(lo, hi, &w->t[ti]))
+			return 1;
+	return 0;
+}
+
+/*
+ * A round of rep string instruction in has run, from registers b: a hit
+ * for each target its element reaches (the bytes now, after it).
+ */
+static void
+rep_round(struct watch *w, struct page_state *s, struct tr_thread *t,
+    const struct wp_x86_insn *in, const struct user_regs_struct *b,
+    uint64_t ip)
+{
+	struct wp_x86_regs r;
+	uint64_t lo, hi, rlo, rhi;
+	int st, ld;
+	size_t ti;
+
+	if (b->rcx == 0)
+		return;
+	tr_regs(b, &r);
+	st = wp_x86_store_range(in, &r, 0, &lo, &hi) == 0;
+	ld = wp_x86_load_range(in, &r, &rlo, &rhi) == 0;
+	for (ti = 0; ti < w->nt; ti++) {
+		s->el_lo = lo;
+		s->el_hi = hi;
+		if (st && page_overlaps(lo, hi, &w->t[ti]))
+			page_emit(w, s, ti, t->tid, ip, in->addr, 0, 0, &r);
+		else if (ld && w->t[ti].rw &&
+		    page_overlaps(rlo, rhi, &w->t[ti])) {
+			s->el_lo = s->el_hi = rlo;	/* nothing written */
+			page_emit(w, s, ti, t->tid, ip, in->addr,
+			    WP_HIT_READ, 0, &r);
+		}
+	}
+	s->el_lo = s->el_hi = 0;
+}
+
+/*
+ * Steps t over in (u: its registers) with the page writable and every
+ * other thread held; a page more that it faults on is given too.  A rep
+ * string instruction is stepped round by round, each round's hits
+ * made here (rounds: 1).  Returns 1 when the instruction ran (all its
+ * rep rounds), 0 when another stop came first (queued; it runs again
+ * later, from the round it stopped at), -1 when t is gone.
+ */
+static int
+step_over(struct watch *w, struct page_state *s, struct tr_thread *t,
+    const struct wp_x86_insn *in, const struct user_regs_struct *u0,
+    struct ppage *p, int *rounds)
+{
+	struct user_regs_struct u = *u0, b;
+	struct ppage *opened[16], *q;
+	size_t nopen = 0, k;
+	int r = -1, n;
+
+	*rounds = in->rep && in->kind == WP_X86_STRING;
+	if (!s->holding)
+		tr_hold(&s->tr, t);
+	if (page_mprotect(s, t, p, p->own) == 0)
+		opened[nopen++] = p;
+	for (n = 0; n < STEP_MAX; n++) {
+		b = u;
+		if ((r = tr_step(&s->tr, t, 0)) == -1)
+			break;
+		if (r == 0) {
+			if (in->rep && ptrace(PTRACE_GETREGS, t->tid, 0, &u) == 0) {
+				if (*rounds)
+					rep_round(w, s, t, in, &b, u.rip);
+				if (u.rip == in->addr)
+					continue;
+			}
+			r = 1;
+			break;
+		}
+		if (t->stop == TR_SIGNAL && page_fault_ours(s, t, &q, NULL) &&
+		    nopen < sizeof opened / sizeof opened[0] &&
+		    page_mprotect(s, t, q, q->own) == 0) {
+			opened[nopen++] = q;
+			continue;
+		}
+		t->queued = 1;
+		r = 0;
+		break;
+	}
+	obs(w)->stepped++;
+	if (t->state != TR_STOPPED)
+		t = page_injectable(s);
+	for (k = 0; k < nopen && t != NULL; k++)
+		if (opened[k]->open == 0)
+			page_mprotect(s, t, opened[k],
+			    page_guard_prot(opened[k]));
+	if (!s->holding)
+		tr_release(&s->tr);
+	return r;
+}
+
+/* Whether [a, a + n) lies in mappings of pid none of them writable. */
+static int
+unwritable(pid_t pid, uint64_t a, size_t n)
+{
+	const struct wp_map *m, *m2;
+	struct wp_maps maps;
+	int r;
+
+	if (wp_proc_maps(pid, &maps) == -1)
+		return 0;
+	m = wp_proc_maps_find(&maps, a);
+	m2 = wp_proc_maps_find(&maps, a + n - 1);
+	r = m != NULL && m2 != NULL && m->perms[1] != 'w' &&
+	    m2->perms[1] != 'w';
+	wp_proc_maps_free(&maps);
+	return r;
+}
+
+/*
+ * The instruction at rip, decoded once while its bytes stay the same:
+ * read again each time, but where they are on a page that is not
+ * writable, which only a call that changes the mappings can change
+ * (traced: s->maps_gen).  0, or -1 when it is none.
+ */
+static int
+decode_at(struct watch *w, struct page_state *s, uint64_t rip,
+    struct wp_x86_insn *in)
+{
+	struct pdecoded *d = &s->dc[(rip ^ rip >> 7) % PAGE_DCACHE];
+	uint8_t code[sizeof d->code];
+
+	if (d->valid && d->rip == rip && d->stable && d->gen == s->maps_gen) {
+		*in = d->in;
+		return 0;
+	}
+	memset(code, 0, sizeof code);
+	if (pread(s->tr.memfd, code, sizeof code, (off_t)rip) <= 0)
+		return -1;
+	if (d->valid && d->rip == rip && memcmp(d->code, code,
+	    sizeof code) == 0) {
+		*in = d->in;
+		return 0;
+	}
+	if (wp_x86_decode(code, sizeof code, rip, in) == -1)
+		return -1;
+	d->valid = 1;
+	d->rip = rip;
+	memcpy(d->code, code, sizeof code);
+	d->stable = unwritable(w->pid, rip, sizeof code);
+	d->gen = s->maps_gen;
+	d->in = *in;
+	return 0;
+}
+
+/*
+ * Whether a read-modify-write of [lo, hi) made here is atomic: no
+ * other thread can write there meanwhile, the page being protected
+ * (not given back to a system call) and the range on it alone.
+ */
+static int
+atomic_here(const struct ppage *p, uint64_t lo, uint64_t hi)
+{
+	return p->guarded && p->open == 0 && lo >= p->addr &&
+	    hi <= p->addr + PAGE_SZ;
+}
+
+/* What the instruction at a fault does to memory. */
+struct fault {
+	uint64_t	 lo, hi;	/* the bytes it stores, or the faulting one */
+	uint64_t	 rlo, rhi;	/* those it loads, on an rw page (else none) */
+	/* rw page: the decoder places no access at the fault, so the
+	   faulting byte was read or written: the bytes after the step say */
+	int		 unplaced;
+};
+
+/*
+ * [*lo, *hi), a string instruction's element, widened to what its rep
+ * rounds reach from registers r on (rcx rounds, down when DF is set).
+ */
+static void
+rep_reach(const struct wp_x86_insn *in, const struct wp_x86_regs *r,
+    uint64_t *lo, uint64_t *hi)
+{
+	uint64_t e = *hi - *lo, n = r->v[WP_RCX];
+
+	if (!in->rep || in->kind != WP_X86_STRING || n < 2 || e == 0)
+		return;
+	if (n > UINT64_MAX / e)
+		n = UINT64_MAX / e;
+	if (r->v[WP_RFLAGS] & 0x400)
+		*lo = *lo > (n - 1) * e ? *lo - (n - 1) * e : 0;
+	else
+		*hi = *lo < UINT64_MAX - n * e ? *lo + n * e : UINT64_MAX;
+}
+
+/* Fault at addr on page p of instruction in (decoded) with registers r. */
+static void
+place(const struct ppage *p, const struct wp_x86_insn *in, int decoded,
+    const struct wp_x86_regs *r, uint64_t addr, struct fault *f)
+{
+	int st, ld;
+
+	memset(f, 0, sizeof *f);
+	if (!(st = decoded && wp_x86_store_range(in, r, 0, &f->lo,
+	    &f->hi) == 0)) {
+		f->lo = addr;
+		f->hi = addr + 1;
+	} else
+		rep_reach(in, r, &f->lo, &f->hi);
+	if (!p->rw)
+		return;
+	if (!(ld = decoded && wp_x86_load_range(in, r, &f->rlo,
+	    &f->rhi) == 0))
+		f->rlo = f->rhi = 0;
+	else
+		rep_reach(in, r, &f->rlo, &f->rhi);
+	if (!st)
+		f->lo = f->hi = 0;
+	if ((st && f->lo <= addr && addr < f->hi) ||
+	    (ld && f->rlo <= addr && addr < f->rhi))
+		return;
+	f->lo = addr;
+	f->hi = addr + 1;
+	f->rlo = f->rhi = 0;
+	f->unplaced = 1;
+}
+
+/*
+ * The hit fault f is on target t: its flags (0, a write; WP_HIT_READ),
+ * or -1, none.  An unplaced one is a write when the bytes changed (the
+ * other threads held), else a read that may have been a write of the
+ * same bytes (unmodeled); told after the step (after).
+ */
+static int
+hit_flags(struct page_state *s, const struct fault *f,
+    const struct wtarget *t, size_t ti, int after)
+{
+	if (page_overlaps(f->lo, f->hi, t)) {
+		if (!f->unplaced || !after)
+			return 0;
+		if (pread(s->tr.memfd, s->buf, (size_t)t->len,
+		    (off_t)t->addr) == t->len &&
+		    memcmp(s->buf, s->last[ti], (size_t)t->len) != 0)
+			return 0;
+		return t->rw ? WP_HIT_READ | WP_HIT_UNMODELED : -1;
+	}
+	if (t->rw && page_overlaps(f->rlo, f->rhi, t))
+		return WP_HIT_READ;
+	return -1;
+}
+
+/*
+ * Makes the store of in (decoded) by emulation, or else steps it: 2
+ * (emulated, u where it is now), 1 (stepped), 0 (not run yet); *rounds
+ * set where a rep instruction's rounds made their hits as they ran.
+ */
+static int
+make(struct watch *w, struct page_state *s, struct tr_thread *t,
+    struct ppage *p, struct user_regs_struct *u,
+    const struct wp_x86_regs *r, struct wp_x86_insn *in, int decoded,
+    const struct fault *f, uint64_t addr, unsigned char *stored,
+    int *rounds)
+{
+	*rounds = 0;
+	if (decoded && page_emulable(in) && f->lo <= addr && addr < f->hi &&
+	    ((in->kind != WP_X86_RMW && in->kind != WP_X86_XCHG) ||
+	    atomic_here(p, f->lo, f->hi)) &&
+	    page_emulate(s, t, u, r, in, f->lo, stored) == 0) {
+		obs(w)->emulated++;
+		s->st = stored;
+		s->st_lo = f->lo;
+		s->st_hi = f->lo + (uint64_t)in->width;
+		return 2;
+	}
+	/* a load, made while nothing else can write the page */
+	if (decoded && f->rlo <= addr && addr < f->rhi &&
+	    atomic_here(p, f->rlo, f->rhi) &&
+	    page_emulate_load(s, t, u, in, f->rlo) == 0) {
+		obs(w)->emulated++;
+		return 2;
+	}
+	if (!decoded) {
+		memset(in, 0, sizeof *in);
+		in->addr = u->rip;
+	}
+	return step_over(w, s, t, in, u, p, rounds) == 1;
+}
+
+/*
+ * A fault of t on page p: the store's range from the decoded
+ * instruction (or the faulting byte), and on an rw page its load's, a
+ * hit for each target they reach, made by emulation or a step.
+ */
+void
+page_on_fault(struct watch *w, struct page_state *s, struct tr_thread *t,
+    struct ppage *p, uint64_t addr)
+{
+	struct user_regs_struct u, at;
+	struct wp_x86_regs r;
+	struct wp_x86_insn in;
+	struct fault f;
+	unsigned char stored[32];
+	size_t ti, nhit;
+	int decoded, done, ptr, held, fl, rounds;
+
+	if (ptrace(PTRACE_GETREGS, t->tid, 0, &u) == -1)
+		return;
+	if (page_rseq_fault(w, s, t, &u, &p, &addr)) {
+		if (!t->queued)
+			page_resume(w, s, t, 0);
+		return;
+	}
+again:
+	at = u;
+	nhit = 0;
+	tr_regs(&u, &r);
+	decoded = decode_at(w, s, u.rip, &in) == 0;
+	place(p, &in, decoded, &r, addr, &f);
+	for (ti = 0; ti < w->nt; ti++)
+		nhit += w->t[ti].armed && hit_flags(s, &f, &w->t[ti], ti, 0) >= 0;
+	if (nhit > 0)
+		obs(w)->faults_watched++;
+	else
+		obs(w)->faults_neighbour++;
+	/* no thread runs from a pointer's store to its leaf's re-arm */
+	ptr = w->nchains > 0 && pointer_at(w, f.lo, f.hi);
+	if ((held = ptr && !s->holding) != 0) {	/* not by an rseq retry */
+		tr_hold(&s->tr, t);
+		s->holding = 1;
+	}
+	done = make(w, s, t, p, &u, &r, &in, decoded, &f, addr, stored,
+	    &rounds);
+	if (!rounds && (done == 2 ||
+	    (done && ptrace(PTRACE_GETREGS, t->tid, 0, &u) == 0)))
+		for (ti = 0; ti < w->nt && nhit > 0; ti++)
+			if (w->t[ti].armed &&
+			    (fl = hit_flags(s, &f, &w->t[ti], ti, 1)) >= 0)
+				page_emit(w, s, ti, t->tid, u.rip, at.rip,
+				    (unsigned)fl, 0, &r);
+	s->st = NULL;
+	if (ptr)
+		page_follow(w, s);
+	if (held) {
+		s->holding = 0;
+		tr_release(&s->tr);
+	}
+	if (page_rseq_more(w, s, t, &u, &p, &addr) == 0)
+		goto again;
+	if (!t->queued)
+		page_resume(w, s, t, 0);
+}
+
