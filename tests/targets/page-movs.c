@@ -1,5 +1,5 @@
 /*
- * page-movs [-n copies]
+ * page-movs [-q] [-n copies]
  *
  * wpt_span, 20 pages (page-aligned), written whole by one string
  * instruction at a time, for the page backend: a rep movsb or rep stosb
@@ -7,7 +7,8 @@
  * step.  Prints one JSON line (pid, the span's address and length),
  * waits for SIGUSR1, then n times (default 3) copies a source over the
  * span with one rep movsb (copy_span) and fills it with one rep stosb
- * (fill_span), each round's bytes its own.  Then it prints
+ * (fill_span), each round's bytes its own; with -q, rep movsq and rep
+ * stosq, 8-byte elements, the same bytes.  Then it prints
  *   movs N / stos N / sum HEX
  * (sum: a checksum of the span, the same watched or not) and "done",
  * and exits 0.
@@ -42,17 +43,38 @@ fill_span(unsigned char v)
 	    "memory");
 }
 
+__attribute__((noinline)) static void
+copy_span_q(void)
+{
+	void *d = wpt_span, *s = src;
+	size_t n = SPAN / 8;
+
+	__asm__ volatile("rep movsq" : "+D"(d), "+S"(s), "+c"(n) : :
+	    "memory");
+}
+
+__attribute__((noinline)) static void
+fill_span_q(unsigned char v)
+{
+	void *d = wpt_span;
+	size_t n = SPAN / 8;
+
+	__asm__ volatile("rep stosq" : "+D"(d), "+c"(n) :
+	    "a"(v * 0x0101010101010101ul) : "memory");
+}
+
 int
 main(int argc, char *argv[])
 {
 	uint32_t h = 2166136261u;
 	long n = 3, i, movs = 0, stos = 0;
 	size_t k;
-	int ch;
+	int ch, q = 0;
 
-	while ((ch = getopt(argc, argv, "n:")) != -1) {
+	while ((ch = getopt(argc, argv, "n:q")) != -1) {
 		switch (ch) {
 		case 'n': n = atol(optarg); break;
+		case 'q': q = 1; break;
 		default: return 64;
 		}
 	}
@@ -64,11 +86,17 @@ main(int argc, char *argv[])
 	for (i = 0; i < n; i++) {
 		for (k = 0; k < SPAN; k++)
 			src[k] = (unsigned char)(k * 7 + (size_t)i);
-		copy_span();
+		if (q)
+			copy_span_q();
+		else
+			copy_span();
 		movs++;
 		for (k = 0; k < SPAN; k++)
 			h = (h ^ wpt_span[k]) * 16777619u;
-		fill_span((unsigned char)(0x40 + i));
+		if (q)
+			fill_span_q((unsigned char)(0x40 + i));
+		else
+			fill_span((unsigned char)(0x40 + i));
 		stos++;
 		for (k = 0; k < SPAN; k++)
 			h = (h ^ wpt_span[k]) * 16777619u;
