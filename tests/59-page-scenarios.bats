@@ -77,5 +77,5 @@ load arm
 
 @test "page: rep movsq and rep stosq over an 8-byte target straddling two elements: two hits each" {
 	require_page
-	scenario_rep_strings page q
+	scenario_rep_strings page 20 q
 }

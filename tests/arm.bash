@@ -312,8 +312,9 @@ scenario_stopped_continued() {
 	assert_equal "$(obs .counts_are_lower_bound)" false
 }
 
-# A rep movs and a rep stos (tests/targets/page-movs.c: 3 rounds of
-# each over a 20-page span; with q, 8-byte elements) write into an
+# scenario_rep_strings BACKEND [PAGES [q]]: a rep movs and a rep stos
+# (tests/targets/page-movs.c: 3 rounds of each over a span of PAGES
+# pages, 20 unless said; with q, 8-byte elements) write into an
 # 8-byte target in the middle of the span's second page.  Each element
 # that overlaps the target is one write, as a debug register traps after
 # each such element: with bytes, 8 elements an instruction (the target
@@ -322,13 +323,13 @@ scenario_stopped_continued() {
 # The target computes what it does unwatched (tests/page.bash's
 # unwatched).
 scenario_rep_strings() {
-	local backend=$1 q=$2 a per=8 off=904
+	local backend=$1 pages=${2:-20} q=$3 a per=8 off=904
 	if [ -n "$q" ]; then
 		per=2
 		off=908
 	fi
-	unwatched page-movs -n 3 ${q:+-q}
-	start_target page-movs -n 3 ${q:+-q}
+	unwatched page-movs -n 3 -p "$pages" ${q:+-q}
+	start_target page-movs -n 3 -p "$pages" ${q:+-q}
 	a=$(printf '0x%x' $(( $(tinfo span) + 4096 + off )))
 	watch_start -l 8 "$a" -- --backend "$backend" -d 300s
 	kill -USR1 "$TPID"
