@@ -320,6 +320,8 @@ scenario_stopped_continued() {
 # each such element: with bytes, 8 elements an instruction (the target
 # at +904); with quads, 2 (the target at +908 straddles two elements).
 # The last write's value is the last fill's bytes (round 2's, 0x42).
+# Run in the guest on perf and bpf with bytes only: there the quads'
+# watch (an unaligned 8-byte target) never armed, not yet looked into.
 # The target computes what it does unwatched (tests/page.bash's
 # unwatched).
 scenario_rep_strings() {
@@ -342,6 +344,8 @@ scenario_rep_strings() {
 	    "$(printf ' %d copy_span%s\n %d fill_span%s' $((3 * per)) "${q:+_q}" $((3 * per)) "${q:+_q}")"
 	assert_equal "$(hits)" $((6 * per))
 	assert_equal "$(obs .counts_are_lower_bound)" false
-	assert_equal "$(jq -r 'select(.type=="hit") | .new_value' "$WOUT" | tail -n 1)" \
+	# perf's hits carry no value
+	[ "$backend" = perf ] ||
+	    assert_equal "$(jq -r 'select(.type=="hit") | .new_value' "$WOUT" | tail -n 1)" \
 	    0x4242424242424242
 }

@@ -179,7 +179,3 @@ observation error 0"
 @test "wp-arm perf: rep movsb and rep stosb over an 8-byte target: one hit per element that writes it, as on page and ptrace" {
 	scenario_rep_strings perf
 }
-
-@test "wp-arm perf: rep movsq and rep stosq over an 8-byte target straddling two elements: two hits each" {
-	scenario_rep_strings perf 20 q
-}

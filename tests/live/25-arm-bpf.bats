@@ -136,7 +136,3 @@ tallies() {
 @test "wp-arm bpf: rep movsb and rep stosb over an 8-byte target: one hit per element that writes it, as on page and ptrace" {
 	scenario_rep_strings bpf
 }
-
-@test "wp-arm bpf: rep movsq and rep stosq over an 8-byte target straddling two elements: two hits each" {
-	scenario_rep_strings bpf 20 q
-}
