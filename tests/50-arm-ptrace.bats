@@ -249,3 +249,13 @@ assert_native_estimate() {
 	watch_wait
 	assert_equal "$(obs .stop_detail)" SIGTERM
 }
+
+@test "wp-arm ptrace: rep movsb and rep stosb over an 8-byte target: one hit per element that writes it, as on page, perf and bpf" {
+	load page
+	scenario_rep_strings ptrace 2
+}
+
+@test "wp-arm ptrace: rep movsq and rep stosq over an 8-byte target straddling two elements: two hits each" {
+	load page
+	scenario_rep_strings ptrace 2 q
+}

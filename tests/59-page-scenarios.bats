@@ -5,6 +5,7 @@
 
 load helpers
 load page
+load arm
 
 @test "page: three threads write a 512-byte struct (imm, lock add, 64-byte copy, AVX): counts per writer" {
 	require_page
@@ -67,4 +68,14 @@ load page
 
 @test "ptrace -a rw: two threads read and write the watched struct: reads and writes exact" {
 	scenario_page_rw ptrace 30
+}
+
+@test "page: rep movsb and rep stosb over an 8-byte target in the middle of a page: one hit per element that writes it" {
+	require_page
+	scenario_rep_strings page
+}
+
+@test "page: rep movsq and rep stosq over an 8-byte target straddling two elements: two hits each" {
+	require_page
+	scenario_rep_strings page 20 q
 }

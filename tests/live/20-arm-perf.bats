@@ -6,6 +6,7 @@
 
 load ../helpers
 load ../arm
+load ../page
 
 setup() {
 	require_bp
@@ -173,4 +174,8 @@ observation error 0"
 
 @test "wp-arm perf: a second watch of an address another holds counts it, or says its count is unknown" {
 	scenario_second_watch perf
+}
+
+@test "wp-arm perf: rep movsb and rep stosb over an 8-byte target: one hit per element that writes it, as on page and ptrace" {
+	scenario_rep_strings perf
 }

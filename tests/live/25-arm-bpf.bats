@@ -5,6 +5,7 @@
 
 load ../helpers
 load ../arm
+load ../page
 
 setup() {
 	require_bp
@@ -130,4 +131,8 @@ tallies() {
 
 @test "wp-arm bpf: a second watch of an address another holds counts it, or says its count is unknown" {
 	scenario_second_watch bpf
+}
+
+@test "wp-arm bpf: rep movsb and rep stosb over an 8-byte target: one hit per element that writes it, as on page and ptrace" {
+	scenario_rep_strings bpf
 }
