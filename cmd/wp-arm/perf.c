@@ -45,91 +45,6 @@ bp_len(int len)
 	}
 }
 
-static volatile long canary_var;
-
-/*
- * The records' times: the kernel's perf clock (local_clock, what perf
- * record uses: the TSC, read at no cost) plus clock_off, CLOCK_MONOTONIC
- * less the perf clock, from a paired reading at the first event; or,
- * where that reading fails, CLOCK_MONOTONIC itself (use_clockid), which
- * reads the clock source at every sample: in a TCG guest the HPET, an
- * emulated device.
- */
-static int clock_mode;		/* 0: not yet; 1: perf clock; 2: CLOCK_MONOTONIC */
-static int64_t clock_off;
-
-/*
- * One paired reading: a sample of a breakpoint on canary_var taken
- * between two CLOCK_MONOTONIC readings.  The offset is from their middle;
- * *win is their distance (the error is at most half of it).  0, or -1.
- */
-static int
-clock_pair(int64_t *off, uint64_t *win)
-{
-	struct perf_event_attr a;
-	struct perf_event_mmap_page *mp;
-	const uint64_t *rec;
-	long pg = sysconf(_SC_PAGESIZE);
-	uint64_t t0, t1;
-	void *base;
-	int fd, rc = -1;
-
-	memset(&a, 0, sizeof a);
-	a.size = sizeof a;
-	a.type = PERF_TYPE_BREAKPOINT;
-	a.bp_type = HW_BREAKPOINT_W;
-	a.bp_addr = (uintptr_t)&canary_var;
-	a.bp_len = HW_BREAKPOINT_LEN_8;
-	a.sample_period = 1;
-	a.sample_type = PERF_SAMPLE_TIME;
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
-	if ((fd = perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC)) == -1)
-		return -1;
-	base = mmap(NULL, 2 * (size_t)pg, PROT_READ | PROT_WRITE, MAP_SHARED,
-	    fd, 0);
-	if (base != MAP_FAILED) {
-		t0 = wp_now_ns();
-		canary_var = 1;
-		t1 = wp_now_ns();
-		mp = base;
-		rec = (const uint64_t *)((char *)base + pg);
-		/* the header (type 9, a sample), then the time */
-		if (__atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE) >= 16 &&
-		    (uint32_t)rec[0] == PERF_RECORD_SAMPLE) {
-			*off = (int64_t)(t0 + (t1 - t0) / 2 - rec[1]);
-			*win = t1 - t0;
-			rc = 0;
-		}
-		munmap(base, 2 * (size_t)pg);
-	}
-	close(fd);
-	return rc;
-}
-
-/* The best of three paired readings decides clock_mode. */
-static void
-clock_sync(void)
-{
-	uint64_t win, best = UINT64_MAX;
-	int64_t off;
-	int i;
-
-	for (i = 0; i < 3; i++)
-		if (clock_pair(&off, &win) == 0 && win < best) {
-			best = win;
-			clock_off = off;
-		}
-	clock_mode = best == UINT64_MAX ? 2 : 1;
-}
-
-/* A record's time (the perf clock's) as CLOCK_MONOTONIC. */
-static uint64_t
-mono(uint64_t t)
-{
-	return clock_mode == 1 ? t + (uint64_t)clock_off : t;
-}
-
 /*
  * What every event writing into a CPU's ring shares: the sample layout
  * (perf_drain parses the sample_id trailer by it), the clock, user
@@ -145,12 +60,8 @@ ring_attr(struct perf_event_attr *a, int inherit)
 	a->exclude_kernel = 1;
 	a->exclude_hv = 1;
 	a->inherit = inherit ? 1 : 0;
-	if (clock_mode == 0)
-		clock_sync();
-	if (clock_mode == 2) {
-		a->use_clockid = 1;
-		a->clockid = CLOCK_MONOTONIC;
-	}
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
 	a->watermark = 1;
 	a->wakeup_watermark = 4096;
 }
@@ -246,6 +157,8 @@ perf_open_task(pid_t tid, int cpu, size_t ring_bytes)
 	a.comm_exec = 1;
 	return perf_event_open(&a, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
+
+static volatile long canary_var;
 
 /* A write breakpoint on canary_var, of thread tid (0: ours). */
 static int
@@ -366,7 +279,7 @@ sample_id(const unsigned char *end, struct perf_rec *r)
 
 	r->pid = (uint32_t)p[0];
 	r->tid = (uint32_t)(p[0] >> 32);
-	r->time = mono(p[1]);
+	r->time = p[1];
 	r->cpu = (uint32_t)p[2];
 	r->id = p[3];
 }
@@ -436,7 +349,7 @@ parse(const unsigned char *b, size_t len, const struct perf_layout *lay,
 		r->ip = p[1];
 		r->pid = (uint32_t)p[2];
 		r->tid = (uint32_t)(p[2] >> 32);
-		r->time = mono(p[3]);
+		r->time = p[3];
 		r->cpu = (uint32_t)p[4];
 		if (parse_sample(p + 5, (len - need) / 8, lay, r) == -1)
 			return;
@@ -451,7 +364,7 @@ parse(const unsigned char *b, size_t len, const struct perf_layout *lay,
 		r->ppid = u[1];
 		r->tid = u[2];
 		r->ptid = u[3];
-		r->time = mono(p[2]);
+		r->time = p[2];
 		r->kind = h->type == PERF_RECORD_FORK ? RING_FORK :
 		    RING_EXIT;
 		return;
