@@ -1,6 +1,7 @@
 /* perf_event_open(2) for wp-arm: breakpoints, task events, the ring. */
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 
 #include <linux/hw_breakpoint.h>
@@ -46,6 +47,95 @@ bp_len(int len)
 }
 
 /*
+ * The rings' clock.  Records carry CLOCK_MONOTONIC times, but an event
+ * that reads it itself (use_clockid) reads the clocksource at every
+ * sample: in a guest whose clocksource is an emulated HPET, that is
+ * much of a hit's cost, where perf's own clock (the kernel's
+ * local_clock) is an instruction.  So the events keep perf's clock and
+ * perf_drain adds the offset between the two, measured from a comm
+ * record of wp-arm's own between two readings of CLOCK_MONOTONIC, and
+ * measured again once a second (the two clocks drift apart slowly).
+ * Where it cannot be measured the events read CLOCK_MONOTONIC.
+ */
+static struct {
+	int		 state;		/* 0 not yet, 1 offset, -1 use_clockid */
+	int		 fd;
+	void		*base;
+	int64_t		 off;		/* CLOCK_MONOTONIC - perf clock */
+	uint64_t	 at;		/* CLOCK_MONOTONIC of the measure */
+} clk;
+
+static int
+clock_measure(void)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	struct perf_event_mmap_page *mp = clk.base;
+	const struct perf_event_header *h;
+	uint64_t t1, t2, head;
+	char name[17] = "";
+
+	if (prctl(PR_GET_NAME, name) == -1)
+		return -1;
+	t1 = wp_now_ns();
+	if (prctl(PR_SET_NAME, name) == -1)
+		return -1;
+	t2 = wp_now_ns();
+	head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
+	h = (const void *)((const char *)clk.base + pg +
+	    mp->data_tail % (uint64_t)pg);
+	if (head - mp->data_tail < sizeof *h + 8 ||
+	    h->type != PERF_RECORD_COMM || h->size < sizeof *h + 8 ||
+	    h->size > head - mp->data_tail ||
+	    mp->data_tail % (uint64_t)pg + h->size > (uint64_t)pg) {
+		__atomic_store_n(&mp->data_tail, head, __ATOMIC_RELEASE);
+		return -1;
+	}
+	clk.off = (int64_t)(t1 + (t2 - t1) / 2) -
+	    (int64_t)*(const uint64_t *)((const char *)h + h->size - 8);
+	clk.at = t2;
+	__atomic_store_n(&mp->data_tail, head, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static void
+clock_open(void)
+{
+	struct perf_event_attr a;
+	long pg = sysconf(_SC_PAGESIZE);
+
+	clk.state = -1;
+	memset(&a, 0, sizeof a);
+	a.size = sizeof a;
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_DUMMY;
+	a.sample_type = PERF_SAMPLE_TIME;
+	a.sample_id_all = 1;
+	a.comm = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	if ((clk.fd = perf_event_open(&a, 0, -1, -1,
+	    PERF_FLAG_FD_CLOEXEC)) == -1)
+		return;
+	clk.base = mmap(NULL, 2 * (size_t)pg, PROT_READ | PROT_WRITE,
+	    MAP_SHARED, clk.fd, 0);
+	if (clk.base != MAP_FAILED && clock_measure() == 0) {
+		clk.state = 1;
+		return;
+	}
+	if (clk.base != MAP_FAILED)
+		munmap(clk.base, 2 * (size_t)pg);
+	close(clk.fd);
+}
+
+/* The offset measured again where the last measure is a second old. */
+static void
+clock_tick(void)
+{
+	if (clk.state == 1 && wp_now_ns() - clk.at > 1000000000u)
+		(void)clock_measure();
+}
+
+/*
  * What every event writing into a CPU's ring shares: the sample layout
  * (perf_drain parses the sample_id trailer by it), the clock, user
  * space only, and that the ring's watermark (its owner's) wakes the
@@ -54,14 +144,18 @@ bp_len(int len)
 static void
 ring_attr(struct perf_event_attr *a, int inherit)
 {
+	if (clk.state == 0)
+		clock_open();
 	a->size = sizeof *a;
 	a->sample_type = SAMPLE_TYPE;
 	a->sample_id_all = 1;
 	a->exclude_kernel = 1;
 	a->exclude_hv = 1;
 	a->inherit = inherit ? 1 : 0;
-	a->use_clockid = 1;
-	a->clockid = CLOCK_MONOTONIC;
+	if (clk.state == -1) {
+		a->use_clockid = 1;
+		a->clockid = CLOCK_MONOTONIC;
+	}
 	a->watermark = 1;
 	a->wakeup_watermark = 4096;
 }
@@ -421,6 +515,7 @@ perf_drain(struct perf_ring *r, const struct perf_layout *lay,
 	size_t off, first;
 	int n = 0, stop = 0;
 
+	clock_tick();
 	head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
 	tail = mp->data_tail;
 	while (tail < head && !stop) {
@@ -444,6 +539,7 @@ perf_drain(struct perf_ring *r, const struct perf_layout *lay,
 			b = r->tmp;
 		}
 		parse(b, h.size, lay, &rec);
+		rec.time = (uint64_t)((int64_t)rec.time + clk.off);
 		if (fn(&rec, arg) == -1)
 			stop = 1;
 		tail += h.size;
