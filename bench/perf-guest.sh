@@ -9,7 +9,8 @@
 #     (bench/tally-floor: a BPF program on the same breakpoints that only
 #     counts; and, to tell where wp-arm's cost goes, the floor on wp-arm's
 #     events, and wp-arm's program on the floor's, with the programs' own
-#     time per run), K runs each (9), the
+#     time per run), K runs each (9; wp-arm perf and perf record 2K,
+#     the two alone in the rounds after the first K), the
 #     rows interleaved round by round; each ratio the median of the
 #     rounds' ratios, with the lowest and highest, in wall time and in
 #     the target's own CPU time, and the ratio of the fastest runs; with the counts of every run (exact: the
@@ -190,6 +191,19 @@ for ((r = 0; r < K; r++)); do
 		echo "$r $(run_row "$k")" >> "$work/run.$k"
 	done
 done
+# wp-arm perf against perf record, whose margin is the narrowest: KP
+# rounds in all, the two rows alone in the rounds after the first K,
+# their order turned each round
+KP=${WP_BENCH_PERF_REPEAT:-$((2 * K))}
+if [ -e "$work/run.perf-record" ]; then
+	for ((r = K; r < KP; r++)); do
+		order="perf perf-record"
+		[ $((r % 2)) = 1 ] && order="perf-record perf"
+		for k in $order; do
+			echo "$r $(run_row "$k")" >> "$work/run.$k"
+		done
+	done
+fi
 
 # exact NAME: yes when every run's counts equal the target's writes:
 # the tallies and the kernel's count (else, perf, the samples; perf
@@ -219,6 +233,14 @@ stat() {
 		print m, v[0], v[n - 1] }' ${2:+"$work/run.$2"} "$work/run.$1"
 }
 
+# fastest A B: A's fastest run (wall) over B's, B's from the rounds A
+# ran (perf record runs more rounds than the other rows)
+fastest() {
+	awk 'FILENAME == ARGV[1] { in_a[$1] = 1; if (a == "" || $2 < a) a = $2; next }
+	    ($1 in in_a) && (b == "" || $2 < b) { b = $2 }
+	    END { print (b > 0) ? a / b : "-" }' "$work/run.$1" "$work/run.$2"
+}
+
 # ratio_line LABEL A B GOAL: A / B, wall and cpu, median [lo-hi], and
 # the fastest run's wall time of A over B's (a loaded host only ever
 # adds time)
@@ -227,11 +249,9 @@ ratio_line() {
 	[ -s "$work/run.$2" ] && [ -s "$work/run.$3" ] || return 0
 	read -r wm wl wh < <(stat "$2" "$3" 2)
 	read -r cm cl ch < <(stat "$2" "$3" 3)
-	read -r _ fa _ < <(stat "$2" "" 2)
-	read -r _ fb _ < <(stat "$3" "" 2)
 	[ "$wm" = - ] && return 0
 	LC_ALL=C printf '  %-36s %5.2f [%4.2f-%4.2f] %5.2f  %5.2f [%4.2f-%4.2f]  %s\n' \
-	    "$1" "$wm" "$wl" "$wh" "$(awk -v a="$fa" -v b="$fb" 'BEGIN { print a / b }')" \
+	    "$1" "$wm" "$wl" "$wh" "$(fastest "$2" "$3")" \
 	    "$cm" "$cl" "$ch" "$4"
 }
 
@@ -293,6 +313,7 @@ fi
 
 echo "guest clock source: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2> /dev/null)"
 echo "issue 23 and 24 ratios: one guest run; the three-thread loop ($((R * 12)) writes) run $K times"
+echo "(wp-arm perf and perf record: $KP times, the two alone in the rounds after the first $K)"
 echo "under each row, the rows interleaved; each figure the median of the $K same-round ratios"
 echo "[lowest-highest].  wall: the loop's run time (what the goals are set in); cpu: the target's"
 echo "own CPU time (user and system, all its threads, from its getrusage: the kernel's work at"
