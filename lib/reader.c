@@ -179,6 +179,14 @@ place_member(const struct wp_json *j, const struct member *m,
 		wp_json_int(j, m->v, &h->len);
 	else if (IS(*m, "hits") && wp_json_int(j, m->v, &i) == 0)
 		h->hits = i > 0 ? (uint64_t)i : 0;
+	else if (IS(*m, "matched") && wp_json_int(j, m->v, &i) == 0)
+		h->matched = i > 0 ? (uint64_t)i : 0;
+	else if (IS(*m, "seq"))
+		h->has_seq = wp_json_int(j, m->v, &h->seq) == 0;
+	else if (IS(*m, "of"))
+		h->has_of = wp_json_int(j, m->v, &h->of) == 0;
+	else if (IS(*m, "end"))
+		h->end_tok = m->v;
 }
 
 void
@@ -197,6 +205,7 @@ wp_rec_read_hit(const struct wp_record *rec, struct wp_hit_in *h)
 	h->tally = strcmp(rec->type, "tally") == 0;
 	h->len = 1;
 	h->regs_tok = h->stack_tok = h->writer_tok = h->value_tok = -1;
+	h->end_tok = -1;
 	FOREACH_MEMBER(j, 0, m)
 		if (!hit_member(j, &m, h))
 			place_member(j, &m, h);

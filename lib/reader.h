@@ -49,6 +49,10 @@ struct wp_hit_in {
 	uint64_t		 addr;
 	int64_t			 len;
 	uint64_t		 hits;		/* tally */
+	uint64_t		 matched;	/* tally: writes --if took */
+	int			 has_seq, has_of;	/* last_write: seq
+							   of of */
+	int64_t			 seq, of;
 	int			 has_regs;
 	/* --callchain: the return addresses (those that are hex and not
 	   0), and the members' JSON text for those that show them */
@@ -61,6 +65,7 @@ struct wp_hit_in {
 	int			 has_writer;	/* decoded already */
 	/* where the lazily read members are: token indices, or -1 */
 	int			 regs_tok, stack_tok, writer_tok, value_tok;
+	int			 end_tok;	/* last_write's "end" */
 };
 
 /* Fills h from a hit or tally record; absent members are left unset. */

@@ -366,6 +366,16 @@ on_event(struct watch *w, struct page_state *s, struct tr_thread *t)
 	page_resume(w, s, t, 0);
 }
 
+/* The stops that go straight to their handler (TR_NONE to none). */
+static void (*const on_stop[])(struct watch *, struct page_state *,
+    struct tr_thread *) = {
+	[TR_SC_ENTRY] = page_sc_entry,
+	[TR_SC_EXIT] = page_sc_exit,
+	[TR_EVENT] = on_event,
+	[TR_SIGNAL] = on_signal,
+};
+#define NSTOPS	(sizeof on_stop / sizeof on_stop[0])
+
 void
 page_event(struct watch *w, struct page_state *s, struct tr_thread *t)
 {
@@ -386,27 +396,17 @@ page_event(struct watch *w, struct page_state *s, struct tr_thread *t)
 		pthr_free(t);
 		return;
 	case TR_START:
-		if (t->tgid != s->tr.pid && fresh)
+		if (t->tgid != s->tr.pid && fresh) {
 			new_process(w, s, t);
-		else
-			page_resume(w, s, t, 0);
-		return;
+			return;
+		}
+		/* FALLTHROUGH */
 	case TR_GROUP:
 		page_resume(w, s, t, 0);
 		return;
-	case TR_SC_ENTRY:
-		page_sc_entry(w, s, t);
-		return;
-	case TR_SC_EXIT:
-		page_sc_exit(w, s, t);
-		return;
-	case TR_EVENT:
-		on_event(w, s, t);
-		return;
-	case TR_SIGNAL:
-		on_signal(w, s, t);
-		return;
 	default:
+		if (t->stop < NSTOPS && on_stop[t->stop] != NULL)
+			on_stop[t->stop](w, s, t);
 		return;
 	}
 }

@@ -388,16 +388,6 @@ add_target(struct report *r, const struct wp_record *rec)
 	wp_hmap_init(&t->tallies, sizeof(struct rtally));
 }
 
-/* A tally's writes that matched wp-arm --if (0: none, or no --if). */
-static uint64_t
-tally_matched(const struct wp_record *rec)
-{
-	int64_t m;
-
-	return wp_json_int(rec->j, wp_json_get(rec->j, 0, "matched"),
-	    &m) == 0 && m > 0 ? (uint64_t)m : 0;
-}
-
 /*
  * Tallies are cumulative: the latest of each writer and thread holds.
  * A follow chain's are its leaf's, as its hits are.
@@ -424,7 +414,7 @@ add_tally(struct report *r, const struct wp_record *rec)
 	y->ip = h->ip;
 	y->tid = (int)tid;
 	y->hits = h->hits;
-	y->matched = tally_matched(rec);
+	y->matched = h->matched;
 	if (isnew) {
 		y->chain = chain;
 		y->k1 = k1;
@@ -443,7 +433,7 @@ add_last(struct report *r, const struct wp_record *rec)
 
 	wp_rec_read_hit(rec, &r->hit);
 	if (r->hit.has_target && (t = target(r, r->hit.target)) != NULL)
-		last_add(r, &r->hit, rec, t);
+		last_add(r, &r->hit, t);
 }
 
 /* A thread record: its name, the first given, for the first MAXCOMMS. */

@@ -15,25 +15,20 @@
 
 /* Its "end" member ("SIGSEGV", "exit 0") into t->last_end. */
 static void
-last_end(const struct wp_record *rec, struct rtarget *t)
+last_end(const struct wp_hit_in *h, struct rtarget *t)
 {
-	int v = wp_json_get(rec->j, 0, "end");
-
-	if (wp_json_str(rec->j, v, t->last_end, sizeof t->last_end) == -1)
+	if (wp_json_str(h->rec->j, h->end_tok, t->last_end,
+	    sizeof t->last_end) == -1)
 		snprintf(t->last_end, sizeof t->last_end, "the end");
 }
 
 void
-last_add(struct report *r, const struct wp_hit_in *h,
-    const struct wp_record *rec, struct rtarget *t)
+last_add(struct report *r, const struct wp_hit_in *h, struct rtarget *t)
 {
 	struct rsample *sm;
-	int64_t seq, of;
 
 	(void)r;
-	if (wp_json_int(rec->j, wp_json_get(rec->j, 0, "seq"), &seq) == -1 ||
-	    wp_json_int(rec->j, wp_json_get(rec->j, 0, "of"), &of) == -1 ||
-	    of - seq > MAXLAST)
+	if (!h->has_seq || !h->has_of || h->of - h->seq > MAXLAST)
 		return;
 	if (t->lasts == NULL)
 		t->lasts = wp_xcalloc(MAXLAST, sizeof *t->lasts);
@@ -50,7 +45,7 @@ last_add(struct report *r, const struct wp_hit_in *h,
 	sm->time_ns = h->time_ns;
 	sm->has_writer = wp_rec_read_writer(h, &sm->writer, 1) == 0;
 	sm->has_value = wp_rec_read_value(h, &sm->value) == 0;
-	last_end(rec, t);
+	last_end(h, t);
 }
 
 void

@@ -191,7 +191,7 @@ void	 view_sites_free(struct wp_hmap *sites);
 /* last.c: wp-arm --last's last_write records of target t; the table's
    section of them, first; their JSON (last_writes) */
 void	 last_add(struct report *r, const struct wp_hit_in *h,
-	    const struct wp_record *rec, struct rtarget *t);
+	    struct rtarget *t);
 void	 last_free(struct rtarget *t);
 void	 table_last(const struct report *r, FILE *f);
 void	 doc_last(const struct report *r, const struct rtarget *t,
