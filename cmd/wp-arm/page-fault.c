@@ -56,8 +56,8 @@ rep_round(struct watch *w, struct page_state *s, struct tr_thread *t,
 	st = wp_x86_store_range(in, &r, 0, &lo, &hi) == 0;
 	ld = wp_x86_load_range(in, &r, &rlo, &rhi) == 0;
 	for (ti = 0; ti < w->nt; ti++) {
-		s->el_lo = lo;
-		s->el_hi = hi;
+		s->el_lo = st ? lo : 0;
+		s->el_hi = st ? hi : 0;
 		if (st && page_overlaps(lo, hi, &w->t[ti]))
 			page_emit(w, s, ti, t->tid, ip, in->addr, 0, 0, &r);
 		else if (ld && w->t[ti].rw &&
