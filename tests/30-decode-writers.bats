@@ -86,6 +86,21 @@ project() {
 	assert_equal "$output" "$(jq -c 'select(.type=="hit")' "$BATS_TEST_TMPDIR/in.ndjson")"
 }
 
+# A trap's hit carries what memory held when the backend read it (perf
+# and bpf read it after the trap, when another thread may have written):
+# the store's register, where sampled, says what this instruction wrote.
+@test "wp-decode: a trap's hit with registers has its store's value, not memory's read after it" {
+	setup_stores
+	hit st_reg8 1 '{"rdi":"0xbad"}'
+	hit st_reg8 1
+	hit st_imm4 1
+	jq -c 'if .type == "hit" then . + {new_value:"0xf86bc"} else . end' "$BATS_TEST_TMPDIR/in.ndjson" > "$BATS_TEST_TMPDIR/v.ndjson"
+	run --separate-stderr wp-decode < "$BATS_TEST_TMPDIR/v.ndjson"
+	assert_success
+	run jq -r 'select(.type=="hit") | "\(.written_value.kind) \(.written_value.register // "-") \(.written_value.value)"' <<< "$output"
+	assert_output "$(printf '%s\n' 'register_store rdi 0xbad' 'observed - 0xf86bc' 'immediate_store - 0x44444444')"
+}
+
 @test "wp-decode: source file and line from DWARF" {
 	start_target mt-writer -t 0
 	wp-resolve -p "$TPID" wpt_counter > "$BATS_TEST_TMPDIR/in.ndjson"

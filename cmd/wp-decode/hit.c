@@ -417,6 +417,31 @@ observed(const struct wp_hit_in *h, const struct dtarget *t, int have_t,
 	}
 }
 
+/*
+ * The value of a trap's hit: the store's, where its registers say it;
+ * else what the backend read in memory at the trap, which another
+ * thread may have written since.
+ */
+static void
+trapped_value(const struct wp_hit_in *h, const struct dtarget *t,
+    int have_t, const struct site *st, const struct choice *c,
+    const struct wp_x86_regs *r, struct wp_value_rec *v)
+{
+	if (c->wi >= 0 && c->kind == WP_KIND_WRITE) {
+		value_of(&st->cand[c->wi], r, v);
+		if (v->kind != WP_VALUE_UNKNOWN || !h->has_value_members)
+			return;
+	}
+	if (h->has_value_members)
+		observed(h, t, have_t, v);
+	else if (c->wi >= 0)
+		value_of(&st->cand[c->wi], r, v);
+	else {
+		v->kind = WP_VALUE_UNKNOWN;
+		v->reason = "writer unknown";
+	}
+}
+
 /* A change no instruction of the process made: the kernel's, or none's. */
 static void
 no_writer(struct decoder *d, const struct wp_hit_in *h)
@@ -502,14 +527,10 @@ decoder_hit(struct decoder *d, const struct wp_hit_in *h)
 		choose_exact(st, h->flags, &c);
 	else
 		choose(st, have_t ? &t : NULL, &r, &c);
-	if (h->exact || h->has_value_members)
+	if (h->exact)
 		observed(h, &t, have_t, &v);
-	else if (c.wi >= 0)
-		value_of(&st->cand[c.wi], &r, &v);
-	else {
-		v.kind = WP_VALUE_UNKNOWN;
-		v.reason = "writer unknown";
-	}
+	else
+		trapped_value(h, &t, have_t, st, &c, &r, &v);
 	text = writer_text(d, st, &c, h->ip, &tlen);
 	wp_jw_append(&d->out, text, tlen);
 	if (!h->tally)
