@@ -76,6 +76,14 @@ bad_if() {
 	zero_watch ptrace 400 tracer
 }
 
+@test "wp-arm page --if 'value == 0': a writer that writes 0 from its first write on, two others not: each writer's matched count exact" {
+	zeros_watch page 20000
+}
+
+@test "wp-arm ptrace --if 'value == 0': a writer that writes 0 from its first write on, two others not: each writer's matched count exact" {
+	zeros_watch ptrace 300
+}
+
 @test "wp-arm page --if changed: three threads writing the value the target had at arming change nothing" {
 	changed_watch page 20000
 }

@@ -18,6 +18,7 @@
 #include "cond.h"
 #include "filter.h"
 #include "bpf-prog.h"
+#include "hmap.h"
 #include "hold.h"
 #include "proc.h"
 #include "util.h"
@@ -38,6 +39,9 @@ struct bpf_state {
 	struct bpfw	*prog;
 	struct hold	*hold;		/* --follow-mode stop */
 	struct pointer	*written;	/* per chain */
+	struct wp_hmap	 learned;	/* trap IPs told to the program */
+	struct wp_hmap	 pmatched;	/* (stack, tid), (slot, ip) ->
+					   uint64_t: pending hits matched */
 };
 
 /* w->obs */
@@ -63,18 +67,52 @@ pointer_written(struct watch *w, struct bpf_state *s, size_t ti,
 }
 
 /*
- * A writer the program does not know yet (no hit): decoded here once,
- * so that its value tests take the value it stores (cond-sample.c).
+ * A writer the program does not know yet: decoded here once, so that
+ * its value tests take the value it stores (cond-sample.c).
  */
 static void
 learn(struct watch *w, struct bpf_state *s, uint64_t trap)
 {
 	const struct wp_x86_insn *in = NULL;
 	struct csample *cs = filter_csample(w);
+	int isnew;
 
+	wp_hmap_put(&s->learned, trap, 0, &isnew);
+	if (!isnew)
+		return;
 	if (cs == NULL || csample_store(cs, trap, &in) == -1)
 		in = NULL;
 	bpfw_store(s->prog, trap, in);
+}
+
+/* A tally's key in pmatched: user addresses are under 2^56. */
+#define PKEY_A(slot, tid, stack)	((uint64_t)(uint32_t)(stack) << 32 | \
+					    (uint32_t)(tid))
+#define PKEY_B(slot, ip)		((uint64_t)(slot) << 56 | (ip))
+
+/*
+ * A hit the program did not test (WPB_F_PENDING): its writer learned,
+ * the hit tested here; 1 when it matches (its bytes then the store's),
+ * counted to its tally's matched.
+ */
+static int
+pending(struct watch *w, struct bpf_state *s, const struct wpb_sample *smp,
+    struct wp_hit_rec *h, unsigned char *bytes)
+{
+	uint64_t v, *n;
+	size_t i;
+	int has, isnew;
+
+	learn(w, s, smp->ip);
+	if (!filter_pending(w, smp->slot, h, smp->prev, &has, &v))
+		return 0;
+	if (has)
+		for (i = 0; i < 8; i++)
+			bytes[i] = (unsigned char)(v >> (8 * i));
+	n = wp_hmap_put(&s->pmatched, PKEY_A(smp->slot, smp->tid, smp->stack),
+	    PKEY_B(smp->slot, smp->ip), &isnew);
+	(*n)++;
+	return 1;
 }
 
 static void
@@ -93,10 +131,6 @@ on_sample(void *arg, const void *data, size_t size)
 
 	if (size < sizeof *smp || ti >= w->nt)
 		return;
-	if (smp->flags & WPB_F_LEARN) {
-		learn(w, s, smp->ip);
-		return;
-	}
 	memset(&h, 0, sizeof h);
 	h.pid = (pid_t)smp->pid;
 	h.tid = (pid_t)smp->tid;
@@ -124,6 +158,8 @@ on_sample(void *arg, const void *data, size_t size)
 		h.nstack = st->nstack <= size - sizeof *st ?
 		    (size_t)st->nstack : size - sizeof *st;
 	}
+	if ((smp->flags & WPB_F_PENDING) && !pending(w, s, smp, &h, bytes))
+		return;
 	if (smp->flags & WPB_F_STOP)
 		filter_kernel_stop(w, &h);
 	watch_hit(w, ti, &h);
@@ -236,6 +272,8 @@ release(struct watch *w)
 	hold_close(s->hold);
 	bpfw_close(s->prog);
 	free(s->written);
+	wp_hmap_free(&s->learned);
+	wp_hmap_free(&s->pmatched);
 	free(s);
 	w->state = NULL;
 }
@@ -251,6 +289,8 @@ bpf_open(struct watch *w, struct wp_error *e)
 		return -1;
 	}
 	s->ev.pidfd = s->ev.memfd = -1;
+	wp_hmap_init(&s->learned, 1);
+	wp_hmap_init(&s->pmatched, sizeof(uint64_t));
 	w->state = s;
 	return 0;
 }
@@ -366,7 +406,7 @@ on_tally(void *arg, const struct wpb_key *key, const struct wpb_val *v)
 {
 	struct watch *w = arg;
 	struct bpf_state *s = w->state;
-	uint64_t chain[WATCH_MAXCHAIN];
+	uint64_t chain[WATCH_MAXCHAIN], *pm;
 	struct wp_tally_rec t = {
 		.tid = (pid_t)key->tid, .ip = key->ip, .hits = v->hits,
 		.first = v->first, .last = v->last, .unchanged = v->unchanged,
@@ -375,6 +415,9 @@ on_tally(void *arg, const struct wpb_key *key, const struct wpb_val *v)
 
 	if (key->slot >= w->nt)
 		return 0;
+	if ((pm = wp_hmap_get(&s->pmatched, PKEY_A(key->slot, key->tid,
+	    key->stack), PKEY_B(key->slot, key->ip))) != NULL)
+		t.matched += *pm;
 	w->t[key->slot].tallied += v->hits;
 	watch_role(w, key->slot, &t.role, &t.level);
 	t.target = w->t[key->slot].id;

@@ -275,10 +275,11 @@ tally(struct watch *w, size_t ti, const struct wp_hit_rec *h, int has_v,
  * The first matching write: its thread, stopped by the tracer after it,
  * gets a SIGSTOP that it takes once detached, before it runs another
  * instruction, so that the whole process stops there; the watch ends.
- * A sample's thread has run on since: it stops where it is now.
+ * A sample's thread has run on since: it stops where it is now, unless
+ * the program stopped it at the write (by_program).
  */
 static void
-stop_at(struct watch *w, const struct wp_hit_rec *h)
+stop_at(struct watch *w, const struct wp_hit_rec *h, int by_program)
 {
 	struct filter *f = w->filter;
 
@@ -289,11 +290,11 @@ stop_at(struct watch *w, const struct wp_hit_rec *h)
 	f->stop_ip = h->ip;
 	if (f->sampled && csample_writer(f->cs, h->ip, &f->stop_writer_ip) == 0)
 		f->stop_has_writer = 1;
-	if (f->sampled && !f->kernel)
+	if (f->sampled && !by_program)
 		f->stop_late_us = (uint64_t)(watch_time(w, wp_now_ns()) -
 		    h->time_ns) / 1000;
 	/* a sample's thread may have ended since: the process stops */
-	if (f->kernel)
+	if (by_program)
 		;	/* the program sent it SIGSTOP at the write */
 	else if (f->sampled)
 		kill(w->pid, SIGSTOP);
@@ -329,6 +330,47 @@ filter_keep(struct watch *w, size_t ti, const struct wp_hit_rec *h,
 	r->chain_status = f->status[k];
 }
 
+/*
+ * What --if asks of write h on entry ti, after the value prev (when
+ * has_prev), its value from its bytes or from a sample's registers (the
+ * store's), the registers first when regs_first; 1: it matches.
+ */
+static int
+eval_write(struct watch *w, size_t ti, const struct wp_hit_rec *h,
+    int regs_first, int has_prev, uint64_t prev, struct wp_cond_write *cw)
+{
+	struct filter *f = w->filter;
+	int has_bytes = h->bytes != NULL && h->nbytes > 0;
+
+	memset(cw, 0, sizeof *cw);
+	cw->has_prev = has_prev;
+	cw->prev = prev;
+	if (has_bytes && !regs_first) {
+		cw->has_value = 1;
+		cw->width = h->nbytes < 8 ? h->nbytes : 8;
+		cw->value = wp_le64(h->bytes, cw->width);
+	} else if (f->cs != NULL && csample_value(f->cs, &w->t[ti], h,
+	    &cw->value) == 0) {
+		cw->has_value = 1;
+		cw->width = (size_t)w->t[ti].len;
+	} else if (has_bytes) {
+		cw->has_value = 1;
+		cw->width = h->nbytes < 8 ? h->nbytes : 8;
+		cw->value = wp_le64(h->bytes, cw->width);
+	}
+	cw->has_trap = f->sampled;
+	cw->trap_ip = h->ip;
+	cw->has_writer = h->has_writer_ip;
+	cw->writer_ip = h->writer_ip;
+	cw->tid = h->tid;
+	if (f->cond != NULL && (wp_cond_uses(f->cond) & WP_COND_THREAD))
+		cw->comm = comm_of(w, h->tid);
+	if (f->cond != NULL && !cw->has_value &&
+	    (wp_cond_uses(f->cond) & WP_COND_VALUE))
+		f->novalue[ti]++;
+	return f->cond == NULL || wp_cond_eval(f->cond, cw);
+}
+
 int
 filter_hit(struct watch *w, size_t ti, const struct wp_hit_rec *h)
 {
@@ -339,35 +381,13 @@ filter_hit(struct watch *w, size_t ti, const struct wp_hit_rec *h)
 	/* the program sent only matching writes, and tallied all */
 	if (f->kernel)
 		return 1;
-	memset(&cw, 0, sizeof cw);
-	cw.has_value = h->bytes != NULL && h->nbytes > 0;
-	cw.width = h->nbytes < 8 ? h->nbytes : 8;
-	if (cw.has_value)
-		cw.value = wp_le64(h->bytes, cw.width);
-	else if (f->cs != NULL && csample_value(f->cs, &w->t[ti], h,
-	    &cw.value) == 0) {
-		cw.has_value = 1;
-		cw.width = (size_t)w->t[ti].len;
-	}
-	cw.has_trap = f->sampled;
-	cw.trap_ip = h->ip;
-	cw.has_prev = f->has_prev[ti];
-	cw.prev = f->prev[ti];
-	cw.has_writer = h->has_writer_ip;
-	cw.writer_ip = h->writer_ip;
-	cw.tid = h->tid;
-	if (f->cond != NULL && (wp_cond_uses(f->cond) & WP_COND_THREAD))
-		cw.comm = comm_of(w, h->tid);
-	m = f->cond == NULL || wp_cond_eval(f->cond, &cw);
-	if (f->cond != NULL && !cw.has_value &&
-	    (wp_cond_uses(f->cond) & WP_COND_VALUE))
-		f->novalue[ti]++;
+	m = eval_write(w, ti, h, 0, f->has_prev[ti], f->prev[ti], &cw);
 	if (w->t[ti].chain < 0)
 		filter_keep(w, ti, h, cw.has_value, cw.value);
 	/* a leaf's thread may be held by hold.c: only a tracer stops it */
 	if (m && f->stop != STOP_NONE && !f->stopped &&
 	    (w->t[ti].chain < 0 || !f->sampled))
-		stop_at(w, h);
+		stop_at(w, h, 0);
 	if (f->cond != NULL)
 		tally(w, ti, h, cw.has_value, cw.value, m);
 	/* counted, not written: as after max events */
@@ -375,6 +395,24 @@ filter_hit(struct watch *w, size_t ti, const struct wp_hit_rec *h)
 		w->t[ti].unwritten++;
 	f->has_prev[ti] = cw.has_value;
 	f->prev[ti] = cw.value;
+	return m;
+}
+
+int
+filter_pending(struct watch *w, size_t ti, const struct wp_hit_rec *h,
+    uint64_t prev, int *has_value, uint64_t *value)
+{
+	struct filter *f = w->filter;
+	struct wp_cond_write cw;
+	int m;
+
+	if (f == NULL || !f->kernel)
+		return 0;
+	m = eval_write(w, ti, h, 1, 1, prev, &cw);
+	*has_value = cw.has_value;
+	*value = cw.value;
+	if (m && f->stop != STOP_NONE && !f->stopped && w->t[ti].chain < 0)
+		stop_at(w, h, 0);
 	return m;
 }
 
@@ -571,5 +609,5 @@ void
 filter_kernel_stop(struct watch *w, const struct wp_hit_rec *h)
 {
 	if (w->filter != NULL && w->filter->kernel && !w->filter->stopped)
-		stop_at(w, h);
+		stop_at(w, h, 1);
 }

@@ -88,6 +88,15 @@ size_t	 filter_compiled(const struct watch *w, size_t ti,
 	    struct wp_cond_op *ops, size_t max, int *stop);
 /* Whether the program's tallies count the matching writes. */
 int	 filter_matched(const struct watch *w);
+/*
+ * A bpf sample of a hit on entry ti the program did not test (a writer
+ * not decoded yet: wpbpf.h's WPB_F_PENDING), with its registers, after
+ * the value prev: tested here on the value its store wrote (*value,
+ * when *has_value), else on h's bytes; 1: it matches (--stop then
+ * stops the process, late).
+ */
+int	 filter_pending(struct watch *w, size_t ti, const struct wp_hit_rec *h,
+	    uint64_t prev, int *has_value, uint64_t *value);
 /* A sample of the write the program stopped the writer at (--stop). */
 void	 filter_kernel_stop(struct watch *w, const struct wp_hit_rec *h);
 /* What decodes the writers of samples (perf, bpf); NULL: none. */

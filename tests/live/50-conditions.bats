@@ -66,6 +66,17 @@ NB=33334
 	assert_equal "$(jq -r 'select(.type=="hit") | .new_value' "$WOUT")" 0x0
 }
 
+@test "wp-arm perf --if 'value == 0': a writer that writes 0 from its first write on, two others not: each writer's matched count exact" {
+	zeros_watch perf "$N"
+}
+
+# Before wp-arm has decoded a writer, the program cannot take the value
+# from its store: it sends the hit to wp-arm, which tests it on its
+# registers; memory at the trap may hold another thread's store.
+@test "wp-arm bpf --if 'value == 0': a writer's first hits tested on its store, not on memory: each writer's matched count exact" {
+	zeros_watch bpf "$NB"
+}
+
 @test "wp-arm perf --if changed: three threads writing the value the target had at arming change nothing" {
 	changed_watch perf "$N"
 }

@@ -1,5 +1,5 @@
 /*
- * cond-writers [-n writes] [-s]
+ * cond-writers [-n writes] [-s | -z]
  *
  * Prints one JSON line (pid, the cell's address), waits for SIGUSR1,
  * then three threads write wpt_cell n times each in a tight loop, each
@@ -7,7 +7,8 @@
  * Only rare_writer ever writes 0, once, at its middle write.  -s: a
  * stray instead: the first two threads both write through good_writer,
  * and the third through good_writer but for its middle write, made by
- * stray_writer (0xbad).  Prints each writer's count ("good N", ...,
+ * stray_writer (0xbad).  -z: rare_writer writes 0 at every write, from
+ * the first on, while the other two write other values.  Prints each writer's count ("good N", ...,
  * "zero N": the writes of 0), then "done" and exits 0.  wpt_cellp points
  * at wpt_cell, and is never written: --follow wpt_cellp+0x0 watches the
  * cell as a chain's leaf.
@@ -21,7 +22,7 @@ volatile long wpt_cell = 1;
 volatile long *volatile wpt_cellp = &wpt_cell;
 
 static long nwrites = 1000;
-static int stray;
+static int stray, zeros;
 static pthread_barrier_t go;
 static long ngood, nbusy, nrare, nstray, nzero;
 
@@ -50,8 +51,9 @@ worker(void *arg)
 			stray_writer(0xbad);
 			n[3]++;
 		} else {
-			rare_writer(i == nwrites / 2 ? 0 : id * 1000000 + i + 1);
-			z += i == nwrites / 2;
+			rare_writer(zeros || i == nwrites / 2 ? 0 :
+			    id * 1000000 + i + 1);
+			z += zeros || i == nwrites / 2;
 			n[2]++;
 		}
 	}
@@ -70,10 +72,11 @@ main(int argc, char *argv[])
 	long i;
 	int ch;
 
-	while ((ch = getopt(argc, argv, "n:s")) != -1) {
+	while ((ch = getopt(argc, argv, "n:sz")) != -1) {
 		switch (ch) {
 		case 'n': nwrites = atol(optarg); break;
 		case 's': stray = 1; break;
+		case 'z': zeros = 1; break;
 		default: return 64;
 		}
 	}

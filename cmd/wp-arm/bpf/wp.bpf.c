@@ -165,7 +165,7 @@ stored(struct bpf_perf_event_data *ctx, __u32 len, __u64 *v)
 	__u64 ip = ctx->regs.rip, lo, x;
 	struct wpb_store *s = bpf_map_lookup_elem(&stores, &ip);
 
-	if (s == NULL)
+	if (s == NULL || s->src == WPB_SRC_PENDING)
 		return -1;
 	if (s->src == WPB_SRC_MEMORY || len == 0 || len > 8)
 		return 0;
@@ -183,7 +183,8 @@ stored(struct bpf_perf_event_data *ctx, __u32 len, __u64 *v)
 /*
  * The watched bytes after the write: the store's where the program
  * knows its writer and --if tests the value (*flags WPB_F_STORED),
- * else memory's at the trap (*flags WPB_F_LEARN: a writer to learn).
+ * else memory's at the trap (*flags WPB_F_PENDING: a writer not
+ * decoded yet, whose hit wp-arm tests).
  */
 static __always_inline __u64
 written(struct bpf_perf_event_data *ctx, const struct wpb_conf *c,
@@ -200,7 +201,7 @@ written(struct bpf_perf_event_data *ctx, const struct wpb_conf *c,
 			return v;
 		}
 		if (r == -1)
-			*flags = WPB_F_LEARN;
+			*flags = WPB_F_PENDING;
 	}
 	return read_value(ctx->addr, c->len, tot, known);
 }
@@ -361,7 +362,7 @@ fill(struct wpb_sample *s, struct bpf_perf_event_data *ctx, __u32 slot,
 	s->ip = ctx->regs.rip;
 	s->value = cur;
 	s->addr = ctx->addr;
-	s->leaf_addr = s->leaf_value = 0;
+	s->leaf_addr = s->leaf_value = s->prev = 0;
 	s->pid = (__u32)(pt >> 32);
 	s->tid = (__u32)pt;
 	s->slot = slot;
@@ -437,6 +438,36 @@ wake(int ptr)
 }
 
 /*
+ * A sample in the ring, filled, with the registers when with or
+ * --callchain dwarf asks, and the stack then; to be submitted.  NULL:
+ * no room (counted).
+ */
+static __always_inline struct wpb_sample_regs *
+sample(struct bpf_perf_event_data *ctx, __u32 slot, __s32 stack, __u64 cur,
+    struct wpb_tot *tot, __u64 now, __u32 with)
+{
+	struct wpb_sample_regs *r;
+
+	if (stack_bytes > 0)
+		r = bpf_ringbuf_reserve(&samples, sizeof(struct wpb_sample_stack) +
+		    stack_bytes, 0);
+	else
+		r = bpf_ringbuf_reserve(&samples, with ? sizeof *r :
+		    sizeof r->s, 0);
+	if (r == NULL) {
+		__sync_fetch_and_add(&tot->drops, 1);
+		return NULL;
+	}
+	fill(&r->s, ctx, slot, stack, cur, now != 0 ? now :
+	    bpf_ktime_get_ns());
+	if (with || stack_bytes > 0)
+		regs(r, ctx);
+	if (stack_bytes > 0)
+		copy_stack((struct wpb_sample_stack *)r, ctx);
+	return r;
+}
+
+/*
  * A sample: always for a pointer; for a target as the budget allows (a
  * chain's leaf has every hit sampled: its bindings are counted from
  * them); then while the limit allows.
@@ -456,23 +487,9 @@ send(struct bpf_perf_event_data *ctx, __u32 slot, __s32 stack, __u64 cur,
 		__sync_fetch_and_add(&tot->capped, 1);
 		return;
 	}
-	if (stack_bytes > 0)
-		r = bpf_ringbuf_reserve(&samples, sizeof(struct wpb_sample_stack) +
-		    stack_bytes, 0);
-	else
-		r = bpf_ringbuf_reserve(&samples, with_regs ? sizeof *r :
-		    sizeof r->s, 0);
-	if (r == NULL) {
-		__sync_fetch_and_add(&tot->drops, 1);
+	if ((r = sample(ctx, slot, stack, cur, tot, now, with_regs)) == NULL)
 		return;
-	}
-	fill(&r->s, ctx, slot, stack, cur, now != 0 ? now :
-	    bpf_ktime_get_ns());
 	r->s.flags |= stop | src;
-	if (with_regs || stack_bytes > 0)
-		regs(r, ctx);
-	if (stack_bytes > 0)
-		copy_stack((struct wpb_sample_stack *)r, ctx);
 	if (ptr)
 		leaf_of(c, cur, &r->s, tot);
 	bpf_ringbuf_submit(r, wake(ptr));
@@ -520,26 +537,29 @@ keep(struct bpf_perf_event_data *ctx, __u32 slot, __s32 stack, __u64 cur,
 }
 
 /*
- * A writer not yet in stores: its entry, reading memory until wp-arm
- * decodes it from the sample sent here (no hit; once per writer, a
- * sample the ring had no room for on a later hit).
+ * A hit of a writer not decoded yet, --if testing the value: its sample
+ * with the registers, which wp-arm decodes the writer from (it tells
+ * stores) and tests the hit on, with the value before it (prev); the
+ * writer's entry marks it pending meanwhile.  The hit is not matched
+ * here: memory at the trap may hold another thread's later store.  A
+ * sample the ring has no room for is a hit whose match is not known
+ * (drops).
  */
 static __always_inline void
-learn(struct bpf_perf_event_data *ctx, __u32 slot)
+pending(struct bpf_perf_event_data *ctx, __u32 slot, __s32 stack,
+    __u64 cur, __u64 prev, struct wpb_tot *tot)
 {
-	struct wpb_store m = { .src = WPB_SRC_MEMORY };
-	struct wpb_sample *s;
+	struct wpb_store m = { .src = WPB_SRC_PENDING };
+	struct wpb_sample_regs *r;
 	__u64 ip = ctx->regs.rip;
 
-	if (bpf_map_update_elem(&stores, &ip, &m, BPF_NOEXIST) != 0)
+	bpf_map_update_elem(&stores, &ip, &m, BPF_NOEXIST);
+	if ((r = sample(ctx, slot, stack, cur, tot, 0, 1)) == NULL)
 		return;
-	if ((s = bpf_ringbuf_reserve(&samples, sizeof *s, 0)) == NULL) {
-		bpf_map_delete_elem(&stores, &ip);
-		return;
-	}
-	fill(s, ctx, slot, 0, 0, 0);
-	s->flags = WPB_F_LEARN;
-	bpf_ringbuf_submit(s, BPF_RB_NO_WAKEUP);
+	r->s.flags |= WPB_F_PENDING;
+	r->s.prev = prev;
+	/* at once: the sooner the writer is decoded, the fewer such hits */
+	bpf_ringbuf_submit(r, BPF_RB_FORCE_WAKEUP);
 }
 
 static __always_inline int
@@ -557,10 +577,10 @@ hit(struct bpf_perf_event_data *ctx, __u32 slot)
 		return 0;
 	/* what this event watches: ctx->addr, also while being moved */
 	cur = written(ctx, c, cd, tot, &known, &src);
-	if (src & WPB_F_LEARN)
-		learn(ctx, slot);
 	prev = __sync_lock_test_and_set(&tot->last_value, cur);
-	if (cd != NULL && cd->nops > 0)
+	if (src & WPB_F_PENDING)
+		m = 0;
+	else if (cd != NULL && cd->nops > 0)
 		m = matches(cd, ctx, cur, prev, known);
 	if (with_stack)
 		stack = (__s32)bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
@@ -570,6 +590,8 @@ hit(struct bpf_perf_event_data *ctx, __u32 slot)
 	if (last_n > 0 && c->kind == WPB_TARGET)
 		keep(ctx, slot, stack, cur, known, tot, now);
 	khits = count(ctx, slot, stack, cur, prev, tot, m);
+	if (src & WPB_F_PENDING)
+		pending(ctx, slot, stack, cur, prev, tot);
 	/* a write that does not match is tallied, and no more */
 	if (!m)
 		return 0;

@@ -112,10 +112,12 @@ struct wpb_cond {
  * from a sample (cond-sample.c): a mov of a general register or an
  * immediate, its address base + index * scale + disp from the
  * registers at the trap (a rip-relative one's disp made absolute).
- * src WPB_SRC_MEMORY: another kind of write, its value read in memory.
+ * src WPB_SRC_MEMORY: another kind of write, its value read in memory;
+ * WPB_SRC_PENDING: a writer the program met, not decoded yet.
  */
 #define WPB_SRC_IMM	(-1)
 #define WPB_SRC_MEMORY	(-2)
+#define WPB_SRC_PENDING	(-3)
 #define WPB_STORES	4096
 
 struct wpb_store {
@@ -147,8 +149,11 @@ struct wpb_store {
 #define WPB_F_STOP	4	/* --stop: its thread was sent SIGSTOP */
 #define WPB_F_STORED	8	/* value: the store's, from its source
 				   register or immediate (stores) */
-#define WPB_F_LEARN	16	/* no hit: a writer not in stores yet,
-				   for wp-arm to decode */
+#define WPB_F_PENDING	16	/* a hit of a writer not decoded yet,
+				   with --if testing the value: not
+				   tested here (not counted matched);
+				   wp-arm decodes the writer, and tests
+				   the hit on its registers and prev */
 
 struct wpb_sample {
 	__u64	time_ns;	/* CLOCK_MONOTONIC */
@@ -162,6 +167,8 @@ struct wpb_sample {
 	__u32	slot, flags;
 	__u32	cpu;
 	__s32	stack;		/* as in wpb_key */
+	__u64	prev;		/* WPB_F_PENDING: the slot's value
+				   before this hit */
 };
 
 struct wpb_sample_regs {
