@@ -96,6 +96,10 @@ bad_if() {
 	scenario_cond_stray page 20000
 }
 
+@test "wp-arm page --if 'value == 0xbad' --stop: the stray's one write stops the process right after it" {
+	scenario_stray_stop page 20000
+}
+
 @test "wp-arm ptrace --if 'writer != good_writer': only the stray write is a hit" {
 	scenario_cond_stray ptrace 300
 }

@@ -210,6 +210,40 @@ scenario_cond_stray() {
 	assert_equal "$(obs .counts_are_lower_bound)" false
 }
 
+# scenario_stray_stop BACKEND N: --if 'value == 0xbad' --stop on
+# cond-writers -s: the stray's one write, its writer's first hit, stops
+# the process right after it (bpf: tested in wp-arm, as its writer is
+# not decoded yet; the program stopped it at the write where memory
+# held 0xbad, else wp-arm stops it late, and says how late); run on,
+# the target's counts are whole.
+scenario_stray_stop() {
+	local late
+	COND_ARM=(--stop)
+	cond_watch "$1" "$2" 'value == 0xbad' -s
+	COND_ARM=()
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(obs .stop_reason)" stopped_at_match
+	assert_equal "$(hits)" 1
+	TID=$(obs .stopped_at.tid)
+	IP=$(obs .stopped_at.ip)
+	WIP=$(obs .stopped_at.writer_ip)
+	assert_equal "$(jq -r 'select(.type=="hit") | "\(.tid) \(.ip) \(.writer.function) \(.writer.writer_ip) \(.written_value.value)"' "$WDEC")" "$TID $IP stray_writer $WIP 0xbad"
+	assert_equal "$IP" "$(hexadd "$WIP" 7)"
+	assert_equal "$(awk '{ print $3 }' "/proc/$TPID/stat")" T
+	late=$(obs .stopped_at.late_us)
+	if [ "$late" = null ]; then
+		assert_equal "$(pc_stopped "$TID")" "$IP"
+	else
+		assert_regex "$late" '^[0-9]+$'
+		run cat "$WERR"
+		assert_line --partial "wp-arm: $1: stopped $late us after the write"
+	fi
+	kill -CONT "$TPID"
+	wait_for "$TOUT" '^done' 60
+	assert_equal "$(target_count stray)" 1
+	wait "$TPID"
+}
+
 # scenario_last BACKEND [WP-ARM-ARGS...]: a list head written from three
 # sites, then garbage from a fourth, and the program dies of SIGSEGV
 # walking it: --last 8 keeps the last eight writes, the garbage one last

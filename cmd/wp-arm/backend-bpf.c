@@ -104,7 +104,8 @@ pending(struct watch *w, struct bpf_state *s, const struct wpb_sample *smp,
 	int has, isnew;
 
 	learn(w, s, smp->ip);
-	if (!filter_pending(w, smp->slot, h, smp->prev, &has, &v))
+	if (!filter_pending(w, smp->slot, h, smp->prev,
+	    (smp->flags & WPB_F_STOP) != 0, &has, &v))
 		return 0;
 	if (has)
 		for (i = 0; i < 8; i++)
@@ -160,7 +161,7 @@ on_sample(void *arg, const void *data, size_t size)
 	}
 	if ((smp->flags & WPB_F_PENDING) && !pending(w, s, smp, &h, bytes))
 		return;
-	if (smp->flags & WPB_F_STOP)
+	if ((smp->flags & (WPB_F_STOP | WPB_F_PENDING)) == WPB_F_STOP)
 		filter_kernel_stop(w, &h);
 	watch_hit(w, ti, &h);
 	if (h.role == WP_ROLE_POINTER)

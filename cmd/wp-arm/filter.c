@@ -65,7 +65,9 @@ struct filter {
 	pid_t		 stop_tid;
 	int		 stop_has_writer;
 	uint64_t	 stop_writer_ip, stop_ip;
+	int		 stop_late;	/* stopped after the write */
 	uint64_t	 stop_late_us;	/* a sample's: after the write */
+	uint64_t	 resumed;	/* SIGCONTs after pending hits' stops */
 	char		*core;		/* written by gcore; NULL: none */
 	/* --last: a ring of each entry's last writes, and how many */
 	size_t		 last;
@@ -290,7 +292,8 @@ stop_at(struct watch *w, const struct wp_hit_rec *h, int by_program)
 	f->stop_ip = h->ip;
 	if (f->sampled && csample_writer(f->cs, h->ip, &f->stop_writer_ip) == 0)
 		f->stop_has_writer = 1;
-	if (f->sampled && !by_program)
+	f->stop_late = f->sampled && !by_program;
+	if (f->stop_late)
 		f->stop_late_us = (uint64_t)(watch_time(w, wp_now_ns()) -
 		    h->time_ns) / 1000;
 	/* a sample's thread may have ended since: the process stops */
@@ -400,7 +403,7 @@ filter_hit(struct watch *w, size_t ti, const struct wp_hit_rec *h)
 
 int
 filter_pending(struct watch *w, size_t ti, const struct wp_hit_rec *h,
-    uint64_t prev, int *has_value, uint64_t *value)
+    uint64_t prev, int stopped, int *has_value, uint64_t *value)
 {
 	struct filter *f = w->filter;
 	struct wp_cond_write cw;
@@ -412,7 +415,12 @@ filter_pending(struct watch *w, size_t ti, const struct wp_hit_rec *h,
 	*has_value = cw.has_value;
 	*value = cw.value;
 	if (m && f->stop != STOP_NONE && !f->stopped && w->t[ti].chain < 0)
-		stop_at(w, h, 0);
+		stop_at(w, h, stopped);
+	else if (stopped && !f->stopped) {
+		/* memory matched, the store did not: let it run on */
+		kill(w->pid, SIGCONT);
+		f->resumed++;
+	}
 	return m;
 }
 
@@ -554,12 +562,14 @@ filter_stopped(struct watch *w)
 		f->core = stop_core(w->pid);
 	stop_say(w, f->stop_tid, f->stop_has_writer, f->stop_writer_ip,
 	    f->stop_ip, f->core);
-	if (f->sampled && !f->kernel)
+	if (f->stop_late)
 		fprintf(stderr, "wp-arm: %s: stopped %" PRIu64 " us after the "
 		    "write, when wp-arm read its sample: the thread ran on "
-		    "meanwhile, its registers are not the write's (the bpf, "
-		    "page and ptrace backends stop at it)\n", w->backend->name,
-		    f->stop_late_us);
+		    "meanwhile, its registers are not the write's (%s)\n",
+		    w->backend->name, f->stop_late_us, f->kernel ?
+		    "a first hit of a writer not decoded yet, tested by "
+		    "wp-arm; the program stops at the write from then on" :
+		    "the bpf, page and ptrace backends stop at it");
 }
 
 struct csample *
@@ -580,7 +590,7 @@ filter_observe(const struct watch *w, struct wp_observation *o)
 	o->stopped_writer_ip = f->stop_writer_ip;
 	o->stopped_ip = f->stop_ip;
 	o->stopped_core = f->core;
-	o->stopped_late = f->sampled && !f->kernel;
+	o->stopped_late = f->stop_late;
 	o->stopped_late_us = f->stop_late_us;
 }
 
@@ -608,6 +618,9 @@ filter_matched(const struct watch *w)
 void
 filter_kernel_stop(struct watch *w, const struct wp_hit_rec *h)
 {
-	if (w->filter != NULL && w->filter->kernel && !w->filter->stopped)
-		stop_at(w, h, 1);
+	struct filter *f = w->filter;
+
+	/* a SIGCONT of a pending hit's may have let the writer run on */
+	if (f != NULL && f->kernel && !f->stopped)
+		stop_at(w, h, f->resumed == 0 || wp_proc_state(h->tid) == 'T');
 }

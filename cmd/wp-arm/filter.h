@@ -92,11 +92,13 @@ int	 filter_matched(const struct watch *w);
  * A bpf sample of a hit on entry ti the program did not test (a writer
  * not decoded yet: wpbpf.h's WPB_F_PENDING), with its registers, after
  * the value prev: tested here on the value its store wrote (*value,
- * when *has_value), else on h's bytes; 1: it matches (--stop then
- * stops the process, late).
+ * when *has_value), else on h's bytes; 1: it matches.  --stop: stopped,
+ * the program stopped its writer at the write (its value in memory
+ * matched): a match stays stopped there, else the process runs on; a
+ * match the program did not stop stops the process now, late.
  */
 int	 filter_pending(struct watch *w, size_t ti, const struct wp_hit_rec *h,
-	    uint64_t prev, int *has_value, uint64_t *value);
+	    uint64_t prev, int stopped, int *has_value, uint64_t *value);
 /* A sample of the write the program stopped the writer at (--stop). */
 void	 filter_kernel_stop(struct watch *w, const struct wp_hit_rec *h);
 /* What decodes the writers of samples (perf, bpf); NULL: none. */

@@ -85,13 +85,15 @@ NB=33334
 	changed_watch bpf 33334
 }
 
-# With --regs the stray's value is its store's register; without, it is
-# what memory held at the trap ("observed"), where another thread's
-# store may already stand.
+# The stray's one write is its writer's first hit: the program sends it
+# to wp-arm to test, with its registers: its value is its store's, not
+# what memory held at the trap (another thread's store, now and then).
 @test "wp-arm bpf --if 'writer != good_writer': only the stray's write" {
-	COND_ARM=(--regs)
 	stray_watch bpf "$NB"
-	COND_ARM=()
+}
+
+@test "wp-arm bpf --if 'value == 0xbad' --stop: the stray's one write, its writer's first hit, stops the process at it" {
+	scenario_stray_stop bpf "$NB"
 }
 
 @test "wp-arm bpf --if 'value == 0' --stop: the program stops the writer at the write; its pc is the next instruction" {

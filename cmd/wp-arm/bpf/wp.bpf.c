@@ -501,13 +501,14 @@ send(struct bpf_perf_event_data *ctx, __u32 slot, __s32 stack, __u64 cur,
 
 /*
  * --stop: the first matching writer is sent SIGSTOP, which it takes
- * before its next instruction; its sample says so (WPB_F_STOP).
+ * before its next instruction; its sample says so (WPB_F_STOP).  A
+ * pending hit's (once), its match not known yet: until one is.
  */
 static __always_inline __u32
-stop(const struct wpb_cond *cd, struct wpb_tot *tot)
+stop(const struct wpb_cond *cd, struct wpb_tot *tot, int once)
 {
-	if (cd == NULL || !cd->stop ||
-	    __sync_fetch_and_add(&tot->stops, 1) != 0)
+	if (cd == NULL || !cd->stop || (once ?
+	    __sync_fetch_and_add(&tot->stops, 1) : tot->stops) != 0)
 		return 0;
 	bpf_send_signal_thread(19);	/* SIGSTOP */
 	return WPB_F_STOP;
@@ -543,11 +544,12 @@ keep(struct bpf_perf_event_data *ctx, __u32 slot, __s32 stack, __u64 cur,
  * writer's entry marks it pending meanwhile.  The hit is not matched
  * here: memory at the trap may hold another thread's later store.  A
  * sample the ring has no room for is a hit whose match is not known
- * (drops).
+ * (drops).  --stop: one whose value in memory matches stops its writer
+ * (stop, WPB_F_STOP), for wp-arm to let go on if its store's does not.
  */
 static __always_inline void
 pending(struct bpf_perf_event_data *ctx, __u32 slot, __s32 stack,
-    __u64 cur, __u64 prev, struct wpb_tot *tot)
+    __u64 cur, __u64 prev, struct wpb_tot *tot, __u32 stop)
 {
 	struct wpb_store m = { .src = WPB_SRC_PENDING };
 	struct wpb_sample_regs *r;
@@ -556,7 +558,7 @@ pending(struct bpf_perf_event_data *ctx, __u32 slot, __s32 stack,
 	bpf_map_update_elem(&stores, &ip, &m, BPF_NOEXIST);
 	if ((r = sample(ctx, slot, stack, cur, tot, 0, 1)) == NULL)
 		return;
-	r->s.flags |= WPB_F_PENDING;
+	r->s.flags |= WPB_F_PENDING | stop;
 	r->s.prev = prev;
 	/* at once: the sooner the writer is decoded, the fewer such hits */
 	bpf_ringbuf_submit(r, BPF_RB_FORCE_WAKEUP);
@@ -578,9 +580,7 @@ hit(struct bpf_perf_event_data *ctx, __u32 slot)
 	/* what this event watches: ctx->addr, also while being moved */
 	cur = written(ctx, c, cd, tot, &known, &src);
 	prev = __sync_lock_test_and_set(&tot->last_value, cur);
-	if (src & WPB_F_PENDING)
-		m = 0;
-	else if (cd != NULL && cd->nops > 0)
+	if (cd != NULL && cd->nops > 0)
 		m = matches(cd, ctx, cur, prev, known);
 	if (with_stack)
 		stack = (__s32)bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
@@ -589,16 +589,21 @@ hit(struct bpf_perf_event_data *ctx, __u32 slot)
 	now = last_n > 0 ? bpf_ktime_get_ns() : 0;
 	if (last_n > 0 && c->kind == WPB_TARGET)
 		keep(ctx, slot, stack, cur, known, tot, now);
+	/* a pending hit's match (on memory) is wp-arm's to tell */
+	if (src & WPB_F_PENDING) {
+		count(ctx, slot, stack, cur, prev, tot, 0);
+		pending(ctx, slot, stack, cur, prev, tot,
+		    m ? stop(cd, tot, 0) : 0);
+		return 0;
+	}
 	khits = count(ctx, slot, stack, cur, prev, tot, m);
-	if (src & WPB_F_PENDING)
-		pending(ctx, slot, stack, cur, prev, tot);
 	/* a write that does not match is tallied, and no more */
 	if (!m)
 		return 0;
 	/* the budget's first hits: counted only until they are past */
 	n = tot->first < WPB_FIRST ?
 	    __sync_fetch_and_add(&tot->first, 1) + 1 : WPB_FIRST + 1;
-	send(ctx, slot, stack, cur, c, tot, n, khits, stop(cd, tot),
+	send(ctx, slot, stack, cur, c, tot, n, khits, stop(cd, tot, 1),
 	    src & WPB_F_STORED, now);
 	return 0;
 }
