@@ -10,7 +10,9 @@
  *             ("altstack": the top 8 KiB of that stack)
  *   shm       a child process (forked before the ready line) writes
  *             "shared" 5 times, 100 ms apart, while this process waits
- *             in clock_nanosleep
+ *             for it in one waitpid(2), however long the child takes
+ *             (a sleep of a second was outlived by a loaded machine's
+ *             child: a second change, after it)
  *   pipe      blocks at once in read(2) of 8 bytes from stdin into
  *             "buf" (so a watch attaches to a thread in that call)
  *   vdso      clock_gettime(2) into "ts" 3 times (the vDSO writes it)
@@ -18,6 +20,7 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 
+#include <errno.h>
 #include <string.h>
 #include <time.h>
 
@@ -41,7 +44,7 @@ int
 main(int argc, char *argv[])
 {
 	const char *mode = argc > 1 ? argv[1] : "";
-	struct timespec tenth = { 0, 100000000 }, second = { 1, 0 };
+	struct timespec tenth = { 0, 100000000 };
 	struct sigaction sa;
 	volatile long *shared;
 	stack_t st;
@@ -84,8 +87,8 @@ main(int argc, char *argv[])
 			sigqueue(getpid(), SIGUSR2, (union sigval){ .sival_int = i });
 	} else if (strcmp(mode, "shm") == 0) {
 		kill(child, SIGUSR1);
-		clock_nanosleep(CLOCK_MONOTONIC, 0, &second, NULL);
-		waitpid(child, NULL, 0);
+		while (waitpid(child, NULL, 0) == -1 && errno == EINTR)
+			;
 	} else if (strcmp(mode, "vdso") == 0) {
 		for (i = 0; i < 3; i++)
 			clock_gettime(CLOCK_MONOTONIC, &wpt_ts);
