@@ -72,10 +72,10 @@ load arm
 
 @test "page: rep movsb and rep stosb over an 8-byte target in the middle of a page: one hit per element that writes it" {
 	require_page
-	scenario_rep_strings page
+	scenario_rep_strings page 2
 }
 
 @test "page: rep movsq and rep stosq over an 8-byte target straddling two elements: two hits each" {
 	require_page
-	scenario_rep_strings page 20 q
+	scenario_rep_strings page 2 q
 }
