@@ -98,7 +98,7 @@ target 0 score  6 hits  3/s  latest 0x6e; target 1 lives  0 hits  0/s  latest no
 	done
 	env --default-signal=INT timeout 60 script -qfec "stty cols 100 rows 40; echo \$\$ > '$pidf'; exec wp watch --save '$save' -d inf $pid score" /dev/null > "$BATS_TEST_TMPDIR/tty" 2>&1 &
 	s=$!
-	wait_for "$save" '"type":"armed"' 60
+	wait_armed "$save" "$s"
 	sleep 3.5
 	kill -INT "$(cat "$pidf")"
 	wait "$s"

@@ -58,7 +58,7 @@ observation"
 	local save=$BATS_TEST_TMPDIR/raw.ndjson report=$BATS_TEST_TMPDIR/report.json
 	wp watch --json --save "$save" -d inf "$TPID" wpt_counter > "$report" 2> /dev/null &
 	local w=$!
-	wait_for "$save" '"type":"armed"' 60
+	wait_armed "$save" "$w"
 	kill -USR1 "$TPID"
 	wait_for "$TOUT" '^done' 60
 	kill -TERM "$w"
@@ -178,7 +178,7 @@ wp-report: $f: the stream ended without an observation record; the report is inc
 	local save=$BATS_TEST_TMPDIR/raw.ndjson arm
 	wp watch --save "$save" -d 300s "$TPID" wpt_counter > /dev/null 2> "$BATS_TEST_TMPDIR/err" &
 	local w=$!
-	wait_for "$save" '"type":"armed"' 60
+	wait_armed "$save" "$w" "$BATS_TEST_TMPDIR/err"
 	arm=$(pgrep -P "$w" -x wp-arm)
 	kill -KILL "$arm"
 	local st=0
