@@ -17,6 +17,8 @@
 #     tallies and the kernel's count equal the target's own, in every
 #     run) and where the last sample fell (its time after the first, as
 #     a share of the loop's run time);
+#     under the table, each run whose counts were not exact, with its
+#     figures and which count was over (extra traps) or under (lost);
 #   - the target's cost per hit, on one thread (bench/hit-loop), with
 #     wp-arm attached (bpf, the default, and perf) as ratios to the
 #     in-process breakpoint-sampling floor (bench/bp-floor.c), and gdb's
@@ -205,15 +207,45 @@ if [ -e "$work/run.perf-record" ]; then
 	done
 fi
 
-# exact NAME: yes when every run's counts equal the target's writes:
-# the tallies and the kernel's count (else, perf, the samples; perf
-# record: its samples)
-exact() {
-	awk -v k="$1" '{ w = $5; c = $6; h = $7; y = $8
+# inexact NAME: a line per run of row NAME whose counts are not the
+# target's writes, with its figures and each count that differs, over
+# (more: extra traps, as TCG raises spurious ones) or under (fewer:
+# lost).  Exact are the tallies and the kernel's count (else, perf, the
+# samples; perf record: its samples).
+inexact() {
+	awk -v k="$1" '
+	    function off(name, v) {
+		if (v == w) return
+		why = why (why == "" ? "" : ", ")
+		if (v == "-" || v == "")
+			why = why name " unknown"
+		else if (v + 0 > w + 0) {
+			why = why sprintf("%s %d over", name, v - w); over = 1
+		} else {
+			why = why sprintf("%s %d under", name, w - v); under = 1
+		}
+	    }
+	    { w = $5; c = $6; h = $7; y = $8; why = ""; over = under = 0
 		if (k == "unwatched") next
-		if (k == "perf-record") { if (h != w) bad = 1; next }
-		if (c != w || (y != w && !(y == "-" && h == w))) bad = 1 }
-	    END { print (NR == 0 || bad) ? "no" : "yes" }' "$work/run.$1"
+		if (k == "perf-record") off("samples", h)
+		else {
+			off("counted", c)
+			if (y == "-") off("hits", h); else off("tallied", y)
+		}
+		if (why == "") next
+		if (over) why = why "; over: extra traps (TCG raises spurious ones)"
+		if (under) why = why "; under: lost"
+		printf "  %-13s round %s: writes %s counted %s hits %s tallied %s: %s\n",
+		    k, $1, w, c, h, y, why }' "$work/run.$1"
+}
+
+# exact NAME: yes when every run of row NAME has its counts (inexact)
+exact() {
+	if [ -s "$work/run.$1" ] && [ -z "$(inexact "$1")" ]; then
+		echo yes
+	else
+		echo no
+	fi
 }
 
 # stat A [B [F]]: the median of field F (2: ns, default; 3: cpu; 4:
@@ -368,6 +400,12 @@ for k in "${rowv[@]}"; do
 	LC_ALL=C printf '  %-13s %11.0f [%.0f-%.0f] cpu %11.0f sw %4.0f  writes %s counted %s hits %s tallied %s span %s%%  exact %s\n' \
 	    "$k" "$wm" "$wl" "$wh" "$cm" "$sm" "$w" "$c" "$h" "$y" "$sp" "$(exact "$k")"
 done
+# the runs behind each "exact no": which count was off, and which way
+inexact_runs=$(for k in "${rowv[@]}"; do inexact "$k"; done)
+if [ -n "$inexact_runs" ]; then
+	echo "the runs whose counts were not the target's writes (each row's \"exact no\"):"
+	echo "$inexact_runs"
+fi
 echo
 awk -v n="$N" -v p="$plain" -v wb="$wbpf" -v wp="$wperf" -v fc="$fc" -v tf="$tfloor" \
     -v fs="$floor_samples" -v fw="$fcw" -v g="$gdb_cost" 'BEGIN {

@@ -42,6 +42,32 @@ usage_block() {
 	done
 }
 
+# help_entry OPTION: the lines of $output's --help entry for the long
+# OPTION, from its line to the next option's.
+help_entry() {
+	awk -v o="$1" '/^ +-/ { on = index($0, " " o " ") > 0 ||
+		index($0, " " o "[") > 0 || index($0, " " o "=") > 0 } on' \
+	    <<< "$output"
+}
+
+@test "--help: an option that works on every backend (its man page says so) names no backend of its own in wp's or wp-arm's --help" {
+	local o t n=0 e
+	# wp-arm.1's options said to work on every backend
+	for o in $(awk '/^\.It Fl -/ { o = $3 } /every backend/ && o { print "--" substr(o, 2); o = "" }
+		/^\.It/ && !/^\.It Fl -/ { o = "" }' "$TOP/man/wp-arm.1" | sort -u); do
+		n=$((n + 1))
+		for t in wp wp-arm; do
+			run --separate-stderr "$t" --help
+			e=$(help_entry "$o")
+			[ -n "$e" ] || fail "$t --help has no entry for $o"
+			! grep -qwE 'ptrace|page|perf|bpf' <<< "$e" ||
+				fail "$t --help: $o names a backend of its own, while wp-arm(1) says every backend:
+$e"
+		done
+	done
+	[ "$n" -ge 2 ] || fail "wp-arm.1: fewer options said to work on every backend than --if and --last"
+}
+
 @test "--help: a usage error prints the same usage, on standard error only" {
 	local t help
 	for t in wp-resolve wp-arm wp-decode wp-report; do
@@ -62,9 +88,7 @@ usage_block() {
 
 @test "man pages: --help and --version are documented" {
 	local p
-	# wp-resolve.1 and wp-report.1 are checked once their owners add
-	# the lines (.It Fl h , Fl -help / .It Fl V , Fl -version)
-	for p in wp wp-arm wp-decode; do
+	for p in wp wp-resolve wp-arm wp-decode wp-report; do
 		grep -q '^\.It Fl h , Fl -help$' "$TOP/man/$p.1" ||
 			fail "man/$p.1 does not document -h, --help"
 		grep -q '^\.It Fl V , Fl -version$' "$TOP/man/$p.1" ||

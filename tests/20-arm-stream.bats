@@ -60,6 +60,19 @@ load helpers
 	assert_output '["error","stdin: no session record: nothing to watch (feed it the output of wp-resolve)",null,null,null]'
 }
 
+@test "tests' watch_start: a wp-arm that fails at once ends the wait for its armed record, with its error, not the timeout" {
+	# a pid that is gone: wp-resolve finds no process, wp-arm no session
+	true &
+	TPID=$!
+	wait "$TPID"
+	run --separate-stderr watch_start wpt_counter -- --backend ptrace -d 300s
+	assert_failure
+	grep -qE "^(wp-arm|process) \(pid [0-9]+\) exited before '\"type\":\"armed\"' in watch.out; its standard error:$" <<< "$stderr" ||
+		fail "watch_start did not say that wp-arm exited: $stderr"
+	grep -qxF 'wp-arm: stdin: no session record: nothing to watch (feed it the output of wp-resolve)' <<< "$stderr" ||
+		fail "watch_start did not show wp-arm's error: $stderr"
+}
+
 @test "wp-arm: malformed lines are named by number, the rest passed on unchanged" {
 	printf '%s\n' '{"type":"session","schema_version":1,"pid":1,"start_time":1}' 'not json' \
 		'{"type":"x", "spaced" : [1, 2]}' '[1]' '{"no":"type"}' '{"type":"y"} trailing' \

@@ -356,7 +356,7 @@ debuginfod_start() {
 		wp watch --backend ptrace --save "$WOUT" -d 60s "$TPID" wpt_counter \
 		> "$BATS_TEST_TMPDIR/report" 2> "$BATS_TEST_TMPDIR/err" &
 	local w=$!
-	wait_for "$WOUT" '"type":"armed"' 60
+	wait_armed "$WOUT" "$w" "$BATS_TEST_TMPDIR/err"
 	kill -USR1 "$TPID"
 	wait "$w"
 	assert_equal "$(cat "$BATS_TEST_TMPDIR/err")" ""

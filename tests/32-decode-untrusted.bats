@@ -62,7 +62,7 @@ anon_writer() {
 	local save=$BATS_TEST_TMPDIR/raw.ndjson
 	wp watch --json --save "$save" -d 3s "$TPID" wpt_jit_var > "$BATS_TEST_TMPDIR/report.json" 2> "$BATS_TEST_TMPDIR/err" &
 	local w=$!
-	wait_for "$save" '"type":"armed"' 60
+	wait_armed "$save" "$w" "$BATS_TEST_TMPDIR/err"
 	kill -USR1 "$TPID"
 	wait "$w"
 	run jq -r '.watches[0].writer_sites[] | "\(.hits) \(.insn) \(.reason)"' "$BATS_TEST_TMPDIR/report.json"

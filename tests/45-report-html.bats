@@ -209,7 +209,7 @@ data-n="300"'
 	JSON=$BATS_TEST_TMPDIR/report.json
 	wp watch --json --html "$PAGE" --save "$save" -d 120s "$TPID" wpt_counter > "$JSON" 2> "$BATS_TEST_TMPDIR/err" &
 	local w=$!
-	wait_for "$save" '"type":"armed"' 60
+	wait_armed "$save" "$w" "$BATS_TEST_TMPDIR/err"
 	kill -USR1 "$TPID"
 	wait "$w"
 	assert_equal "$(jq '.watches[0].accepted_hits' "$JSON")" 100
@@ -250,7 +250,7 @@ data-n="300"'
 	JSON=$BATS_TEST_TMPDIR/chains.json
 	wp watch --json --html "$PAGE" --save "$save" -d 120s --callchain "$TPID" -- wpt_buf > "$JSON" 2> "$BATS_TEST_TMPDIR/err" &
 	local w=$!
-	wait_for "$save" '"type":"armed"' 60
+	wait_armed "$save" "$w" "$BATS_TEST_TMPDIR/err"
 	kill -USR1 "$TPID"
 	wait "$w"
 	assert_tidy "$PAGE"

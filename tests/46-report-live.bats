@@ -77,6 +77,17 @@ target 0 score  6 hits  3/s  latest 0x6e; target 1 lives  0 hits  0/s  latest -"
 	assert_equal "$stderr" "wp-report: --live=fast: not table or lines"
 }
 
+@test "wp-report --live with --if: a target no write matched yet says so, not -; a hit without a value is still -" {
+	sed 's/"type":"armed",/"type":"armed","condition":"value == 110","condition_where":"wp-arm",/' \
+	    "$DATA/report-basic.in.ndjson" > "$BATS_TEST_TMPDIR/cond.ndjson"
+	local feed="f=$BATS_TEST_TMPDIR/cond.ndjson; head -n 4 \$f; sleep 0.3; sed -n 5,8p \$f; sleep 1.2; sed -n 9,12p \$f; sleep 1.2; tail -n +13 \$f"
+	run --separate-stderr bash -c "($feed) | wp-report --live --interval 1s"
+	assert_success
+	run sed -E 's/^wp: [0-9]+\.[0-9] s: //' <<< "$stderr"
+	assert_output "target 0 score  3 hits  3/s  latest -; target 1 lives  0 hits  0/s  latest none matched
+target 0 score  6 hits  3/s  latest 0x6e; target 1 lives  0 hits  0/s  latest none matched"
+}
+
 @test "wp watch on a terminal: the live table until Ctrl-C, then the report and a clean terminal" {
 	"$WP_BUILD/wp-demo" > "$BATS_TEST_TMPDIR/demo.out" &
 	WP_TARGET_PIDS+=("$!")
@@ -87,7 +98,7 @@ target 0 score  6 hits  3/s  latest 0x6e; target 1 lives  0 hits  0/s  latest -"
 	done
 	env --default-signal=INT timeout 60 script -qfec "stty cols 100 rows 40; echo \$\$ > '$pidf'; exec wp watch --save '$save' -d inf $pid score" /dev/null > "$BATS_TEST_TMPDIR/tty" 2>&1 &
 	s=$!
-	wait_for "$save" '"type":"armed"' 60
+	wait_armed "$save" "$s"
 	sleep 3.5
 	kill -INT "$(cat "$pidf")"
 	wait "$s"

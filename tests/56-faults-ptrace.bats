@@ -83,7 +83,7 @@ busy_watch_group() {
 	setsid bash -c 'wp-resolve -p "$0" wpt_counter | wp-arm --backend ptrace -d 300s' \
 	    "$TPID" > "$WOUT" 2> "$BATS_TEST_TMPDIR/watch.err" &
 	GPID=$!
-	wait_for "$WOUT" '"type":"armed"' 60
+	wait_armed "$WOUT" "$GPID" "$BATS_TEST_TMPDIR/watch.err"
 	[ "$(ps -o pgid= -p "$GPID" | tr -d ' ')" = "$GPID" ] ||
 		fail "the pipeline is not a process group of its own"
 	kill -USR1 "$TPID"

@@ -9,7 +9,7 @@ load helpers
 	local save=$BATS_TEST_TMPDIR/raw.ndjson
 	wp watch --json --save "$save" -d 120s --regs "$TPID" wpt_counter > "$BATS_TEST_TMPDIR/report.json" 2> "$BATS_TEST_TMPDIR/err" &
 	local w=$!
-	wait_for "$save" '"type":"armed"' 60
+	wait_armed "$save" "$w" "$BATS_TEST_TMPDIR/err"
 	kill -USR1 "$TPID"
 	wait "$w"
 	run jq -r '[.complete, .watches[0].accepted_hits, .watches[0].writer_sites[0].writer_function, .watches[0].writer_sites[0].hits, (.watches[0].threads | length), .observation.stop_reason] | map(tostring) | join(" ")' "$BATS_TEST_TMPDIR/report.json"
@@ -52,7 +52,7 @@ load helpers
 	local save=$BATS_TEST_TMPDIR/raw.ndjson
 	setsid wp watch --json --save "$save" -d 300s "$TPID" wpt_counter > "$BATS_TEST_TMPDIR/report.json" 2> /dev/null &
 	local w=$!
-	wait_for "$save" '"type":"armed"' 60
+	wait_armed "$save" "$w"
 	kill -USR1 "$TPID"
 	wait_for "$TOUT" '^done' 60
 	kill -INT -- -"$w"
@@ -85,7 +85,7 @@ frames() {
 	rm -f "$WOUT"
 	env --default-signal=INT timeout 60 script -qfec "echo \$\$ > '$pidf'; exec wp watch --save '$WOUT' -d inf $TPID wpt_counter" /dev/null > "$BATS_TEST_TMPDIR/tty" 2>&1 &
 	s=$!
-	wait_for "$WOUT" '"type":"armed"' 60
+	wait_armed "$WOUT" "$s"
 	sleep 1
 	kill -INT "$(cat "$pidf")"
 	wait "$s"
@@ -107,7 +107,7 @@ wp_watch_bg() {
 	rm -f "$SAVE" "$REPORT"
 	TMPDIR=$BATS_TEST_TMPDIR/tmp env --default-signal=HUP setsid wp watch --json --save "$SAVE" -d 300s "$@" "$TPID" wpt_counter > "$REPORT" 2> "$BATS_TEST_TMPDIR/err" &
 	WP=$!
-	wait_for "$SAVE" '"type":"armed"' 60
+	wait_armed "$SAVE" "$WP" "$BATS_TEST_TMPDIR/err"
 	kill -USR1 "$TPID"
 	wait_for "$TOUT" '^done' 60
 }
@@ -176,7 +176,7 @@ assert_ended_by() {
 	# an option after the pid and the address is wp's own
 	wp watch --json --save "$BATS_TEST_TMPDIR/raw.ndjson" "$TPID" wpt_counter -d 60s > "$BATS_TEST_TMPDIR/report.json" &
 	local w=$!
-	wait_for "$BATS_TEST_TMPDIR/raw.ndjson" '"type":"armed"' 60
+	wait_armed "$BATS_TEST_TMPDIR/raw.ndjson" "$w"
 	kill -USR1 "$TPID"
 	wait "$w"
 	run jq -r '[.complete, .watches[0].accepted_hits, .observation.pid] | map(tostring) | join(" ")' "$BATS_TEST_TMPDIR/report.json"
@@ -190,7 +190,7 @@ assert_ended_by() {
 	wp watch --json --save "$BATS_TEST_TMPDIR/raw.ndjson" -d 60s "$TPID" wpt_counter wpt_score wpt_small wpt_byte wpt_array \
 		> "$BATS_TEST_TMPDIR/report.json" 2> "$BATS_TEST_TMPDIR/err" &
 	w=$!
-	wait_for "$BATS_TEST_TMPDIR/raw.ndjson" '"type":"armed"' 60
+	wait_armed "$BATS_TEST_TMPDIR/raw.ndjson" "$w" "$BATS_TEST_TMPDIR/err"
 	kill -USR1 "$TPID"
 	wait "$w"
 	run jq -r '[.observation.backend, (.watches | length), .watches[0].accepted_hits] | map(tostring) | join(" ")' "$BATS_TEST_TMPDIR/report.json"
@@ -202,7 +202,7 @@ assert_ended_by() {
 	local save=$BATS_TEST_TMPDIR/raw.ndjson
 	wp watch --save "$save" -d 120s --callchain "$TPID" -- wpt_buf > "$BATS_TEST_TMPDIR/table" 2> "$BATS_TEST_TMPDIR/err" &
 	local w=$!
-	wait_for "$save" '"type":"armed"' 60
+	wait_armed "$save" "$w" "$BATS_TEST_TMPDIR/err"
 	kill -USR1 "$TPID"
 	wait "$w"
 	# memcpy makes the same stores to the watched bytes in every call,
@@ -230,7 +230,7 @@ assert_ended_by() {
 	local save=$BATS_TEST_TMPDIR/raw.ndjson err=$BATS_TEST_TMPDIR/err
 	wp watch --json --save "$save" -d 120s "$TPID" wpt_ps > "$BATS_TEST_TMPDIR/report.json" 2> "$err" &
 	local w=$!
-	wait_for "$save" '"type":"armed"' 60
+	wait_armed "$save" "$w" "$err"
 	kill -USR1 "$TPID"
 	wait "$w"
 	# one target, all 512 bytes: never cut to its first 4
@@ -254,7 +254,7 @@ assert_ended_by() {
 	for d in 1.5s:1500 2m30s:150000 0.25m:15000; do
 		rm -f "$save"
 		wp watch --json --save "$save" -d "${d%%:*}" "$TPID" wpt_counter > /dev/null 2>&1 &
-		wait_for "$save" '"type":"armed"' 60
+		wait_armed "$save" "$!"
 		kill -TERM $!
 		wait $! || true
 		assert_equal "$(jq -r 'select(.type == "observation") | .duration_requested_ms' "$save")" "${d#*:}"

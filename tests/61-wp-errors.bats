@@ -58,7 +58,7 @@ observation"
 	local save=$BATS_TEST_TMPDIR/raw.ndjson report=$BATS_TEST_TMPDIR/report.json
 	wp watch --json --save "$save" -d inf "$TPID" wpt_counter > "$report" 2> /dev/null &
 	local w=$!
-	wait_for "$save" '"type":"armed"' 60
+	wait_armed "$save" "$w"
 	kill -USR1 "$TPID"
 	wait_for "$TOUT" '^done' 60
 	kill -TERM "$w"
@@ -158,12 +158,27 @@ observation"
 	assert_equal "$(jq -r '"\(.complete) \(.watches[0].accepted_hits)"' <<< "$output")" "true 11"
 }
 
+@test "wp report FILE: every message about FILE names FILE, never stdin" {
+	# a bad line, and no observation record: wp-decode names the line,
+	# wp-report the incomplete stream, both by the file given
+	local f=$BATS_TEST_TMPDIR/cut.ndjson
+	{ echo 'not json'; cat "$DATA/report-incomplete.in.ndjson"; } > "$f"
+	run --separate-stderr wp report "$f"
+	assert_failure 2	# wp-decode's, the first stage that failed
+	assert_equal "$stderr" "wp-decode: $f: line 1: invalid JSON at byte 1: expected a value
+wp-report: $f: the stream ended without an observation record; the report is incomplete"
+	# wp-report's --label names a stream it reads on standard input
+	run --separate-stderr wp-report --label "$f" < "$DATA/report-incomplete.in.ndjson"
+	assert_failure 3
+	assert_equal "$stderr" "wp-report: $f: the stream ended without an observation record; the report is incomplete"
+}
+
 @test "wp watch: wp-arm killed: one line names the signal, no shell internals" {
 	start_target mt-writer -t 1 -n 5
 	local save=$BATS_TEST_TMPDIR/raw.ndjson arm
 	wp watch --save "$save" -d 300s "$TPID" wpt_counter > /dev/null 2> "$BATS_TEST_TMPDIR/err" &
 	local w=$!
-	wait_for "$save" '"type":"armed"' 60
+	wait_armed "$save" "$w" "$BATS_TEST_TMPDIR/err"
 	arm=$(pgrep -P "$w" -x wp-arm)
 	kill -KILL "$arm"
 	local st=0

@@ -45,7 +45,7 @@ watch_as_nobody() {
 	as_nobody sh -c "wp-resolve -p $TPID $2 | wp-arm --backend $1 -d 120s" \
 	    > "$WOUT" 2> "$SUID_DIR/arm.err" &
 	WPID=$!
-	wait_for "$WOUT" '"type":"armed"' 60
+	wait_armed "$WOUT" "$WPID" "$SUID_DIR/arm.err"
 	echo go > "$SUID_DIR/go"
 	watch_wait
 	wait "$TPID" || true

@@ -122,7 +122,7 @@ Architecture: amd64"
 	installed wp watch --json --backend ptrace --save "$save" -d 120s "$TPID" wpt_counter \
 	    > "$out" 2> "$BATS_TEST_TMPDIR/err" &
 	local w=$! p arm=
-	wait_for "$save" '"type":"armed"' 60
+	wait_armed "$save" "$w" "$BATS_TEST_TMPDIR/err"
 	# the wp-arm that runs is the installed one
 	for p in $(pgrep -x wp-arm); do
 		[ "$(readlink "/proc/$p/exe")" = "$ROOT/usr/bin/wp-arm" ] && arm=$p

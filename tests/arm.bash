@@ -150,7 +150,7 @@ scenario_malformed() {
 	WOUT=$BATS_TEST_TMPDIR/watch.out
 	wp-arm --backend "$1" -d 300s < "$BATS_TEST_TMPDIR/in.ndjson" > "$WOUT" 2> "$BATS_TEST_TMPDIR/watch.err" &
 	WPID=$!
-	wait_for "$WOUT" '"type":"armed"' 60
+	wait_armed "$WOUT" "$WPID" "$BATS_TEST_TMPDIR/watch.err"
 	kill -USR1 "$TPID"
 	watch_wait
 	assert_equal "$WSTATUS" 2
@@ -255,7 +255,7 @@ scenario_second_watch() {
 	wp-resolve -p "$TPID" wpt_counter | wp-arm --backend "$1" -d 300s \
 		> "$second" 2> "$second.err" &
 	local spid=$!
-	wait_for "$second" '"type":"armed"' 60
+	wait_armed "$second" "$spid" "$second.err"
 	kill -USR1 "$TPID"
 	watch_wait
 	wait "$spid" || fail "the second wp-arm exited $?: $(cat "$second.err")"

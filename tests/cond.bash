@@ -60,6 +60,9 @@ stop_watch() {
 	assert_line --index 0 "wp-arm: the first matching write: pid $TPID thread $TID writer rare_writer+0x0 at $WIP, next instruction $IP"
 	assert_line --index 2 "    gdb -p $TPID"
 	assert_equal "$(awk '{ print $3 }' "/proc/$TPID/stat")" T
+	# the report names the stopped writer as wp-decode did
+	run --separate-stderr wp-report "$WDEC"
+	assert_line "stopped  at the first match: thread $TID, writer rare_writer+0x0 at $WIP, next instruction $IP"
 }
 
 # The first write of 0 leaves the process stopped right after it: gdb

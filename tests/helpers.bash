@@ -138,14 +138,43 @@ require_bp() {
 	skip "hardware breakpoints do not fire on this machine; the QEMU guest suite runs this test"
 }
 
-# wait_for FILE PATTERN [SECONDS]: until a line of FILE matches.
+# ended PID: whether process PID has exited (gone, or a zombie its
+# parent has not reaped yet: a background job of this shell is one).
+ended() {
+	local st
+	st=$(cat "/proc/$1/stat" 2> /dev/null) || return 0
+	st=${st##*) }
+	[ "${st%% *}" = Z ] || [ "${st%% *}" = X ]
+}
+
+# wait_for FILE PATTERN [SECONDS [PID [ERRFILE]]]: until a line of FILE
+# matches.  With PID (the process that writes FILE), a PID that exits
+# first ends the wait at once: a failure that shows ERRFILE, its
+# standard error, rather than the whole timeout.
 wait_for() {
-	local i n=$(( ${3:-30} * 20 ))
+	local i n=$(( ${3:-30} * 20 )) name=process
+	# its name while it runs (bash reaps its jobs as they exit)
+	[ -z "${4-}" ] || name=$(cat "/proc/$4/comm" 2> /dev/null) ||
+		name=process
 	for (( i = 0; i < n; i++ )); do
 		grep -q "$2" "$1" 2>/dev/null && return 0
+		if [ -n "${4-}" ] && ended "$4"; then
+			# what it wrote before it exited
+			grep -q "$2" "$1" 2>/dev/null && return 0
+			fail "$name (pid $4) exited before '$2' in $(basename "$1")${5:+; its standard error:
+$(cat "$5" 2> /dev/null)}"
+			return 1
+		fi
 		sleep 0.05
 	done
 	fail "timed out waiting for '$2' in $(basename "$1")"
+}
+
+# wait_armed FILE PID [ERRFILE]: the armed record in FILE, written by
+# PID (wp-arm, or wp watch --save FILE), within 60 s; a PID that exits
+# first fails at once, with ERRFILE shown.
+wait_armed() {
+	wait_for "$1" '"type":"armed"' 60 "$2" "${3-}"
 }
 
 # watch_start ADDR... -- ARM-ARGS...: runs wp-resolve -p $TPID ADDR... |
@@ -160,7 +189,7 @@ watch_start() {
 	rm -f "$WOUT" "$WERR"	# no armed record of an earlier watch
 	wp-resolve -p "$TPID" "${r[@]}" | wp-arm "$@" > "$WOUT" 2> "$WERR" &
 	WPID=$!
-	wait_for "$WOUT" '"type":"armed"' 60
+	wait_armed "$WOUT" "$WPID" "$WERR"
 }
 
 # watch_wait: waits for wp-arm; sets WSTATUS and OBS (the observation).

@@ -130,7 +130,30 @@ writers(FILE *f, const struct rtarget *t, const struct tl_target *tt)
 		    s->nw - i + (s->wother.hits > 0));
 }
 
-/* A target's counts: "score  1345 hits  120/s  latest 0x2a". */
+/*
+ * Whether a watch with --if has had no write of t match yet: no hit,
+ * and no tally counts a match.
+ */
+static int
+none_matched(const struct rtarget *t)
+{
+	const struct rtally *y;
+	size_t i;
+
+	if (L.r->armed.condition.text == NULL || t->hits > 0)
+		return 0;
+	for (i = 0; i < t->tallies.cap; i++)
+		if ((y = wp_hmap_slot(&t->tallies, i)) != NULL &&
+		    y->matched > 0)
+			return 0;
+	return 1;
+}
+
+/*
+ * A target's counts: "score  1345 hits  120/s  latest 0x2a"; the latest
+ * value a hit wrote, "-" when none said it, "none matched" while no
+ * write matched --if.
+ */
 static void
 target_counts(FILE *f, const struct rtarget *t, const struct tl_target *tt,
     uint64_t n, double secs, size_t k)
@@ -141,6 +164,8 @@ target_counts(FILE *f, const struct rtarget *t, const struct tl_target *tt,
 	printable(name, sizeof name, wp_field_text(&t->rec.input));
 	if (tt != NULL && tt->valued)
 		v[wp_fmt_hex(v, tt->vlast)] = '\0';
+	else if (none_matched(t))
+		snprintf(v, sizeof v, "none matched");
 	fprintf(f, "%s %d %s  %llu hits  %.0f/s  latest %s",
 	    t->follow ? "follow" : "target", t->id, name,
 	    (unsigned long long)n, secs > 0 && n > before ?

@@ -25,6 +25,7 @@ struct options {
 	int		 live;		/* 0, or 1 + table (--live) */
 	uint64_t	 interval_ms;	/* --interval */
 	const char	*file;
+	const char	*label;		/* --label: the stream's name */
 };
 
 static const char usage_text[] =
@@ -32,7 +33,7 @@ static const char usage_text[] =
     "[--progress]\n"
     "                 [--live[=table|lines]] [--interval duration] "
     "[--html page]\n"
-    "                 [file]\n";
+    "                 [--label name] [file]\n";
 
 static const struct wp_opt opts[] = {
 	{ 'j', "--json", "one JSON document" },
@@ -48,6 +49,8 @@ static const struct wp_opt opts[] = {
 	{ 'L', "--live[=how]", "the counts so far on standard error: a table "
 	    "redrawn (the default on a terminal) or a line per interval" },
 	{ 'i', "--interval duration", "how often --live draws (default 1s)" },
+	{ 'l', "--label name", "the stream's name in messages (default: file, "
+	    "else stdin); wp report gives the file it decoded" },
 	{ 0, "file", "the stream to report (default: standard input)" },
 	{ 0, NULL, NULL }
 };
@@ -96,6 +99,9 @@ parse_options(int argc, char *argv[], struct options *op)
 			break;
 		case 'H':
 			op->html = optarg;
+			break;
+		case 'l':
+			op->label = optarg;
 			break;
 		case 'L':
 			live_option(op, optarg);
@@ -216,6 +222,8 @@ main(int argc, char *argv[])
 	signal(SIGPIPE, SIG_IGN);
 	if ((in = wp_stream_open(op.file, &name)) == NULL)
 		err(WP_EXIT_ERROR, "%s", op.file);
+	if (op.label != NULL)
+		name = op.label;
 	if (op.html != NULL && (hf = fopen(op.html, "w")) == NULL)
 		err(WP_EXIT_ERROR, "--html %s", op.html);
 	timeline_init(&tl);

@@ -165,17 +165,47 @@ process(const struct report *r, FILE *f)
 		out(f, "warning  %s\n", s->warn[i]);
 }
 
+/*
+ * The stopped writer's name, as wp-decode gave it to the writer site of
+ * that instruction (function+0xOFF), with its address; else the address.
+ */
+static void
+stopped_writer(const struct report *r, char *buf, size_t sz)
+{
+	const char *ip = wp_field_text(&r->observation.stopped_writer_ip);
+	const struct rsite *s;
+	char name[512];
+	uint64_t wip;
+	size_t i, j;
+
+	snprintf(buf, sz, "%s", ip);
+	if (wp_parse_hexn(ip, strlen(ip), &wip) == -1)
+		return;
+	for (i = 0; i < r->nt; i++)
+		for (j = 0; j < r->t[i].nsorted; j++) {
+			s = r->t[i].sorted[j];
+			if (!s->has_writer || s->wip != wip)
+				continue;
+			label_writer(&s->writer, ip, name, sizeof name);
+			if (strcmp(name, ip) != 0)
+				snprintf(buf, sz, "%s at %s", name, ip);
+			return;
+		}
+}
+
 /* wp-arm --stop: where the process was left stopped, or its core. */
 static void
 stopped_note(const struct report *r, FILE *f)
 {
 	const struct wp_obs_pass *o = &r->observation;
+	char writer[600];
 
 	if (o->stopped_tid.text == NULL)
 		return;
+	stopped_writer(r, writer, sizeof writer);
 	out(f, "stopped  at the first match: thread %s, writer %s, next "
-	    "instruction %s\n", o->stopped_tid.text,
-	    wp_field_text(&o->stopped_writer_ip), wp_field_text(&o->stopped_ip));
+	    "instruction %s\n", o->stopped_tid.text, writer,
+	    wp_field_text(&o->stopped_ip));
 	if (o->stopped_core.text != NULL)
 		out(f, "         its core: %s (gdb -c %s); the process ran on\n",
 		    o->stopped_core.text, o->stopped_core.text);

@@ -115,7 +115,7 @@ tallies() {
 	rm -f "$WOUT"	# not the armed record of the watch before
 	"$T/no-bpf" "$WP_BUILD/wp-arm" -d 300s < "$BATS_TEST_TMPDIR/r.ndjson" > "$WOUT" 2> "$WERR" &
 	WPID=$!
-	wait_for "$WOUT" '"type":"armed"' 60
+	wait_armed "$WOUT" "$WPID" "$WERR"
 	kill -USR1 "$TPID"
 	watch_wait
 	# the guest's tests run as root: the message names what refuses root

@@ -90,7 +90,7 @@ busy_watch() {
 	local save=$BATS_TEST_TMPDIR/raw.ndjson w want
 	wp watch --all-hits --save "$save" -d 300s -l 8 "$TPID" "$(tinfo stress)" > "$BATS_TEST_TMPDIR/report.txt" &
 	w=$!
-	wait_for "$save" '"type":"armed"' 60
+	wait_armed "$save" "$w"
 	kill -USR1 "$TPID"
 	wait "$w"
 	want=$(awk '$1 == "writes" { print $2 }' "$TOUT")

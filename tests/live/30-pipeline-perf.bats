@@ -22,7 +22,7 @@ setup() {
 	local save=$BATS_TEST_TMPDIR/raw.ndjson
 	wp watch --json --save "$save" --backend perf -d 120s --regs "$TPID" wpt_counter > "$BATS_TEST_TMPDIR/report.json" &
 	local w=$!
-	wait_for "$save" '"type":"armed"' 60
+	wait_armed "$save" "$w"
 	kill -USR1 "$TPID"
 	wait "$w"
 	run jq -r '[.backend, .complete, .watches[0].accepted_hits, .watches[0].writer_sites[0].writer_function, .watches[0].writer_sites[0].confidence, (.watches[0].threads | length)] | map(tostring) | join(" ")' "$BATS_TEST_TMPDIR/report.json"
@@ -34,7 +34,7 @@ setup() {
 	local save=$BATS_TEST_TMPDIR/raw.ndjson
 	wp watch --json --save "$save" -d 300s -l 8 "$TPID" "$(tinfo stress)" > "$BATS_TEST_TMPDIR/report.json" &
 	local w=$!
-	wait_for "$save" '"type":"armed"' 60
+	wait_armed "$save" "$w"
 	kill -USR1 "$TPID"
 	wait "$w"
 	local want
