@@ -175,9 +175,6 @@ struct watch {
 	size_t			 callchain_stack;	/* dwarf: bytes copied */
 	size_t			 ring_pages;
 	int			 verbose;
-	int			 bp_shared_quiet;	/* a second breakpoint
-						   on an address goes quiet
-						   here (main.c's canary) */
 	const char		*follow_mode;	/* --follow-mode: stop,
 						   stop-all, async; NULL:
 						   the backend's own */
@@ -206,11 +203,6 @@ struct watch {
 	size_t			 nthr;
 	uint64_t		 other_processes;	/* forked */
 	uint64_t		 modify_errors;	/* re-arms that failed */
-	int			 bp_others;	/* the most slots others' took
-						   on a watched thread
-						   (bp_shared_quiet only) */
-	size_t			 quiet;		/* entries whose count is not
-						   known (bpev_quiet) */
 	const char		*lost_unknown;	/* why what was lost is not
 						   known; NULL: it is */
 	uint64_t		 undelivered;	/* records the output did not
