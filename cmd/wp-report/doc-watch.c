@@ -133,7 +133,8 @@ threads(const struct report *r, const struct rtarget *t, struct wp_jw *w)
 	wp_jw_bool(w, "threads_truncated", t->other_thread_hits > 0);
 }
 
-void
+/* Samples (or last writes) a[0..n) as the array name. */
+static void
 doc_samples(const struct report *r, const char *name,
     const struct rsample *a, size_t n, struct wp_jw *w)
 {
@@ -157,6 +158,17 @@ doc_samples(const struct report *r, const char *name,
 		value(w, sm);
 		wp_jw_end(w);
 	}
+	wp_jw_end(w);
+}
+
+void
+doc_last(const struct report *r, const struct rtarget *t, struct wp_jw *w)
+{
+	if (t->nlasts == 0)
+		return;
+	wp_jw_obj(w, "last_writes");
+	wp_jw_str(w, "before", t->last_end);
+	doc_samples(r, "writes", t->lasts, t->nlasts, w);
 	wp_jw_end(w);
 }
 
