@@ -180,6 +180,7 @@ FUZZFLAGS = -fsanitize=fuzzer,address,undefined \
 fuzzsrc_resolve   = cmd/wp-resolve/addr.c
 fuzzsrc_arm-input = cmd/wp-arm/input.c cmd/wp-arm/follow.c cmd/wp-arm/watch.c \
 		    cmd/wp-arm/emit.c cmd/wp-arm/filter.c cmd/wp-arm/stop.c \
+		    cmd/wp-arm/signals.c \
 		    cmd/wp-arm/cond-sample.c
 fuzzsrc_decode	  = $(filter-out %/main.c,$(wildcard cmd/wp-decode/*.c))
 fuzzsrc_report	  = $(filter-out %/main.c,$(wildcard cmd/wp-report/*.c))

@@ -139,6 +139,13 @@ void	 wp_jw_int(struct wp_jw *w, const char *key, int64_t v);
 void	 wp_jw_uint(struct wp_jw *w, const char *key, uint64_t v);
 void	 wp_jw_bool(struct wp_jw *w, const char *key, int v);
 void	 wp_jw_null(struct wp_jw *w, const char *key);
+/*
+ * An array under key of the n objects at a, size bytes apart: each
+ * object opened, its members written by members(w, element), closed.
+ */
+void	 wp_jw_objects(struct wp_jw *w, const char *key, const void *a,
+	    size_t n, size_t size,
+	    void (*members)(struct wp_jw *, const void *));
 /* fn(w, key, v) where have is not 0, else null: wp_jw_hex, wp_jw_int... */
 #define WP_JW_OR_NULL(fn, w, key, have, v) \
 	((have) ? fn((w), (key), (v)) : wp_jw_null((w), (key)))

@@ -302,6 +302,21 @@ wp_jw_bool(struct wp_jw *w, const char *k, int v)
 }
 
 void
+wp_jw_objects(struct wp_jw *w, const char *key, const void *a, size_t n,
+    size_t size, void (*members)(struct wp_jw *, const void *))
+{
+	size_t i;
+
+	wp_jw_arr(w, key);
+	for (i = 0; i < n; i++) {
+		wp_jw_obj(w, NULL);
+		members(w, (const char *)a + i * size);
+		wp_jw_end(w);
+	}
+	wp_jw_end(w);
+}
+
+void
 wp_jw_null(struct wp_jw *w, const char *k)
 {
 	key(w, k);

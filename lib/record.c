@@ -54,46 +54,29 @@ place(struct wp_jw *w, const char *prefix, const struct wp_place *p)
 /* ---- session ---- */
 
 static void
-modules(struct wp_jw *w, const struct wp_session *s)
+module(struct wp_jw *w, const void *p)
 {
-	const struct wp_module_rec *m;
-	size_t i;
+	const struct wp_module_rec *m = p;
 
-	wp_jw_arr(w, "modules");
-	for (i = 0; i < s->nmods; i++) {
-		m = &s->mods[i];
-		wp_jw_obj(w, NULL);
-		wp_jw_str(w, "path", m->path);
-		wp_jw_str(w, "file", m->file);
-		wp_jw_str(w, "build_id", m->build_id);
-		wp_jw_hex(w, "load_bias", m->load_bias);
-		wp_jw_str(w, "kind", m->kind);
-		wp_jw_bool(w, "main", m->main);
-		wp_jw_end(w);
-	}
-	wp_jw_end(w);
+	wp_jw_str(w, "path", m->path);
+	wp_jw_str(w, "file", m->file);
+	wp_jw_str(w, "build_id", m->build_id);
+	wp_jw_hex(w, "load_bias", m->load_bias);
+	wp_jw_str(w, "kind", m->kind);
+	wp_jw_bool(w, "main", m->main);
 }
 
 static void
-mappings(struct wp_jw *w, const struct wp_session *s)
+mapping(struct wp_jw *w, const void *p)
 {
-	const struct wp_mapping_rec *m;
-	size_t i;
+	const struct wp_mapping_rec *m = p;
 
-	wp_jw_arr(w, "mappings");
-	for (i = 0; i < s->nmaps; i++) {
-		m = &s->maps[i];
-		wp_jw_obj(w, NULL);
-		wp_jw_hex(w, "start", m->start);
-		wp_jw_hex(w, "end", m->end);
-		wp_jw_str(w, "perms", m->perms);
-		wp_jw_hex(w, "offset", m->offset);
-		wp_jw_str(w, "path", m->path);
-		WP_JW_OR_NULL(wp_jw_hex, w, "load_bias", m->has_bias,
-		    m->load_bias);
-		wp_jw_end(w);
-	}
-	wp_jw_end(w);
+	wp_jw_hex(w, "start", m->start);
+	wp_jw_hex(w, "end", m->end);
+	wp_jw_str(w, "perms", m->perms);
+	wp_jw_hex(w, "offset", m->offset);
+	wp_jw_str(w, "path", m->path);
+	WP_JW_OR_NULL(wp_jw_hex, w, "load_bias", m->has_bias, m->load_bias);
 }
 
 void
@@ -129,8 +112,10 @@ wp_rec_session(struct wp_jw *w, const struct wp_session *s)
 		wp_jw_str(w, "limits", s->limits);
 	if (s->comm != NULL)
 		wp_jw_str(w, "comm", s->comm);
-	modules(w, s);
-	mappings(w, s);
+	wp_jw_objects(w, "modules", s->mods, s->nmods, sizeof *s->mods,
+	    module);
+	wp_jw_objects(w, "mappings", s->maps, s->nmaps, sizeof *s->maps,
+	    mapping);
 	strings(w, "warnings", (const char *const *)s->warnings, s->nwarnings);
 	wp_jw_end(w);
 }

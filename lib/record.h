@@ -414,6 +414,9 @@ struct wp_observation {
 	const struct wp_obs_ptrace *ptrace;	/* NULL: another backend */
 	const struct wp_obs_bpf	*bpf;		/* NULL: another backend */
 	const struct wp_obs_page *page;		/* NULL: another backend */
+	size_t			 breakpoints_quiet;	/* entries whose count
+						   is not known: a shared
+						   breakpoint went quiet */
 	int			 alive;		/* -1: not known */
 	/* wp-arm --stop: the write the process was left stopped after;
 	   stopped_tid 0: none */

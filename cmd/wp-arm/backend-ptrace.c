@@ -123,9 +123,10 @@ ptrace_round(struct watch *w)
 	struct ptrace_state *s = w->state;
 	struct tr_thread *t;
 
-	if ((t = pt_next_ready(s)) != NULL)
-		pt_step(w, s, t);
-	else {
+	if ((t = pt_next_ready(s)) != NULL) {
+		if (pt_step(w, s, t))
+			pt_on_stop(w, s, t);
+	} else {
 		pt_collect(w, s);
 		if (pt_next_ready(s) == NULL)
 			pt_wait_any(w, s);

@@ -128,8 +128,16 @@ void	 pt_after_step(struct watch *w, struct ptrace_state *s,
 /* ptrace-step.c */
 /* The next thread stopped ready to step, round robin; NULL: none. */
 struct tr_thread *pt_next_ready(struct ptrace_state *s);
-/* Steps thread t one instruction (a system call: up to its entry). */
-void	 pt_step(struct watch *w, struct ptrace_state *s, struct tr_thread *t);
+/*
+ * Steps thread t one instruction (a system call: up to its entry): 1
+ * when the step stopped, its stop for pt_on_stop to take.
+ */
+int	 pt_step(struct watch *w, struct ptrace_state *s, struct tr_thread *t);
+/* The call thread p entered, or is to run: nr, and its arguments in u. */
+void	 pt_set_call(struct pthr *p, long nr, const struct user_regs_struct *u);
+/* Whether a thread is in a system call; whether one starts or exits. */
+int	 pt_in_syscall(struct ptrace_state *s);
+int	 pt_unsettled(struct ptrace_state *s);
 /* Whether thread tid blocks SIGTRAP and has a handler for it. */
 int	 pt_trap_blocked(pid_t tid);
 /* After p's step trapped: where its IP is, if known without reading. */
@@ -159,8 +167,6 @@ struct pthr *pt_thread(struct tr_thread *t);
  * seized, and of those cloned meanwhile: then none runs.
  */
 void	 pt_stop_all(struct watch *w, struct ptrace_state *s);
-/* The call thread p entered, or is to run: nr, and its arguments in u. */
-void	 pt_set_call(struct pthr *p, long nr, const struct user_regs_struct *u);
 /* Handles thread t's stop; returns 1 when t is ready to step. */
 int	 pt_on_stop(struct watch *w, struct ptrace_state *s,
 	    struct tr_thread *t);
@@ -172,8 +178,5 @@ void	 pt_collect(struct watch *w, struct ptrace_state *s);
 void	 pt_wait_any(struct watch *w, struct ptrace_state *s);
 /* Forgets the threads that are gone. */
 void	 pt_prune(struct ptrace_state *s);
-/* Whether a thread is in a system call; whether one starts or exits. */
-int	 pt_in_syscall(struct ptrace_state *s);
-int	 pt_unsettled(struct ptrace_state *s);
 
 #endif

@@ -449,32 +449,35 @@ others_on(const struct watch *w)
 static void
 others_at_arming(struct watch *w)
 {
-	if (!w->bp_shared_quiet || (w->bp_others = others_on(w)) == 0)
+	struct bpev_obs *o = obs(w);
+
+	if (!perf_shared_quiet() || (o->others = others_on(w)) == 0)
 		return;
 	warnx("%d debug register%s of the watched threads held by another "
 	    "watch or debugger, and here a second breakpoint on an address "
 	    "another one watches does not fire (an emulator's limit): if it "
-	    "watches these bytes, this watch may count nothing", w->bp_others,
-	    w->bp_others == 1 ? "" : "s");
+	    "watches these bytes, this watch may count nothing", o->others,
+	    o->others == 1 ? "" : "s");
 }
 
 void
 bpev_quiet(struct watch *w)
 {
+	struct bpev_obs *o = obs(w);
 	size_t i, nzero = 0;
 
-	if (!w->bp_shared_quiet)
+	if (!perf_shared_quiet())
 		return;
 	for (i = 0; i < w->nt; i++)
 		nzero += w->t[i].armed && w->t[i].counted_known &&
 		    w->t[i].counted == 0;
-	if (nzero == 0 || (w->bp_others == 0 && others_on(w) == 0))
+	if (nzero == 0 || (o->others == 0 && others_on(w) == 0))
 		return;
 	for (i = 0; i < w->nt; i++)
 		if (w->t[i].armed && w->t[i].counted_known &&
 		    w->t[i].counted == 0) {
 			w->t[i].counted_known = 0;
-			w->quiet++;
+			o->quiet++;
 		}
 }
 
@@ -683,4 +686,5 @@ bpev_observe(struct watch *w, struct wp_observation *o)
 	o->unparsed = ob->unparsed;
 	o->lost = ob->lost;
 	o->lost_records = ob->lost_records;
+	o->breakpoints_quiet = ob->quiet;
 }

@@ -71,6 +71,12 @@ struct bpev_obs {
 	uint64_t		 unparsed;	/* ring records not understood */
 	uint64_t		 lost;		/* what the rings dropped */
 	uint64_t		 lost_records;
+	int			 others;	/* the most slots others' took
+						   on a watched thread, at
+						   arming (perf_shared_quiet
+						   only) */
+	size_t			 quiet;		/* entries whose count is not
+						   known (bpev_quiet) */
 };
 
 /*
@@ -98,9 +104,9 @@ void	 bpev_count(struct bpev *ev, struct watch *w);
 void	 bpev_disable(struct bpev *ev);
 /*
  * After the last count, where a second breakpoint on an address goes
- * quiet (w->bp_shared_quiet): an armed entry that counted nothing while
+ * quiet (perf_shared_quiet): an armed entry that counted nothing while
  * others' breakpoints were on the watched threads (at arming or now) has
- * no known count (w->quiet says how many).
+ * no known count (the observation's breakpoints_quiet says how many).
  */
 void	 bpev_quiet(struct watch *w);
 void	 bpev_close(struct bpev *ev);

@@ -143,26 +143,21 @@ emit_thread(struct watch *w, const struct wp_thread_rec *t)
 	return put(w, PUT_RECORD);
 }
 
-int
-emit_count(struct watch *w, const struct wp_count_rec *c)
-{
-	wp_rec_count(&w->jw, c);
-	return put(w, PUT_RECORD);
+/*
+ * emit_NAME(w, r): the record wp_rec_NAME builds from r, put as how says
+ * (emit_count, emit_tally, emit_last_write).
+ */
+#define EMIT_PLAIN(name, how)						\
+int									\
+emit_##name(struct watch *w, const struct wp_##name##_rec *r)		\
+{									\
+	wp_rec_##name(&w->jw, r);					\
+	return put(w, how);						\
 }
 
-int
-emit_tally(struct watch *w, const struct wp_tally_rec *t)
-{
-	wp_rec_tally(&w->jw, t);
-	return put(w, PUT_LAST);
-}
-
-int
-emit_last_write(struct watch *w, const struct wp_last_write_rec *r)
-{
-	wp_rec_last_write(&w->jw, r);
-	return put(w, PUT_LAST);
-}
+EMIT_PLAIN(count, PUT_RECORD)
+EMIT_PLAIN(tally, PUT_LAST)	/* the last records wait for the reader */
+EMIT_PLAIN(last_write, PUT_LAST)
 
 int
 emit_lost(struct watch *w, uint64_t n, int cpu, int64_t time_ns)

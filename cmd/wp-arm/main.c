@@ -312,16 +312,15 @@ perf_fits(const struct watch *w, int verbose, char *why, size_t whysz)
 /*
  * Returns 0 when a breakpoint on our own variable counts writes, else -1
  * with why saying what stops them; verbose prints it, at more length.
- * *shared_quiet: a second breakpoint on that variable counted less (QEMU
- * reports one debug register of an access that several watch).
+ * What a second breakpoint on that variable counted, perf.c keeps
+ * (perf_shared_quiet).
  */
 static int
-canary(int verbose, char *why, size_t whysz, int *shared_quiet)
+canary(int verbose, char *why, size_t whysz)
 {
 	uint64_t count, second;
 	int e;
 
-	*shared_quiet = 0;
 	if (perf_canary(&count, &second) == -1) {
 		e = errno;
 		if ((e == EACCES || e == EPERM) && geteuid() != 0)
@@ -350,7 +349,6 @@ canary(int verbose, char *why, size_t whysz, int *shared_quiet)
 			    "virtualize debug registers?)");
 		return -1;
 	}
-	*shared_quiet = second < count;
 	return 0;
 }
 
@@ -393,7 +391,7 @@ choose(struct watch *w, const char *name, struct wp_error *e)
 		if (!perf_fits(w, 1, why, sizeof why))
 			return wp_error_set(e, WP_EXIT_ERROR, "the targets do "
 			    "not fit the debug registers");
-		if (canary(1, why, sizeof why, &w->bp_shared_quiet) == -1)
+		if (canary(1, why, sizeof why) == -1)
 			return wp_error_set(e, WP_EXIT_NOBP, "hardware "
 			    "breakpoints cannot be used here");
 		if (strcmp(name, "perf") == 0)
@@ -404,7 +402,7 @@ choose(struct watch *w, const char *name, struct wp_error *e)
 		return -1;
 	}
 	if (!perf_fits(w, 0, why, sizeof why) ||
-	    canary(0, why, sizeof why, &w->bp_shared_quiet) == -1)
+	    canary(0, why, sizeof why) == -1)
 		return fallback(w, why, e);
 	if (watch_use(w, &backend_bpf, e) == 0)
 		return 0;
@@ -451,7 +449,7 @@ main(int argc, char *argv[])
 
 	parse_options(argc, argv, &w, &op);
 	if (op.check_bp) {
-		if (canary(1, why, sizeof why, &w.bp_shared_quiet) == -1)
+		if (canary(1, why, sizeof why) == -1)
 			return WP_EXIT_NOBP;
 		printf("hardware breakpoints fire: 4 of 4 writes counted\n");
 		return 0;

@@ -85,7 +85,7 @@ coverage(const struct watch *w, struct wp_observation *o,
 	if (o->page != NULL && o->page->windows_shared > 0)
 		reasons[o->npartial++] = "page_windows_shared";
 	/* counted nothing where a shared breakpoint goes quiet (bpev_quiet) */
-	if (w->quiet > 0)
+	if (o->breakpoints_quiet > 0)
 		reasons[o->npartial++] = "breakpoints_quiet";
 	/* a page let go mid-watch: its accesses since are not seen */
 	if (o->page != NULL && o->page->pages_dropped > 0)

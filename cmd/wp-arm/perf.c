@@ -253,6 +253,7 @@ perf_open_task(pid_t tid, int cpu, size_t ring_bytes)
 }
 
 static volatile long canary_var;
+static int shared_quiet;	/* perf_canary's second breakpoint counted less */
 
 /* A write breakpoint on canary_var, of thread tid (0: ours). */
 static int
@@ -288,10 +289,17 @@ perf_canary(uint64_t *count, uint64_t *second)
 	    (fd2 == -1 || read(fd2, second, sizeof *second) ==
 	    sizeof *second))
 		rc = 0;
+	shared_quiet = rc == 0 && *second < *count;
 	if (fd2 != -1)
 		close(fd2);
 	close(fd);
 	return rc;
+}
+
+int
+perf_shared_quiet(void)
+{
+	return shared_quiet;
 }
 
 int

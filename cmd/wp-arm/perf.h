@@ -100,6 +100,12 @@ int	 perf_modify_bp(int fd, const struct perf_bp *bp);
  */
 int	 perf_canary(uint64_t *count, uint64_t *second);
 /*
+ * Whether, in the latest perf_canary, the second breakpoint counted less
+ * than the first: here a second breakpoint on an address goes quiet
+ * (QEMU reports one debug register of an access that several watch).
+ */
+int	 perf_shared_quiet(void);
+/*
  * How many more breakpoints thread tid takes (0 to WP_HWBP_SLOTS), each
  * opened disabled and closed again: with wp's own, the slots the
  * others' leave free.  -1 (errno) when none could be asked.

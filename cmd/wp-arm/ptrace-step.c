@@ -3,7 +3,9 @@
  * instruction at its IP decoded first, with the registers it takes to
  * tell what it writes; a system call is run to its exit instead (with
  * PTRACE_SYSCALL, entry and exit stops), so that one that blocks holds
- * up no other thread.
+ * up no other thread.  The step only resumes: its stop is taken by
+ * pt_on_stop (ptrace-stop.c).  Which threads are ready, in a call or
+ * starting, is read here too.
  */
 #include <sys/ptrace.h>
 #include <sys/user.h>
@@ -15,6 +17,18 @@
 #include "tracee.h"
 #include "util.h"
 #include "watch.h"
+
+void
+pt_set_call(struct pthr *p, long nr, const struct user_regs_struct *u)
+{
+	p->sc_nr = nr;
+	p->sc_args[0] = u->rdi;
+	p->sc_args[1] = u->rsi;
+	p->sc_args[2] = u->rdx;
+	p->sc_args[3] = u->r10;
+	p->sc_args[4] = u->r8;
+	p->sc_args[5] = u->r9;
+}
 
 static int
 get_regs(struct pthr *p)
@@ -111,9 +125,10 @@ to_syscall(struct watch *w, struct ptrace_state *s, struct tr_thread *t,
 }
 
 /*
- * Steps thread t one instruction with sig and takes its stop.  With a
- * handler, the step stops on its entry before the instruction runs:
- * what changes, the kernel wrote.
+ * Steps thread t one instruction with sig: 1 when it stopped (its stop
+ * for pt_on_stop), -1 when it could not be resumed.  With a handler, the
+ * step stops on its entry before the instruction runs: what changes,
+ * the kernel wrote.
  */
 static int
 single_step(struct watch *w, struct ptrace_state *s, struct tr_thread *t,
@@ -131,8 +146,7 @@ single_step(struct watch *w, struct ptrace_state *s, struct tr_thread *t,
 	if (tr_step(&s->tr, t, sig) == -1 && t->state == TR_STOPPED)
 		return -1;	/* not resumed */
 	pt_ctr(w)->steps++;
-	pt_on_stop(w, s, t);
-	return 0;
+	return 1;	/* its stop: pt_on_stop */
 }
 
 /*
@@ -183,6 +197,30 @@ resume_step(struct watch *w, struct ptrace_state *s, struct tr_thread *t)
 	return single_step(w, s, t, sig);
 }
 
+/* The number of the process's threads in state st. */
+static size_t
+in_state(struct ptrace_state *s, enum pstate st)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < s->tr.n; i++)
+		n += s->tr.t[i]->user != NULL && pt_of(s->tr.t[i])->state == st;
+	return n;
+}
+
+int
+pt_in_syscall(struct ptrace_state *s)
+{
+	return in_state(s, P_SYSCALL) > 0;
+}
+
+/* A thread starting or exiting: the kernel may write for it meanwhile. */
+int
+pt_unsettled(struct ptrace_state *s)
+{
+	return in_state(s, P_NEW) > 0;
+}
+
 struct tr_thread *
 pt_next_ready(struct ptrace_state *s)
 {
@@ -202,9 +240,12 @@ pt_next_ready(struct ptrace_state *s)
 	return NULL;
 }
 
-void
+int
 pt_step(struct watch *w, struct ptrace_state *s, struct tr_thread *t)
 {
-	if (resume_step(w, s, t) == -1)
+	int rc;
+
+	if ((rc = resume_step(w, s, t)) == -1)
 		pt_of(t)->state = P_GONE;
+	return rc == 1;
 }

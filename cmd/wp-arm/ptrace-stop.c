@@ -32,30 +32,6 @@ pt_thread(struct tr_thread *t)
 	return t->user;
 }
 
-/* The number of the process's threads in state st. */
-static size_t
-in_state(struct ptrace_state *s, enum pstate st)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < s->tr.n; i++)
-		n += s->tr.t[i]->user != NULL && pt_of(s->tr.t[i])->state == st;
-	return n;
-}
-
-int
-pt_in_syscall(struct ptrace_state *s)
-{
-	return in_state(s, P_SYSCALL) > 0;
-}
-
-/* A thread starting or exiting: the kernel may write for it meanwhile. */
-int
-pt_unsettled(struct ptrace_state *s)
-{
-	return in_state(s, P_NEW) > 0;
-}
-
 int
 pt_alive(struct watch *w)
 {
@@ -67,18 +43,6 @@ pt_alive(struct watch *w)
 		    pt_of(s->tr.t[i])->state != P_GONE)
 			return 1;
 	return 0;
-}
-
-void
-pt_set_call(struct pthr *p, long nr, const struct user_regs_struct *u)
-{
-	p->sc_nr = nr;
-	p->sc_args[0] = u->rdi;
-	p->sc_args[1] = u->rsi;
-	p->sc_args[2] = u->rdx;
-	p->sc_args[3] = u->r10;
-	p->sc_args[4] = u->r8;
-	p->sc_args[5] = u->r9;
 }
 
 /* The call thread p entered when it ran free: its number and arguments. */

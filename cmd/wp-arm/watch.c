@@ -1,6 +1,7 @@
 /*
- * The watch every backend runs in: the loop and its stop conditions,
- * the signals that end it, the one place max events cuts (watch_hit),
+ * The watch every backend runs in: the loop and its stop conditions
+ * (the signals that end it: signals.c), the one place max events cuts
+ * (watch_hit),
  * and the thread table.  The backend is reached through its struct
  * backend only; a supervisor (guard.c) through supervisor_note.
  */
@@ -24,71 +25,6 @@
 
 #define TICK_NS		50000000ULL	/* how often the loop looks up */
 
-static volatile sig_atomic_t got_signal;
-
-int
-watch_signalled(void)
-{
-	return got_signal;
-}
-
-/*
- * Every signal whose default action would end or suspend wp-arm ends a
- * watch instead, so that it always leaves the process as it was found:
- * they are blocked, except where a backend waits (it lets them in and
- * returns), and caught without SA_RESTART so that the wait ends.
- * SIGALRM is the ptrace backend's tick, SIGPIPE is ignored (a closed
- * output is seen on write), and the faults are only caught when sent.
- */
-void
-watch_stop_signals(sigset_t *set)
-{
-	static const int sigs[] = {
-		SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGXCPU,
-		SIGXFSZ, SIGVTALRM, SIGPROF, SIGIO, SIGPWR, SIGSTKFLT, SIGSYS,
-		SIGTSTP, SIGTTIN, SIGTTOU, SIGTRAP, SIGABRT, SIGBUS, SIGFPE,
-		SIGILL, SIGSEGV
-	};
-	size_t i;
-	int s;
-
-	sigemptyset(set);
-	for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
-		sigaddset(set, sigs[i]);
-	for (s = SIGRTMIN; s <= SIGRTMAX; s++)
-		sigaddset(set, s);
-}
-
-static void
-on_signal_info(int sig, siginfo_t *si, void *uc)
-{
-	(void)uc;
-	if (si->si_code > 0 && (sig == SIGSEGV || sig == SIGBUS ||
-	    sig == SIGFPE || sig == SIGILL || sig == SIGTRAP)) {
-		/* a fault of wp-arm's own: the default action, at once */
-		signal(sig, SIG_DFL);
-		return;
-	}
-	got_signal = sig;
-}
-
-static void
-catch_signals(sigset_t *orig)
-{
-	struct sigaction sa;
-	sigset_t block;
-	int s;
-
-	watch_stop_signals(&block);
-	sigprocmask(SIG_BLOCK, &block, orig);
-	memset(&sa, 0, sizeof sa);
-	sa.sa_sigaction = on_signal_info;
-	sa.sa_flags = SA_SIGINFO;
-	for (s = 1; s < NSIG; s++)
-		if (sigismember(&block, s) == 1)
-			sigaction(s, &sa, NULL);
-}
-
 /* A reader that went away shows as an error on our end of the pipe. */
 static int
 stdout_closed(void)
@@ -96,23 +32,6 @@ stdout_closed(void)
 	struct pollfd pf = { STDOUT_FILENO, 0, 0 };
 
 	return poll(&pf, 1, 0) == 1 && (pf.revents & (POLLERR | POLLHUP));
-}
-
-const char *
-watch_signame(int sig)
-{
-	static char buf[32];
-	const char *ab;
-
-	if (sig >= SIGRTMIN && sig <= SIGRTMAX)
-		snprintf(buf, sizeof buf, "SIGRTMIN+%d", sig - SIGRTMIN);
-	else if (sig == SIGIO)
-		snprintf(buf, sizeof buf, "SIGIO");	/* not SIGPOLL */
-	else if ((ab = sigabbrev_np(sig)) != NULL)
-		snprintf(buf, sizeof buf, "SIG%s", ab);
-	else
-		snprintf(buf, sizeof buf, "signal %d", sig);
-	return buf;
 }
 
 /* Sets w->stop_reason when the watch is to stop now. */
@@ -126,9 +45,9 @@ check_stop(struct watch *w, uint64_t deadline)
 		w->stop_reason = "output_closed";
 	} else if (w->truncated)
 		w->stop_reason = "max_events";
-	else if (got_signal) {
+	else if (watch_signalled()) {
 		w->stop_reason = "signal";
-		w->stop_detail = watch_signame(got_signal);
+		w->stop_detail = watch_signame(watch_signalled());
 	} else if (wp_now_ns() >= deadline)
 		w->stop_reason = "duration";
 }
@@ -188,13 +107,6 @@ watch_use(struct watch *w, const struct backend *b, struct wp_error *e)
 	return 0;
 }
 
-int
-watch_stopping(const struct watch *w)
-{
-	return got_signal || w->output_closed || w->truncated ||
-	    w->stop_reason != NULL;
-}
-
 void
 watch_read_initial(struct watch *w)
 {
@@ -222,7 +134,7 @@ watch_run(struct watch *w, struct wp_error *e)
 	uint64_t deadline, now, next_count;
 
 	w->stop_reason = NULL;
-	catch_signals(&orig);
+	watch_catch_signals(&orig);
 	w->waitmask = orig;
 	w->t0 = wp_now_ns();
 	if (w->callchain != CC_NONE) {
@@ -278,26 +190,6 @@ watch_free(struct watch *w)
 	w->t = NULL;
 	w->chains = NULL;
 	w->obs = NULL;
-}
-
-int64_t
-watch_time(const struct watch *w, uint64_t now_ns)
-{
-	return (int64_t)(now_ns - w->t0);
-}
-
-void
-watch_role(const struct watch *w, size_t ti, int *role, int *level)
-{
-	const struct wtarget *t = &w->t[ti];
-
-	*role = WP_ROLE_NONE;
-	*level = 0;
-	if (t->chain < 0)
-		return;
-	*role = (size_t)t->level < w->chains[t->chain].noffs ?
-	    WP_ROLE_POINTER : WP_ROLE_LEAF;
-	*level = t->level;
 }
 
 int

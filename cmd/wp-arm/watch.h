@@ -2,7 +2,8 @@
  * watch: what wp-arm watches and what happened, shared by the backends;
  * the seam every backend plugs into (struct backend: backend-perf.c,
  * backend-bpf.c, backend-ptrace.c); the loop that runs a backend until
- * the watch stops (watch.c); the one place records leave wp-arm
+ * the watch stops (watch.c) and the signals that stop it (signals.c);
+ * the one place records leave wp-arm
  * (emit.c); follow chains (follow.c), the observation (observation.c),
  * and the supervisor of a tracing backend (guard.c).  Nothing here knows
  * a backend's internals: a backend's state and counters are its own
@@ -175,9 +176,6 @@ struct watch {
 	size_t			 callchain_stack;	/* dwarf: bytes copied */
 	size_t			 ring_pages;
 	int			 verbose;
-	int			 bp_shared_quiet;	/* a second breakpoint
-						   on an address goes quiet
-						   here (main.c's canary) */
 	const char		*follow_mode;	/* --follow-mode: stop,
 						   stop-all, async; NULL:
 						   the backend's own */
@@ -206,11 +204,6 @@ struct watch {
 	size_t			 nthr;
 	uint64_t		 other_processes;	/* forked */
 	uint64_t		 modify_errors;	/* re-arms that failed */
-	int			 bp_others;	/* the most slots others' took
-						   on a watched thread
-						   (bp_shared_quiet only) */
-	size_t			 quiet;		/* entries whose count is not
-						   known (bpev_quiet) */
 	const char		*lost_unknown;	/* why what was lost is not
 						   known; NULL: it is */
 	uint64_t		 undelivered;	/* records the output did not
@@ -241,22 +234,36 @@ int	 watch_run(struct watch *w, struct wp_error *e);
  * the backend has not: watch_run does after arm(); a backend may before.
  */
 void	 watch_read_initial(struct watch *w);
-/* The signal that stopped the watch, or 0; for backends that wait. */
+/* signals.c: the signal that stopped the watch, or 0; for backends
+   that wait. */
 int	 watch_signalled(void);
+/* The signals that end a watch (every one that would end wp-arm). */
+void	 watch_stop_signals(sigset_t *set);
+/* Blocks them (the mask before into orig) and catches them, for
+   watch_signalled. */
+void	 watch_catch_signals(sigset_t *orig);
+/* "SIGTERM", "SIGRTMIN+3": in a static buffer, until the next call. */
+const char *watch_signame(int sig);
+
 /*
  * Whether a backend's run() is to return now: a stop signal, a closed
  * output, max events, or a stop reason the backend set.
  */
-int	 watch_stopping(const struct watch *w);
-/* The signals that end a watch (every one that would end wp-arm). */
-void	 watch_stop_signals(sigset_t *set);
-/* "SIGTERM", "SIGRTMIN+3": in a static buffer, until the next call. */
-const char *watch_signame(int sig);
+static inline int
+watch_stopping(const struct watch *w)
+{
+	return watch_signalled() || w->output_closed || w->truncated ||
+	    w->stop_reason != NULL;
+}
 /* Frees the tables and w->obs (a supervisor's shared ones: guard_free). */
 void	 watch_free(struct watch *w);
 
 /* Nanoseconds since the time base. */
-int64_t	 watch_time(const struct watch *w, uint64_t now_ns);
+static inline int64_t
+watch_time(const struct watch *w, uint64_t now_ns)
+{
+	return (int64_t)(now_ns - w->t0);
+}
 
 /*
  * A hit on entry ti: the one place max events cuts.  With --if, a write
@@ -277,7 +284,19 @@ int	 watch_hit(struct watch *w, size_t ti, struct wp_hit_rec *h);
 void	 watch_exited(struct watch *w, pid_t tid, int status);
 
 /* Entry ti's role in a follow chain (WP_ROLE_*), and its level. */
-void	 watch_role(const struct watch *w, size_t ti, int *role, int *level);
+static inline void
+watch_role(const struct watch *w, size_t ti, int *role, int *level)
+{
+	const struct wtarget *t = &w->t[ti];
+
+	*role = WP_ROLE_NONE;
+	*level = 0;
+	if (t->chain < 0)
+		return;
+	*role = (size_t)t->level < w->chains[t->chain].noffs ?
+	    WP_ROLE_POINTER : WP_ROLE_LEAF;
+	*level = t->level;
+}
 
 /* The thread's entry, added in state st when it is new. */
 struct thread *watch_thread(struct watch *w, pid_t tid,

@@ -27,7 +27,7 @@ free_target(struct rtarget *t)
 	size_t j;
 
 	wp_watch_pass_free(&t->rec);
-	view_sites_free(&t->sites);
+	sites_free(&t->sites);
 	for (j = 0; j < t->tallies.cap; j++) {
 		struct rtally *y = wp_hmap_slot(&t->tallies, j);
 
@@ -46,7 +46,7 @@ free_target(struct rtarget *t)
 	free(t->binds);
 	free(t->sorted);
 	if (t->tallied)
-		view_sites_free(&t->tsites);
+		sites_free(&t->tsites);
 }
 
 void
@@ -198,6 +198,21 @@ site_chains_free(struct rsite *s)
 		if ((c = wp_hmap_slot(&s->chains, i)) != NULL)
 			free(c->text);
 	wp_hmap_free(&s->chains);
+}
+
+void
+sites_free(struct wp_hmap *sites)
+{
+	struct rsite *s;
+	size_t i;
+
+	for (i = 0; i < sites->cap; i++)
+		if ((s = wp_hmap_slot(sites, i)) != NULL) {
+			wp_writer_in_free(&s->writer);
+			site_chains_free(s);
+			free(s->shown);
+		}
+	wp_hmap_free(sites);
 }
 
 static uint64_t

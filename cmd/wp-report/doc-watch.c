@@ -133,7 +133,8 @@ threads(const struct report *r, const struct rtarget *t, struct wp_jw *w)
 	wp_jw_bool(w, "threads_truncated", t->other_thread_hits > 0);
 }
 
-void
+/* Samples (or last writes) a[0..n) as the array name. */
+static void
 doc_samples(const struct report *r, const char *name,
     const struct rsample *a, size_t n, struct wp_jw *w)
 {
@@ -157,6 +158,17 @@ doc_samples(const struct report *r, const char *name,
 		value(w, sm);
 		wp_jw_end(w);
 	}
+	wp_jw_end(w);
+}
+
+void
+doc_last(const struct report *r, const struct rtarget *t, struct wp_jw *w)
+{
+	if (t->nlasts == 0)
+		return;
+	wp_jw_obj(w, "last_writes");
+	wp_jw_str(w, "before", t->last_end);
+	doc_samples(r, "writes", t->lasts, t->nlasts, w);
 	wp_jw_end(w);
 }
 
@@ -227,24 +239,16 @@ doc_watch(const struct report *r, const struct rtarget *t, struct wp_jw *w)
 }
 
 static void
-bindings(const struct rtarget *t, struct wp_jw *w)
+binding(struct wp_jw *w, const void *p)
 {
-	const struct rbind *b;
-	size_t i;
+	const struct rbind *b = p;
 
-	wp_jw_arr(w, "bindings");
-	for (i = 0; i < t->nbinds; i++) {
-		b = &t->binds[i];
-		wp_jw_obj(w, NULL);
-		wp_jw_uint(w, "generation", b->generation);
-		wp_jw_str(w, "binding", b->binding);
-		WP_JW_OR_NULL(wp_jw_hex, w, "leaf_addr", b->leaf != 0, b->leaf);
-		wp_jw_int(w, "time_ns", b->time_ns);
-		wp_jw_uint(w, "leaf_hits", b->leaf_hits);
-		wp_rec_rearm_members(w, b->rearm_ns, b->held, b->missed);
-		wp_jw_end(w);
-	}
-	wp_jw_end(w);
+	wp_jw_uint(w, "generation", b->generation);
+	wp_jw_str(w, "binding", b->binding);
+	WP_JW_OR_NULL(wp_jw_hex, w, "leaf_addr", b->leaf != 0, b->leaf);
+	wp_jw_int(w, "time_ns", b->time_ns);
+	wp_jw_uint(w, "leaf_hits", b->leaf_hits);
+	wp_rec_rearm_members(w, b->rearm_ns, b->held, b->missed);
 }
 
 /* How long the leaf went unwatched at each re-arm, over the bindings. */
@@ -293,7 +297,8 @@ doc_follow(const struct report *r, const struct rtarget *t, struct wp_jw *w)
 	    t->obs_follow ? &t->obs_follow->rebinds : NULL);
 	wp_jw_uint(w, "pointer_slot_hits", t->ptr_hits);
 	wp_jw_uint(w, "leaf_hits", t->hits);
-	bindings(t, w);
+	wp_jw_objects(w, "bindings", t->binds, t->nbinds, sizeof *t->binds,
+	    binding);
 	rearm(&t->rearm, w);
 	wp_jw_bool(w, "bindings_truncated", t->binds_truncated);
 	leaf(r, t, w);

@@ -1,14 +1,13 @@
 /*
  * wp-arm --last: the last writes to each target before the process
- * died or exited (last_write records), kept per target and printed
- * first, in the table and in the JSON document.
+ * died or exited (last_write records), kept per target; the table
+ * prints them first (table_last), the JSON document too (doc_last).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "reader.h"
 #include "report.h"
-#include "table.h"
 #include "util.h"
 
 #define MAXLAST	256	/* the last writes kept per target */
@@ -58,33 +57,4 @@ last_free(struct rtarget *t)
 		wp_value_in_free(&t->lasts[j].value);
 	}
 	free(t->lasts);
-}
-
-void
-table_last(const struct report *r, FILE *f)
-{
-	const struct rtarget *t;
-	size_t i;
-
-	for (i = 0; i < r->nt; i++) {
-		t = &r->t[i];
-		if (t->nlasts == 0)
-			continue;
-		out(f, "\nthe last %zu writes to %s (target %d, %s) before %s, "
-		    "the last one last:\n", t->nlasts,
-		    wp_field_text(&t->rec.input), t->id,
-		    wp_field_text(&t->rec.runtime_addr), t->last_end);
-		table_samples(r, t->lasts, t->nlasts, f);
-	}
-}
-
-void
-doc_last(const struct report *r, const struct rtarget *t, struct wp_jw *w)
-{
-	if (t->nlasts == 0)
-		return;
-	wp_jw_obj(w, "last_writes");
-	wp_jw_str(w, "before", t->last_end);
-	doc_samples(r, "writes", t->lasts, t->nlasts, w);
-	wp_jw_end(w);
 }

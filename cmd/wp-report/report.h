@@ -167,6 +167,8 @@ struct report {
 void	 report_init(struct report *r, size_t maxsamples, size_t maxchains);
 /* Frees a site's chains. */
 void	 site_chains_free(struct rsite *s);
+/* Frees the sites of a hash of struct rsite and the hash. */
+void	 sites_free(struct wp_hmap *sites);
 /* Counts hits of the chain keyed k1, k2 (text: how it is shown) at s. */
 void	 site_add_chain(struct rsite *s, uint64_t k1, uint64_t k2,
 	    const char *text, uint64_t hits);
@@ -185,20 +187,11 @@ const char *report_comm(const struct report *r, int64_t tid);
 /* view.c: sorts what the report shows, once the stream has ended, with
    the number of malformed lines; the view lives as long as r */
 void	 report_view(struct report *r, long malformed);
-/* Frees the sites of a hash of struct rsite and the hash. */
-void	 view_sites_free(struct wp_hmap *sites);
 
-/* last.c: wp-arm --last's last_write records of target t; the table's
-   section of them, first; their JSON (last_writes) */
+/* last.c: wp-arm --last's last_write records of target t */
 void	 last_add(struct report *r, const struct wp_hit_in *h,
 	    struct rtarget *t);
 void	 last_free(struct rtarget *t);
-void	 table_last(const struct report *r, FILE *f);
-void	 doc_last(const struct report *r, const struct rtarget *t,
-	    struct wp_jw *w);
-/* doc-watch.c: samples (or last writes) a[0..n) as the array name */
-void	 doc_samples(const struct report *r, const char *name,
-	    const struct rsample *a, size_t n, struct wp_jw *w);
 
 /* document.c: the viewed report as one JSON document, into w */
 void	 report_document(const struct report *r, struct wp_jw *w);
@@ -206,6 +199,9 @@ void	 report_document(const struct report *r, struct wp_jw *w);
 void	 doc_watch(const struct report *r, const struct rtarget *t,
 	    struct wp_jw *w);
 void	 doc_follow(const struct report *r, const struct rtarget *t,
+	    struct wp_jw *w);
+/* doc-watch.c: target t's last writes (last.c), as last_writes */
+void	 doc_last(const struct report *r, const struct rtarget *t,
 	    struct wp_jw *w);
 
 /* table.c: the viewed report as a table for people, width columns at

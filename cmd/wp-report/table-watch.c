@@ -327,7 +327,11 @@ shared_why(const struct samples *t)
 	return n > 1 ? why : NULL;
 }
 
-void
+/*
+ * Samples (or last writes) a[0..n): TID, THREAD, TIME ms, WRITER, VALUE,
+ * a header line and a row each.
+ */
+static void
 table_samples(const struct report *r, const struct rsample *a, size_t n,
     FILE *f)
 {
@@ -498,4 +502,22 @@ table_watch(const struct report *r, const struct rtarget *t, FILE *f)
 	writer_rows(t, 1, 1, f);
 	threads(r, t, f);
 	samples(r, t, f);
+}
+
+void
+table_last(const struct report *r, FILE *f)
+{
+	const struct rtarget *t;
+	size_t i;
+
+	for (i = 0; i < r->nt; i++) {
+		t = &r->t[i];
+		if (t->nlasts == 0)
+			continue;
+		out(f, "\nthe last %zu writes to %s (target %d, %s) before %s, "
+		    "the last one last:\n", t->nlasts,
+		    wp_field_text(&t->rec.input), t->id,
+		    wp_field_text(&t->rec.runtime_addr), t->last_end);
+		table_samples(r, t->lasts, t->nlasts, f);
+	}
 }

@@ -60,10 +60,8 @@ void	 table_leaf_writers(const struct rtarget *t, FILE *f);
    --if 'EXPR'" (split: what follows N) */
 void	 table_matched(const struct report *r, const struct rtarget *t,
 	    const char *split, FILE *f);
-/* Samples (or last writes) a[0..n): TID, THREAD, TIME ms, WRITER,
-   VALUE, a header line and a row each. */
-void	 table_samples(const struct report *r, const struct rsample *a,
-	    size_t n, FILE *f);
+/* The last writes of each target (last.c), the table's first section. */
+void	 table_last(const struct report *r, FILE *f);
 
 /* table-chain.c: the site's call chains shown, a line each */
 void	 table_chains(const struct rsite *s, FILE *f);

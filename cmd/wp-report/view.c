@@ -175,21 +175,6 @@ tally_threads(struct rtarget *t)
 	}
 }
 
-void
-view_sites_free(struct wp_hmap *sites)
-{
-	struct rsite *s;
-	size_t i;
-
-	for (i = 0; i < sites->cap; i++)
-		if ((s = wp_hmap_slot(sites, i)) != NULL) {
-			wp_writer_in_free(&s->writer);
-			site_chains_free(s);
-			free(s->shown);
-		}
-	wp_hmap_free(sites);
-}
-
 /* The entry of id in the observation's entries e[0..n), or NULL. */
 /* Hits whose writer is of kind k: sampled, or tallied. */
 static uint64_t
