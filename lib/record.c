@@ -651,15 +651,15 @@ wp_rec_observation(struct wp_jw *w, const struct wp_observation *o)
 		wp_jw_bool(w, "target_alive_after", o->alive);
 	else
 		wp_jw_null(w, "target_alive_after");
-	if (o->stopped_tid > 0) {
+	if (o->stopped.tid > 0) {
 		wp_jw_obj(w, "stopped_at");
-		wp_jw_int(w, "tid", o->stopped_tid);
-		WP_JW_OR_NULL(wp_jw_hex, w, "writer_ip", o->stopped_has_writer,
-		    o->stopped_writer_ip);
-		wp_jw_hex(w, "ip", o->stopped_ip);
-		wp_jw_str(w, "core", o->stopped_core);
-		if (o->stopped_late)
-			wp_jw_uint(w, "late_us", o->stopped_late_us);
+		wp_jw_int(w, "tid", o->stopped.tid);
+		WP_JW_OR_NULL(wp_jw_hex, w, "writer_ip", o->stopped.has_writer,
+		    o->stopped.writer_ip);
+		wp_jw_hex(w, "ip", o->stopped.ip);
+		wp_jw_str(w, "core", o->stopped.core);
+		if (o->stopped.late)
+			wp_jw_uint(w, "late_us", o->stopped.late_us);
 		wp_jw_end(w);
 	}
 	wp_jw_end(w);

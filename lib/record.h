@@ -380,6 +380,17 @@ struct wp_obs_page {
 	uint64_t	 delay_ns;
 };
 
+/* wp-arm --stop: the write the process was left stopped after. */
+struct wp_stopped_at {
+	pid_t			 tid;		/* 0: none */
+	int			 has_writer;
+	uint64_t		 writer_ip, ip;
+	const char		*core;		/* --stop=core; NULL: none */
+	int			 late;		/* stopped after the thread ran
+						   on, late_us later */
+	uint64_t		 late_us;
+};
+
 struct wp_observation {
 	const char		*backend;
 	pid_t			 pid;
@@ -418,15 +429,7 @@ struct wp_observation {
 						   is not known: a shared
 						   breakpoint went quiet */
 	int			 alive;		/* -1: not known */
-	/* wp-arm --stop: the write the process was left stopped after;
-	   stopped_tid 0: none */
-	pid_t			 stopped_tid;
-	int			 stopped_has_writer;
-	uint64_t		 stopped_writer_ip, stopped_ip;
-	const char		*stopped_core;	/* --stop=core; NULL: none */
-	int			 stopped_late;	/* stopped after the thread ran
-					   on (perf), stopped_late_us later */
-	uint64_t		 stopped_late_us;
+	struct wp_stopped_at	 stopped;	/* wp-arm --stop */
 };
 
 void	 wp_rec_observation(struct wp_jw *w, const struct wp_observation *o);

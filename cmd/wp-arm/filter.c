@@ -62,11 +62,7 @@ struct filter {
 	/* --stop, and the write stopped at */
 	int		 stop;		/* STOP_* */
 	int		 stopped;
-	pid_t		 stop_tid;
-	int		 stop_has_writer;
-	uint64_t	 stop_writer_ip, stop_ip;
-	int		 stop_late;	/* stopped after the write */
-	uint64_t	 stop_late_us;	/* a sample's: after the write */
+	struct wp_stopped_at at;	/* at.core: core's */
 	uint64_t	 resumed;	/* SIGCONTs after pending hits' stops */
 	char		*core;		/* written by gcore; NULL: none */
 	/* --last: a ring of each entry's last writes, and how many */
@@ -286,15 +282,15 @@ stop_at(struct watch *w, const struct wp_hit_rec *h, int by_program)
 	struct filter *f = w->filter;
 
 	f->stopped = 1;
-	f->stop_tid = h->tid;
-	f->stop_has_writer = h->has_writer_ip;
-	f->stop_writer_ip = h->writer_ip;
-	f->stop_ip = h->ip;
-	if (f->sampled && csample_writer(f->cs, h->ip, &f->stop_writer_ip) == 0)
-		f->stop_has_writer = 1;
-	f->stop_late = f->sampled && !by_program;
-	if (f->stop_late)
-		f->stop_late_us = (uint64_t)(watch_time(w, wp_now_ns()) -
+	f->at.tid = h->tid;
+	f->at.has_writer = h->has_writer_ip;
+	f->at.writer_ip = h->writer_ip;
+	f->at.ip = h->ip;
+	if (f->sampled && csample_writer(f->cs, h->ip, &f->at.writer_ip) == 0)
+		f->at.has_writer = 1;
+	f->at.late = f->sampled && !by_program;
+	if (f->at.late)
+		f->at.late_us = (uint64_t)(watch_time(w, wp_now_ns()) -
 		    h->time_ns) / 1000;
 	/* a sample's thread may have ended since: the process stops */
 	if (by_program)
@@ -555,18 +551,18 @@ filter_stopped(struct watch *w)
 		return;
 	if (stop_wait(w->pid) == -1) {
 		warnx("--stop: process %d did not stop after the write "
-		    "(thread %d); it runs on", (int)w->pid, (int)f->stop_tid);
+		    "(thread %d); it runs on", (int)w->pid, (int)f->at.tid);
 		return;
 	}
 	if (f->stop == STOP_CORE)
-		f->core = stop_core(w->pid);
-	stop_say(w, f->stop_tid, f->stop_has_writer, f->stop_writer_ip,
-	    f->stop_ip, f->core);
-	if (f->stop_late)
+		f->at.core = f->core = stop_core(w->pid);
+	stop_say(w, f->at.tid, f->at.has_writer, f->at.writer_ip, f->at.ip,
+	    f->core);
+	if (f->at.late)
 		fprintf(stderr, "wp-arm: %s: stopped %" PRIu64 " us after the "
 		    "write, when wp-arm read its sample: the thread ran on "
 		    "meanwhile, its registers are not the write's (%s)\n",
-		    w->backend->name, f->stop_late_us, f->kernel ?
+		    w->backend->name, f->at.late_us, f->kernel ?
 		    "a first hit of a writer not decoded yet, tested by "
 		    "wp-arm; the program stops at the write from then on" :
 		    "the bpf, page and ptrace backends stop at it");
@@ -583,15 +579,8 @@ filter_observe(const struct watch *w, struct wp_observation *o)
 {
 	const struct filter *f = w->filter;
 
-	if (f == NULL || !f->stopped)
-		return;
-	o->stopped_tid = f->stop_tid;
-	o->stopped_has_writer = f->stop_has_writer;
-	o->stopped_writer_ip = f->stop_writer_ip;
-	o->stopped_ip = f->stop_ip;
-	o->stopped_core = f->core;
-	o->stopped_late = f->stop_late;
-	o->stopped_late_us = f->stop_late_us;
+	if (f != NULL && f->stopped)
+		o->stopped = f->at;
 }
 
 size_t
