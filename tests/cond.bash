@@ -239,7 +239,7 @@ scenario_stray_stop() {
 	else
 		assert_regex "$late" '^[0-9]+$'
 		run cat "$WERR"
-		assert_line --partial "wp-arm: $1: stopped $late us after the write"
+		assert_line --partial "wp-arm: $(obs .backend): stopped $late us after the write"
 	fi
 	kill -CONT "$TPID"
 	wait_for "$TOUT" '^done' 60

@@ -35,6 +35,7 @@ N=2000
 	# rings of 8 MiB
 	stop_watch perf "$n" --ring-pages 2048
 	[ "$(obs .stopped_at.late_us)" -ge 0 ] || fail "no late_us: $(obs .stopped_at)"
+	run cat "$WERR"
 	assert_line --regexp "^wp-arm: perf_breakpoint: stopped [0-9]+ us after the write, when wp-arm read its sample"
 	# gdb (where there is one) attaches to the stopped process
 	if command -v gdb > /dev/null; then
