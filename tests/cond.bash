@@ -35,15 +35,16 @@ pc_of_thread() {
 		awk -v lwp="(LWP $tid" 'index($0, lwp ")") || index($0, lwp " ") { getline; print $3; exit }'
 }
 
-# stop_watch BACKEND N [WP-ARM-ARGS...]: cond-writers -n N watched with
-# --if 'value == 0' --stop: the watch stopped at the write of 0, the
-# process left stopped, and what wp-arm says of it; sets TID, IP, WIP
-# (the writing thread, its next instruction, the writer).
-stop_watch() {
-	local backend=$1 n=$2
-	shift 2
-	COND_ARM=(--stop "$@")
-	cond_watch "$backend" "$n" 'value == 0'
+# stopped_at BACKEND N EXPR [CW-ARGS...]: cond-writers -n N [CW-ARGS]
+# watched with --if EXPR --stop (and the wp-arm options in STOP_ARM):
+# the watch ended at its one matching write, the process left stopped;
+# sets TID, IP, WIP (the writing thread, its next instruction, the
+# writer).
+stopped_at() {
+	local backend=$1 n=$2 expr=$3
+	shift 3
+	COND_ARM=(--stop ${STOP_ARM[@]+"${STOP_ARM[@]}"})
+	cond_watch "$backend" "$n" "$expr" "$@"
 	COND_ARM=()
 	assert_equal "$WSTATUS" 0
 	assert_equal "$(obs .stop_reason)" stopped_at_match
@@ -51,6 +52,18 @@ stop_watch() {
 	TID=$(obs .stopped_at.tid)
 	IP=$(obs .stopped_at.ip)
 	WIP=$(obs .stopped_at.writer_ip)
+}
+
+# stop_watch BACKEND N [WP-ARM-ARGS...]: cond-writers -n N watched with
+# --if 'value == 0' --stop: the watch stopped at the write of 0, the
+# process left stopped, and what wp-arm says of it; sets TID, IP, WIP
+# (the writing thread, its next instruction, the writer).
+stop_watch() {
+	local backend=$1 n=$2
+	shift 2
+	STOP_ARM=("$@")
+	stopped_at "$backend" "$n" 'value == 0'
+	STOP_ARM=()
 	assert_equal "$(jq -r 'select(.type=="hit") | "\(.tid) \(.ip) \(.writer.function) \(.writer.writer_ip)"' "$WDEC")" "$TID $IP rare_writer $WIP"
 	# the writer is mov qword ptr [rip + X], rdi: 7 bytes
 	run jq -r 'select(.type=="hit") | .writer.insn' "$WDEC"
@@ -221,15 +234,7 @@ scenario_cond_stray() {
 # the target's counts are whole.
 scenario_stray_stop() {
 	local late
-	COND_ARM=(--stop)
-	cond_watch "$1" "$2" 'value == 0xbad' -s
-	COND_ARM=()
-	assert_equal "$WSTATUS" 0
-	assert_equal "$(obs .stop_reason)" stopped_at_match
-	assert_equal "$(hits)" 1
-	TID=$(obs .stopped_at.tid)
-	IP=$(obs .stopped_at.ip)
-	WIP=$(obs .stopped_at.writer_ip)
+	stopped_at "$1" "$2" 'value == 0xbad' -s
 	assert_equal "$(jq -r 'select(.type=="hit") | "\(.tid) \(.ip) \(.writer.function) \(.writer.writer_ip) \(.written_value.value)"' "$WDEC")" "$TID $IP stray_writer $WIP 0xbad"
 	assert_equal "$IP" "$(hexadd "$WIP" 7)"
 	assert_equal "$(awk '{ print $3 }' "/proc/$TPID/stat")" T
