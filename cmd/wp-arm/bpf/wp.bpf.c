@@ -554,14 +554,16 @@ pending(struct bpf_perf_event_data *ctx, __u32 slot, __s32 stack,
 	struct wpb_store m = { .src = WPB_SRC_PENDING };
 	struct wpb_sample_regs *r;
 	__u64 ip = ctx->regs.rip;
+	int first;
 
-	bpf_map_update_elem(&stores, &ip, &m, BPF_NOEXIST);
+	first = bpf_map_update_elem(&stores, &ip, &m, BPF_NOEXIST) == 0;
 	if ((r = sample(ctx, slot, stack, cur, tot, 0, 1)) == NULL)
 		return;
 	r->s.flags |= WPB_F_PENDING | stop;
 	r->s.prev = prev;
-	/* at once: the sooner the writer is decoded, the fewer such hits */
-	bpf_ringbuf_submit(r, BPF_RB_FORCE_WAKEUP);
+	/* the writer's first at once (the sooner it is decoded, the fewer
+	   such hits), and a stopped writer, which waits for wp-arm */
+	bpf_ringbuf_submit(r, first || stop ? BPF_RB_FORCE_WAKEUP : wake(0));
 }
 
 static __always_inline int
