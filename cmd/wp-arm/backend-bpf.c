@@ -86,7 +86,7 @@ learn(struct watch *w, struct bpf_state *s, uint64_t trap)
 }
 
 /* A tally's key in pmatched: user addresses are under 2^56. */
-#define PKEY_A(slot, tid, stack)	((uint64_t)(uint32_t)(stack) << 32 | \
+#define PKEY_A(tid, stack)		((uint64_t)(uint32_t)(stack) << 32 | \
 					    (uint32_t)(tid))
 #define PKEY_B(slot, ip)		((uint64_t)(slot) << 56 | (ip))
 
@@ -110,7 +110,7 @@ pending(struct watch *w, struct bpf_state *s, const struct wpb_sample *smp,
 	if (has)
 		for (i = 0; i < 8; i++)
 			bytes[i] = (unsigned char)(v >> (8 * i));
-	n = wp_hmap_put(&s->pmatched, PKEY_A(smp->slot, smp->tid, smp->stack),
+	n = wp_hmap_put(&s->pmatched, PKEY_A(smp->tid, smp->stack),
 	    PKEY_B(smp->slot, smp->ip), &isnew);
 	(*n)++;
 	return 1;
@@ -416,8 +416,8 @@ on_tally(void *arg, const struct wpb_key *key, const struct wpb_val *v)
 
 	if (key->slot >= w->nt)
 		return 0;
-	if ((pm = wp_hmap_get(&s->pmatched, PKEY_A(key->slot, key->tid,
-	    key->stack), PKEY_B(key->slot, key->ip))) != NULL)
+	if ((pm = wp_hmap_get(&s->pmatched, PKEY_A(key->tid, key->stack),
+	    PKEY_B(key->slot, key->ip))) != NULL)
 		t.matched += *pm;
 	w->t[key->slot].tallied += v->hits;
 	watch_role(w, key->slot, &t.role, &t.level);

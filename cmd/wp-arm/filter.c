@@ -344,12 +344,8 @@ eval_write(struct watch *w, size_t ti, const struct wp_hit_rec *h,
 	memset(cw, 0, sizeof *cw);
 	cw->has_prev = has_prev;
 	cw->prev = prev;
-	if (has_bytes && !regs_first) {
-		cw->has_value = 1;
-		cw->width = h->nbytes < 8 ? h->nbytes : 8;
-		cw->value = wp_le64(h->bytes, cw->width);
-	} else if (f->cs != NULL && csample_value(f->cs, &w->t[ti], h,
-	    &cw->value) == 0) {
+	if (f->cs != NULL && (regs_first || !has_bytes) &&
+	    csample_value(f->cs, &w->t[ti], h, &cw->value) == 0) {
 		cw->has_value = 1;
 		cw->width = (size_t)w->t[ti].len;
 	} else if (has_bytes) {
