@@ -65,6 +65,7 @@ perf_arm(struct watch *w, struct wp_error *e)
 	struct perf_layout lay;
 
 	memset(&lay, 0, sizeof lay);
+	lay.samples = 1;
 	lay.regs = w->regs;
 	lay.chain = w->callchain == CC_DEFAULT || w->callchain == CC_FP;
 	lay.stack = w->callchain == CC_DWARF;

@@ -29,6 +29,7 @@
 
 #define SCAN_NS		50000000ULL	/* how often threads are looked for */
 #define RING_PAGES	64		/* each CPU's ring, by default */
+#define RING_PAGES_HITS	128		/* sampling every hit: perf record's */
 #define RING_PAGES_MAX	512		/* with --regs, where mlock lets us */
 
 /* What the rings said, for the observation. */
@@ -521,27 +522,29 @@ bpev_arm(struct bpev *ev, struct watch *w, struct wp_error *e)
 }
 
 /*
- * The ring of each CPU, unless --ring-pages says: RING_PAGES, and when
- * samples carry the registers (a sample of 200 bytes, not 48) as many
- * as kernel.perf_event_mlock_kb lets every CPU lock (a page of it for
- * the ring's header), or RING_PAGES_MAX where that limit is not ours
- * (root).
+ * The ring of each CPU, unless --ring-pages says: RING_PAGES where the
+ * events sample no hit (the bpf backend's task records); where they
+ * sample every hit, as many as kernel.perf_event_mlock_kb lets every
+ * CPU lock (a page of it for the ring's header), up to RING_PAGES_HITS
+ * (perf record's default), or RING_PAGES_MAX when samples carry the
+ * registers (200 bytes, not 48); as root, that most.
  */
 static size_t
 ring_pages(const struct bpev *ev)
 {
 	long pg = sysconf(_SC_PAGESIZE), kb;
-	size_t n = RING_PAGES, lim;
+	size_t n = RING_PAGES, lim, most;
 
-	/* with --callchain dwarf, --regs too */
-	if (!ev->lay.regs)
+	if (!ev->lay.samples)
 		return n;
+	/* with --callchain dwarf, --regs too */
+	most = ev->lay.regs ? RING_PAGES_MAX : RING_PAGES_HITS;
 	if (geteuid() == 0)
-		return RING_PAGES_MAX;
+		return most;
 	if (wp_proc_sysctl("kernel/perf_event_mlock_kb", &kb) == -1)
 		kb = 0;
 	lim = kb > 0 && pg > 0 ? (size_t)kb * 1024 / (size_t)pg : 0;
-	while (n * 2 + 1 <= lim && n * 2 <= RING_PAGES_MAX)
+	while (n * 2 + 1 <= lim && n * 2 <= most)
 		n *= 2;
 	return n;
 }

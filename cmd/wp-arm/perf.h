@@ -62,6 +62,7 @@ struct perf_rec {
 
 /* What the samples of a ring carry besides the fixed fields. */
 struct perf_layout {
+	int		 samples;	/* every hit sampled into the ring */
 	int		 regs;
 	int		 chain;
 	int		 stack;

@@ -19,6 +19,9 @@ setup() {
 
 @test "wp-arm perf: a tight loop on three threads: the kernel's count is the target's" {
 	scenario_counted perf
+	# a ring of perf record's size by default (root: no mlock limit)
+	run jq -r 'select(.type=="armed") | .ring_pages' "$WOUT"
+	assert_output 128
 }
 
 @test "wp-arm perf: a tight loop with --regs: the kernel's count is the target's, losses said" {
