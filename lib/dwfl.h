@@ -88,6 +88,13 @@ void	 wp_dwfl_close(struct wp_dwfl *d);
  * memcpy@@GLIBC_2.14): 0, or -1. */
 int	 wp_dwfl_func(struct wp_dwfl *d, uint64_t addr, struct wp_func *f);
 /*
+ * Each function symbol (run-time range, a size) of the module that holds
+ * run-time address addr, to fn until fn returns -1: 0, or -1 when no
+ * module holds addr.
+ */
+int	 wp_dwfl_module_funcs(struct wp_dwfl *d, uint64_t addr,
+	    int (*fn)(void *, const struct wp_func *), void *arg);
+/*
  * By name, for wp-arm --if: the function symbol name (a version aside)
  * in the first module that has one, its run-time range into *f (f->name
  * is name): 0, or -1.  The module whose file's name (or path) is name,

@@ -633,6 +633,12 @@ wp_rec_observation(struct wp_jw *w, const struct wp_observation *o)
 		wp_jw_uint(w, "writers_held", o->bpf->writers_held);
 		wp_jw_uint(w, "signals_passed", o->bpf->signals_passed);
 		wp_jw_uint(w, "samples_skipped", o->bpf->samples_skipped);
+		if (o->bpf->has_learning) {
+			wp_jw_uint(w, "samples_pending",
+			    o->bpf->samples_pending);
+			wp_jw_uint(w, "writers_prelearned",
+			    o->bpf->writers_prelearned);
+		}
 		if (o->bpf->all_hits)
 			wp_jw_null(w, "sample_budget");
 		else {

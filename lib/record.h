@@ -348,6 +348,10 @@ struct wp_obs_bpf {
 	uint64_t	 budget_first, budget_first_per_writer;
 	uint64_t	 budget_interval_ns;
 	uint64_t	 samples_skipped;	/* hits the budget passed over */
+	/* --if on the value: hits of writers not decoded yet, sent to
+	   wp-arm to test; writers decoded before the first hit */
+	int		 has_learning;
+	uint64_t	 samples_pending, writers_prelearned;
 };
 
 struct wp_obs_ptrace {

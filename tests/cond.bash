@@ -139,25 +139,26 @@ zero_watch() {
 		"[$total,1,$sites]"
 }
 
-# zeros_watch BACKEND N: --if 'value == 0' on cond-writers -z, whose
-# rare_writer writes 0 from its first write on, while two threads
-# write other values through their own writers, in a tight loop: each
-# writer's matched count is exact from its first write (bpf: before
-# wp-arm has decoded a writer, its hits are tested in wp-arm on their
-# registers, not on memory, where another thread's store may stand),
-# and every hit is rare_writer's 0.
+# zeros_watch BACKEND N [-p]: --if 'value == 0' on cond-writers -z,
+# whose rare_writer writes 0 from its first write on, while two threads
+# write other values through their own writers, in a tight loop (-p:
+# the writers _p, through a pointer): each writer's matched count is
+# exact from its first write (bpf: before wp-arm has decoded a writer,
+# its hits are tested in wp-arm on their registers, not on memory, where
+# another thread's store may stand), and every hit is rare_writer's 0.
 zeros_watch() {
-	cond_watch "$1" "$2" 'value == 0' -z
+	local p=${3:+_p}
+	cond_watch "$1" "$2" 'value == 0' -z ${3:+"$3"}
 	wait_for "$TOUT" '^done' 60
 	assert_equal "$WSTATUS" 0
 	assert_equal "$(target_count zero)" "$2"
 	assert_equal "$(obs .targets[0].counted)" $(( 3 * $2 ))
 	assert_equal "$(obs .targets[0].lost)" 0
 	assert_equal "$(obs '.bpf.samples_dropped // 0')" 0
-	assert_equal "$(tally_of good_writer hits) $(tally_of good_writer matched)" "$(target_count good) 0"
-	assert_equal "$(tally_of busy_writer hits) $(tally_of busy_writer matched)" "$(target_count busy) 0"
-	assert_equal "$(tally_of rare_writer hits) $(tally_of rare_writer matched)" "$2 $2"
-	assert_equal "$(jq -r 'select(.type=="hit") | "\(.writer.function) \(.written_value.value)"' "$WDEC" | sort -u)" "rare_writer 0x0"
+	assert_equal "$(tally_of good_writer$p hits) $(tally_of good_writer$p matched)" "$(target_count good) 0"
+	assert_equal "$(tally_of busy_writer$p hits) $(tally_of busy_writer$p matched)" "$(target_count busy) 0"
+	assert_equal "$(tally_of rare_writer$p hits) $(tally_of rare_writer$p matched)" "$2 $2"
+	assert_equal "$(jq -r 'select(.type=="hit") | "\(.writer.function) \(.written_value.value)"' "$WDEC" | sort -u)" "rare_writer$p 0x0"
 }
 
 # changed_watch BACKEND N: --if changed on mt-writer -s -i 1, whose

@@ -70,7 +70,7 @@ pointer_written(struct watch *w, struct bpf_state *s, size_t ti,
  * A writer the program does not know yet: decoded here once, so that
  * its value tests take the value it stores (cond-sample.c).
  */
-static void
+static int
 learn(struct watch *w, struct bpf_state *s, uint64_t trap)
 {
 	const struct wp_x86_insn *in = NULL;
@@ -79,10 +79,24 @@ learn(struct watch *w, struct bpf_state *s, uint64_t trap)
 
 	wp_hmap_put(&s->learned, trap, 0, &isnew);
 	if (!isnew)
-		return;
+		return 0;
 	if (cs == NULL || csample_store(cs, trap, &in) == -1)
 		in = NULL;
 	bpfw_store(s->prog, trap, in);
+	return 1;
+}
+
+/*
+ * For csample_reaching: a writer of a global, learned before its first
+ * hit, which the program then tests on its store (none pending).
+ */
+static void
+prelearn(void *arg, uint64_t trap)
+{
+	struct watch *w = arg;
+
+	((struct bpf_obs *)w->obs)->bpf.writers_prelearned +=
+	    (uint64_t)learn(w, w->state, trap);
 }
 
 /* A tally's key in pmatched: user addresses are under 2^56. */
@@ -300,6 +314,7 @@ bpf_open(struct watch *w, struct wp_error *e)
 static void
 conditions(struct watch *w, struct bpf_state *s)
 {
+	struct wp_obs_bpf *o = &((struct bpf_obs *)w->obs)->bpf;
 	struct wp_cond_op ops[WPB_COND_OPS];
 	struct wpb_cond cd;
 	size_t i, k;
@@ -323,6 +338,15 @@ conditions(struct watch *w, struct bpf_state *s)
 			cd.comm |= ops[k].op == WP_COP_COMM;
 		}
 		bpfw_cond(s->prog, i, &cd);
+		if (!cd.stores)
+			continue;
+		/* the value from the store: the writers the program can
+		   know before the first hit, so that none is pending */
+		o->has_learning = 1;
+		if (filter_csample(w) != NULL)
+			csample_reaching(filter_csample(w), w->t[i].addr,
+			    w->t[i].addr + (uint64_t)w->t[i].len, WPB_STORES / 2 -
+			    o->writers_prelearned, prelearn, w);
 	}
 }
 
@@ -384,6 +408,7 @@ totals(struct watch *w, struct bpf_state *s)
 
 	o->samples_sent = o->samples_dropped = o->samples_skipped = 0;
 	o->samples_capped = o->tally_full = o->read_errors = 0;
+	o->samples_pending = 0;
 	o->all_hits = bpfw_all_hits(s->prog);
 	o->budget_first = WPB_FIRST;
 	o->budget_first_per_writer = WPB_FIRST_KEY;
@@ -395,6 +420,7 @@ totals(struct watch *w, struct bpf_state *s)
 		o->samples_dropped += tot.drops;
 		o->samples_capped += tot.capped;
 		o->samples_skipped += tot.skipped;
+		o->samples_pending += tot.pending;
 		o->tally_full += tot.tally_full;
 		o->read_errors += tot.readerr;
 		w->t[k].tallied = 0;

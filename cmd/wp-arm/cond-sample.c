@@ -6,6 +6,8 @@
  * that can end there and write), and a register or immediate store's
  * value is in the sampled registers.  Other stores' values (a
  * read-modify-write's) are not known: value tests are false for them.
+ * Before any hit, the writers that store to a global by its address,
+ * for the bpf program to know from their first hit.
  */
 #include <fcntl.h>
 #include <stdlib.h>
@@ -142,6 +144,91 @@ site(struct csample *cs, uint64_t trap)
 		s->known = swept(cs, trap, &s->in) == 0 ||
 		    scanned(cs, trap, &s->in) == 0;
 	return s;
+}
+
+/* The bytes a store of unknown width (xsave, ...) is taken to reach. */
+#define STORE_MAX	512
+
+/* csample_reaching's: what it looks for, and what it found. */
+struct reach {
+	struct csample	*cs;
+	uint64_t	 lo, hi;
+	size_t		 max, n;
+	void		(*fn)(void *, uint64_t);
+	void		*arg;
+};
+
+/*
+ * Whether code (n bytes at addr) holds 4 bytes that, as a rip-relative
+ * displacement of an instruction ending 0 to 4 bytes (an immediate)
+ * after them, would reach [lo - STORE_MAX, hi): if not, no instruction
+ * of it stores there rip-relatively, and it need not be decoded.
+ */
+static int
+may_reach(const uint8_t *code, size_t n, uint64_t addr, uint64_t lo,
+    uint64_t hi)
+{
+	uint64_t t;
+	int32_t d;
+	size_t p;
+
+	for (p = 0; p + 4 <= n; p++) {
+		memcpy(&d, code + p, sizeof d);
+		t = addr + p + 4 + (uint64_t)(int64_t)d;
+		if (t + 4 + STORE_MAX >= lo && t < hi)
+			return 1;
+	}
+	return 0;
+}
+
+/* The function f decoded from its start, its stores that reach r's. */
+static int
+reach_func(void *arg, const struct wp_func *f)
+{
+	struct reach *r = arg;
+	struct wp_x86_insn in;
+	uint64_t a, end = f->addr + f->size, t;
+	uint8_t *code;
+
+	if (f->size > SWEEP_MAX)
+		return 0;
+	code = wp_xcalloc(1, (size_t)f->size);
+	if (read_code(r->cs, f->addr, code, (size_t)f->size) == 0 &&
+	    may_reach(code, (size_t)f->size, f->addr, r->lo, r->hi))
+		for (a = f->addr; a < end && r->n < r->max;
+		    a += (uint64_t)in.size) {
+			if (wp_x86_decode(code + (a - f->addr), (size_t)(end - a),
+			    a, &in) == -1)
+				break;
+			t = a + (uint64_t)in.size + (uint64_t)in.mem.disp;
+			if (!in.writes || !in.has_mem || !in.mem.rip_rel ||
+			    t >= r->hi || t + (uint64_t)(in.width > 0 ?
+			    in.width : STORE_MAX) <= r->lo)
+				continue;
+			r->fn(r->arg, a + (uint64_t)in.size);
+			r->n++;
+		}
+	free(code);
+	return r->n < r->max ? 0 : -1;
+}
+
+size_t
+csample_reaching(struct csample *cs, uint64_t lo, uint64_t hi, size_t max,
+    void (*fn)(void *, uint64_t), void *arg)
+{
+	struct reach r = { cs, lo, hi, max, 0, fn, arg };
+	const struct wp_map *m;
+	uint64_t at = lo;
+
+	if (cs->dwfl == NULL)
+		return 0;
+	/* a .bss past the module's file: the anonymous memory after it */
+	if ((m = wp_proc_maps_find(&cs->maps, lo)) != NULL &&
+	    m->path == NULL && m > cs->maps.v && m[-1].end == m->start &&
+	    m[-1].path != NULL)
+		at = m[-1].start;
+	wp_dwfl_module_funcs(cs->dwfl, at, reach_func, &r);
+	return r.n;
 }
 
 int

@@ -141,6 +141,15 @@ int	 csample_value(struct csample *cs, const struct wtarget *t,
 struct wp_x86_insn;
 int	 csample_store(struct csample *cs, uint64_t trap,
 	    const struct wp_x86_insn **in);
+/*
+ * The writers that may store into [lo, hi) rip-relatively (a global's
+ * bytes), found before any hit: the instructions, decoded from the
+ * starts of the function symbols of the module that holds lo, whose
+ * stored bytes can reach it; each one's trap IP to fn, at most max.
+ * Their count; 0 where lo is in no module or it has no symbols.
+ */
+size_t	 csample_reaching(struct csample *cs, uint64_t lo, uint64_t hi,
+	    size_t max, void (*fn)(void *, uint64_t), void *arg);
 /* The writer that ends at trap, decoded: 0, or -1 when not known. */
 int	 csample_writer(struct csample *cs, uint64_t trap, uint64_t *writer_ip);
 void	 csample_close(struct csample *cs);

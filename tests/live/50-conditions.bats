@@ -71,11 +71,26 @@ NB=33334
 	zeros_watch perf "$N"
 }
 
-# Before wp-arm has decoded a writer, the program cannot take the value
-# from its store: it sends the hit to wp-arm, which tests it on its
-# registers; memory at the trap may hold another thread's store.
-@test "wp-arm bpf --if 'value == 0': a writer's first hits tested on its store, not on memory: each writer's matched count exact" {
+# A global's writers that store to it by its address (rip-relative):
+# wp-arm decodes them before arming, and the program takes each hit's
+# value from its store from the first hit on, none sent to wp-arm to
+# test.  cond-writers has four: good_, busy_, rare_ and stray_writer.
+@test "wp-arm bpf --if 'value == 0': a global's four writers decoded before arming, no hit pending: each writer's matched count exact" {
 	zeros_watch bpf "$NB"
+	assert_equal "$(obs .bpf.writers_prelearned) $(obs .bpf.samples_pending)" "4 0"
+}
+
+# Writers through a pointer are not known before their hits: the
+# program cannot take the value from a store it has not decoded, and
+# sends such a hit to wp-arm, which tests it on its registers (memory at
+# the trap may hold another thread's store) and decodes the writer.
+@test "wp-arm bpf --if 'value == 0': writers through a pointer, decoded from their first hits (pending), tested on their store: each writer's matched count exact" {
+	zeros_watch bpf "$NB" -p
+	# the four that store to wpt_cell by its address are decoded before
+	# arming, never called; each _p writer's first hit at least is
+	# pending (how many more: until wp-arm has decoded its writer)
+	assert_equal "$(obs .bpf.writers_prelearned)" 4
+	[ "$(obs .bpf.samples_pending)" -ge 3 ] || fail "samples_pending: $(obs .bpf.samples_pending)"
 }
 
 @test "wp-arm perf --if changed: three threads writing the value the target had at arming change nothing" {

@@ -1,5 +1,5 @@
 /*
- * cond-writers [-n writes] [-s | -z]
+ * cond-writers [-n writes] [-s | -z] [-p]
  *
  * Prints one JSON line (pid, the cell's address), waits for SIGUSR1,
  * then three threads write wpt_cell n times each in a tight loop, each
@@ -8,7 +8,9 @@
  * stray instead: the first two threads both write through good_writer,
  * and the third through good_writer but for its middle write, made by
  * stray_writer (0xbad).  -z: rare_writer writes 0 at every write, from
- * the first on, while the other two write other values.  Prints each writer's count ("good N", ...,
+ * the first on, while the other two write other values.  -p: each writer
+ * is name_p (good_writer_p, ...), which stores through wpt_cellp, not
+ * to wpt_cell by its address.  Prints each writer's count ("good N", ...,
  * "zero N": the writes of 0), then "done" and exits 0.  wpt_cellp points
  * at wpt_cell, and is never written: --follow wpt_cellp+0x0 watches the
  * cell as a chain's leaf.
@@ -26,13 +28,20 @@ static int stray, zeros;
 static pthread_barrier_t go;
 static long ngood, nbusy, nrare, nstray, nzero;
 
-/* Four writers of the same store, each its own function. */
+/* Four writers of the same store, each its own function (and -p's). */
 #define WRITER(name) \
-	__attribute__((noinline)) void name(long v) { wpt_cell = v; }
+	__attribute__((noinline)) void name(long v) { wpt_cell = v; } \
+	__attribute__((noinline)) void name##_p(long v) { *wpt_cellp = v; }
 WRITER(good_writer)
 WRITER(busy_writer)
 WRITER(rare_writer)
 WRITER(stray_writer)
+
+static void (*const by_addr[4])(long) = { good_writer, busy_writer,
+    rare_writer, stray_writer };
+static void (*const by_ptr[4])(long) = { good_writer_p, busy_writer_p,
+    rare_writer_p, stray_writer_p };
+static void (*const *writer)(long) = by_addr;
 
 static void *
 worker(void *arg)
@@ -42,16 +51,16 @@ worker(void *arg)
 	pthread_barrier_wait(&go);
 	for (i = 0; i < nwrites; i++) {
 		if (id == 1 || (stray && (id == 2 || i != nwrites / 2))) {
-			good_writer(id * 1000000 + i + 1);
+			writer[0](id * 1000000 + i + 1);
 			n[0]++;
 		} else if (id == 2) {
-			busy_writer(id * 1000000 + i + 1);
+			writer[1](id * 1000000 + i + 1);
 			n[1]++;
 		} else if (stray) {
-			stray_writer(0xbad);
+			writer[3](0xbad);
 			n[3]++;
 		} else {
-			rare_writer(zeros || i == nwrites / 2 ? 0 :
+			writer[2](zeros || i == nwrites / 2 ? 0 :
 			    id * 1000000 + i + 1);
 			z += zeros || i == nwrites / 2;
 			n[2]++;
@@ -72,9 +81,10 @@ main(int argc, char *argv[])
 	long i;
 	int ch;
 
-	while ((ch = getopt(argc, argv, "n:sz")) != -1) {
+	while ((ch = getopt(argc, argv, "n:szp")) != -1) {
 		switch (ch) {
 		case 'n': nwrites = atol(optarg); break;
+		case 'p': writer = by_ptr; break;
 		case 's': stray = 1; break;
 		case 'z': zeros = 1; break;
 		default: return 64;

@@ -564,6 +564,7 @@ pending(struct bpf_perf_event_data *ctx, __u32 slot, __s32 stack,
 	/* the writer's first at once (the sooner it is decoded, the fewer
 	   such hits), and a stopped writer, which waits for wp-arm */
 	bpf_ringbuf_submit(r, first || stop ? BPF_RB_FORCE_WAKEUP : wake(0));
+	__sync_fetch_and_add(&tot->pending, 1);
 }
 
 static __always_inline int

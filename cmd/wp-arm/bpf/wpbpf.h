@@ -66,6 +66,8 @@ struct wpb_tot {
 				   counted up to the budget's WPB_FIRST */
 	__u64	stops;		/* --stop: matches after the first */
 	__u64	kept;		/* --last: hits kept in lastw */
+	__u64	pending;	/* samples of hits of writers not
+				   decoded yet (WPB_F_PENDING) */
 };
 
 /*
