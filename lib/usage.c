@@ -169,6 +169,8 @@ help(const struct wp_opt *o, int operands, size_t col)
 void
 wp_usage(const struct wp_usage *u, int status)
 {
+	char text[HELP_WIDTH];
+	struct wp_opt file[2] = { { 0, "file", text }, { 0, NULL, NULL } };
 	size_t col;
 
 	fputs(u->usage, status ? stderr : stdout);
@@ -178,8 +180,21 @@ wp_usage(const struct wp_usage *u, int status)
 		help(u->opts, 0, col);
 		help(common, 0, col);
 		help(u->opts, 1, col);
+		if (u->stream != NULL) {
+			snprintf(text, sizeof text, "the stream to %s "
+			    "(default: standard input)", u->stream);
+			help(file, 1, col);
+		}
 	}
 	exit(status);
+}
+
+const char *
+wp_opt_stream(int argc, char *argv[], const struct wp_usage *u)
+{
+	if (argc - optind > 1)
+		wp_usage(u, WP_EXIT_USAGE);
+	return argc - optind == 1 ? argv[optind] : NULL;
 }
 
 const char *

@@ -25,12 +25,16 @@ struct wp_opt {
 /*
  * A command: usage is the "usage: NAME ..." lines, as its man page's
  * SYNOPSIS gives them; opts its options and then its operands, ending
- * with an entry whose spec is NULL.  All static.
+ * with an entry whose spec is NULL.  A command that reads one stream
+ * names what it does with it in stream ("decode"): its operand is then
+ * the stream's file, standard input when there is none (wp_opt_stream).
+ * All static.
  */
 struct wp_usage {
 	const char		*name;
 	const char		*usage;
 	const struct wp_opt	*opts;
+	const char		*stream;	/* or NULL */
 };
 
 /*
@@ -48,6 +52,12 @@ int	 wp_getopt(int argc, char *argv[], const struct wp_usage *u);
  */
 void	 wp_usage(const struct wp_usage *u, int status)
 	    __attribute__((noreturn));
+
+/*
+ * After the options of a command that reads one stream: its operand, the
+ * stream's file, or NULL (standard input); more is the usage error.
+ */
+const char *wp_opt_stream(int argc, char *argv[], const struct wp_usage *u);
 
 /*
  * arg, when it is one of words (ending with NULL); else the usage

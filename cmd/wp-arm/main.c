@@ -72,7 +72,7 @@ static const struct wp_opt opts[] = {
 	{ 0, NULL, NULL }
 };
 
-static const struct wp_usage use = { "wp-arm", usage_text, opts };
+static const struct wp_usage use = { "wp-arm", usage_text, opts, NULL };
 
 static const char *const follow_modes[] = {
 	"stop", "stop-all", "async", NULL

@@ -232,12 +232,12 @@ page_rseq_fault(struct watch *w, struct page_state *s, struct tr_thread *t,
 }
 
 int
-page_rseq_call(struct watch *w, struct page_state *s, struct tr_thread *t)
+page_rseq_call(struct watch *w, struct page_state *s, struct tr_thread *t,
+    struct ppage **pp, uint64_t *addr)
 {
 	struct pthr *pt = pthr_of(t);
 	struct user_regs_struct u;
-	struct ppage *p;
-	uint64_t addr, area;
+	uint64_t area;
 
 	if (!pt->rseq_call)
 		return 0;
@@ -247,10 +247,8 @@ page_rseq_call(struct watch *w, struct page_state *s, struct tr_thread *t)
 	    (area = area_of(t)) == 0 ||
 	    ptrace(PTRACE_GETREGS, t->tid, 0, &u) == -1)
 		return 0;
-	if (alone(w, s, t, area, &u, &p, &addr) == 0) {
-		page_on_fault(w, s, t, p, addr);
-		return 1;
-	}
+	if (alone(w, s, t, area, &u, pp, addr) == 0)
+		return 2;
 	return t->queued;
 }
 

@@ -1,23 +1,17 @@
 /*
  * The page backend's system calls: a call that may write the guarded
- * pages runs with them given back and its writes found after (a window),
- * and the target's own mprotect, munmap, mremap, madvise and brk on them
- * are honoured.
+ * pages runs with them given back and its writes found after (a window;
+ * a caught signal's frame is one too), and the target's own mprotect,
+ * munmap, mremap, madvise and brk on them are honoured.
  */
 #include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
 #include <sys/user.h>
 
 #include <err.h>
-#include <errno.h>
 #include <inttypes.h>
 #include <linux/futex.h>
-#include <linux/kcmp.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -26,8 +20,8 @@
 #include "syscalls.h"
 #include "traced.h"
 #include "util.h"
-#include "watch.h"
-#include "x86.h"
+
+#define FRAME_MAX	16384	/* a signal frame's reach: XSAVE with AMX */
 
 /* Whether futex op writes [lo, hi): the PI and WAKE_OP ones do. */
 static int
@@ -290,6 +284,51 @@ page_call_writes(int memfd, const struct pthr *pt, int64_t ret, uint64_t lo,
 }
 
 /*
+ * What the kernel's write that ends window pt does to target wt (u: the
+ * thread's registers now): as page_call_writes for a system call; a
+ * signal's frame may reach it when it lies within FRAME_MAX above the
+ * stack pointer, where the frame begins.
+ */
+static int
+kernel_reach(struct page_state *s, const struct pthr *pt, unsigned flags,
+    const struct user_regs_struct *u, const struct wtarget *wt)
+{
+	uint64_t lo = wt->addr, hi = wt->addr + (uint64_t)wt->len;
+
+	if (flags & WP_HIT_SYSCALL)
+		return page_call_writes(s->tr.memfd, pt, (int64_t)u->rax, lo,
+		    hi);
+	return lo < u->rsp + FRAME_MAX && u->rsp < hi;
+}
+
+void
+page_kernel_writes(struct watch *w, struct page_state *s, struct tr_thread *t,
+    const struct pthr *pt, unsigned flags, int sig)
+{
+	struct user_regs_struct u;
+	size_t ti, k;
+	int on, reach;
+
+	if (ptrace(PTRACE_GETREGS, t->tid, 0, &u) == -1)
+		memset(&u, 0, sizeof u);
+	for (ti = 0; ti < w->nt; ti++) {
+		for (k = on = 0; k < pt->nwin && !on; k++)
+			on = page_overlaps(pt->win[k]->addr, pt->win[k]->addr +
+			    PAGE_SZ, &w->t[ti]);
+		if (!on || (reach = kernel_reach(s, pt, flags, &u,
+		    &w->t[ti])) == 0 ||
+		    pread(s->tr.memfd, s->buf, (size_t)w->t[ti].len,
+		    (off_t)w->t[ti].addr) != w->t[ti].len ||
+		    (memcmp(s->buf, s->last[ti], (size_t)w->t[ti].len) == 0 &&
+		    reach < 2))
+			continue;
+		obs(w)->kernel_writes++;
+		/* the syscall instruction: two bytes before the IP */
+		page_emit(w, s, ti, t->tid, u.rip, u.rip - 2, flags, sig, NULL);
+	}
+}
+
+/*
  * The exit of a call: what it wrote, the mappings it changed read (a
  * page it mapped shared or unmapped is let go before its window, if it
  * had one, is closed: the closing protects only a page still watched),
@@ -299,7 +338,8 @@ void
 page_sc_exit(struct watch *w, struct page_state *s, struct tr_thread *t)
 {
 	struct pthr *pt = pthr_of(t);
-	uint64_t lo, hi;
+	struct ppage *p;
+	uint64_t lo, hi, addr;
 	size_t k;
 
 	if (pt->sc_from != 0)
@@ -318,7 +358,12 @@ page_sc_exit(struct watch *w, struct page_state *s, struct tr_thread *t)
 	for (k = 0; k < pt->nwin; k++)
 		page_close(s, t, pt->win[k]);
 	pt->nwin = 0;
-	if (!page_rseq_call(w, s, t))
+	switch (page_rseq_call(w, s, t, &p, &addr)) {
+	case 0:
 		page_resume(w, s, t, 0);
+		break;
+	case 2:
+		page_on_fault(w, s, t, p, addr);
+		break;
+	}
 }
-

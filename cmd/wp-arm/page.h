@@ -1,6 +1,11 @@
 /*
- * page: the page backend's state, shared by backend-page.c (arming,
- * the pages, disarming) and page-event.c (what each stop means).
+ * page: the page backend's state and its files' functions, in layers,
+ * each calling only those below it: page-state.c (the pages and
+ * threads, a hit emitted), page-emulate.c, page-rseq.c (rseq areas and
+ * retries), page-protect.c (which pages are protected), page-fault.c
+ * (a fault), page-syscall.c (system calls, the kernel's writes),
+ * page-event.c (what each stop means), backend-page.c (arming, the
+ * loop, disarming).
  */
 #ifndef WPARM_PAGE_H
 #define WPARM_PAGE_H
@@ -131,7 +136,7 @@ obs(struct watch *w)
 	return w->obs;
 }
 
-/* backend-page.c */
+/* page-state.c */
 struct ppage *page_find(struct page_state *s, uint64_t addr);
 int	 page_prot_of(const char *perms);
 /* mprotect(p, prot) run in stopped thread t: 0, or -1. */
@@ -143,56 +148,60 @@ void	 page_close(struct page_state *s, struct tr_thread *t,
 	    struct ppage *p);
 /* Every page its own protection again, run in t. */
 void	 page_restore(struct page_state *s, struct tr_thread *t);
+/* A stopped thread of the process a call can be injected into. */
+struct tr_thread *page_injectable(struct page_state *s);
+/* Resumes t (system calls traced), with sig. */
+void	 page_resume(struct watch *w, struct page_state *s,
+	    struct tr_thread *t, int sig);
+/* t's own state (allocated at the first call, freed at its exit). */
+struct pthr *pthr_of(struct tr_thread *t);
+void	 pthr_free(struct tr_thread *t);
 /*
  * t is done: the time it lived less its own time (its user CPU time
  * and its time in system calls) is what wp delayed it; the
  * longest delay of the threads' is kept in the observation.
  */
-/*
- * The kernel's writes as t's stop ends its window pt (the pages in
- * pt->win): with WP_HIT_SYSCALL its system call's, at its exit (each
- * target the call may write whose bytes changed, or that it certainly
- * wrote: read(2) of bytes equal to those there); else the frame of
- * signal sig, t's stack pointer now at its start (each target in the
- * frame's reach whose bytes changed).  A change elsewhere is left for
- * the window it is another thread's.
- */
-void	 page_kernel_writes(struct watch *w, struct page_state *s,
-	    struct tr_thread *t, const struct pthr *pt, unsigned flags,
-	    int sig);
-/*
- * What the system call of window pt, which returned ret, does to
- * [lo, hi): 0 nothing, 1 it may write there, 2 it certainly wrote
- * there (page-syscall.c).
- */
-int	 page_call_writes(int memfd, const struct pthr *pt, int64_t ret,
-	    uint64_t lo, uint64_t hi);
-/*
- * Thread t stopped at the entry (exit) of a system call: the pages it
- * may write given back, its writes found, protection calls honoured
- * (page-syscall.c).
- */
-void	 page_sc_entry(struct watch *w, struct page_state *s,
-	    struct tr_thread *t);
-void	 page_sc_exit(struct watch *w, struct page_state *s,
-	    struct tr_thread *t);
 void	 page_thread_time(struct watch *w, struct tr_thread *t);
 /*
- * The chains whose pointer was written read again, their pages synced,
- * with every thread held (already, when s->holding).
+ * Whether t's SIGSEGV is a fault on a page of ours that its own
+ * protection lets be written (-a rw: accessed): guarded, or given back
+ * to a system call since the fault was raised; the page into *pp, the
+ * address accessed into *addr (each may be NULL).
  */
-void	 page_follow(struct watch *w, struct page_state *s);
-/* A stopped thread of the process a call can be injected into. */
-struct tr_thread *page_injectable(struct page_state *s);
+int	 page_fault_ours(struct page_state *s, struct tr_thread *t,
+	    struct ppage **pp, uint64_t *addr);
 /*
- * The process stopped at arming has been continued (t stopped, not in
- * group-stop): the pages protected now, every other thread held.
+ * A hit on target ti by thread tid, ip its address now: flags 0 with
+ * the writer at writer_ip, or the kernel's (a system call at writer_ip,
+ * or signal sig's frame); regs, the writer's registers, or NULL.
  */
-void	 page_arm_late(struct watch *w, struct page_state *s,
-	    struct tr_thread *t);
-/* Resumes t (system calls traced), with sig. */
-void	 page_resume(struct watch *w, struct page_state *s,
-	    struct tr_thread *t, int sig);
+void	 page_emit(struct watch *w, struct page_state *s, size_t ti,
+	    pid_t tid, uint64_t ip, uint64_t writer_ip, unsigned flags,
+	    int sig, const struct wp_x86_regs *regs);
+
+/* page-emulate.c */
+/*
+ * Whether wp makes store in itself: a plain mov of a register or an
+ * immediate, a stos without rep, a vector move of a whole xmm or ymm
+ * register.
+ */
+int	 page_emulable(const struct wp_x86_insn *in);
+/*
+ * Makes the store of in at lo (r: t's registers; the bytes stored into
+ * b, 32 of them at most), and moves t past it (u: its registers,
+ * updated): 0, or -1.
+ */
+int	 page_emulate(struct page_state *s, struct tr_thread *t,
+	    struct user_regs_struct *u, const struct wp_x86_regs *r,
+	    const struct wp_x86_insn *in, uint64_t lo, unsigned char *b);
+
+/*
+ * With -a rw: makes the plain load in (mov reg, [m]) from lo, into t's
+ * register in u, and moves t past it: 0, or -1 (not such a load).
+ */
+int	 page_emulate_load(struct page_state *s, struct tr_thread *t,
+	    struct user_regs_struct *u, const struct wp_x86_insn *in,
+	    uint64_t lo);
 
 /* page-rseq.c */
 /*
@@ -224,10 +233,11 @@ int	 page_rseq_fault(struct watch *w, struct page_state *s,
 /*
  * At the exit of a system call t's retry came to (and let the others
  * run for): the retry taken up again, the others held, when no other
- * retry is under way.  1: t handled, 0: resume it.
+ * retry is under way.  1: t handled, 0: resume it, 2: the retry is at
+ * a fault on page *pp at *addr, to be made (page_on_fault).
  */
 int	 page_rseq_call(struct watch *w, struct page_state *s,
-	    struct tr_thread *t);
+	    struct tr_thread *t, struct ppage **pp, uint64_t *addr);
 /*
  * After a fault page_rseq_fault gave back was made (u: t's registers
  * now): 0 when t is still short of its section or inside it, and its
@@ -245,56 +255,71 @@ int	 page_rseq_more(struct watch *w, struct page_state *s,
  */
 void	 page_rseq_done(struct page_state *s, struct tr_thread *t);
 
-/* page-emulate.c */
+/* page-protect.c */
+/* The pages the armed ranges lie on are needed, the others not. */
+void	 page_collect(struct watch *w, struct page_state *s);
 /*
- * Whether wp makes store in itself: a plain mov of a register or an
- * immediate, a stos without rep, a vector move of a whole xmm or ymm
- * register.
+ * Each page needed and not known yet checked: its own protection, from
+ * maps; a page that cannot be watched this way is refused with the
+ * reason (and advice).  0, or -1.
  */
-int	 page_emulable(const struct wp_x86_insn *in);
+int	 page_check(struct watch *w, struct page_state *s, const char *advice,
+	    struct wp_error *e);
 /*
- * Makes the store of in at lo (r: t's registers; the bytes stored into
- * b, 32 of them at most), and moves t past it (u: its registers,
- * updated): 0, or -1.
+ * Takes write permission away from every page needed (with the process
+ * stopped by SIGSTOP: at its first stop once continued).  0, or -1.
  */
-int	 page_emulate(struct page_state *s, struct tr_thread *t,
-	    struct user_regs_struct *u, const struct wp_x86_regs *r,
-	    const struct wp_x86_insn *in, uint64_t lo, unsigned char *b);
-
+int	 page_protect(struct watch *w, struct page_state *s,
+	    struct wp_error *e);
 /*
- * With -a rw: makes the plain load in (mov reg, [m]) from lo, into t's
- * register in u, and moves t past it: 0, or -1 (not such a load).
+ * The process stopped at arming has been continued (t stopped, not in
+ * group-stop): the pages protected now, every other thread held.
  */
-int	 page_emulate_load(struct page_state *s, struct tr_thread *t,
-	    struct user_regs_struct *u, const struct wp_x86_insn *in,
-	    uint64_t lo);
-
-/* page-event.c */
-/* t's own state (allocated at the first call, freed at its exit). */
-struct pthr *pthr_of(struct tr_thread *t);
-/* Handles one stop of thread t. */
-void	 page_event(struct watch *w, struct page_state *s,
+void	 page_arm_late(struct watch *w, struct page_state *s,
 	    struct tr_thread *t);
 /*
- * A hit on target ti by thread tid, ip its address now: flags 0 with
- * the writer at writer_ip, or the kernel's (a system call at writer_ip,
- * or signal sig's frame); regs, the writer's registers, or NULL.
+ * The chains whose pointer was written read again, their pages synced,
+ * with every thread held (already, when s->holding).
  */
-void	 page_emit(struct watch *w, struct page_state *s, size_t ti,
-	    pid_t tid, uint64_t ip, uint64_t writer_ip, unsigned flags,
-	    int sig, const struct wp_x86_regs *regs);
+void	 page_follow(struct watch *w, struct page_state *s);
 
 /* page-fault.c */
 /* A fault of stopped thread t on page p, at addr: made, and t resumed. */
 void	 page_on_fault(struct watch *w, struct page_state *s,
 	    struct tr_thread *t, struct ppage *p, uint64_t addr);
+
+/* page-syscall.c */
 /*
- * Whether t's SIGSEGV is a fault on a page of ours that its own
- * protection lets be written (-a rw: accessed): guarded, or given back
- * to a system call since the fault was raised; the page into *pp, the
- * address accessed into *addr (each may be NULL).
+ * What the system call of window pt, which returned ret, does to
+ * [lo, hi): 0 nothing, 1 it may write there, 2 it certainly wrote
+ * there.
  */
-int	 page_fault_ours(struct page_state *s, struct tr_thread *t,
-	    struct ppage **pp, uint64_t *addr);
+int	 page_call_writes(int memfd, const struct pthr *pt, int64_t ret,
+	    uint64_t lo, uint64_t hi);
+/*
+ * The kernel's writes as t's stop ends its window pt (the pages in
+ * pt->win): with WP_HIT_SYSCALL its system call's, at its exit (each
+ * target the call may write whose bytes changed, or that it certainly
+ * wrote: read(2) of bytes equal to those there); else the frame of
+ * signal sig, t's stack pointer now at its start (each target in the
+ * frame's reach whose bytes changed).  A change elsewhere is left for
+ * the window it is another thread's.
+ */
+void	 page_kernel_writes(struct watch *w, struct page_state *s,
+	    struct tr_thread *t, const struct pthr *pt, unsigned flags,
+	    int sig);
+/*
+ * Thread t stopped at the entry (exit) of a system call: the pages it
+ * may write given back, its writes found, protection calls honoured.
+ */
+void	 page_sc_entry(struct watch *w, struct page_state *s,
+	    struct tr_thread *t);
+void	 page_sc_exit(struct watch *w, struct page_state *s,
+	    struct tr_thread *t);
+
+/* page-event.c */
+/* Handles one stop of thread t. */
+void	 page_event(struct watch *w, struct page_state *s,
+	    struct tr_thread *t);
 
 #endif

@@ -25,11 +25,10 @@ static const struct wp_opt opts[] = {
 	    "its build-id" },
 	{ 'G', "--debug-dir dir", "where debug files are (default "
 	    "/usr/lib/debug)" },
-	{ 0, "file", "the stream to decode (default: standard input)" },
 	{ 0, NULL, NULL }
 };
 
-static const struct wp_usage use = { "wp-decode", usage_text, opts };
+static const struct wp_usage use = { "wp-decode", usage_text, opts, "decode" };
 
 /* An option's file (optarg) that cannot be used, rc -1: exit 64. */
 static void
@@ -65,9 +64,7 @@ parse_options(int argc, char *argv[])
 			break;
 		}
 	}
-	if (argc - optind > 1)
-		wp_usage(&use, WP_EXIT_USAGE);
-	return argc - optind == 1 ? argv[optind] : NULL;
+	return wp_opt_stream(argc, argv, &use);
 }
 
 /* Decodes or passes on one record; -1 when the output is closed. */

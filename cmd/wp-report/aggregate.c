@@ -318,10 +318,10 @@ add_hit(struct report *r, const struct wp_record *rec)
 	int64_t tid, tns;
 	int has_w;
 
-	r->hits++;
+	r->stream[RS_HITS]++;
 	wp_rec_read_hit(rec, h);
 	if (!h->has_target || (t = target(r, h->target)) == NULL) {
-		r->orphan_hits++;
+		r->stream[RS_ORPHAN_HITS]++;
 		return;
 	}
 	if (t->follow && follow_hit(t, h))
@@ -459,7 +459,7 @@ add_thread(struct report *r, const struct wp_record *rec)
 	struct rcomm *c;
 	int isnew;
 
-	r->thread_records++;
+	r->stream[RS_THREADS]++;
 	wp_rec_read_thread(rec, &th);
 	if (!th.has_tid || !th.has_comm ||
 	    (r->comms.n >= MAXCOMMS && report_comm(r, th.tid) == NULL))
@@ -472,7 +472,7 @@ add_thread(struct report *r, const struct wp_record *rec)
 void
 report_add(struct report *r, const struct wp_record *rec)
 {
-	r->records++;
+	r->stream[RS_RECORDS]++;
 	if (strcmp(rec->type, "hit") == 0)
 		add_hit(r, rec);
 	else if (strcmp(rec->type, "session") == 0) {
@@ -495,10 +495,10 @@ report_add(struct report *r, const struct wp_record *rec)
 	} else if (strcmp(rec->type, "observation") == 0)
 		wp_rec_pass_observation(rec, &r->observation);
 	else if (strcmp(rec->type, "lost") == 0) {
-		r->lost_records++;
+		r->stream[RS_LOST_RECORDS]++;
 		r->lost += wp_rec_read_lost(rec);
 	} else if (strcmp(rec->type, "thread") == 0)
 		add_thread(r, rec);
 	else
-		r->other_records++;
+		r->stream[RS_OTHERS]++;
 }

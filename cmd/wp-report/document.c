@@ -53,16 +53,20 @@ process(const struct report *r, struct wp_jw *w)
 	wp_jw_end(w);
 }
 
+/* The members of "stream", by enum rstream. */
+static const char *const stream_keys[RS_N] = {
+	"records", "hits", "hits_of_unknown_targets", "lost_records",
+	"thread_records", "other_records"
+};
+
 static void
 stream(const struct report *r, struct wp_jw *w)
 {
+	size_t i;
+
 	wp_jw_obj(w, "stream");
-	wp_jw_uint(w, "records", r->records);
-	wp_jw_uint(w, "hits", r->hits);
-	wp_jw_uint(w, "hits_of_unknown_targets", r->orphan_hits);
-	wp_jw_uint(w, "lost_records", r->lost_records);
-	wp_jw_uint(w, "thread_records", r->thread_records);
-	wp_jw_uint(w, "other_records", r->other_records);
+	for (i = 0; i < RS_N; i++)
+		wp_jw_uint(w, stream_keys[i], r->stream[i]);
 	wp_jw_int(w, "malformed_lines", r->malformed);
 	wp_jw_end(w);
 }

@@ -51,11 +51,10 @@ static const struct wp_opt opts[] = {
 	{ 'i', "--interval duration", "how often --live draws (default 1s)" },
 	{ 'l', "--label name", "the stream's name in messages (default: file, "
 	    "else stdin); wp report gives the file it decoded" },
-	{ 0, "file", "the stream to report (default: standard input)" },
 	{ 0, NULL, NULL }
 };
 
-static const struct wp_usage use = { "wp-report", usage_text, opts };
+static const struct wp_usage use = { "wp-report", usage_text, opts, "report" };
 
 /* --live[=table|lines]: a table where standard error is a terminal. */
 static void
@@ -116,9 +115,7 @@ parse_options(int argc, char *argv[], struct options *op)
 			break;
 		}
 	}
-	if (argc - optind > 1)
-		wp_usage(&use, WP_EXIT_USAGE);
-	op->file = argc - optind == 1 ? argv[optind] : NULL;
+	op->file = wp_opt_stream(argc, argv, &use);
 }
 
 /* The table's width: $COLUMNS, else the terminal's, else 0 (a file or

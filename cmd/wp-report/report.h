@@ -143,6 +143,12 @@ struct rcomm {
 	char		 comm[64];
 };
 
+/* What the stream held, each a count of the document's "stream". */
+enum rstream {
+	RS_RECORDS, RS_HITS, RS_ORPHAN_HITS, RS_LOST_RECORDS, RS_THREADS,
+	RS_OTHERS, RS_N
+};
+
 struct report {
 	struct wp_session_pass session;
 	struct wp_armed_pass armed;
@@ -152,8 +158,8 @@ struct report {
 	size_t		 nt;
 	size_t		 maxsamples;
 	size_t		 maxchains;	/* --chains: shown per site */
-	uint64_t	 records, hits, orphan_hits, lost_records, lost;
-	uint64_t	 thread_records, other_records;
+	uint64_t	 stream[RS_N];	/* enum rstream */
+	uint64_t	 lost;		/* events the lost records count */
 	int		 regs_seen;
 	struct wp_hit_in hit;		/* the hit or tally being added */
 	/* the view (report_view) */

@@ -298,7 +298,7 @@ lower_bound_reasons(struct report *r)
 
 	if (!o->present)
 		reason(r, WP_BOUND_INCOMPLETE);
-	if (r->lost > 0 || r->lost_records > 0 || (o->present &&
+	if (r->lost > 0 || r->stream[RS_LOST_RECORDS] > 0 || (o->present &&
 	    (!wp_field_bool(&o->lost_known) ||
 	    wp_field_int(&o->lost_total) > 0)))
 		reason(r, WP_BOUND_LOST);

@@ -65,7 +65,8 @@ static const struct wp_opt opts[] = {
 	{ 0, NULL, NULL }
 };
 
-static const struct wp_usage use = { "wp-resolve", usage_text, opts };
+static const struct wp_usage use = { "wp-resolve", usage_text, opts,
+    NULL };
 
 static void
 option(int ch, const char *arg, struct options *op)

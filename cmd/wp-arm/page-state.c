@@ -1,0 +1,312 @@
+/*
+ * The page backend's state, under every other page-*.c file: its pages
+ * (found, given back for a while and taken again, each mprotect run in
+ * a stopped thread), its threads' own state and time, whether a SIGSEGV
+ * is a fault of ours, and a hit leaving as a record.
+ */
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "page.h"
+#include "proc.h"
+#include "util.h"
+
+struct ppage *
+page_find(struct page_state *s, uint64_t addr)
+{
+	size_t lo = 0, hi = s->npg, mid;
+
+	addr &= ~(PAGE_SZ - 1);
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (s->pg[mid]->addr == addr)
+			return s->pg[mid];
+		if (s->pg[mid]->addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* mprotect of page p to prot, run in stopped thread t: 0, or -1. */
+int
+page_mprotect(struct page_state *s, struct tr_thread *t, struct ppage *p,
+    int prot)
+{
+	if (tr_inject(&s->tr, t, SYS_mprotect, p->addr, PAGE_SZ,
+	    (uint64_t)prot) != 0)
+		return -1;
+	p->prot = prot;
+	p->guarded = (prot & PROT_WRITE) == 0 && (p->own & PROT_WRITE);
+	return 0;
+}
+
+/* Gives page p back for a while (nested: counted). */
+int
+page_open(struct page_state *s, struct tr_thread *t, struct ppage *p)
+{
+	if (p->open++ > 0 || !p->guarded)
+		return 0;
+	return page_mprotect(s, t, p, p->own);
+}
+
+/* Takes it again when the last one that opened it is done. */
+void
+page_close(struct page_state *s, struct tr_thread *t, struct ppage *p)
+{
+	if (p->open > 0 && --p->open > 0)
+		return;
+	if (!p->gone && p->needed && (p->own & PROT_WRITE) &&
+	    p->prot != page_guard_prot(p))
+		page_mprotect(s, t, p, page_guard_prot(p));
+}
+
+/* Resumes t as the watch runs it; the time wp held it is counted. */
+void
+page_resume(struct watch *w, struct page_state *s, struct tr_thread *t,
+    int sig)
+{
+	struct pthr *pt;
+	uint64_t now;
+
+	if (t->state != TR_STOPPED)
+		return;
+	pt = pthr_of(t);
+	now = wp_now_ns();
+	if (t->stop != TR_GROUP)
+		obs(w)->stopped_ns += now - (pt->since ? pt->since :
+		    t->stopped_at);
+	pt->since = 0;
+	pt->sc_from = t->stop == TR_SC_ENTRY ? now : 0;
+	tr_resume(&s->tr, t, TR_SYSCALL, sig);
+}
+
+int
+page_prot_of(const char *perms)
+{
+	return (perms[0] == 'r' ? PROT_READ : 0) |
+	    (perms[1] == 'w' ? PROT_WRITE : 0) |
+	    (perms[2] == 'x' ? PROT_EXEC : 0);
+}
+
+/* A thread of the process stopped where a call can be injected. */
+struct tr_thread *
+page_injectable(struct page_state *s)
+{
+	struct tr_thread *t, *entry = NULL, *in_call = NULL;
+	size_t i;
+
+	for (i = 0; i < s->tr.n; i++) {
+		t = s->tr.t[i];
+		if (t->tgid != s->tr.pid || t->state != TR_STOPPED ||
+		    t->stop == TR_GROUP)
+			continue;
+		if (t->stop == TR_SC_ENTRY)
+			entry = t;
+		else if (t->stop == TR_EVENT)
+			in_call = t->event == PTRACE_EVENT_CLONE ||
+			    t->event == PTRACE_EVENT_FORK ||
+			    t->event == PTRACE_EVENT_VFORK ? t : in_call;
+		else
+			return t;
+	}
+	if (entry != NULL && tr_leave_entry(&s->tr, entry) == 0)
+		return entry;
+	/*
+	 * Stopped inside its clone or fork, the call's result not set yet
+	 * (a call injected there would take its place): run to its exit.
+	 */
+	if (in_call != NULL &&
+	    ptrace(PTRACE_SYSCALL, in_call->tid, 0, 0) == 0 &&
+	    tr_take(in_call) == 0 && in_call->stop == TR_SC_EXIT)
+		return in_call;
+	return NULL;
+}
+
+void
+page_restore(struct page_state *s, struct tr_thread *t)
+{
+	size_t i;
+
+	for (i = 0; i < s->npg; i++)
+		if (s->pg[i]->guarded && !s->pg[i]->gone)
+			page_mprotect(s, t, s->pg[i], s->pg[i]->own);
+}
+
+/*
+ * Thread tid's user CPU time in ns, or -1: the kernel's time for its
+ * faults, wp's doing, is system time.
+ */
+static int64_t
+cpu_ns(pid_t tid)
+{
+	uint64_t ns;
+
+	return wp_proc_utime_ns(tid, &ns) == 0 ? (int64_t)ns : -1;
+}
+
+static int64_t
+runq_ns(pid_t tid, uint64_t *runs)
+{
+	uint64_t ns;
+
+	*runs = 0;
+	return wp_proc_runq_ns(tid, &ns, runs) == 0 ? (int64_t)ns : -1;
+}
+
+/*
+ * Of thread t's wait for a CPU since pt began, what is its own: every
+ * resume from a stop of the watch (a fault, a step, a call) makes it
+ * wait for a CPU once, as it would not unwatched; its waits are taken
+ * as alike, and only the share of the times it was given a CPU that
+ * were not such resumes is its own.
+ */
+static uint64_t
+own_runq(const struct pthr *pt, const struct tr_thread *t, int64_t runq,
+    uint64_t runs)
+{
+	uint64_t n, ours;
+
+	if (pt->runq0 < 0 || runq < pt->runq0 || runs <= pt->runs0)
+		return 0;
+	n = runs - pt->runs0;
+	ours = t->resumes - pt->resumes0;
+	if (ours >= n)
+		return 0;
+	return (uint64_t)((double)(runq - pt->runq0) * (double)(n - ours) /
+	    (double)n);
+}
+
+struct pthr *
+pthr_of(struct tr_thread *t)
+{
+	struct pthr *pt;
+
+	if (t->user == NULL) {
+		pt = t->user = wp_xcalloc(1, sizeof(struct pthr));
+		pt->t0 = wp_now_ns();
+		pt->cpu0 = cpu_ns(t->tid);
+		pt->runq0 = runq_ns(t->tid, &pt->runs0);
+		pt->resumes0 = t->resumes;
+	}
+	return t->user;
+}
+
+void
+page_thread_time(struct watch *w, struct tr_thread *t)
+{
+	struct pthr *pt = pthr_of(t);
+	uint64_t now = wp_now_ns(), own, runs;
+	int64_t cpu = cpu_ns(t->tid), runq = runq_ns(t->tid, &runs);
+
+	if (pt->timed || pt->cpu0 < 0 || cpu < pt->cpu0)
+		return;
+	pt->timed = 1;
+	if (pt->sc_from != 0)
+		pt->sc_ns += now - pt->sc_from;
+	own = (uint64_t)(cpu - pt->cpu0) + pt->sc_ns;
+	/* a wait for a CPU is the machine's, but for those the watch made */
+	own += own_runq(pt, t, runq, runs);
+	if (own < now - pt->t0 && obs(w)->delay_ns < now - pt->t0 - own)
+		obs(w)->delay_ns = now - pt->t0 - own;
+}
+
+void
+pthr_free(struct tr_thread *t)
+{
+	struct pthr *pt = t->user;
+
+	if (pt != NULL)
+		free(pt->win);
+	free(pt);
+	t->user = NULL;
+}
+
+int
+page_fault_ours(struct page_state *s, struct tr_thread *t, struct ppage **pp,
+    uint64_t *addr)
+{
+	siginfo_t si;
+	struct ppage *p;
+
+	if (ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) == -1 ||
+	    si.si_signo != SIGSEGV || si.si_code != SEGV_ACCERR ||
+	    (p = page_find(s, (uint64_t)(uintptr_t)si.si_addr)) == NULL ||
+	    (!p->guarded && p->open == 0) || p->gone ||
+	    !(p->own & PROT_WRITE))
+		return 0;
+	if (pp != NULL)
+		*pp = p;
+	if (addr != NULL)
+		*addr = (uint64_t)(uintptr_t)si.si_addr;
+	return 1;
+}
+
+/* --callchain: the stopped thread's callers into h. */
+static void
+callers(struct watch *w, struct page_state *s, pid_t tid,
+    struct wp_hit_rec *h)
+{
+	if (!s->uw_tried) {
+		s->uw_tried = 1;
+		unwind_open(&s->uw, w->pid);
+	}
+	h->chain_status = unwind_thread(&s->uw, tid, s->chain,
+	    w->callchain_depth, &h->nchain);
+	h->chain = s->chain;
+}
+
+/*
+ * A hit on entry ti by thread tid: flags 0 with the writer at writer_ip,
+ * or the kernel's (a system call at writer_ip, or a signal's frame).
+ */
+void
+page_emit(struct watch *w, struct page_state *s, size_t ti, pid_t tid,
+    uint64_t ip, uint64_t writer_ip, unsigned flags, int sig,
+    const struct wp_x86_regs *regs)
+{
+	struct wp_hit_rec h;
+	int wide = w->t[ti].len > HIT_BYTES_MAX;
+	uint64_t a = w->t[ti].addr, len = (uint64_t)w->t[ti].len;
+
+	/* a store that covered the target: its bytes are what it stored */
+	if (s->st != NULL && s->st_lo <= a && a + len <= s->st_hi)
+		memcpy(s->buf, s->st + (a - s->st_lo), (size_t)len);
+	else if (wide && s->el_lo < s->el_hi) {
+		/* only the element changed: read it alone, into last */
+		uint64_t lo = s->el_lo > a ? s->el_lo : a;
+		uint64_t hi = s->el_hi < a + len ? s->el_hi : a + len;
+
+		if (lo < hi && pread(s->tr.memfd, s->last[ti] + (lo - a),
+		    (size_t)(hi - lo), (off_t)lo) != (ssize_t)(hi - lo))
+			return;
+	} else if (pread(s->tr.memfd, s->buf, (size_t)len, (off_t)a) !=
+	    (ssize_t)len)
+		return;
+	if (!wide || s->el_lo == s->el_hi)
+		memcpy(s->last[ti], s->buf, (size_t)w->t[ti].len);
+	memset(&h, 0, sizeof h);
+	h.pid = w->pid;
+	h.tid = tid;
+	h.cpu = -1;
+	h.time_ns = watch_time(w, wp_now_ns());
+	h.ip = ip;
+	h.exact = 1;
+	h.has_writer_ip = !(flags & WP_HIT_KERNEL);
+	h.writer_ip = writer_ip;
+	h.bytes = wide ? NULL : s->buf;
+	h.nbytes = wide ? 0 : (size_t)w->t[ti].len;
+	h.flags = flags;
+	h.signal = flags & WP_HIT_KERNEL ? sig : 0;
+	h.regs = w->regs ? regs : NULL;
+	if (w->callchain)
+		callers(w, s, tid, &h);
+	watch_hit(w, ti, &h);
+}
