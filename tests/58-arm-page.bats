@@ -205,6 +205,10 @@ movs_writers() {
 	assert_equal "$(tail -n +2 "$TOUT")" "$PLAIN"
 	assert_equal "$PLAIN_STATUS" 0
 	assert_equal "$(obs .page.pages)" 20
+	# two faulting instructions, each stepped from its first fault on:
+	# its stepping stops at the 17th page (16 given at a time), and its
+	# fault there is the same one (was: 4, each counted again)
+	assert_equal "$(obs .page.faults_watched) $(obs .page.stepped)" "2 2"
 	# a copy and a fill, each writing 8 elements of each target
 	assert_equal "$(movs_writers)" "$(printf ' 160 copy_span\n 160 fill_span')"
 	assert_equal "$(obs '[.targets[].hits] | add')" 320
@@ -231,6 +235,26 @@ movs_writers() {
 	assert_equal "$(obs .page.faults_watched)" 6
 	assert_equal "$(obs .page.faults_neighbour)" 0
 	assert_equal "$(obs .counts_are_lower_bound)" false
+}
+
+@test "wp-arm page: a rep string instruction cut by its step limit is one fault, its hits each element's (was: a fault more each time it was taken up again)" {
+	local a
+	# 8192 rounds each, stepped 1000 at a time (the limit is 2^20:
+	# a test of it would step for a minute)
+	export WP_PAGE_REP_STEPS=1000
+	unwatched page-movs -n 1 -p 2
+	start_target page-movs -n 1 -p 2
+	a=$(printf '0x%x' $(( $(tinfo span) + 4096 + 904 )))
+	watch_start -l 8 "$(tinfo span)" "$a" -- --backend page -d 300s
+	kill -USR1 "$TPID"
+	watch_wait
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(tail -n +2 "$TOUT")" "$PLAIN"
+	assert_equal "$(movs_writers)" "$(printf ' 16 copy_span\n 16 fill_span')"
+	# the copy and the fill, each one fault (was: 12 watched, and 6
+	# page neighbours' once their passes were past the targets)
+	assert_equal "$(obs .page.faults_watched) $(obs .page.faults_neighbour)" "2 0"
+	assert_equal "$(obs .page.stepped) $(obs .page.emulated)" "2 0"
 }
 
 @test "wp-arm page: a stopped target stays stopped under watch, nothing counted, its page never taken" {
