@@ -173,6 +173,7 @@ static const struct member obs_m[] = {
 	OBS("page.stepped", stepped),
 	OBS("page.kernel_writes", kernel_writes),
 	OBS("page.native_run_us", page_native_run_us),
+	OBS("page.stops", page_stops),
 };
 
 static const struct member entry_m[] = {

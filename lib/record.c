@@ -562,6 +562,7 @@ obs_page(struct wp_jw *w, const struct wp_obs_page *p)
 		wp_jw_uint(w, "rseq_retries_cut", p->rseq_retries_cut);
 	}
 	wp_jw_uint(w, "stopped_us", p->stopped_ns / 1000);
+	wp_jw_uint(w, "stops", p->stops);
 	wp_jw_uint(w, "watched_us", p->watched_ns / 1000);
 	if (p->watched_ns > 0)
 		wp_jw_uint(w, "native_run_us", (p->watched_ns -

@@ -378,6 +378,9 @@ struct wp_obs_page {
 	   each); retries cut by their step limit */
 	uint64_t	 rseq_retries, rseq_retry_calls, rseq_retries_cut;
 	uint64_t	 stopped_ns;	/* the threads' time stopped by wp */
+	/* the threads' stops by wp (faults, steps, system calls, holds):
+	   the times it let one run on */
+	uint64_t	 stops;
 	uint64_t	 watched_ns;	/* from arming to disarming */
 	/* the longest a thread was delayed by wp: its time less its own
 	   (user CPU time and time in system calls) */

@@ -127,6 +127,13 @@ scenario_page_neighbour() {
 	fi
 }
 
+# pace_said_bound: wp-report's output ($output) states the target's
+# pace as a bound, for the stops every few microseconds of its own time
+pace_said_bound() {
+	assert_line --regexp '^estimate at most [0-9.]+ m?s of the target.s native run time in [0-9.]+ s \(1/[0-9.]+ of native speed or slower\)$'
+	assert_line --regexp '^ +it was stopped every [0-9.]+ us of its own time \(faults, steps, system calls\): part of each stop.s cost counts as its own$'
+}
+
 # page_report_header WATCHED NEIGHBOUR: wp-report's header of $WOUT
 # shows the page backend's faults, the neighbours' share, and the
 # target's pace, which the neighbour's faults slowed: a bound, as the
@@ -139,8 +146,7 @@ page_report_header() {
 	assert_line "page     $(( $1 + $2 )) faults: $1 watched, $2 by page neighbours ($share%)"
 	assert_line "         $(obs .page.emulated) emulated, $(obs .page.stepped) stepped, 0 kernel writes"
 	assert_line "note     most faults were page neighbours': writes to other variables on the watched pages"
-	assert_line --regexp '^estimate at most [0-9.]+ m?s of the target.s native run time in [0-9.]+ s \(1/[0-9.]+ of native speed or slower\)$'
-	assert_line --regexp '^ +it faulted every [0-9.]+ us of its own time: part of each fault.s cost counts as its own$'
+	pace_said_bound
 	run --separate-stderr wp-report --json "$WOUT"
 	assert_equal "$(jq -r '.observation.page | "\(.faults_watched) \(.faults_neighbour) \(.native_run_us < .watched_us)"' <<< "$output")" "$1 $2 true"
 }

@@ -10,6 +10,7 @@
 #include <sys/user.h>
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -21,6 +22,66 @@
 #include "x86.h"
 
 #define STEP_MAX	(1 << 20)	/* steps of one rep instruction */
+
+/*
+ * The steps of one rep instruction made at a time, the other threads
+ * held: STEP_MAX, or WP_PAGE_REP_STEPS (for tests: see wp-arm(1)).
+ */
+static uint64_t
+step_max(void)
+{
+	static uint64_t n;
+	const char *e;
+
+	if (n == 0 && ((e = getenv("WP_PAGE_REP_STEPS")) == NULL ||
+	    wp_parse_u64(e, &n) == -1 || n == 0))
+		n = STEP_MAX;
+	return n;
+}
+
+/*
+ * t's rep string instruction in, stepped, was left unfinished (its step
+ * limit, another stop): t's next fault there, on its way, is the same
+ * fault (rep_resumed).
+ */
+static void
+rep_cut(struct tr_thread *t, const struct wp_x86_insn *in)
+{
+	struct pthr *pt = pthr_of(t);
+	struct user_regs_struct u;
+
+	if (ptrace(PTRACE_GETREGS, t->tid, 0, &u) == -1 || u.rip != in->addr)
+		return;
+	pt->cut = 1;
+	pt->cut_rip = u.rip;
+	pt->cut_rcx = u.rcx;
+	pt->cut_rdi = u.rdi;
+	pt->cut_rsi = u.rsi;
+	pt->cut_elem = (uint64_t)in->width;
+}
+
+/*
+ * Whether t's fault (u its registers) is its cut rep instruction's, on
+ * from where it was cut: as many rounds fewer left as its pointers
+ * moved elements.  A fault there spends the cut either way.
+ */
+static int
+rep_resumed(struct tr_thread *t, const struct user_regs_struct *u)
+{
+	struct pthr *pt = pthr_of(t);
+	uint64_t d;
+
+	if (!pt->cut || u->rip != pt->cut_rip)
+		return 0;
+	pt->cut = 0;
+	if (u->rcx > pt->cut_rcx)
+		return 0;
+	d = (pt->cut_rcx - u->rcx) * pt->cut_elem;
+	if (u->eflags & 0x400)
+		d = -d;
+	return (u->rdi == pt->cut_rdi || u->rdi == pt->cut_rdi + d) &&
+	    (u->rsi == pt->cut_rsi || u->rsi == pt->cut_rsi + d);
+}
 
 /* Whether [lo, hi) reaches a pointer of a follow chain. */
 static int
@@ -86,14 +147,15 @@ step_over(struct watch *w, struct page_state *s, struct tr_thread *t,
 	struct user_regs_struct u = *u0, b;
 	struct ppage *opened[16], *q;
 	size_t nopen = 0, k;
-	int r = -1, n;
+	uint64_t n;
+	int r = -1;
 
 	*rounds = in->rep && in->kind == WP_X86_STRING;
 	if (!s->holding)
 		tr_hold(&s->tr, t);
 	if (page_mprotect(s, t, p, p->own) == 0)
 		opened[nopen++] = p;
-	for (n = 0; n < STEP_MAX; n++) {
+	for (n = 0; n < step_max(); n++) {
 		b = u;
 		if ((r = tr_step(&s->tr, t, 0)) == -1)
 			break;
@@ -117,7 +179,8 @@ step_over(struct watch *w, struct page_state *s, struct tr_thread *t,
 		r = 0;
 		break;
 	}
-	obs(w)->stepped++;
+	if (r == 0 && *rounds)
+		rep_cut(t, in);
 	if (t->state != TR_STOPPED)
 		t = page_injectable(s);
 	for (k = 0; k < nopen && t != NULL; k++)
@@ -297,7 +360,6 @@ make(struct watch *w, struct page_state *s, struct tr_thread *t,
 	    ((in->kind != WP_X86_RMW && in->kind != WP_X86_XCHG) ||
 	    atomic_here(p, f->lo, f->hi)) &&
 	    page_emulate(s, t, u, r, in, f->lo, stored) == 0) {
-		obs(w)->emulated++;
 		s->st = stored;
 		s->st_lo = f->lo;
 		s->st_hi = f->lo + (uint64_t)in->width;
@@ -306,10 +368,8 @@ make(struct watch *w, struct page_state *s, struct tr_thread *t,
 	/* a load, made while nothing else can write the page */
 	if (decoded && f->rlo <= addr && addr < f->rhi &&
 	    atomic_here(p, f->rlo, f->rhi) &&
-	    page_emulate_load(s, t, u, in, f->rlo) == 0) {
-		obs(w)->emulated++;
+	    page_emulate_load(s, t, u, in, f->rlo) == 0)
 		return 2;
-	}
 	if (!decoded) {
 		memset(in, 0, sizeof *in);
 		in->addr = u->rip;
@@ -332,7 +392,7 @@ page_on_fault(struct watch *w, struct page_state *s, struct tr_thread *t,
 	struct fault f;
 	unsigned char stored[32];
 	size_t ti, nhit;
-	int decoded, done, ptr, held, fl, rounds;
+	int decoded, done, ptr, held, fl, rounds, cont;
 
 	if (ptrace(PTRACE_GETREGS, t->tid, 0, &u) == -1)
 		return;
@@ -349,9 +409,11 @@ again:
 	place(p, &in, decoded, &r, addr, &f);
 	for (ti = 0; ti < w->nt; ti++)
 		nhit += w->t[ti].armed && hit_flags(s, &f, &w->t[ti], ti, 0) >= 0;
-	if (nhit > 0)
+	/* a rep instruction's fault, made on from a cut, was counted */
+	cont = rep_resumed(t, &u);
+	if (!cont && nhit > 0)
 		obs(w)->faults_watched++;
-	else
+	else if (!cont)
 		obs(w)->faults_neighbour++;
 	/* no thread runs from a pointer's store to its leaf's re-arm */
 	ptr = w->nchains > 0 && pointer_at(w, f.lo, f.hi);
@@ -361,6 +423,10 @@ again:
 	}
 	done = make(w, s, t, p, &u, &r, &in, decoded, &f, addr, stored,
 	    &rounds);
+	if (!cont && done == 2)
+		obs(w)->emulated++;
+	else if (!cont)
+		obs(w)->stepped++;
 	if (!rounds && (done == 2 ||
 	    (done && ptrace(PTRACE_GETREGS, t->tid, 0, &u) == 0)))
 		for (ti = 0; ti < w->nt && nhit > 0; ti++)

@@ -206,9 +206,12 @@ page_thread_time(struct watch *w, struct tr_thread *t)
 	uint64_t now = wp_now_ns(), own, runs;
 	int64_t cpu = cpu_ns(t->tid), runq = runq_ns(t->tid, &runs);
 
-	if (pt->timed || pt->cpu0 < 0 || cpu < pt->cpu0)
+	if (pt->timed)
 		return;
 	pt->timed = 1;
+	obs(w)->stops += t->resumes - pt->resumes0;
+	if (pt->cpu0 < 0 || cpu < pt->cpu0)
+		return;
 	if (pt->sc_from != 0)
 		pt->sc_ns += now - pt->sc_from;
 	own = (uint64_t)(cpu - pt->cpu0) + pt->sc_ns;

@@ -63,6 +63,11 @@ struct pthr {
 	/* its rseq area as the kernel has it now, once asked (known) */
 	uint64_t	 rseq_area;
 	int		 rseq_known;
+	/* a rep string instruction its step left unfinished (cut): its
+	   address, count, pointers and element, its next fault there the
+	   same one */
+	int		 cut;
+	uint64_t	 cut_rip, cut_rcx, cut_rdi, cut_rsi, cut_elem;
 };
 
 /* An instruction decoded at a fault, kept for the next one there. */

@@ -33,22 +33,23 @@ fmt_pace(char *b, size_t sz, double n)
 }
 
 /*
- * A page-backend target whose own time between two faults is under
- * this had its time inflated by the faults themselves (their entry and
- * return, the caches they cool count as its own): an upper bound.
+ * A page-backend target whose own time between two stops (a fault, a
+ * step, a system call) is under this had its time inflated by the
+ * stops themselves (the kernel charges part of their entry and return
+ * to its user time, and the caches they cool slow it): an upper bound.
  */
-#define FAULT_OWN_US	100
+#define STOP_OWN_US	100
 
 /*
  * How much of the target's native run time (run, as the observation
  * estimates it: wp-records(7)) the watch covered in the time it took;
  * and, when the ptrace backend's target also waited in system calls,
- * which run at native speed, the pace of its own code apart.  faults:
+ * which run at native speed, the pace of its own code apart.  stops:
  * the page backend's (0: none, or another backend).
  */
 static void
 native_note(const struct wp_obs_pass *o, const struct wp_field *run_us,
-    int64_t faults, FILE *f)
+    int64_t stops, FILE *f)
 {
 	double run, took, blocked, code = 0;
 	char rs[32], ps[64], bs[32], cs[32], cps[64];
@@ -74,12 +75,12 @@ native_note(const struct wp_obs_pass *o, const struct wp_field *run_us,
 	}
 	fmt_dur(rs, sizeof rs, run);
 	fmt_pace(ps, sizeof ps, took / run);
-	if (faults > 0 && run * 1000 / (double)faults < FAULT_OWN_US) {
+	if (stops > 0 && run * 1000 / (double)stops < STOP_OWN_US) {
 		out(f, "estimate at most %s of the target's native run time "
 		    "in %.1f s (%s or slower)\n", rs, took / 1000, ps);
-		out(f, "         it faulted every %.1f us of its own time: "
-		    "part of each fault's cost counts as its own\n",
-		    run * 1000 / (double)faults);
+		out(f, "         it was stopped every %.1f us of its own time "
+		    "(faults, steps, system calls): part of each stop's cost "
+		    "counts as its own\n", run * 1000 / (double)stops);
 		return;
 	}
 	out(f, "estimate about %s of the target's native run time in %.1f s "
@@ -114,7 +115,9 @@ page_note(const struct wp_obs_pass *o, FILE *f)
 	if (nn > 0 && nn >= nw)
 		out(f, "note     most faults were page neighbours': writes to "
 		    "other variables on the watched pages\n");
-	native_note(o, &o->page_native_run_us, nw + nn, f);
+	/* streams of earlier versions count no stops but the faults */
+	native_note(o, &o->page_native_run_us, o->page_stops.text != NULL ?
+	    wp_field_int(&o->page_stops) : nw + nn, f);
 }
 
 /* The ptrace and page backends' pace, and the child processes not followed. */
