@@ -112,6 +112,7 @@ $(O)/progs/%: tests/progs/%.c $(O)/libwp.a lib/*.h
 TCFLAGS	 = -O1 -g -Wall -Wextra -Werror -pthread
 targets: $(TARGETS:%=$(O)/targets/%) $(O)/targets/mt-writer-nopie \
 	 $(O)/targets/mt-writer-stripped $(O)/targets/stores-stripped \
+	 $(O)/targets/cond-writers-stripped \
 	 $(O)/targets/callers-fp $(O)/targets/libwpt.so \
 	 $(O)/targets/libwpt2.so $(O)/targets/libwptls.so \
 	 $(O)/targets/libwptls-ie.so $(O)/targets/libwptls2.so \

@@ -492,32 +492,6 @@ wp_dwfl_func(struct wp_dwfl *d, uint64_t addr, struct wp_func *f)
 }
 
 int
-wp_dwfl_module_funcs(struct wp_dwfl *d, uint64_t addr,
-    int (*fn)(void *, const struct wp_func *), void *arg)
-{
-	Dwfl_Module *mod;
-	struct wp_func f;
-	GElf_Addr a;
-	GElf_Sym sym;
-	int i, n;
-
-	if ((mod = dwfl_addrmodule(d->dwfl, addr)) == NULL)
-		return -1;
-	n = dwfl_module_getsymtab(mod);
-	for (i = 1; i < n; i++) {
-		if ((f.name = dwfl_module_getsym_info(mod, i, &sym, &a, NULL,
-		    NULL, NULL)) == NULL || GELF_ST_TYPE(sym.st_info) !=
-		    STT_FUNC || sym.st_value == 0 || sym.st_size == 0)
-			continue;
-		f.addr = a;
-		f.size = sym.st_size;
-		if (fn(arg, &f) == -1)
-			break;
-	}
-	return 0;
-}
-
-int
 wp_dwfl_srcline(struct wp_dwfl *d, uint64_t addr, const char **file,
     int *line)
 {

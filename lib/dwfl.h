@@ -88,9 +88,11 @@ void	 wp_dwfl_close(struct wp_dwfl *d);
  * memcpy@@GLIBC_2.14): 0, or -1. */
 int	 wp_dwfl_func(struct wp_dwfl *d, uint64_t addr, struct wp_func *f);
 /*
- * Each function symbol (run-time range, a size) of the module that holds
- * run-time address addr, to fn until fn returns -1: 0, or -1 when no
- * module holds addr.
+ * The functions of the module that holds run-time address addr, to fn
+ * until fn returns -1 (lib/dwfl-funcs.c): each function symbol's
+ * run-time range, then each range of an FDE of its unwind table
+ * (.eh_frame_hdr's) whose start no symbol holds (f->name NULL): a
+ * stripped module's functions.  0, or -1 when no module holds addr.
  */
 int	 wp_dwfl_module_funcs(struct wp_dwfl *d, uint64_t addr,
 	    int (*fn)(void *, const struct wp_func *), void *arg);

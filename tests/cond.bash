@@ -10,20 +10,21 @@ target_count() {
 	awk -v k="$1" '$1 == k { print $2 }' "$TOUT"
 }
 
-# cond_watch BACKEND N EXPR [CW-ARGS...]: cond-writers -n N [CW-ARGS]
-# watched (wpt_cell, or what COND_WATCH says to wp-resolve) with --if
-# EXPR (and the wp-arm options in COND_ARM) until wp-arm ends; $WOUT
-# decoded into $WDEC.
+# cond_watch BACKEND N EXPR [CW-ARGS...]: cond-writers (or COND_TARGET)
+# -n N [CW-ARGS] watched (wpt_cell, or what COND_WATCH says to
+# wp-resolve) with --if EXPR (and the wp-arm options in COND_ARM) until
+# wp-arm ends; $WOUT decoded into $WDEC (with the wp-decode options in
+# COND_DECODE).
 cond_watch() {
 	local backend=$1 n=$2 expr=$3
 	shift 3
-	start_target cond-writers -n "$n" "$@"
+	start_target "${COND_TARGET-cond-writers}" -n "$n" "$@"
 	watch_start "${COND_WATCH[@]-wpt_cell}" -- --backend "$backend" -d 600s --if "$expr" \
 		${COND_ARM[@]+"${COND_ARM[@]}"}
 	kill -USR1 "$TPID"
 	watch_wait
 	WDEC=$WOUT.dec
-	wp-decode < "$WOUT" > "$WDEC"
+	wp-decode ${COND_DECODE[@]+"${COND_DECODE[@]}"} < "$WOUT" > "$WDEC"
 }
 
 # pc_of_thread TID [GDB-ARGS...]: the pc gdb shows for thread TID

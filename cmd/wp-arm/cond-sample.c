@@ -181,14 +181,20 @@ may_reach(const uint8_t *code, size_t n, uint64_t addr, uint64_t lo,
 	return 0;
 }
 
-/* The function f decoded from its start, its stores that reach r's. */
+/*
+ * The function f decoded from its start, its stores that reach r's,
+ * each kept as its trap's site: a stripped module's writer, which no
+ * symbol's start decodes at its hit, is known all the same.
+ */
 static int
 reach_func(void *arg, const struct wp_func *f)
 {
 	struct reach *r = arg;
 	struct wp_x86_insn in;
 	uint64_t a, end = f->addr + f->size, t;
+	struct csite *s;
 	uint8_t *code;
+	int isnew;
 
 	if (f->size > SWEEP_MAX)
 		return 0;
@@ -205,6 +211,10 @@ reach_func(void *arg, const struct wp_func *f)
 			    t >= r->hi || t + (uint64_t)(in.width > 0 ?
 			    in.width : STORE_MAX) <= r->lo)
 				continue;
+			s = wp_hmap_put(&r->cs->sites, a + (uint64_t)in.size, 0,
+			    &isnew);
+			s->known = 1;
+			s->in = in;
 			r->fn(r->arg, a + (uint64_t)in.size);
 			r->n++;
 		}

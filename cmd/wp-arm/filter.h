@@ -144,9 +144,10 @@ int	 csample_store(struct csample *cs, uint64_t trap,
 /*
  * The writers that may store into [lo, hi) rip-relatively (a global's
  * bytes), found before any hit: the instructions, decoded from the
- * starts of the function symbols of the module that holds lo, whose
- * stored bytes can reach it; each one's trap IP to fn, at most max.
- * Their count; 0 where lo is in no module or it has no symbols.
+ * starts of the functions of the module that holds lo (its symbols', or
+ * its unwind table's: wp_dwfl_module_funcs), whose stored bytes can
+ * reach it; each one's trap IP to fn, at most max.  Their count; 0
+ * where lo is in no module or none of its functions is known.
  */
 size_t	 csample_reaching(struct csample *cs, uint64_t lo, uint64_t hi,
 	    size_t max, void (*fn)(void *, uint64_t), void *arg);

@@ -80,6 +80,19 @@ NB=33334
 	assert_equal "$(obs .bpf.writers_prelearned) $(obs .bpf.samples_pending)" "4 0"
 }
 
+# The same, stripped as distributions ship programs: no symbol gives
+# the writers' functions (cond-writers-stripped has no .symtab, its
+# .dynsym none of them); the unwind table's FDEs do, and wp-arm decodes
+# them from their starts all the same.  wp-resolve and wp-decode take
+# the names from the unstripped build.
+@test "wp-arm bpf --if 'value == 0' on a stripped program: its global's four writers found from its unwind table before arming, no hit pending: each writer's matched count exact" {
+	COND_TARGET=cond-writers-stripped
+	COND_WATCH=(--bin "$T/cond-writers" wpt_cell)
+	COND_DECODE=(--bin "$T/cond-writers")
+	zeros_watch bpf "$NB"
+	assert_equal "$(obs .bpf.writers_prelearned) $(obs .bpf.samples_pending)" "4 0"
+}
+
 # Writers through a pointer are not known before their hits: the
 # program cannot take the value from a store it has not decoded, and
 # sends such a hit to wp-arm, which tests it on its registers (memory at

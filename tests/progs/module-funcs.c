@@ -1,0 +1,64 @@
+/*
+ * module-funcs FILE: the functions wp_dwfl_module_funcs gives for the
+ * ELF file FILE (at its file addresses), one line each, "0xADDR 0xSIZE
+ * NAME" (NAME "-" for an unwind table's range), for
+ * tests/19-module-funcs.bats to compare with nm and readelf; then on
+ * stderr how many and how long it took.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dwfl.h"
+
+static size_t nsym, nfde;
+
+static int
+show(void *arg, const struct wp_func *f)
+{
+	(void)arg;
+	printf("%#llx %#llx %s\n", (unsigned long long)f->addr,
+	    (unsigned long long)f->size, f->name != NULL ? f->name : "-");
+	if (f->name != NULL)
+		nsym++;
+	else
+		nfde++;
+	return 0;
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct timespec t0, t1;
+	struct wp_error e;
+	struct wp_dwfl *d;
+	Dwfl_Module *mod;
+	Dwarf_Addr start;
+	int fd;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: module-funcs FILE\n");
+		return 64;
+	}
+	if ((fd = open(argv[1], O_RDONLY)) == -1) {
+		perror(argv[1]);
+		return 1;
+	}
+	if ((d = wp_dwfl_open(&e)) == NULL ||
+	    (mod = wp_dwfl_add(d, argv[1], argv[1], fd, NULL, 0, 0)) == NULL) {
+		fprintf(stderr, "module-funcs: %s: not an ELF module\n",
+		    argv[1]);
+		return 1;
+	}
+	dwfl_module_info(mod, NULL, &start, NULL, NULL, NULL, NULL, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	wp_dwfl_module_funcs(d, start, show, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	fprintf(stderr, "%zu from symbols, %zu from FDEs in %.1f ms\n", nsym,
+	    nfde, (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+	    (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+	wp_dwfl_close(d);
+	close(fd);
+	return 0;
+}
