@@ -338,3 +338,42 @@ wp_dwfl_module_funcs(struct wp_dwfl *d, uint64_t addr,
 	free(r.v);
 	return 0;
 }
+
+int
+wp_dwfl_fde_func(struct wp_dwfl *d, uint64_t addr, struct wp_func *f)
+{
+	struct image im;
+	const int32_t *t;
+	Dwfl_Module *mod;
+	Dwarf_Addr bias;
+	uint64_t base, a;
+	int32_t loc[2];
+	size_t lo, hi, mid, n;
+	Elf *elf;
+
+	if ((mod = dwfl_addrmodule(d->dwfl, addr)) == NULL ||
+	    (elf = dwfl_module_getelf(mod, &bias)) == NULL ||
+	    image_open(elf, &im) == -1 ||
+	    (t = hdr_table(&im, &base, &n)) == NULL)
+		return -1;
+	/* the last FDE that starts at or below a: the table is sorted */
+	a = addr - bias;
+	for (lo = 0, hi = n; lo < hi;) {
+		mid = lo + (hi - lo) / 2;
+		memcpy(loc, t + 2 * mid, sizeof loc);
+		if (base + (uint64_t)(int64_t)loc[0] <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return -1;
+	memcpy(loc, t + 2 * (lo - 1), sizeof loc);
+	f->name = NULL;
+	f->addr = base + (uint64_t)(int64_t)loc[0];
+	f->size = fde_range(&im, base + (uint64_t)(int64_t)loc[1]);
+	if (a - f->addr >= f->size)
+		return -1;
+	f->addr += bias;
+	return 0;
+}

@@ -97,6 +97,12 @@ int	 wp_dwfl_func(struct wp_dwfl *d, uint64_t addr, struct wp_func *f);
 int	 wp_dwfl_module_funcs(struct wp_dwfl *d, uint64_t addr,
 	    int (*fn)(void *, const struct wp_func *), void *arg);
 /*
+ * The range of the FDE of its module's unwind table that holds run-time
+ * address addr into *f (f->name NULL), for a stripped module's code
+ * that no symbol holds: 0, or -1.
+ */
+int	 wp_dwfl_fde_func(struct wp_dwfl *d, uint64_t addr, struct wp_func *f);
+/*
  * By name, for wp-arm --if: the function symbol name (a version aside)
  * in the first module that has one, its run-time range into *f (f->name
  * is name): 0, or -1.  The module whose file's name (or path) is name,

@@ -53,3 +53,16 @@ funcs() {
 		"$(fdes "$T/cond-writers" | grep -v -F -f <(funcs "$T/cond-writers" | cut -d' ' -f1 | sed 's/$/ /'))"
 	assert_equal "$(cut -d' ' -f1 <<< "$output" | sort | uniq -d)" ""
 }
+
+@test "module funcs: in a stripped program, the FDE that holds an address inside a function is that function's, and none holds an address outside every one" {
+	local a s n want=() args=()
+	while read -r a s n; do
+		args+=("$(( a + 1 ))" "$(( a + s - 1 ))")
+		want+=("$a $s" "$a $s")
+	done < <(funcs "$T/cond-writers" | grep _writer)
+	[ "${#args[@]}" = 16 ] || fail "cond-writers' writers: ${#args[@]} addresses"
+	# 0: below every function
+	run --separate-stderr "$WP_BUILD/progs/module-funcs" "$T/cond-writers-stripped" "${args[@]}" 0
+	assert_success
+	assert_equal "$output" "$(printf '%s\n' "${want[@]}" none)"
+}

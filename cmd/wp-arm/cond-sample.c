@@ -86,7 +86,10 @@ read_code(struct csample *cs, uint64_t addr, void *buf, size_t len)
 	return rc;
 }
 
-/* The instruction that ends at trap, swept from the function's start. */
+/*
+ * The instruction that ends at trap, swept from its function's start
+ * (its symbol's, or in a stripped module its unwind table's FDE's).
+ */
 static int
 swept(struct csample *cs, uint64_t trap, struct wp_x86_insn *in)
 {
@@ -96,7 +99,8 @@ swept(struct csample *cs, uint64_t trap, struct wp_x86_insn *in)
 	size_t n;
 	int rc = -1;
 
-	if (cs->dwfl == NULL || wp_dwfl_func(cs->dwfl, trap - 1, &f) == -1 ||
+	if (cs->dwfl == NULL || (wp_dwfl_func(cs->dwfl, trap - 1, &f) == -1 &&
+	    wp_dwfl_fde_func(cs->dwfl, trap - 1, &f) == -1) ||
 	    trap - f.addr > SWEEP_MAX)
 		return -1;
 	n = (size_t)(trap - f.addr);

@@ -106,6 +106,19 @@ NB=33334
 	[ "$(obs .bpf.samples_pending)" -ge 3 ] || fail "samples_pending: $(obs .bpf.samples_pending)"
 }
 
+# The same, stripped: no symbol holds the _p writers either, and wp-arm
+# sweeps each one from the start of the unwind table's FDE that holds
+# its trap, so its store is decoded and its hits tested on it, not on
+# memory at the trap.
+@test "wp-arm bpf --if 'value == 0' on a stripped program: writers through a pointer, decoded from their unwind table's FDEs at their first hits: each writer's matched count exact" {
+	COND_TARGET=cond-writers-stripped
+	COND_WATCH=(--bin "$T/cond-writers" wpt_cell)
+	COND_DECODE=(--bin "$T/cond-writers")
+	zeros_watch bpf "$NB" -p
+	assert_equal "$(obs .bpf.writers_prelearned)" 4
+	[ "$(obs .bpf.samples_pending)" -ge 3 ] || fail "samples_pending: $(obs .bpf.samples_pending)"
+}
+
 @test "wp-arm perf --if changed: three threads writing the value the target had at arming change nothing" {
 	changed_watch perf "$N"
 }

@@ -2,11 +2,15 @@
  * module-funcs FILE: the functions wp_dwfl_module_funcs gives for the
  * ELF file FILE (at its file addresses), one line each, "0xADDR 0xSIZE
  * NAME" (NAME "-" for an unwind table's range), for
- * tests/19-module-funcs.bats to compare with nm and readelf; then on
+ * tests/33-module-funcs.bats to compare with nm and readelf; then on
  * stderr how many and how long it took.
+ * module-funcs FILE ADDR...: for each file address, the range of the
+ * unwind table's FDE that holds it (wp_dwfl_fde_func), "0xADDR 0xSIZE",
+ * or "none".
  */
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -27,6 +31,21 @@ show(void *arg, const struct wp_func *f)
 	return 0;
 }
 
+/* Each address's FDE range (the module is loaded at 0). */
+static int
+fde_at(struct wp_dwfl *d, char **addr)
+{
+	struct wp_func f;
+
+	for (; *addr != NULL; addr++)
+		if (wp_dwfl_fde_func(d, strtoull(*addr, NULL, 0), &f) == 0)
+			printf("%#llx %#llx\n", (unsigned long long)f.addr,
+			    (unsigned long long)f.size);
+		else
+			printf("none\n");
+	return 0;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -37,8 +56,8 @@ main(int argc, char *argv[])
 	Dwarf_Addr start;
 	int fd;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: module-funcs FILE\n");
+	if (argc < 2) {
+		fprintf(stderr, "usage: module-funcs FILE [ADDR ...]\n");
 		return 64;
 	}
 	if ((fd = open(argv[1], O_RDONLY)) == -1) {
@@ -52,6 +71,8 @@ main(int argc, char *argv[])
 		return 1;
 	}
 	dwfl_module_info(mod, NULL, &start, NULL, NULL, NULL, NULL, NULL);
+	if (argc > 2)
+		return fde_at(d, argv + 2);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	wp_dwfl_module_funcs(d, start, show, NULL);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
