@@ -9,7 +9,7 @@ load arm
 
 @test "page: three threads write a 512-byte struct (imm, lock add, 64-byte copy, AVX): counts per writer" {
 	require_page
-	scenario_page_struct page 20000
+	scenario_page_struct page 5000
 }
 
 @test "page: the struct across two pages" {
