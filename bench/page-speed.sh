@@ -22,7 +22,8 @@
 # context switches; and the floor on this machine, bench/fault-floor.c:
 # a bare tracer making only the calls a fault needs, and a bare
 # single-step loop, whose ratio bounds single-step/page while a tracer
-# stops for every fault.
+# stops for every fault; and the bound where the target resolves its own
+# faults in a SIGSEGV handler, with no tracer.
 #
 # usage: bench/page-speed.sh [frames [writes [work]]]   (make first; work:
 # the arithmetic of a frame, default 900000 iterations)
@@ -189,14 +190,16 @@ fault_cost() {
 		awk '{ v[$1] = $2 } END {
 		    printf "  floor:    bench/fault-floor.c, a bare tracer making only those calls: %.1f us\n", v["fault_ns"] / 1000
 		    printf "            a fault, %.1f us a bare single-step, %.2f steps a write on its\n", v["step_ns"] / 1000, v["steps_per_write"]
-		    printf "            loop: single-step/page at most %.1fx there\n", v["bound"] }' "$work/floor"
+		    printf "            loop: single-step/page at most %.1fx there\n", v["bound"]
+		    printf "            the same faults resolved in the target by a SIGSEGV handler\n"
+		    printf "            (no tracer): %.1f us a fault, single-step/page at most %.1fx\n", v["inproc_ns"] / 1000, v["bound_inproc"] }' "$work/floor"
 	fi
 	cat <<-EOF
 	  left:     per write a fault, a ptrace stop, a switch to wp-arm and one back: a
 	            fault costs about one single-step, so single-step/page is about the
-	            instructions stepped per write; 50x needs the fault handled inside the
-	            target (a SIGSEGV handler of wp's there, no tracer round trip), which
-	            wp does not do
+	            instructions stepped per write.  A handler in the target saves the
+	            round trip, not the fault and its signal: the floor's second bound
+	            is what such a design could reach on this machine
 	EOF
 }
 
