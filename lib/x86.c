@@ -525,32 +525,64 @@ xsave_offset(unsigned c)
 	return b;
 }
 
+#define XSAVE_BV	512	/* XSTATE_BV, in the header */
+
+/*
+ * n bytes at offset at of XSAVE component c (1: the xmm registers in
+ * the legacy area) of xs, len bytes, into b: zeros when XSTATE_BV says
+ * the component is in its initial state.  0, or -1 when not in xs.
+ */
+static int
+xsave_part(const uint8_t *xs, size_t len, unsigned c, size_t at, size_t n,
+    uint8_t *b)
+{
+	uint64_t bv;
+	size_t off = c == 1 ? 160 : xsave_offset(c);
+
+	if (off == 0 || len < XSAVE_BV + 8 || off + at + n > len)
+		return -1;
+	memcpy(&bv, xs + XSAVE_BV, 8);
+	if (bv >> c & 1)
+		memcpy(b, xs + off + at, n);
+	else
+		memset(b, 0, n);
+	return 0;
+}
+
+int
+wp_x86_xsave_vector(const uint8_t *xs, size_t len, int n, int width,
+    uint8_t *b)
+{
+	size_t i = (size_t)n;
+
+	if (n < 0 || n > 31 || (width != 16 && width != 32 && width != 64))
+		return -1;
+	/* xmm16-31, ymm16-31, zmm16-31: component 7, 64 bytes each */
+	if (n > 15)
+		return xsave_part(xs, len, 7, 64 * (i - 16), (size_t)width, b);
+	/* the low 16 bytes, 16-31 in component 2, 32-63 in component 6 */
+	if (xsave_part(xs, len, 1, 16 * i, 16, b) == -1 ||
+	    (width > 16 && xsave_part(xs, len, 2, 16 * i, 16, b + 16) == -1) ||
+	    (width > 32 && xsave_part(xs, len, 6, 32 * i, 32, b + 32) == -1))
+		return -1;
+	return 0;
+}
+
 int
 wp_x86_xsave_mask(const struct wp_x86_insn *in, const uint8_t *xs,
     size_t len, uint64_t *bits)
 {
 	uint8_t v[32];
-	size_t off, i, e = (size_t)in->elem;
+	size_t i, e = (size_t)in->elem;
 
 	*bits = 0;
-	if (in->mask == WP_X86_MASK_K) {
-		/* component 5: k0-k7, 8 bytes each */
-		if ((off = xsave_offset(5)) == 0 || off + 64 > len)
-			return -1;
-		memcpy(bits, xs + off + 8 * (size_t)in->mask_reg, 8);
-		return 0;
-	}
-	if (in->mask != WP_X86_MASK_VEC || in->mask_reg < 0 ||
-	    in->mask_reg > 15 || e == 0 || in->width > 32 ||
-	    160 + 16 * 16 > len)
+	if (in->mask == WP_X86_MASK_K)	/* component 5: k0-k7, 8 bytes each */
+		return xsave_part(xs, len, 5, 8 * (size_t)in->mask_reg, 8,
+		    (uint8_t *)bits);
+	if (in->mask != WP_X86_MASK_VEC || e == 0 || in->width > 32 ||
+	    wp_x86_xsave_vector(xs, len, in->mask_reg, in->width > 16 ? 32 :
+	    16, v) == -1)
 		return -1;
-	/* the low 16 bytes in the legacy area, the high in component 2 */
-	memcpy(v, xs + 160 + 16 * (size_t)in->mask_reg, 16);
-	if (in->width > 16) {
-		if ((off = xsave_offset(2)) == 0 || off + 256 > len)
-			return -1;
-		memcpy(v + 16, xs + off + 16 * (size_t)in->mask_reg, 16);
-	}
 	for (i = 0; i < (size_t)in->width / e; i++)
 		if (v[(i + 1) * e - 1] & 0x80)
 			*bits |= 1ULL << i;

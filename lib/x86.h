@@ -136,5 +136,13 @@ int	 wp_x86_masked_writes(const struct wp_x86_insn *in, uint64_t lo,
  */
 int	 wp_x86_xsave_mask(const struct wp_x86_insn *in, const uint8_t *xs,
 	    size_t len, uint64_t *bits);
+/*
+ * The width bytes (16, 32 or 64: xmm, ymm or zmm) of vector register n
+ * (0-31) from xs, an XSAVE area as above; the offsets of its parts are
+ * CPUID leaf 0xd's, a part XSTATE_BV says is unused reads as zeros.  0,
+ * or -1 when a part is not in the area (no AVX-512 for zmm, n > 15).
+ */
+int	 wp_x86_xsave_vector(const uint8_t *xs, size_t len, int n, int width,
+	    uint8_t *b);
 
 #endif

@@ -35,7 +35,8 @@ vmovups bits 0x2 [+4, +8): 1
 vpcompressd bits 0x8001 [+4, +8): 1
 vpcompressd bits 0x8000 [+4, +8): 0
 vmovdqu64 bits 0 [+60, +64): 1
-vmaskmovps mask from the XSAVE area: 0 bits 0x4"
+vmaskmovps mask from the XSAVE area: 0 bits 0x4
+vmaskmovps mask, xmm in the initial state: 0 bits 0"
 }
 
 # masked_watch MODE: two threads of 300 iterations, each once storing

@@ -2,7 +2,9 @@
  * The stores the page backend makes itself instead of stepping them
  * (page_emulable, page_emulate), and with -a rw its plain loads
  * (page_emulate_load): plain movs, stos, vector moves of a
- * whole xmm or ymm register, read from XSTATE, and the read-modify-
+ * whole xmm, ymm or zmm register, read from XSTATE (AVX-512 ones also
+ * merge-masked by k: only the elements whose bit is set are written),
+ * and the read-modify-
  * writes of integer arithmetic (lock add, xadd, cmpxchg, inc, ...),
  * computed by the same instruction run here on the old bytes with the
  * thread's arithmetic flags, so that the result and the flags are
@@ -11,10 +13,8 @@
  * wp-arm handles one stop at a time), and shared memory is refused.
  */
 #include <sys/ptrace.h>
-#include <sys/uio.h>
 #include <sys/user.h>
 
-#include <elf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -81,18 +81,26 @@ static const struct rmw {
 	{ NULL, NULL, 0, 0 }
 };
 
+/* Whether the mnemonic that starts text is mn. */
+static int
+mnemonic_is(const char *text, const char *mn)
+{
+	size_t n = strcspn(text, " ");
+
+	return strlen(mn) == n && strncmp(text, mn, n) == 0;
+}
+
 /* The mnemonic of in, lock aside, matched in rmws; NULL: none. */
 static const struct rmw *
 rmw_of(const struct wp_x86_insn *in)
 {
 	const char *mn = in->text;
-	size_t i, n;
+	size_t i;
 
 	if (strncmp(mn, "lock ", 5) == 0)
 		mn += 5;
-	n = strcspn(mn, " ");
 	for (i = 0; rmws[i].mn != NULL; i++)
-		if (strlen(rmws[i].mn) == n && strncmp(mn, rmws[i].mn, n) == 0)
+		if (mnemonic_is(mn, rmws[i].mn))
 			break;
 	if (rmws[i].mn == NULL || in->rep || !in->has_mem ||
 	    (in->width != 1 && in->width != 2 && in->width != 4 &&
@@ -175,12 +183,17 @@ emulate_rmw(struct page_state *s, struct user_regs_struct *u,
 	return 0;
 }
 
-/* Vector moves of a whole xmm or ymm register, emulated from XSTATE. */
-static const char *const vmoves[] = { "movups ", "movaps ", "movdqu ",
-    "movdqa ", "movntdq ", "movntps ", "vmovups ", "vmovaps ", "vmovdqu ",
-    "vmovdqa ", "vmovntdq ", "vmovntps ", NULL };
+/*
+ * Vector moves of a whole xmm, ymm or zmm register, emulated from
+ * XSTATE; the AVX-512 ones with a k mask too.
+ */
+static const char *const vmoves[] = { "movups", "movupd", "movaps",
+    "movapd", "movdqu", "movdqa", "movntdq", "movntps", "movntpd",
+    "vmovups", "vmovupd", "vmovaps", "vmovapd", "vmovdqu", "vmovdqa",
+    "vmovntdq", "vmovntps", "vmovntpd", "vmovdqu8", "vmovdqu16",
+    "vmovdqu32", "vmovdqu64", "vmovdqa32", "vmovdqa64", NULL };
 
-/* The xmm or ymm register a vector move stores, 0..15, or -1. */
+/* The vector register a vector move stores, 0..31, or -1. */
 static int
 vector_src(const struct wp_x86_insn *in)
 {
@@ -189,17 +202,18 @@ vector_src(const struct wp_x86_insn *in)
 	int n;
 
 	for (i = 0; vmoves[i] != NULL; i++)
-		if (strncmp(in->text, vmoves[i], strlen(vmoves[i])) == 0)
+		if (mnemonic_is(in->text, vmoves[i]))
 			break;
 	if (vmoves[i] == NULL || src == NULL || in->kind != WP_X86_SIMD ||
-	    strchr(in->text, '{') != NULL)
+	    in->unmodeled || (in->mask != WP_X86_MASK_NONE &&
+	    (in->mask != WP_X86_MASK_K || in->elem == 0 || in->compress)))
 		return -1;
 	src++;
-	if ((strncmp(src, "xmm", 3) != 0 || in->width != 16) &&
-	    (strncmp(src, "ymm", 3) != 0 || in->width != 32))
+	if (strncmp(src, in->width == 16 ? "xmm" : in->width == 32 ? "ymm" :
+	    in->width == 64 ? "zmm" : "-", 3) != 0)
 		return -1;
 	n = atoi(src + 3);
-	return n >= 0 && n < 16 ? n : -1;
+	return n >= 0 && n < 32 ? n : -1;
 }
 
 int
@@ -225,23 +239,46 @@ page_emulable(const struct wp_x86_insn *in)
 	return in->kind == WP_X86_IMM_STORE || in->src_reg >= 0;
 }
 
-#define XSAVE_XMM	160	/* XMM0 in the legacy area */
-#define XSAVE_YMM_HI	576	/* the upper halves of YMM0, standard form */
-
-/* The bytes of vector register n (16 or 32 of them) into b: 0, or -1. */
+/*
+ * The bytes vector move in stores into b, and its mask's bits (all set
+ * when it has none) into *bits, from thread tid's XSTATE: 0, or -1.
+ */
 static int
-vector_bytes(pid_t tid, int n, int width, unsigned char *b)
+vector_bytes(pid_t tid, const struct wp_x86_insn *in, unsigned char *b,
+    uint64_t *bits)
 {
-	static unsigned char xs[16384];
-	struct iovec iov = { xs, sizeof xs };
+	const uint8_t *xs;
+	size_t len;
 
-	if (ptrace(PTRACE_GETREGSET, tid, (void *)NT_X86_XSTATE, &iov) == -1 ||
-	    iov.iov_len < (size_t)(width == 32 ? XSAVE_YMM_HI + 256 :
-	    XSAVE_XMM + 256))
+	*bits = ~0ULL;
+	if ((xs = tr_xstate(tid, &len)) == NULL ||
+	    wp_x86_xsave_vector(xs, len, vector_src(in), in->width, b) == -1)
 		return -1;
-	memcpy(b, xs + XSAVE_XMM + 16 * n, 16);
-	if (width == 32)
-		memcpy(b + 16, xs + XSAVE_YMM_HI + 16 * n, 16);
+	if (in->mask == WP_X86_MASK_NONE)
+		return 0;
+	return wp_x86_xsave_mask(in, xs, len, bits);
+}
+
+/*
+ * Writes b, the operand of in at lo: with a mask only the elements
+ * whose bit of bits is set, a run of them at a time (the others may be
+ * on no page at all).  0, or -1.
+ */
+static int
+write_elements(struct page_state *s, const struct wp_x86_insn *in,
+    uint64_t lo, const unsigned char *b, uint64_t bits)
+{
+	size_t e = in->mask == WP_X86_MASK_NONE ? (size_t)in->width :
+	    (size_t)in->elem;
+	size_t n = (size_t)in->width / e, i, j;
+
+	for (i = 0; i < n; i = j + 1) {
+		for (j = i; j < n && (bits >> j & 1); j++)
+			;
+		if (j > i && pwrite(s->tr.memfd, b + i * e, (j - i) * e,
+		    (off_t)(lo + i * e)) != (ssize_t)((j - i) * e))
+			return -1;
+	}
 	return 0;
 }
 
@@ -269,14 +306,14 @@ page_emulate(struct page_state *s, struct tr_thread *t, struct user_regs_struct 
     const struct wp_x86_regs *r, const struct wp_x86_insn *in, uint64_t lo,
     unsigned char *b)
 {
-	uint64_t v;
+	uint64_t v, bits = ~0ULL;
 	int i;
 
 	if (in->kind == WP_X86_RMW || in->kind == WP_X86_XCHG) {
 		if (emulate_rmw(s, u, r, in, rmw_of(in), lo, b) == -1)
 			return -1;
 	} else if (in->kind == WP_X86_SIMD) {
-		if (vector_bytes(t->tid, vector_src(in), in->width, b) == -1)
+		if (vector_bytes(t->tid, in, b, &bits) == -1)
 			return -1;
 	} else {
 		if (in->kind == WP_X86_IMM_STORE)
@@ -288,7 +325,7 @@ page_emulate(struct page_state *s, struct tr_thread *t, struct user_regs_struct 
 		for (i = 0; i < in->width; i++)
 			b[i] = (unsigned char)(v >> (8 * i));
 	}
-	if (pwrite(s->tr.memfd, b, (size_t)in->width, (off_t)lo) != in->width)
+	if (write_elements(s, in, lo, b, bits) == -1)
 		return -1;
 	u->rip += (uint64_t)in->size;
 	if (in->kind == WP_X86_STRING)

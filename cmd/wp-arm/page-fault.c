@@ -265,6 +265,10 @@ struct fault {
 	/* rw page: the decoder places no access at the fault, so the
 	   faulting byte was read or written: the bytes after the step say */
 	int		 unplaced;
+	/* a masked store's mask bits (bit i: element i written), read
+	   from XSTATE; in NULL: unmasked, or its bits unreadable */
+	const struct wp_x86_insn *in;
+	uint64_t	 bits;
 };
 
 /*
@@ -287,10 +291,27 @@ rep_reach(const struct wp_x86_insn *in, const struct wp_x86_regs *r,
 		*hi = *lo < UINT64_MAX - n * e ? *lo + n * e : UINT64_MAX;
 }
 
-/* Fault at addr on page p of instruction in (decoded) with registers r. */
+/* A masked store's mask bits, of thread tid, into f (f->in set). */
 static void
-place(const struct ppage *p, const struct wp_x86_insn *in, int decoded,
-    const struct wp_x86_regs *r, uint64_t addr, struct fault *f)
+mask_of(pid_t tid, const struct wp_x86_insn *in, struct fault *f)
+{
+	const uint8_t *xs;
+	size_t len;
+
+	if (in->mask != WP_X86_MASK_NONE && !in->unmodeled &&
+	    (xs = tr_xstate(tid, &len)) != NULL &&
+	    wp_x86_xsave_mask(in, xs, len, &f->bits) == 0)
+		f->in = in;
+}
+
+/*
+ * Fault at addr on page p of thread tid's instruction in (decoded) with
+ * registers r.
+ */
+static void
+place(const struct ppage *p, pid_t tid, const struct wp_x86_insn *in,
+    int decoded, const struct wp_x86_regs *r, uint64_t addr,
+    struct fault *f)
 {
 	int st, ld;
 
@@ -299,8 +320,10 @@ place(const struct ppage *p, const struct wp_x86_insn *in, int decoded,
 	    &f->hi) == 0)) {
 		f->lo = addr;
 		f->hi = addr + 1;
-	} else
+	} else {
 		rep_reach(in, r, &f->lo, &f->hi);
+		mask_of(tid, in, f);
+	}
 	if (!p->rw)
 		return;
 	if (!(ld = decoded && wp_x86_load_range(in, r, &f->rlo,
@@ -317,6 +340,17 @@ place(const struct ppage *p, const struct wp_x86_insn *in, int decoded,
 	f->hi = addr + 1;
 	f->rlo = f->rhi = 0;
 	f->unplaced = 1;
+	f->in = NULL;
+}
+
+/* Whether fault f's store writes a byte of target t. */
+static int
+stored_on(const struct fault *f, const struct wtarget *t)
+{
+	if (!page_overlaps(f->lo, f->hi, t))
+		return 0;
+	return f->in == NULL || wp_x86_masked_writes(f->in, f->lo, f->bits,
+	    t->addr, t->addr + (uint64_t)t->len);
 }
 
 /*
@@ -329,7 +363,7 @@ static int
 hit_flags(struct page_state *s, const struct fault *f,
     const struct wtarget *t, size_t ti, int after)
 {
-	if (page_overlaps(f->lo, f->hi, t)) {
+	if (stored_on(f, t)) {
 		if (!f->unplaced || !after)
 			return 0;
 		if (pread(s->tr.memfd, s->buf, (size_t)t->len,
@@ -360,7 +394,8 @@ make(struct watch *w, struct page_state *s, struct tr_thread *t,
 	    ((in->kind != WP_X86_RMW && in->kind != WP_X86_XCHG) ||
 	    atomic_here(p, f->lo, f->hi)) &&
 	    page_emulate(s, t, u, r, in, f->lo, stored) == 0) {
-		s->st = stored;
+		/* a masked store's target bytes are read after it */
+		s->st = in->mask == WP_X86_MASK_NONE ? stored : NULL;
 		s->st_lo = f->lo;
 		s->st_hi = f->lo + (uint64_t)in->width;
 		return 2;
@@ -390,7 +425,7 @@ page_on_fault(struct watch *w, struct page_state *s, struct tr_thread *t,
 	struct wp_x86_regs r;
 	struct wp_x86_insn in;
 	struct fault f;
-	unsigned char stored[32];
+	unsigned char stored[64];
 	size_t ti, nhit;
 	int decoded, done, ptr, held, fl, rounds, cont;
 
@@ -406,7 +441,7 @@ again:
 	nhit = 0;
 	tr_regs(&u, &r);
 	decoded = decode_at(w, s, u.rip, &in) == 0;
-	place(p, &in, decoded, &r, addr, &f);
+	place(p, t->tid, &in, decoded, &r, addr, &f);
 	for (ti = 0; ti < w->nt; ti++)
 		nhit += w->t[ti].armed && hit_flags(s, &f, &w->t[ti], ti, 0) >= 0;
 	/* a rep instruction's fault, made on from a cut, was counted */

@@ -187,14 +187,16 @@ void	 page_emit(struct watch *w, struct page_state *s, size_t ti,
 /* page-emulate.c */
 /*
  * Whether wp makes store in itself: a plain mov of a register or an
- * immediate, a stos without rep, a vector move of a whole xmm or ymm
- * register.
+ * immediate, a stos without rep, an integer read-modify-write, a
+ * vector move of a whole xmm, ymm or zmm register (merge-masked by k
+ * or not).
  */
 int	 page_emulable(const struct wp_x86_insn *in);
 /*
- * Makes the store of in at lo (r: t's registers; the bytes stored into
- * b, 32 of them at most), and moves t past it (u: its registers,
- * updated): 0, or -1.
+ * Makes the store of in at lo (r: t's registers; the bytes of its
+ * operand into b, 64 of them at most: with a mask, only those of the
+ * elements it selects are written), and moves t past it (u: its
+ * registers, updated): 0, or -1.
  */
 int	 page_emulate(struct page_state *s, struct tr_thread *t,
 	    struct user_regs_struct *u, const struct wp_x86_regs *r,

@@ -6,10 +6,8 @@
  * another process): each a hit.
  */
 #include <sys/ptrace.h>
-#include <sys/uio.h>
 #include <sys/user.h>
 
-#include <elf.h>
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
@@ -191,12 +189,12 @@ change_kind(struct ptrace_state *s, struct pthr *p, const struct wtarget *t,
 static int
 mask_bits(struct pthr *p, uint64_t *bits)
 {
-	static uint8_t xs[16384];
-	struct iovec iov = { xs, sizeof xs };
+	const uint8_t *xs;
+	size_t len;
 
-	if (ptrace(PTRACE_GETREGSET, p->tid, (void *)NT_X86_XSTATE, &iov) == -1)
+	if ((xs = tr_xstate(p->tid, &len)) == NULL)
 		return -1;
-	return wp_x86_xsave_mask(&p->insn, xs, iov.iov_len, bits);
+	return wp_x86_xsave_mask(&p->insn, xs, len, bits);
 }
 
 /* What thread p's step did to entry t, the bytes aside. */

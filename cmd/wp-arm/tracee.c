@@ -8,6 +8,7 @@
 #include <sys/user.h>
 #include <sys/wait.h>
 
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -593,6 +594,18 @@ tr_regs(const struct user_regs_struct *u, struct wp_x86_regs *r)
 	r->v[WP_R13] = u->r13; r->v[WP_R14] = u->r14; r->v[WP_R15] = u->r15;
 	r->v[WP_FS_BASE] = u->fs_base; r->v[WP_GS_BASE] = u->gs_base;
 	r->have = (1u << WP_NREGS) - 1;
+}
+
+const uint8_t *
+tr_xstate(pid_t tid, size_t *len)
+{
+	static uint8_t xs[16384];
+	struct iovec iov = { xs, sizeof xs };
+
+	if (ptrace(PTRACE_GETREGSET, tid, (void *)NT_X86_XSTATE, &iov) == -1)
+		return NULL;
+	*len = iov.iov_len;
+	return xs;
 }
 
 uint64_t

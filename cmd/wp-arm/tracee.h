@@ -188,6 +188,11 @@ int	 tr_own_trap(struct tr_thread *t);
 /* Registers as ptrace gives them, in the records' table. */
 struct wp_x86_regs;
 void	 tr_regs(const struct user_regs_struct *u, struct wp_x86_regs *r);
+/*
+ * Thread tid's XSAVE area (PTRACE_GETREGSET NT_X86_XSTATE), *len bytes,
+ * in a buffer the next call reuses; NULL when it cannot be read.
+ */
+const uint8_t *tr_xstate(pid_t tid, size_t *len);
 /* The signal mask key (SigPnd, SigBlk, SigCgt...) of tid's status. */
 uint64_t tr_sigmask(pid_t tid, const char *key);
 /* Whether thread tid has a handler for sig (SigCgt of its status). */

@@ -88,9 +88,15 @@ main(void)
 	/* the vmaskmovps mask: the top bit of each dword of ymm1 */
 	memset(xs, 0, sizeof xs);
 	xs[160 + 16 + 11] = 0x80;	/* xmm1, element 2 */
+	xs[512] = 2;			/* XSTATE_BV: the xmm registers in use */
 	wp_x86_decode(vmm, sizeof vmm, 0x1000, &in);
 	in.width = 16;			/* only the xmm half in this area */
 	printf("vmaskmovps mask from the XSAVE area: %d",
+	    wp_x86_xsave_mask(&in, xs, sizeof xs, &bits));
+	printf(" bits %#llx\n", (unsigned long long)bits);
+	/* the same bytes, but XSTATE_BV says the registers are unused */
+	xs[512] = 0;
+	printf("vmaskmovps mask, xmm in the initial state: %d",
 	    wp_x86_xsave_mask(&in, xs, sizeof xs, &bits));
 	printf(" bits %#llx\n", (unsigned long long)bits);
 	return 0;
