@@ -79,3 +79,8 @@ load arm
 	require_page
 	scenario_rep_strings page 2 q
 }
+
+@test "page: a signal at each write of a thread, pending as its fault is made: a stepped write one fault though the signal runs first, an emulated one too; a hit each with its value, each signal handled once" {
+	require_page
+	scenario_page_signals 100
+}
