@@ -84,3 +84,8 @@ load arm
 	require_page
 	scenario_page_signals 100
 }
+
+@test "page: the target's own SIGTRAP at each write: caught by its handler each time, never taken for a step's trap with a hit for a store not made (was: its handler reset to SIG_DFL by the mprotect wp-arm runs, and the target killed)" {
+	require_page
+	scenario_page_signals 100 5
+}
