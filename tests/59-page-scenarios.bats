@@ -79,3 +79,13 @@ load arm
 	require_page
 	scenario_rep_strings page 2 q
 }
+
+@test "page: a signal at each write of a thread, pending as its fault is made: a stepped write one fault though the signal runs first, an emulated one too; a hit each with its value, each signal handled once" {
+	require_page
+	scenario_page_signals 100
+}
+
+@test "page: the target's own SIGTRAP at each write: caught by its handler each time, never taken for a step's trap with a hit for a store not made (was: its handler reset to SIG_DFL by the mprotect wp-arm runs, and the target killed)" {
+	require_page
+	scenario_page_signals 100 5
+}

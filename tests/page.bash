@@ -251,3 +251,62 @@ scenario_page_rw() {
 		assert_line "page     $(( r + w + 4 * n )) faults: $(( r + w )) watched, $(( 4 * n )) by page neighbours (33.3%)"
 	fi
 }
+
+# sig_own WHAT N: field N of page-signals' line that starts with WHAT
+# ("stepped writes N early E", "signals sent S handled H lost L", ...)
+sig_own() {
+	awk -v w="$1" -v n="$2" '$1 == w { print $n }' "$TOUT"
+}
+
+# target_values TARGET: the new values of target TARGET's hits, in
+# order, on one line
+target_values() {
+	jq -r "select(.type==\"hit\" and .target == $1) | .new_value" "$WOUT" |
+		paste -sd ' '
+}
+
+# hex_seq N: 0x1 to N, on one line
+hex_seq() {
+	printf '0x%x\n' $(seq "$1") | paste -sd ' '
+}
+
+# A thread's writes to a watched page while another thread sends it a
+# signal at each one, which comes while its fault is being made: one
+# movsq (no rep), which the page backend steps, so that the signal is
+# delivered before the step runs it, its handler runs, and it faults
+# again; one mov, emulated with the signal pending, which the kernel
+# delivers after it; the handler's own store.  Each write one fault,
+# counted once (stepped or emulated), one hit with its own value, each
+# signal handled once, as the target counts them.  SIG: the signal
+# (default SIGUSR2; 5, SIGTRAP: the target's own, not the step's).
+scenario_page_signals() {
+	local n=$1 early status
+	start_target page-signals -n "$n" -s "${2:-12}"
+	rm -f "$BATS_TEST_TMPDIR/watch.out.writers"
+	watch_start -l 24 "$(tinfo sig)" -- --backend page -d 300s
+	kill -USR1 "$TPID"
+	watch_wait
+	status=0
+	wait "$TPID" || status=$?
+	assert_equal "$WSTATUS $status" "0 0"
+	assert_equal "$(obs .stop_reason)" target_exited
+	assert_equal "$(sig_own stepped 3) $(sig_own emulated 3)" "$n $n"
+	assert_equal "$(sig_own signals 3) $(sig_own signals 5) $(sig_own signals 7)" "$(( 2 * n )) $(( 2 * n )) 0"
+	assert_equal "$(sig_own values 2) $(sig_own values 3) $(sig_own values 4)" "$n $n $(( 2 * n ))"
+	early=$(sig_own stepped 5)
+	[ "$early" -gt 0 ] || skip "no signal came before a stepped write ran: the case was not provoked"
+	assert_equal "$(writer_hits write_stepped)" "$n"
+	assert_equal "$(writer_hits write_emulated)" "$n"
+	assert_equal "$(writer_hits on_signal)" $(( 2 * n ))
+	assert_equal "$(hits)" $(( 4 * n ))
+	# a hit per store made, with its value: none for a store not made
+	assert_equal "$(target_values 0)" "$(hex_seq "$n")"
+	assert_equal "$(target_values 1)" "$(hex_seq "$n")"
+	assert_equal "$(target_values 2)" "$(hex_seq $(( 2 * n )))"
+	# each fault counted once: before, a step a signal came before was
+	# counted again at the fault after the handler (once per early)
+	assert_equal "$(obs .page.faults_watched) $(obs .page.faults_neighbour)" "$(( 4 * n )) 0"
+	assert_equal "$(obs .page.stepped) $(obs .page.emulated)" "$n $(( 3 * n ))"
+	assert_equal "$(obs .page.signals_passed)" $(( 2 * n ))
+	assert_equal "$(obs .counts_are_lower_bound)" false
+}

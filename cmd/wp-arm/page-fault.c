@@ -40,47 +40,63 @@ step_max(void)
 }
 
 /*
- * t's rep string instruction in, stepped, was left unfinished (its step
- * limit, another stop): t's next fault there, on its way, is the same
- * fault (rep_resumed).
+ * t's instruction in, stepped, was left unfinished (u: its registers
+ * now): another stop came before it ran, or a rep string one's rounds
+ * were not all made (its step limit, another stop).  t's next fault
+ * there, on from there, is the same fault (cut_resumed).
  */
 static void
-rep_cut(struct tr_thread *t, const struct wp_x86_insn *in)
+step_cut(struct tr_thread *t, const struct wp_x86_insn *in,
+    const struct user_regs_struct *u)
 {
 	struct pthr *pt = pthr_of(t);
-	struct user_regs_struct u;
 
-	if (ptrace(PTRACE_GETREGS, t->tid, 0, &u) == -1 || u.rip != in->addr)
+	if (u->rip != in->addr)
 		return;
 	pt->cut = 1;
-	pt->cut_rip = u.rip;
-	pt->cut_rcx = u.rcx;
-	pt->cut_rdi = u.rdi;
-	pt->cut_rsi = u.rsi;
-	pt->cut_elem = (uint64_t)in->width;
+	pt->cut_u = *u;
+	pt->cut_elem = in->rep && in->kind == WP_X86_STRING ?
+	    (uint64_t)in->width : 0;
+}
+
+/* Whether a and b are the same registers, flags but the ALU's and DF aside. */
+static int
+same_regs(const struct user_regs_struct *a, const struct user_regs_struct *b)
+{
+	struct user_regs_struct x = *a, y = *b;
+
+	x.eflags &= 0xcd5;
+	y.eflags &= 0xcd5;
+	x.orig_rax = y.orig_rax = 0;
+	return memcmp(&x, &y, sizeof x) == 0;
 }
 
 /*
- * Whether t's fault (u its registers) is its cut rep instruction's, on
- * from where it was cut: as many rounds fewer left as its pointers
- * moved elements.  A fault there spends the cut either way.
+ * Whether t's fault (u its registers) is its cut instruction's, on from
+ * where it was cut: the same registers (a signal's handler returned to
+ * it), or for a rep string one as many rounds fewer left as its
+ * pointers moved elements.  A fault there on the same stack spends the
+ * cut either way; one on another (a handler's) leaves it.
  */
 static int
-rep_resumed(struct tr_thread *t, const struct user_regs_struct *u)
+cut_resumed(struct tr_thread *t, const struct user_regs_struct *u)
 {
 	struct pthr *pt = pthr_of(t);
+	const struct user_regs_struct *c = &pt->cut_u;
 	uint64_t d;
 
-	if (!pt->cut || u->rip != pt->cut_rip)
+	if (!pt->cut || u->rip != c->rip || u->rsp != c->rsp)
 		return 0;
 	pt->cut = 0;
-	if (u->rcx > pt->cut_rcx)
+	if (pt->cut_elem == 0)
+		return same_regs(u, c);
+	if (u->rcx > c->rcx)
 		return 0;
-	d = (pt->cut_rcx - u->rcx) * pt->cut_elem;
+	d = (c->rcx - u->rcx) * pt->cut_elem;
 	if (u->eflags & 0x400)
 		d = -d;
-	return (u->rdi == pt->cut_rdi || u->rdi == pt->cut_rdi + d) &&
-	    (u->rsi == pt->cut_rsi || u->rsi == pt->cut_rsi + d);
+	return (u->rdi == c->rdi || u->rdi == c->rdi + d) &&
+	    (u->rsi == c->rsi || u->rsi == c->rsi + d);
 }
 
 /* Whether [lo, hi) reaches a pointer of a follow chain. */
@@ -132,23 +148,25 @@ rep_round(struct watch *w, struct page_state *s, struct tr_thread *t,
 }
 
 /*
- * Steps t over in (u: its registers) with the page writable and every
- * other thread held; a page more that it faults on is given too.  A rep
- * string instruction is stepped round by round, each round's hits
- * made here (rounds: 1).  Returns 1 when the instruction ran (all its
- * rep rounds), 0 when another stop came first (queued; it runs again
- * later, from the round it stopped at), -1 when t is gone.
+ * Steps t over in (*u: its registers, then those it has after) with the
+ * page writable and every other thread held; a page more that it faults
+ * on is given too.  A rep string instruction is stepped round by round,
+ * each round's hits made here (rounds: 1).  A trap at which it had not
+ * moved is the target's own SIGTRAP, come first.  Returns 1 when the
+ * instruction ran (all its rep rounds), 0 when another stop came first
+ * (queued; it runs again later, from the round it stopped at: cut), -1
+ * when t is gone.
  */
 static int
 step_over(struct watch *w, struct page_state *s, struct tr_thread *t,
-    const struct wp_x86_insn *in, const struct user_regs_struct *u0,
+    const struct wp_x86_insn *in, struct user_regs_struct *u,
     struct ppage *p, int *rounds)
 {
-	struct user_regs_struct u = *u0, b;
+	struct user_regs_struct b;
 	struct ppage *opened[16], *q;
 	size_t nopen = 0, k;
 	uint64_t n;
-	int r = -1;
+	int r = -1, ran;
 
 	*rounds = in->rep && in->kind == WP_X86_STRING;
 	if (!s->holding)
@@ -156,31 +174,32 @@ step_over(struct watch *w, struct page_state *s, struct tr_thread *t,
 	if (page_mprotect(s, t, p, p->own) == 0)
 		opened[nopen++] = p;
 	for (n = 0; n < step_max(); n++) {
-		b = u;
-		if ((r = tr_step(&s->tr, t, 0)) == -1)
-			break;
-		if (r == 0) {
-			if (in->rep && ptrace(PTRACE_GETREGS, t->tid, 0, &u) == 0) {
-				if (*rounds)
-					rep_round(w, s, t, in, &b, u.rip);
-				if (u.rip == in->addr)
-					continue;
-			}
-			r = 1;
+		b = *u;
+		if ((r = tr_step(&s->tr, t, 0)) == -1 ||
+		    ptrace(PTRACE_GETREGS, t->tid, 0, u) == -1) {
+			r = -1;
 			break;
 		}
-		if (t->stop == TR_SIGNAL && page_fault_ours(s, t, &q, NULL) &&
+		ran = u->rip != in->addr || (*rounds && u->rcx != b.rcx);
+		if (ran && *rounds)
+			rep_round(w, s, t, in, &b, u->rip);
+		if (r == 1 && !ran && t->stop == TR_SIGNAL &&
+		    page_fault_ours(s, t, &q, NULL) &&
 		    nopen < sizeof opened / sizeof opened[0] &&
 		    page_mprotect(s, t, q, q->own) == 0) {
 			opened[nopen++] = q;
 			continue;
 		}
-		t->queued = 1;
-		r = 0;
+		if (r == 0 && ran && u->rip == in->addr)
+			continue;	/* a rep round made, more to make */
+		if (r == 1 || !ran)
+			t->queued = 1;	/* another stop: a trap it had made
+					   is still pending, and taken after */
+		r = u->rip != in->addr;
 		break;
 	}
-	if (r == 0 && *rounds)
-		rep_cut(t, in);
+	if (r == 0)
+		step_cut(t, in, u);
 	if (t->state != TR_STOPPED)
 		t = page_injectable(s);
 	for (k = 0; k < nopen && t != NULL; k++)
@@ -379,7 +398,7 @@ hit_flags(struct page_state *s, const struct fault *f,
 
 /*
  * Makes the store of in (decoded) by emulation, or else steps it: 2
- * (emulated, u where it is now), 1 (stepped), 0 (not run yet); *rounds
+ * (emulated), 1 (stepped), 0 (not run yet), u where t is now; *rounds
  * set where a rep instruction's rounds made their hits as they ran.
  */
 static int
@@ -444,8 +463,8 @@ again:
 	place(p, t->tid, &in, decoded, &r, addr, &f);
 	for (ti = 0; ti < w->nt; ti++)
 		nhit += w->t[ti].armed && hit_flags(s, &f, &w->t[ti], ti, 0) >= 0;
-	/* a rep instruction's fault, made on from a cut, was counted */
-	cont = rep_resumed(t, &u);
+	/* the fault of an instruction made on from a cut was counted */
+	cont = cut_resumed(t, &u);
 	if (!cont && nhit > 0)
 		obs(w)->faults_watched++;
 	else if (!cont)
@@ -462,8 +481,7 @@ again:
 		obs(w)->emulated++;
 	else if (!cont)
 		obs(w)->stepped++;
-	if (!rounds && (done == 2 ||
-	    (done && ptrace(PTRACE_GETREGS, t->tid, 0, &u) == 0)))
+	if (!rounds && done)
 		for (ti = 0; ti < w->nt && nhit > 0; ti++)
 			if (w->t[ti].armed &&
 			    (fl = hit_flags(s, &f, &w->t[ti], ti, 1)) >= 0)

@@ -63,11 +63,13 @@ struct pthr {
 	/* its rseq area as the kernel has it now, once asked (known) */
 	uint64_t	 rseq_area;
 	int		 rseq_known;
-	/* a rep string instruction its step left unfinished (cut): its
-	   address, count, pointers and element, its next fault there the
-	   same one */
+	/* an instruction its step left unfinished (cut): another stop
+	   came before it ran, or a rep string one's rounds were not all
+	   made; its registers then and a rep one's element (0: not rep),
+	   its next fault there, on from there, the same one */
 	int		 cut;
-	uint64_t	 cut_rip, cut_rcx, cut_rdi, cut_rsi, cut_elem;
+	struct user_regs_struct cut_u;
+	uint64_t	 cut_elem;
 };
 
 /* An instruction decoded at a fault, kept for the next one there. */

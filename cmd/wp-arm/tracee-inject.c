@@ -7,7 +7,9 @@
  * some, libc's text more), the call's registers are set with orig_rax
  * -1 (so that the kernel's restart of an interrupted call leaves them
  * alone), the thread steps that one instruction with every signal
- * blocked, and all its registers and its signal mask are put back; at
+ * blocked but SIGTRAP (the step's trap, raised while it is blocked,
+ * would set the target's handler of it back to SIG_DFL), and all its
+ * registers and its signal mask are put back; at
  * a signal-delivery-stop, the signal's siginfo too (the step's trap
  * replaced it: a fault's address, a sender's pid and value).
  */
@@ -120,9 +122,9 @@ tr_inject(struct tracee *tr, struct tr_thread *t, long nr, uint64_t a0,
 	struct user_regs_struct saved, r;
 	struct tr_thread keep = *t;
 	siginfo_t si;
-	uint64_t mask, all = ~0ULL;
+	uint64_t mask, all = ~(1ULL << (SIGTRAP - 1));
 	long rv = -ENOSYS;
-	int k, sigstop = 0, has_si;
+	int k, rc, sigstop = 0, sigtrap = 0, has_si;
 
 	if (tr->gadget == 0 || t->state != TR_STOPPED ||
 	    t->stop == TR_SC_ENTRY ||
@@ -142,9 +144,16 @@ tr_inject(struct tracee *tr, struct tr_thread *t, long nr, uint64_t a0,
 	    ptrace(PTRACE_SETREGS, t->tid, 0, &r) == -1)
 		return -ENOSYS;
 	/* a group-stop or an interrupt may come first: step again; a
-	   SIGSTOP (not blocked by any mask) is queued again afterwards */
+	   SIGSTOP (not blocked by any mask) or the target's own SIGTRAP
+	   (a trap before the syscall ran) is sent again afterwards */
 	for (k = 0; k < 4; k++) {
-		if (tr_step(tr, t, 0) != 1)
+		if ((rc = tr_step(tr, t, 0)) == 0 &&
+		    ptrace(PTRACE_GETREGS, t->tid, 0, &r) == 0 &&
+		    r.rip == tr->gadget) {
+			sigtrap = 1;
+			continue;
+		}
+		if (rc != 1)
 			break;
 		if (t->stop == TR_SIGNAL && t->sig == SIGSTOP)
 			sigstop = 1;
@@ -171,6 +180,8 @@ tr_inject(struct tracee *tr, struct tr_thread *t, long nr, uint64_t a0,
 		t->status = keep.status;
 		if (sigstop)
 			syscall(SYS_tgkill, t->tgid, t->tid, SIGSTOP);
+		if (sigtrap)
+			syscall(SYS_tgkill, t->tgid, t->tid, SIGTRAP);
 	}
 	return rv;
 }
