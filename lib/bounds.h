@@ -22,5 +22,7 @@
 /* the most entries a kernel call chain holds (kernel.perf_event_max_stack
    by default) */
 #define WP_KERNEL_MAXSTACK	127
+/* the bytes a hit's store_bytes carries at most (wp-records(7)) */
+#define WP_STORE_BYTES_MAX	256
 
 #endif

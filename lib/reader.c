@@ -119,6 +119,13 @@ hit_member(const struct wp_json *j, const struct member *m,
 		h->has_value_members = 1;
 		if (wp_json_is(j, m->v, WP_JSTRING))
 			h->new_bytes = raw_of(j, m->v, &h->nnew_bytes);
+	} else if (IS(*m, "store_addr"))
+		h->has_store = wp_json_hex(j, m->v, &h->store_addr) == 0;
+	else if (IS(*m, "store_len") && wp_json_int(j, m->v, &i) == 0)
+		h->store_len = i > 0 ? i : 0;
+	else if (IS(*m, "store_bytes") && wp_json_is(j, m->v, WP_JSTRING)) {
+		h->store_bytes = raw_of(j, m->v, &h->nstore_bytes);
+		h->store_bytes_tok = m->v;
 	} else if (IS(*m, "regs"))
 		h->regs_tok = m->v;
 	else if (IS(*m, "user_stack"))
@@ -205,10 +212,11 @@ wp_rec_read_hit(const struct wp_record *rec, struct wp_hit_in *h)
 	h->tally = strcmp(rec->type, "tally") == 0;
 	h->len = 1;
 	h->regs_tok = h->stack_tok = h->writer_tok = h->value_tok = -1;
-	h->end_tok = -1;
+	h->end_tok = h->store_bytes_tok = -1;
 	FOREACH_MEMBER(j, 0, m)
 		if (!hit_member(j, &m, h))
 			place_member(j, &m, h);
+	h->has_store = h->has_store && h->store_len > 0;
 	h->has_regs = h->regs_tok >= 0;
 	h->has_stack = h->stack_tok >= 0;
 	h->has_writer = h->writer_tok >= 0;

@@ -41,6 +41,14 @@ struct wp_hit_in {
 	const char		*new_bytes;	/* its JSON string, quotes and
 						   all; NULL: not a string */
 	size_t			 nnew_bytes;
+	/* where the write landed (has_store: store_addr and store_len
+	   known) and store_bytes, as new_bytes */
+	int			 has_store;
+	uint64_t		 store_addr;
+	int64_t			 store_len;
+	const char		*store_bytes;
+	size_t			 nstore_bytes;
+	int			 store_bytes_tok;
 	int			 role;		/* enum wp_role */
 	int			 level;
 	int			 has_generation;

@@ -293,6 +293,23 @@ chain_member(struct wp_jw *w, const char *status, const uint64_t *chain,
 	wp_jw_str(w, "callchain_status", status);
 }
 
+/* Where an exact hit's write landed in the target, and what it left. */
+static void
+hit_store(struct wp_jw *w, const struct wp_hit_rec *h)
+{
+	if (h->store_len == 0) {
+		wp_jw_null(w, "store_addr");
+		wp_jw_null(w, "store_len");
+		wp_jw_null(w, "store_bytes");
+		return;
+	}
+	wp_jw_hex(w, "store_addr", h->store_addr);
+	wp_jw_uint(w, "store_len", h->store_len);
+	wp_jw_bytes(w, "store_bytes", h->store_bytes,
+	    h->store_len < WP_STORE_BYTES_MAX ? h->store_len :
+	    WP_STORE_BYTES_MAX);
+}
+
 void
 wp_rec_hit(struct wp_jw *w, const struct wp_hit_rec *h)
 {
@@ -310,8 +327,10 @@ wp_rec_hit(struct wp_jw *w, const struct wp_hit_rec *h)
 		    h->writer_ip);
 	if (h->exact || h->bytes != NULL)
 		value_bytes(w, "new_value", "new_bytes", h->bytes, h->nbytes);
-	if (h->exact)
+	if (h->exact) {
+		hit_store(w, h);
 		hit_flags(w, h);
+	}
 	if (h->role != WP_ROLE_NONE)
 		wp_jw_str(w, "role", wp_role_names[h->role]);
 	if (h->role == WP_ROLE_POINTER)

@@ -193,6 +193,12 @@ struct wp_hit_rec {
 	/* the watched bytes after the write; NULL: not read */
 	const unsigned char	*bytes;
 	size_t			 nbytes;
+	/* exact backends: the part of the target the write covered,
+	   [store_addr, store_addr + store_len) (store_len 0: not known),
+	   and the bytes it left there (up to WP_STORE_BYTES_MAX written) */
+	uint64_t		 store_addr;
+	size_t			 store_len;
+	const unsigned char	*store_bytes;
 	/* a hit on a follow chain */
 	int			 role;		/* WP_ROLE_* */
 	int			 level;		/* pointer */

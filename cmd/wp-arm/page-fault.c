@@ -280,6 +280,7 @@ atomic_here(const struct ppage *p, uint64_t lo, uint64_t hi)
 /* What the instruction at a fault does to memory. */
 struct fault {
 	uint64_t	 lo, hi;	/* the bytes it stores, or the faulting one */
+	int		 stored;	/* lo, hi: its decoded store */
 	uint64_t	 rlo, rhi;	/* those it loads, on an rw page (else none) */
 	/* rw page: the decoder places no access at the fault, so the
 	   faulting byte was read or written: the bytes after the step say */
@@ -343,6 +344,7 @@ place(const struct ppage *p, pid_t tid, const struct wp_x86_insn *in,
 		rep_reach(in, r, &f->lo, &f->hi);
 		mask_of(tid, in, f);
 	}
+	f->stored = st;
 	if (!p->rw)
 		return;
 	if (!(ld = decoded && wp_x86_load_range(in, r, &f->rlo,
@@ -360,6 +362,7 @@ place(const struct ppage *p, pid_t tid, const struct wp_x86_insn *in,
 	f->rlo = f->rhi = 0;
 	f->unplaced = 1;
 	f->in = NULL;
+	f->stored = 0;
 }
 
 /* Whether fault f's store writes a byte of target t. */
@@ -481,6 +484,8 @@ again:
 		obs(w)->emulated++;
 	else if (!cont)
 		obs(w)->stepped++;
+	s->el_lo = f.stored ? f.lo : 0;		/* a step's store */
+	s->el_hi = f.stored ? f.hi : 0;
 	if (!rounds && done)
 		for (ti = 0; ti < w->nt && nhit > 0; ti++)
 			if (w->t[ti].armed &&
@@ -488,6 +493,7 @@ again:
 				page_emit(w, s, ti, t->tid, u.rip, at.rip,
 				    (unsigned)fl, 0, &r);
 	s->st = NULL;
+	s->el_lo = s->el_hi = 0;
 	if (ptr)
 		page_follow(w, s);
 	if (held) {

@@ -267,8 +267,39 @@ callers(struct watch *w, struct page_state *s, pid_t tid,
 }
 
 /*
+ * The target's bytes after the write being handled into s->last[ti]
+ * (and, whole, into s->buf), the write [lo, hi) (clipped to the
+ * target: none, lo >= hi): a wide target's only there, where they
+ * changed.  0, or -1 when they cannot be read.
+ */
+static int
+page_bytes(struct watch *w, struct page_state *s, size_t ti, uint64_t lo,
+    uint64_t hi)
+{
+	uint64_t a = w->t[ti].addr, len = (uint64_t)w->t[ti].len;
+
+	/* a store that covered the target: its bytes are what it stored */
+	if (s->st != NULL && s->st_lo <= a && a + len <= s->st_hi)
+		memcpy(s->buf, s->st + (a - s->st_lo), (size_t)len);
+	else if (len > HIT_BYTES_MAX && lo < hi) {
+		if (s->st != NULL)
+			memcpy(s->last[ti] + (lo - a), s->st + (lo - s->st_lo),
+			    (size_t)(hi - lo));
+		else if (pread(s->tr.memfd, s->last[ti] + (lo - a),
+		    (size_t)(hi - lo), (off_t)lo) != (ssize_t)(hi - lo))
+			return -1;
+		return 0;
+	} else if (pread(s->tr.memfd, s->buf, (size_t)len, (off_t)a) !=
+	    (ssize_t)len)
+		return -1;
+	memcpy(s->last[ti], s->buf, (size_t)len);
+	return 0;
+}
+
+/*
  * A hit on entry ti by thread tid: flags 0 with the writer at writer_ip,
  * or the kernel's (a system call at writer_ip, or a signal's frame).
+ * The write is the store emulated (s->st), else [s->el_lo, s->el_hi).
  */
 void
 page_emit(struct watch *w, struct page_state *s, size_t ti, pid_t tid,
@@ -276,26 +307,15 @@ page_emit(struct watch *w, struct page_state *s, size_t ti, pid_t tid,
     const struct wp_x86_regs *regs)
 {
 	struct wp_hit_rec h;
-	int wide = w->t[ti].len > HIT_BYTES_MAX;
-	uint64_t a = w->t[ti].addr, len = (uint64_t)w->t[ti].len;
+	const struct wtarget *t = &w->t[ti];
+	int wide = t->len > HIT_BYTES_MAX;
 
-	/* a store that covered the target: its bytes are what it stored */
-	if (s->st != NULL && s->st_lo <= a && a + len <= s->st_hi)
-		memcpy(s->buf, s->st + (a - s->st_lo), (size_t)len);
-	else if (wide && s->el_lo < s->el_hi) {
-		/* only the element changed: read it alone, into last */
-		uint64_t lo = s->el_lo > a ? s->el_lo : a;
-		uint64_t hi = s->el_hi < a + len ? s->el_hi : a + len;
-
-		if (lo < hi && pread(s->tr.memfd, s->last[ti] + (lo - a),
-		    (size_t)(hi - lo), (off_t)lo) != (ssize_t)(hi - lo))
-			return;
-	} else if (pread(s->tr.memfd, s->buf, (size_t)len, (off_t)a) !=
-	    (ssize_t)len)
-		return;
-	if (!wide || s->el_lo == s->el_hi)
-		memcpy(s->last[ti], s->buf, (size_t)w->t[ti].len);
 	memset(&h, 0, sizeof h);
+	watch_store(&h, t, s->st != NULL ? s->st_lo : s->el_lo,
+	    s->st != NULL ? s->st_hi : s->el_hi, s->last[ti]);
+	if (page_bytes(w, s, ti, h.store_addr, h.store_addr +
+	    h.store_len) == -1)
+		return;
 	h.pid = w->pid;
 	h.tid = tid;
 	h.cpu = -1;
@@ -305,7 +325,7 @@ page_emit(struct watch *w, struct page_state *s, size_t ti, pid_t tid,
 	h.has_writer_ip = !(flags & WP_HIT_KERNEL);
 	h.writer_ip = writer_ip;
 	h.bytes = wide ? NULL : s->buf;
-	h.nbytes = wide ? 0 : (size_t)w->t[ti].len;
+	h.nbytes = wide ? 0 : (size_t)t->len;
 	h.flags = flags;
 	h.signal = flags & WP_HIT_KERNEL ? sig : 0;
 	h.regs = w->regs ? regs : NULL;

@@ -280,7 +280,8 @@ page_call_writes(int memfd, const struct pthr *pt, int64_t ret, uint64_t lo,
 		   a struct that may hold the range) */
 		return 1;
 	}
-	return syscall_wrote(memfd, pt->nr, pt->args, ret, lo, hi) ? 2 : 1;
+	return syscall_wrote(memfd, pt->nr, pt->args, ret, lo, hi, NULL) ? 2 :
+	    1;
 }
 
 /*
@@ -299,6 +300,27 @@ kernel_reach(struct page_state *s, const struct pthr *pt, unsigned flags,
 		return page_call_writes(s->tr.memfd, pt, (int64_t)u->rax, lo,
 		    hi);
 	return lo < u->rsp + FRAME_MAX && u->rsp < hi;
+}
+
+/*
+ * The kernel's write on target ti (its bytes now in s->buf), into
+ * s->el_lo, s->el_hi: what its system call certainly wrote there (u:
+ * the thread's registers at its exit), else where the bytes changed.
+ */
+static void
+kernel_span(struct watch *w, struct page_state *s, const struct pthr *pt,
+    unsigned flags, const struct user_regs_struct *u, size_t ti)
+{
+	const struct wtarget *wt = &w->t[ti];
+	uint64_t span[2];
+
+	if (!(flags & WP_HIT_SYSCALL) || !syscall_wrote(s->tr.memfd, pt->nr,
+	    pt->args, (int64_t)u->rax, wt->addr, wt->addr + (uint64_t)wt->len,
+	    span))
+		watch_changed(s->last[ti], s->buf, (size_t)wt->len, wt->addr,
+		    span);
+	s->el_lo = span[0];
+	s->el_hi = span[1];
 }
 
 void
@@ -323,9 +345,12 @@ page_kernel_writes(struct watch *w, struct page_state *s, struct tr_thread *t,
 		    reach < 2))
 			continue;
 		obs(w)->kernel_writes++;
+		kernel_span(w, s, pt, flags, &u, ti);
+		memcpy(s->last[ti], s->buf, (size_t)w->t[ti].len);
 		/* the syscall instruction: two bytes before the IP */
 		page_emit(w, s, ti, t->tid, u.rip, u.rip - 2, flags, sig, NULL);
 	}
+	s->el_lo = s->el_hi = 0;
 }
 
 /*

@@ -111,8 +111,10 @@ struct page_state {
 	   being handled (st NULL: none) */
 	const unsigned char *st;
 	uint64_t	 st_lo, st_hi;
-	/* the element a rep round wrote, [el_lo, el_hi) (equal: none): the
-	   rest of a target too wide for its hits' bytes is as last has it */
+	/* what a write not emulated wrote, [el_lo, el_hi) (equal: not
+	   known): a rep round's element, a stepped store's decoded range,
+	   the kernel's write; the rest of a target too wide for its hits'
+	   bytes is as last has it */
 	uint64_t	 el_lo, el_hi;
 	/* a thread's retry of an aborted critical section, run alone
 	   (page-rseq.c): its area, the section (ptr 0: not entered yet),
@@ -180,7 +182,9 @@ int	 page_fault_ours(struct page_state *s, struct tr_thread *t,
 /*
  * A hit on target ti by thread tid, ip its address now: flags 0 with
  * the writer at writer_ip, or the kernel's (a system call at writer_ip,
- * or signal sig's frame); regs, the writer's registers, or NULL.
+ * or signal sig's frame); regs, the writer's registers, or NULL.  Its
+ * write (the hit's store members) is the store emulated (s->st), else
+ * [s->el_lo, s->el_hi).
  */
 void	 page_emit(struct watch *w, struct page_state *s, size_t ti,
 	    pid_t tid, uint64_t ip, uint64_t writer_ip, unsigned flags,

@@ -35,12 +35,13 @@ callers(struct watch *w, struct ptrace_state *s, struct pthr *p,
 
 /*
  * A hit of thread p on entry ti, with the bytes after it; flags say what
- * kind.  The instruction that ran is its writer unless the kernel wrote
- * (a signal frame) or nothing explains the change.
+ * kind; its write [lo, hi) (none: lo == hi).  The instruction that ran
+ * is its writer unless the kernel wrote (a signal frame) or nothing
+ * explains the change.
  */
 static void
 report_hit(struct watch *w, struct ptrace_state *s, struct pthr *p, size_t ti,
-    const unsigned char *now, unsigned flags)
+    const unsigned char *now, unsigned flags, uint64_t lo, uint64_t hi)
 {
 	struct user_regs_struct u;
 	struct wp_x86_regs regs;
@@ -59,6 +60,7 @@ report_hit(struct watch *w, struct ptrace_state *s, struct pthr *p, size_t ti,
 	h.writer_ip = p->insn_ip;
 	h.bytes = now;
 	h.nbytes = (size_t)w->t[ti].len;
+	watch_store(&h, &w->t[ti], lo, hi, now);
 	h.flags = flags;
 	h.signal = flags & WP_HIT_KERNEL ? p->sigstep : 0;
 	if (w->regs && have_u) {
@@ -151,7 +153,7 @@ kernel_wrote(struct ptrace_state *s, struct pthr *p, const struct wtarget *t,
 	if (was_syscall && syscall_writes(s->tr.memfd, p->sc_nr, p->sc_args,
 	    t->addr, hi) == SC_YES && ptrace(PTRACE_GETREGS, p->tid, 0,
 	    &u) == 0 && syscall_wrote(s->tr.memfd, p->sc_nr, p->sc_args,
-	    (int64_t)u.rax, t->addr, hi))
+	    (int64_t)u.rax, t->addr, hi, NULL))
 		return WP_HIT_SYSCALL;
 	return 0;
 }
@@ -259,6 +261,24 @@ ran(struct pthr *p)
 }
 
 /*
+ * Where a write of flags kind on entry t that no instruction made
+ * landed: what thread p's system call certainly wrote there, else
+ * where its bytes (s->buf now, s->last before) changed.
+ */
+static void
+kernel_span(struct ptrace_state *s, struct pthr *p, const struct wtarget *t,
+    size_t ti, unsigned kind, uint64_t span[2])
+{
+	struct user_regs_struct u;
+
+	if (!(kind & WP_HIT_SYSCALL) || ptrace(PTRACE_GETREGS, p->tid, 0,
+	    &u) == -1 || !syscall_wrote(s->tr.memfd, p->sc_nr, p->sc_args,
+	    (int64_t)u.rax, t->addr, t->addr + (uint64_t)t->len, span))
+		watch_changed(s->last[ti], s->buf, (size_t)t->len, t->addr,
+		    span);
+}
+
+/*
  * A write to entry ti that no instruction made: the kernel's for thread
  * p (counted whether or not the bytes changed), or a change nothing
  * explains.  0: none; -1: another thread's system call will tell.
@@ -267,6 +287,7 @@ static int
 other_write(struct watch *w, struct ptrace_state *s, struct pthr *p,
     size_t ti, const struct frame *f, int was_syscall, int changed)
 {
+	uint64_t span[2];
 	int kind;
 
 	if ((kind = (int)kernel_wrote(s, p, &w->t[ti], f, was_syscall)) == 0) {
@@ -279,7 +300,8 @@ other_write(struct watch *w, struct ptrace_state *s, struct pthr *p,
 		pt_ctr(w)->unexplained++;
 	else
 		pt_ctr(w)->kernel_writes++;
-	report_hit(w, s, p, ti, s->buf, (unsigned)kind);
+	kernel_span(s, p, &w->t[ti], ti, (unsigned)kind, span);
+	report_hit(w, s, p, ti, s->buf, (unsigned)kind, span[0], span[1]);
 	return 0;
 }
 
@@ -306,7 +328,7 @@ pt_after_step(struct watch *w, struct ptrace_state *s, struct pthr *p,
 	struct stepped d;
 	struct wtarget *t;
 	struct frame f;
-	uint64_t lo, hi;
+	uint64_t lo, hi, span[2];
 	size_t ti;
 	int changed, look, store, load;
 
@@ -337,13 +359,16 @@ pt_after_step(struct watch *w, struct ptrace_state *s, struct pthr *p,
 			continue;
 		changed = memcmp(s->buf, s->last[ti], (size_t)t->len) != 0;
 		if (store == 1)
-			report_hit(w, s, p, ti, s->buf, 0);
-		else if (store == -1 && changed)
-			report_hit(w, s, p, ti, s->buf, WP_HIT_UNMODELED);
-		else if (store == -1)
+			report_hit(w, s, p, ti, s->buf, 0, d.slo, d.shi);
+		else if (store == -1 && changed) {
+			watch_changed(s->last[ti], s->buf, (size_t)t->len,
+			    t->addr, span);
+			report_hit(w, s, p, ti, s->buf, WP_HIT_UNMODELED,
+			    span[0], span[1]);
+		} else if (store == -1)
 			pt_ctr(w)->unmodeled++;
 		else if (load)
-			report_hit(w, s, p, ti, s->buf, WP_HIT_READ);
+			report_hit(w, s, p, ti, s->buf, WP_HIT_READ, 0, 0);
 		else if (other_write(w, s, p, ti, &f, was_syscall,
 		    changed) == -1)
 			continue;	/* that call will say */

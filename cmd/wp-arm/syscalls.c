@@ -152,25 +152,54 @@ lookup(long nr)
 }
 
 /*
+ * Whether [p, p + n) reaches [lo, hi); then with span (not NULL), the
+ * part it reaches added to span[0..1] (the hull; empty: equal).
+ */
+static int
+meet(uint64_t p, uint64_t n, uint64_t lo, uint64_t hi, uint64_t *span)
+{
+	uint64_t a, b;
+
+	if (!overlaps(p, n, lo, hi))
+		return 0;
+	if (span == NULL)
+		return 1;
+	a = p > lo ? p : lo;
+	b = p + n < hi && p + n > p ? p + n : hi;
+	if (span[0] == span[1] || a < span[0])
+		span[0] = a;
+	if (b > span[1])
+		span[1] = b;
+	return 1;
+}
+
+/*
  * The iovec array of a readv(2) (a[1], a[2] entries, read through
  * memfd): SC_YES when the first ret bytes it takes (all it may take:
- * ret -1) reach [lo, hi); SC_UNKNOWN when the array cannot be read.
+ * ret -1) reach [lo, hi), with span (not NULL) the hull of what they
+ * reach; SC_UNKNOWN when the array cannot be read.
  */
 static int
 iov_writes(int memfd, const uint64_t a[6], int64_t ret, uint64_t lo,
-    uint64_t hi)
+    uint64_t hi, uint64_t *span)
 {
 	uint64_t iov[2], i, left = ret < 0 ? UINT64_MAX : (uint64_t)ret, n;
+	int found = 0;
 
 	for (i = 0; i < a[2] && i < 1024 && left > 0; i++) {
 		if (pread(memfd, iov, sizeof iov, (off_t)(a[1] + i * 16)) !=
 		    (ssize_t)sizeof iov)
-			return SC_UNKNOWN;
+			return found ? SC_YES : SC_UNKNOWN;
 		n = iov[1] < left ? iov[1] : left;
-		if (overlaps(iov[0], n, lo, hi))
-			return SC_YES;
+		if (meet(iov[0], n, lo, hi, span)) {
+			if (span == NULL)
+				return SC_YES;
+			found = 1;
+		}
 		left -= n;
 	}
+	if (found)
+		return SC_YES;
 	return i < a[2] && left > 0 ? SC_UNKNOWN : SC_NO;
 }
 
@@ -188,7 +217,7 @@ syscall_writes(int memfd, long nr, const uint64_t a[6], uint64_t lo,
 	for (k = 0; k < 3; k++) {
 		o = &c->o[k];
 		if (o->ptr == -2)
-			return iov_writes(memfd, a, -1, lo, hi);
+			return iov_writes(memfd, a, -1, lo, hi, NULL);
 		if (o->ptr < 0)
 			continue;
 		n = o->len < 0 ? o->size : a[(int)o->len] * (uint64_t)o->mul;
@@ -200,27 +229,33 @@ syscall_writes(int memfd, long nr, const uint64_t a[6], uint64_t lo,
 
 int
 syscall_wrote(int memfd, long nr, const uint64_t a[6], int64_t ret,
-    uint64_t lo, uint64_t hi)
+    uint64_t lo, uint64_t hi, uint64_t *span)
 {
 	const struct call *c;
 	const struct out *o;
 	uint64_t n;
 	size_t k;
+	int found = 0;
 
+	if (span != NULL)
+		span[0] = span[1] = 0;
 	if ((c = lookup(nr)) == NULL || ret < 0)
 		return 0;
 	for (k = 0; k < 3; k++) {
 		o = &c->o[k];
 		if (o->ptr == -2)
 			return ret > 0 &&
-			    iov_writes(memfd, a, ret, lo, hi) == SC_YES;
+			    iov_writes(memfd, a, ret, lo, hi, span) == SC_YES;
 		if (o->ptr < 0 || o->sure == S_MAY)
 			continue;
 		n = o->len < 0 ? o->size : a[(int)o->len] * (uint64_t)o->mul;
 		if (o->sure == S_RET && (uint64_t)ret < n)
 			n = (uint64_t)ret;
-		if (overlaps(a[(int)o->ptr], n, lo, hi))
-			return 1;
+		if (meet(a[(int)o->ptr], n, lo, hi, span)) {
+			if (span == NULL)
+				return 1;
+			found = 1;
+		}
 	}
-	return 0;
+	return found;
 }

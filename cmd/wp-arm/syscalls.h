@@ -21,9 +21,11 @@ int	 syscall_writes(int memfd, long nr, const uint64_t a[6], uint64_t lo,
 /*
  * Whether the call, which returned ret, certainly wrote some byte of
  * [lo, hi) (read(2) of ret bytes, stat(2) that succeeded): a write
- * whether or not the bytes changed.
+ * whether or not the bytes changed.  span (NULL: not asked): the part
+ * of [lo, hi) it certainly wrote, span[0] to span[1] (the hull of its
+ * buffers there; empty: none).
  */
 int	 syscall_wrote(int memfd, long nr, const uint64_t a[6], int64_t ret,
-	    uint64_t lo, uint64_t hi);
+	    uint64_t lo, uint64_t hi, uint64_t *span);
 
 #endif

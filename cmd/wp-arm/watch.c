@@ -235,6 +235,36 @@ watch_hit(struct watch *w, size_t ti, struct wp_hit_rec *h)
 }
 
 void
+watch_store(struct wp_hit_rec *h, const struct wtarget *t, uint64_t lo,
+    uint64_t hi, const unsigned char *bytes)
+{
+	uint64_t end = t->addr + (uint64_t)t->len;
+
+	lo = lo > t->addr ? lo : t->addr;
+	hi = hi < end ? hi : end;
+	h->store_len = 0;
+	if (lo >= hi)
+		return;
+	h->store_addr = lo;
+	h->store_len = (size_t)(hi - lo);
+	h->store_bytes = bytes + (lo - t->addr);
+}
+
+void
+watch_changed(const unsigned char *old, const unsigned char *now, size_t n,
+    uint64_t addr, uint64_t span[2])
+{
+	size_t a = 0, b = n;
+
+	while (a < n && old[a] == now[a])
+		a++;
+	while (b > a && old[b - 1] == now[b - 1])
+		b--;
+	span[0] = addr + a;
+	span[1] = addr + b;
+}
+
+void
 watch_exited(struct watch *w, pid_t tid, int status)
 {
 	(void)tid;

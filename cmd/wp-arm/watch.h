@@ -277,6 +277,20 @@ watch_time(const struct watch *w, uint64_t now_ns)
 int	 watch_hit(struct watch *w, size_t ti, struct wp_hit_rec *h);
 
 /*
+ * An exact hit's write on target t: [lo, hi) clipped to the target
+ * (none there: not known), its bytes in bytes, t's own bytes after the
+ * write (the target's address at bytes[0]).
+ */
+void	 watch_store(struct wp_hit_rec *h, const struct wtarget *t,
+	    uint64_t lo, uint64_t hi, const unsigned char *bytes);
+/*
+ * Where the n bytes at addr, old before and now after, differ: from the
+ * first to the last byte that changed, span[0] to span[1] (equal: none).
+ */
+void	 watch_changed(const unsigned char *old, const unsigned char *now,
+	    size_t n, uint64_t addr, uint64_t span[2]);
+
+/*
  * Thread tid of the process ended with wait status status (the
  * backends' one hook): notes the signal that killed the process, or its
  * exit status.

@@ -400,17 +400,33 @@ value_of(const struct wp_x86_insn *in, const struct wp_x86_regs *r,
 	}
 }
 
-/* What the backend read in memory after the write. */
+/*
+ * What the backend read in memory after the write: the target's value;
+ * of a target wider than a value (8 bytes), the bytes the write left
+ * where it landed, where the hit says, else the target's bytes.
+ */
 static void
 observed(const struct wp_hit_in *h, const struct dtarget *t, int have_t,
     struct wp_value_rec *v)
 {
+	unsigned char b[8];
+	size_t n;
+
 	v->kind = WP_VALUE_OBSERVED;
 	v->width = have_t ? (int)t->len : 0;
 	v->has_value = h->has_new_value;
 	v->value = h->new_value;
 	v->bytes = h->new_bytes;
 	v->nbytes = h->nnew_bytes;
+	if (!v->has_value && h->has_store && h->store_bytes != NULL) {
+		v->width = (int)h->store_len;
+		v->bytes = h->store_bytes;
+		v->nbytes = h->nstore_bytes;
+		v->has_value = h->store_len <= 8 && wp_json_bytes(h->rec->j,
+		    h->store_bytes_tok, b, sizeof b, &n) == 0 &&
+		    n == (size_t)h->store_len;
+		v->value = v->has_value ? wp_le64(b, n) : 0;
+	}
 	if (!v->has_value && v->bytes == NULL) {
 		v->kind = WP_VALUE_UNKNOWN;
 		v->reason = "no value in the hit";
