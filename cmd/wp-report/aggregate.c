@@ -135,6 +135,27 @@ count_thread(struct rtarget *t, int tid)
 		t->other_thread_hits++;
 }
 
+/*
+ * Where hit h's write landed in target t, into sample sm: its offset
+ * from where the target was (a chain's leaf then, else the target
+ * record's address).
+ */
+static void
+sample_store(const struct rtarget *t, const struct wp_hit_in *h,
+    struct rsample *sm)
+{
+	const char *a = wp_field_str(&t->rec.runtime_addr);
+	uint64_t base = h->has_addr ? h->addr : 0;
+
+	if (!h->has_addr && (a == NULL || wp_parse_u64(a, &base) == -1))
+		return;
+	if (!h->has_store || h->store_addr < base)
+		return;
+	sm->has_store = 1;
+	sm->store_off = h->store_addr - base;
+	sm->store_len = h->store_len;
+}
+
 static void
 keep_sample(struct report *r, struct rtarget *t, struct rsite *s,
     const struct wp_hit_in *h, int64_t tid, int64_t tns)
@@ -160,6 +181,8 @@ keep_sample(struct report *r, struct rtarget *t, struct rsite *s,
 	sm->time_ns = tns;
 	sm->has_writer = wp_rec_read_writer(h, &sm->writer, 1) == 0;
 	sm->has_value = wp_rec_read_value(h, &sm->value) == 0;
+	sm->has_store = 0;
+	sample_store(t, h, sm);
 	s->nsamples++;
 }
 

@@ -155,6 +155,10 @@ doc_samples(const struct report *r, const char *name,
 		WP_JW_OR_NULL(wp_jw_hex, w, "writer_static_ip",
 		    wr->has_writer_static, wr->writer_static);
 		wp_jw_str(w, "writer_symbol", wr->symbol);
+		WP_JW_OR_NULL(wp_jw_hex, w, "store_offset", sm->has_store,
+		    sm->store_off);
+		WP_JW_OR_NULL(wp_jw_int, w, "store_len", sm->has_store,
+		    sm->store_len);
 		value(w, sm);
 		wp_jw_end(w);
 	}

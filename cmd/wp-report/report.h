@@ -65,6 +65,10 @@ struct rsample {
 	int		 has_writer, has_value;
 	struct wp_writer_in writer;
 	struct wp_value_in value;
+	/* where its write landed: offset from the target's start, length */
+	int		 has_store;
+	uint64_t	 store_off;
+	int64_t		 store_len;
 };
 
 /* The latest in-kernel tally of one writing instruction and thread. */

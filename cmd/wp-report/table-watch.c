@@ -9,6 +9,8 @@
 #include "table.h"
 #include "util.h"
 
+#define SHOWN_BYTES	16	/* of a value wider than 8 bytes */
+
 /* Whether sample sm's value is unknown. */
 static int
 value_unknown(const struct rsample *sm)
@@ -19,21 +21,23 @@ value_unknown(const struct rsample *sm)
 
 /*
  * A written value: "eax = 0x2a", "unknown: why" ("unknown" when why is
- * why_said, said once for the table), the value, or "-".
+ * why_said, said once for the table), the value, its first bytes in
+ * memory order when it is wider than 8 (cut by '~'), or "-".
  */
 static void
 value_text(const struct rsample *sm, const char *why_said, char *buf,
     size_t sz)
 {
 	const struct wp_value_in *v = &sm->value;
-	char hex[24];
+	char hex[2 * SHOWN_BYTES + 2];
 	const char *kind = sm->has_value && v->kind_word ? v->kind_word : "-";
 	const char *val = "-";
 
 	if (sm->has_value && v->has_value) {
 		hex[wp_fmt_hex(hex, v->value)] = '\0';
 		val = hex;
-	}
+	} else if (sm->has_value && v->bytes != NULL)	/* memory order */
+		val = fit(hex, sizeof hex, v->bytes, sizeof hex - 1);
 	if (value_unknown(sm) && why_said != NULL && v->reason != NULL &&
 	    strcmp(v->reason, why_said) == 0)
 		snprintf(buf, sz, "unknown");
@@ -234,19 +238,48 @@ struct samples {
 	const char	*why;		/* every unknown value's reason, or
 					   NULL: said once, not per row */
 	size_t		 cw;		/* the THREAD column; 0: none */
+	size_t		 aw, lw;	/* AT and LEN; 0: none */
 	char		**names;
 	struct col	 c[2];		/* WRITER, VALUE */
 };
 
+/* Where sample x's write landed: "+0x1f40" and its length, or "-". */
+static void
+store_text(const struct rsample *x, char *at, size_t asz, char *len,
+    size_t lsz)
+{
+	char hex[24];
+
+	if (!x->has_store) {
+		snprintf(at, asz, "-");
+		snprintf(len, lsz, "-");
+		return;
+	}
+	hex[wp_fmt_hex(hex, x->store_off)] = '\0';
+	snprintf(at, asz, "+%s", hex);
+	snprintf(len, lsz, "%lld", (long long)x->store_len);
+}
+
 static void
 samples_layout(const struct report *r, struct samples *t)
 {
-	char b[512], ip[24];
+	char b[512], ip[24], at[32], len[24];
 	const struct rsample *x;
 	const char *comm;
 	size_t j;
 
 	t->names = names_new(t->n);
+	for (j = 0; j < t->n; j++) {
+		if (!t->a[j].has_store)
+			continue;
+		store_text(&t->a[j], at, sizeof at, len, sizeof len);
+		t->aw = t->aw > strlen(at) ? t->aw : strlen(at);
+		t->lw = t->lw > strlen(len) ? t->lw : strlen(len);
+	}
+	if (t->aw > 0) {
+		t->aw = t->aw < strlen("AT") ? strlen("AT") : t->aw;
+		t->lw = t->lw < strlen("LEN") ? strlen("LEN") : t->lw;
+	}
 	t->c[0] = (struct col){ 26, strlen("WRITER"), 0 };
 	t->c[1] = (struct col){ 44, strlen("VALUE"), 0 };
 	for (j = 0; j < t->n; j++) {
@@ -264,14 +297,17 @@ samples_layout(const struct report *r, struct samples *t)
 	if (t->cw > 0)
 		t->cw = t->cw < strlen("THREAD") ? strlen("THREAD") :
 		    least(t->cw, 16);
-	layout(t->c, 2, room(2 + 9 + 2 + 12 + 2 + 1 + (t->cw ? t->cw + 1 : 0)),
-	    t->names, t->n);
+	layout(t->c, 2, room(2 + 9 + 2 + 12 + 2 + 1 + (t->cw ? t->cw + 1 : 0) +
+	    (t->aw ? t->aw + 1 + t->lw + 2 : 0)), t->names, t->n);
 }
 
-/* TID, its name when any sample has one, TIME ms. */
+/*
+ * TID, its name when any sample has one, TIME ms, and where the write
+ * landed when any sample says.
+ */
 static void
 sample_lead(const struct samples *t, const char *tid, const char *comm,
-    const char *ms, FILE *f)
+    const char *ms, const char *at, const char *len, FILE *f)
 {
 	char b[128], c[128];
 
@@ -280,6 +316,8 @@ sample_lead(const struct samples *t, const char *tid, const char *comm,
 		out(f, " %-*s", (int)t->cw, fit(b, sizeof b,
 		    printable(c, sizeof c, comm), t->cw));
 	out(f, "  %12s  ", ms);
+	if (t->aw > 0)
+		out(f, "%-*s %*s  ", (int)t->aw, at, (int)t->lw, len);
 }
 
 static void
@@ -288,13 +326,15 @@ sample_row(const struct report *r, const struct samples *t, size_t j,
 {
 	const struct rsample *x = &t->a[j];
 	char b1[MAXWIDTH + 1], b2[MAXWIDTH + 1], v[512], ms[64], tid[24];
+	char at[32], len[24];
 	const char *comm = report_comm(r, x->tid);
 
 	value_text(x, t->why, v, sizeof v);
 	snprintf(ms, sizeof ms, "%.3f", (double)x->time_ns / 1e6);
 	snprintf(tid, sizeof tid, "%lld", (long long)x->tid);
+	store_text(x, at, sizeof at, len, sizeof len);
 	label_shorten(t->names[j], t->c[0].w, b1, sizeof b1);
-	sample_lead(t, tid, comm ? comm : "-", ms, f);
+	sample_lead(t, tid, comm ? comm : "-", ms, at, len, f);
 	out(f, "%-*s %s\n", (int)t->c[0].w, b1,
 	    fit(b2, sizeof b2, v, t->c[1].w));
 }
@@ -349,7 +389,7 @@ table_samples(const struct report *r, const struct rsample *a, size_t n,
 	samples_layout(r, &t);
 	if (t.why != NULL)
 		out(f, "  values unknown: %s\n", t.why);
-	sample_lead(&t, "TID", "THREAD", "TIME ms", f);
+	sample_lead(&t, "TID", "THREAD", "TIME ms", "AT", "LEN", f);
 	out(f, "%-*s %s\n", (int)t.c[0].w, "WRITER", "VALUE");
 	for (j = 0; j < t.n; j++)
 		sample_row(r, &t, j, f);
