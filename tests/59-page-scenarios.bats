@@ -32,7 +32,7 @@ load arm
 	scenario_page_fork page
 }
 
-@test "page: a 64 KiB array written at random offsets: every write attributed" {
+@test "page: a 64 KiB array written at random offsets, then read(2) into: every write attributed, where it landed and what it left" {
 	require_page
 	scenario_page_array page 20000
 }
@@ -62,7 +62,7 @@ load arm
 	scenario_page_fork ptrace
 }
 
-@test "ptrace: a 64 KiB array written at random offsets" {
+@test "ptrace: a 64 KiB array written at random offsets, then read(2) into: where each write landed" {
 	scenario_page_array ptrace 40
 }
 

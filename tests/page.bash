@@ -174,13 +174,15 @@ scenario_page_fork() {
 	return 0
 }
 
-# A 64 KiB array (16 pages) written at random offsets, in four widths:
-# every write is a hit of its width's writer.
+# A 64 KiB array (16 pages) written at random offsets, in four widths,
+# then read(2) into across two pages: every write is a hit of its
+# width's writer, the read one of the kernel's; each says where in the
+# array it landed and what it left there (page_array_stores).
 scenario_page_array() {
 	local backend=$1 n=$2 w
 	shift 2
-	unwatched page-array -n "$n" "$@"
-	start_target page-array -n "$n" "$@"
+	unwatched page-array -n "$n" -L -r "$@"
+	start_target page-array -n "$n" -L -r "$@"
 	rm -f "$BATS_TEST_TMPDIR/watch.out.writers"
 	watch_start --backend "$backend" wpt_big -- --backend "$backend" -d 600s -n 100000000
 	kill -USR1 "$TPID"
@@ -191,13 +193,51 @@ scenario_page_array() {
 	# one target, the whole array
 	run jq -r 'select(.type=="target") | "\(.input) \(.len)"' "$WOUT"
 	assert_output "wpt_big 65536"
-	assert_equal "$(hits)" "$n"
+	assert_equal "$(hits)" $(( n + 1 ))
 	for w in u8 u16 u32 u64; do
 		assert_equal "$(writer_hits "write_$w")" \
 			"$(awk -v w="$w" '$1 == w { print $3 }' "$TOUT")"
 	done
+	assert_equal "$(hits '.flags == ["syscall"]')" 1
 	# with one thread the array ends as in an unwatched run
 	assert_equal "$(target_output)" "$PLAIN"
+	page_array_stores
+}
+
+# le HEX: the little-endian value of bytes HEX (memory order), as
+# wp-report shows a value
+le() {
+	local b=$1 r=
+	while [ -n "$b" ]; do
+		r=${b:0:2}$r
+		b=${b:2}
+	done
+	printf '0x%x' "$(( 16#$r ))"
+}
+
+# page_array_stores: where each write of page-array -L -r landed in the
+# array and the bytes it left, as the target logged them ("at OFF HEX",
+# "read OFF LEN HEX"), are the report's, through wp-decode and
+# wp-report, in the JSON document (every write, in order: one thread)
+# and in the table's rows (its first write, the read).
+page_array_stores() {
+	local doc=$BATS_TEST_TMPDIR/report.json first
+	local -a w
+	wp-decode < "$WOUT" 2> /dev/null | wp-report --json --samples 1000000 > "$doc"
+	diff -u <(awk '$1 == "at" { print $2, $3 } $1 == "read" { print $2, $3, $4 }' "$TOUT") \
+		<(jq -r '.watches[0].samples[] | if .store_len > 8 then
+			"\(.store_offset) \(.store_len) \(.written_value.bytes)"
+			else "\(.store_offset) \(.written_value.bytes)" end' "$doc") ||
+		fail "the writes' offsets and bytes are not the target's"
+	run jq -r '[.watches[0].samples[] | "\(.written_value.kind) \(.written_value.width == .store_len)"] | unique[]' "$doc"
+	assert_output "observed true"
+	run --separate-stderr bash -c "wp-decode < '$WOUT' 2> /dev/null | wp-report"
+	assert_success
+	read -r _ first < <(grep -m1 '^at ' "$TOUT")
+	read -r -a w <<< "$first"
+	# TID, THREAD (where named), TIME ms, AT, LEN, WRITER, VALUE
+	assert_line --regexp "^ +[0-9]+( +[^ ]+)? +[0-9.]+  \\+${w[0]} +$(( ${#w[1]} / 2 ))  write_u$(( ${#w[1]} * 4 ))\\+0x[0-9a-f]+ +$(le "${w[1]}")\$"
+	assert_line --regexp "^ +$TPID( +[^ ]+)? +[0-9.]+  \\+0x1f00 +512  [^ ]+ +030a11181f262d343b424950575e656c~\$"
 }
 
 # rw_own WORD: the count the target says (page-rw's "reads R writes W

@@ -1,5 +1,5 @@
 /*
- * page-array [-n writes] [-s seed] [-t threads] [-w]
+ * page-array [-n writes] [-s seed] [-t threads] [-L] [-r] [-w]
  *
  * A 64 KiB array, wpt_big (16 pages, page-aligned), written at random
  * offsets for the page backend.  Prints one JSON line (pid, the
@@ -8,6 +8,15 @@
  * own generator (seeded with seed + the thread's number; default seed
  * 1), each of a width drawn with it, aligned to that width:
  *   write_u8, write_u16, write_u32, write_u64  (one store each)
+ * With -r, once the writes are made, the main thread read(2)s
+ * READ_LEN (512) bytes from a pipe into the array at READ_AT (0x1f00,
+ * across pages 1 and 2), byte i being (7 * i + 3) & 0xff.
+ * Then, with -L, it logs every write, in the order of each thread's
+ * writes (one thread: as they were made), where it landed and the
+ * bytes it left (hex, memory order):
+ *   at 0xOFFSET HEX
+ * and with -r the read's, its first 256 bytes:
+ *   read 0xOFFSET LEN HEX
  * Then it prints the counts of each width (its offset class), the
  * writes per 4 KiB page, the total, and a checksum of the array (with
  * one thread the same in every run with the same options, watched or
@@ -26,16 +35,26 @@
 
 #define BIG	65536
 #define NPAGES	(BIG / 4096)
+#define READ_AT		0x1f00
+#define READ_LEN	512
 
 unsigned char wpt_big[BIG] __attribute__((aligned(4096)));
+
+struct logged {
+	uint32_t	 off;
+	uint32_t	 w;		/* 1 << w bytes */
+	uint64_t	 v;
+};
 
 struct counts {
 	long	 id;		/* the thread's number, from 0 */
 	long	 width[4];
 	long	 page[NPAGES];
+	struct logged *log;	/* -L: each write */
 };
 
 static long nwrites = 1000, seed = 1;
+static int logged;
 static pthread_barrier_t go;
 
 __attribute__((noinline)) static void
@@ -83,8 +102,63 @@ writer(void *arg)
 		}
 		c->width[w]++;
 		c->page[off / 4096]++;
+		if (logged)
+			c->log[i] = (struct logged){ (uint32_t)off,
+			    (uint32_t)w, x };
 	}
 	return NULL;
+}
+
+/* n bytes at b in hex */
+static void
+hex(const unsigned char *b, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		printf("%02x", b[i]);
+}
+
+/* -L: the writes of each thread, as made: offset and bytes */
+static void
+print_log(const struct counts *c, long nthreads)
+{
+	const struct logged *e;
+	unsigned char b[8];
+	uint64_t v;
+	long t, i;
+	size_t w, k;
+
+	for (t = 0; t < nthreads; t++)
+		for (i = 0; i < nwrites; i++) {
+			e = &c[t].log[i];
+			w = (size_t)1 << e->w;
+			for (v = e->v, k = 0; k < w; k++, v >>= 8)
+				b[k] = (unsigned char)v;
+			printf("at 0x%x ", (unsigned)e->off);
+			hex(b, w);
+			printf("\n");
+		}
+}
+
+/* -r: READ_LEN bytes read(2) from a pipe into the array at READ_AT */
+static void
+kernel_read(void)
+{
+	unsigned char b[READ_LEN];
+	int p[2];
+	size_t i;
+
+	for (i = 0; i < sizeof b; i++)
+		b[i] = (unsigned char)(7 * i + 3);
+	if (pipe(p) == -1 || write(p[1], b, sizeof b) != (ssize_t)sizeof b ||
+	    read(p[0], wpt_big + READ_AT, sizeof b) != (ssize_t)sizeof b)
+		exit(1);
+	if (logged) {
+		printf("read 0x%x %d ", READ_AT, READ_LEN);
+		hex(wpt_big + READ_AT, 256);
+		printf("\n");
+	}
 }
 
 static void
@@ -117,13 +191,15 @@ main(int argc, char *argv[])
 	pthread_t th[16];
 	struct counts c[16];
 	long nthreads = 1, i;
-	int ch, waitend = 0;
+	int ch, waitend = 0, kread = 0;
 
-	while ((ch = getopt(argc, argv, "n:s:t:w")) != -1) {
+	while ((ch = getopt(argc, argv, "n:s:t:Lrw")) != -1) {
 		switch (ch) {
 		case 'n': nwrites = atol(optarg); break;
 		case 's': seed = atol(optarg); break;
 		case 't': nthreads = atol(optarg); break;
+		case 'L': logged = 1; break;
+		case 'r': kread = 1; break;
 		case 'w': waitend = 1; break;
 		default: return 64;
 		}
@@ -135,6 +211,9 @@ main(int argc, char *argv[])
 	pthread_barrier_init(&go, NULL, (unsigned)nthreads + 1);
 	for (i = 0; i < nthreads; i++) {
 		c[i].id = i;
+		if (logged && (c[i].log = calloc((size_t)nwrites,
+		    sizeof *c[i].log)) == NULL)
+			return 1;
 		pthread_create(&th[i], NULL, writer, &c[i]);
 	}
 	printf("{\"pid\":%d,\"big\":\"0x%lx\",\"len\":%d,\"threads\":%ld}\n",
@@ -144,6 +223,10 @@ main(int argc, char *argv[])
 	pthread_barrier_wait(&go);
 	for (i = 0; i < nthreads; i++)
 		pthread_join(th[i], NULL);
+	if (logged)
+		print_log(c, nthreads);
+	if (kread)
+		kernel_read();
 	report(c, nthreads);
 	printf("done\n");
 	fflush(stdout);
