@@ -571,6 +571,20 @@ obs_page(struct wp_jw *w, const struct wp_obs_page *p)
 	wp_jw_end(w);
 }
 
+static void
+obs_perf(struct wp_jw *w, const struct wp_obs_perf *p)
+{
+	wp_jw_obj(w, "perf");
+	wp_jw_str(w, "formatter", p->formatter);
+	wp_jw_str(w, "formatter_reason", p->formatter_reason);
+	wp_jw_uint(w, "queue_cap_bytes", p->queue_cap_bytes);
+	wp_jw_uint(w, "queued_peak_bytes", p->queued_peak_bytes);
+	wp_jw_uint(w, "queued_peak_records", p->queued_peak_records);
+	wp_jw_uint(w, "formatter_wait_max_ms", p->formatter_wait_max_ms);
+	wp_jw_uint(w, "cap_reached", p->cap_reached);
+	wp_jw_end(w);
+}
+
 void
 wp_rec_observation(struct wp_jw *w, const struct wp_observation *o)
 {
@@ -654,6 +668,8 @@ wp_rec_observation(struct wp_jw *w, const struct wp_observation *o)
 	}
 	if (o->page != NULL)
 		obs_page(w, o->page);
+	if (o->perf != NULL)
+		obs_perf(w, o->perf);
 	if (o->alive >= 0)
 		wp_jw_bool(w, "target_alive_after", o->alive);
 	else
