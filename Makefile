@@ -108,6 +108,15 @@ $(O)/progs/%: tests/progs/%.c $(O)/libwp.a lib/*.h
 	$(CC) $(WPFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< \
 	    $(O)/libwp.a $(LDLIBS)
 
+# the queue of wp-arm's perf backend, on rings in memory
+$(O)/progs/perf-queue: tests/progs/perf-queue.c cmd/wp-arm/perf-queue.c \
+	    cmd/wp-arm/perf.c cmd/wp-arm/perf-queue.h cmd/wp-arm/perf.h \
+	    $(O)/libwp.a lib/*.h
+	@mkdir -p $(@D)
+	$(CC) $(WPFLAGS) -iquote cmd/wp-arm $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) \
+	    -o $@ $< cmd/wp-arm/perf-queue.c cmd/wp-arm/perf.c $(O)/libwp.a \
+	    $(LDLIBS) -pthread
+
 # Test targets: plain -O1 programs, PIE and non-PIE, and a shared library.
 TCFLAGS	 = -O1 -g -Wall -Wextra -Werror -pthread
 targets: $(TARGETS:%=$(O)/targets/%) $(O)/targets/mt-writer-nopie \

@@ -590,6 +590,51 @@ obs_page(struct wp_jw *w, const struct wp_obs_page *p)
 	wp_jw_end(w);
 }
 
+static void
+obs_bpf(struct wp_jw *w, const struct wp_obs_bpf *b)
+{
+	wp_jw_obj(w, "bpf");
+	wp_jw_uint(w, "samples_sent", b->samples_sent);
+	wp_jw_uint(w, "samples_dropped", b->samples_dropped);
+	wp_jw_uint(w, "samples_capped", b->samples_capped);
+	wp_jw_uint(w, "tally_full", b->tally_full);
+	wp_jw_uint(w, "read_errors", b->read_errors);
+	wp_jw_uint(w, "writers_held", b->writers_held);
+	wp_jw_uint(w, "signals_passed", b->signals_passed);
+	wp_jw_uint(w, "samples_skipped", b->samples_skipped);
+	if (b->has_learning) {
+		wp_jw_uint(w, "samples_pending",
+		    b->samples_pending);
+		wp_jw_uint(w, "writers_prelearned",
+		    b->writers_prelearned);
+	}
+	if (b->all_hits)
+		wp_jw_null(w, "sample_budget");
+	else {
+		wp_jw_obj(w, "sample_budget");
+		wp_jw_uint(w, "first", b->budget_first);
+		wp_jw_uint(w, "first_per_writer",
+		    b->budget_first_per_writer);
+		wp_jw_uint(w, "interval_ns", b->budget_interval_ns);
+		wp_jw_end(w);
+	}
+	wp_jw_end(w);
+}
+
+static void
+obs_perf(struct wp_jw *w, const struct wp_obs_perf *p)
+{
+	wp_jw_obj(w, "perf");
+	wp_jw_str(w, "formatter", p->formatter);
+	wp_jw_str(w, "formatter_reason", p->formatter_reason);
+	wp_jw_uint(w, "queue_cap_bytes", p->queue_cap_bytes);
+	wp_jw_uint(w, "queued_peak_bytes", p->queued_peak_bytes);
+	wp_jw_uint(w, "queued_peak_records", p->queued_peak_records);
+	wp_jw_uint(w, "formatter_wait_max_ms", p->formatter_wait_max_ms);
+	wp_jw_uint(w, "cap_reached", p->cap_reached);
+	wp_jw_end(w);
+}
+
 void
 wp_rec_observation(struct wp_jw *w, const struct wp_observation *o)
 {
@@ -643,36 +688,12 @@ wp_rec_observation(struct wp_jw *w, const struct wp_observation *o)
 		}
 		wp_jw_end(w);
 	}
-	if (o->bpf != NULL) {
-		wp_jw_obj(w, "bpf");
-		wp_jw_uint(w, "samples_sent", o->bpf->samples_sent);
-		wp_jw_uint(w, "samples_dropped", o->bpf->samples_dropped);
-		wp_jw_uint(w, "samples_capped", o->bpf->samples_capped);
-		wp_jw_uint(w, "tally_full", o->bpf->tally_full);
-		wp_jw_uint(w, "read_errors", o->bpf->read_errors);
-		wp_jw_uint(w, "writers_held", o->bpf->writers_held);
-		wp_jw_uint(w, "signals_passed", o->bpf->signals_passed);
-		wp_jw_uint(w, "samples_skipped", o->bpf->samples_skipped);
-		if (o->bpf->has_learning) {
-			wp_jw_uint(w, "samples_pending",
-			    o->bpf->samples_pending);
-			wp_jw_uint(w, "writers_prelearned",
-			    o->bpf->writers_prelearned);
-		}
-		if (o->bpf->all_hits)
-			wp_jw_null(w, "sample_budget");
-		else {
-			wp_jw_obj(w, "sample_budget");
-			wp_jw_uint(w, "first", o->bpf->budget_first);
-			wp_jw_uint(w, "first_per_writer",
-			    o->bpf->budget_first_per_writer);
-			wp_jw_uint(w, "interval_ns", o->bpf->budget_interval_ns);
-			wp_jw_end(w);
-		}
-		wp_jw_end(w);
-	}
+	if (o->bpf != NULL)
+		obs_bpf(w, o->bpf);
 	if (o->page != NULL)
 		obs_page(w, o->page);
+	if (o->perf != NULL)
+		obs_perf(w, o->perf);
 	if (o->alive >= 0)
 		wp_jw_bool(w, "target_alive_after", o->alive);
 	else

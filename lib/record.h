@@ -360,6 +360,16 @@ struct wp_obs_bpf {
 	uint64_t	 samples_pending, writers_prelearned;
 };
 
+/* The perf backend's formatter and its queue (perf-queue.h). */
+struct wp_obs_perf {
+	const char	*formatter;	/* "idle", or "inline" */
+	const char	*formatter_reason;	/* why inline; NULL */
+	uint64_t	 queue_cap_bytes;
+	uint64_t	 queued_peak_bytes, queued_peak_records;
+	uint64_t	 formatter_wait_max_ms;	/* copied to formatted */
+	uint64_t	 cap_reached;	/* times the queue passed its cap */
+};
+
 struct wp_obs_ptrace {
 	uint64_t	 steps, steps_per_second, unexplained, kernel_writes;
 	uint64_t	 signals_passed;
@@ -437,6 +447,7 @@ struct wp_observation {
 	const char		*follow_reason;
 	const struct wp_obs_ptrace *ptrace;	/* NULL: another backend */
 	const struct wp_obs_bpf	*bpf;		/* NULL: another backend */
+	const struct wp_obs_perf *perf;		/* NULL: another backend */
 	const struct wp_obs_page *page;		/* NULL: another backend */
 	size_t			 breakpoints_quiet;	/* entries whose count
 						   is not known: a shared

@@ -159,15 +159,10 @@ on_exit_(struct watch *w, const struct perf_rec *r)
 	return emit_thread(w, &tr);
 }
 
-struct drain {
-	struct watch	*w;
-	struct bpev	*ev;
-};
-
-static int
-on_record(const struct perf_rec *r, void *arg)
+int
+bpev_record(const struct perf_rec *r, void *arg)
 {
-	struct drain *d = arg;
+	struct bpev_at *d = arg;
 	struct watch *w = d->w;
 	struct bpev *ev = d->ev;
 
@@ -199,14 +194,14 @@ on_record(const struct perf_rec *r, void *arg)
 void
 bpev_drain(struct bpev *ev, struct watch *w)
 {
-	struct drain d = { w, ev };
+	struct bpev_at d = { w, ev };
 	int c;
 
 	/* the records of the rings go out together, once they are read */
 	emit_hold();
 	for (c = 0; c < ev->ncpu; c++)
 		if (ev->rings[c].base != NULL)
-			perf_drain(&ev->rings[c], &ev->lay, on_record, &d);
+			perf_drain(&ev->rings[c], &ev->lay, bpev_record, &d);
 	emit_release(w);
 }
 
@@ -382,7 +377,8 @@ rescan(struct watch *w, struct bpev *ev)
 		if (t == NULL) {
 			t = watch_thread(w, tids[i], THR_PENDING);
 			t->scan = ev->scan;
-		} else if (t->state == THR_PENDING && t->scan != ev->scan)
+		} else if (t->state == THR_PENDING && t->scan != ev->scan &&
+		    !ev->forks_queued)
 			arm_late(w, ev, t);
 	}
 	free(tids);
@@ -597,7 +593,7 @@ bpev_wait(struct bpev *ev, struct watch *w, uint64_t until, const int *fds,
 	size_t np = 0, i;
 	int c;
 
-	for (c = 0; c < ev->ncpu; c++)
+	for (c = 0; c < ev->ncpu && !ev->copied; c++)
 		if (ev->rings[c].base != NULL) {
 			ev->pfd[np].fd = ev->rings[c].fd;
 			ev->pfd[np++].events = POLLIN;

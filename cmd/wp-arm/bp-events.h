@@ -53,6 +53,10 @@ struct bpev {
 	int			 ring_auto;	/* ring_pages not asked for */
 	int			 scan;
 	uint64_t		 next_scan;
+	int			 copied;	/* the rings are another thread's
+						   to read: not waited on */
+	int			 forks_queued;	/* a fork record not yet read:
+						   no thread is armed late */
 	struct pollfd		*pfd;
 	size_t			 npfd;		/* of the latest wait */
 };
@@ -89,6 +93,14 @@ int	 bpev_open(struct bpev *ev, struct watch *w, const struct bpev_ops *ops,
 	    const struct perf_layout *lay, struct wp_error *e);
 /* Arms every thread there is, and fills w->armed.  -1 with e set. */
 int	 bpev_arm(struct bpev *ev, struct watch *w, struct wp_error *e);
+/* Where bpev_record's records go. */
+struct bpev_at {
+	struct watch	*w;
+	struct bpev	*ev;
+};
+
+/* One ring record to the records (what bpev_drain does with each). */
+int	 bpev_record(const struct perf_rec *r, void *arg);
 /* Hands what the rings hold to the records, held to go out together. */
 void	 bpev_drain(struct bpev *ev, struct watch *w);
 /* Waits until until_ns for the rings, fds[0..n), the target's end. */

@@ -186,6 +186,12 @@ emit_observation(struct watch *w, const struct wp_observation *o)
 	return 0;
 }
 
+int
+emit_wait_reader(struct watch *w)
+{
+	return written(w, wp_stream_nonblock(0));
+}
+
 void
 emit_hold(void)
 {

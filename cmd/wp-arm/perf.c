@@ -442,6 +442,7 @@ parse(const unsigned char *b, size_t len, const struct perf_layout *lay,
 	/* all but the registers, which nregs says are there */
 	memset(r, 0, offsetof(struct perf_rec, regs));
 	r->kind = RING_BAD;
+	r->type = h->type;
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
 		need = sizeof *h + 5 * 8;
@@ -510,6 +511,18 @@ perf_sample_hit(const struct perf_rec *r, struct wp_hit_rec *h,
 	}
 }
 
+/* Record b (of len bytes) parsed, on perf's clock made CLOCK_MONOTONIC. */
+static int
+deliver(const unsigned char *b, size_t len, const struct perf_layout *lay,
+    int (*fn)(const struct perf_rec *, void *), void *arg)
+{
+	struct perf_rec rec;
+
+	parse(b, len, lay, &rec);
+	rec.time = (uint64_t)((int64_t)rec.time + clk.off);
+	return fn(&rec, arg);
+}
+
 int
 perf_drain(struct perf_ring *r, const struct perf_layout *lay,
     int (*fn)(const struct perf_rec *, void *), void *arg)
@@ -519,7 +532,6 @@ perf_drain(struct perf_ring *r, const struct perf_layout *lay,
 	    sysconf(_SC_PAGESIZE);
 	uint64_t head, tail;
 	struct perf_event_header h;
-	struct perf_rec rec;
 	size_t off, first;
 	int n = 0, stop = 0;
 
@@ -546,13 +558,64 @@ perf_drain(struct perf_ring *r, const struct perf_layout *lay,
 			memcpy(r->tmp + first, data, h.size - first);
 			b = r->tmp;
 		}
-		parse(b, h.size, lay, &rec);
-		rec.time = (uint64_t)((int64_t)rec.time + clk.off);
-		if (fn(&rec, arg) == -1)
+		if (deliver(b, h.size, lay, fn, arg) == -1)
 			stop = 1;
 		tail += h.size;
 		n++;
 	}
 	__atomic_store_n(&mp->data_tail, tail, __ATOMIC_RELEASE);
 	return stop ? -1 : n;
+}
+
+size_t
+perf_ring_pending(const struct perf_ring *r)
+{
+	const struct perf_event_mmap_page *mp = r->base;
+
+	return (size_t)(__atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE) -
+	    mp->data_tail);
+}
+
+size_t
+perf_ring_take(struct perf_ring *r, unsigned char *dst, size_t n)
+{
+	struct perf_event_mmap_page *mp = r->base;
+	const unsigned char *data = (const unsigned char *)r->base +
+	    sysconf(_SC_PAGESIZE);
+	uint64_t tail = mp->data_tail;
+	size_t off = (size_t)(tail % r->size), first = r->size - off;
+
+	if (n > perf_ring_pending(r))
+		n = perf_ring_pending(r);
+	if (first >= n)
+		memcpy(dst, data + off, n);
+	else {
+		memcpy(dst, data + off, first);
+		memcpy(dst + first, data, n - first);
+	}
+	__atomic_store_n(&mp->data_tail, tail + n, __ATOMIC_RELEASE);
+	return n;
+}
+
+int
+perf_walk(const unsigned char *b, size_t len, size_t *off,
+    const struct perf_layout *lay,
+    int (*fn)(const struct perf_rec *, void *), void *arg)
+{
+	struct perf_event_header h;
+	int n = 0;
+
+	clock_tick();
+	while (len - *off >= sizeof h) {
+		memcpy(&h, b + *off, sizeof h);
+		if (h.size < sizeof h || h.size > len - *off) {
+			*off = len;
+			break;
+		}
+		*off += h.size;
+		n++;
+		if (deliver(b + *off - h.size, h.size, lay, fn, arg) == -1)
+			return -1;
+	}
+	return n;
 }

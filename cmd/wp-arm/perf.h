@@ -45,6 +45,7 @@ enum perf_kind {
 /* One record of a ring, parsed. */
 struct perf_rec {
 	enum perf_kind	 kind;
+	uint32_t	 type;		/* PERF_RECORD_* */
 	uint64_t	 id;		/* event id (samples, lost) */
 	uint64_t	 ip;
 	uint32_t	 pid, tid, ppid, ptid, cpu;
@@ -123,6 +124,23 @@ int	 perf_id(int fd, uint64_t *id);
  * rest stays in the ring).
  */
 int	 perf_drain(struct perf_ring *r, const struct perf_layout *lay,
+	    int (*fn)(const struct perf_rec *rec, void *arg), void *arg);
+/* Bytes the kernel wrote into the ring that are not read yet. */
+size_t	 perf_ring_pending(const struct perf_ring *r);
+/*
+ * Copies the ring's first n unread bytes (at most perf_ring_pending's:
+ * whole records) into dst, unwrapped, and frees their space: the bytes
+ * copied.
+ */
+size_t	 perf_ring_take(struct perf_ring *r, unsigned char *dst, size_t n);
+/*
+ * Hands the records of b[*off..len) (as perf_ring_take copied them,
+ * 8-byte aligned) to fn as perf_drain does, *off past each one handed.
+ * Returns the number handed, or -1 when fn returned -1 (then *off is
+ * past that record).
+ */
+int	 perf_walk(const unsigned char *b, size_t len, size_t *off,
+	    const struct perf_layout *lay,
 	    int (*fn)(const struct perf_rec *rec, void *arg), void *arg);
 /*
  * The hit record of sample r: its pid, tid, cpu, ip and registers

@@ -347,6 +347,8 @@ int	 emit_flush(struct watch *w);
  * to go out together (what one drain of the rings read).
  */
 void	 emit_hold(void);
+/* From now on hits too wait for the reader, not dropped (the watch ends). */
+int	 emit_wait_reader(struct watch *w);
 int	 emit_release(struct watch *w);
 
 /* follow.c: --follow chains in the target table. */

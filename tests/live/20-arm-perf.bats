@@ -22,6 +22,39 @@ setup() {
 	# a ring of perf record's size by default (root: no mlock limit)
 	run jq -r 'select(.type=="armed") | .ring_pages' "$WOUT"
 	assert_output 128
+	# formatted from the queue, at SCHED_IDLE, never over its cap
+	assert_equal "$(jq -c '.perf | [.formatter, .formatter_reason, .queue_cap_bytes, .cap_reached]' <<< "$OBS")" '["idle",null,67108864,0]'
+	[ "$(obs .perf.queued_peak_bytes)" -le 67108864 ] || fail "queued $(obs .perf.queued_peak_bytes) bytes"
+}
+
+@test "wp-arm perf: a queue cap of 2 KiB: the formatter catches up at its normal policy, every hit of three threads written" {
+	export WP_ARM_QUEUE_BYTES=2048
+	stress_watch perf
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(obs '.targets[0].counted')" "$WANT"
+	assert_equal "$(hits)" "$WANT"
+	assert_equal "$(obs '.targets[0].lost')" 0
+	assert_equal "$(obs .counts_are_lower_bound)" false
+	run jq -s -c '[.[] | select(.type=="hit") | .tid] | group_by(.) | map(length) | sort' "$WOUT"
+	assert_output "[800,800,800]"
+	# the thread created after the go: inherited, said before its hits
+	run jq -r 'select(.type=="thread" and .event=="start") | .coverage' "$WOUT"
+	assert_output inherited
+	local late first
+	late=$(jq -r 'select(.type=="thread" and .event=="start") | .tid' "$WOUT")
+	first=$(jq -s "to_entries | map(select(.value.type==\"hit\" and .value.tid==$late))[0].key" "$WOUT")
+	[ "$(jq -s 'to_entries | map(select(.value.type=="thread" and .value.event=="start"))[0].key' "$WOUT")" -lt "$first" ] || fail "the late thread's start came after its first hit"
+	assert_equal "$(jq -c '.perf | [.formatter, .queue_cap_bytes]' <<< "$OBS")" '["idle",2048]'
+	# the cap was passed: the path under test was taken
+	[ "$(obs .perf.cap_reached)" -ge 1 ] || fail "the queue never passed its cap: $OBS"
+	[ "$(obs .perf.queued_peak_bytes)" -gt 2048 ] || fail "queued at most $(obs .perf.queued_peak_bytes) bytes"
+}
+
+@test "wp-arm perf: WP_ARM_QUEUE_BYTES not a number of bytes is refused (status 64)" {
+	start_target mt-writer -t 1 -n 10
+	WP_ARM_QUEUE_BYTES=12x run --separate-stderr wp-arm --backend perf -d 1s < <(wp-resolve -p "$TPID" wpt_counter)
+	assert_equal "$status" 64
+	assert_equal "$stderr" "wp-arm: WP_ARM_QUEUE_BYTES=12x: not a number of bytes"
 }
 
 @test "wp-arm perf: a tight loop with --regs: the kernel's count is the target's, losses said" {

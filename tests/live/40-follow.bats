@@ -15,6 +15,8 @@ setup() {
 @test "follow perf: SLOT+OFF, every binding in order, leaf hits per generation exact" {
 	follow_run perf wpt_ptr+0x10
 	follow_check 0
+	# a pointer's sample re-arms its chain at once: formatted as drained
+	assert_equal "$(jq -c '.perf | [.formatter, .formatter_reason]' <<< "$OBS")" '["inline","follow"]'
 	# the window between a pointer write and the re-arm makes counts a lower bound
 	assert_equal "$(obs .counts_are_lower_bound)" true
 	run obs '.thread_coverage.partial_coverage_reasons | index("follow_rebind_window") != null'

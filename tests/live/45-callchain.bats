@@ -18,6 +18,8 @@ setup() {
 @test "callchain perf fp: three callers of one setter, each chain with its exact count" {
 	scenario_chain_callers callers-fp frame_pointers --backend perf --callchain
 	assert_equal "$(jq -r 'select(.type=="armed") | "\(.callchain) \(.callchain_depth)"' "$WOUT")" "fp 16"
+	# a chain is checked against the live process's maps: formatted as drained
+	assert_equal "$(jq -c 'select(.type=="observation") | .perf | [.formatter, .formatter_reason]' "$WOUT")" '["inline","callchain"]'
 }
 
 @test "callchain perf fp: a deeper chain is marked truncated" {
@@ -29,6 +31,8 @@ setup() {
 	assert_equal "$(jq -r 'select(.type=="armed") | .callchain' "$WOUT")" dwarf
 	# wp-arm copies the stack, wp-decode finds the chain
 	assert_equal "$(jq -s '[.[] | select(.type=="hit" and has("user_stack") and (has("callchain") | not))] | length' "$WOUT")" 15
+	# the stack is in the sample: formatted from the queue
+	assert_equal "$(jq -c 'select(.type=="observation") | .perf | [.formatter, .formatter_reason]' "$WOUT")" '["idle",null]'
 }
 
 @test "callchain perf dwarf: libc's memcpy as the writer, its callers named" {

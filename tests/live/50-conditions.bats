@@ -20,6 +20,8 @@ N=2000
 
 @test "wp-arm perf --if 'value == 0': the one write of 0 is the hit; every write counted per writer" {
 	zero_watch perf "$N" wp-arm
+	# --if reads the target's memory at the sample: formatted as drained
+	assert_equal "$(jq -c 'select(.type=="observation") | .perf | [.formatter, .formatter_reason]' "$WOUT")" '["inline","if"]'
 }
 
 @test "wp-arm perf --if 'writer != good_writer': only the stray's write, by its trap IP" {

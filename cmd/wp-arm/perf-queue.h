@@ -1,0 +1,58 @@
+/*
+ * perf-queue: the perf backend's rings copied, by a thread of their own
+ * at the normal policy, into a queue in memory (as perf record copies
+ * them to a file), and formatted by the main thread at SCHED_IDLE: the
+ * hit records cost only a CPU the target leaves idle.  The main thread
+ * formats at its normal policy while a record other than a sample waits
+ * (threads, losses: said as promptly as before), from when the queue
+ * passes its cap until it is below half of it, and for the watch's own
+ * work: the thread calls it back once a tick.  Owned by backend-perf.c;
+ * the rings stay bp-events.c's.
+ */
+#ifndef WPARM_PERF_QUEUE_H
+#define WPARM_PERF_QUEUE_H
+
+#include <stddef.h>
+
+#include "perf.h"
+#include "record.h"
+
+#define PQ_CAP_DEFAULT	(64u << 20)	/* bytes; WP_ARM_QUEUE_BYTES */
+
+struct pqueue;
+
+/*
+ * Starts copying rings[0..n) (those mapped) into a queue of cap bytes.
+ * NULL, with why set, where the main thread could not come back from
+ * SCHED_IDLE (no CAP_SYS_NICE, RLIMIT_NICE under 20) or no thread
+ * starts: the backend formats as it drains, as before.
+ */
+struct pqueue	*pq_start(struct perf_ring *rings, int n, size_t cap,
+		    const char **why);
+/* Readable when bytes were queued (the main thread's wait). */
+int		 pq_wakefd(const struct pqueue *q);
+/*
+ * Copies what the rings hold now; returns whether a record other than
+ * a sample (a thread's fork) is queued and not yet formatted.
+ */
+int		 pq_sync(struct pqueue *q);
+/* The copying thread could not grow the queue: it copies no more. */
+int		 pq_nomem(const struct pqueue *q);
+/*
+ * Hands the queued records, in order, to fn (perf_walk's), at the
+ * policy the header says, or at the normal one with all.  0 when the
+ * queue is empty, 1 when called back for the watch's work, -1 when fn
+ * returned -1 (the record it was handed is done).
+ */
+int		 pq_format(struct pqueue *q, const struct perf_layout *lay,
+		    int (*fn)(const struct perf_rec *, void *), void *arg,
+		    int all);
+/*
+ * Ends the copying thread, copies the rest of the rings, and puts the
+ * main thread back at its normal policy; the queue stays to format.
+ */
+void		 pq_stop(struct pqueue *q);
+/* What the queue did, for the observation; then frees it. */
+void		 pq_free(struct pqueue *q, struct wp_obs_perf *o);
+
+#endif
