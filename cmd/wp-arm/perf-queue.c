@@ -155,7 +155,7 @@ copier(void *arg)
 {
 	struct pqueue *q = arg;
 	struct pollfd *pfd = wp_xcalloc((size_t)q->nring + 1, sizeof *pfd);
-	uint64_t one = 1, now;
+	uint64_t now;
 	nfds_t np = 0;
 	int c, rc;
 
@@ -172,7 +172,7 @@ copier(void *arg)
 			break;
 		rc = copy_all(q, 0);
 		if (rc == 1)
-			(void)write(q->wakefd, &one, sizeof one);
+			(void)eventfd_write(q->wakefd, 1);
 		now = wp_now_ns();
 		if (rc == -1 || __atomic_load_n(&q->nonsample,
 		    __ATOMIC_SEQ_CST) > 0 || __atomic_load_n(&q->bytes,
@@ -255,10 +255,8 @@ pq_nomem(const struct pqueue *q)
 int
 pq_sync(struct pqueue *q)
 {
-	uint64_t one = 1;
-
 	if (copy_all(q, 1) == 1)
-		(void)write(q->wakefd, &one, sizeof one);
+		(void)eventfd_write(q->wakefd, 1);
 	return __atomic_load_n(&q->nonsample, __ATOMIC_SEQ_CST) > 0;
 }
 
@@ -359,10 +357,8 @@ pq_format(struct pqueue *q, const struct perf_layout *lay,
 static void
 stop_thread(struct pqueue *q)
 {
-	uint64_t one = 1;
-
 	if (q->running) {
-		(void)write(q->stopfd, &one, sizeof one);
+		(void)eventfd_write(q->stopfd, 1);
 		pthread_join(q->thr, NULL);
 		q->running = 0;
 	}
