@@ -260,6 +260,14 @@ pq_sync(struct pqueue *q)
 	return __atomic_load_n(&q->nonsample, __ATOMIC_SEQ_CST) > 0;
 }
 
+/* The main thread back at the normal policy, where it was idle. */
+static void
+normal_policy(struct pqueue *q)
+{
+	if (q->idle && set_policy(0, SCHED_OTHER) == 0)
+		q->idle = 0;
+}
+
 /* The main thread at the policy the queue asks for now; 1: called back. */
 static int
 policy(struct pqueue *q, int all)
@@ -280,8 +288,7 @@ policy(struct pqueue *q, int all)
 		q->idle = idle;
 	/* a call back between the two: at the normal policy again */
 	if (idle && __atomic_exchange_n(&q->urgent, 0, __ATOMIC_SEQ_CST)) {
-		if (set_policy(0, SCHED_OTHER) == 0)
-			q->idle = 0;
+		normal_policy(q);
 		return 1;
 	}
 	return 0;
@@ -349,8 +356,7 @@ pq_format(struct pqueue *q, const struct perf_layout *lay,
 		rc = 0;
 	}
 	/* waits are at the normal policy */
-	if (q->idle && set_policy(0, SCHED_OTHER) == 0)
-		q->idle = 0;
+	normal_policy(q);
 	return rc;
 }
 
@@ -369,8 +375,7 @@ pq_stop(struct pqueue *q)
 {
 	stop_thread(q);
 	(void)copy_all(q, 1);
-	if (q->idle && set_policy(0, SCHED_OTHER) == 0)
-		q->idle = 0;
+	normal_policy(q);
 }
 
 void
@@ -379,8 +384,7 @@ pq_free(struct pqueue *q, struct wp_obs_perf *o)
 	struct pq_chunk *c, *next;
 
 	stop_thread(q);
-	if (q->idle && set_policy(0, SCHED_OTHER) == 0)
-		q->idle = 0;
+	normal_policy(q);
 	if (o != NULL)
 		*o = q->st;
 	for (c = q->head; c != NULL; c = next) {	/* the head too */
