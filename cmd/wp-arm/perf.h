@@ -125,6 +125,24 @@ int	 perf_id(int fd, uint64_t *id);
  */
 int	 perf_drain(struct perf_ring *r, const struct perf_layout *lay,
 	    int (*fn)(const struct perf_rec *rec, void *arg), void *arg);
+/*
+ * A thread's fork record, ahead of its samples.  The kernel writes a
+ * fork into the ring of the parent's CPU before the new thread runs,
+ * and the thread's samples into the rings of the CPUs it runs on: a
+ * reader that took the parent's ring before the fork landed reads the
+ * thread's first samples before its fork.  These hand the fork of
+ * thread tid of process pid, unread in ring r (perf_ring_pick_fork) or
+ * in b[off..len) (perf_pick_fork, bytes perf_ring_take copied), to fn,
+ * and leave it in place with its type PERF_RECORD_TAKEN, which a later
+ * read passes over.  1 when one was handed, 0 when none is there, -1
+ * when fn returned -1.  The ring's unread bytes stay unread.
+ */
+#define PERF_RECORD_TAKEN	0xffffffffu
+int	 perf_ring_pick_fork(struct perf_ring *r, pid_t pid, pid_t tid,
+	    int (*fn)(const struct perf_rec *rec, void *arg), void *arg);
+int	 perf_pick_fork(unsigned char *b, size_t len, size_t off, pid_t pid,
+	    pid_t tid, int (*fn)(const struct perf_rec *rec, void *arg),
+	    void *arg);
 /* Bytes the kernel wrote into the ring that are not read yet. */
 size_t	 perf_ring_pending(const struct perf_ring *r);
 /*
