@@ -539,6 +539,24 @@ ring_get(const struct perf_ring *r, uint64_t pos, void *dst, size_t n)
 	}
 }
 
+/*
+ * Whether the record at stream position pos was taken (and forgets it):
+ * the kernel faults a write to a ring's data pages, so what was taken
+ * is kept here, not marked there.
+ */
+static int
+ring_taken(struct perf_ring *r, uint64_t pos)
+{
+	size_t i;
+
+	for (i = 0; i < r->ntaken; i++)
+		if (r->taken[i] == pos) {
+			r->taken[i] = r->taken[--r->ntaken];
+			return 1;
+		}
+	return 0;
+}
+
 int
 perf_drain(struct perf_ring *r, const struct perf_layout *lay,
     int (*fn)(const struct perf_rec *, void *), void *arg)
@@ -567,7 +585,8 @@ perf_drain(struct perf_ring *r, const struct perf_layout *lay,
 			ring_get(r, tail, r->tmp, h.size);
 			b = r->tmp;
 		}
-		if (deliver(b, h.size, lay, fn, arg) == -1)
+		if (!(r->ntaken > 0 && ring_taken(r, tail)) &&
+		    deliver(b, h.size, lay, fn, arg) == -1)
 			stop = 1;
 		tail += h.size;
 		n++;
@@ -598,12 +617,8 @@ perf_ring_pick_fork(struct perf_ring *r, pid_t pid, pid_t tid,
     int (*fn)(const struct perf_rec *, void *), void *arg)
 {
 	struct perf_event_mmap_page *mp = r->base;
-	unsigned char *data = (unsigned char *)r->base +
-	    sysconf(_SC_PAGESIZE);
-	const uint32_t taken = PERF_RECORD_TAKEN;
 	uint64_t head, pos, b[16];
 	struct perf_event_header h;
-	size_t off, first;
 
 	head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
 	for (pos = mp->data_tail; pos < head; pos += h.size) {
@@ -615,13 +630,9 @@ perf_ring_pick_fork(struct perf_ring *r, pid_t pid, pid_t tid,
 		ring_get(r, pos, b, h.size);
 		if (!is_fork((unsigned char *)b, h.size, pid, tid))
 			continue;
-		/* the type, where the next drain reads it */
-		off = (size_t)(pos % r->size);
-		first = r->size - off < sizeof taken ? r->size - off :
-		    sizeof taken;
-		memcpy(data + off, &taken, first);
-		memcpy(data, (const unsigned char *)&taken + first,
-		    sizeof taken - first);
+		if (r->ntaken == PERF_RING_TAKEN_MAX)
+			return 0;
+		r->taken[r->ntaken++] = pos;
 		return deliver((unsigned char *)b, h.size, &no_samples, fn,
 		    arg) == -1 ? -1 : 1;
 	}

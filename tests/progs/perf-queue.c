@@ -49,12 +49,15 @@ struct seen {
 	uint64_t	 samples, forks, out_of_order, at_idle, at_other;
 };
 
+/* Each ring as the kernel writes it: its data pages writable. */
+static void *kernel_view[NRING];
+
 /* Record bytes into ring r at its head, waiting for room. */
 static void
 put(struct perf_ring *r, const void *b, size_t n)
 {
-	struct perf_event_mmap_page *mp = r->base;
-	unsigned char *data = (unsigned char *)r->base + sysconf(_SC_PAGESIZE);
+	struct perf_event_mmap_page *mp = kernel_view[r->cpu];
+	unsigned char *data = (unsigned char *)mp + sysconf(_SC_PAGESIZE);
 	uint64_t head = mp->data_head;
 	size_t off = (size_t)(head % r->size), first;
 
@@ -147,16 +150,28 @@ late_record(const struct perf_rec *r, void *arg)
 	return 0;
 }
 
+/*
+ * Ring c, mapped twice as a perf ring is: wp-arm's view, where only the
+ * first page (head and tail) takes a write, and the kernel's.
+ */
 static void
 ring_init(struct perf_ring *r, int c)
 {
 	long pg = sysconf(_SC_PAGESIZE);
+	size_t len = (PAGES + 1) * (size_t)pg;
+	int fd;
 
 	memset(r, 0, sizeof *r);
-	r->base = mmap(NULL, (PAGES + 1) * (size_t)pg, PROT_READ | PROT_WRITE,
-	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (r->base == MAP_FAILED)
+	if ((fd = memfd_create("ring", MFD_CLOEXEC)) == -1 ||
+	    ftruncate(fd, (off_t)len) == -1)
+		err(1, "memfd");
+	kernel_view[c] = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
+	    fd, 0);
+	r->base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (r->base == MAP_FAILED || kernel_view[c] == MAP_FAILED ||
+	    mprotect((char *)r->base + pg, len - (size_t)pg, PROT_READ) == -1)
 		err(1, "mmap");
+	close(fd);
 	/* never readable: the copier copies once a tick */
 	r->fd = eventfd(0, EFD_CLOEXEC);
 	r->cpu = c;
