@@ -180,6 +180,15 @@ ring_init(struct perf_ring *r, int c)
 	r->tmp = malloc(r->size);
 }
 
+static void
+rings_free(struct perf_ring *rings)
+{
+	int c;
+
+	for (c = 0; c < NRING; c++)
+		free(rings[c].tmp);
+}
+
 /* The late thread's sample into ring 1, read first; its fork into 0. */
 static int
 fork_late(const char *how)
@@ -224,6 +233,7 @@ fork_late(const char *how)
 		/* as wp-arm's inline drain: ring 1 first, then ring 0 */
 		perf_drain(&rings[1], &lay, late_record, &l);
 		perf_drain(&rings[0], &lay, late_record, &l);
+		rings_free(rings);
 		return 0;
 	}
 	mp = rings[0].base;
@@ -233,6 +243,7 @@ fork_late(const char *how)
 	pq_stop(l.q);
 	pq_format(l.q, &lay, late_record, &l, 1);
 	pq_free(l.q, NULL);
+	rings_free(rings);
 	return 0;
 }
 
@@ -286,6 +297,7 @@ main(int argc, char *argv[])
 	pq_stop(q);
 	pq_format(q, &lay, seen, &s, 1);
 	pq_free(q, &o);
+	rings_free(rings);
 	printf("samples %llu\nforks %llu\nout_of_order %llu\n",
 	    (unsigned long long)s.samples, (unsigned long long)s.forks,
 	    (unsigned long long)s.out_of_order);
