@@ -36,3 +36,17 @@ pq() {
 	assert_line "cap_reached yes"
 	assert_line "normal_after_each yes"
 }
+
+# A new thread's fork is written into its parent's CPU ring before the
+# thread runs, its samples into its own CPU's: a reader that took the
+# parent's ring just before the fork landed has the thread's first
+# sample first.  The fork is picked ahead of it, and only once.
+@test "perf queue: a thread's sample copied before its fork: the fork is handed first, once" {
+	pq fork-late queue
+	assert_output "$(printf 'fork 4242\npicked 1\nsample 4242')"
+}
+
+@test "perf rings read as drained: a thread's sample read before its fork: the fork is handed first, once" {
+	pq fork-late ring
+	assert_output "$(printf 'fork 4242\npicked 1\nsample 4242')"
+}

@@ -16,6 +16,10 @@ load arm
 	assert_equal "$(sort <<< "$output" | uniq -c | tr -s ' ')" "$(printf ' 4 seeded mt-writer\n 1 start mt-writer')"
 }
 
+@test "wp-arm ptrace: forty threads made while watched: each one's start before its first hit, every write" {
+	scenario_start_order ptrace 4
+}
+
 @test "wp-arm ptrace: a tight loop on three threads: every write counted and written" {
 	scenario_counted ptrace
 	assert_equal "$(hits)" 2400

@@ -20,6 +20,10 @@ load page
 	assert_equal "$(sort <<< "$output" | uniq -c | tr -s ' ')" "$(printf ' 4 seeded mt-writer\n 1 start mt-writer')"
 }
 
+@test "wp-arm page: forty threads made while watched: each one's start before its first hit, every write" {
+	scenario_start_order page 4
+}
+
 @test "wp-arm page: a tight loop on three threads: every write counted and written" {
 	scenario_counted page
 	assert_equal "$(hits)" 2400

@@ -146,6 +146,8 @@ on_sample(void *arg, const void *data, size_t size)
 
 	if (size < sizeof *smp || ti >= w->nt)
 		return;
+	if ((pid_t)smp->pid == w->pid)
+		bpev_sample_of(&s->ev, w, (pid_t)smp->tid);
 	memset(&h, 0, sizeof h);
 	h.pid = (pid_t)smp->pid;
 	h.tid = (pid_t)smp->tid;
@@ -248,7 +250,7 @@ on_opened(struct watch *w, int fd, size_t ti)
 	return bpfw_attach(s->prog, fd, ti);
 }
 
-static const struct bpev_ops bpf_ops = { NULL, on_opened, drain_all };
+static const struct bpev_ops bpf_ops = { NULL, on_opened, drain_all, NULL };
 
 /*
  * --follow-mode: hold a pointer's writer (stop, the default; stop-all),

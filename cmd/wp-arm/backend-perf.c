@@ -68,7 +68,18 @@ drain_all(struct watch *w)
 			follow_record(w, ci, -1, 0, -1);
 }
 
-static const struct bpev_ops perf_ops = { perf_sample, NULL, drain_all };
+static int
+pick_fork(struct watch *w, pid_t tid)
+{
+	struct perf_state *s = w->state;
+	struct bpev_at at = { w, &s->ev };
+
+	return pq_pick_fork(s->q, w->pid, tid, bpev_record, &at);
+}
+
+static const struct bpev_ops perf_ops = {
+	perf_sample, NULL, drain_all, pick_fork
+};
 
 static void
 perf_observe(struct watch *w, struct wp_observation *o)

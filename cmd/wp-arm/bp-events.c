@@ -94,6 +94,35 @@ bp_of(const struct watch *w, const struct bpev *ev, size_t ti,
 		bp->stack = w->callchain_stack;
 }
 
+void
+bpev_sample_of(struct bpev *ev, struct watch *w, pid_t tid)
+{
+	struct bpev_at d = { w, ev };
+	struct thread *t;
+	int c, rc = 0;
+
+	if (tid == ev->started_tid)
+		return;
+	if ((t = watch_thread_find(w, tid)) != NULL &&
+	    (t->state != THR_PENDING || t->fork_sought)) {
+		ev->started_tid = tid;
+		return;
+	}
+	if (ev->copied)
+		(void)ev->ops->pick_fork(w, tid);
+	else
+		for (c = 0; c < ev->ncpu && rc == 0; c++)
+			if (ev->rings[c].base != NULL)
+				rc = perf_ring_pick_fork(&ev->rings[c], w->pid,
+				    tid, bpev_record, &d);
+	/* none came: a thread the scan arms, as one it found */
+	if ((t = watch_thread_find(w, tid)) == NULL) {
+		t = watch_thread(w, tid, THR_PENDING);
+		t->scan = ev->scan;
+	}
+	t->fork_sought = 1;
+}
+
 static int
 on_sample(struct watch *w, struct bpev *ev, const struct perf_rec *r)
 {
@@ -103,6 +132,7 @@ on_sample(struct watch *w, struct bpev *ev, const struct perf_rec *r)
 		obs(w)->excluded++;
 		return 0;
 	}
+	bpev_sample_of(ev, w, (pid_t)r->tid);
 	if ((ti = target_of(ev, r->id)) < 0) {
 		obs(w)->ambiguous++;
 		return 0;

@@ -30,6 +30,12 @@ struct bpev_ops {
 	 * the re-arms: between two threads armed, and in its run().
 	 */
 	void	(*drain)(struct watch *w);
+	/*
+	 * Where the rings are another thread's to read (ev->copied): the
+	 * fork of thread tid, unread in its copy, to bpev_record (as
+	 * perf_pick_fork).
+	 */
+	int	(*pick_fork)(struct watch *w, pid_t tid);
 };
 
 struct bpev_id;
@@ -57,6 +63,8 @@ struct bpev {
 						   to read: not waited on */
 	int			 forks_queued;	/* a fork record not yet read:
 						   no thread is armed late */
+	pid_t			 started_tid;	/* the latest a sample came
+						   from: not looked up again */
 	struct pollfd		*pfd;
 	size_t			 npfd;		/* of the latest wait */
 };
@@ -101,6 +109,13 @@ struct bpev_at {
 
 /* One ring record to the records (what bpev_drain does with each). */
 int	 bpev_record(const struct perf_rec *r, void *arg);
+/*
+ * Before a sample of thread tid of the target is written: where the
+ * thread has not started, its fork record, if one waits unread (in a
+ * ring, or ops->pick_fork's copy), goes first (perf_pick_fork says
+ * why); looked for once a thread.
+ */
+void	 bpev_sample_of(struct bpev *ev, struct watch *w, pid_t tid);
 /* Hands what the rings hold to the records, held to go out together. */
 void	 bpev_drain(struct bpev *ev, struct watch *w);
 /* Waits until until_ns for the rings, fds[0..n), the target's end. */

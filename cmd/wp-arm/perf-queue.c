@@ -252,6 +252,14 @@ pq_nomem(const struct pqueue *q)
 	return __atomic_load_n(&q->nomem, __ATOMIC_SEQ_CST);
 }
 
+/* The main thread back at the normal policy, where it was idle. */
+static void
+normal_policy(struct pqueue *q)
+{
+	if (q->idle && set_policy(0, SCHED_OTHER) == 0)
+		q->idle = 0;
+}
+
 int
 pq_sync(struct pqueue *q)
 {
@@ -260,12 +268,24 @@ pq_sync(struct pqueue *q)
 	return __atomic_load_n(&q->nonsample, __ATOMIC_SEQ_CST) > 0;
 }
 
-/* The main thread back at the normal policy, where it was idle. */
-static void
-normal_policy(struct pqueue *q)
+int
+pq_pick_fork(struct pqueue *q, pid_t pid, pid_t tid,
+    int (*fn)(const struct perf_rec *, void *), void *arg)
 {
-	if (q->idle && set_policy(0, SCHED_OTHER) == 0)
-		q->idle = 0;
+	struct pq_chunk *c;
+	int rc;
+
+	/* a thread's record: not at SCHED_IDLE, least of all holding mu */
+	normal_policy(q);
+	(void)pq_sync(q);
+	for (c = __atomic_load_n(&q->head->next, __ATOMIC_ACQUIRE); c != NULL;
+	    c = __atomic_load_n(&c->next, __ATOMIC_ACQUIRE))
+		if ((rc = perf_pick_fork(c->b, c->len, c->off, pid, tid, fn,
+		    arg)) != 0) {
+			__atomic_sub_fetch(&q->nonsample, 1, __ATOMIC_SEQ_CST);
+			return rc;
+		}
+	return 0;
 }
 
 /* The main thread at the policy the queue asks for now; 1: called back. */

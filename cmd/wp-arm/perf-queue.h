@@ -12,6 +12,7 @@
 #ifndef WPARM_PERF_QUEUE_H
 #define WPARM_PERF_QUEUE_H
 
+#include <sys/types.h>
 #include <stddef.h>
 
 #include "perf.h"
@@ -36,6 +37,13 @@ int		 pq_wakefd(const struct pqueue *q);
  * a sample (a thread's fork) is queued and not yet formatted.
  */
 int		 pq_sync(struct pqueue *q);
+/*
+ * perf_pick_fork on what the queue holds after the record being
+ * formatted, the rings copied first (the main thread, from fn of
+ * pq_format, at the normal policy from then on).
+ */
+int		 pq_pick_fork(struct pqueue *q, pid_t pid, pid_t tid,
+		    int (*fn)(const struct perf_rec *, void *), void *arg);
 /* The copying thread could not grow the queue: it copies no more. */
 int		 pq_nomem(const struct pqueue *q);
 /*

@@ -523,6 +523,40 @@ deliver(const unsigned char *b, size_t len, const struct perf_layout *lay,
 	return fn(&rec, arg);
 }
 
+/* n bytes of ring r's data at stream position pos, across its end. */
+static void
+ring_get(const struct perf_ring *r, uint64_t pos, void *dst, size_t n)
+{
+	const unsigned char *data = (const unsigned char *)r->base +
+	    sysconf(_SC_PAGESIZE);
+	size_t off = (size_t)(pos % r->size), first = r->size - off;
+
+	if (first >= n)
+		memcpy(dst, data + off, n);
+	else {
+		memcpy(dst, data + off, first);
+		memcpy((unsigned char *)dst + first, data, n - first);
+	}
+}
+
+/*
+ * Whether the record at stream position pos was taken (and forgets it):
+ * the kernel faults a write to a ring's data pages, so what was taken
+ * is kept here, not marked there.
+ */
+static int
+ring_taken(struct perf_ring *r, uint64_t pos)
+{
+	size_t i;
+
+	for (i = 0; i < r->ntaken; i++)
+		if (r->taken[i] == pos) {
+			r->taken[i] = r->taken[--r->ntaken];
+			return 1;
+		}
+	return 0;
+}
+
 int
 perf_drain(struct perf_ring *r, const struct perf_layout *lay,
     int (*fn)(const struct perf_rec *, void *), void *arg)
@@ -532,7 +566,7 @@ perf_drain(struct perf_ring *r, const struct perf_layout *lay,
 	    sysconf(_SC_PAGESIZE);
 	uint64_t head, tail;
 	struct perf_event_header h;
-	size_t off, first;
+	size_t off;
 	int n = 0, stop = 0;
 
 	clock_tick();
@@ -541,30 +575,90 @@ perf_drain(struct perf_ring *r, const struct perf_layout *lay,
 	while (tail < head && !stop) {
 		const unsigned char *b;
 
-		off = (size_t)(tail % r->size);
-		first = r->size - off;
-		if (first >= sizeof h)
-			memcpy(&h, data + off, sizeof h);
-		else {
-			memcpy(&h, data + off, first);
-			memcpy((char *)&h + first, data, sizeof h - first);
-		}
+		ring_get(r, tail, &h, sizeof h);
 		if (h.size < sizeof h || h.size > head - tail)
 			break;
-		if (first >= h.size)
+		off = (size_t)(tail % r->size);
+		if (r->size - off >= h.size)
 			b = data + off;
 		else {
-			memcpy(r->tmp, data + off, first);
-			memcpy(r->tmp + first, data, h.size - first);
+			ring_get(r, tail, r->tmp, h.size);
 			b = r->tmp;
 		}
-		if (deliver(b, h.size, lay, fn, arg) == -1)
+		if (!(r->ntaken > 0 && ring_taken(r, tail)) &&
+		    deliver(b, h.size, lay, fn, arg) == -1)
 			stop = 1;
 		tail += h.size;
 		n++;
 	}
 	__atomic_store_n(&mp->data_tail, tail, __ATOMIC_RELEASE);
 	return stop ? -1 : n;
+}
+
+/* How a fork record is parsed: samples are not. */
+static const struct perf_layout no_samples;
+
+/*
+ * Whether the record b of size bytes (a copy) is the fork of thread
+ * tid of process pid.
+ */
+static int
+is_fork(const unsigned char *b, size_t size, pid_t pid, pid_t tid)
+{
+	struct perf_rec rec;
+
+	parse(b, size, &no_samples, &rec);
+	return rec.kind == RING_FORK && (pid_t)rec.pid == pid &&
+	    (pid_t)rec.tid == tid;
+}
+
+int
+perf_ring_pick_fork(struct perf_ring *r, pid_t pid, pid_t tid,
+    int (*fn)(const struct perf_rec *, void *), void *arg)
+{
+	struct perf_event_mmap_page *mp = r->base;
+	uint64_t head, pos, b[16];
+	struct perf_event_header h;
+
+	head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
+	for (pos = mp->data_tail; pos < head; pos += h.size) {
+		ring_get(r, pos, &h, sizeof h);
+		if (h.size < sizeof h || h.size > head - pos)
+			break;
+		if (h.type != PERF_RECORD_FORK || h.size > sizeof b)
+			continue;
+		ring_get(r, pos, b, h.size);
+		if (!is_fork((unsigned char *)b, h.size, pid, tid))
+			continue;
+		if (r->ntaken == PERF_RING_TAKEN_MAX)
+			return 0;
+		r->taken[r->ntaken++] = pos;
+		return deliver((unsigned char *)b, h.size, &no_samples, fn,
+		    arg) == -1 ? -1 : 1;
+	}
+	return 0;
+}
+
+int
+perf_pick_fork(unsigned char *b, size_t len, size_t off, pid_t pid,
+    pid_t tid, int (*fn)(const struct perf_rec *, void *), void *arg)
+{
+	struct perf_event_header h;
+	const uint32_t taken = PERF_RECORD_TAKEN;
+	int rc;
+
+	for (; len - off >= sizeof h; off += h.size) {
+		memcpy(&h, b + off, sizeof h);
+		if (h.size < sizeof h || h.size > len - off)
+			break;
+		if (h.type != PERF_RECORD_FORK ||
+		    !is_fork(b + off, h.size, pid, tid))
+			continue;
+		rc = deliver(b + off, h.size, &no_samples, fn, arg);
+		memcpy(b + off, &taken, sizeof taken);
+		return rc == -1 ? -1 : 1;
+	}
+	return 0;
 }
 
 size_t
@@ -580,19 +674,11 @@ size_t
 perf_ring_take(struct perf_ring *r, unsigned char *dst, size_t n)
 {
 	struct perf_event_mmap_page *mp = r->base;
-	const unsigned char *data = (const unsigned char *)r->base +
-	    sysconf(_SC_PAGESIZE);
 	uint64_t tail = mp->data_tail;
-	size_t off = (size_t)(tail % r->size), first = r->size - off;
 
 	if (n > perf_ring_pending(r))
 		n = perf_ring_pending(r);
-	if (first >= n)
-		memcpy(dst, data + off, n);
-	else {
-		memcpy(dst, data + off, first);
-		memcpy(dst + first, data, n - first);
-	}
+	ring_get(r, tail, dst, n);
 	__atomic_store_n(&mp->data_tail, tail + n, __ATOMIC_RELEASE);
 	return n;
 }

@@ -27,6 +27,8 @@ struct perf_bp {
 					   sample (a followed pointer) */
 };
 
+#define PERF_RING_TAKEN_MAX	64
+
 /* One mmap ring, written by every event of one CPU. */
 struct perf_ring {
 	int		 fd;		/* the event that owns the mapping */
@@ -35,6 +37,9 @@ struct perf_ring {
 	size_t		 pages;		/* data pages, a power of two */
 	size_t		 size;		/* bytes in the data area */
 	unsigned char	*tmp;		/* a record that wraps is copied here */
+	uint64_t	 taken[PERF_RING_TAKEN_MAX];	/* positions of records
+					   handed ahead (perf_ring_pick_fork) */
+	size_t		 ntaken;
 };
 
 enum perf_kind {
@@ -125,6 +130,26 @@ int	 perf_id(int fd, uint64_t *id);
  */
 int	 perf_drain(struct perf_ring *r, const struct perf_layout *lay,
 	    int (*fn)(const struct perf_rec *rec, void *arg), void *arg);
+/*
+ * A thread's fork record, ahead of its samples.  The kernel writes a
+ * fork into the ring of the parent's CPU before the new thread runs,
+ * and the thread's samples into the rings of the CPUs it runs on: a
+ * reader that took the parent's ring before the fork landed reads the
+ * thread's first samples before its fork.  These hand the fork of
+ * thread tid of process pid, unread in ring r (perf_ring_pick_fork) or
+ * in b[off..len) (perf_pick_fork, bytes perf_ring_take copied), to fn,
+ * and leave it in place, taken: perf_drain passes over it (the ring
+ * keeps its position, at most PERF_RING_TAKEN_MAX unread at once), as
+ * perf_walk does in b (its type made PERF_RECORD_TAKEN).  1 when one
+ * was handed, 0 when none is there (or the ring keeps as many taken as
+ * it can), -1 when fn returned -1.  The ring's unread bytes stay unread.
+ */
+#define PERF_RECORD_TAKEN	0xffffffffu
+int	 perf_ring_pick_fork(struct perf_ring *r, pid_t pid, pid_t tid,
+	    int (*fn)(const struct perf_rec *rec, void *arg), void *arg);
+int	 perf_pick_fork(unsigned char *b, size_t len, size_t off, pid_t pid,
+	    pid_t tid, int (*fn)(const struct perf_rec *rec, void *arg),
+	    void *arg);
 /* Bytes the kernel wrote into the ring that are not read yet. */
 size_t	 perf_ring_pending(const struct perf_ring *r);
 /*

@@ -279,6 +279,24 @@ tr_seize_all(struct tracee *tr, long opts, int stop,
 	return seized;
 }
 
+/*
+ * Stop t, as tr_wait returns it: where it is a clone event, the new
+ * thread's first stop, kept back for it, is queued after it.
+ */
+static struct tr_thread *
+announce(struct tracee *tr, struct tr_thread *t)
+{
+	struct tr_thread *c;
+
+	if (t->state == TR_STOPPED && t->stop == TR_EVENT &&
+	    t->event == PTRACE_EVENT_CLONE &&
+	    (c = tr_find(tr, (pid_t)t->msg)) != NULL && c->unannounced) {
+		c->unannounced = 0;
+		c->queued = 1;
+	}
+	return t;
+}
+
 struct tr_thread *
 tr_wait(struct tracee *tr, int block, int *none)
 {
@@ -291,23 +309,31 @@ tr_wait(struct tracee *tr, int block, int *none)
 	for (i = 0; i < tr->n; i++)
 		if (tr->t[i]->queued) {
 			tr->t[i]->queued = 0;
-			return tr->t[i];
+			return announce(tr, tr->t[i]);
 		}
-	tid = waitpid(-1, &status, __WALL | (block ? 0 : WNOHANG));
-	if (tid == 0)
-		return NULL;
-	if (tid == -1) {
-		if (errno == ECHILD)
-			*none = 1;
-		return NULL;
-	}
-	if ((t = tr_find(tr, tid)) == NULL) {
-		if (!WIFSTOPPED(status))
+	do {
+		tid = waitpid(-1, &status, __WALL | (block ? 0 : WNOHANG));
+		if (tid == 0)
 			return NULL;
-		t = tr_add(tr, tid, tgid_of(tid));
-	}
-	classify(t, status);
-	return t;
+		if (tid == -1) {
+			if (errno == ECHILD)
+				*none = 1;
+			return NULL;
+		}
+		if ((t = tr_find(tr, tid)) == NULL) {
+			if (!WIFSTOPPED(status))
+				return NULL;
+			t = tr_add(tr, tid, tgid_of(tid));
+			/*
+			 * A thread's first stop can come before its
+			 * creator's clone event: it waits for it, so that
+			 * the thread starts before it is seen to run.
+			 */
+			t->unannounced = t->tgid == tr->pid;
+		}
+		classify(t, status);
+	} while (t->unannounced && t->state == TR_STOPPED);
+	return announce(tr, t);
 }
 
 int

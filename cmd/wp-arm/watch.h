@@ -89,6 +89,8 @@ struct thread {
 	int			 scan;		/* when first seen pending */
 	int			 err;		/* errno when it failed */
 	int			 exited;
+	int			 fork_sought;	/* its samples came first
+						   (bpev_sample_of) */
 };
 
 struct watch;

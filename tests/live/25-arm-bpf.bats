@@ -30,6 +30,10 @@ tallies() {
 	assert_equal "$(obs .tallied)" true
 }
 
+@test "wp-arm bpf --all-hits: forty threads made while watched: each one's start before its first hit, every write the kernel counted" {
+	scenario_start_order bpf 4 --all-hits
+}
+
 @test "wp-arm bpf: a tight loop on three threads: every writer and thread tallied exactly" {
 	scenario_counted bpf
 	# four stores, three threads: 200 writes each, in the kernel's tallies

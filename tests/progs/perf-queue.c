@@ -8,7 +8,15 @@
  * the records handed, per ring in order or not, the policies the
  * formatter ran at, and the queue's figures.
  *
+ * perf-queue fork-late queue|ring: a new thread's first sample read
+ * before its fork, as when a reader took the parent's ring before the
+ * fork landed there: the sample in ring 1 is copied (queue) or read
+ * (ring, as wp-arm's inline drain) first, the fork in ring 0 after.
+ * The reader, as wp-arm's bp-events.c, picks the fork of a thread it
+ * has not seen start.  Prints the records in the order handed.
+ *
  * usage: perf-queue samples cap
+ *        perf-queue fork-late queue|ring
  */
 #include <sys/eventfd.h>
 #include <sys/mman.h>
@@ -41,12 +49,15 @@ struct seen {
 	uint64_t	 samples, forks, out_of_order, at_idle, at_other;
 };
 
+/* Each ring as the kernel writes it: its data pages writable. */
+static void *kernel_view[NRING];
+
 /* Record bytes into ring r at its head, waiting for room. */
 static void
 put(struct perf_ring *r, const void *b, size_t n)
 {
-	struct perf_event_mmap_page *mp = r->base;
-	unsigned char *data = (unsigned char *)r->base + sysconf(_SC_PAGESIZE);
+	struct perf_event_mmap_page *mp = kernel_view[r->cpu];
+	unsigned char *data = (unsigned char *)mp + sysconf(_SC_PAGESIZE);
 	uint64_t head = mp->data_head;
 	size_t off = (size_t)(head % r->size), first;
 
@@ -107,10 +118,138 @@ seen(const struct perf_rec *r, void *arg)
 	return 0;
 }
 
+#define LATE_PID	4200
+#define LATE_TID	4242
+
+struct late {
+	struct pqueue	*q;		/* NULL: the rings are read */
+	struct perf_ring *rings;
+	int		 started;
+};
+
+static int
+late_record(const struct perf_rec *r, void *arg)
+{
+	struct late *l = arg;
+	int c;
+
+	if (r->kind == RING_FORK) {
+		printf("fork %u\n", r->tid);
+		l->started = 1;
+		return 0;
+	}
+	if (r->kind != RING_SAMPLE)
+		return 0;
+	if (!l->started && l->q != NULL)
+		printf("picked %d\n", pq_pick_fork(l->q, LATE_PID, LATE_TID,
+		    late_record, l));
+	for (c = 0; !l->started && l->q == NULL && c < NRING; c++)
+		printf("picked %d\n", perf_ring_pick_fork(&l->rings[c],
+		    LATE_PID, LATE_TID, late_record, l));
+	printf("sample %u\n", r->tid);
+	return 0;
+}
+
+/*
+ * Ring c, mapped twice as a perf ring is: wp-arm's view, where only the
+ * first page (head and tail) takes a write, and the kernel's.
+ */
+static void
+ring_init(struct perf_ring *r, int c)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	size_t len = (PAGES + 1) * (size_t)pg;
+	int fd;
+
+	memset(r, 0, sizeof *r);
+	if ((fd = memfd_create("ring", MFD_CLOEXEC)) == -1 ||
+	    ftruncate(fd, (off_t)len) == -1)
+		err(1, "memfd");
+	kernel_view[c] = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
+	    fd, 0);
+	r->base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (r->base == MAP_FAILED || kernel_view[c] == MAP_FAILED ||
+	    mprotect((char *)r->base + pg, len - (size_t)pg, PROT_READ) == -1)
+		err(1, "mmap");
+	close(fd);
+	/* never readable: the copier copies once a tick */
+	r->fd = eventfd(0, EFD_CLOEXEC);
+	r->cpu = c;
+	r->pages = PAGES;
+	r->size = PAGES * (size_t)pg;
+	r->tmp = malloc(r->size);
+}
+
+static void
+rings_free(struct perf_ring *rings)
+{
+	int c;
+
+	for (c = 0; c < NRING; c++)
+		free(rings[c].tmp);
+}
+
+/* The late thread's sample into ring 1, read first; its fork into 0. */
+static int
+fork_late(const char *how)
+{
+	const struct perf_layout lay = { 1, 0, 0, 0 };
+	struct perf_event_mmap_page *mp;
+	struct perf_ring rings[NRING];
+	struct late l = { NULL, rings, 0 };
+	struct perf_event_header h;
+	uint64_t b[8];
+	const char *why;
+	int c;
+
+	for (c = 0; c < NRING; c++)
+		ring_init(&rings[c], c);
+	if (strcmp(how, "queue") == 0 &&
+	    (l.q = pq_start(rings, NRING, 1 << 20, &why)) == NULL) {
+		printf("no queue: %s\n", why);
+		return 3;
+	}
+	memset(b, 0, sizeof b);
+	memset(&h, 0, sizeof h);
+	h.type = PERF_RECORD_SAMPLE;
+	h.size = 8 * 6;
+	memcpy(b, &h, sizeof h);
+	b[3] = (uint64_t)LATE_TID << 32 | LATE_PID;
+	b[5] = 1;
+	put(&rings[1], b, 8 * 6);
+	/* the queue: the sample copied before the fork is there */
+	mp = rings[1].base;
+	while (l.q != NULL && __atomic_load_n(&mp->data_tail,
+	    __ATOMIC_ACQUIRE) != mp->data_head)
+		usleep(1000);
+	memset(b, 0, sizeof b);
+	h.type = PERF_RECORD_FORK;
+	h.size = 8 * 8;
+	memcpy(b, &h, sizeof h);
+	b[1] = (uint64_t)LATE_PID << 32 | LATE_PID;	/* pid, ppid */
+	b[2] = (uint64_t)LATE_PID << 32 | LATE_TID;	/* tid, ptid */
+	put(&rings[0], b, 8 * 8);
+	if (l.q == NULL) {
+		/* as wp-arm's inline drain: ring 1 first, then ring 0 */
+		perf_drain(&rings[1], &lay, late_record, &l);
+		perf_drain(&rings[0], &lay, late_record, &l);
+		rings_free(rings);
+		return 0;
+	}
+	mp = rings[0].base;
+	while (__atomic_load_n(&mp->data_tail, __ATOMIC_ACQUIRE) !=
+	    mp->data_head)
+		usleep(1000);
+	pq_stop(l.q);
+	pq_format(l.q, &lay, late_record, &l, 1);
+	pq_free(l.q, NULL);
+	rings_free(rings);
+	return 0;
+}
+
 int
 main(int argc, char *argv[])
 {
-	long pg = sysconf(_SC_PAGESIZE);
 	struct perf_ring rings[NRING];
 	struct fill f[NRING];
 	pthread_t t[NRING];
@@ -122,22 +261,15 @@ main(int argc, char *argv[])
 	uint64_t n;
 	int c, rc, other_after = 1, done = 0;
 
+	if (argc == 3 && strcmp(argv[1], "fork-late") == 0)
+		return fork_late(argv[2]);
 	if (argc != 3)
-		errx(64, "usage: perf-queue samples cap");
+		errx(64, "usage: perf-queue samples cap\n"
+		    "       perf-queue fork-late queue|ring");
 	n = strtoull(argv[1], NULL, 10);
 	memset(&s, 0, sizeof s);
-	for (c = 0; c < NRING; c++) {
-		memset(&rings[c], 0, sizeof rings[c]);
-		rings[c].base = mmap(NULL, (PAGES + 1) * (size_t)pg,
-		    PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (rings[c].base == MAP_FAILED)
-			err(1, "mmap");
-		/* never readable: the copier copies once a tick */
-		rings[c].fd = eventfd(0, EFD_CLOEXEC);
-		rings[c].cpu = c;
-		rings[c].pages = PAGES;
-		rings[c].size = PAGES * (size_t)pg;
-	}
+	for (c = 0; c < NRING; c++)
+		ring_init(&rings[c], c);
 	if ((q = pq_start(rings, NRING, strtoull(argv[2], NULL, 10), &why)) ==
 	    NULL) {
 		printf("no queue: %s\n", why);
@@ -165,6 +297,7 @@ main(int argc, char *argv[])
 	pq_stop(q);
 	pq_format(q, &lay, seen, &s, 1);
 	pq_free(q, &o);
+	rings_free(rings);
 	printf("samples %llu\nforks %llu\nout_of_order %llu\n",
 	    (unsigned long long)s.samples, (unsigned long long)s.forks,
 	    (unsigned long long)s.out_of_order);
