@@ -110,11 +110,13 @@ $(O)/progs/%: tests/progs/%.c $(O)/libwp.a lib/*.h
 
 # the queue of wp-arm's perf backend, on rings in memory
 $(O)/progs/perf-queue: tests/progs/perf-queue.c cmd/wp-arm/perf-queue.c \
-	    cmd/wp-arm/perf.c cmd/wp-arm/perf-queue.h cmd/wp-arm/perf.h \
+	    cmd/wp-arm/perf.c cmd/wp-arm/perf-ring.c cmd/wp-arm/perf-queue.h \
+	    cmd/wp-arm/perf.h \
 	    $(O)/libwp.a lib/*.h
 	@mkdir -p $(@D)
 	$(CC) $(WPFLAGS) -iquote cmd/wp-arm $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) \
-	    -o $@ $< cmd/wp-arm/perf-queue.c cmd/wp-arm/perf.c $(O)/libwp.a \
+	    -o $@ $< cmd/wp-arm/perf-queue.c cmd/wp-arm/perf.c \
+	    cmd/wp-arm/perf-ring.c $(O)/libwp.a \
 	    $(LDLIBS) -pthread
 
 # Test targets: plain -O1 programs, PIE and non-PIE, and a shared library.
@@ -247,11 +249,11 @@ fuzz: fuzz-build
 # runs wp-arm's perf drain and hit formatter on a ring in memory.
 bench: $(O)/bench/drain
 
-$(O)/bench/drain: bench/drain.c cmd/wp-arm/perf.c cmd/wp-arm/perf.h \
-	    $(O)/libwp.a
+$(O)/bench/drain: bench/drain.c cmd/wp-arm/perf.c cmd/wp-arm/perf-ring.c \
+	    cmd/wp-arm/perf.h $(O)/libwp.a
 	@mkdir -p $(@D)
 	$(CC) $(WPFLAGS) -iquote cmd/wp-arm $(CFLAGS) -o $@ bench/drain.c \
-	    cmd/wp-arm/perf.c $(O)/libwp.a $(LDLIBS)
+	    cmd/wp-arm/perf.c cmd/wp-arm/perf-ring.c $(O)/libwp.a $(LDLIBS)
 
 install: $(TOOLS:%=$(O)/%) $(O)/wp
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \

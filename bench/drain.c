@@ -125,7 +125,7 @@ main(int argc, char *argv[])
 	uint64_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 2000000;
 	uint64_t next = 0, t, drain_ns = 0, copy_ns = 0, bytes = 0, done;
 	struct perf_ring ring;
-	const struct perf_layout lay = { 1, 0, 0 };
+	const struct perf_layout lay = { 1, 0, 0, 0 };
 	struct ctx c;
 	unsigned char *dst;
 	FILE *out;

@@ -101,6 +101,8 @@ int	 bpev_open(struct bpev *ev, struct watch *w, const struct bpev_ops *ops,
 	    const struct perf_layout *lay, struct wp_error *e);
 /* Arms every thread there is, and fills w->armed.  -1 with e set. */
 int	 bpev_arm(struct bpev *ev, struct watch *w, struct wp_error *e);
+/* The target entry of the event whose id a record carries, or -1. */
+int	 bpev_target_of(struct bpev *ev, uint64_t id);
 /* Where bpev_record's records go. */
 struct bpev_at {
 	struct watch	*w;

@@ -1,8 +1,8 @@
 /*
  * perf: the perf_event_open(2) primitives of the perf and bpf backends
- * (through bp-events.c): breakpoint and task events, the mmap ring and
- * the parse of its records.  Nothing here knows about targets or
- * threads.
+ * (through bp-events.c): breakpoint and task events and their clock
+ * (perf.c), the mmap ring and the parse of its records (perf-ring.c).
+ * Nothing here knows about targets or threads.
  */
 #ifndef WPARM_PERF_H
 #define WPARM_PERF_H
@@ -174,6 +174,13 @@ int	 perf_walk(const unsigned char *b, size_t len, size_t *off,
  */
 void	 perf_sample_hit(const struct perf_rec *r, struct wp_hit_rec *h,
 	    struct wp_x86_regs *regs);
+/*
+ * CLOCK_MONOTONIC minus the rings' clock (perf's own, which the events
+ * keep: an event that reads CLOCK_MONOTONIC itself costs a hit much in
+ * a guest), measured again where a second old; 0 where the events read
+ * CLOCK_MONOTONIC.  perf-ring.c adds it to every record's time.
+ */
+int64_t	 perf_clock_off(void);
 /* kernel.perf_event_paranoid, or -99 when unreadable. */
 int	 perf_paranoid(void);
 
