@@ -93,4 +93,10 @@ void	 traced_armed(struct watch *w, size_t threads);
 /* Every write is seen: each count is what was written or cut off. */
 void	 traced_count(struct watch *w);
 
+/*
+ * Each target's value at the end, read through memfd with every thread
+ * held: the last counted write's, none made since the target ran on.
+ */
+void	 traced_read_latest(struct watch *w, int memfd);
+
 #endif
