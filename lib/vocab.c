@@ -55,7 +55,7 @@ const char *const wp_bound_names[WP_NBOUNDS] = {
 	"incomplete_stream", "lost_events", "truncated_by_max_events",
 	"partial_thread_coverage", "output_closed", "malformed_input_lines",
 	"reported_by_wp_arm", "unmodeled_stores", "follow_rebind_window",
-	"breakpoints_quiet", "pages_dropped"
+	"breakpoints_quiet", "pages_dropped", "page_windows_shared"
 };
 
 const char *const wp_limits_names[WP_NLIMITS] = {

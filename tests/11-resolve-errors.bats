@@ -196,6 +196,8 @@ expect_error() {
 	expect_error 64 "wp-resolve: 12: addresses are written 0xHEX" wp-resolve -p 1 12
 	expect_error 64 "wp-resolve: static:12: static address must be 0xHEX or 0xHEX+OFF" wp-resolve -p 1 static:12
 	expect_error 64 "wp-resolve: --follow wpt_ptr: expected SLOT+OFF or [SLOT]+OFF" wp-resolve -p 1 --follow wpt_ptr
+	# one length for every addr: a second one, meant for the next addr, is refused
+	expect_error 64 "wp-resolve: -l 64: -l 8 was given too: one length applies to every addr" wp-resolve -p 1 0x10 -l 8 0x20 -l 64
 	run --separate-stderr wp-resolve -p 1
 	assert_failure 64
 	assert_equal "${stderr_lines[0]}" "wp-resolve: no address to watch"

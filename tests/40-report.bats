@@ -61,6 +61,16 @@ reasons() {
 	assert_equal "$(reasons)" '["lost_events","truncated_by_max_events","partial_thread_coverage","follow_rebind_window"]'
 }
 
+@test "wp-report: a page given back to a system call while other threads ran is its own lower-bound reason, not the threads' (was: partial_thread_coverage, every thread watched)" {
+	edited report-lower 's/"threads_attached_late"/"page_windows_shared"/; s/"dynamically_attached_tids":1/"dynamically_attached_tids":0/'
+	assert_equal "$(reasons)" '["lost_events","truncated_by_max_events","page_windows_shared"]'
+	run --separate-stderr wp-report "$IN"
+	assert_line 'note     counts are a lower bound: lost_events, truncated_by_max_events, page_windows_shared'
+	run --separate-stderr wp-report --html "$BATS_TEST_TMPDIR/r.html" "$IN"
+	grep -q 'a watched page was given back to a system call while other threads could run' "$BATS_TEST_TMPDIR/r.html" ||
+		fail "the page does not say why"
+}
+
 @test "wp-report: a watch whose breakpoints may have gone quiet says its count is unknown, not 0" {
 	edited report-basic '/"type":"observation"/{s/"partial_coverage":false,"partial_coverage_reasons":\[\]/"partial_coverage":true,"partial_coverage_reasons":["breakpoints_quiet"]/; s/"counts_are_lower_bound":false/"counts_are_lower_bound":true/; s/{"id":0,"hits":11,/{"id":0,"hits":11,"counted":11,/; s/{"id":1,"hits":0,/{"id":1,"hits":0,"counted":null,/}'
 	assert_equal "$(reasons)" '["breakpoints_quiet"]'

@@ -264,6 +264,8 @@ page_disarm(struct watch *w)
 	t = (s->exec_seen && !s->exec_next) || !tr_alive(&s->tr) ||
 	    s->arm_pending ? NULL : stopped_one(s);
 	give_back(s, t);
+	if (!s->exec_seen || s->exec_next)
+		traced_read_latest(w, s->tr.memfd);
 	obs(w)->stopped_ns += s->tr.stopped_ns;
 	obs(w)->watched_ns = wp_now_ns() - s->t0;
 	traced_detach(&s->tr);

@@ -145,22 +145,6 @@ ptrace_run(struct watch *w, uint64_t until)
 	traced_run(w, &s->exec_seen, pt_alive, ptrace_round);
 }
 
-/* Each target's value at the end, every thread stopped. */
-static void
-read_latest(struct watch *w, struct ptrace_state *s)
-{
-	unsigned char b[8];
-	size_t i;
-
-	for (i = 0; i < w->nt; i++)
-		if (w->t[i].chain < 0 && w->t[i].len <= 8 && pread(s->tr.memfd,
-		    b, (size_t)w->t[i].len, (off_t)w->t[i].addr) ==
-		    w->t[i].len) {
-			w->t[i].has_latest = 1;
-			w->t[i].latest = wp_le64(b, (size_t)w->t[i].len);
-		}
-}
-
 /*
  * Holds every thread (a blocked call is interrupted), reads where the
  * watch ends, and detaches each as it was: no SIGTRAP of a step is left
@@ -175,7 +159,7 @@ ptrace_disarm(struct watch *w)
 	traced_tick(0);
 	pt_ctr(w)->steps_per_second = ns ? pt_ctr(w)->steps * 1000000000 / ns : 0;
 	tr_hold(&s->tr, NULL);
-	read_latest(w, s);
+	traced_read_latest(w, s->tr.memfd);
 	pt_rseq_unhide(s);
 	traced_detach(&s->tr);
 	traced_count(w);

@@ -281,3 +281,17 @@ traced_count(struct watch *w)
 		w->t[i].counted_known = 1;
 	}
 }
+
+void
+traced_read_latest(struct watch *w, int memfd)
+{
+	unsigned char b[8];
+	size_t i;
+
+	for (i = 0; i < w->nt; i++)
+		if (w->t[i].chain < 0 && w->t[i].len <= 8 && pread(memfd, b,
+		    (size_t)w->t[i].len, (off_t)w->t[i].addr) == w->t[i].len) {
+			w->t[i].has_latest = 1;
+			w->t[i].latest = wp_le64(b, (size_t)w->t[i].len);
+		}
+}

@@ -2,7 +2,8 @@
  * traced: what the backends that trace the target (backend-ptrace.c,
  * backend-page.c) share above the ptrace engine (tracee.h): attaching
  * with a record of each thread that could not be, the 50 ms tick their
- * run returns on, the last seen bytes of each target, and the count.
+ * run returns on, the last seen bytes of each target, the count, and
+ * each target's value at the end.
  */
 #ifndef WPARM_TRACED_H
 #define WPARM_TRACED_H
@@ -92,5 +93,11 @@ void	 traced_armed(struct watch *w, size_t threads);
 
 /* Every write is seen: each count is what was written or cut off. */
 void	 traced_count(struct watch *w);
+
+/*
+ * Each target's value at the end, read through memfd with every thread
+ * held: the last counted write's, none made since the target ran on.
+ */
+void	 traced_read_latest(struct watch *w, int memfd);
 
 #endif

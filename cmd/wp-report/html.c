@@ -161,6 +161,9 @@ static const char *const bound_why[WP_NBOUNDS] = {
 	[WP_BOUND_PAGES_DROPPED] = "the process unmapped a watched page, "
 	    "mapped it shared, or (-a rw) made it read-only or executable: "
 	    "its accesses since were not seen",
+	[WP_BOUND_PAGE_WINDOWS] = "a watched page was given back to a "
+	    "system call while other threads could run: their stores to it "
+	    "meanwhile were not seen",
 };
 
 /* The text report, as the table prints it at 100 columns, into *buf

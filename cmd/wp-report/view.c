@@ -294,7 +294,8 @@ lower_bound_reasons(struct report *r)
 	const unsigned window = 1U << WP_PARTIAL_REBIND_WINDOW;
 	const unsigned quiet = 1U << WP_PARTIAL_QUIET;
 	const unsigned dropped = 1U << WP_PARTIAL_PAGES_DROPPED;
-	const unsigned apart = window | quiet | dropped;
+	const unsigned shared = 1U << WP_PARTIAL_PAGE_WINDOWS_SHARED;
+	const unsigned apart = window | quiet | dropped | shared;
 
 	if (!o->present)
 		reason(r, WP_BOUND_INCOMPLETE);
@@ -305,7 +306,8 @@ lower_bound_reasons(struct report *r)
 	if (wp_field_bool(&o->truncated_by_max_events) &&
 	    !wp_field_bool(&o->tallied))
 		reason(r, WP_BOUND_TRUNCATED);
-	/* the rebind window, quiet breakpoints, pages let go: no thread's */
+	/* the rebind window, quiet breakpoints, pages let go or given back
+	   to a system call: no thread's */
 	if (wp_field_bool(&o->partial) &&
 	    (o->partial_reasons == 0 || (o->partial_reasons & ~apart) != 0))
 		reason(r, WP_BOUND_PARTIAL);
@@ -315,6 +317,8 @@ lower_bound_reasons(struct report *r)
 		reason(r, WP_BOUND_QUIET);
 	if (o->partial_reasons & dropped)
 		reason(r, WP_BOUND_PAGES_DROPPED);
+	if (o->partial_reasons & shared)
+		reason(r, WP_BOUND_PAGE_WINDOWS);
 	if (stop && strcmp(stop, wp_stop_names[WP_STOP_OUTPUT_CLOSED]) == 0)
 		reason(r, WP_BOUND_OUTPUT_CLOSED);
 	if (r->malformed > 0)

@@ -85,6 +85,10 @@ option(int ch, const char *arg, struct options *op)
 		if (wp_parse_u64(arg, &u) == -1 || u == 0 ||
 		    u > WP_TARGET_MAXLEN)
 			errx(WP_EXIT_USAGE, "-l %s: not a length", arg);
+		/* ADDR -l 8 ADDR -l 64 would watch both with 64 bytes */
+		if (op->o.len != 0 && op->o.len != u)
+			errx(WP_EXIT_USAGE, "-l %s: -l %zu was given too: one "
+			    "length applies to every addr", arg, op->o.len);
 		op->o.len = (size_t)u;
 		break;
 	case 'a':
