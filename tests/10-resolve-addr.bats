@@ -254,6 +254,23 @@ $(tinfo "threads[$th].errno") 4"
 	assert_equal "$stderr" "wp-resolve: wpt_tls: --tid 999999999: no such thread of pid $TPID"
 }
 
+@test "wp-resolve --tid where no address is thread-local: one warning line, the target as without it" {
+	start_target tls-writer -t 2
+	local tid
+	tid=$(tinfo "threads[0].tid")
+	run --separate-stderr wp-resolve -p "$TPID" --tid "$tid" n
+	assert_success
+	assert_equal "$stderr" "wp-resolve: --tid $tid: no addr is thread-local: every thread's writes are watched"
+	assert_equal "$(jq -c 'select(.type=="target") | [.input, .len, .initial_value]' <<< "$output")" '["n",8,"0xa"]'
+	run --separate-stderr wp-resolve -p "$TPID" --tid 999999999 n
+	assert_success
+	assert_equal "$stderr" "wp-resolve: --tid 999999999: no such thread of pid $TPID, and no addr is thread-local: ignored"
+	# a thread-local one among them: no warning
+	run --separate-stderr wp-resolve -p "$TPID" --tid "$tid" n wpt_tls
+	assert_success
+	assert_equal "$stderr" ""
+}
+
 @test "wp-resolve --tid: a thread-local variable of a dlopen'd module; refused for a thread that has no copy yet" {
 	# dl-tls loads libwptls.so after a module with TLS it then unloads:
 	# the library's TLS id is not its place among the modules with TLS

@@ -10,6 +10,7 @@
 #include "addr.h"
 #include "dwfl.h"
 #include "hwbp.h"
+#include "proc.h"
 #include "stream.h"
 #include "target.h"
 #include "usage.h"
@@ -416,6 +417,20 @@ emit_all(struct view *v, const struct options *op, struct target *t,
 	return rc;
 }
 
+/* --tid where no address was thread-local: it changed nothing. */
+static void
+tid_unused(const struct options *op, const struct view *v)
+{
+	if (op->o.tid == 0 || v->tls_resolved)
+		return;
+	if (!wp_proc_task_exists(op->pid, op->o.tid))
+		warnx("--tid %d: no such thread of pid %d, and no addr is "
+		    "thread-local: ignored", (int)op->o.tid, (int)op->pid);
+	else
+		warnx("--tid %d: no addr is thread-local: every thread's "
+		    "writes are watched", (int)op->o.tid);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -438,9 +453,13 @@ main(int argc, char *argv[])
 	pl.plen = wp_xcalloc(op.naddr + 1, sizeof *pl.plen);
 	if (view_open(&v, op.pid, op.bin, op.force_bin) == -1)
 		status = WP_EXIT_PROCESS;
-	else if (resolve_all(&v, &op, addrs, t, &pl) != 0 ||
-	    emit_all(&v, &op, t, &pl) == -1)
+	else if (resolve_all(&v, &op, addrs, t, &pl) != 0)
 		status = WP_EXIT_ERROR;
+	else {
+		tid_unused(&op, &v);
+		if (emit_all(&v, &op, t, &pl) == -1)
+			status = WP_EXIT_ERROR;
+	}
 	for (i = 0; i < nt; i++)
 		target_free(&t[i]);
 	for (i = 0; i < op.naddr; i++)

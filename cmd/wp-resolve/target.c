@@ -195,8 +195,11 @@ thread_local(struct view *v, struct module *m, const struct addr *a,
 		    a->symbol);
 		return -1;
 	}
-	return tls_address(v, m, s->val + (uint64_t)a->off, o->tid, addr,
-	    err, errsz);
+	if (tls_address(v, m, s->val + (uint64_t)a->off, o->tid, addr, err,
+	    errsz) == -1)
+		return -1;
+	v->tls_resolved = 1;
+	return 0;
 }
 
 /*

@@ -41,6 +41,8 @@ struct view {
 	int			 memfd;		/* /proc/PID/mem */
 	const char		*warnings[4];
 	size_t			 nwarnings;
+	int			 tls_resolved;	/* a thread's copy located
+						   (--tid) */
 };
 
 /*
