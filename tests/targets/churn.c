@@ -1,9 +1,10 @@
 /*
- * churn [-n threads] [-c concurrent] [-k writes] [-w]
+ * churn [-n threads] [-c concurrent] [-k writes] [-s] [-w]
  *
  * Prints one JSON line, waits for SIGUSR1, then creates threads threads,
  * at most concurrent of them alive at once, each writing wpt_churn k
- * times (an atomic add, one store each) and exiting.  Prints "writes N"
+ * times (an atomic add, one store each; -s: a plain store of its count
+ * so far, which QEMU's TCG always traps) and exiting.  Prints "writes N"
  * (the stores made, by the threads' own count) and "done"; -w waits for
  * another SIGUSR1 before exiting.
  */
@@ -16,6 +17,7 @@ volatile long wpt_churn;
 
 static long k = 2;
 static long made;
+static int plain;
 
 static void *
 worker(void *arg)
@@ -24,7 +26,10 @@ worker(void *arg)
 
 	(void)arg;
 	for (i = 0; i < k; i++)
-		__atomic_fetch_add(&wpt_churn, 1, __ATOMIC_RELAXED);
+		if (plain)
+			wpt_churn = i + 1;
+		else
+			__atomic_fetch_add(&wpt_churn, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&made, k, __ATOMIC_RELAXED);
 	return NULL;
 }
@@ -36,11 +41,12 @@ main(int argc, char **argv)
 	pthread_t *th;
 	int opt, waitend = 0;
 
-	while ((opt = getopt(argc, argv, "n:c:k:w")) != -1)
+	while ((opt = getopt(argc, argv, "n:c:k:sw")) != -1)
 		switch (opt) {
 		case 'n': n = atol(optarg); break;
 		case 'c': c = atol(optarg); break;
 		case 'k': k = atol(optarg); break;
+		case 's': plain = 1; break;
 		case 'w': waitend = 1; break;
 		default: return 64;
 		}
