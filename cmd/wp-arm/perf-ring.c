@@ -260,7 +260,7 @@ perf_drain(struct perf_ring *r, const struct perf_layout *lay,
 			ring_get(r, tail, r->tmp, h.size);
 			b = r->tmp;
 		}
-		if (!(r->ntaken > 0 && ring_taken(r, tail)) &&
+		if (!ring_taken(r, tail) &&
 		    deliver(b, h.size, lay, clk, fn, arg) == -1)
 			stop = 1;
 		tail += h.size;
