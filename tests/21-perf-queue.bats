@@ -50,3 +50,40 @@ pq() {
 	pq fork-late ring
 	assert_output "$(printf 'fork 4242\npicked 1\nsample 4242')"
 }
+
+# val NAME: the figure on the program's line NAME
+val() {
+	printf '%s\n' "$output" | awk -v k="$1" '$1 == k { print $2 }'
+}
+
+# A writer's longest gap of a tick (50 ms) or more is a pause the copier
+# rightly takes for the burst's end.
+unpaused() {
+	[ "$(val gap_ms)" -lt 50 ] ||
+		skip "the host paused the writer $(val gap_ms) ms, a pause the queue takes for a burst's end"
+}
+
+@test "perf queue: a slow writer's samples (2 KB/s) are formatted as they come, in order" {
+	pq pace 2000 1000
+	assert_line "out_of_order 0"
+	[ "$(val during)" -gt 0 ]
+	assert_line "after_pause $(val written)"
+}
+
+@test "perf queue: a burst's samples (2 MB/s, 0.3 s) wait for its end, then are formatted before the watch ends" {
+	pq pace 2000000 300
+	unpaused
+	assert_line "during 0"
+	[ "$(val written)" -gt 10000 ]
+	assert_line "after_pause $(val written)"
+	assert_line "out_of_order 0"
+}
+
+@test "perf queue: a burst longer than a second is formatted while it goes on, none in its first second" {
+	pq pace 2000000 2500
+	[ "$(val during)" -gt 0 ]
+	assert_line "after_pause $(val written)"
+	assert_line "out_of_order 0"
+	unpaused
+	[ "$(val first_ms)" -ge 1000 ]
+}

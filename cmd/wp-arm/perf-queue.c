@@ -17,6 +17,8 @@
 #include "util.h"
 
 #define TICK_NS		50000000ULL	/* the main thread's work, at least */
+#define LATENCY_NS	1000000000ULL	/* a record waits for a pause, at most */
+#define SLOW_BPS	65536		/* bytes a second: no burst, no wait */
 
 /* The bytes one copy took from a ring: whole records. */
 struct pq_chunk {
@@ -47,10 +49,15 @@ struct pqueue {
 	size_t		 cap;
 	int		 capped;	/* over cap, not yet below half */
 	int		 idle;		/* the main thread at SCHED_IDLE */
+	/* the copier's */
 	uint64_t	 next_tick;
+	uint64_t	 copied_at;	/* its latest copy */
+	uint64_t	 waiting_since;	/* bytes queued, the formatter not told */
 	/* shared: __atomic */
-	size_t		 bytes, records, nonsample;
+	size_t		 bytes, records, nonsample, prompt;
+	uint64_t	 bytes_in;	/* ever queued */
 	int		 nomem, urgent;
+	int		 go;		/* the formatter told: format */
 	struct wp_obs_perf st;
 };
 
@@ -63,31 +70,40 @@ set_policy(pid_t tid, int policy)
 	return sched_setscheduler(tid, policy, &sp);
 }
 
-/*
- * Records said at once when read: those of threads, losses and exec
- * (not samples, nor the kernel's throttling).
- */
+/* Records of threads, losses and exec: not samples, nor throttling. */
 static int
-prompt(uint32_t type)
+not_sample(uint32_t type)
 {
 	return type == PERF_RECORD_FORK || type == PERF_RECORD_EXIT ||
 	    type == PERF_RECORD_LOST || type == PERF_RECORD_COMM;
 }
 
-/* Records in b[0..len), and how many are said at once. */
+/*
+ * Records said at once when read: losses and exec.  A thread's start
+ * and exit wait with its hits, in order.
+ */
+static int
+prompt(uint32_t type)
+{
+	return type == PERF_RECORD_LOST || type == PERF_RECORD_COMM;
+}
+
+/* Records in b[0..len), how many are not samples, how many prompt. */
 static void
-count(const unsigned char *b, size_t len, size_t *n, size_t *other)
+count(const unsigned char *b, size_t len, size_t *n, size_t *other,
+    size_t *now)
 {
 	struct perf_event_header h;
 	size_t off = 0;
 
-	*n = *other = 0;
+	*n = *other = *now = 0;
 	while (len - off >= sizeof h) {
 		memcpy(&h, b + off, sizeof h);
 		if (h.size < sizeof h || h.size > len - off)
 			break;
 		(*n)++;
-		*other += prompt(h.type);
+		*other += not_sample(h.type);
+		*now += prompt(h.type);
 		off += h.size;
 	}
 }
@@ -97,7 +113,7 @@ static int
 copy_ring(struct pqueue *q, struct perf_ring *r)
 {
 	struct pq_chunk *c;
-	size_t n = perf_ring_pending(r), other;
+	size_t n = perf_ring_pending(r), other, now;
 
 	if (n == 0)
 		return 0;
@@ -107,7 +123,7 @@ copy_ring(struct pqueue *q, struct perf_ring *r)
 	c->off = 0;
 	c->next = NULL;
 	c->at = wp_now_ns();
-	count(c->b, c->len, &c->records, &other);
+	count(c->b, c->len, &c->records, &other, &now);
 	__atomic_store_n(&q->tail->next, c, __ATOMIC_RELEASE);
 	q->tail = c;
 	n = __atomic_add_fetch(&q->bytes, c->len, __ATOMIC_SEQ_CST);
@@ -117,6 +133,8 @@ copy_ring(struct pqueue *q, struct perf_ring *r)
 	if (n > q->st.queued_peak_records)
 		q->st.queued_peak_records = n;
 	__atomic_add_fetch(&q->nonsample, other, __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&q->prompt, now, __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&q->bytes_in, c->len, __ATOMIC_SEQ_CST);
 	return 1;
 }
 
@@ -150,12 +168,40 @@ call_back(struct pqueue *q)
 	(void)set_policy(q->main_tid, SCHED_OTHER);
 }
 
+/*
+ * Whether the formatter goes on now, got bytes queued since the copier
+ * last asked: where the rings went quiet, where the target writes
+ * slowly, where a record waited LATENCY_NS, or at once (a record said
+ * at once, the queue over its cap).  Within a burst the records wait,
+ * and the formatter's work comes after it.
+ */
+static int
+ready(struct pqueue *q, size_t got, uint64_t now)
+{
+	uint64_t span = now - q->copied_at;
+
+	q->copied_at = now;
+	if (__atomic_load_n(&q->bytes, __ATOMIC_SEQ_CST) == 0) {
+		q->waiting_since = 0;
+		return 0;
+	}
+	if (q->waiting_since == 0)
+		q->waiting_since = now;
+	if (got > 0 && (uint64_t)got * 1000000000ULL >= SLOW_BPS * span &&
+	    now - q->waiting_since < LATENCY_NS &&
+	    __atomic_load_n(&q->prompt, __ATOMIC_SEQ_CST) == 0 &&
+	    __atomic_load_n(&q->bytes, __ATOMIC_SEQ_CST) <= q->cap)
+		return 0;
+	q->waiting_since = 0;
+	return 1;
+}
+
 static void *
 copier(void *arg)
 {
 	struct pqueue *q = arg;
 	struct pollfd *pfd = wp_xcalloc((size_t)q->nring + 1, sizeof *pfd);
-	uint64_t now;
+	uint64_t now, in, seen = 0;
 	nfds_t np = 0;
 	int c, rc;
 
@@ -166,26 +212,34 @@ copier(void *arg)
 			pfd[np].fd = q->rings[c].fd;
 			pfd[np++].events = POLLIN;
 		}
+	q->copied_at = wp_now_ns();
 	while (poll(pfd, np, (int)(TICK_NS / 1000000)) != -1 ||
 	    errno == EINTR) {
 		if (pfd[0].revents & POLLIN)
 			break;
 		rc = copy_all(q, 0);
-		if (rc == 1)
-			(void)eventfd_write(q->wakefd, 1);
 		now = wp_now_ns();
-		if (rc == -1 || __atomic_load_n(&q->nonsample,
+		/* what came since the last look, this thread's or pq_sync's */
+		in = __atomic_load_n(&q->bytes_in, __ATOMIC_SEQ_CST);
+		if (rc != -1 && ready(q, in - seen, now)) {
+			__atomic_store_n(&q->go, 1, __ATOMIC_SEQ_CST);
+			(void)eventfd_write(q->wakefd, 1);
+		}
+		seen = in;
+		if (rc == -1 || __atomic_load_n(&q->prompt,
 		    __ATOMIC_SEQ_CST) > 0 || __atomic_load_n(&q->bytes,
 		    __ATOMIC_SEQ_CST) > q->cap) {
 			call_back(q);
 			q->next_tick = now + TICK_NS;
 		} else if (now >= q->next_tick) {
-			if (__atomic_load_n(&q->bytes, __ATOMIC_SEQ_CST) > 0)
+			if (__atomic_load_n(&q->go, __ATOMIC_SEQ_CST))
 				call_back(q);
 			q->next_tick = now + TICK_NS;
 		}
-		if (rc == -1)
+		if (rc == -1) {
+			(void)eventfd_write(q->wakefd, 1);
 			break;
+		}
 	}
 	free(pfd);
 	return NULL;
@@ -263,8 +317,7 @@ normal_policy(struct pqueue *q)
 int
 pq_sync(struct pqueue *q)
 {
-	if (copy_all(q, 1) == 1)
-		(void)eventfd_write(q->wakefd, 1);
+	(void)copy_all(q, 1);
 	return __atomic_load_n(&q->nonsample, __ATOMIC_SEQ_CST) > 0;
 }
 
@@ -301,7 +354,7 @@ policy(struct pqueue *q, int all)
 	} else if (q->capped && bytes < q->cap / 2)
 		q->capped = 0;
 	idle = !all && !q->capped && !pq_nomem(q) &&
-	    __atomic_load_n(&q->nonsample, __ATOMIC_SEQ_CST) == 0;
+	    __atomic_load_n(&q->prompt, __ATOMIC_SEQ_CST) == 0;
 	if (idle == q->idle)
 		return 0;
 	if (set_policy(0, idle ? SCHED_IDLE : SCHED_OTHER) == 0)
@@ -341,8 +394,10 @@ one(const struct perf_rec *r, void *arg)
 {
 	struct pq_fmt *f = arg;
 
-	if (prompt(r->type))
+	if (not_sample(r->type))
 		__atomic_sub_fetch(&f->q->nonsample, 1, __ATOMIC_SEQ_CST);
+	if (prompt(r->type))
+		__atomic_sub_fetch(&f->q->prompt, 1, __ATOMIC_SEQ_CST);
 	if (f->fn(r, f->arg) == -1)
 		return -1;
 	if (!f->all && __atomic_exchange_n(&f->q->urgent, 0,
@@ -361,10 +416,17 @@ pq_format(struct pqueue *q, const struct perf_layout *lay,
 	struct pq_chunk *c;
 	int rc = 0;
 
+	if (!all && !__atomic_load_n(&q->go, __ATOMIC_SEQ_CST))
+		return 0;
 	__atomic_store_n(&q->urgent, 0, __ATOMIC_SEQ_CST);
 	for (;;) {
 		c = __atomic_load_n(&q->head->next, __ATOMIC_ACQUIRE);
-		if (c == NULL || (rc = policy(q, all)) != 0)
+		if (c == NULL) {
+			/* the copier tells the formatter again */
+			__atomic_store_n(&q->go, 0, __ATOMIC_SEQ_CST);
+			break;
+		}
+		if ((rc = policy(q, all)) != 0)
 			break;
 		rc = perf_walk(c->b, c->len, &c->off, lay, one, &f);
 		if (c->off >= c->len)

@@ -2,12 +2,15 @@
  * perf-queue: the perf backend's rings copied, by a thread of their own
  * at the normal policy, into a queue in memory (as perf record copies
  * them to a file), and formatted by the main thread at SCHED_IDLE: the
- * hit records cost only a CPU the target leaves idle.  The main thread
- * formats at its normal policy while a record other than a sample waits
- * (threads, losses: said as promptly as before), from when the queue
- * passes its cap until it is below half of it, and for the watch's own
- * work: the thread calls it back once a tick.  Owned by backend-perf.c;
- * the rings stay bp-events.c's.
+ * hit records cost only a CPU the target leaves idle.  Within a burst
+ * (the rings filling at 64 KiB a second or more) the records wait for its end,
+ * a tick with nothing new, or at most a second, so that the formatter's
+ * work comes after the burst; a slow writer's are formatted as they
+ * come.  The main thread formats at its normal policy while a loss or
+ * exec record waits (said at once; a thread's start and exit wait with
+ * its hits), from when the queue passes its cap until it is below half
+ * of it, and for the watch's own work: the thread calls it back once a
+ * tick.  Owned by backend-perf.c; the rings stay bp-events.c's.
  */
 #ifndef WPARM_PERF_QUEUE_H
 #define WPARM_PERF_QUEUE_H
@@ -48,9 +51,10 @@ int		 pq_pick_fork(struct pqueue *q, pid_t pid, pid_t tid,
 int		 pq_nomem(const struct pqueue *q);
 /*
  * Hands the queued records, in order, to fn (perf_walk's), at the
- * policy the header says, or at the normal one with all.  0 when the
- * queue is empty, 1 when called back for the watch's work, -1 when fn
- * returned -1 (the record it was handed is done).
+ * policy the header says, once the copying thread has said they need
+ * not wait, or all of them at the normal policy with all.  0 when the
+ * queue is empty or waits, 1 when called back for the watch's work, -1
+ * when fn returned -1 (the record it was handed is done).
  */
 int		 pq_format(struct pqueue *q, const struct perf_layout *lay,
 		    int (*fn)(const struct perf_rec *, void *), void *arg,

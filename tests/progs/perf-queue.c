@@ -155,10 +155,10 @@ late_record(const struct perf_rec *r, void *arg)
  * first page (head and tail) takes a write, and the kernel's.
  */
 static void
-ring_init(struct perf_ring *r, int c)
+ring_init(struct perf_ring *r, int c, int pages)
 {
 	long pg = sysconf(_SC_PAGESIZE);
-	size_t len = (PAGES + 1) * (size_t)pg;
+	size_t len = ((size_t)pages + 1) * (size_t)pg;
 	int fd;
 
 	memset(r, 0, sizeof *r);
@@ -175,8 +175,8 @@ ring_init(struct perf_ring *r, int c)
 	/* never readable: the copier copies once a tick */
 	r->fd = eventfd(0, EFD_CLOEXEC);
 	r->cpu = c;
-	r->pages = PAGES;
-	r->size = PAGES * (size_t)pg;
+	r->pages = pages;
+	r->size = (size_t)pages * (size_t)pg;
 	r->tmp = malloc(r->size);
 }
 
@@ -203,7 +203,7 @@ fork_late(const char *how)
 	int c;
 
 	for (c = 0; c < NRING; c++)
-		ring_init(&rings[c], c);
+		ring_init(&rings[c], c, PAGES);
 	if (strcmp(how, "queue") == 0 &&
 	    (l.q = pq_start(rings, NRING, 1 << 20, &why)) == NULL) {
 		printf("no queue: %s\n", why);
@@ -247,6 +247,105 @@ fork_late(const char *how)
 	return 0;
 }
 
+struct pace {
+	struct perf_ring *r;
+	uint64_t	 bps;		/* bytes a second */
+	uint64_t	 ns;		/* for how long */
+	uint64_t	 written, gap;	/* the longest between two writes */
+	int		 done;
+};
+
+/* Samples into ring 0, PACE_STEP_NS apart, at p->bps, for p->ns. */
+#define PACE_STEP_NS	1000000ULL
+static void *
+pacer(void *arg)
+{
+	struct pace *p = arg;
+	uint64_t b[6], t0 = wp_now_ns(), last = t0, now, owed;
+	struct perf_event_header *h = (struct perf_event_header *)b;
+
+	while ((now = wp_now_ns()) - t0 < p->ns) {
+		if (now - last > p->gap)
+			p->gap = now - last;
+		last = now;
+		owed = (now - t0) * p->bps / 1000000000ULL;
+		for (; p->written + sizeof b <= owed; p->written += sizeof b) {
+			memset(b, 0, sizeof b);
+			h->type = PERF_RECORD_SAMPLE;
+			h->size = sizeof b;
+			b[1] = 7;
+			b[2] = p->written / sizeof b;
+			put(p->r, b, sizeof b);
+		}
+		usleep(PACE_STEP_NS / 1000);
+	}
+	__atomic_store_n(&p->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/*
+ * perf-queue pace BYTES_PER_S MS: samples written at that rate for that
+ * long, formatted (as wp-arm's watch does, once every 10 ms) while they
+ * come and after; prints how many were formatted while they came, when
+ * the first was (ms after the start), the writer's longest gap between
+ * two writes (ms: the host's pauses), and the totals.
+ */
+static int
+pace(const char *bps, const char *ms)
+{
+	const struct perf_layout lay = { 1, 0, 0, 0 };
+	struct perf_ring rings[NRING];
+	struct pace p;
+	struct seen s;
+	struct pqueue *q;
+	pthread_t t;
+	const char *why;
+	uint64_t t0, first = 0, during = 0, quiet;
+	int c;
+
+	memset(&p, 0, sizeof p);
+	memset(&s, 0, sizeof s);
+	for (c = 0; c < NRING; c++)
+		ring_init(&rings[c], c, 1024);
+	if ((q = pq_start(rings, NRING, 1 << 30, &why)) == NULL) {
+		printf("no queue: %s\n", why);
+		return 3;
+	}
+	p.r = &rings[0];
+	p.bps = strtoull(bps, NULL, 10);
+	p.ns = strtoull(ms, NULL, 10) * 1000000ULL;
+	t0 = wp_now_ns();
+	pthread_create(&t, NULL, pacer, &p);
+	while (!__atomic_load_n(&p.done, __ATOMIC_ACQUIRE)) {
+		if (pq_format(q, &lay, seen, &s, 0) == -1)
+			errx(1, "pq_format: -1");
+		if (first == 0 && s.samples > 0)
+			first = wp_now_ns() - t0;
+		during = s.samples;
+		usleep(10000);
+	}
+	pthread_join(t, NULL);
+	/* the pause after: formatted without the end's push, in time */
+	for (quiet = wp_now_ns(); s.samples < p.written / 48 &&
+	    wp_now_ns() - quiet < 5000000000ULL; usleep(10000))
+		if (pq_format(q, &lay, seen, &s, 0) == -1)
+			errx(1, "pq_format: -1");
+	if (first == 0 && s.samples > 0)
+		first = wp_now_ns() - t0;
+	printf("written %llu\nduring %llu\nafter_pause %llu\n",
+	    (unsigned long long)(p.written / 48), (unsigned long long)during,
+	    (unsigned long long)s.samples);
+	printf("first_ms %llu\ngap_ms %llu\nout_of_order %llu\n",
+	    (unsigned long long)(first / 1000000),
+	    (unsigned long long)(p.gap / 1000000),
+	    (unsigned long long)s.out_of_order);
+	pq_stop(q);
+	pq_format(q, &lay, seen, &s, 1);
+	pq_free(q, NULL);
+	rings_free(rings);
+	return 0;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -263,13 +362,16 @@ main(int argc, char *argv[])
 
 	if (argc == 3 && strcmp(argv[1], "fork-late") == 0)
 		return fork_late(argv[2]);
+	if (argc == 4 && strcmp(argv[1], "pace") == 0)
+		return pace(argv[2], argv[3]);
 	if (argc != 3)
 		errx(64, "usage: perf-queue samples cap\n"
-		    "       perf-queue fork-late queue|ring");
+		    "       perf-queue fork-late queue|ring\n"
+		    "       perf-queue pace bytes_per_s ms");
 	n = strtoull(argv[1], NULL, 10);
 	memset(&s, 0, sizeof s);
 	for (c = 0; c < NRING; c++)
-		ring_init(&rings[c], c);
+		ring_init(&rings[c], c, PAGES);
 	if ((q = pq_start(rings, NRING, strtoull(argv[2], NULL, 10), &why)) ==
 	    NULL) {
 		printf("no queue: %s\n", why);
@@ -293,6 +395,11 @@ main(int argc, char *argv[])
 	}
 	for (c = 0; c < NRING; c++)
 		pthread_join(t[c], NULL);
+	/* the rings quiet: the formatter told, as a watch that goes on */
+	for (n = wp_now_ns(); s.samples + s.forks < NRING * (f[0].n + 1) &&
+	    wp_now_ns() - n < 5000000000ULL; usleep(10000))
+		if (pq_format(q, &lay, seen, &s, 0) == -1)
+			errx(1, "pq_format: -1");
 	/* the end: the rest copied and formatted */
 	pq_stop(q);
 	pq_format(q, &lay, seen, &s, 1);
