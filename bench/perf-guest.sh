@@ -20,9 +20,9 @@
 #     under the table, each run whose counts were not exact, with its
 #     figures and which count was over (extra traps) or under (lost);
 #   - the target's cost per hit, on one thread (bench/hit-loop), with
-#     wp-arm attached (bpf, the default, and perf) as ratios to the
-#     in-process breakpoint-sampling floor (bench/bp-floor.c), and gdb's
-#     hardware watchpoint on the same loop;
+#     wp-arm attached (bpf, the default, and perf) and with perf record
+#     -c 1 as ratios to the in-process breakpoint-sampling floor
+#     (bench/bp-floor.c), and gdb's hardware watchpoint on the same loop;
 #   - per backend, the highest write rate with exact counts and every
 #     hit written (--all-hits).
 # Absolute times under TCG mean nothing; the ratios are the result.
@@ -90,6 +90,12 @@ loop_ns() {
 		floor_on "$pid" "$(awk '{ print $2 }' "$out")"
 		kill -USR1 "$pid"
 		wait
+	elif [ "$be" = perf-record ]; then
+		prec "$pid" "$(awk '{ print $2 }' "$out")"
+		kill -USR1 "$pid"
+		wait "$pid"
+		kill -INT "$rp" 2> /dev/null
+		wait "$rp"
 	elif [ -n "$be" ]; then
 		wp-resolve -p "$pid" hitvar | wp-arm --backend "$be" -d 600s \
 		    -n 100000000 "$@" > "$work/arm.out" &
@@ -300,12 +306,13 @@ floor_cost() {
 	    END { printf "%.0f %d\n", (t - p) / n, s }'
 }
 : > "$work/plain"; : > "$work/wbpf"; : > "$work/wperf"; : > "$work/fl"; : > "$work/flwp"
-: > "$work/tfl"
+: > "$work/tfl"; : > "$work/prh"
 for ((i = 0; i < KH; i++)); do
 	loop_ns "$N" 0 >> "$work/plain"
 	loop_ns "$N" 0 floor >> "$work/tfl"
 	loop_ns "$N" 0 bpf >> "$work/wbpf"; read -r bc bh bl < "$work/counts"
 	loop_ns "$N" 0 perf >> "$work/wperf"; read -r pc ph pl < "$work/counts"
+	command -v perf > /dev/null && loop_ns "$N" 0 perf-record >> "$work/prh"
 	floor_cost "$B/bench/bp-floor" "$N" >> "$work/fl"
 	# the same in-process floor with wp-arm's event attributes (clock,
 	# cpu, inherit)
@@ -315,6 +322,7 @@ plain=$(med "$work/plain")
 wbpf=$(med "$work/wbpf")
 wperf=$(med "$work/wperf")
 tfloor=$(med "$work/tfl")
+prhit=$([ -s "$work/prh" ] && med "$work/prh")
 read -r fc floor_samples < <(med "$work/fl")
 fcw=$(med "$work/flwp" | cut -d' ' -f1)
 
@@ -359,12 +367,14 @@ ratio_line "wp-arm perf / perf record -c 1" perf perf-record "<= 1"
 ratio_line "bpf --if (matches none) / bpf" bpf-if bpf "<= 1.05 (issue 24)"
 ratio_line "bpf --last 64 / bpf" bpf-last bpf "<= 1.10 (issue 24)"
 [ -n "$last_why" ] && echo "  bpf --last 64 / bpf: not run: $last_why"
-awk -v n="$N" -v pl="$plain" -v wb="$wbpf" -v wp="$wperf" -v fc="$fc" -v tf="$tfloor" 'BEGIN {
+awk -v n="$N" -v pl="$plain" -v wb="$wbpf" -v wp="$wperf" -v fc="$fc" -v tf="$tfloor" -v pr="$prhit" 'BEGIN {
 	if (fc <= 0)
 		exit
 	printf "  per hit, one thread, median of 5 (the in-process floor: bench/bp-floor.c):\n"
 	printf "  %-38s %5.2f   %s\n", "wp-arm bpf / in-process floor", (wb - pl) / n / fc, "<= 3"
 	printf "  %-38s %5.2f   %s\n", "wp-arm perf / in-process floor", (wp - pl) / n / fc, "<= 3"
+	if (pr != "")
+		printf "  %-38s %5.2f   (every hit through a ring, as wp-arm perf)\n", "perf record -c 1 / in-process floor", (pr - pl) / n / fc
 	# the kernel'"'"'s part: a BPF program that only counts, on the same
 	# breakpoint; wp-arm bpf runs one, so cannot go below it
 	printf "  %-38s %5.2f   (the kernel'"'"'s part)\n", "BPF tally floor / in-process floor", (tf - pl) / n / fc
@@ -408,13 +418,14 @@ if [ -n "$inexact_runs" ]; then
 fi
 echo
 awk -v n="$N" -v p="$plain" -v wb="$wbpf" -v wp="$wperf" -v fc="$fc" -v tf="$tfloor" \
-    -v fs="$floor_samples" -v fw="$fcw" -v g="$gdb_cost" 'BEGIN {
+    -v pr="$prhit" -v fs="$floor_samples" -v fw="$fcw" -v g="$gdb_cost" 'BEGIN {
 	printf "cost per hit, one thread, %d writes, ns of guest time, median of 5 (floor sampled %d):\n", n, fs
 	printf "  in-process breakpoint sampling (floor): %9.0f\n", fc
 	printf "  the floor with wp-arm'"'"'s attributes:    %9.0f\n", fw
 	printf "  with the BPF tally floor attached:      %9.0f\n", (tf - p) / n
 	printf "  with wp-arm (bpf) attached:             %9.0f\n", (wb - p) / n
 	printf "  with wp-arm --backend perf attached:    %9.0f\n", (wp - p) / n
+	if (pr != "") printf "  with perf record -c 1 attached:         %9.0f\n", (pr - p) / n
 	if (g != "") printf "  gdb hardware watchpoint:                %9.0f\n", g
 }'
 echo "  counts: bpf counted $bc, hits written $bh, lost $bl; perf counted $pc, hits $ph, lost $pl"
