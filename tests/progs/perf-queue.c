@@ -15,8 +15,13 @@
  * The reader, as wp-arm's bp-events.c, picks the fork of a thread it
  * has not seen start.  Prints the records in the order handed.
  *
+ * perf-queue pace bytes_per_s ms: samples written into one ring at that
+ * rate for that long while this thread formats what it is given: within
+ * a burst nothing, a slow writer's as they come (pace()).
+ *
  * usage: perf-queue samples cap
  *        perf-queue fork-late queue|ring
+ *        perf-queue pace bytes_per_s ms
  */
 #include <sys/eventfd.h>
 #include <sys/mman.h>
@@ -255,13 +260,15 @@ struct pace {
 	int		 done;
 };
 
-/* Samples into ring 0, PACE_STEP_NS apart, at p->bps, for p->ns. */
 #define PACE_STEP_NS	1000000ULL
+#define PACE_WORDS	6		/* a sample's words: header to cpu */
+
+/* Samples into ring 0, PACE_STEP_NS apart, at p->bps, for p->ns. */
 static void *
 pacer(void *arg)
 {
 	struct pace *p = arg;
-	uint64_t b[6], t0 = wp_now_ns(), last = t0, now, owed;
+	uint64_t b[PACE_WORDS], t0 = wp_now_ns(), last = t0, now, owed;
 	struct perf_event_header *h = (struct perf_event_header *)b;
 
 	while ((now = wp_now_ns()) - t0 < p->ns) {
@@ -326,14 +333,15 @@ pace(const char *bps, const char *ms)
 	}
 	pthread_join(t, NULL);
 	/* the pause after: formatted without the end's push, in time */
-	for (quiet = wp_now_ns(); s.samples < p.written / 48 &&
+	for (quiet = wp_now_ns(); s.samples < p.written / (8 * PACE_WORDS) &&
 	    wp_now_ns() - quiet < 5000000000ULL; usleep(10000))
 		if (pq_format(q, &lay, seen, &s, 0) == -1)
 			errx(1, "pq_format: -1");
 	if (first == 0 && s.samples > 0)
 		first = wp_now_ns() - t0;
 	printf("written %llu\nduring %llu\nafter_pause %llu\n",
-	    (unsigned long long)(p.written / 48), (unsigned long long)during,
+	    (unsigned long long)(p.written / (8 * PACE_WORDS)),
+	    (unsigned long long)during,
 	    (unsigned long long)s.samples);
 	printf("first_ms %llu\ngap_ms %llu\nout_of_order %llu\n",
 	    (unsigned long long)(first / 1000000),
@@ -357,7 +365,7 @@ main(int argc, char *argv[])
 	struct seen s;
 	struct pqueue *q;
 	const char *why = NULL;
-	uint64_t n;
+	uint64_t n, t0;
 	int c, rc, other_after = 1, done = 0;
 
 	if (argc == 3 && strcmp(argv[1], "fork-late") == 0)
@@ -395,9 +403,9 @@ main(int argc, char *argv[])
 	}
 	for (c = 0; c < NRING; c++)
 		pthread_join(t[c], NULL);
-	/* the rings quiet: the formatter told, as a watch that goes on */
-	for (n = wp_now_ns(); s.samples + s.forks < NRING * (f[0].n + 1) &&
-	    wp_now_ns() - n < 5000000000ULL; usleep(10000))
+	/* the rings quiet: the formatter is told, as in a watch going on */
+	for (t0 = wp_now_ns(); s.samples + s.forks < NRING * (n + 1) &&
+	    wp_now_ns() - t0 < 5000000000ULL; usleep(10000))
 		if (pq_format(q, &lay, seen, &s, 0) == -1)
 			errx(1, "pq_format: -1");
 	/* the end: the rest copied and formatted */
