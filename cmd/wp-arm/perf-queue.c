@@ -97,14 +97,10 @@ count(const unsigned char *b, size_t len, size_t *n, size_t *other,
 	size_t off = 0;
 
 	*n = *other = *now = 0;
-	while (len - off >= sizeof h) {
-		memcpy(&h, b + off, sizeof h);
-		if (h.size < sizeof h || h.size > len - off)
-			break;
+	for (; perf_rec_at(b, len, off, &h); off += h.size) {
 		(*n)++;
 		*other += not_sample(h.type);
 		*now += prompt(h.type);
-		off += h.size;
 	}
 }
 

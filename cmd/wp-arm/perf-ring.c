@@ -315,6 +315,16 @@ perf_ring_pick_fork(struct perf_ring *r, pid_t pid, pid_t tid,
 }
 
 int
+perf_rec_at(const unsigned char *b, size_t len, size_t off,
+    struct perf_event_header *h)
+{
+	if (off > len || len - off < sizeof *h)
+		return 0;
+	memcpy(h, b + off, sizeof *h);
+	return h->size >= sizeof *h && h->size <= len - off;
+}
+
+int
 perf_pick_fork(unsigned char *b, size_t len, size_t off, pid_t pid,
     pid_t tid, int (*fn)(const struct perf_rec *, void *), void *arg)
 {
@@ -322,10 +332,7 @@ perf_pick_fork(unsigned char *b, size_t len, size_t off, pid_t pid,
 	const uint32_t taken = PERF_RECORD_TAKEN;
 	int rc;
 
-	for (; len - off >= sizeof h; off += h.size) {
-		memcpy(&h, b + off, sizeof h);
-		if (h.size < sizeof h || h.size > len - off)
-			break;
+	for (; perf_rec_at(b, len, off, &h); off += h.size) {
 		if (h.type != PERF_RECORD_FORK ||
 		    !is_fork(b + off, h.size, pid, tid))
 			continue;
@@ -368,9 +375,8 @@ perf_walk(const unsigned char *b, size_t len, size_t *off,
 	int64_t clk = perf_clock_off();
 	int n = 0;
 
-	while (len - *off >= sizeof h) {
-		memcpy(&h, b + *off, sizeof h);
-		if (h.size < sizeof h || h.size > len - *off) {
+	while (*off < len) {
+		if (!perf_rec_at(b, len, *off, &h)) {
 			*off = len;
 			break;
 		}

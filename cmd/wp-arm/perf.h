@@ -7,6 +7,8 @@
 #ifndef WPARM_PERF_H
 #define WPARM_PERF_H
 
+#include <linux/perf_event.h>
+
 #include <sys/types.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -158,6 +160,13 @@ size_t	 perf_ring_pending(const struct perf_ring *r);
  * copied.
  */
 size_t	 perf_ring_take(struct perf_ring *r, unsigned char *dst, size_t n);
+/*
+ * The header of the record at b[off..len), a copy, into *h: 1 where the
+ * record is there whole, 0 where not (fewer bytes left than a header or
+ * than its size, or a size under a header's: nothing after it is read).
+ */
+int	 perf_rec_at(const unsigned char *b, size_t len, size_t off,
+	    struct perf_event_header *h);
 /*
  * Hands the records of b[*off..len) (as perf_ring_take copied them,
  * 8-byte aligned) to fn as perf_drain does, *off past each one handed.
