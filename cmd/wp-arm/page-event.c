@@ -157,10 +157,8 @@ page_event(struct watch *w, struct page_state *s, struct tr_thread *t)
 		page_arm_late(w, s, t);
 	switch (t->stop) {
 	case TR_EXITED:
-		if (t->tgid == s->tr.pid) {
-			watch_thread(w, t->tid, THR_SEEDED)->exited = 1;
-			watch_exited(w, t->tid, t->status);
-		}
+		if (t->tgid == s->tr.pid)
+			traced_exited(w, t->tid, t->status);
 		pthr_free(t);
 		return;
 	case TR_START:

@@ -188,8 +188,7 @@ pt_on_stop(struct watch *w, struct ptrace_state *s, struct tr_thread *t)
 
 	if (t->stop == TR_EXITED) {
 		p->state = P_GONE;
-		watch_thread(w, p->tid, THR_SEEDED)->exited = 1;
-		watch_exited(w, p->tid, t->status);
+		traced_exited(w, p->tid, t->status);
 		return 0;
 	}
 	if (p->state == P_NEW && t->stop != TR_EVENT)

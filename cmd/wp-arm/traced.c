@@ -107,6 +107,18 @@ traced_started(struct watch *w, pid_t tid, pid_t by)
 }
 
 void
+traced_exited(struct watch *w, pid_t tid, int status)
+{
+	struct thread *t = watch_thread(w, tid, THR_SEEDED);
+
+	watch_exited(w, tid, status);
+	if (t->exited)
+		return;
+	t->exited = 1;
+	thread_rec(w, "exit", tid, 0, 0, 0);
+}
+
+void
 traced_forked(struct watch *w, pid_t pid, pid_t by)
 {
 	w->other_processes++;

@@ -49,9 +49,13 @@ void	 traced_detach(struct tracee *tr);
  */
 void	 traced_on_fatal(void (*fn)(void *arg), void *arg);
 
-/* The thread records of a clone (a thread started) and of a fork. */
+/*
+ * The thread records of a clone (a thread started), of a fork, and of a
+ * thread of the target gone (once, with how: watch_exited).
+ */
 void	 traced_started(struct watch *w, pid_t tid, pid_t by);
 void	 traced_forked(struct watch *w, pid_t pid, pid_t by);
+void	 traced_exited(struct watch *w, pid_t tid, int status);
 
 /*
  * Whether thread tid, at the entry of system call nr(args), execs a
