@@ -16,7 +16,7 @@ load arm
 	assert_equal "$(sort <<< "$output" | uniq -c | tr -s ' ')" "$(printf ' 4 seeded mt-writer\n 1 start mt-writer')"
 }
 
-@test "wp-arm ptrace: forty threads made while watched: each one's start before its first hit, every write" {
+@test "wp-arm ptrace: forty threads made while watched: each one's start before its first hit, its exit after its last, every write" {
 	scenario_start_order ptrace 4
 }
 

@@ -20,7 +20,7 @@ load page
 	assert_equal "$(sort <<< "$output" | uniq -c | tr -s ' ')" "$(printf ' 4 seeded mt-writer\n 1 start mt-writer')"
 }
 
-@test "wp-arm page: forty threads made while watched: each one's start before its first hit, every write" {
+@test "wp-arm page: forty threads made while watched: each one's start before its first hit, its exit after its last, every write" {
 	scenario_start_order page 4
 }
 

@@ -358,7 +358,9 @@ scenario_rep_strings() {
 # its first hit (a new thread can run before its creator's clone is
 # seen; the kernel writes a fork into the ring of the parent's CPU and
 # the thread's samples into its own CPU's, which a reader can take in
-# either order), and the count is the target's own.  Plain stores: QEMU's
+# either order), its exit after its last hit (a thread that moved CPUs
+# has its last samples in another ring than its exit, or, bpf, in the
+# program's), and the count is the target's own.  Plain stores: QEMU's
 # TCG now and then leaves out the trap of a locked add (794 to 800 of
 # 800 seen), never of a plain store.
 # usage: scenario_start_order BACKEND CONCURRENT [WP-ARM-ARGS...]
@@ -384,5 +386,13 @@ scenario_start_order() {
 		| ([$e[] | select(.value.type=="hit" and .value.tid==$t) | .key] | first) as $h
 		| select($s == null or $s > $h)
 		| "thread \($t): start at record \($s), first hit at \($h)"' "$WOUT"
+	assert_output ""
+	run jq -s -r 'to_entries as $e
+		| [$e[] | select(.value.type=="hit") | .value.tid] | unique[] as $t
+		| ([$e[] | select(.value.type=="thread" and .value.tid==$t and
+			.value.event=="exit") | .key] | first) as $x
+		| ([$e[] | select(.value.type=="hit" and .value.tid==$t) | .key] | last) as $l
+		| select($x == null or $x < $l)
+		| "thread \($t): exit at record \($x), last hit at \($l)"' "$WOUT"
 	assert_output ""
 }

@@ -250,7 +250,9 @@ on_opened(struct watch *w, int fd, size_t ti)
 	return bpfw_attach(s->prog, fd, ti);
 }
 
-static const struct bpev_ops bpf_ops = { NULL, on_opened, drain_all, NULL };
+static const struct bpev_ops bpf_ops = {
+	NULL, on_opened, drain_all, NULL, NULL, NULL
+};
 
 /*
  * --follow-mode: hold a pointer's writer (stop, the default; stop-all),
@@ -523,6 +525,7 @@ bpf_disarm(struct watch *w)
 		hold_counts(s->hold, &o->bpf.writers_held,
 		    &o->bpf.signals_passed);
 	}
+	bpev_exits(&s->ev, w, 1);
 	bpf_count(w);
 	last_writes(w, s);
 	bpev_quiet(w);

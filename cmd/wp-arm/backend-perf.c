@@ -77,8 +77,24 @@ pick_fork(struct watch *w, pid_t tid)
 	return pq_pick_fork(s->q, w->pid, tid, bpev_record, &at);
 }
 
+static uint64_t
+mark(struct watch *w)
+{
+	struct perf_state *s = w->state;
+
+	return pq_mark(s->q);
+}
+
+static uint64_t
+progress(struct watch *w)
+{
+	struct perf_state *s = w->state;
+
+	return pq_progress(s->q);
+}
+
 static const struct bpev_ops perf_ops = {
-	perf_sample, NULL, drain_all, pick_fork
+	perf_sample, NULL, drain_all, pick_fork, mark, progress
 };
 
 static void
@@ -113,6 +129,7 @@ queue_end(struct watch *w, const char *why)
 
 	pq_stop(s->q);
 	queue_format(w, 1);
+	bpev_exits(&s->ev, w, 1);
 	pq_free(s->q, &o->perf);
 	if (why != NULL) {
 		o->perf.formatter = "inline";
@@ -222,6 +239,7 @@ perf_run(struct watch *w, uint64_t until)
 		while (read(fd, &n, sizeof n) == (ssize_t)sizeof n)
 			continue;
 		s->queued = queue_format(w, 0) == 1;
+		bpev_exits(&s->ev, w, 0);
 		if (pq_nomem(s->q))
 			queue_end(w, "queue_enomem");
 		else
@@ -259,6 +277,7 @@ perf_disarm(struct watch *w)
 		queue_end(w, NULL);
 	}
 	drain_all(w);
+	bpev_exits(&s->ev, w, 1);
 	perf_count(w);
 	bpev_quiet(w);
 	bpev_close(&s->ev);

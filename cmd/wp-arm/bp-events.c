@@ -302,6 +302,7 @@ bpev_close(struct bpev *ev)
 	free(ev->fdt);
 	free(ev->ids);
 	free(ev->pfd);
+	free(ev->exits);
 	memset(ev, 0, sizeof *ev);
 	ev->pidfd = ev->piddir = ev->memfd = -1;
 }

@@ -33,9 +33,20 @@ struct bpev_ops {
 	/*
 	 * Where the rings are another thread's to read (ev->copied): the
 	 * fork of thread tid, unread in its copy, to bpev_record (as
-	 * perf_pick_fork).
+	 * perf_pick_fork); the rings copied now, and a mark past every
+	 * record copied (mark); how far the records handed have come, in
+	 * the same measure (progress).
 	 */
-	int	(*pick_fork)(struct watch *w, pid_t tid);
+	int		(*pick_fork)(struct watch *w, pid_t tid);
+	uint64_t	(*mark)(struct watch *w);
+	uint64_t	(*progress)(struct watch *w);
+};
+
+/* A thread's exit, held until the records before it are handed. */
+struct bpev_exit {
+	pid_t		 tid;
+	uint64_t	 time_ns;
+	uint64_t	 after;		/* ev->passes, or ops->progress */
 };
 
 struct bpev_id;
@@ -65,6 +76,9 @@ struct bpev {
 						   no thread is armed late */
 	pid_t			 started_tid;	/* the latest a sample came
 						   from: not looked up again */
+	struct bpev_exit	*exits;		/* held, in the order read */
+	size_t			 nexits, capexits;
+	uint64_t		 passes;	/* bpev_drain's, done */
 	struct pollfd		*pfd;
 	size_t			 npfd;		/* of the latest wait */
 };
@@ -112,12 +126,22 @@ struct bpev_at {
 /* One ring record to the records (what bpev_drain does with each). */
 int	 bpev_record(const struct perf_rec *r, void *arg);
 /*
- * Before a sample of thread tid of the target is written: where the
- * thread has not started, its fork record, if one waits unread (in a
- * ring, or ops->pick_fork's copy), goes first (perf_pick_fork says
- * why); looked for once a thread.
+ * Before a sample or the exit of thread tid of the target is written:
+ * where the thread has not started, its fork record, if one waits
+ * unread (in a ring, or ops->pick_fork's copy), goes first
+ * (perf_pick_fork says why); looked for once a thread.
  */
 void	 bpev_sample_of(struct bpev *ev, struct watch *w, pid_t tid);
+/*
+ * A thread's exit is written after its last hit: its samples, all in the
+ * rings when its exit is read but maybe in a ring read before that one
+ * (or after, the bpf program's), go first.  The exit is held until the
+ * rings have all been read once more (bpev_drain), or, where they are
+ * copied, until the records copied with it are handed (ops->progress
+ * past ops->mark).  These write the exits held so far whose records
+ * have come (all of them with all, at the watch's end).
+ */
+void	 bpev_exits(struct bpev *ev, struct watch *w, int all);
 /* Hands what the rings hold to the records, held to go out together. */
 void	 bpev_drain(struct bpev *ev, struct watch *w);
 /* Waits until until_ns for the rings, fds[0..n), the target's end. */

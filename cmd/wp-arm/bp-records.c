@@ -97,22 +97,55 @@ on_fork(struct watch *w, const struct perf_rec *r)
 	return emit_thread(w, &tr);
 }
 
+/* A thread's exit, held (bpev_exits). */
 static int
-on_exit_(struct watch *w, const struct perf_rec *r)
+on_exit_(struct watch *w, struct bpev *ev, const struct perf_rec *r)
 {
-	struct wp_thread_rec tr;
+	struct bpev_exit *x;
 	struct thread *t;
 
-	if ((pid_t)r->pid != w->pid ||
-	    (t = watch_thread_find(w, (pid_t)r->tid)) == NULL || t->exited)
+	if ((pid_t)r->pid != w->pid)
+		return 0;
+	/* a thread that ran on another CPU than its creator: its start */
+	bpev_sample_of(ev, w, (pid_t)r->tid);
+	if ((t = watch_thread_find(w, (pid_t)r->tid)) == NULL || t->exited)
 		return 0;
 	t->exited = 1;
-	memset(&tr, 0, sizeof tr);
-	tr.event = "exit";
-	tr.tid = (pid_t)r->tid;
-	tr.has_time = 1;
-	tr.time_ns = watch_time(w, r->time);
-	return emit_thread(w, &tr);
+	if (ev->nexits == ev->capexits) {
+		ev->capexits = ev->capexits ? 2 * ev->capexits : 16;
+		ev->exits = wp_xrealloc(ev->exits,
+		    ev->capexits * sizeof *ev->exits);
+	}
+	x = &ev->exits[ev->nexits++];
+	x->tid = (pid_t)r->tid;
+	x->time_ns = watch_time(w, r->time);
+	x->after = ev->copied ? ev->ops->mark(w) : ev->passes + 2;
+	return 0;
+}
+
+void
+bpev_exits(struct bpev *ev, struct watch *w, int all)
+{
+	struct wp_thread_rec tr;
+	uint64_t now;
+	size_t i, n = 0;
+
+	if (ev->nexits == 0)
+		return;
+	now = ev->copied ? ev->ops->progress(w) : ev->passes;
+	for (i = 0; i < ev->nexits; i++) {
+		if (!all && now < ev->exits[i].after) {
+			ev->exits[n++] = ev->exits[i];
+			continue;
+		}
+		memset(&tr, 0, sizeof tr);
+		tr.event = "exit";
+		tr.tid = ev->exits[i].tid;
+		tr.has_time = 1;
+		tr.time_ns = ev->exits[i].time_ns;
+		(void)emit_thread(w, &tr);
+	}
+	ev->nexits = n;
 }
 
 int
@@ -122,13 +155,15 @@ bpev_record(const struct perf_rec *r, void *arg)
 	struct watch *w = d->w;
 	struct bpev *ev = d->ev;
 
+	if (ev->nexits > 0 && ev->copied)
+		bpev_exits(ev, w, 0);
 	switch (r->kind) {
 	case RING_SAMPLE:
 		return on_sample(w, ev, r);
 	case RING_FORK:
 		return on_fork(w, r);
 	case RING_EXIT:
-		return on_exit_(w, r);
+		return on_exit_(w, ev, r);
 	case RING_LOST:
 		obs(w)->lost += r->lost;
 		obs(w)->lost_records++;
@@ -158,6 +193,8 @@ bpev_drain(struct bpev *ev, struct watch *w)
 	for (c = 0; c < ev->ncpu; c++)
 		if (ev->rings[c].base != NULL)
 			perf_drain(&ev->rings[c], &ev->lay, bpev_record, &d);
+	ev->passes++;
+	bpev_exits(ev, w, 0);
 	emit_release(w);
 }
 

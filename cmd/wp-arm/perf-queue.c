@@ -55,7 +55,8 @@ struct pqueue {
 	uint64_t	 waiting_since;	/* bytes queued, the formatter not told */
 	/* shared: __atomic */
 	size_t		 bytes, records, nonsample, prompt;
-	uint64_t	 bytes_in;	/* ever queued */
+	uint64_t	 bytes_in, records_in;	/* ever queued */
+	uint64_t	 records_done;	/* of chunks formatted (main's) */
 	int		 nomem, urgent;
 	int		 go;		/* the formatter told: format */
 	struct wp_obs_perf st;
@@ -131,6 +132,7 @@ copy_ring(struct pqueue *q, struct perf_ring *r)
 	__atomic_add_fetch(&q->nonsample, other, __ATOMIC_SEQ_CST);
 	__atomic_add_fetch(&q->prompt, now, __ATOMIC_SEQ_CST);
 	__atomic_add_fetch(&q->bytes_in, c->len, __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&q->records_in, c->records, __ATOMIC_SEQ_CST);
 	return 1;
 }
 
@@ -337,6 +339,20 @@ pq_pick_fork(struct pqueue *q, pid_t pid, pid_t tid,
 	return 0;
 }
 
+uint64_t
+pq_mark(struct pqueue *q)
+{
+	normal_policy(q);
+	(void)pq_sync(q);
+	return __atomic_load_n(&q->records_in, __ATOMIC_SEQ_CST);
+}
+
+uint64_t
+pq_progress(const struct pqueue *q)
+{
+	return q->records_done;
+}
+
 /* The main thread at the policy the queue asks for now; 1: called back. */
 static int
 policy(struct pqueue *q, int all)
@@ -373,6 +389,7 @@ chunk_done(struct pqueue *q, struct pq_chunk *c)
 		q->st.formatter_wait_max_ms = wait / 1000000;
 	__atomic_sub_fetch(&q->bytes, c->len, __ATOMIC_SEQ_CST);
 	__atomic_sub_fetch(&q->records, c->records, __ATOMIC_SEQ_CST);
+	q->records_done += c->records;
 	free(q->head);
 	q->head = c;
 }

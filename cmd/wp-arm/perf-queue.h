@@ -47,6 +47,13 @@ int		 pq_sync(struct pqueue *q);
  */
 int		 pq_pick_fork(struct pqueue *q, pid_t pid, pid_t tid,
 		    int (*fn)(const struct perf_rec *, void *), void *arg);
+/*
+ * The rings copied now (the main thread, as pq_pick_fork), and a mark
+ * past every record queued: pq_progress reaches it once they have all
+ * been formatted (the records of the chunks formatted whole).
+ */
+uint64_t	 pq_mark(struct pqueue *q);
+uint64_t	 pq_progress(const struct pqueue *q);
 /* The copying thread could not grow the queue: it copies no more. */
 int		 pq_nomem(const struct pqueue *q);
 /*

@@ -17,12 +17,12 @@ setup() {
 	assert_equal "$(obs .backend)" perf_breakpoint
 }
 
-@test "wp-arm perf: forty threads made while watched: each one's start before its first hit, every write" {
+@test "wp-arm perf: forty threads made while watched: each one's start before its first hit, its exit after its last, every write" {
 	scenario_start_order perf 4
 	assert_equal "$(obs .perf.formatter)" idle
 }
 
-@test "wp-arm perf --if (formatted as drained): forty threads made while watched: each one's start before its first hit, every write" {
+@test "wp-arm perf --if (formatted as drained): forty threads made while watched: each one's start before its first hit, its exit after its last, every write" {
 	scenario_start_order perf 4 --if 'tid > 0'
 	assert_equal "$(jq -c '.perf | [.formatter, .formatter_reason]' <<< "$OBS")" '["inline","if"]'
 }

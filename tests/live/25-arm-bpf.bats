@@ -30,7 +30,7 @@ tallies() {
 	assert_equal "$(obs .tallied)" true
 }
 
-@test "wp-arm bpf --all-hits: forty threads made while watched: each one's start before its first hit, every write" {
+@test "wp-arm bpf --all-hits: forty threads made while watched: each one's start before its first hit, its exit after its last, every write" {
 	scenario_start_order bpf 4 --all-hits
 }
 
