@@ -189,13 +189,14 @@ queue_start(struct watch *w, size_t cap)
 static int
 perf_arm(struct watch *w, struct wp_error *e)
 {
-	struct perf_state *s = wp_xcalloc(1, sizeof *s);
+	struct perf_state *s;
 	struct bpev_obs *o = w->obs;
 	struct perf_layout lay;
 	size_t cap;
 
 	if (queue_cap(&cap, e) == -1)
 		return -1;
+	s = wp_xcalloc(1, sizeof *s);
 	memset(&lay, 0, sizeof lay);
 	lay.samples = 1;
 	lay.regs = w->regs;
