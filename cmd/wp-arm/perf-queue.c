@@ -177,9 +177,10 @@ static int
 ready(struct pqueue *q, size_t got, uint64_t now)
 {
 	uint64_t span = now - q->copied_at;
+	size_t bytes = __atomic_load_n(&q->bytes, __ATOMIC_SEQ_CST);
 
 	q->copied_at = now;
-	if (__atomic_load_n(&q->bytes, __ATOMIC_SEQ_CST) == 0) {
+	if (bytes == 0) {
 		q->waiting_since = 0;
 		return 0;
 	}
@@ -188,7 +189,7 @@ ready(struct pqueue *q, size_t got, uint64_t now)
 	if (got > 0 && (uint64_t)got * 1000000000ULL >= SLOW_BPS * span &&
 	    now - q->waiting_since < LATENCY_NS &&
 	    __atomic_load_n(&q->prompt, __ATOMIC_SEQ_CST) == 0 &&
-	    __atomic_load_n(&q->bytes, __ATOMIC_SEQ_CST) <= q->cap)
+	    bytes <= q->cap)
 		return 0;
 	q->waiting_since = 0;
 	return 1;

@@ -3,10 +3,10 @@
  * at the normal policy, into a queue in memory (as perf record copies
  * them to a file), and formatted by the main thread at SCHED_IDLE: the
  * hit records cost only a CPU the target leaves idle.  Within a burst
- * (the rings filling at 64 KiB a second or more) the records wait for its end,
- * a tick with nothing new, or at most a second, so that the formatter's
- * work comes after the burst; a slow writer's are formatted as they
- * come.  The main thread formats at its normal policy while a loss or
+ * (the rings filling at 64 KiB a second or more) the records wait for
+ * its end, a tick with nothing new, or at most a second, so that the
+ * formatter's work comes after the burst; a slow writer's are formatted
+ * as they come.  The main thread formats at its normal policy while a loss or
  * exec record waits (said at once; a thread's start and exit wait with
  * its hits), from when the queue passes its cap until it is below half
  * of it, and for the watch's own work: the thread calls it back once a
