@@ -314,6 +314,17 @@ bpf_open(struct watch *w, struct wp_error *e)
 	return 0;
 }
 
+static int
+bpf_probe(struct watch *w, struct wp_error *e)
+{
+	struct bpfw *b;
+
+	if ((b = bpfw_open(w, 0, e)) == NULL)
+		return 0;
+	bpfw_close(b);
+	return 1;
+}
+
 /* --if and --stop, compiled into the program's cond map per entry. */
 static void
 conditions(struct watch *w, struct bpf_state *s)
@@ -542,7 +553,11 @@ bpf_observe(struct watch *w, struct wp_observation *o)
 }
 
 const struct backend backend_bpf = {
-	.name = "bpf_tally", .cond_where = "kernel", .obs_size = sizeof(struct bpf_obs),
-	.open = bpf_open, .arm = bpf_arm, .run = bpf_run, .count = bpf_count,
+	.name = "bpf_tally", .option = "bpf",
+	.caps = BK_TALLIES | BK_RING | BK_DEBUGREGS,
+	.chosen = "the bpf backend (every write tallied per writer in the "
+	    "kernel, a budget of them sampled)",
+	.cond_where = "kernel", .obs_size = sizeof(struct bpf_obs),
+	.fits = bp_fits, .probe = bpf_probe, .open = bpf_open, .arm = bpf_arm, .run = bpf_run, .count = bpf_count,
 	.rearm = bpf_rearm, .disarm = bpf_disarm, .observe = bpf_observe
 };

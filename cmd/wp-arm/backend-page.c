@@ -164,12 +164,21 @@ fail:
 	return -1;
 }
 
-int
-page_serves(struct watch *w, struct wp_error *e)
+/*
+ * Whether page protection can watch every target: the options it
+ * refuses, the pages' mappings, the threads' rseq areas (the process is
+ * seized for a moment).  Named by the user, arming says why not, with
+ * advice.
+ */
+static int
+page_fits(struct watch *w, int chosen, struct wp_error *e)
 {
-	struct page_state *s = new_state(w);
+	struct page_state *s;
 	int rc = 0;
 
+	if (chosen)
+		return 1;
+	s = new_state(w);
 	s->probe = 1;
 	if (tr_open(&s->tr, w->pid, 1, e) == 0 &&
 	    tr_seize_all(&s->tr, 0, 1, NULL, NULL) > 0) {
@@ -178,7 +187,7 @@ page_serves(struct watch *w, struct wp_error *e)
 		tr_detach_all(&s->tr);
 	}
 	release_state(w, s);
-	return rc;
+	return rc == 0;
 }
 
 /* Whether a thread of the process is still traced. */
@@ -283,7 +292,12 @@ page_observe(struct watch *w, struct wp_observation *o)
 }
 
 const struct backend backend_page = {
-	.name = "page_protect", .traces = 1, .cond_where = "tracer", .orphan_signal = SIGSEGV,
+	.name = "page_protect", .option = "page",
+	.caps = BK_EXACT | BK_TRACES | BK_ANYWIDTH,
+	.chosen = "the page-protection backend (writes to the watched pages "
+	    "fault and stop the target a moment each: a hot neighbour on "
+	    "them slows it, and its own timeouts may fire)",
+	.fits = page_fits, .cond_where = "tracer", .orphan_signal = SIGSEGV,
 	.callchain = "cfi", .obs_size = sizeof(struct wp_obs_page),
 	.arm = page_arm, .run = page_run, .count = traced_count,
 	.rearm = page_rearm,

@@ -287,7 +287,11 @@ perf_disarm(struct watch *w)
 }
 
 const struct backend backend_perf = {
-	.name = "perf_breakpoint", .cond_where = "wp-arm",
+	.name = "perf_breakpoint", .option = "perf",
+	.caps = BK_SAMPLED | BK_RING | BK_DEBUGREGS,
+	.chosen = "the perf ring backend (counts stay exact; per-writer "
+	    "counts come from samples, which a burst can drop)",
+	.fits = bp_fits, .cond_where = "wp-arm",
 	.obs_size = sizeof(struct perf_obs),
 	.arm = perf_arm, .run = perf_run, .count = perf_count,
 	.rearm = perf_rearm, .disarm = perf_disarm, .observe = perf_observe

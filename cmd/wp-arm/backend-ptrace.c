@@ -208,7 +208,10 @@ ptrace_observe(struct watch *w, struct wp_observation *o)
 }
 
 const struct backend backend_ptrace = {
-	.name = "ptrace_singlestep", .traces = 1, .cond_where = "tracer", .orphan_signal = SIGTRAP,
+	.name = "ptrace_singlestep", .option = "ptrace",
+	.caps = BK_EXACT | BK_TRACES | BK_ANYWIDTH,
+	.chosen = "single-step (the ptrace backend: exact, but slow)",
+	.cond_where = "tracer", .orphan_signal = SIGTRAP,
 	.callchain = "cfi",
 	.obs_size = sizeof(struct wp_obs_ptrace), .arm = ptrace_arm,
 	.run = ptrace_run, .count = traced_count, .rearm = ptrace_rearm,

@@ -171,6 +171,15 @@ void	 bpev_close(struct bpev *ev);
 int	 bpev_chain_cap(const struct watch *w);
 /* Following chains without holding the writer: why, said once. */
 void	 bpev_unheld(struct watch *w, const char *reason);
+/*
+ * Whether a breakpoint on a variable of wp-arm's own counts its writes
+ * here: 0, or -1 with why saying what stops them (verbose: said on
+ * standard error, at more length).  WP_ARM_BP=none: as where they do
+ * not fire.  bp-fits.c.
+ */
+int	 bp_canary(int verbose, char *why, size_t whysz);
+/* The fits() of both backends: the targets, then the machine. */
+int	 bp_fits(struct watch *w, int chosen, struct wp_error *e);
 /* The observe() of both backends: their follow mode, what the rings
    said. */
 void	 bpev_observe(struct watch *w, struct wp_observation *o);

@@ -145,7 +145,7 @@ filter_open(struct watch *w, const struct filter_opts *o,
 {
 	struct wp_cond *cond = o->cond;
 	struct filter *f;
-	int sampled = !w->backend->traces;
+	int sampled = !(w->backend->caps & BK_EXACT);
 	size_t i;
 
 	if (refuse(w, cond, o->stop, e) == -1 || (cond != NULL &&

@@ -1,5 +1,5 @@
 /*
- * A backend that traces (b->traces: ptrace, page) does so from a child
+ * A backend that traces (BK_TRACES: ptrace, page) does so from a child
  * process, and this one supervises it.  A single-stepped
  * thread carries the trap flag, and if its tracer dies of SIGKILL the
  * kernel lets it go with the flag set: the process is killed by SIGTRAP

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bp-events.h"
 #include "cond.h"
 #include "filter.h"
 #include "hwbp.h"
@@ -18,10 +19,12 @@
 #include "watch.h"
 
 int	 input_read(struct watch *w, long *nbad, struct wp_error *e);
+int	 doctor(int as_json);
 
 struct options {
 	const char	*backend;	/* auto, bpf, perf, ptrace, page */
 	int		 check_bp;
+	int		 doctor;	/* 2: --json */
 	struct filter_opts filter;	/* --if, --stop */
 };
 
@@ -32,7 +35,8 @@ static const char usage_text[] =
     "              [--ring-pages n] [--interval duration]\n"
     "              [--follow-mode stop|stop-all|async] [--if expr]\n"
     "              [--stop[=core]] [--last n]\n"
-    "       wp-arm --check-bp\n";
+    "       wp-arm --check-bp\n"
+    "       wp-arm --doctor [--json]\n";
 
 static const struct wp_opt opts[] = {
 	{ 'v', "-v, --verbose", "print what libbpf says when the BPF program "
@@ -69,6 +73,9 @@ static const struct wp_opt opts[] = {
 	    "dies or exits, write them (exit 6: it died)" },
 	{ 'C', "--check-bp", "only check that breakpoints fire here (exit 0, "
 	    "or 5)" },
+	{ 'D', "--doctor", "only say what wp can use on this machine, and why "
+	    "(wp doctor)" },
+	{ 'j', "--json", "with --doctor: one JSON object" },
 	{ 0, NULL, NULL }
 };
 
@@ -194,6 +201,12 @@ option(int ch, const char *arg, struct watch *w, struct options *op)
 	case 'C':
 		op->check_bp = 1;
 		break;
+	case 'D':
+		op->doctor |= 1;
+		break;
+	case 'j':
+		op->doctor |= 2;
+		break;
 	}
 }
 
@@ -209,14 +222,14 @@ static void
 check_combination(const struct watch *w, const struct options *op)
 {
 	long pg = sysconf(_SC_PAGESIZE);
+	const struct backend *b = backend_named(op->backend);
 	size_t need, pages;
-	int traces = strcmp(op->backend, "ptrace") == 0 ||
-	    strcmp(op->backend, "page") == 0;
+	int ringless = b != NULL && !(b->caps & BK_RING);
 
-	if (traces && w->ring_pages > 0)
+	if (ringless && w->ring_pages > 0)
 		errx(WP_EXIT_USAGE, "--ring-pages with --backend %s: it has "
 		    "no ring (perf and bpf have)", op->backend);
-	if (traces && w->follow_mode != NULL)
+	if (ringless && w->follow_mode != NULL)
 		errx(WP_EXIT_USAGE, "--follow-mode with --backend %s: only "
 		    "perf and bpf re-arm a followed leaf that way",
 		    op->backend);
@@ -265,153 +278,6 @@ parse_options(int argc, char *argv[], struct watch *w, struct options *op)
 	check_combination(w, op);
 }
 
-/* Why debug registers cannot watch t, in msg: 1; 0 when they can. */
-static int
-misfit(const struct wtarget *t, char *msg, size_t msgsz)
-{
-	if (!wp_hwbp_len_ok((size_t)t->len))
-		snprintf(msg, msgsz, "target %d: a debug register cannot "
-		    "watch %d bytes (1, 2, 4 or 8)", t->id, t->len);
-	else if (!wp_hwbp_aligned(t->addr, (size_t)t->len))
-		snprintf(msg, msgsz, "target %d: 0x%" PRIx64 " is not aligned "
-		    "to its length %d", t->id, t->addr, t->len);
-	else
-		return 0;
-	return 1;
-}
-
-/*
- * Whether debug registers can watch the targets.  When not, why holds
- * the first reason, and with verbose every reason is printed.
- */
-static int
-perf_fits(const struct watch *w, int verbose, char *why, size_t whysz)
-{
-	char msg[200];
-	size_t i;
-	int ok = 1, bad;
-
-	for (i = 0; i <= w->nt; i++) {
-		if (i < w->nt)
-			bad = misfit(&w->t[i], msg, sizeof msg);
-		else if ((bad = w->nt > WP_HWBP_SLOTS))
-			snprintf(msg, sizeof msg, "%zu hardware slots in the "
-			    "stream: x86-64 has %d (DR0..DR3)", w->nt,
-			    WP_HWBP_SLOTS);
-		if (!bad)
-			continue;
-		if (ok)
-			snprintf(why, whysz, "%s", msg);
-		if (verbose)
-			warnx("%s", msg);
-		ok = 0;
-	}
-	return ok;
-}
-
-/*
- * Returns 0 when a breakpoint on our own variable counts writes, else -1
- * with why saying what stops them; verbose prints it, at more length.
- * What a second breakpoint on that variable counted, perf.c keeps
- * (perf_shared_quiet).
- */
-static int
-canary(int verbose, char *why, size_t whysz)
-{
-	uint64_t count, second;
-	int e;
-
-	if (perf_canary(&count, &second) == -1) {
-		e = errno;
-		if ((e == EACCES || e == EPERM) && geteuid() != 0)
-			snprintf(why, whysz, "perf_event_open: %s "
-			    "(kernel.perf_event_paranoid is %d; run as root or "
-			    "with CAP_PERFMON)", strerror(e), perf_paranoid());
-		else if (e == EACCES || e == EPERM)
-			snprintf(why, whysz, "perf_event_open: %s even to root "
-			    "(a seccomp filter, or a container without "
-			    "CAP_PERFMON?)", strerror(e));
-		else
-			snprintf(why, whysz, "perf_event_open: breakpoint "
-			    "events unavailable: %s", strerror(e));
-		if (verbose)
-			warnx("%s", why);
-		return -1;
-	}
-	if (count == 0) {
-		snprintf(why, whysz, "hardware breakpoints do not fire on this "
-		    "machine (they do on bare metal and in VMs that virtualize "
-		    "debug registers)");
-		if (verbose)
-			warnx("hardware breakpoints do not fire on this "
-			    "machine: a breakpoint on wp-arm's own variable "
-			    "counted 0 of 4 writes (a VM that does not "
-			    "virtualize debug registers?)");
-		return -1;
-	}
-	return 0;
-}
-
-/*
- * Where the debug registers cannot watch (why): page protection, else
- * (it cannot watch these targets) single-step.  Says so, and why, in
- * one line.
- */
-static int
-fallback(struct watch *w, const char *why, struct wp_error *e)
-{
-	if (watch_use(w, &backend_page, e) == -1)
-		return -1;
-	if (page_serves(w, e) == 0) {
-		warnx("%s: using the page-protection backend (writes to the "
-		    "watched pages fault and stop the target a moment each: a "
-		    "hot neighbour on them slows it, and its own timeouts may "
-		    "fire)", why);
-		return 0;
-	}
-	warnx("%s, and %s: using single-step (the ptrace backend: exact, "
-	    "but slow)", why, e->msg);
-	return watch_use(w, &backend_ptrace, e);
-}
-
-/*
- * Makes the backend to use the watch's, or returns -1 with e set when
- * none can (the messages are printed; e says the last).
- */
-static int
-choose(struct watch *w, const char *name, struct wp_error *e)
-{
-	char why[200];
-
-	if (strcmp(name, "ptrace") == 0)
-		return watch_use(w, &backend_ptrace, e);
-	if (strcmp(name, "page") == 0)
-		return watch_use(w, &backend_page, e);
-	if (strcmp(name, "auto") != 0) {
-		if (!perf_fits(w, 1, why, sizeof why))
-			return wp_error_set(e, WP_EXIT_ERROR, "the targets do "
-			    "not fit the debug registers");
-		if (canary(1, why, sizeof why) == -1)
-			return wp_error_set(e, WP_EXIT_NOBP, "hardware "
-			    "breakpoints cannot be used here");
-		if (strcmp(name, "perf") == 0)
-			return watch_use(w, &backend_perf, e);
-		if (watch_use(w, &backend_bpf, e) == 0)
-			return 0;
-		warnx("%s", e->msg);
-		return -1;
-	}
-	if (!perf_fits(w, 0, why, sizeof why) ||
-	    canary(0, why, sizeof why) == -1)
-		return fallback(w, why, e);
-	if (watch_use(w, &backend_bpf, e) == 0)
-		return 0;
-	warnx("%s: using the perf ring backend (counts stay exact; "
-	    "per-writer counts come from samples, which a burst can drop)",
-	    e->msg);
-	return watch_use(w, &backend_perf, e);
-}
-
 /* Nothing is watched: the observation says why (say: on stderr too). */
 static int
 refused(struct watch *w, struct wp_error *e, int say)
@@ -448,8 +314,12 @@ main(int argc, char *argv[])
 	int status, rc;
 
 	parse_options(argc, argv, &w, &op);
+	if (op.doctor == 2)
+		errx(WP_EXIT_USAGE, "--json goes with --doctor");
+	if (op.doctor)
+		return doctor(op.doctor & 2);
 	if (op.check_bp) {
-		if (canary(1, why, sizeof why) == -1)
+		if (bp_canary(1, why, sizeof why) == -1)
 			return WP_EXIT_NOBP;
 		printf("hardware breakpoints fire: 4 of 4 writes counted\n");
 		return 0;
@@ -469,12 +339,12 @@ main(int argc, char *argv[])
 	if (strcmp(op.backend, "auto") == 0 && (op.filter.cond != NULL ||
 	    op.filter.stop != STOP_NONE || w.last > 0))
 		op.backend = "page";
-	if (choose(&w, op.backend, &e) == -1)
+	if (backend_choose(&w, op.backend, &e) == -1)
 		return refused(&w, &e, 0);
 	if ((op.filter.cond != NULL || op.filter.stop != STOP_NONE ||
 	    w.last > 0) && filter_open(&w, &op.filter, &e) == -1)
 		return refused(&w, &e, 1);
-	if (w.backend->traces)
+	if (w.backend->caps & BK_TRACES)
 		guard_fork(&w);
 	if (watch_run(&w, &e) == -1) {
 		/* nothing was watched; the observation still says why */

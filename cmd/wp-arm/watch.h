@@ -124,23 +124,50 @@ struct filter;
  * after a failed arm(), and in a supervisor whose tracing child was
  * killed (then w->state is not there; w->obs is).
  *
- * traces: the backend traces the target (ptrace), which a SIGKILL of
+ * option: its --backend name.  caps: what it can do (BK_*), which the
+ * core and the filter ask rather than its name.  fits(): whether it can
+ * watch these targets here: 1, or 0 with e saying why in one line
+ * (chosen: the user named it, and fits() says every reason with -v and
+ * its exit status; NULL: it always can, or says so at arming).  probe():
+ * whether open() would succeed here, keeping nothing (NULL: it would).
+ * chosen:
+ * what it costs, said where auto falls to it.
+ *
+ * BK_TRACES: the backend traces the target (ptrace), which a SIGKILL of
  * the tracer would leave harmed: main forks a supervisor first
  * (guard.c), which outlives a killed wp-arm; orphan_signal is the
  * signal that then likely kills the target (SIGTRAP of a trap flag left
  * set, SIGSEGV of a page left protected).  callchain: how it unwinds
  * with --callchain (the armed record's), NULL: as --callchain says.
- * cond_where: where it evaluates --if ("tracer", "wp-arm").  obs_size: bytes of w->obs,
- * zeroed before open(); the supervisor shares them with its child.
+ * cond_where: where it evaluates --if ("tracer", "wp-arm", "kernel").
+ * obs_size: bytes of w->obs, zeroed before open(); the supervisor
+ * shares them with its child.
  */
+enum {
+	BK_TALLIES	= 1 << 0,	/* every write tallied per writer in the
+					   kernel; a budget of them recorded */
+	BK_EXACT	= 1 << 1,	/* every write a record, its writer exact */
+	BK_SAMPLED	= 1 << 2,	/* a record per write, from rings a burst
+					   can overrun */
+	BK_TRACES	= 1 << 3,	/* traces the target: a supervisor */
+	BK_RING		= 1 << 4,	/* perf rings: --ring-pages, --follow-mode */
+	BK_DEBUGREGS	= 1 << 5,	/* the debug registers: their slots and
+					   lengths (lib/hwbp.h) */
+	BK_ANYWIDTH	= 1 << 6	/* any length and number of targets */
+};
+
 struct backend {
 	const char	*name;		/* as records give it */
-	int		 traces;
+	const char	*option;	/* as --backend gives it */
+	unsigned	 caps;
+	const char	*chosen;
 	int		 orphan_signal;
 	const char	*callchain;
 	const char	*cond_where;	/* where --if is evaluated (the
 					   armed record's); NULL: refused */
 	size_t		 obs_size;
+	int		(*fits)(struct watch *w, int chosen, struct wp_error *e);
+	int		(*probe)(struct watch *w, struct wp_error *e);
 	int		(*open)(struct watch *w, struct wp_error *e);
 	int		(*arm)(struct watch *w, struct wp_error *e);
 	void		(*run)(struct watch *w, uint64_t until_ns);
@@ -150,14 +177,24 @@ struct backend {
 	void		(*observe)(struct watch *w, struct wp_observation *o);
 };
 
+/* Every backend, in the order auto tries them (backends.c); NULL ends. */
+extern const struct backend *const backends[];
 extern const struct backend backend_perf, backend_bpf, backend_ptrace;
 extern const struct backend backend_page;
 /*
- * Whether the page backend (w's) can watch every target: the options it
- * refuses, the pages' mappings, the threads' rseq areas (the process is
- * seized for a moment).  0, or -1 with the reason in e.
+ * b's fits(), on a w->obs of its own, fresh (its probes count there):
+ * 1, or 0 with e saying why.
  */
-int	 page_serves(struct watch *w, struct wp_error *e);
+int	 backend_fits(struct watch *w, const struct backend *b, int chosen,
+	    struct wp_error *e);
+/* The backend --backend name names, or NULL. */
+const struct backend *backend_named(const char *option);
+/*
+ * Makes the backend name names ("auto": the first in backends[] that
+ * fits and opens) the watch's, or returns -1 with e set when none can
+ * (what auto passed over is said in one line).
+ */
+int	 backend_choose(struct watch *w, const char *name, struct wp_error *e);
 
 struct watch {
 	/* what to watch: the stream and the options */

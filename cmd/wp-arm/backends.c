@@ -1,0 +1,94 @@
+/*
+ * The one table of backends, in the order auto tries them: debug
+ * registers with a BPF program, without one (the perf ring), page
+ * protection, single-step.  Nothing else in wp-arm lists them.
+ */
+#include <err.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+#include "watch.h"
+
+const struct backend *const backends[] = {
+	&backend_bpf, &backend_perf, &backend_page, &backend_ptrace, NULL
+};
+
+const struct backend *
+backend_named(const char *option)
+{
+	const struct backend *const *b;
+
+	for (b = backends; *b != NULL; b++)
+		if (strcmp((*b)->option, option) == 0)
+			return *b;
+	return NULL;
+}
+
+int
+backend_fits(struct watch *w, const struct backend *b, int chosen,
+    struct wp_error *e)
+{
+	int ok;
+
+	if (b->fits == NULL)
+		return 1;
+	free(w->obs);
+	w->obs = wp_xcalloc(1, b->obs_size > 0 ? b->obs_size : 1);
+	w->backend = b;
+	ok = b->fits(w, chosen, e);
+	w->backend = NULL;
+	return ok;
+}
+
+/* One backend, named by the user: its refusal is its own. */
+static int
+chosen(struct watch *w, const struct backend *b, struct wp_error *e)
+{
+	if (!backend_fits(w, b, 1, e))
+		return -1;
+	if (watch_use(w, b, e) == 0)
+		return 0;
+	warnx("%s", e->msg);
+	return -1;
+}
+
+/* Adds why to the reasons passed over, once each (cut at sz). */
+static void
+passed_over(char *reasons, size_t sz, const char *why)
+{
+	size_t n = strlen(reasons), m = strlen(why);
+
+	if (strstr(reasons, why) != NULL)
+		return;
+	if (n > 0) {
+		if (n + 6 >= sz)
+			return;
+		memcpy(reasons + n, ", and ", 6);
+		n += 6;
+	}
+	if (m >= sz - n)
+		m = sz - n - 1;
+	memcpy(reasons + n, why, m);
+	reasons[n + m] = '\0';
+}
+
+int
+backend_choose(struct watch *w, const char *name, struct wp_error *e)
+{
+	const struct backend *const *b;
+	char reasons[512] = "";
+
+	if (strcmp(name, "auto") != 0)
+		return chosen(w, backend_named(name), e);
+	for (b = backends; *b != NULL; b++) {
+		if (backend_fits(w, *b, 0, e) && watch_use(w, *b, e) == 0) {
+			if (reasons[0] != '\0')
+				warnx("%s: using %s", reasons, (*b)->chosen);
+			return 0;
+		}
+		passed_over(reasons, sizeof reasons, e->msg);
+	}
+	return -1;
+}
