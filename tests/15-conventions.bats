@@ -147,8 +147,12 @@ completions() {
 	run completions wp ""
 	assert_output "watch
 report
+doctor
 --help
 --version"
+	run completions wp doctor --
+	assert_output "--json
+--help"
 	run completions wp watch --ba
 	assert_output "--backend"
 	run completions wp watch -d ""
