@@ -207,11 +207,13 @@ data-n="300"'
 	local save=$BATS_TEST_TMPDIR/raw.ndjson
 	PAGE=$BATS_TEST_TMPDIR/watch.html
 	JSON=$BATS_TEST_TMPDIR/report.json
-	wp watch --json --html "$PAGE" --save "$save" -d 120s "$TPID" wpt_counter > "$JSON" 2> "$BATS_TEST_TMPDIR/err" &
+	# the backend auto takes here; --all-hits: a record of every write
+	wp watch --json --html "$PAGE" --save "$save" -d 120s --all-hits "$TPID" wpt_counter > "$JSON" 2> "$BATS_TEST_TMPDIR/err" &
 	local w=$!
 	wait_armed "$save" "$w" "$BATS_TEST_TMPDIR/err"
 	kill -USR1 "$TPID"
 	wait "$w"
+	assert_equal "$(jq -r .observation.backend "$JSON")" "$(doctor '.default_backend["8"].name')"
 	assert_equal "$(jq '.watches[0].accepted_hits' "$JSON")" 100
 	assert_equal "$(lanes "$PAGE" writer | awk '{ print $2 }')" 100
 	assert_equal "$(lanes "$PAGE" thread)" "$(json_lanes "$JSON" thread)"
@@ -248,7 +250,9 @@ data-n="300"'
 	local save=$BATS_TEST_TMPDIR/raw.ndjson
 	PAGE=$BATS_TEST_TMPDIR/chains.html
 	JSON=$BATS_TEST_TMPDIR/chains.json
-	wp watch --json --html "$PAGE" --save "$save" -d 120s --callchain "$TPID" -- wpt_buf > "$JSON" 2> "$BATS_TEST_TMPDIR/err" &
+	# page: every write a record, unwound with the modules' CFI (libc has
+	# no frame pointers for bpf's default chains to walk)
+	wp watch --backend page --json --html "$PAGE" --save "$save" -d 120s --callchain "$TPID" -- wpt_buf > "$JSON" 2> "$BATS_TEST_TMPDIR/err" &
 	local w=$!
 	wait_armed "$save" "$w" "$BATS_TEST_TMPDIR/err"
 	kill -USR1 "$TPID"

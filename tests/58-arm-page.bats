@@ -673,10 +673,12 @@ usr1_run() {
 # pace_bound PLAIN_NS WATCHED_NS: the observation's native run time is
 # a bound the truth satisfies, the truth being the time watched less
 # what the watch added to the target's run (PLAIN_NS unwatched,
-# WATCHED_NS watched, both measured by the test); and the report says
-# it is a bound, for the stops
+# WATCHED_NS watched, both measured by the test, in two runs a loaded
+# host may stretch apart: a tenth of the truth is their margin; the
+# estimates this replaced were 24 times off); and the report says it is
+# a bound, for the stops
 pace_bound() {
-	local truth=$(( $(obs .page.watched_us) - ($2 - $1) / 1000 ))
+	local truth=$(( ($(obs .page.watched_us) - ($2 - $1) / 1000) * 9 / 10 ))
 	(( $(obs .page.native_run_us) >= truth )) ||
 		fail "native run time $(obs .page.native_run_us) us of $(obs .page.watched_us) us watched, under the truth: $truth us"
 	run --separate-stderr sh -c "wp-decode < '$WOUT' | wp-report"

@@ -1,17 +1,21 @@
 #!/usr/bin/env bats
-# wp, the front command, end to end on a live target (with whichever
-# backend works here: perf where breakpoints fire, else ptrace).
+# wp, the front command, end to end on a live target: with the backend
+# auto takes here (bpf where breakpoints fire, else page protection: wp
+# doctor says which), or the one a test names.
 
 load helpers
 
 @test "wp watch: the whole pipeline on a live target; --save keeps the raw stream for wp report" {
 	start_target mt-writer -t 2 -n 50
 	local save=$BATS_TEST_TMPDIR/raw.ndjson
-	wp watch --json --save "$save" -d 120s --regs "$TPID" wpt_counter > "$BATS_TEST_TMPDIR/report.json" 2> "$BATS_TEST_TMPDIR/err" &
+	# --all-hits: a record of every write, from bpf's budget too
+	wp watch --json --save "$save" -d 120s --regs --all-hits "$TPID" wpt_counter > "$BATS_TEST_TMPDIR/report.json" 2> "$BATS_TEST_TMPDIR/err" &
 	local w=$!
 	wait_armed "$save" "$w" "$BATS_TEST_TMPDIR/err"
 	kill -USR1 "$TPID"
 	wait "$w"
+	# the backend wp doctor says auto takes for an 8-byte word
+	assert_equal "$(jq -r .observation.backend "$BATS_TEST_TMPDIR/report.json")" "$(doctor '.default_backend["8"].name')"
 	run jq -r '[.complete, .watches[0].accepted_hits, .watches[0].writer_sites[0].writer_function, .watches[0].writer_sites[0].hits, (.watches[0].threads | length), .observation.stop_reason] | map(tostring) | join(" ")' "$BATS_TEST_TMPDIR/report.json"
 	assert_output "true 100 write_counter 100 2 target_exited"
 	# the saved stream is the raw one: hits without writers
@@ -183,8 +187,7 @@ assert_ended_by() {
 	assert_output "true 20 $TPID"
 }
 
-@test "wp watch: where breakpoints do not fire, page protection, with no four-slot limit" {
-	wp-arm --check-bp > /dev/null 2>&1 && skip "breakpoints fire here: auto would use them"
+@test "wp watch: five targets, one of 32 bytes: page protection, with no four-slot limit, and one line says why" {
 	start_target mt-writer -t 1 -n 5
 	local w
 	wp watch --json --save "$BATS_TEST_TMPDIR/raw.ndjson" -d 60s "$TPID" wpt_counter wpt_score wpt_small wpt_byte wpt_array \
@@ -195,12 +198,30 @@ assert_ended_by() {
 	wait "$w"
 	run jq -r '[.observation.backend, (.watches | length), .watches[0].accepted_hits] | map(tostring) | join(" ")' "$BATS_TEST_TMPDIR/report.json"
 	assert_output "page_protect 5 5"
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/err")" "wp-arm: target 4: a debug register cannot watch 32 bytes (1, 2, 4 or 8): using the page-protection backend (writes to the watched pages fault and stop the target a moment each: a hot neighbour on them slows it, and its own timeouts may fire)"
+}
+
+@test "wp watch: where breakpoints do not fire (WP_ARM_BP=none, on either kind of machine), page protection for a word; the line says why; every write of three threads" {
+	start_target mt-writer -t 3 -n 2000
+	local w
+	WP_ARM_BP=none wp watch --json --save "$BATS_TEST_TMPDIR/raw.ndjson" -d 120s "$TPID" wpt_counter \
+		> "$BATS_TEST_TMPDIR/report.json" 2> "$BATS_TEST_TMPDIR/err" &
+	w=$!
+	wait_armed "$BATS_TEST_TMPDIR/raw.ndjson" "$w" "$BATS_TEST_TMPDIR/err"
+	kill -USR1 "$TPID"
+	wait "$w"
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/err")" "wp-arm: hardware breakpoints do not fire on this machine (they do on bare metal and in VMs that virtualize debug registers): using the page-protection backend (writes to the watched pages fault and stop the target a moment each: a hot neighbour on them slows it, and its own timeouts may fire)"
+	run jq -r '[.observation.backend, .watches[0].accepted_hits, .watches[0].writer_sites[0].hits, (.watches[0].threads | map(.hits) | sort | join(","))] | map(tostring) | join(" ")' "$BATS_TEST_TMPDIR/report.json"
+	assert_output "page_protect 6000 6000 2000,2000,2000"
+	wait_for "$TOUT" '^done' 30
 }
 
 @test "wp watch --callchain: memcpy writes; its callers are named in the table and the JSON" {
 	start_target callers -a 2 -b 4
 	local save=$BATS_TEST_TMPDIR/raw.ndjson
-	wp watch --save "$save" -d 120s --callchain "$TPID" -- wpt_buf > "$BATS_TEST_TMPDIR/table" 2> "$BATS_TEST_TMPDIR/err" &
+	# page: every write a record, unwound with the modules' CFI (libc has
+	# no frame pointers for bpf's default chains to walk)
+	wp watch --backend page --save "$save" -d 120s --callchain "$TPID" -- wpt_buf > "$BATS_TEST_TMPDIR/table" 2> "$BATS_TEST_TMPDIR/err" &
 	local w=$!
 	wait_armed "$save" "$w" "$BATS_TEST_TMPDIR/err"
 	kill -USR1 "$TPID"

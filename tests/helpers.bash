@@ -129,13 +129,26 @@ assert_json_eq() {
 		fail "JSON differs"
 }
 
-# require_bp: skip where hardware breakpoints do not fire; in the guest
-# (WP_GUEST=1) that is a failure, never a skip.
+# doctor FILTER: what wp doctor --json says of this machine, through
+# jq -r FILTER (asked once a suite run): the machine facts a test skips
+# on, and the backend auto takes (.default_backend["8"].name).
+doctor() {
+	local f=${BATS_RUN_TMPDIR:-$BATS_TEST_TMPDIR}/doctor.json
+	if [ ! -s "$f" ]; then
+		env -u WP_ARM_BP wp-arm --doctor --json > "$f.$$" &&
+			mv -f "$f.$$" "$f"
+	fi
+	[ -s "$f" ] || fail "wp-arm --doctor --json wrote nothing"
+	jq -r "$1" "$f"
+}
+
+# require_bp: skip where hardware breakpoints do not fire, with the
+# reason wp doctor gives; in the guest (WP_GUEST=1) that is a failure,
+# never a skip.
 require_bp() {
-	local why
-	why=$(wp-arm --check-bp 2>&1) && return 0
-	[ "${WP_GUEST:-0}" = 1 ] && fail "breakpoints must fire in the guest: $why"
-	skip "hardware breakpoints do not fire on this machine; the QEMU guest suite runs this test"
+	[ "$(doctor .breakpoints.fire)" = true ] && return 0
+	[ "${WP_GUEST:-0}" = 1 ] && fail "breakpoints must fire in the guest: $(doctor .breakpoints.why)"
+	skip "$(doctor .breakpoints.why) (wp doctor); the QEMU guest suite runs this test"
 }
 
 # ended PID: whether process PID has exited (gone, or a zombie its

@@ -1,10 +1,13 @@
 #!/bin/sh
 # Runs the host bats suite and, beside it, the guest (QEMU) suite, and
-# prints one closing line: N passed, N failed, N skipped.  The guest
-# starts first and runs while the host suite does (it waits on QEMU's
+# prints one closing line: N passed, N failed, N skipped.  The live
+# tests (tests/live) run where hardware breakpoints fire: on the host
+# where they do (wp doctor says so), else in the guest, which starts
+# first and runs while the host suite does (it waits on QEMU's
 # emulation as much as the host suite waits on its targets); its TAP
 # is printed after the host's.
-# WP_BUILD names the build directory; WP_GUEST=0 leaves the guest out.
+# WP_BUILD names the build directory; WP_GUEST=0 leaves the guest out,
+# WP_GUEST=1 runs it where breakpoints fire on the host too.
 top=$(cd "$(dirname "$0")/.." && pwd)
 : "${WP_BUILD:=$top/build}"
 export WP_BUILD
@@ -12,6 +15,10 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
 guest=
+if [ -z "${WP_GUEST:-}" ] && "$WP_BUILD/wp-arm" --check-bp > /dev/null 2>&1; then
+	echo "== guest suite: not run: hardware breakpoints fire on this host, where the live tests run (WP_GUEST=1 runs it too)"
+	WP_GUEST=0
+fi
 if [ "${WP_GUEST:-1}" != 0 ] && [ -x "$top/tests/vm/run-guest" ]; then
 	echo "== guest suite (QEMU TCG), started beside the host suite"
 	{

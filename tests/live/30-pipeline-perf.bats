@@ -32,11 +32,14 @@ setup() {
 @test "wp watch with the bpf backend: every writer's count of a busy target, exact" {
 	start_target stress -t 2 -r 200
 	local save=$BATS_TEST_TMPDIR/raw.ndjson
-	wp watch --json --save "$save" -d 300s -l 8 "$TPID" "$(tinfo stress)" > "$BATS_TEST_TMPDIR/report.json" &
+	wp watch --json --save "$save" -d 300s -l 8 "$TPID" "$(tinfo stress)" > "$BATS_TEST_TMPDIR/report.json" 2> "$BATS_TEST_TMPDIR/err" &
 	local w=$!
-	wait_armed "$save" "$w"
+	wait_armed "$save" "$w" "$BATS_TEST_TMPDIR/err"
 	kill -USR1 "$TPID"
 	wait "$w"
+	# the backend wp doctor says auto takes, with nothing to say
+	assert_equal "$(doctor '.default_backend["8"].name')" bpf_tally
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/err")" ""
 	local want
 	want=$(awk '$1 == "writes" { print $2 }' "$TOUT")
 	# auto chose bpf, and the four stores of burst() have 600 writes each
