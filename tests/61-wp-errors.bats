@@ -96,7 +96,7 @@ observation"
 	kill -0 "$TPID"
 }
 
-@test "wp watch --save: a planted link or an existing file is refused, never followed or truncated; --force replaces the name" {
+@test "wp watch --save: a planted link or an existing file is refused, never followed or truncated; --force replaces the name; the stream is 0600" {
 	start_target mt-writer -t 1 -n 5
 	local d=$BATS_TEST_TMPDIR victim=$BATS_TEST_TMPDIR/victim
 	echo precious > "$victim"
@@ -118,6 +118,8 @@ observation"
 	[ -f "$d/link" ] && [ ! -L "$d/link" ] || fail "the link was not replaced by a file"
 	assert_equal "$(tail -n 1 "$d/link" | jq -r .type)" observation
 	assert_equal "$(cat "$victim")" precious
+	# it holds the target's memory: 0600, whatever the umask lets
+	assert_equal "$(stat -c %a "$d/link")" 600
 	run --separate-stderr wp watch --save "$d" -d 1 "$TPID" wpt_counter
 	assert_failure 1
 	assert_equal "$stderr" "wp: --save $d: is a directory"
