@@ -185,7 +185,7 @@ data-n="300"'
 	assert_rendered
 }
 
-@test "wp-report --html: a page that cannot be written is an error (status 1); wp says so before watching" {
+@test "wp-report --html: a page that cannot be written is an error (status 1); wp says so before watching, a directory that takes no file too" {
 	run --separate-stderr wp-report --html "$BATS_TEST_TMPDIR/no/page.html" "$DATA/report-basic.in.ndjson"
 	assert_failure 1
 	assert_equal "$stderr" "wp-report: --html $BATS_TEST_TMPDIR/no/page.html: No such file or directory"
@@ -196,6 +196,17 @@ data-n="300"'
 	run --separate-stderr wp watch --html "$BATS_TEST_TMPDIR" 1 x
 	assert_failure 1
 	assert_equal "$stderr" "wp: --html $BATS_TEST_TMPDIR: is a directory"
+	# a directory that takes no new file (/proc, as a read-only file
+	# system): said before the watch, which never begins
+	start_target mt-writer -t 1 -n 5
+	run --separate-stderr wp watch --backend page --html /proc/page.html -d 1 "$TPID" wpt_counter
+	assert_failure 1
+	assert_equal "$stderr" "wp: --html /proc/page.html: cannot create a file in /proc"
+	assert_equal "$output" ""
+	run --separate-stderr wp report --html /proc/page.html "$DATA/report-basic.in.ndjson"
+	assert_failure 1
+	assert_equal "$stderr" "wp: --html /proc/page.html: cannot create a file in /proc"
+	assert_equal "$output" ""
 	# wp report --html: the page of a saved stream
 	run wp report --html "$BATS_TEST_TMPDIR/page.html" "$DATA/report-basic.in.ndjson"
 	assert_success
