@@ -130,6 +130,20 @@ observation"
 	assert_equal "$(ls -A "$d" | grep -c '^\.wp-save')" 0
 }
 
+@test "wp watch --save on a full disk: one line names the file, never /dev/fd/N; the report still comes (status 1)" {
+	local d=$BATS_TEST_TMPDIR/full
+	mkdir "$d"
+	mount -t tmpfs -o size=64k tmpfs "$d" 2> /dev/null || skip "cannot mount a tmpfs here"
+	# no room left for a byte
+	dd if=/dev/zero of="$d/filler" bs=4k 2> /dev/null || true
+	start_target mt-writer -t 1 -n 5
+	run --separate-stderr wp watch --json --backend page --save "$d/raw.ndjson" -d 1 "$TPID" wpt_counter
+	umount "$d"
+	assert_failure 1
+	assert_equal "$stderr" "wp: --save $d/raw.ndjson: No space left on device"
+	assert_equal "$(jq -r '"\(.complete) \(.observation.stop_reason)"' <<< "$output")" "true duration"
+}
+
 @test "wp watch --save -a: a name that begins with - is a file name, never an option of another program" {
 	start_target mt-writer -t 1 -n 5
 	cd "$BATS_TEST_TMPDIR"
