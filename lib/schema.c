@@ -36,12 +36,15 @@ struct smember {
 	struct stype	*type;
 };
 
-/* An object type: its members by name (required first, then optional). */
+/* An object type: its members by name (required first, then optional);
+   the first MAXREQ required members are checked for. */
 #define NHINT	32
+#define MAXREQ	64
 
 struct sobj {
 	struct smember	*m;
 	size_t		 n;
+	size_t		 nreq;		/* the first nreq of m are required */
 	int		*slot;		/* hash of the names: index in m, -1 */
 	size_t		 mask;
 	/* the member found at each place of the last such object: records
@@ -70,6 +73,14 @@ struct stypename {
 
 static struct wp_json schema;
 static int schema_state;	/* 0 unread, 1 read, -1 broken */
+/*
+ * The record being checked is one of a write (hit, tally, last_write):
+ * its required members must all be there, for it is counted, placed
+ * and drawn by them.  Other records missing one (an observation of an
+ * earlier version) are read for what they have.
+ */
+static int whole;
+static const char *const whole_types[] = { "hit", "tally", "last_write" };
 static struct stypename *stypes, *snamed;
 static size_t nstypes, nsnamed;
 
@@ -224,6 +235,7 @@ fill_obj(struct sobj *ob, int o)
 	for (i = 0; i <= ob->mask; i++)
 		ob->slot[i] = -1;
 	add_members(ob, req);
+	ob->nreq = ob->n < MAXREQ ? ob->n : MAXREQ;
 	add_members(ob, opt);
 }
 
@@ -328,7 +340,8 @@ prims(const struct wp_json *j, int v, unsigned want)
 	}
 }
 
-/* An object's members, each of its declared type; others are let be. */
+/* An object's members, each of its declared type (a write's record:
+   none of its required ones missing); others are let be. */
 static int
 members_conform(const struct wp_json *j, int v, struct sobj *o,
     const struct spath *p, struct wp_error *err)
@@ -337,7 +350,8 @@ members_conform(const struct wp_json *j, int v, struct sobj *o,
 	const struct wp_jtok *k;
 	struct spath here;
 	char key[128];
-	size_t at = 0;
+	uint64_t seen = 0;
+	size_t at = 0, i;
 	int m, n;
 
 	if (!wp_json_is(j, v, WP_JOBJECT))
@@ -361,12 +375,20 @@ members_conform(const struct wp_json *j, int v, struct sobj *o,
 		}
 		if ((sm = find_member(o, here.key, here.keylen, at++)) == NULL)
 			continue;
+		if ((size_t)(sm - o->m) < o->nreq)
+			seen |= (uint64_t)1 << (sm - o->m);
 		if (sm->type->text != NULL ? !prims(j, m, sm->type->prims) &&
 		    bad_at(err, &here, "%s is not %.*s", sm->type->text,
 		    sm->type->textlen) == -1 : conforms(j, m, sm->type, &here,
 		    err) == -1)
 			return -1;
 	}
+	for (i = 0; whole && p->up == NULL && i < o->nreq; i++)
+		if (!(seen >> i & 1)) {
+			here.key = o->m[i].name;
+			here.keylen = o->m[i].len;
+			return bad_at(err, &here, "%s is missing%.*s", "", 0);
+		}
 	return 0;
 }
 
@@ -449,6 +471,10 @@ wp_rec_check(const struct wp_record *rec, struct wp_error *err)
 				break;
 			}
 		session = strcmp(rec->type, "session") == 0;
+		whole = 0;
+		for (i = 0; i < sizeof whole_types / sizeof whole_types[0];
+		    i++)
+			whole |= strcmp(rec->type, whole_types[i]) == 0;
 	}
 	if (session &&
 	    (wp_rec_int(rec, "schema_version", &version) == -1 ||

@@ -13,6 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bounds.h"
+#include "reader.h"
 #include "record.h"
 #include "schema.h"
 #include "stream.h"
@@ -65,6 +67,7 @@ wp_reader_init(struct wp_reader *rd, FILE *in, const char *name)
 	/* read(2) keeps a pipe's records coming as they are written */
 	rd->fd = fileno(in);
 	pipe_size(rd->fd);
+	wp_hmap_init(&rd->ids, 1);
 	held++;
 }
 
@@ -74,6 +77,7 @@ wp_reader_free(struct wp_reader *rd)
 	free(rd->buf);
 	free(rd->type);
 	wp_json_free(&rd->j);
+	wp_hmap_free(&rd->ids);
 	memset(rd, 0, sizeof *rd);
 	wp_stream_release();
 }
@@ -99,6 +103,49 @@ bad(struct wp_reader *rd, const char *why)
 	    rd->lineno, why);
 	rd->nbad++;
 	return -1;
+}
+
+/*
+ * What the schema cannot say of a record: one of a write, a count or a
+ * rebind names a target or follow record the stream gave before it (a
+ * hit of no target is placed, counted and drawn nowhere), and a hit's
+ * store_len is a length within a target.  0, or -1 with why.
+ */
+static int
+sound(struct wp_reader *rd, const struct wp_record *rec, char *why,
+    size_t sz)
+{
+	static const char *const refer[] = { "hit", "tally", "last_write",
+	    "count", "rebind" };
+	int64_t v;
+	size_t i;
+	int id, isnew;
+
+	if (strcmp(rec->type, "target") == 0 ||
+	    strcmp(rec->type, "follow") == 0) {
+		if (wp_rec_read_id(rec, &id) == 0)
+			wp_hmap_put(&rd->ids, (uint64_t)(int64_t)id, 0, &isnew);
+		return 0;
+	}
+	for (i = 0; i < sizeof refer / sizeof refer[0]; i++)
+		if (strcmp(rec->type, refer[i]) == 0)
+			break;
+	if (i == sizeof refer / sizeof refer[0])
+		return 0;
+	if (wp_rec_int(rec, "target", &v) == 0 &&
+	    wp_hmap_get(&rd->ids, (uint64_t)v, 0) == NULL) {
+		snprintf(why, sz, "%s.target %lld: no target or follow record "
+		    "of that id before it", rec->type, (long long)v);
+		return -1;
+	}
+	if (wp_rec_int(rec, "store_len", &v) == 0 &&
+	    (v < 1 || v > WP_TARGET_MAXLEN)) {
+		snprintf(why, sz, "%s.store_len %lld: not a length within a "
+		    "target (1 to %u)", rec->type, (long long)v,
+		    WP_TARGET_MAXLEN);
+		return -1;
+	}
+	return 0;
 }
 
 /* Parses the line (parsed is 1 when it was already, as a JSON object). */
@@ -136,6 +183,8 @@ parse(struct wp_reader *rd, char *line, size_t len, int parsed,
 	rec->j = j;
 	if (wp_rec_check(rec, &e) == -1)
 		return bad(rd, e.msg);
+	if (sound(rd, rec, why, sizeof why) == -1)
+		return bad(rd, why);
 	return 1;
 }
 

@@ -11,6 +11,7 @@
 
 #include <stdio.h>
 
+#include "hmap.h"
 #include "json.h"
 #include "util.h"
 
@@ -42,6 +43,7 @@ struct wp_reader {
 	char		*type;
 	size_t		 typecap;
 	int		 done;
+	struct wp_hmap	 ids;		/* the target and follow ids seen */
 };
 
 /* in is not closed by wp_reader_free; name must outlive the reader. */

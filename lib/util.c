@@ -1,4 +1,5 @@
-/* Numbers, allocation, errors, opening files and time, for every tool. */
+/* Numbers, allocation, errors, opening and writing files and time, for
+   every tool. */
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
@@ -356,6 +357,55 @@ wp_open_file(const char *path, struct wp_error *err)
 		return -1;
 	}
 	return fd;
+}
+
+int
+wp_out_create(struct wp_out *o, const char *path, struct wp_error *err)
+{
+	const char *base = strrchr(path, '/');
+	struct stat st;
+	size_t dlen = base != NULL ? (size_t)(base - path) + 1 : 0;
+	int fd;
+
+	base = base != NULL ? base + 1 : path;
+	o->path = NULL;
+	o->tmp = NULL;
+	if (*base == '\0' || (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)))
+		return wp_error_set(err, WP_EXIT_ERROR, "%s", strerror(EISDIR));
+	if (asprintf(&o->tmp, "%.*s.wp.XXXXXX.%s", (int)dlen, path,
+	    base) == -1)
+		wp_fatal_nomem();
+	if ((fd = mkostemps(o->tmp, (int)strlen(base) + 1, O_CLOEXEC)) ==
+	    -1) {
+		wp_error_set(err, WP_EXIT_ERROR, "%s", strerror(errno));
+		free(o->tmp);
+		o->tmp = NULL;
+		return -1;
+	}
+	o->path = path;
+	return fd;
+}
+
+int
+wp_out_commit(struct wp_out *o, struct wp_error *err)
+{
+	if (rename(o->tmp, o->path) == -1) {
+		wp_error_set(err, WP_EXIT_ERROR, "%s", strerror(errno));
+		wp_out_discard(o);
+		return -1;
+	}
+	free(o->tmp);
+	o->tmp = NULL;
+	return 0;
+}
+
+void
+wp_out_discard(struct wp_out *o)
+{
+	if (o->tmp != NULL)
+		unlink(o->tmp);
+	free(o->tmp);
+	o->tmp = NULL;
 }
 
 void

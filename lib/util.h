@@ -128,6 +128,29 @@ uint64_t wp_le64(const unsigned char *b, size_t n);
  */
 int	 wp_open_file(const char *path, struct wp_error *err);
 
+/*
+ * A file wp writes (a --html page, a --stop=core core; wp's --save is
+ * made the same way, in bash): made new, under a hidden name in its
+ * directory, with O_EXCL (a link planted there is never followed) and
+ * mode 0600 (it holds the target's memory, which only those who may
+ * trace the target read); renamed over path by wp_out_commit, which
+ * replaces the name, never a file a link there points to.  Until then
+ * path is untouched.  The hidden name is ".wp.XXXXXX." and path's last
+ * component: wp_out_create returns its fd (the caller closes it), or
+ * -1 with err saying why (strerror's words); a directory at path is
+ * refused at once.
+ */
+struct wp_out {
+	const char	*path;	/* as given: the caller keeps it */
+	char		*tmp;	/* the hidden name; NULL once placed */
+};
+int	 wp_out_create(struct wp_out *o, const char *path,
+	    struct wp_error *err);
+/* 0, or -1 with err: the file is then removed */
+int	 wp_out_commit(struct wp_out *o, struct wp_error *err);
+/* The hidden file removed, if there still is one. */
+void	 wp_out_discard(struct wp_out *o);
+
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t wp_now_ns(void);
 

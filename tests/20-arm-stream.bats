@@ -164,3 +164,22 @@ $s
 $t"
 	refute_line --partial 'second session'
 }
+
+@test "wp-arm --interval 0 into a regular file: the hits are in the file within about a second, not held to the end of the watch" {
+	start_target mt-writer -t 1 -n 5 -w
+	watch_start wpt_counter -- --backend page --interval 0 -d 600s
+	kill -USR1 "$TPID"
+	local i
+	for (( i = 0; i < 100 && $(hits) < 5; i++ )); do
+		ended "$WPID" && fail "wp-arm ended: $(cat "$WERR")"
+		sleep 0.05
+	done
+	assert_equal "$(hits)" 5
+	# the watch still runs: no observation yet
+	assert_equal "$(jq -s 'map(select(.type == "observation")) | length' "$WOUT")" 0
+	kill -TERM "$WPID"
+	watch_wait
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(obs .stop_reason)" signal
+	assert_equal "$(hits)" 5
+}

@@ -108,7 +108,7 @@ project() {
 	local n ip line
 	n=$(insns "$T/mt-writer" write_counter | grep -n wpt_counter | head -n 1 | cut -d: -f1)
 	ip=$(printf '0x%x' $(( SLIDE + $(trap_after "$T/mt-writer" write_counter "$n") )))
-	echo "{\"type\":\"hit\",\"target\":0,\"ip\":\"$ip\",\"regs\":{\"rdi\":\"0x2a\"}}" >> "$BATS_TEST_TMPDIR/in.ndjson"
+	echo "{\"type\":\"hit\",\"target\":0,\"pid\":1,\"tid\":1,\"cpu\":0,\"time_ns\":0,\"ip\":\"$ip\",\"regs\":{\"rdi\":\"0x2a\"}}" >> "$BATS_TEST_TMPDIR/in.ndjson"
 	line=$(grep -n 'wpt_counter = v;' "$BATS_TEST_DIRNAME/targets/mt-writer.c" | cut -d: -f1)
 	run --separate-stderr wp-decode < "$BATS_TEST_TMPDIR/in.ndjson"
 	assert_success
@@ -126,7 +126,7 @@ project() {
 	[ -n "$n" ] || n=$(insns "$lib" wpt_lib_write | grep -n 'mov  *%r.*,(' | head -n 1 | cut -d: -f1)
 	[ -n "$n" ] || fail "no store in wpt_lib_write"
 	ip=$(printf '0x%x' $(( bias + $(trap_after "$lib" wpt_lib_write "$n") )))
-	echo "{\"type\":\"hit\",\"target\":0,\"ip\":\"$ip\"}" >> "$BATS_TEST_TMPDIR/in.ndjson"
+	echo "{\"type\":\"hit\",\"target\":0,\"pid\":1,\"tid\":1,\"cpu\":0,\"time_ns\":0,\"ip\":\"$ip\"}" >> "$BATS_TEST_TMPDIR/in.ndjson"
 	run --separate-stderr wp-decode < "$BATS_TEST_TMPDIR/in.ndjson"
 	assert_success
 	run jq -r 'select(.type=="hit") | "\(.writer.module) \(.writer.function) \(.writer.confidence) \(.writer.source.file | split("/") | last)"' <<< "$output"
@@ -186,7 +186,7 @@ unknown module file missing or changed unknown"
 	setup_stores
 	local w4
 	w4=$(printf '0x%x' $(( SLIDE + 0x$(insns "$T/stores" st_reg4 | sed -n 1p | cut -d' ' -f1) )))
-	echo "{\"type\":\"hit\",\"target\":0,\"ip\":\"0x1\",\"writer_ip\":\"$w4\",\"new_value\":\"0x2a\",\"new_bytes\":\"2a00000000000000\"}" >> "$BATS_TEST_TMPDIR/in.ndjson"
+	echo "{\"type\":\"hit\",\"target\":0,\"pid\":1,\"tid\":1,\"cpu\":0,\"time_ns\":0,\"ip\":\"0x1\",\"writer_ip\":\"$w4\",\"new_value\":\"0x2a\",\"new_bytes\":\"2a00000000000000\"}" >> "$BATS_TEST_TMPDIR/in.ndjson"
 	run --separate-stderr wp-decode < "$BATS_TEST_TMPDIR/in.ndjson"
 	assert_success
 	run jq -r 'select(.type=="hit") | "\(.writer.symbol) \(.writer.confidence) \(.written_value.kind) \(.written_value.value)"' <<< "$output"
@@ -215,7 +215,7 @@ custom"
 	wp-resolve -p "$TPID" wpt_jit_var > "$BATS_TEST_TMPDIR/in.ndjson"
 	local trap
 	trap=$(printf '0x%x' $(( $(tinfo code) + 2 )))
-	echo "{\"type\":\"hit\",\"target\":0,\"ip\":\"$trap\",\"regs\":{\"rdi\":\"$(tinfo var)\",\"rsi\":\"0x2a\"}}" >> "$BATS_TEST_TMPDIR/in.ndjson"
+	echo "{\"type\":\"hit\",\"target\":0,\"pid\":1,\"tid\":1,\"cpu\":0,\"time_ns\":0,\"ip\":\"$trap\",\"regs\":{\"rdi\":\"$(tinfo var)\",\"rsi\":\"0x2a\"}}" >> "$BATS_TEST_TMPDIR/in.ndjson"
 	# the session lists the anonymous executable mapping
 	run jq -r --arg c "$(tinfo code)" 'select(.type=="session") | .mappings[] | select(.start == $c) | "\(.perms) \(.path)"' "$BATS_TEST_TMPDIR/in.ndjson"
 	assert_output --regexp '^rwxp null$'
@@ -256,7 +256,7 @@ watch_copy() {
 	local n ip
 	n=$(insns "$T/mt-writer" write_counter | grep -n wpt_counter | head -n 1 | cut -d: -f1)
 	ip=$(printf '0x%x' $(( SLIDE + $(trap_after "$T/mt-writer" write_counter "$n") )))
-	echo "{\"type\":\"hit\",\"target\":0,\"ip\":\"$ip\",\"regs\":{\"rdi\":\"0x2a\"}}" >> "$BATS_TEST_TMPDIR/in.ndjson"
+	echo "{\"type\":\"hit\",\"target\":0,\"pid\":1,\"tid\":1,\"cpu\":0,\"time_ns\":0,\"ip\":\"$ip\",\"regs\":{\"rdi\":\"0x2a\"}}" >> "$BATS_TEST_TMPDIR/in.ndjson"
 	LINE=$(grep -n 'wpt_counter = v;' "$BATS_TEST_DIRNAME/targets/mt-writer.c" | cut -d: -f1)
 }
 

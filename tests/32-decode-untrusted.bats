@@ -22,7 +22,7 @@ jit_stream() {
 	start_target jit
 	S=$BATS_TEST_TMPDIR/jit.ndjson
 	wp-resolve -p "$TPID" wpt_jit_var > "$S"
-	echo "{\"type\":\"hit\",\"target\":0,\"ip\":\"$(printf '0x%x' $(( $(tinfo code) + 2 )))\",\"regs\":{\"rdi\":\"$(tinfo var)\",\"rsi\":\"0x2a\"}}" >> "$S"
+	echo "{\"type\":\"hit\",\"target\":0,\"pid\":1,\"tid\":1,\"cpu\":0,\"time_ns\":0,\"ip\":\"$(printf '0x%x' $(( $(tinfo code) + 2 )))\",\"regs\":{\"rdi\":\"$(tinfo var)\",\"rsi\":\"0x2a\"}}" >> "$S"
 }
 
 # anon_writer FILE [OPTIONS]: "insn confidence reason" of the hit.
@@ -89,7 +89,7 @@ anon_writer() {
 	S=$BATS_TEST_TMPDIR/in.ndjson
 	wp-resolve -p "$TPID" -l 8 "$(tinfo buf)" > "$S"
 	SLIDE=$(jq -r 'select(.type=="session") | .pie_slide' "$S")
-	echo "{\"type\":\"hit\",\"target\":0,\"ip\":\"$(printf '0x%x' $(( SLIDE + $(trap_after "$T/stores" st_reg4 1) )))\"}" >> "$S"
+	echo "{\"type\":\"hit\",\"target\":0,\"pid\":1,\"tid\":1,\"cpu\":0,\"time_ns\":0,\"ip\":\"$(printf '0x%x' $(( SLIDE + $(trap_after "$T/stores" st_reg4 1) )))\"}" >> "$S"
 	mkfifo "$BATS_TEST_TMPDIR/fifo"
 	ln -s /dev/zero "$BATS_TEST_TMPDIR/zero-link"
 	echo 'not ELF' > "$BATS_TEST_TMPDIR/text"

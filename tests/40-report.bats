@@ -119,6 +119,33 @@ reasons() {
 	assert_output '[11,1,true,["malformed_input_lines"]]'
 }
 
+@test "wp-report, wp-decode: a hit of no target, one without its required members, a store_len no target has: each line named (status 2)" {
+	local h='"pid":4242,"tid":4242,"cpu":0,"time_ns":1000,"ip":"0x555555555186"' f=$BATS_TEST_TMPDIR/bad.ndjson
+	sed -e "5a{\"type\":\"hit\",\"target\":999999,$h}" \
+		-e "5a{\"type\":\"hit\",\"target\":-1,$h}" \
+		-e '5a{"type":"hit"}' \
+		-e "5a{\"type\":\"hit\",\"target\":0,$h,\"store_addr\":\"0x555555558040\",\"store_len\":4294967296}" \
+		-e "5a{\"type\":\"hit\",\"target\":0,$h,\"store_addr\":\"0x555555558040\",\"store_len\":-8}" \
+		"$DATA/report-basic.in.ndjson" > "$f"
+	local why="line 6: hit.target 999999: no target or follow record of that id before it
+line 7: hit.target -1: no target or follow record of that id before it
+line 8: hit.target is missing
+line 9: hit.store_len 4294967296: not a length within a target (1 to 1048576)
+line 10: hit.store_len -8: not a length within a target (1 to 1048576)"
+	run --separate-stderr wp-report --json < "$f"
+	assert_failure 2
+	assert_equal "$stderr" "$(sed 's/^/wp-report: stdin: /' <<< "$why")"
+	run jq -c '[.watches[0].accepted_hits, .stream.hits_of_unknown_targets, .stream.malformed_lines]' <<< "$output"
+	assert_output '[11,0,5]'
+	run --separate-stderr wp-decode "$f"
+	assert_failure 2
+	assert_equal "$stderr" "$(sed "s|^|wp-decode: $f: |" <<< "$why")"
+	assert_equal "$(jq -s 'map(select(.type == "hit")) | length' <<< "$output")" 11
+	run --separate-stderr wp report --json "$f"
+	assert_failure 2
+	assert_equal "$stderr" "$(sed "s|^|wp-decode: $f: |" <<< "$why")"
+}
+
 @test "wp-report: usage errors (status 64)" {
 	run --separate-stderr wp-report --samples x
 	assert_failure 64

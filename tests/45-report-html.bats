@@ -185,7 +185,7 @@ data-n="300"'
 	assert_rendered
 }
 
-@test "wp-report --html: a page that cannot be written is an error (status 1); wp says so before watching" {
+@test "wp-report --html: a page that cannot be written is an error (status 1); wp says so before watching, a directory that takes no file too" {
 	run --separate-stderr wp-report --html "$BATS_TEST_TMPDIR/no/page.html" "$DATA/report-basic.in.ndjson"
 	assert_failure 1
 	assert_equal "$stderr" "wp-report: --html $BATS_TEST_TMPDIR/no/page.html: No such file or directory"
@@ -196,10 +196,43 @@ data-n="300"'
 	run --separate-stderr wp watch --html "$BATS_TEST_TMPDIR" 1 x
 	assert_failure 1
 	assert_equal "$stderr" "wp: --html $BATS_TEST_TMPDIR: is a directory"
+	# a directory that takes no new file (/proc, as a read-only file
+	# system): said before the watch, which never begins
+	start_target mt-writer -t 1 -n 5
+	run --separate-stderr wp watch --backend page --html /proc/page.html -d 1 "$TPID" wpt_counter
+	assert_failure 1
+	assert_equal "$stderr" "wp: --html /proc/page.html: cannot create a file in /proc"
+	assert_equal "$output" ""
+	run --separate-stderr wp report --html /proc/page.html "$DATA/report-basic.in.ndjson"
+	assert_failure 1
+	assert_equal "$stderr" "wp: --html /proc/page.html: cannot create a file in /proc"
+	assert_equal "$output" ""
 	# wp report --html: the page of a saved stream
 	run wp report --html "$BATS_TEST_TMPDIR/page.html" "$DATA/report-basic.in.ndjson"
 	assert_success
 	grep -q 'data-lane="writer"' "$BATS_TEST_TMPDIR/page.html"
+}
+
+@test "wp-report, wp report, wp watch --html: a link planted at the page's name is replaced, never followed; the page is 0600" {
+	local d=$BATS_TEST_TMPDIR victim=$BATS_TEST_TMPDIR/victim f
+	echo precious > "$victim"
+	chmod 600 "$victim"
+	for f in tool report watch; do ln -s "$victim" "$d/$f.html"; done
+	run --separate-stderr wp-report --html "$d/tool.html" "$DATA/report-basic.in.ndjson"
+	assert_success
+	run --separate-stderr wp report --html "$d/report.html" "$DATA/report-basic.in.ndjson"
+	assert_success
+	start_target mt-writer -t 1 -n 5
+	run --separate-stderr wp watch --backend page --html "$d/watch.html" -d 1 "$TPID" wpt_counter
+	assert_success
+	assert_equal "$(cat "$victim")" precious
+	for f in tool report watch; do
+		[ -f "$d/$f.html" ] && [ ! -L "$d/$f.html" ] || fail "$f.html: the link was not replaced by the page"
+		grep -q '^</html>' "$d/$f.html" || fail "$f.html: no page"
+		assert_equal "$(stat -c %a "$d/$f.html")" 600
+	done
+	# nothing left under the page's hidden name
+	assert_equal "$(find "$d" -name '.wp.*')" ""
 }
 
 @test "wp watch --html: two threads writing 50 times each; the page counts as the report" {

@@ -96,7 +96,7 @@ observation"
 	kill -0 "$TPID"
 }
 
-@test "wp watch --save: a planted link or an existing file is refused, never followed or truncated; --force replaces the name" {
+@test "wp watch --save: a planted link or an existing file is refused, never followed or truncated; --force replaces the name; the stream is 0600" {
 	start_target mt-writer -t 1 -n 5
 	local d=$BATS_TEST_TMPDIR victim=$BATS_TEST_TMPDIR/victim
 	echo precious > "$victim"
@@ -118,6 +118,8 @@ observation"
 	[ -f "$d/link" ] && [ ! -L "$d/link" ] || fail "the link was not replaced by a file"
 	assert_equal "$(tail -n 1 "$d/link" | jq -r .type)" observation
 	assert_equal "$(cat "$victim")" precious
+	# it holds the target's memory: 0600, whatever the umask lets
+	assert_equal "$(stat -c %a "$d/link")" 600
 	run --separate-stderr wp watch --save "$d" -d 1 "$TPID" wpt_counter
 	assert_failure 1
 	assert_equal "$stderr" "wp: --save $d: is a directory"
@@ -126,6 +128,20 @@ observation"
 	assert_equal "$stderr" "wp: watch: --force is for --save"
 	# nothing left behind in the directory
 	assert_equal "$(ls -A "$d" | grep -c '^\.wp-save')" 0
+}
+
+@test "wp watch --save on a full disk: one line names the file, never /dev/fd/N; the report still comes (status 1)" {
+	local d=$BATS_TEST_TMPDIR/full
+	mkdir "$d"
+	mount -t tmpfs -o size=64k tmpfs "$d" 2> /dev/null || skip "cannot mount a tmpfs here"
+	# no room left for a byte
+	dd if=/dev/zero of="$d/filler" bs=4k 2> /dev/null || true
+	start_target mt-writer -t 1 -n 5
+	run --separate-stderr wp watch --json --backend page --save "$d/raw.ndjson" -d 1 "$TPID" wpt_counter
+	umount "$d"
+	assert_failure 1
+	assert_equal "$stderr" "wp: --save $d/raw.ndjson: No space left on device"
+	assert_equal "$(jq -r '"\(.complete) \(.observation.stop_reason)"' <<< "$output")" "true duration"
 }
 
 @test "wp watch --save -a: a name that begins with - is a file name, never an option of another program" {

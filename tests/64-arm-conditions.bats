@@ -145,6 +145,23 @@ bad_if() {
 	assert_equal "$(pc_of_thread "$tid" "$T/cond-writers" -c "$core")" "$ip"
 }
 
+@test "wp-arm --stop=core: the core is 0600, as the kernel writes one, and never written through a link planted at core.PID" {
+	command -v gcore > /dev/null || skip "gcore (gdb) is not installed"
+	cd "$BATS_TEST_TMPDIR"
+	echo precious > victim
+	start_target cond-writers -n 2000
+	ln -s victim "core.$TPID"
+	watch_start wpt_cell -- --backend page -d 600s --if 'value == 0' --stop=core
+	kill -USR1 "$TPID"
+	watch_wait
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(obs .stopped_at.core)" "core.$TPID"
+	assert_equal "$(cat victim)" precious
+	[ -f "core.$TPID" ] && [ ! -L "core.$TPID" ] || fail "the link was not replaced by the core"
+	assert_equal "$(stat -c %a "core.$TPID")" 600
+	assert_equal "$(find . -name '.wp.*')" ""
+}
+
 @test "wp-arm --if twice: a usage error, not the first condition silently dropped" {
 	run --separate-stderr wp-arm --if 'value == 0' --if 'tid == 3' < /dev/null
 	assert_failure 64

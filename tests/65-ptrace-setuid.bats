@@ -4,8 +4,10 @@
 # privileges, so the watch lets the process go before the exec (the page
 # backend gives the pages their protection back first) and ends with
 # target_exec, saying why; when the exec then fails, the process runs
-# on unwatched, its pages their own protection again.  Written once, run
-# per tracing backend.
+# on unwatched, its pages their own protection again.  The same for a
+# program execed through a descriptor (fexecve, execveat(fd, "",
+# AT_EMPTY_PATH)) and one with file capabilities (setcap).  Written
+# once, run per tracing backend.
 
 load helpers
 load page
@@ -168,4 +170,104 @@ page rw-p"
 
 @test "wp-arm ptrace: a setuid exec that fails (EACCES) after the let-go: the target runs on unwatched" {
 	failed_setuid_exec ptrace 4644 EACCES
+}
+
+# fd_exec BACKEND HOW PROG ARGS...: the target, as nobody, execs PROG
+# ARGS (a program of SUID_DIR) by HOW: fexecve (glibc: execveat(fd, "",
+# AT_EMPTY_PATH)) of PROG open at fd 9, execveat (that system call
+# itself) or execve, once
+# the watch (run as nobody) is armed; the target's output is in
+# $SUID_DIR/target.out.
+fd_exec() {
+	local backend=$1
+	shift
+	cat > "$SUID_DIR/fexec.c" <<'C'
+#define _GNU_SOURCE
+#include <sys/syscall.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+extern char **environ;
+int wpt_v;
+
+int
+main(int argc, char **argv)
+{
+	char line[16];
+	FILE *go;
+	int fd;
+
+	/* argv[1]: a FIFO to wait at, argv[2]: how, argv[3...]: the exec */
+	if (argc < 4 || (go = fopen(argv[1], "r")) == NULL ||
+	    fgets(line, sizeof line, go) == NULL)
+		return 1;
+	wpt_v = 1;
+	/* at fd 9, whatever the shell left open, for the message */
+	if ((fd = open(argv[3], O_RDONLY)) == -1 ||
+	    (fd != 9 && (dup2(fd, 9) == -1 || close(fd) == -1)))
+		return 2;
+	fd = 9;
+	if (strcmp(argv[2], "fexecve") == 0)
+		fexecve(fd, argv + 3, environ);
+	else if (strcmp(argv[2], "execveat") == 0)
+		syscall(SYS_execveat, fd, "", argv + 3, environ, AT_EMPTY_PATH);
+	else
+		execve(argv[3], argv + 3, environ);
+	perror("exec");
+	return 3;
+}
+C
+	cc -o "$SUID_DIR/fexec" "$SUID_DIR/fexec.c"
+	chmod 755 "$SUID_DIR/fexec"
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+	    "$SUID_DIR/fexec" "$SUID_DIR/go" "$@" > "$SUID_DIR/target.out" 2>&1 &
+	TPID=$!
+	watch_as_nobody "$backend" wpt_v
+}
+
+@test "wp-arm ptrace: a setuid program the target fexecve()s keeps its privileges; the watch ends before the exec, naming the file" {
+	suid_dir
+	fd_exec ptrace fexecve "$SUID_DIR/id" -u
+	assert_equal "$(cat "$SUID_DIR/target.out")" 0
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(obs .stop_reason)" target_exec
+	[[ "$(obs .stop_detail)" == *"execs $SUID_DIR/id (fd 9), set-user-ID or set-group-ID: let go before, as a traced exec runs without its privileges" ]] ||
+		fail "stop_detail: $(obs .stop_detail)"
+}
+
+@test "wp-arm page: a setuid program the target execs by execveat(fd, \"\", AT_EMPTY_PATH) keeps its privileges; the watch ends before the exec" {
+	suid_dir
+	fd_exec page execveat "$SUID_DIR/id" -u
+	assert_equal "$(cat "$SUID_DIR/target.out")" 0
+	assert_equal "$(obs .stop_reason)" target_exec
+	[[ "$(obs .stop_detail)" == *"execs $SUID_DIR/id (fd 9), set-user-ID or set-group-ID: let go before"* ]] ||
+		fail "stop_detail: $(obs .stop_detail)"
+}
+
+# cap_exec BACKEND HOW: a copy of cat with cap_dac_read_search (file
+# capabilities, no set-user-ID bit), execed by HOW, reads its own
+# status: it ran with the capability, and the watch ended before.
+cap_exec() {
+	suid_dir
+	command -v setcap > /dev/null || skip "no setcap (libcap2-bin)"
+	cp /bin/cat "$SUID_DIR/capcat"
+	chmod 755 "$SUID_DIR/capcat"
+	setcap cap_dac_read_search+ep "$SUID_DIR/capcat" 2> /dev/null ||
+		skip "$SUID_DIR does not take file capabilities"
+	fd_exec "$1" "$2" "$SUID_DIR/capcat" /proc/self/status
+	assert_equal "$(grep '^CapEff:' "$SUID_DIR/target.out")" "CapEff:	0000000000000004"
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(obs .stop_reason)" target_exec
+	[[ "$(obs .stop_detail)" == *"execs $SUID_DIR/capcat$3, with file capabilities (security.capability): let go before, as a traced exec runs without its privileges" ]] ||
+		fail "stop_detail: $(obs .stop_detail)"
+}
+
+@test "wp-arm page: a program with file capabilities (setcap) the target execs keeps them; the watch ends before the exec" {
+	cap_exec page execve ""
+}
+
+@test "wp-arm ptrace: a program with file capabilities the target fexecve()s keeps them; the watch ends before the exec" {
+	cap_exec ptrace fexecve " (fd 9)"
 }

@@ -52,18 +52,36 @@ stop_wait(pid_t pid)
 	return -1;
 }
 
+/*
+ * gcore writes into the hidden file made for the core (its -o prefix is
+ * that name less ".PID"), mode 0600 as the kernel writes cores, which
+ * is then renamed to core.PID: never written through a link planted
+ * there, nor readable by others (it is the process's whole memory).
+ */
 char *
 stop_core(pid_t pid)
 {
-	char prefix[64], pidarg[24], *core;
+	char path[64], pidarg[24], *prefix;
 	const char *gcore = stop_gcore_path();
+	struct wp_out out;
+	struct wp_error e;
 	pid_t child;
 	int status, fd;
 
-	snprintf(prefix, sizeof prefix, "core");
 	snprintf(pidarg, sizeof pidarg, "%d", (int)pid);
+	snprintf(path, sizeof path, "core.%s", pidarg);
+	if ((fd = wp_out_create(&out, path, &e)) == -1) {
+		warnx("--stop=core: %s: %s", path, e.msg);
+		kill(pid, SIGCONT);
+		return NULL;
+	}
+	close(fd);
+	prefix = wp_xstrdup(out.tmp);
+	prefix[strlen(prefix) - strlen(pidarg) - 1] = '\0';
 	if (gcore == NULL || (child = fork()) == -1) {
 		warn("--stop=core: gcore");
+		free(prefix);
+		wp_out_discard(&out);
 		kill(pid, SIGCONT);
 		return NULL;
 	}
@@ -75,17 +93,21 @@ stop_core(pid_t pid)
 		execl(gcore, "gcore", "-o", prefix, pidarg, (char *)NULL);
 		_exit(127);
 	}
+	free(prefix);
 	while (waitpid(child, &status, 0) == -1)
 		;
 	kill(pid, SIGCONT);
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		warnx("--stop=core: gcore -o %s %s failed (status %d)", prefix,
-		    pidarg, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		warnx("--stop=core: gcore %s failed (status %d)", pidarg,
+		    WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		wp_out_discard(&out);
 		return NULL;
 	}
-	if (asprintf(&core, "%s.%s", prefix, pidarg) == -1)
-		wp_fatal_nomem();
-	return core;
+	if (wp_out_commit(&out, &e) == -1) {
+		warnx("--stop=core: %s: %s", path, e.msg);
+		return NULL;
+	}
+	return wp_xstrdup(path);
 }
 
 /* "func+0xOFF" of addr into buf, or its hex. */

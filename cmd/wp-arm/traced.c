@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <sys/xattr.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -129,30 +130,49 @@ int
 traced_setid_exec(struct watch *w, int memfd, pid_t tid, long nr,
     const uint64_t args[6])
 {
-	static char detail[PATH_MAX + 128];
-	char path[PATH_MAX], full[PATH_MAX + 64];
+	static char detail[2 * PATH_MAX + 160];
+	char path[PATH_MAX], full[PATH_MAX + 64], name[PATH_MAX + 32];
+	const char *why;
 	struct stat st;
 	ssize_t n;
-	int at = nr == SYS_execveat;
+	int at = nr == SYS_execveat, fd = (int)args[0];
 
 	if ((nr != SYS_execve && !at) || (n = pread(memfd, path,
 	    sizeof path - 1, (off_t)args[at])) <= 0)
 		return 0;
 	path[n] = '\0';
-	if (path[0] == '/')
+	snprintf(name, sizeof name, "%s", path);
+	if (at && path[0] == '\0' && (args[4] & AT_EMPTY_PATH)) {
+		/* fexecve: the file open at fd, named as the process has it */
+		snprintf(full, sizeof full, "/proc/%d/fd/%d", (int)tid, fd);
+		if ((n = readlink(full, path, sizeof path - 1)) == -1)
+			n = 0;
+		path[n] = '\0';
+		snprintf(name, sizeof name, "%s (fd %d)", path, fd);
+	} else if (strncmp(path, "/proc/self/", 11) == 0)
+		/* the process's own, not wp-arm's */
+		snprintf(full, sizeof full, "/proc/%d/%s", (int)tid, path + 11);
+	else if (strncmp(path, "/proc/thread-self/", 18) == 0)
+		snprintf(full, sizeof full, "/proc/%d/%s", (int)tid, path + 18);
+	else if (path[0] == '/')
 		snprintf(full, sizeof full, "/proc/%d/root%s", (int)tid, path);
-	else if (at && (int)args[0] != AT_FDCWD)
-		snprintf(full, sizeof full, "/proc/%d/fd/%d/%s", (int)tid,
-		    (int)args[0], path);
+	else if (at && fd != AT_FDCWD)
+		snprintf(full, sizeof full, "/proc/%d/fd/%d/%s", (int)tid, fd,
+		    path);
 	else
 		snprintf(full, sizeof full, "/proc/%d/cwd/%s", (int)tid, path);
-	if (stat(full, &st) == -1 || !S_ISREG(st.st_mode) ||
-	    !((st.st_mode & S_ISUID) ||
-	    (st.st_mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP)))
+	if (stat(full, &st) == -1 || !S_ISREG(st.st_mode))
 		return 0;
-	snprintf(detail, sizeof detail, "thread %d execs %s, set-user-ID or "
-	    "set-group-ID: let go before, as a traced exec runs without its "
-	    "privileges", (int)tid, path);
+	if ((st.st_mode & S_ISUID) ||
+	    (st.st_mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP))
+		why = "set-user-ID or set-group-ID";
+	else if (getxattr(full, "security.capability", NULL, 0) > 0)
+		why = "with file capabilities (security.capability)";
+	else
+		return 0;
+	snprintf(detail, sizeof detail, "thread %d execs %s, %s: let go "
+	    "before, as a traced exec runs without its privileges", (int)tid,
+	    name, why);
 	w->stop_detail = detail;
 	return 1;
 }

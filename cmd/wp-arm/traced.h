@@ -59,8 +59,10 @@ void	 traced_exited(struct watch *w, pid_t tid, int status);
 
 /*
  * Whether thread tid, at the entry of system call nr(args), execs a
- * set-user-ID or set-group-ID program (its path read through memfd,
- * the process's memory): traced, the kernel would run it without its
+ * set-user-ID or set-group-ID program, or one with file capabilities
+ * (its path read through memfd, the process's memory; fexecve's
+ * execveat(fd, "", AT_EMPTY_PATH) the file open at fd, through
+ * /proc/TID/fd): traced, the kernel would run it without its
  * privileges, so the caller lets the process go before the call runs
  * and ends the watch (target_exec); w->stop_detail then says why (a
  * static buffer).  1, or 0.

@@ -24,6 +24,10 @@
 #include "watch.h"
 
 #define TICK_NS		50000000ULL	/* how often the loop looks up */
+/* how often the records held for a regular file go out, whatever
+   --interval is (0 included): a reader of the file sees each hit
+   within this, not at the end */
+#define FLUSH_NS	1000000000ULL
 
 /* A reader that went away shows as an error on our end of the pipe. */
 static int
@@ -131,7 +135,7 @@ watch_run(struct watch *w, struct wp_error *e)
 {
 	const struct backend *b = w->backend;
 	sigset_t orig;
-	uint64_t deadline, now, next_count;
+	uint64_t deadline, now, next_count, next_flush;
 
 	w->stop_reason = NULL;
 	watch_catch_signals(&orig);
@@ -151,6 +155,7 @@ watch_run(struct watch *w, struct wp_error *e)
 	emit_seeded(w);
 	deadline = wp_now_ns() + w->duration_ms * 1000000;
 	next_count = wp_now_ns() + w->interval_ms * 1000000;
+	next_flush = wp_now_ns() + FLUSH_NS;
 	for (;;) {
 		check_stop(w, deadline);
 		if (w->stop_reason != NULL)
@@ -160,6 +165,10 @@ watch_run(struct watch *w, struct wp_error *e)
 			b->count(w);
 			emit_counts(w);
 			next_count = now + w->interval_ms * 1000000;
+		}
+		if (now >= next_flush) {
+			emit_flush(w);
+			next_flush = now + FLUSH_NS;
 		}
 		b->run(w, deadline - now < TICK_NS ? deadline : now + TICK_NS);
 		if (w->supervisor_note != NULL)

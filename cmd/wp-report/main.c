@@ -184,18 +184,25 @@ read_all(struct report *r, struct timeline *tl, FILE *in, const char *name,
 	return nbad;
 }
 
-/* The page of --html into hf, then closed: 0, or -1 (said). */
+/* The page of --html into hf, then closed and put in its place: 0, or
+   -1 (said, and no page left). */
 static int
 write_html(const struct options *op, const struct report *r,
-    const struct timeline *tl, FILE *hf)
+    const struct timeline *tl, FILE *hf, struct wp_out *page)
 {
-	if (report_html(r, tl, hf) == -1 || fflush(hf) == EOF) {
+	struct wp_error e;
+	int bad;
+
+	bad = report_html(r, tl, hf) == -1 || fflush(hf) == EOF;
+	if (fclose(hf) == EOF)
+		bad = 1;
+	if (bad) {
 		warn("--html %s", op->html);
-		fclose(hf);
+		wp_out_discard(page);
 		return -1;
 	}
-	if (fclose(hf) == EOF) {
-		warn("--html %s", op->html);
+	if (wp_out_commit(page, &e) == -1) {
+		warnx("--html %s: %s", op->html, e.msg);
 		return -1;
 	}
 	return 0;
@@ -208,11 +215,13 @@ main(int argc, char *argv[])
 	struct report r;
 	struct timeline tl;
 	FILE *hf = NULL;
+	struct wp_out page = { 0 };
+	struct wp_error e;
 	struct wp_jw doc = { 0 };
 	const char *name;
 	FILE *in;
 	long nbad;
-	int rc, html_failed = 0, read_failed, out_failed;
+	int rc, fd = -1, html_failed = 0, read_failed, out_failed;
 
 	parse_options(argc, argv, &op);
 	/* a reader that closed the pipe (head) is seen on write: status 1 */
@@ -221,15 +230,19 @@ main(int argc, char *argv[])
 		err(WP_EXIT_ERROR, "%s", op.file);
 	if (op.label != NULL)
 		name = op.label;
-	if (op.html != NULL && (hf = fopen(op.html, "w")) == NULL)
-		err(WP_EXIT_ERROR, "--html %s", op.html);
+	if (op.html != NULL && ((fd = wp_out_create(&page, op.html, &e)) ==
+	    -1 || (hf = fdopen(fd, "w")) == NULL)) {
+		wp_out_discard(&page);
+		errx(WP_EXIT_ERROR, "--html %s: %s", op.html, fd == -1 ? e.msg :
+		    strerror(errno));
+	}
 	timeline_init(&tl);
 	report_init(&r, (size_t)op.samples, (size_t)op.chains);
 	wp_stream_finish_on_interrupt();
 	nbad = read_all(&r, hf || op.live ? &tl : NULL, in, name, &op,
 	    &read_failed);
 	report_view(&r, nbad);
-	if (hf != NULL && write_html(&op, &r, &tl, hf) == -1)
+	if (hf != NULL && write_html(&op, &r, &tl, hf, &page) == -1)
 		html_failed = 1;
 	if (op.json) {
 		report_document(&r, &doc);
