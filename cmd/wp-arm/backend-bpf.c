@@ -542,7 +542,7 @@ bpf_observe(struct watch *w, struct wp_observation *o)
 }
 
 const struct backend backend_bpf = {
-	.name = "bpf_tally", .cond_where = "kernel", .obs_size = sizeof(struct bpf_obs),
+	.name = "bpf_tally", .tallies = 1, .cond_where = "kernel", .obs_size = sizeof(struct bpf_obs),
 	.open = bpf_open, .arm = bpf_arm, .run = bpf_run, .count = bpf_count,
 	.rearm = bpf_rearm, .disarm = bpf_disarm, .observe = bpf_observe
 };

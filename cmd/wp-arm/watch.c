@@ -1,7 +1,7 @@
 /*
  * The watch every backend runs in: the loop and its stop conditions
  * (the signals that end it: signals.c), the one place max events cuts
- * (watch_hit),
+ * (watch_hit) and ends a watch (not one whose backend tallies),
  * and the thread table.  The backend is reached through its struct
  * backend only; a supervisor (guard.c) through supervisor_note.
  */
@@ -43,7 +43,7 @@ check_stop(struct watch *w, uint64_t deadline)
 	if (w->output_closed || stdout_closed()) {
 		w->output_closed = 1;
 		w->stop_reason = "output_closed";
-	} else if (w->truncated)
+	} else if (w->truncated && !w->backend->tallies)
 		w->stop_reason = "max_events";
 	else if (watch_signalled()) {
 		w->stop_reason = "signal";

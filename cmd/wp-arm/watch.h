@@ -136,6 +136,9 @@ struct filter;
 struct backend {
 	const char	*name;		/* as records give it */
 	int		 traces;
+	int		 tallies;	/* every write counted by writer
+					   without a record: max events
+					   cuts samples, not the watch */
 	int		 orphan_signal;
 	const char	*callchain;
 	const char	*cond_where;	/* where --if is evaluated (the
