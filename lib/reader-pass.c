@@ -183,6 +183,7 @@ static const struct member entry_m[] = {
 	ENTRY("latest_value", latest_value),
 	ENTRY("rebinds", rebinds),
 	ENTRY("initial_value", initial_value),
+	ENTRY("pages_dropped", pages_dropped),
 };
 
 /* a target record's members as a report shows them: the first 8 */

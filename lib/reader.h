@@ -220,7 +220,7 @@ struct wp_session_pass {
 struct wp_obs_entry_pass {
 	int		 id;
 	struct wp_field	 counted, lost, latest_value, rebinds;
-	struct wp_field	 initial_value;
+	struct wp_field	 initial_value, pages_dropped;
 };
 
 /* The armed record (wp-arm). */

@@ -326,6 +326,8 @@ struct wp_obs_target {
 	uint64_t	 lost;		/* counted, neither written nor cut */
 	int		 has_latest;
 	uint64_t	 latest;
+	int		 has_pages_dropped;	/* the page backend's */
+	uint64_t	 pages_dropped;
 };
 
 struct wp_obs_follow {

@@ -52,6 +52,7 @@ struct wtarget {
 	   by observation.c at the end */
 	int		 has_initial, has_latest;
 	uint64_t	 initial, latest;
+	uint64_t	 pages_dropped;	/* page: of its pages, let go */
 };
 
 /* A --follow chain: its pointers and leaf take noffs + 1 entries. */

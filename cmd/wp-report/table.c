@@ -337,7 +337,7 @@ follow_section(const struct report *r, const struct rtarget *t, FILE *f)
 	    leaf);
 	out(f, "  %llu pointer writes, %llu leaf hits%s, %s slots\n",
 	    (unsigned long long)t->ptr_hits, (unsigned long long)t->hits,
-	    r->nreasons > 0 ? " (lower bound)" : "",
+	    t->lower ? " (lower bound)" : "",
 	    wp_field_text(&t->rec.slots));
 	if (t->conditioned) {
 		/* every leaf write, matched or not */
