@@ -207,7 +207,10 @@ watch_hit(struct watch *w, size_t ti, struct wp_hit_rec *h)
 	if (w->filter != NULL && role != WP_ROLE_POINTER &&
 	    !filter_hit(w, ti, h))
 		return 0;
-	if (w->truncated) {
+	/* a pointer's write still moves its chain's leaf: a backend that
+	   tallies watches on past max events */
+	if (w->truncated && (role != WP_ROLE_POINTER ||
+	    !w->backend->tallies)) {
 		t->unwritten++;
 		return 0;
 	}
