@@ -199,6 +199,8 @@ struct wp_hit_rec {
 	uint64_t		 store_addr;
 	size_t			 store_len;
 	const unsigned char	*store_bytes;
+	const unsigned char	*store_prev;	/* the bytes there before
+						   it; NULL: not known */
 	/* a hit on a follow chain */
 	int			 role;		/* WP_ROLE_* */
 	int			 level;		/* pointer */

@@ -243,3 +243,22 @@ bad_if() {
 	# the read(2) of 512 bytes: no value to test, and said
 	assert_equal "$(cat "$WERR")" "wp-arm: --if: target 0: 1 of its writes stored more than 8 bytes each, and the value test was false for them"
 }
+
+@test "wp-arm page --if unchanged on a buffer: a store that left its bytes as it found them, from the log" {
+	start_target page-array -n 3000 -L
+	watch_start wpt_big -- --backend page -d 600s --if unchanged
+	kill -USR1 "$TPID"
+	wait_for "$TOUT" '^done' 60
+	watch_wait
+	assert_equal "$WSTATUS" 0
+	# replay the logged stores over the zeroed array: those that found
+	# their bytes already there
+	local want=$(awk 'function hex(s,  i, v) { for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1; return v }
+	    /^at 0x/ { off = hex(substr($2, 3)); n = length($3) / 2; same = 1
+	        for (i = 0; i < n; i++) { b = substr($3, 2 * i + 1, 2); k = off + i
+	            if ((k in m ? m[k] : "00") != b) same = 0; m[k] = b }
+	        u += same } END { print u + 0 }' "$TOUT")
+	[ "$want" -gt 0 ] || fail "no unchanged store in the log"
+	assert_equal "$(hits)" "$want"
+	assert_equal "$(cat "$WERR")" ""
+}

@@ -360,6 +360,9 @@ eval_write(struct watch *w, size_t ti, const struct wp_hit_rec *h,
 		cw->has_value = 1;
 		cw->width = h->store_len;
 		cw->value = wp_le64(h->store_bytes, cw->width);
+		/* changed: from the bytes the store found there */
+		cw->has_prev = h->store_prev != NULL;
+		cw->prev = cw->has_prev ? wp_le64(h->store_prev, cw->width) : 0;
 	} else if (stored)
 		f->wide[ti] += tests;
 	else if (has_bytes) {
