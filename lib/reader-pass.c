@@ -145,6 +145,7 @@ static const struct member obs_m[] = {
 	OBS("error", error),
 	OBS("target_alive_after", target_alive_after),
 	OBS("truncated_by_max_events", truncated_by_max_events),
+	OBS("max_events", max_events),
 	OBS("tallied", tallied),
 	OBS("counts_are_lower_bound", counts_are_lower_bound),
 	OBS("lost_events.known", lost_known),
@@ -182,6 +183,7 @@ static const struct member entry_m[] = {
 	ENTRY("latest_value", latest_value),
 	ENTRY("rebinds", rebinds),
 	ENTRY("initial_value", initial_value),
+	ENTRY("pages_dropped", pages_dropped),
 };
 
 /* a target record's members as a report shows them: the first 8 */

@@ -220,7 +220,7 @@ struct wp_session_pass {
 struct wp_obs_entry_pass {
 	int		 id;
 	struct wp_field	 counted, lost, latest_value, rebinds;
-	struct wp_field	 initial_value;
+	struct wp_field	 initial_value, pages_dropped;
 };
 
 /* The armed record (wp-arm). */
@@ -238,7 +238,7 @@ struct wp_obs_pass {
 	char		*json;		/* less its type and targets */
 	struct wp_field	 backend, elapsed_ms, duration_requested_ms;
 	struct wp_field	 stop_reason, stop_detail, error, target_alive_after;
-	struct wp_field	 truncated_by_max_events, tallied;
+	struct wp_field	 truncated_by_max_events, tallied, max_events;
 	struct wp_field	 counts_are_lower_bound;
 	struct wp_field	 lost_known, lost_total;	/* lost_events */
 	struct wp_field	 lost_undelivered;	/* undelivered_records */

@@ -537,6 +537,8 @@ obs_targets(struct wp_jw *w, const struct wp_observation *o)
 		WP_JW_OR_NULL(wp_jw_uint, w, "lost", t->counted_known, t->lost);
 		WP_JW_OR_NULL(wp_jw_hex, w, "latest_value", t->has_latest,
 		    t->latest);
+		if (t->has_pages_dropped)
+			wp_jw_uint(w, "pages_dropped", t->pages_dropped);
 		wp_jw_end(w);
 	}
 	wp_jw_end(w);

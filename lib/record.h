@@ -199,6 +199,8 @@ struct wp_hit_rec {
 	uint64_t		 store_addr;
 	size_t			 store_len;
 	const unsigned char	*store_bytes;
+	const unsigned char	*store_prev;	/* the bytes there before
+						   it; NULL: not known */
 	/* a hit on a follow chain */
 	int			 role;		/* WP_ROLE_* */
 	int			 level;		/* pointer */
@@ -326,6 +328,8 @@ struct wp_obs_target {
 	uint64_t	 lost;		/* counted, neither written nor cut */
 	int		 has_latest;
 	uint64_t	 latest;
+	int		 has_pages_dropped;	/* the page backend's */
+	uint64_t	 pages_dropped;
 };
 
 struct wp_obs_follow {

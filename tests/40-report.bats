@@ -334,3 +334,18 @@ cells() {
 	run --separate-stderr wp-report "$DATA/report-basic.in.ndjson"
 	refute_output --partial 'no write counted'
 }
+
+@test "wp-report: frame-pointer chains that come back with no callers (Debian's code keeps none) say once to try --callchain dwarf" {
+	edited report-basic 's/"type":"hit",/"type":"hit","callchain":[],"callchain_status":"frame_pointers",/'
+	run --separate-stderr wp-report "$IN"
+	assert_success
+	assert_equal "$(grep -c '^ *[0-9]*  \[frame_pointers\] no callers$' <<< "$output")" 3
+	assert_equal "$(grep -c -- '--callchain dwarf' <<< "$output")" 1
+	assert_equal "$(tail -n 2 <<< "$output")" "note     no callers: the frame pointers ended at the writer (code built without them,
+         as Debian's is); --callchain dwarf unwinds with the modules' call frame information"
+	# a chain with its callers says nothing of it
+	edited report-basic 's/"type":"hit",/"type":"hit","callchain":["0x555555555190"],"callchain_status":"frame_pointers",/'
+	run --separate-stderr wp-report "$IN"
+	assert_success
+	refute_output --partial "--callchain dwarf"
+}

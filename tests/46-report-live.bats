@@ -138,3 +138,18 @@ target 0 score  6 hits  3/s  latest 0x6e; target 1 lives  0 hits  0/s  latest no
 	run grep -c $'\x1b\\[2J\|\x1b\\]0\|\x1b\\[31m' <<< "$output"
 	assert_output 0
 }
+
+@test "wp-report --live on a terminal: the header's hits are the targets' as their lines count them, tallies too (was: the hit records read, 3 above rows of 100 and 50)" {
+	local feed="f=$DATA/report-tally.in.ndjson; head -n 6 \$f; sleep 1.3; sed -n 7,9p \$f; sleep 1.2; tail -n +10 \$f"
+	run script -qec "stty cols 100 rows 40; ($feed) | '$WP_BUILD/wp-report' --live --interval 1s" /dev/null
+	assert_success
+	# each frame: its header's hits, then the sum of its targets' lines
+	run awk '/^--frame--$/ { if (h != "") print h, s; h = ""; s = 0; next }
+	    /^wp: watching/ { h = $(NF - 1) } /^  target / { for (i = 1; i < NF; i++) if ($(i + 1) == "hits") s += $i }
+	    END { if (h != "") print h, s }' <<< "$(frames)"
+	# (the frame at arming may come before or after the first hits)
+	local sums=$output
+	assert_equal "$(awk '$1 != $2' <<< "$sums")" ""
+	assert_equal "$(sed -n '/^150 /p; $p' <<< "$sums")" "150 150
+607 607"
+}

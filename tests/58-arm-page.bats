@@ -514,6 +514,21 @@ dropped_bound() {
 	dropped_bound
 }
 
+@test "wp-arm page: a page let go makes the counts of the targets on it a lower bound, not those of a target on another page" {
+	start_target page-rw -n 10 -u
+	watch_start -l 8 "$(tinfo rw)" bad -- --backend page -d 120s
+	kill -USR1 "$TPID"
+	watch_wait
+	wait_for "$TOUT" '^done' 30
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(obs '[.targets[] | "\(.id) \(.counted) \(.pages_dropped)"] | join(", ")')" "0 41 1, 1 0 0"
+	assert_contract "$WOUT"
+	run --separate-stderr wp-report "$WOUT"
+	assert_line 'note     counts are a lower bound: pages_dropped'
+	assert_line '  41 writes counted by page faults; 41 attributed to a writer (lower bound)'
+	assert_line '  0 writes counted by page faults; 0 attributed to a writer'
+}
+
 @test "wp-arm page: a watch whose pages all stay watched is no lower bound" {
 	start_target page-rw -n 10
 	watch_start -l 8 "$(tinfo rw)" -- --backend page -d 120s

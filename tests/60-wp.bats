@@ -361,3 +361,32 @@ nothing_left() {
 		kill "$TPID"
 	done
 }
+
+@test "wp watch: a watch that -n ends before its duration says so, on standard error and in the report" {
+	start_target mt-writer -t 1 -n 2000 -w
+	local save=$BATS_TEST_TMPDIR/raw.ndjson
+	wp watch --backend page --save "$save" -d 300s -n 100 "$TPID" wpt_counter > "$BATS_TEST_TMPDIR/report" 2> "$BATS_TEST_TMPDIR/err" &
+	local w=$!
+	wait_armed "$save" "$w" "$BATS_TEST_TMPDIR/err"
+	kill -USR1 "$TPID"
+	wait "$w"
+	local obs=$(tail -n 1 "$save")
+	assert_equal "$(jq -r '[.stop_reason, .accepted_hits] | join(" ")' <<< "$obs")" "max_events 100"
+	local ms=$(jq -r .elapsed_ms <<< "$obs")
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/err")" "wp-arm: -n 100: the watch stopped at $(awk -v ms="$ms" 'BEGIN { printf "%.1f", ms / 1000 }') s of 300 s, after 100 hit records (a larger -n watches longer)"
+	run cat "$BATS_TEST_TMPDIR/report"
+	assert_line "stopped  early, at $ms of 300000 ms: -n 100 hit records reached (a larger -n watches longer)"
+}
+
+@test "wp watch: the default -n scales with the duration: 20000 hit records a second, at least 100000; -d inf: none" {
+	local d n
+	for d in 2s:100000 30s:600000 300s:6000000 inf:9223372036854775807; do
+		start_target mt-writer -t 1 -n 3
+		( sleep 1; kill -USR1 "$TPID" ) &
+		run --separate-stderr wp watch --json --backend page -d "${d%%:*}" "$TPID" wpt_counter
+		assert_success
+		# (jq rounds past 2^53: the number as written)
+		assert_equal "${d%%:*} $(jq -r '[.observation.stop_reason, .watches[0].accepted_hits] | map(tostring) | join(" ")' <<< "$output") $(grep -o '"max_events":[0-9]*' <<< "$output")" \
+			"${d%%:*} target_exited 3 \"max_events\":${d#*:}"
+	done
+}

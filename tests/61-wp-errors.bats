@@ -312,3 +312,14 @@ wp-report: $f: the stream ended without an observation record; the report is inc
 	kill -USR1 "$TPID"
 	wait_for "$TOUT" '^done' 30
 }
+
+@test "wp watch ADDR: the pid forgotten is said to be missing, not the address" {
+	run --separate-stderr wp watch -d 6s counter
+	assert_failure 64
+	assert_equal "$stderr" "wp: watch: no pid: counter is not a process id (wp watch PID counter)"
+	assert_equal "$output" ""
+	# a pid alone still lacks the address
+	run --separate-stderr wp watch -d 6s $$
+	assert_failure 64
+	assert_equal "$stderr" "wp: watch: no address to watch"
+}

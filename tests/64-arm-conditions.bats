@@ -245,14 +245,37 @@ bad_if() {
 	assert_equal "$(hits)" 1
 }
 
-@test "wp-arm page --if 'value == 0' on a target wider than 256 bytes: the writes it could not test named, not a silent 0 matched" {
-	start_target page-array -n 300
-	watch_start wpt_big -- --backend page -d 600s --if 'value == 0'
+@test "wp-arm page --if on a buffer: the value is what each store wrote there, not the buffer's first 8 bytes; a store of more than 8 named" {
+	start_target page-array -n 3000 -L -r
+	watch_start wpt_big -- --backend page -d 600s --if 'value & 0xff == 0x41'
 	kill -USR1 "$TPID"
-	watch_wait
 	wait_for "$TOUT" '^done' 60
+	watch_wait
 	assert_equal "$WSTATUS" 0
-	assert_equal "$(hits)" 0
-	assert_equal "$(jq -s '[.[] | select(.type=="tally") | .hits] | add' "$WOUT")" 300
-	assert_equal "$(cat "$WERR")" "wp-arm: --if: target 0 is 65536 bytes, wider than 256: its 300 writes had no value, and the value test was false for them"
+	# the stores whose first byte is 0x41, as the target logged them
+	local want=$(grep -c '^at 0x[0-9a-f]* 41' "$TOUT")
+	[ "$want" -gt 0 ] || fail "no store of 0x41 in the log"
+	assert_equal "$(hits)" "$want"
+	assert_equal "$(jq -s '[.[] | select(.type=="tally") | .hits] | add' "$WOUT")" 3001
+	# the read(2) of 512 bytes: no value to test, and said
+	assert_equal "$(cat "$WERR")" "wp-arm: --if: target 0: 1 of its writes stored more than 8 bytes each, and the value test was false for them"
+}
+
+@test "wp-arm page --if unchanged on a buffer: a store that left its bytes as it found them, from the log" {
+	start_target page-array -n 3000 -L
+	watch_start wpt_big -- --backend page -d 600s --if unchanged
+	kill -USR1 "$TPID"
+	wait_for "$TOUT" '^done' 60
+	watch_wait
+	assert_equal "$WSTATUS" 0
+	# replay the logged stores over the zeroed array: those that found
+	# their bytes already there
+	local want=$(awk 'function hex(s,  i, v) { for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1; return v }
+	    /^at 0x/ { off = hex(substr($2, 3)); n = length($3) / 2; same = 1
+	        for (i = 0; i < n; i++) { b = substr($3, 2 * i + 1, 2); k = off + i
+	            if ((k in m ? m[k] : "00") != b) same = 0; m[k] = b }
+	        u += same } END { print u + 0 }' "$TOUT")
+	[ "$want" -gt 0 ] || fail "no unchanged store in the log"
+	assert_equal "$(hits)" "$want"
+	assert_equal "$(cat "$WERR")" ""
 }

@@ -59,6 +59,8 @@ struct filter {
 	uint64_t	*prev;
 	uint64_t	*novalue;	/* writes a value test was false for,
 					   their value not known */
+	uint64_t	*wide;		/* ... of a store wider than 8 bytes
+					   into a struct or buffer */
 	/* --stop, and the write stopped at */
 	int		 stop;		/* STOP_* */
 	int		 stopped;
@@ -184,6 +186,7 @@ filter_open(struct watch *w, const struct filter_opts *o,
 	f->has_prev = wp_xcalloc(w->nt + 1, sizeof *f->has_prev);
 	f->prev = wp_xcalloc(w->nt + 1, sizeof *f->prev);
 	f->novalue = wp_xcalloc(w->nt + 1, sizeof *f->novalue);
+	f->wide = wp_xcalloc(w->nt + 1, sizeof *f->wide);
 	w->filter = f;
 	/* with a condition, the tallies hold every write it is asked of */
 	for (i = 0; i < w->nt && cond != NULL && !f->kernel; i++)
@@ -332,7 +335,10 @@ filter_keep(struct watch *w, size_t ti, const struct wp_hit_rec *h,
 /*
  * What --if asks of write h on entry ti, after the value prev (when
  * has_prev), its value from its bytes or from a sample's registers (the
- * store's), the registers first when regs_first; 1: it matches.
+ * store's), the registers first when regs_first; 1: it matches.  On a
+ * struct or a buffer (wider than 8 bytes) the value is what the store
+ * wrote there (the page and ptrace backends know where and how much),
+ * not the entry's first 8 bytes; a store of more than 8 has none.
  */
 static int
 eval_write(struct watch *w, size_t ti, const struct wp_hit_rec *h,
@@ -340,15 +346,26 @@ eval_write(struct watch *w, size_t ti, const struct wp_hit_rec *h,
 {
 	struct filter *f = w->filter;
 	int has_bytes = h->bytes != NULL && h->nbytes > 0;
+	int stored = w->t[ti].len > 8 && h->store_len > 0;
+	int tests = f->cond != NULL && (wp_cond_uses(f->cond) & WP_COND_VALUE);
 
 	memset(cw, 0, sizeof *cw);
 	cw->has_prev = has_prev;
 	cw->prev = prev;
-	if (f->cs != NULL && (regs_first || !has_bytes) &&
+	if (f->cs != NULL && (regs_first || (!has_bytes && !stored)) &&
 	    csample_value(f->cs, &w->t[ti], h, &cw->value) == 0) {
 		cw->has_value = 1;
 		cw->width = (size_t)w->t[ti].len;
-	} else if (has_bytes) {
+	} else if (stored && h->store_len <= 8) {
+		cw->has_value = 1;
+		cw->width = h->store_len;
+		cw->value = wp_le64(h->store_bytes, cw->width);
+		/* changed: from the bytes the store found there */
+		cw->has_prev = h->store_prev != NULL;
+		cw->prev = cw->has_prev ? wp_le64(h->store_prev, cw->width) : 0;
+	} else if (stored)
+		f->wide[ti] += tests;
+	else if (has_bytes) {
 		cw->has_value = 1;
 		cw->width = h->nbytes < 8 ? h->nbytes : 8;
 		cw->value = wp_le64(h->bytes, cw->width);
@@ -360,8 +377,7 @@ eval_write(struct watch *w, size_t ti, const struct wp_hit_rec *h,
 	cw->tid = h->tid;
 	if (f->cond != NULL && (wp_cond_uses(f->cond) & WP_COND_THREAD))
 		cw->comm = comm_of(w, h->tid);
-	if (f->cond != NULL && !cw->has_value &&
-	    (wp_cond_uses(f->cond) & WP_COND_VALUE))
+	if (tests && !cw->has_value && !stored)
 		f->novalue[ti]++;
 	return f->cond == NULL || wp_cond_eval(f->cond, cw);
 }
@@ -471,6 +487,11 @@ warn_novalue(const struct watch *w)
 	size_t i;
 
 	for (i = 0; i < w->nt; i++) {
+		if (f->wide[i] > 0)
+			warnx("--if: target %d: %llu of its writes stored more "
+			    "than 8 bytes each, and the value test was false "
+			    "for them", w->t[i].id,
+			    (unsigned long long)f->wide[i]);
 		if (f->novalue[i] == 0)
 			continue;
 		if (!f->sampled && w->t[i].len > HIT_BYTES_MAX)
@@ -534,6 +555,7 @@ filter_free(struct watch *w)
 	free(f->has_prev);
 	free(f->prev);
 	free(f->novalue);
+	free(f->wide);
 	free(f);
 	w->filter = NULL;
 }

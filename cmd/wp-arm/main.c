@@ -16,6 +16,7 @@
 #include "stream.h"
 #include "usage.h"
 #include "util.h"
+#include "vocab.h"
 #include "watch.h"
 
 int	 input_read(struct watch *w, long *nbad, struct wp_error *e);
@@ -44,7 +45,8 @@ static const struct wp_opt opts[] = {
 	{ 'd', "-d, --duration duration", "how long to watch: 10 (seconds), "
 	    "500ms, 1.5s, 2m30s, 1h, or inf (until a signal); default 5s" },
 	{ 'n', "-n, --max-events n", "stop after n hit records (default "
-	    "100000)" },
+	    "20000 a second of the duration, at least 100000; -d inf: none; "
+	    "bpf: samples, its tallies count on)" },
 	{ 'r', "--regs", "sample the registers with each hit (written "
 	    "values)" },
 	{ 'A', "--all-hits", "bpf: a sample of every hit (default: every hit "
@@ -213,6 +215,26 @@ option(int ch, const char *arg, struct watch *w, struct options *op)
 /* Bytes of a --callchain dwarf sample besides the stack: regs, chain. */
 #define SAMPLE_EXTRA	512
 
+/* The default of -n: hit records a second of the watch, and the least. */
+#define EVENTS_PER_S	20000
+#define EVENTS_MIN	100000
+
+/*
+ * The default of -n scales with the duration, so that a long watch is
+ * not cut short by a count meant for a short one; -d inf: none.
+ */
+static uint64_t
+default_max_events(uint64_t duration_ms)
+{
+	uint64_t n;
+
+	if (duration_ms >= WP_DURATION_INF_MS)
+		return INT64_MAX;
+	n = duration_ms / 1000 * EVENTS_PER_S +
+	    duration_ms % 1000 * EVENTS_PER_S / 1000;
+	return n > EVENTS_MIN ? n : EVENTS_MIN;
+}
+
 /*
  * Refuses options that cannot work together, before anything is read:
  * a ring or a follow mode for a backend that has none, and a ring
@@ -254,7 +276,7 @@ parse_options(int argc, char *argv[], struct watch *w, struct options *op)
 
 	memset(w, 0, sizeof *w);
 	w->duration_ms = 5000;
-	w->max_events = 100000;
+	w->max_events = 0;		/* default_max_events */
 	w->ring_pages = 0;		/* the backend's: bp-events.c */
 	w->interval_ms = 1000;
 	w->callchain_depth = WP_CALLCHAIN_DEFAULT;
@@ -270,6 +292,8 @@ parse_options(int argc, char *argv[], struct watch *w, struct options *op)
 			optarg = argv[optind++];
 		option(ch, optarg, w, op);
 	}
+	if (w->max_events == 0)
+		w->max_events = default_max_events(w->duration_ms);
 	/* the registers start the unwinding of the copied stack */
 	if (w->callchain == CC_DWARF)
 		w->regs = 1;
@@ -289,6 +313,27 @@ refused(struct watch *w, struct wp_error *e, int say)
 	return e->status;
 }
 
+/*
+ * A watch that max events ended before its duration says so, in one
+ * line: the observation's stop_reason alone goes unseen.
+ */
+static void
+say_cut(const struct watch *w)
+{
+	char of[64];
+
+	if (w->stop_reason == NULL || strcmp(w->stop_reason,
+	    wp_stop_names[WP_STOP_MAX_EVENTS]) != 0)
+		return;
+	if (w->duration_ms >= WP_DURATION_INF_MS)
+		snprintf(of, sizeof of, "-d inf");
+	else
+		snprintf(of, sizeof of, "%.10g s", (double)w->duration_ms / 1000);
+	warnx("-n %" PRIu64 ": the watch stopped at %.1f s of %s, after %"
+	    PRIu64 " hit records (a larger -n watches longer)", w->max_events,
+	    (double)w->elapsed_ms / 1000, of, w->accepted);
+}
+
 /* After a watch: the observation, and the exit status. */
 static int
 finish(struct watch *w, long nbad)
@@ -298,6 +343,7 @@ finish(struct watch *w, long nbad)
 		    " hits (%s)", w->accepted, w->stop_reason);
 		return WP_EXIT_ERROR;
 	}
+	say_cut(w);
 	if (filter_died(w))
 		return WP_EXIT_DIED;
 	return nbad ? WP_EXIT_MALFORMED : WP_EXIT_OK;

@@ -141,6 +141,8 @@ targets(const struct watch *w, struct wp_obs_target *ot, size_t *n)
 		ot[*n].counted_known = w->t[i].counted_known;
 		ot[*n].counted = w->t[i].counted;
 		ot[*n].lost = lost_of(&w->t[i]);
+		ot[*n].has_pages_dropped = w->backend == &backend_page;
+		ot[*n].pages_dropped = w->t[i].pages_dropped;
 		/* the backend's, before it let the target go */
 		ot[*n].has_latest = w->t[i].has_latest;
 		ot[*n].latest = w->t[i].latest;

@@ -309,10 +309,17 @@ page_emit(struct watch *w, struct page_state *s, size_t ti, pid_t tid,
 	struct wp_hit_rec h;
 	const struct wtarget *t = &w->t[ti];
 	int wide = t->len > HIT_BYTES_MAX;
+	unsigned char before[8];
 
 	memset(&h, 0, sizeof h);
 	watch_store(&h, t, s->st != NULL ? s->st_lo : s->el_lo,
 	    s->st != NULL ? s->st_hi : s->el_hi, s->last[ti]);
+	/* what the store's bytes were, before page_bytes takes the new */
+	if (h.store_len > 0 && h.store_len <= sizeof before) {
+		memcpy(before, s->last[ti] + (h.store_addr - t->addr),
+		    h.store_len);
+		h.store_prev = before;
+	}
 	if (page_bytes(w, s, ti, h.store_addr, h.store_addr +
 	    h.store_len) == -1)
 		return;

@@ -193,6 +193,18 @@ page_sc_entry(struct watch *w, struct page_state *s, struct tr_thread *t)
 	page_resume(w, s, t, 0);
 }
 
+/* Page p is let go: the watch, and each target on it, say so. */
+static void
+drop_page(struct watch *w, const struct ppage *p)
+{
+	size_t ti;
+
+	obs(w)->pages_dropped++;
+	for (ti = 0; ti < w->nt; ti++)
+		if (page_overlaps(p->addr, p->addr + PAGE_SZ, &w->t[ti]))
+			w->t[ti].pages_dropped++;
+}
+
 /* A page whose mapping the process changed: watched still, or gone. */
 static void
 remap_page(struct watch *w, struct page_state *s, struct tr_thread *t,
@@ -203,7 +215,7 @@ remap_page(struct watch *w, struct page_state *s, struct tr_thread *t,
 	if (m == NULL || m->perms[3] == 's') {
 		p->gone = 1;
 		p->guarded = 0;
-		obs(w)->pages_dropped++;
+		drop_page(w, p);
 		warnx("page 0x%" PRIx64 " was %s by the process: writes to it "
 		    "are no longer watched", p->addr, m == NULL ? "unmapped" :
 		    "remapped shared");
@@ -215,7 +227,7 @@ remap_page(struct watch *w, struct page_state *s, struct tr_thread *t,
 	if (p->rw && (!(own & PROT_WRITE) || (own & PROT_EXEC))) {
 		/* its faults would be the process's own: not watched */
 		p->gone = 1;
-		obs(w)->pages_dropped++;
+		drop_page(w, p);
 		warnx("page 0x%" PRIx64 " was made %s by the process: -a rw "
 		    "no longer watches it", p->addr, own & PROT_EXEC ?
 		    "executable" : "unwritable");

@@ -61,6 +61,9 @@ report_hit(struct watch *w, struct ptrace_state *s, struct pthr *p, size_t ti,
 	h.bytes = now;
 	h.nbytes = (size_t)w->t[ti].len;
 	watch_store(&h, &w->t[ti], lo, hi, now);
+	/* the target's bytes before this step's write: not copied yet */
+	if (h.store_len > 0)
+		h.store_prev = s->last[ti] + (h.store_addr - w->t[ti].addr);
 	h.flags = flags;
 	h.signal = flags & WP_HIT_KERNEL ? p->sigstep : 0;
 	if (w->regs && have_u) {

@@ -1,7 +1,7 @@
 /*
  * The watch every backend runs in: the loop and its stop conditions
  * (the signals that end it: signals.c), the one place max events cuts
- * (watch_hit),
+ * (watch_hit) and ends a watch (not one whose backend tallies),
  * and the thread table.  The backend is reached through its struct
  * backend only; a supervisor (guard.c) through supervisor_note.
  */
@@ -47,7 +47,7 @@ check_stop(struct watch *w, uint64_t deadline)
 	if (w->output_closed || stdout_closed()) {
 		w->output_closed = 1;
 		w->stop_reason = "output_closed";
-	} else if (w->truncated)
+	} else if (w->truncated && !(w->backend->caps & BK_TALLIES))
 		w->stop_reason = "max_events";
 	else if (watch_signalled()) {
 		w->stop_reason = "signal";
@@ -216,7 +216,10 @@ watch_hit(struct watch *w, size_t ti, struct wp_hit_rec *h)
 	if (w->filter != NULL && role != WP_ROLE_POINTER &&
 	    !filter_hit(w, ti, h))
 		return 0;
-	if (w->truncated) {
+	/* a pointer's write still moves its chain's leaf: a backend that
+	   tallies watches on past max events */
+	if (w->truncated && (role != WP_ROLE_POINTER ||
+	    !(w->backend->caps & BK_TALLIES))) {
 		t->unwritten++;
 		return 0;
 	}

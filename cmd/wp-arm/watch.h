@@ -52,6 +52,7 @@ struct wtarget {
 	   by observation.c at the end */
 	int		 has_initial, has_latest;
 	uint64_t	 initial, latest;
+	uint64_t	 pages_dropped;	/* page: of its pages, let go */
 };
 
 /* A --follow chain: its pointers and leaf take noffs + 1 entries. */
@@ -145,7 +146,9 @@ struct filter;
  */
 enum {
 	BK_TALLIES	= 1 << 0,	/* every write tallied per writer in the
-					   kernel; a budget of them recorded */
+					   kernel; a budget of them recorded:
+					   max events cuts the samples, not
+					   the watch */
 	BK_EXACT	= 1 << 1,	/* every write a record, its writer exact */
 	BK_SAMPLED	= 1 << 2,	/* a record per write, from rings a burst
 					   can overrun */

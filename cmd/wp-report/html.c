@@ -391,7 +391,7 @@ threads(const struct report *r, const struct rtarget *t, FILE *f)
 
 /* What and where the target is, and its counts. */
 static void
-target_head(const struct report *r, const struct rtarget *t, FILE *f)
+target_head(const struct rtarget *t, FILE *f)
 {
 	const struct wp_watch_pass *x = &t->rec;
 	const struct wp_field *latest = t->obs ? &t->obs->latest_value : NULL;
@@ -415,7 +415,7 @@ target_head(const struct report *r, const struct rtarget *t, FILE *f)
 	fprintf(f, "</p>\n<p class=\"counts\"><span class=\"hits\">%llu"
 	    "</span> hits%s%s; ", (unsigned long long)(t->tallied ?
 	    t->tallied_hits : t->hits), t->tallied ? " (tallied)" : "",
-	    r->nreasons > 0 ? " (a lower bound)" : "");
+	    t->lower ? " (a lower bound)" : "");
 	html_fmt(f, "initial %s, latest %s", wp_field_text(t->initial),
 	    latest ? wp_field_text(latest) : "-");
 	fprintf(f, "</p>\n");
@@ -431,7 +431,7 @@ section(const struct report *r, const struct rtarget *t,
 	fprintf(f, "<section class=\"target\" id=\"target-%d\" "
 	    "data-target=\"%d\" data-follow=\"%s\">\n", t->id, t->id,
 	    t->follow ? "yes" : "no");
-	target_head(r, t, f);
+	target_head(t, f);
 	if (tt == NULL)
 		fprintf(f, "<p class=\"binning\" data-binned=\"no\">No hits."
 		    "</p>\n");

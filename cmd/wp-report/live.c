@@ -38,7 +38,6 @@ static struct {
 	int		 kick;		/* draw now (armed) */
 	struct timespec	 t0, tprev;	/* armed; the previous frame */
 	long		 duration_ms;	/* -1: until a signal */
-	uint64_t	 hit_records;
 	uint64_t	*prev;		/* each target's hits at tprev */
 	size_t		 nprev;
 	size_t		 drawn;		/* the frame's lines on the terminal */
@@ -194,13 +193,18 @@ frame(FILE *f, const struct timespec *now)
 	const struct report *r = L.r;
 	const struct tl_target *tt;
 	double secs = since(&L.t0, now), dt = since(&L.tprev, now);
-	uint64_t n;
+	uint64_t n, total;
 	size_t k;
 
 	if (L.table) {
+		/* the targets' hits as their lines count them (the tallies
+		   where there are any), not the hit records read: the rows
+		   add up to it */
+		for (total = 0, k = 0; k < r->nt; k++)
+			total += target_hits(timeline_target(L.tl, r->t[k].id));
 		fprintf(f, "wp: watching ");
 		elapsed(f, secs);
-		fprintf(f, ", %llu hits  \n", (unsigned long long)L.hit_records);
+		fprintf(f, ", %llu hits  \n", (unsigned long long)total);
 		if (L.duration_ms >= 0)
 			fprintf(f, "  %.1f s left\n", secs * 1000 >
 			    (double)L.duration_ms ? 0 : (double)L.duration_ms /
@@ -369,9 +373,7 @@ live_record(const struct wp_record *rec)
 {
 	struct wp_armed_in a;
 
-	if (strcmp(rec->type, "hit") == 0)
-		L.hit_records++;
-	else if (strcmp(rec->type, "armed") == 0 && !L.armed) {
+	if (strcmp(rec->type, "armed") == 0 && !L.armed) {
 		wp_rec_read_armed(rec, &a);
 		L.duration_ms = a.duration_ms >= 0 ? (long)a.duration_ms : -1;
 		clock_gettime(CLOCK_MONOTONIC, &L.t0);

@@ -138,6 +138,8 @@ struct rtarget {
 	struct rsite	**sorted;
 	size_t		 nsorted;
 	const struct wp_obs_entry_pass *obs, *obs_follow;	/* or NULL */
+	int		 lower;		/* its counts a lower bound: one of
+					   the report's reasons is its */
 	const struct wp_field *initial;	/* at arming, else at resolving */
 	struct rrearm	 rearm;		/* a follow chain's */
 };

@@ -12,6 +12,8 @@
 
 /* A chain shown ended outside executable code (its note, once). */
 static int outside_shown;
+/* A frame-pointer chain shown had no callers (its note, once). */
+static int fp_none_shown;
 
 /* A frame's "file:line", the file's base name. */
 static void
@@ -77,8 +79,10 @@ chain_line(const struct wp_json *j, char *line, size_t sz)
 			    src);
 		}
 	}
-	if (n == 0)
+	if (n == 0) {
 		snprintf(line + len, sz - (size_t)len, "no callers");
+		fp_none_shown |= strcmp(b, "frame_pointers") == 0;
+	}
 	wp_frames_in_free(fr, n);
 }
 
@@ -114,6 +118,14 @@ table_chain_notes(const char *backend, FILE *f)
 {
 	int kernel_fp;
 
+	/* Debian's code keeps no frame pointers: the kernel's walk stops
+	   at the writer */
+	if (fp_none_shown)
+		out(f, "\nnote     no callers: the frame pointers ended at the "
+		    "writer (code built without them,\n         as Debian's "
+		    "is); --callchain dwarf unwinds with the modules' call "
+		    "frame information\n");
+	fp_none_shown = 0;
 	if (!outside_shown)
 		return;
 	outside_shown = 0;

@@ -468,7 +468,7 @@ counts(const struct report *r, const struct rtarget *t, FILE *f)
 	const struct wp_field *init = t->initial;
 	const struct wp_field *latest = t->obs ? &t->obs->latest_value : NULL;
 	const char *counted = t->obs ? t->obs->counted.text : NULL;
-	const char *lower = r->nreasons > 0 ? " (lower bound)" : "";
+	const char *lower = t->lower ? " (lower bound)" : "";
 	const char *changed = init->text != NULL && latest != NULL &&
 	    latest->text != NULL && strcmp(init->text, latest->text) != 0 ?
 	    "  changed" : "";

@@ -217,6 +217,28 @@ stopped_note(const struct report *r, FILE *f)
 		    wp_field_text(&r->session.pid));
 }
 
+/*
+ * A watch that max events ended before its duration: when, and what
+ * watches longer (the stop reason alone reads as if it had run out).
+ */
+static void
+cut_note(const struct wp_obs_pass *o, FILE *f)
+{
+	const char *stop = wp_field_str(&o->stop_reason);
+
+	if (stop == NULL ||
+	    strcmp(stop, wp_stop_names[WP_STOP_MAX_EVENTS]) != 0 ||
+	    wp_field_int(&o->elapsed_ms) >=
+	    wp_field_int(&o->duration_requested_ms))
+		return;
+	out(f, "stopped  early, at %s of %s ms: -n %s hit records reached (a "
+	    "larger -n watches longer)\n", wp_field_text(&o->elapsed_ms),
+	    wp_field_int(&o->duration_requested_ms) >=
+	    (int64_t)WP_DURATION_INF_MS ? "inf" :
+	    wp_field_text(&o->duration_requested_ms),
+	    wp_field_text(&o->max_events));
+}
+
 static void
 header(const struct report *r, FILE *f)
 {
@@ -240,6 +262,7 @@ header(const struct report *r, FILE *f)
 	    "%s unattached, %s exited\n", wp_field_text(&o->seeded),
 	    wp_field_text(&o->inherited), wp_field_text(&o->attached_late),
 	    wp_field_text(&o->unattached), wp_field_text(&o->exited));
+	cut_note(o, f);
 	watch_notes(o, f);
 	stopped_note(r, f);
 	if (o->error.text != NULL)
@@ -314,7 +337,7 @@ follow_section(const struct report *r, const struct rtarget *t, FILE *f)
 	    leaf);
 	out(f, "  %llu pointer writes, %llu leaf hits%s, %s slots\n",
 	    (unsigned long long)t->ptr_hits, (unsigned long long)t->hits,
-	    r->nreasons > 0 ? " (lower bound)" : "",
+	    t->lower ? " (lower bound)" : "",
 	    wp_field_text(&t->rec.slots));
 	if (t->conditioned) {
 		/* every leaf write, matched or not */

@@ -329,6 +329,25 @@ lower_bound_reasons(struct report *r)
 		reason(r, WP_BOUND_WP_ARM);
 }
 
+/*
+ * Whether t's counts are a lower bound: any of the report's reasons,
+ * but pages let go only where one of them was t's (the observation
+ * says so per target, on the page backend).
+ */
+static int
+target_lower(const struct report *r, const struct rtarget *t)
+{
+	const struct wp_field *own = t->obs != NULL ?
+	    &t->obs->pages_dropped : NULL;
+	size_t i;
+
+	for (i = 0; i < r->nreasons; i++)
+		if (r->reasons[i] != WP_BOUND_PAGES_DROPPED ||
+		    own == NULL || own->text == NULL || wp_field_int(own) > 0)
+			return 1;
+	return 0;
+}
+
 void
 report_view(struct report *r, long malformed)
 {
@@ -340,6 +359,8 @@ report_view(struct report *r, long malformed)
 	    wp_field_str(&r->armed.backend);
 	r->nreasons = 0;
 	lower_bound_reasons(r);
-	for (i = 0; i < r->nt; i++)
+	for (i = 0; i < r->nt; i++) {
 		view_target(r, &r->t[i]);
+		r->t[i].lower = target_lower(r, &r->t[i]);
+	}
 }
