@@ -383,8 +383,12 @@ text(const struct facts *m)
 	printf("  tracefs      %s  %s\n", yes(m->tracefs), m->tracefs ?
 	    m->tracefs_at : "not mounted (mount -t tracefs nodev "
 	    "/sys/kernel/tracing)");
-	printf("  avx-512      %s  XSAVE area %u bytes (a signal frame holds "
-	    "it)\n", yes(m->avx512), m->xsave_bytes);
+	printf("  avx-512      %s  ", yes(m->avx512));
+	if (m->xsave_bytes > 0)
+		printf("XSAVE area %u bytes (a signal frame holds it)\n",
+		    m->xsave_bytes);
+	else
+		printf("no XSAVE area\n");
 	for (i = 0; i < 2; i++) {
 		printf("  %-4zu bytes   %-6s the default backend", widths[i],
 		    m->deflt[i] != NULL ? m->deflt[i]->option : "none");
