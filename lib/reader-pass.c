@@ -134,6 +134,7 @@ static const struct member armed_m[] = {
 	ARMED("regs", regs),
 	ARMED("condition", condition),
 	ARMED("condition_where", condition_where),
+	ARMED("callchain", callchain),
 };
 
 static const struct member obs_m[] = {

@@ -228,6 +228,8 @@ struct wp_armed_pass {
 	int		 present;
 	struct wp_field	 backend, regs;
 	struct wp_field	 condition, condition_where;	/* --if */
+	struct wp_field	 callchain;	/* how chains were found: cfi, fp,
+					   dwarf */
 	struct wp_obs_entry_pass *initial;	/* the values at arming */
 	size_t		 ninitial;
 };

@@ -447,7 +447,7 @@ section(const struct report *r, const struct rtarget *t,
 		svg_values(tt, tl, end, f);
 	else if (tt != NULL)
 		fprintf(f, "<p class=\"note\">No hit carried the value it "
-		    "wrote (with the perf backend, --regs samples it).</p>\n");
+		    "wrote (the breakpoint backends sample it with --regs).</p>\n");
 	writers(t, f);
 	threads(r, t, f);
 	fprintf(f, "</section>\n");

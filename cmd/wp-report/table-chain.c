@@ -114,7 +114,7 @@ table_chains(const struct rsite *s, FILE *f)
 }
 
 void
-table_chain_notes(const char *backend, FILE *f)
+table_chain_notes(const char *callchain, FILE *f)
 {
 	int kernel_fp;
 
@@ -129,8 +129,8 @@ table_chain_notes(const char *backend, FILE *f)
 	if (!outside_shown)
 		return;
 	outside_shown = 0;
-	kernel_fp = backend != NULL && (strncmp(backend, "perf", 4) == 0 ||
-	    strncmp(backend, "bpf", 3) == 0);
+	/* the armed record's: the kernel walked frame pointers */
+	kernel_fp = callchain != NULL && strcmp(callchain, "fp") == 0;
 	out(f, "\nnote     outside_code: a chain stopped at a return address "
 	    "outside executable code (dropped):\n%s\n", kernel_fp ?
 	    "         frame pointers walked through a function built without "

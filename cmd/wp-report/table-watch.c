@@ -399,21 +399,16 @@ table_samples(const struct report *r, const struct rsample *a, size_t n,
 
 /*
  * How the backend of a tracing watch (it sees the system calls that
- * write too) counted the writes; NULL: the kernel counted them.
+ * write too) counted the writes, as its observation's own object says;
+ * NULL: the kernel counted them.
  */
 static const char *
 tracer_counted(const struct report *r)
 {
-	static const char *const tracers[][2] = {
-		{ "ptrace_singlestep", "single-stepping" },
-		{ "page_protect", "page faults" }
-	};
-	size_t i;
-
-	for (i = 0; r->backend != NULL && i < sizeof tracers /
-	    sizeof tracers[0]; i++)
-		if (strcmp(r->backend, tracers[i][0]) == 0)
-			return tracers[i][1];
+	if (r->observation.has_ptrace)
+		return "single-stepping";
+	if (r->observation.has_page)
+		return "page faults";
 	return NULL;
 }
 

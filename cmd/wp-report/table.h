@@ -67,6 +67,6 @@ void	 table_last(const struct report *r, FILE *f);
 void	 table_chains(const struct rsite *s, FILE *f);
 /* After the sections: what a chain's status shown means, once (backend:
    the watch's, or NULL). */
-void	 table_chain_notes(const char *backend, FILE *f);
+void	 table_chain_notes(const char *callchain, FILE *f);
 
 #endif
