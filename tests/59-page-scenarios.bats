@@ -89,3 +89,8 @@ load arm
 	require_page
 	scenario_page_signals 100 5
 }
+
+@test "page: a stepped store (movsq) in a thread that blocks every signal but SIGSEGV: its SIGTRAP handler kept, its next int3 caught (was: the step's forced trap reset it, and the int3 killed it)" {
+	require_page
+	scenario_page_sigkeep page trap
+}

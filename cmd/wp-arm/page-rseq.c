@@ -151,7 +151,7 @@ at_syscall(int memfd, uint64_t ip)
  * up again at its exit, page_rseq_call).
  */
 static int
-retry(struct watch *w, struct page_state *s, struct tr_thread *t,
+steps(struct watch *w, struct page_state *s, struct tr_thread *t,
     struct user_regs_struct *u, struct ppage **pp, uint64_t *addr)
 {
 	struct pthr *pt = pthr_of(t);
@@ -188,6 +188,20 @@ retry(struct watch *w, struct page_state *s, struct tr_thread *t,
 	if (pt->rseq_steps < RSEQ_STEPS_MAX)
 		pt->rseq_steps *= 2;
 	return 1;
+}
+
+/* steps, with the signals a step forces unblocked (tr_unblock_forced). */
+static int
+retry(struct watch *w, struct page_state *s, struct tr_thread *t,
+    struct user_regs_struct *u, struct ppage **pp, uint64_t *addr)
+{
+	uint64_t mask;
+	int unmasked = tr_unblock_forced(t, &mask), r;
+
+	r = steps(w, s, t, u, pp, addr);
+	if (unmasked && t->state == TR_STOPPED)
+		tr_set_mask(t, mask);
+	return r;
 }
 
 /*

@@ -12,6 +12,12 @@
  * registers and its signal mask are put back; at
  * a signal-delivery-stop, the signal's siginfo too (the step's trap
  * replaced it: a fault's address, a sender's pid and value).
+ *
+ * The kernel forces a step's trap and a fault's SIGSEGV on the thread:
+ * one forced while it is blocked (or ignored) sets the process's
+ * action for it back to SIG_DFL and unblocks it in the thread, before
+ * the tracer sees the stop.  Steps of the target's own instructions are
+ * made with the two unblocked (tr_unblock_forced).
  */
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
@@ -113,6 +119,24 @@ set_mask(struct tr_thread *t, const uint64_t *mask)
 {
 	return (int)ptrace(PTRACE_SETSIGMASK, t->tid, sizeof *mask,
 	    (void *)mask);
+}
+
+int
+tr_set_mask(struct tr_thread *t, uint64_t mask)
+{
+	return set_mask(t, &mask);
+}
+
+int
+tr_unblock_forced(struct tr_thread *t, uint64_t *mask)
+{
+	uint64_t m;
+
+	if (ptrace(PTRACE_GETSIGMASK, t->tid, sizeof *mask, mask) == -1 ||
+	    (*mask & TR_FORCED) == 0)
+		return 0;
+	m = *mask & ~TR_FORCED;
+	return set_mask(t, &m) == 0;
 }
 
 long

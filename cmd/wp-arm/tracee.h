@@ -16,6 +16,7 @@
 
 #include <sys/types.h>
 #include <sys/user.h>
+#include <signal.h>
 #include <stdint.h>
 
 #include "util.h"
@@ -161,6 +162,19 @@ void	 tr_release(struct tracee *tr);
  */
 long	 tr_inject(struct tracee *tr, struct tr_thread *t, long nr,
 	    uint64_t a0, uint64_t a1, uint64_t a2);
+/* The signals a step of the target's instructions may have forced on it. */
+#define TR_FORCED	((1ULL << (SIGTRAP - 1)) | (1ULL << (SIGSEGV - 1)))
+/*
+ * Unblocks TR_FORCED in stopped thread t before steps of its own
+ * instructions: the kernel forces a step's trap and a fault's SIGSEGV,
+ * and one forced while it is blocked resets the process's action for it
+ * to SIG_DFL (and the next one kills it).  Its mask into *mask: 1 when
+ * it was changed (tr_set_mask(t, *mask) after the steps), else 0.
+ */
+int	 tr_unblock_forced(struct tr_thread *t, uint64_t *mask);
+/* Sets stopped thread t's signal mask: 0, or -1. */
+int	 tr_set_mask(struct tr_thread *t, uint64_t mask);
+
 /*
  * At a system-call entry stop of t: the call is made getpid instead and
  * run to its exit, where tr_inject can run; the original call is set to
