@@ -94,3 +94,8 @@ load arm
 	require_page
 	scenario_page_sigkeep page trap
 }
+
+@test "ptrace: writes where SIGSEGV and SIGTRAP are blocked: both handlers kept (was: a new thread, born with every signal blocked by pthread_create, was stepped, and its trap took the SIGTRAP handler)" {
+	scenario_page_sigkeep ptrace thread
+	scenario_page_sigkeep ptrace handler
+}
