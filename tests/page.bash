@@ -359,7 +359,8 @@ scenario_page_signals() {
 # SIGTRAP: each resets the process's handler to SIG_DFL and unblocks
 # the signal in the thread.  The target ends as unwatched: its masks
 # and both its handlers as it set them, its next fault and int3 caught
-# by them; a hit per write.
+# by them; a hit per write, and with the page backend each handler put
+# back counted (page.handlers_restored).
 scenario_page_sigkeep() {
 	local backend=$1 mode=$2 n=5 status
 	unwatched page-sigkeep -m "$mode" -n "$n"
@@ -374,4 +375,9 @@ scenario_page_sigkeep() {
 	assert_equal "$(tail -n +2 "$TOUT")" "$PLAIN"
 	assert_equal "$(hits)" "$n"
 	assert_equal "$(obs .stop_reason)" target_exited
+	# each fault of SIGSEGV's blocked: its handler put back, counted
+	[ "$backend" = page ] || return 0
+	[ "$mode" = trap ] && n=null
+	assert_equal "$(obs .page.handlers_restored)" "$n"
+	assert_contract "$WOUT"
 }

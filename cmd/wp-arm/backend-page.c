@@ -85,8 +85,10 @@ give_back(struct page_state *s, struct tr_thread *t)
 		if (s->tr.t[i]->state == TR_STOPPED &&
 		    s->tr.t[i]->stop == TR_SIGNAL &&
 		    s->tr.t[i]->sig == SIGSEGV &&
-		    page_fault_ours(s, s->tr.t[i], NULL, NULL))
+		    page_fault_ours(s, s->tr.t[i], NULL, NULL)) {
+			page_segv_keep(s, s->tr.t[i]);
 			s->tr.t[i]->sig = 0;
+		}
 	}
 	if (t != NULL) {
 		page_restore(s, t);

@@ -252,6 +252,61 @@ page_fault_ours(struct page_state *s, struct tr_thread *t, struct ppage **pp,
 	return 1;
 }
 
+void
+page_segv_learn(struct page_state *s, struct tr_thread *t)
+{
+	if (!s->segv_known)
+		s->segv_known = tr_sigaction(&s->tr, t, SIGSEGV, NULL,
+		    &s->segv) == 0;
+}
+
+void
+page_segv_call(struct page_state *s, struct tr_thread *t, int exit)
+{
+	struct pthr *pt = pthr_of(t);
+
+	if (exit) {
+		if (pt->act_set && pt->nr == SYS_rt_sigaction &&
+		    t->rval == 0) {
+			s->segv = pt->act;
+			s->segv_known = 1;
+		}
+		pt->act_set = 0;
+		return;
+	}
+	/* read as it enters: its old action may go where the new one is */
+	pt->act_set = t->tgid == s->tr.pid && t->nr == SYS_rt_sigaction &&
+	    t->args[0] == SIGSEGV && t->args[1] != 0 &&
+	    pread(s->tr.memfd, &pt->act, sizeof pt->act,
+	    (off_t)t->args[1]) == sizeof pt->act;
+}
+
+void
+page_segv_delivered(struct page_state *s)
+{
+	if (s->segv.flags & SA_RESETHAND)
+		s->segv.handler = (uint64_t)(uintptr_t)SIG_DFL;
+}
+
+int
+page_segv_keep(struct page_state *s, struct tr_thread *t)
+{
+	uint64_t bit = 1ULL << (SIGSEGV - 1), mask;
+	int caught;
+
+	if (!s->segv_known || s->segv.handler == (uint64_t)(uintptr_t)SIG_DFL)
+		return 0;	/* reset to what it is, if it was */
+	caught = s->segv.handler != (uint64_t)(uintptr_t)SIG_IGN;
+	if (tr_sigmask(t->tid, caught ? "SigCgt" : "SigIgn") & bit)
+		return 0;
+	if (tr_sigaction(&s->tr, t, SIGSEGV, &s->segv, NULL) != 0)
+		return -1;
+	if (caught && ptrace(PTRACE_GETSIGMASK, t->tid, sizeof mask,
+	    &mask) == 0)
+		tr_set_mask(t, mask | bit);
+	return 1;
+}
+
 /* --callchain: the stopped thread's callers into h. */
 static void
 callers(struct watch *w, struct page_state *s, pid_t tid,

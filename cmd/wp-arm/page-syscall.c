@@ -168,6 +168,7 @@ page_sc_entry(struct watch *w, struct page_state *s, struct tr_thread *t)
 	}
 	pt->nr = t->nr;
 	memcpy(pt->args, t->args, sizeof pt->args);
+	page_segv_call(s, t, 0);
 	pt->maps = maps_call(t->nr);
 	s->maps_gen += pt->maps;	/* and at its exit */
 	for (i = 0; i < s->npg; i++) {
@@ -372,6 +373,7 @@ page_sc_exit(struct watch *w, struct page_state *s, struct tr_thread *t)
 	pt->sc_from = 0;
 	if (pt->nr == SYS_rseq)
 		page_rseq_forget(t);
+	page_segv_call(s, t, 1);
 	if (pt->nwin > 0)
 		page_kernel_writes(w, s, t, pt, WP_HIT_SYSCALL, 0);
 	if (pt->maps) {

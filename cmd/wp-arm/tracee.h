@@ -162,6 +162,22 @@ void	 tr_release(struct tracee *tr);
  */
 long	 tr_inject(struct tracee *tr, struct tr_thread *t, long nr,
 	    uint64_t a0, uint64_t a1, uint64_t a2);
+/* struct kernel_sigaction, as rt_sigaction(2) reads and writes it. */
+struct tr_sigaction {
+	uint64_t	 handler;	/* SIG_DFL 0, SIG_IGN 1, or a function */
+	uint64_t	 flags;
+	uint64_t	 restorer;
+	uint64_t	 mask;
+};
+/*
+ * rt_sigaction(sig, act, old) run in stopped thread t (as tr_inject),
+ * the two structs placed below the red zone of its stack and the bytes
+ * there put back after: act made sig's action (NULL: none), the one
+ * before read into old (NULL: not).  0, or -errno.
+ */
+long	 tr_sigaction(struct tracee *tr, struct tr_thread *t, int sig,
+	    const struct tr_sigaction *act, struct tr_sigaction *old);
+
 /* The signals a step of the target's instructions may have forced on it. */
 #define TR_FORCED	((1ULL << (SIGTRAP - 1)) | (1ULL << (SIGSEGV - 1)))
 /*

@@ -38,8 +38,12 @@
 
 #include "wpt.h"
 
-volatile uint64_t wpt_keep __attribute__((aligned(4096)));
-static char pad[4096] __attribute__((used));	/* the page its own */
+struct kp {
+	volatile uint64_t	 word;
+	char			 pad[4096 - 8];	/* the page its own */
+};
+
+struct kp wpt_keep __attribute__((aligned(4096)));
 static volatile uint64_t from;
 static volatile char *spare;		/* a page of its own faults */
 static volatile long nwrites, nmasked, ncaught, ntrapped;
@@ -61,12 +65,12 @@ __attribute__((noinline)) static void
 write_keep(uint64_t v)
 {
 	if (strcmp(mode, "trap") == 0) {
-		void *d = (void *)&wpt_keep, *s = (void *)&from;
+		void *d = (void *)&wpt_keep.word, *s = (void *)&from;
 
 		from = v;
 		__asm__ volatile("movsq" : "+D"(d), "+S"(s) : : "memory");
 	} else
-		__asm__ volatile("movq %1, %0" : "=m"(wpt_keep) : "r"(v));
+		__asm__ volatile("movq %1, %0" : "=m"(wpt_keep.word) : "r"(v));
 	nwrites++;
 	nmasked += both_blocked();
 }
@@ -172,7 +176,7 @@ main(int argc, char *argv[])
 	sigaction(SIGUSR2, &sa, NULL);
 	wpt_block_go();
 	printf("{\"pid\":%d,\"keep\":\"0x%lx\"}\n", (int)getpid(),
-	    WPT_ADDR(&wpt_keep));
+	    WPT_ADDR(&wpt_keep.word));
 	fflush(stdout);
 	wpt_wait_go();
 	if (strcmp(mode, "thread") == 0 || strcmp(mode, "trap") == 0) {
