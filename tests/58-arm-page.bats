@@ -425,6 +425,11 @@ attrib_watch() {
 	assert_equal "$(obs .page.signals_passed)" 3
 }
 
+@test "wp-arm page: signal frames of the same bytes on a watched alternate stack: each one a write, as the target counts them (was: the first only, the bytes unchanged after)" {
+	scenario_alt_frames page 10
+	assert_equal "$(obs .page.signals_passed)" 10
+}
+
 @test "wp-arm page attribution: a read(2) the watch found blocked names the syscall instruction, and never fails" {
 	mkfifo "$BATS_TEST_TMPDIR/fifo"
 	TOUT=$BATS_TEST_TMPDIR/attrib.out
