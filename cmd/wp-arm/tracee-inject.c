@@ -140,9 +140,10 @@ tr_unblock_forced(struct tr_thread *t, uint64_t *mask)
 	return set_mask(t, &m) == 0;
 }
 
-/* nr(a[0]..a[3]) run in t: see tr_inject. */
+/* nr(a[0]..a[n - 1]) run in t (n: 3 or 4): see tr_inject. */
 static long
-inject(struct tracee *tr, struct tr_thread *t, long nr, const uint64_t a[4])
+inject(struct tracee *tr, struct tr_thread *t, long nr, const uint64_t *a,
+    int n)
 {
 	struct user_regs_struct saved, r;
 	struct tr_thread keep = *t;
@@ -165,7 +166,8 @@ inject(struct tracee *tr, struct tr_thread *t, long nr, const uint64_t a[4])
 	r.rdi = a[0];
 	r.rsi = a[1];
 	r.rdx = a[2];
-	r.r10 = a[3];
+	if (n > 3)
+		r.r10 = a[3];
 	if (set_mask(t, &all) == -1 ||
 	    ptrace(PTRACE_SETREGS, t->tid, 0, &r) == -1)
 		return -ENOSYS;
@@ -216,9 +218,16 @@ long
 tr_inject(struct tracee *tr, struct tr_thread *t, long nr, uint64_t a0,
     uint64_t a1, uint64_t a2)
 {
-	const uint64_t a[4] = { a0, a1, a2, 0 };
+	const uint64_t a[3] = { a0, a1, a2 };
 
-	return inject(tr, t, nr, a);
+	return inject(tr, t, nr, a, 3);
+}
+
+long
+tr_inject4(struct tracee *tr, struct tr_thread *t, long nr,
+    const uint64_t a[4])
+{
+	return inject(tr, t, nr, a, 4);
 }
 
 long
@@ -243,7 +252,7 @@ tr_sigaction(struct tracee *tr, struct tr_thread *t, int sig,
 	a[1] = act != NULL ? at : 0;
 	a[2] = old != NULL ? at + sizeof *act : 0;
 	a[3] = sizeof act->mask;
-	rv = inject(tr, t, SYS_rt_sigaction, a);
+	rv = inject(tr, t, SYS_rt_sigaction, a, 4);
 	if (rv == 0 && old != NULL && pread(tr->memfd, old, sizeof *old,
 	    (off_t)(at + sizeof *act)) != sizeof *old)
 		rv = -EFAULT;

@@ -162,6 +162,9 @@ void	 tr_release(struct tracee *tr);
  */
 long	 tr_inject(struct tracee *tr, struct tr_thread *t, long nr,
 	    uint64_t a0, uint64_t a1, uint64_t a2);
+/* The same with a fourth argument (r10), a[3]. */
+long	 tr_inject4(struct tracee *tr, struct tr_thread *t, long nr,
+	    const uint64_t a[4]);
 /* struct kernel_sigaction, as rt_sigaction(2) reads and writes it. */
 struct tr_sigaction {
 	uint64_t	 handler;	/* SIG_DFL 0, SIG_IGN 1, or a function */
