@@ -377,7 +377,7 @@ page_emit(struct watch *w, struct page_state *s, size_t ti, pid_t tid,
 	h.time_ns = watch_time(w, wp_now_ns());
 	h.ip = ip;
 	h.exact = 1;
-	h.has_writer_ip = !(flags & WP_HIT_KERNEL);
+	h.has_writer_ip = !(flags & (WP_HIT_KERNEL | WP_HIT_UNEXPLAINED));
 	h.writer_ip = writer_ip;
 	h.bytes = wide ? NULL : s->buf;
 	h.nbytes = wide ? 0 : (size_t)t->len;
@@ -388,3 +388,45 @@ page_emit(struct watch *w, struct page_state *s, size_t ti, pid_t tid,
 		callers(w, s, tid, &h);
 	watch_hit(w, ti, &h);
 }
+
+/* Whether every page target t lies on is guarded, none given back. */
+static int
+guarded(struct page_state *s, const struct wtarget *t)
+{
+	struct ppage *p;
+	uint64_t a;
+
+	for (a = t->addr & ~(PAGE_SZ - 1); a < t->addr + (uint64_t)t->len;
+	    a += PAGE_SZ)
+		if ((p = page_find(s, a)) == NULL || !p->guarded ||
+		    p->open > 0 || p->gone)
+			return 0;
+	return 1;
+}
+
+void
+page_unexplained(struct watch *w, struct page_state *s)
+{
+	const struct wtarget *t;
+	uint64_t span[2];
+	size_t ti;
+
+	if (s->exec_seen || s->arm_pending || s->last == NULL)
+		return;
+	for (ti = 0; ti < w->nt; ti++) {
+		t = &w->t[ti];
+		if (!t->armed || t->len > HIT_BYTES_MAX || !guarded(s, t) ||
+		    pread(s->tr.memfd, s->buf, (size_t)t->len,
+		    (off_t)t->addr) != t->len ||
+		    memcmp(s->buf, s->last[ti], (size_t)t->len) == 0)
+			continue;
+		watch_changed(s->last[ti], s->buf, (size_t)t->len, t->addr,
+		    span);
+		s->el_lo = span[0];
+		s->el_hi = span[1];
+		obs(w)->unexplained++;
+		page_emit(w, s, ti, w->pid, 0, 0, WP_HIT_UNEXPLAINED, 0, NULL);
+	}
+	s->el_lo = s->el_hi = 0;
+}
+

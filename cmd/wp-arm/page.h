@@ -222,6 +222,15 @@ void	 page_segv_delivered(struct page_state *s);
  */
 int	 page_segv_keep(struct page_state *s, struct tr_thread *t);
 
+/*
+ * The targets whose bytes changed with no stop of the process (another
+ * process's write through /proc/PID/mem or ptrace, which the protection
+ * lets pass: a debugger's): each a hit flagged unexplained.  A target
+ * on a page given back to a call is left for the call's exit, a wide
+ * one (its last bytes kept only where it was written) is not looked at.
+ */
+void	 page_unexplained(struct watch *w, struct page_state *s);
+
 /* page-emulate.c */
 /*
  * Whether wp makes store in itself: a plain mov of a register or an

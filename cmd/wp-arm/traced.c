@@ -358,3 +358,12 @@ traced_frame_wrote(const struct traced_frame *f, uint64_t lo, uint64_t hi,
 	}
 	return n;
 }
+
+void
+traced_unexplained(struct watch *w, uint64_t n)
+{
+	if (n > 0 && w->lost_unknown == NULL)
+		w->lost_unknown = "changes no thread of the target made "
+		    "(another process's writes) may each hide several writes";
+}
+

@@ -99,6 +99,12 @@ void	 traced_armed(struct watch *w, size_t threads);
 void	 traced_count(struct watch *w);
 
 /*
+ * n changes no thread of the target made (another process wrote): one
+ * may hide several writes, so the counts are a lower bound.
+ */
+void	 traced_unexplained(struct watch *w, uint64_t n);
+
+/*
  * The signal frame the kernel wrote for a handler thread tid stops at
  * the entry of: [lo, hi), of which [lo, core) and [lo + 304, lo + 440)
  * it certainly wrote (x86-64's struct rt_sigframe: the return address,
