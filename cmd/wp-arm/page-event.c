@@ -84,8 +84,7 @@ on_signal(struct watch *w, struct page_state *s, struct tr_thread *t)
 	}
 	if (t->sig != SIGKILL && t->sig != SIGSTOP && s->npg > 0 &&
 	    tr_catches(t->tid, t->sig)) {
-		if (t->sig == SIGSEGV)
-			page_segv_delivered(s);
+		page_segv_delivered(s, t);
 		deliver_caught(w, s, t, t->sig);
 		return;
 	}

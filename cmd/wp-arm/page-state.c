@@ -8,6 +8,7 @@
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 
+#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -260,6 +261,39 @@ page_segv_learn(struct page_state *s, struct tr_thread *t)
 		    &s->segv) == 0;
 }
 
+/* Whether the process's SIGSEGV action is known, and a handler. */
+static int
+segv_handled(const struct page_state *s)
+{
+	return s->segv_known &&
+	    s->segv.handler != (uint64_t)(uintptr_t)SIG_DFL &&
+	    s->segv.handler != (uint64_t)(uintptr_t)SIG_IGN;
+}
+
+/* Whether SIGSEGV is known not to be blocked in stopped thread t now. */
+static int
+segv_clear(struct tr_thread *t)
+{
+	uint64_t mask;
+
+	return ptrace(PTRACE_GETSIGMASK, t->tid, sizeof mask, &mask) == 0 &&
+	    !(mask & 1ULL << (SIGSEGV - 1));
+}
+
+/*
+ * Whether system call nr takes a mask for its time in it: interrupted
+ * (rv -EINTR, or a restart's), it leaves that mask to be put back on
+ * its way out, after its exit's stop.
+ */
+static int
+mask_call(long nr)
+{
+	return nr == SYS_rt_sigsuspend || nr == SYS_ppoll ||
+	    nr == SYS_pselect6 || nr == SYS_epoll_pwait ||
+	    nr == SYS_epoll_pwait2 || nr == SYS_io_pgetevents ||
+	    nr == SYS_io_uring_enter;
+}
+
 void
 page_segv_call(struct page_state *s, struct tr_thread *t, int exit)
 {
@@ -272,6 +306,15 @@ page_segv_call(struct page_state *s, struct tr_thread *t, int exit)
 			s->segv_known = 1;
 		}
 		pt->act_set = 0;
+		/* what it is known for only where a handler may be reset */
+		if (!segv_handled(s))
+			pt->segv_clear = 0;
+		else if (pt->nr == SYS_rt_sigprocmask ||
+		    pt->nr == SYS_rt_sigreturn || (mask_call(pt->nr) &&
+		    t->rval != -EINTR && (t->rval < -516 || t->rval > -512)))
+			pt->segv_clear = segv_clear(t);
+		else if (mask_call(pt->nr))
+			pt->segv_clear = 0;
 		return;
 	}
 	/* read as it enters: its old action may go where the new one is */
@@ -282,23 +325,31 @@ page_segv_call(struct page_state *s, struct tr_thread *t, int exit)
 }
 
 void
-page_segv_delivered(struct page_state *s)
+page_segv_delivered(struct page_state *s, struct tr_thread *t)
 {
-	if (s->segv.flags & SA_RESETHAND)
+	pthr_of(t)->segv_clear = 0;
+	if (t->sig == SIGSEGV && (s->segv.flags & SA_RESETHAND))
 		s->segv.handler = (uint64_t)(uintptr_t)SIG_DFL;
 }
 
 int
 page_segv_keep(struct page_state *s, struct tr_thread *t)
 {
+	struct pthr *pt = pthr_of(t);
 	uint64_t bit = 1ULL << (SIGSEGV - 1), mask;
 	int caught;
 
 	if (!s->segv_known || s->segv.handler == (uint64_t)(uintptr_t)SIG_DFL)
 		return 0;	/* reset to what it is, if it was */
-	caught = s->segv.handler != (uint64_t)(uintptr_t)SIG_IGN;
-	if (tr_sigmask(t->tid, caught ? "SigCgt" : "SigIgn") & bit)
+	caught = segv_handled(s);
+	/* a handler is reset only where the signal was blocked */
+	if (caught && pt->segv_clear)
 		return 0;
+	if (tr_sigmask(t->tid, caught ? "SigCgt" : "SigIgn") & bit) {
+		pt->segv_clear = segv_clear(t);	/* as it was, then */
+		return 0;
+	}
+	pt->segv_clear = 0;
 	if (tr_sigaction(&s->tr, t, SIGSEGV, &s->segv, NULL) != 0)
 		return -1;
 	if (caught && ptrace(PTRACE_GETSIGMASK, t->tid, sizeof mask,

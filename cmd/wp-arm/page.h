@@ -74,6 +74,10 @@ struct pthr {
 	   (act_set: it sets one), the process's at its exit */
 	struct tr_sigaction act;
 	int		 act_set;
+	/* SIGSEGV is known not to be blocked in it: read since its last
+	   stop that may have changed its mask (a call that sets it, a
+	   signal delivered), so a fault of its cannot reset a handler */
+	int		 segv_clear;
 };
 
 /* An instruction decoded at a fault, kept for the next one there. */
@@ -206,12 +210,14 @@ void	 page_emit(struct watch *w, struct page_state *s, size_t ti,
  */
 void	 page_segv_learn(struct page_state *s, struct tr_thread *t);
 /*
- * t stopped at the entry (exit) of an rt_sigaction call: the SIGSEGV
- * action it sets read (made the one known when it succeeded); one
- * delivered with SA_RESETHAND is SIG_DFL now (page_segv_delivered).
+ * t stopped at the entry (exit) of a system call: the SIGSEGV action an
+ * rt_sigaction sets read (made the one known when it succeeded), what
+ * is known of its mask kept; a caught signal about to be delivered to
+ * it (page_segv_delivered) may change its mask, and a SIGSEGV with
+ * SA_RESETHAND the action (SIG_DFL after).
  */
 void	 page_segv_call(struct page_state *s, struct tr_thread *t, int exit);
-void	 page_segv_delivered(struct page_state *s);
+void	 page_segv_delivered(struct page_state *s, struct tr_thread *t);
 /*
  * t stopped for a fault of ours: a write fault is a SIGSEGV the kernel
  * forces, and one forced while t blocked it, or while the process
