@@ -577,6 +577,10 @@ obs_page(struct wp_jw *w, const struct wp_obs_page *p)
 	wp_jw_uint(w, "windows_shared", p->windows_shared);
 	wp_jw_uint(w, "signals_passed", p->signals_passed);
 	wp_jw_uint(w, "forks_restored", p->forks_restored);
+	if (p->handlers_restored > 0)
+		wp_jw_uint(w, "handlers_restored", p->handlers_restored);
+	if (p->unexplained > 0)
+		wp_jw_uint(w, "unexplained_changes", p->unexplained);
 	if (p->rseq_retries > 0) {
 		wp_jw_uint(w, "rseq_retries", p->rseq_retries);
 		wp_jw_uint(w, "rseq_retry_calls", p->rseq_retry_calls);

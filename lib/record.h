@@ -393,6 +393,11 @@ struct wp_obs_page {
 	uint64_t	 kernel_writes;
 	uint64_t	 windows, windows_shared;	/* pages given back */
 	uint64_t	 signals_passed, forks_restored;
+	/* the target's SIGSEGV handler put back after a fault of wp's,
+	   which the kernel forced while the thread blocked it */
+	uint64_t	 handlers_restored;
+	/* changes no stop explained: another process's writes */
+	uint64_t	 unexplained;
 	/* stores in an rseq critical section: sections aborted, each
 	   retried alone; the retries' system calls (the others let go for
 	   each); retries cut by their step limit */

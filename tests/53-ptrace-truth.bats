@@ -53,19 +53,7 @@ truth_watch() {
 }
 
 @test "ptrace truth: signal frames of the same bytes on an alternate stack: each one a write" {
-	local k
-	start_target truth altwait 5
-	watch_start "$(tinfo altstack)" --no-slot-limit -l 8192 -- --backend ptrace -d 120s
-	kill -USR1 "$TPID"
-	wait_for "$TOUT" '^ready' 30
-	for ((k = 0; k < 5; k++)); do
-		sleep 0.2
-		kill -USR2 "$TPID"
-	done
-	watch_wait
-	assert_equal "$(grep '^done' "$TOUT")" "done 5"
-	assert_equal "$(hits '.flags == ["kernel"] and .signal == 12')" 5
-	assert_equal "$(obs .ptrace.kernel_writes)" 5
+	scenario_alt_frames ptrace 5
 	assert_equal "$(obs .ptrace.unexplained_changes)" 0
 }
 

@@ -425,6 +425,33 @@ attrib_watch() {
 	assert_equal "$(obs .page.signals_passed)" 3
 }
 
+@test "wp-arm page: signal frames of the same bytes on a watched alternate stack: each one a write, as the target counts them (was: the first only, the bytes unchanged after)" {
+	scenario_alt_frames page 10
+	assert_equal "$(obs .page.signals_passed)" 10
+}
+
+@test "wp-arm page: writes through /proc/PID/mem (a debugger's) pass the protection: each change found at the next tick, unexplained, and the counts a lower bound (was: none seen)" {
+	local v addr
+	start_target truth altwait 1
+	addr=$(tinfo counter)
+	watch_start "$addr" -l 8 -- --backend page -d 120s
+	kill -USR1 "$TPID"
+	wait_for "$TOUT" '^ready' 30
+	for v in 41 42 43; do
+		printf "\\x$(printf %x "$v")" |
+			dd of="/proc/$TPID/mem" bs=1 seek=$((addr)) conv=notrunc status=none
+		sleep 0.2
+	done
+	kill -USR2 "$TPID"
+	watch_wait
+	assert_equal "$(grep '^done' "$TOUT")" "done 1"
+	assert_equal "$(jq -r 'select(.type=="hit") | "\(.flags) \(.new_value)"' "$WOUT" | paste -sd ' ')" \
+		'["unexplained"] 0x29 ["unexplained"] 0x2a ["unexplained"] 0x2b'
+	assert_equal "$(obs .page.unexplained_changes)" 3
+	assert_equal "$(obs .counts_are_lower_bound)" true
+	assert_contract "$WOUT"
+}
+
 @test "wp-arm page attribution: a read(2) the watch found blocked names the syscall instruction, and never fails" {
 	mkfifo "$BATS_TEST_TMPDIR/fifo"
 	TOUT=$BATS_TEST_TMPDIR/attrib.out

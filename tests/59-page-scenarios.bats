@@ -89,3 +89,28 @@ load arm
 	require_page
 	scenario_page_signals 100 5
 }
+
+@test "page: a thread that blocks every signal writes the watched word: its SIGSEGV handler and mask kept, its next fault caught (was: the forced fault reset the handler, and the next fault killed it)" {
+	require_page
+	scenario_page_sigkeep page thread
+}
+
+@test "page: a handler with a full sa_mask writes the watched word: the SIGSEGV handler kept" {
+	require_page
+	scenario_page_sigkeep page mask
+}
+
+@test "page: the SIGSEGV handler itself writes the watched word: the handler kept for its next fault" {
+	require_page
+	scenario_page_sigkeep page handler
+}
+
+@test "page: a stepped store (movsq) in a thread that blocks every signal but SIGSEGV: its SIGTRAP handler kept, its next int3 caught (was: the step's forced trap reset it, and the int3 killed it)" {
+	require_page
+	scenario_page_sigkeep page trap
+}
+
+@test "ptrace: writes where SIGSEGV and SIGTRAP are blocked: both handlers kept (was: a new thread, born with every signal blocked by pthread_create, was stepped, and its trap took the SIGTRAP handler)" {
+	scenario_page_sigkeep ptrace thread
+	scenario_page_sigkeep ptrace handler
+}

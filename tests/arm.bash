@@ -396,3 +396,26 @@ scenario_start_order() {
 		| "thread \($t): exit at record \($x), last hit at \($l)"' "$WOUT"
 	assert_output ""
 }
+
+# Signal frames of the same bytes on a watched alternate stack (truth
+# altwait N: each signal sent from outside while it waits in pause(2)):
+# each frame a write, flagged kernel with the signal, N as the target
+# counts them, whether or not the bytes changed.
+scenario_alt_frames() {
+	local backend=$1 n=$2 k
+	start_target truth altwait "$n"
+	watch_start "$(tinfo altstack)" --no-slot-limit -l 8192 -- --backend "$backend" -d 120s
+	kill -USR1 "$TPID"
+	wait_for "$TOUT" '^ready' 30
+	for ((k = 0; k < n; k++)); do
+		sleep 0.1
+		kill -USR2 "$TPID"
+	done
+	watch_wait
+	assert_equal "$(grep '^done' "$TOUT")" "done $n"
+	assert_equal "$(hits '.flags == ["kernel"] and .signal == 12')" "$n"
+	assert_equal "$(hits)" "$n"
+	assert_equal "$(obs ".$backend.kernel_writes")" "$n"
+	assert_equal "$(obs .counts_are_lower_bound)" false
+}
+

@@ -350,3 +350,34 @@ scenario_page_signals() {
 	assert_equal "$(obs .page.signals_passed)" $(( 2 * n ))
 	assert_equal "$(obs .counts_are_lower_bound)" false
 }
+
+# The watched word written n times where SIGSEGV and SIGTRAP are blocked
+# (page-sigkeep MODE): in a thread that blocks every signal, with a
+# stepped store there (trap), in a handler with a full sa_mask (mask),
+# in the SIGSEGV handler itself (handler).  A write fault there is a
+# SIGSEGV the kernel forces while it is blocked, a step's trap a forced
+# SIGTRAP: each resets the process's handler to SIG_DFL and unblocks
+# the signal in the thread.  The target ends as unwatched: its masks
+# and both its handlers as it set them, its next fault and int3 caught
+# by them; a hit per write, and with the page backend each handler put
+# back counted (page.handlers_restored).
+scenario_page_sigkeep() {
+	local backend=$1 mode=$2 n=5 status
+	unwatched page-sigkeep -m "$mode" -n "$n"
+	assert_equal "$PLAIN_STATUS" 0
+	start_target page-sigkeep -m "$mode" -n "$n"
+	watch_start "$(tinfo keep)" -- --backend "$backend" -d 60s
+	kill -USR1 "$TPID"
+	watch_wait
+	status=0
+	wait "$TPID" || status=$?
+	assert_equal "$WSTATUS $status" "0 0"
+	assert_equal "$(tail -n +2 "$TOUT")" "$PLAIN"
+	assert_equal "$(hits)" "$n"
+	assert_equal "$(obs .stop_reason)" target_exited
+	# each fault of SIGSEGV's blocked: its handler put back, counted
+	[ "$backend" = page ] || return 0
+	[ "$mode" = trap ] && n=null
+	assert_equal "$(obs .page.handlers_restored)" "$n"
+	assert_contract "$WOUT"
+}

@@ -85,8 +85,10 @@ give_back(struct page_state *s, struct tr_thread *t)
 		if (s->tr.t[i]->state == TR_STOPPED &&
 		    s->tr.t[i]->stop == TR_SIGNAL &&
 		    s->tr.t[i]->sig == SIGSEGV &&
-		    page_fault_ours(s, s->tr.t[i], NULL, NULL))
+		    page_fault_ours(s, s->tr.t[i], NULL, NULL)) {
+			page_segv_keep(s, s->tr.t[i]);
 			s->tr.t[i]->sig = 0;
+		}
 	}
 	if (t != NULL) {
 		page_restore(s, t);
@@ -222,6 +224,7 @@ page_run(struct watch *w, uint64_t until)
 	(void)until;		/* the 50 ms tick returns here */
 	/* the records of a tick go out together, not a write(2) each */
 	emit_hold();
+	page_unexplained(w, s);
 	tr_prune(&s->tr);
 	traced_run(w, &s->exec_seen, page_alive, page_round);
 	emit_release(w);
@@ -272,6 +275,7 @@ page_disarm(struct watch *w)
 	/* still stopped since the arming: nothing was protected */
 	t = (s->exec_seen && !s->exec_next) || !tr_alive(&s->tr) ||
 	    s->arm_pending ? NULL : stopped_one(s);
+	page_unexplained(w, s);
 	give_back(s, t);
 	if (!s->exec_seen || s->exec_next)
 		traced_read_latest(w, s->tr.memfd);
@@ -287,6 +291,7 @@ static void
 page_observe(struct watch *w, struct wp_observation *o)
 {
 	o->page = obs(w);
+	traced_unexplained(w, obs(w)->unexplained);
 	/* every thread is held from the pointer's store to the re-arm */
 	o->follow_mode = "stop-all";
 }

@@ -199,10 +199,7 @@ static void
 ptrace_observe(struct watch *w, struct wp_observation *o)
 {
 	pt_ctr(w)->native_ips = native_rate();
-	/* another process wrote: one change may hide several writes */
-	if (pt_ctr(w)->unexplained > 0 && w->lost_unknown == NULL)
-		w->lost_unknown = "changes no thread of the target made "
-		    "(another process's writes) may each hide several writes";
+	traced_unexplained(w, pt_ctr(w)->unexplained);
 	o->ptrace = pt_ctr(w);
 	o->follow_mode = "step";
 }

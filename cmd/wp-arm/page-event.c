@@ -9,6 +9,7 @@
 #include <sys/syscall.h>
 
 #include <linux/kcmp.h>
+#include <err.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -61,6 +62,18 @@ on_signal(struct watch *w, struct page_state *s, struct tr_thread *t)
 	uint64_t addr;
 
 	if (t->sig == SIGSEGV && page_fault_ours(s, t, &p, &addr)) {
+		switch (page_segv_keep(s, t)) {
+		case 1:
+			obs(w)->handlers_restored++;
+			break;
+		case -1:
+			if (!s->segv_lost)
+				warnx("pid %d: its SIGSEGV handler, reset by "
+				    "the kernel at a fault of wp-arm's, could "
+				    "not be put back", (int)w->pid);
+			s->segv_lost = 1;
+			break;
+		}
 		page_on_fault(w, s, t, p, addr);
 		return;
 	}
@@ -71,6 +84,7 @@ on_signal(struct watch *w, struct page_state *s, struct tr_thread *t)
 	}
 	if (t->sig != SIGKILL && t->sig != SIGSTOP && s->npg > 0 &&
 	    tr_catches(t->tid, t->sig)) {
+		page_segv_delivered(s, t);
 		deliver_caught(w, s, t, t->sig);
 		return;
 	}

@@ -149,8 +149,9 @@ rep_round(struct watch *w, struct page_state *s, struct tr_thread *t,
 
 /*
  * Steps t over in (*u: its registers, then those it has after) with the
- * page writable and every other thread held; a page more that it faults
- * on is given too.  A rep string instruction is stepped round by round,
+ * page writable, every other thread held, and the signals a step forces
+ * unblocked (tr_unblock_forced); a page more that it faults on is given
+ * too.  A rep string instruction is stepped round by round,
  * each round's hits made here (rounds: 1).  A trap at which it had not
  * moved is the target's own SIGTRAP, come first.  Returns 1 when the
  * instruction ran (all its rep rounds), 0 when another stop came first
@@ -165,14 +166,15 @@ step_over(struct watch *w, struct page_state *s, struct tr_thread *t,
 	struct user_regs_struct b;
 	struct ppage *opened[16], *q;
 	size_t nopen = 0, k;
-	uint64_t n;
-	int r = -1, ran;
+	uint64_t n, mask;
+	int r = -1, ran, unmasked;
 
 	*rounds = in->rep && in->kind == WP_X86_STRING;
 	if (!s->holding)
 		tr_hold(&s->tr, t);
 	if (page_mprotect(s, t, p, p->own) == 0)
 		opened[nopen++] = p;
+	unmasked = tr_unblock_forced(t, &mask);
 	for (n = 0; n < step_max(); n++) {
 		b = *u;
 		if ((r = tr_step(&s->tr, t, 0)) == -1 ||
@@ -198,6 +200,8 @@ step_over(struct watch *w, struct page_state *s, struct tr_thread *t,
 		r = u->rip != in->addr;
 		break;
 	}
+	if (unmasked && t->state == TR_STOPPED)
+		tr_set_mask(t, mask);
 	if (r == 0)
 		step_cut(t, in, u);
 	if (t->state != TR_STOPPED)

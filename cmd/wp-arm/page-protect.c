@@ -193,6 +193,7 @@ page_protect(struct watch *w, struct page_state *s, struct wp_error *e)
 	if (t == NULL)
 		return wp_error_set(e, WP_EXIT_ERROR, "pid %d: no thread "
 		    "stopped where mprotect can run", (int)w->pid);
+	page_segv_learn(s, t);
 	for (i = 0; i < s->npg; i++)
 		if (s->pg[i]->needed && page_mprotect(s, t, s->pg[i],
 		    page_guard_prot(s->pg[i])) == -1) {

@@ -62,21 +62,14 @@ static int
 rseq_call(struct page_state *s, struct tr_thread *t, uint64_t area,
     uint32_t len, int flags, uint32_t sig)
 {
-	struct user_regs_struct u, r;
+	const uint64_t a[4] = { area, len, (uint64_t)flags, sig };
 	long rv;
 
 	if (t->state != TR_STOPPED || t->stop == TR_GROUP ||
-	    (t->stop == TR_SC_ENTRY && tr_leave_entry(&s->tr, t) == -1) ||
-	    ptrace(PTRACE_GETREGS, t->tid, 0, &u) == -1)
+	    (t->stop == TR_SC_ENTRY && tr_leave_entry(&s->tr, t) == -1))
 		return -1;
-	/* the fourth argument: tr_inject sets the first three */
-	r = u;
-	r.r10 = sig;
-	if (ptrace(PTRACE_SETREGS, t->tid, 0, &r) == -1)
-		return -1;
-	rv = tr_inject(&s->tr, t, SYS_rseq, area, len, (uint64_t)flags);
+	rv = tr_inject4(&s->tr, t, SYS_rseq, a);
 	page_rseq_forget(t);
-	ptrace(PTRACE_SETREGS, t->tid, 0, &u);
 	return rv == 0 ? 0 : -1;
 }
 
@@ -151,7 +144,7 @@ at_syscall(int memfd, uint64_t ip)
  * up again at its exit, page_rseq_call).
  */
 static int
-retry(struct watch *w, struct page_state *s, struct tr_thread *t,
+steps(struct watch *w, struct page_state *s, struct tr_thread *t,
     struct user_regs_struct *u, struct ppage **pp, uint64_t *addr)
 {
 	struct pthr *pt = pthr_of(t);
@@ -188,6 +181,20 @@ retry(struct watch *w, struct page_state *s, struct tr_thread *t,
 	if (pt->rseq_steps < RSEQ_STEPS_MAX)
 		pt->rseq_steps *= 2;
 	return 1;
+}
+
+/* steps, with the signals a step forces unblocked (tr_unblock_forced). */
+static int
+retry(struct watch *w, struct page_state *s, struct tr_thread *t,
+    struct user_regs_struct *u, struct ppage **pp, uint64_t *addr)
+{
+	uint64_t mask;
+	int unmasked = tr_unblock_forced(t, &mask), r;
+
+	r = steps(w, s, t, u, pp, addr);
+	if (unmasked && t->state == TR_STOPPED)
+		tr_set_mask(t, mask);
+	return r;
 }
 
 /*

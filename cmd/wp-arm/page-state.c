@@ -8,6 +8,7 @@
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 
+#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -252,6 +253,111 @@ page_fault_ours(struct page_state *s, struct tr_thread *t, struct ppage **pp,
 	return 1;
 }
 
+void
+page_segv_learn(struct page_state *s, struct tr_thread *t)
+{
+	if (!s->segv_known)
+		s->segv_known = tr_sigaction(&s->tr, t, SIGSEGV, NULL,
+		    &s->segv) == 0;
+}
+
+/* Whether the process's SIGSEGV action is known, and a handler. */
+static int
+segv_handled(const struct page_state *s)
+{
+	return s->segv_known &&
+	    s->segv.handler != (uint64_t)(uintptr_t)SIG_DFL &&
+	    s->segv.handler != (uint64_t)(uintptr_t)SIG_IGN;
+}
+
+/* Whether SIGSEGV is known not to be blocked in stopped thread t now. */
+static int
+segv_clear(struct tr_thread *t)
+{
+	uint64_t mask;
+
+	return ptrace(PTRACE_GETSIGMASK, t->tid, sizeof mask, &mask) == 0 &&
+	    !(mask & 1ULL << (SIGSEGV - 1));
+}
+
+/*
+ * Whether system call nr takes a mask for its time in it: interrupted
+ * (rv -EINTR, or a restart's), it leaves that mask to be put back on
+ * its way out, after its exit's stop.
+ */
+static int
+mask_call(long nr)
+{
+	return nr == SYS_rt_sigsuspend || nr == SYS_ppoll ||
+	    nr == SYS_pselect6 || nr == SYS_epoll_pwait ||
+	    nr == SYS_epoll_pwait2 || nr == SYS_io_pgetevents ||
+	    nr == SYS_io_uring_enter;
+}
+
+void
+page_segv_call(struct page_state *s, struct tr_thread *t, int exit)
+{
+	struct pthr *pt = pthr_of(t);
+
+	if (exit) {
+		if (pt->act_set && pt->nr == SYS_rt_sigaction &&
+		    t->rval == 0) {
+			s->segv = pt->act;
+			s->segv_known = 1;
+		}
+		pt->act_set = 0;
+		/* what it is known for only where a handler may be reset */
+		if (!segv_handled(s))
+			pt->segv_clear = 0;
+		else if (pt->nr == SYS_rt_sigprocmask ||
+		    pt->nr == SYS_rt_sigreturn || (mask_call(pt->nr) &&
+		    t->rval != -EINTR && (t->rval < -516 || t->rval > -512)))
+			pt->segv_clear = segv_clear(t);
+		else if (mask_call(pt->nr))
+			pt->segv_clear = 0;
+		return;
+	}
+	/* read as it enters: its old action may go where the new one is */
+	pt->act_set = t->tgid == s->tr.pid && t->nr == SYS_rt_sigaction &&
+	    t->args[0] == SIGSEGV && t->args[1] != 0 &&
+	    pread(s->tr.memfd, &pt->act, sizeof pt->act,
+	    (off_t)t->args[1]) == sizeof pt->act;
+}
+
+void
+page_segv_delivered(struct page_state *s, struct tr_thread *t)
+{
+	pthr_of(t)->segv_clear = 0;
+	if (t->sig == SIGSEGV && (s->segv.flags & SA_RESETHAND))
+		s->segv.handler = (uint64_t)(uintptr_t)SIG_DFL;
+}
+
+int
+page_segv_keep(struct page_state *s, struct tr_thread *t)
+{
+	struct pthr *pt = pthr_of(t);
+	uint64_t bit = 1ULL << (SIGSEGV - 1), mask;
+	int caught;
+
+	if (!s->segv_known || s->segv.handler == (uint64_t)(uintptr_t)SIG_DFL)
+		return 0;	/* reset to what it is, if it was */
+	caught = segv_handled(s);
+	/* a handler is reset only where the signal was blocked */
+	if (caught && pt->segv_clear)
+		return 0;
+	if (tr_sigmask(t->tid, caught ? "SigCgt" : "SigIgn") & bit) {
+		pt->segv_clear = segv_clear(t);	/* as it was, then */
+		return 0;
+	}
+	pt->segv_clear = 0;
+	if (tr_sigaction(&s->tr, t, SIGSEGV, &s->segv, NULL) != 0)
+		return -1;
+	if (caught && ptrace(PTRACE_GETSIGMASK, t->tid, sizeof mask,
+	    &mask) == 0)
+		tr_set_mask(t, mask | bit);
+	return 1;
+}
+
 /* --callchain: the stopped thread's callers into h. */
 static void
 callers(struct watch *w, struct page_state *s, pid_t tid,
@@ -329,7 +435,7 @@ page_emit(struct watch *w, struct page_state *s, size_t ti, pid_t tid,
 	h.time_ns = watch_time(w, wp_now_ns());
 	h.ip = ip;
 	h.exact = 1;
-	h.has_writer_ip = !(flags & WP_HIT_KERNEL);
+	h.has_writer_ip = !(flags & (WP_HIT_KERNEL | WP_HIT_UNEXPLAINED));
 	h.writer_ip = writer_ip;
 	h.bytes = wide ? NULL : s->buf;
 	h.nbytes = wide ? 0 : (size_t)t->len;
@@ -340,3 +446,45 @@ page_emit(struct watch *w, struct page_state *s, size_t ti, pid_t tid,
 		callers(w, s, tid, &h);
 	watch_hit(w, ti, &h);
 }
+
+/* Whether every page target t lies on is guarded, none given back. */
+static int
+guarded(struct page_state *s, const struct wtarget *t)
+{
+	struct ppage *p;
+	uint64_t a;
+
+	for (a = t->addr & ~(PAGE_SZ - 1); a < t->addr + (uint64_t)t->len;
+	    a += PAGE_SZ)
+		if ((p = page_find(s, a)) == NULL || !p->guarded ||
+		    p->open > 0 || p->gone)
+			return 0;
+	return 1;
+}
+
+void
+page_unexplained(struct watch *w, struct page_state *s)
+{
+	const struct wtarget *t;
+	uint64_t span[2];
+	size_t ti;
+
+	if (s->exec_seen || s->arm_pending || s->last == NULL)
+		return;
+	for (ti = 0; ti < w->nt; ti++) {
+		t = &w->t[ti];
+		if (!t->armed || t->len > HIT_BYTES_MAX || !guarded(s, t) ||
+		    pread(s->tr.memfd, s->buf, (size_t)t->len,
+		    (off_t)t->addr) != t->len ||
+		    memcmp(s->buf, s->last[ti], (size_t)t->len) == 0)
+			continue;
+		watch_changed(s->last[ti], s->buf, (size_t)t->len, t->addr,
+		    span);
+		s->el_lo = span[0];
+		s->el_hi = span[1];
+		obs(w)->unexplained++;
+		page_emit(w, s, ti, w->pid, 0, 0, WP_HIT_UNEXPLAINED, 0, NULL);
+	}
+	s->el_lo = s->el_hi = 0;
+}
+

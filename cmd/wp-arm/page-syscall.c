@@ -168,6 +168,7 @@ page_sc_entry(struct watch *w, struct page_state *s, struct tr_thread *t)
 	}
 	pt->nr = t->nr;
 	memcpy(pt->args, t->args, sizeof pt->args);
+	page_segv_call(s, t, 0);
 	pt->maps = maps_call(t->nr);
 	s->maps_gen += pt->maps;	/* and at its exit */
 	for (i = 0; i < s->npg; i++) {
@@ -299,36 +300,44 @@ page_call_writes(int memfd, const struct pthr *pt, int64_t ret, uint64_t lo,
 /*
  * What the kernel's write that ends window pt does to target wt (u: the
  * thread's registers now): as page_call_writes for a system call; a
- * signal's frame may reach it when it lies within FRAME_MAX above the
- * stack pointer, where the frame begins.
+ * signal's frame f (at its handler's entry) certainly wrote it where it
+ * reaches its frame's fixed part, and may have up to the frame's top
+ * (f not known: within FRAME_MAX above the stack pointer).
  */
 static int
 kernel_reach(struct page_state *s, const struct pthr *pt, unsigned flags,
-    const struct user_regs_struct *u, const struct wtarget *wt)
+    const struct user_regs_struct *u, const struct traced_frame *f,
+    const struct wtarget *wt)
 {
 	uint64_t lo = wt->addr, hi = wt->addr + (uint64_t)wt->len;
 
 	if (flags & WP_HIT_SYSCALL)
 		return page_call_writes(s->tr.memfd, pt, (int64_t)u->rax, lo,
 		    hi);
+	if (traced_frame_wrote(f, lo, hi, NULL))
+		return 2;
+	if (f->known)
+		return lo < f->hi && f->lo < hi;
 	return lo < u->rsp + FRAME_MAX && u->rsp < hi;
 }
 
 /*
  * The kernel's write on target ti (its bytes now in s->buf), into
  * s->el_lo, s->el_hi: what its system call certainly wrote there (u:
- * the thread's registers at its exit), else where the bytes changed.
+ * the thread's registers at its exit), or its signal frame f, else
+ * where the bytes changed.
  */
 static void
 kernel_span(struct watch *w, struct page_state *s, const struct pthr *pt,
-    unsigned flags, const struct user_regs_struct *u, size_t ti)
+    unsigned flags, const struct user_regs_struct *u,
+    const struct traced_frame *f, size_t ti)
 {
 	const struct wtarget *wt = &w->t[ti];
-	uint64_t span[2];
+	uint64_t span[2], hi = wt->addr + (uint64_t)wt->len;
 
-	if (!(flags & WP_HIT_SYSCALL) || !syscall_wrote(s->tr.memfd, pt->nr,
-	    pt->args, (int64_t)u->rax, wt->addr, wt->addr + (uint64_t)wt->len,
-	    span))
+	if ((flags & WP_HIT_SYSCALL) ? !syscall_wrote(s->tr.memfd, pt->nr,
+	    pt->args, (int64_t)u->rax, wt->addr, hi, span) :
+	    !traced_frame_wrote(f, wt->addr, hi, span))
 		watch_changed(s->last[ti], s->buf, (size_t)wt->len, wt->addr,
 		    span);
 	s->el_lo = span[0];
@@ -340,16 +349,22 @@ page_kernel_writes(struct watch *w, struct page_state *s, struct tr_thread *t,
     const struct pthr *pt, unsigned flags, int sig)
 {
 	struct user_regs_struct u;
+	struct traced_frame f = { 0, 0, 0, 0 };
 	size_t ti, k;
 	int on, reach;
 
 	if (ptrace(PTRACE_GETREGS, t->tid, 0, &u) == -1)
 		memset(&u, 0, sizeof u);
+	/* stopped at the handler: each frame a write where it certainly
+	   lies, changed or not */
+	else if (!(flags & WP_HIT_SYSCALL) && t->stop == TR_SIGNAL &&
+	    t->sig == SIGTRAP)
+		traced_frame(s->tr.memfd, t->tid, &f);
 	for (ti = 0; ti < w->nt; ti++) {
 		for (k = on = 0; k < pt->nwin && !on; k++)
 			on = page_overlaps(pt->win[k]->addr, pt->win[k]->addr +
 			    PAGE_SZ, &w->t[ti]);
-		if (!on || (reach = kernel_reach(s, pt, flags, &u,
+		if (!on || (reach = kernel_reach(s, pt, flags, &u, &f,
 		    &w->t[ti])) == 0 ||
 		    pread(s->tr.memfd, s->buf, (size_t)w->t[ti].len,
 		    (off_t)w->t[ti].addr) != w->t[ti].len ||
@@ -357,7 +372,7 @@ page_kernel_writes(struct watch *w, struct page_state *s, struct tr_thread *t,
 		    reach < 2))
 			continue;
 		obs(w)->kernel_writes++;
-		kernel_span(w, s, pt, flags, &u, ti);
+		kernel_span(w, s, pt, flags, &u, &f, ti);
 		memcpy(s->last[ti], s->buf, (size_t)w->t[ti].len);
 		/* the syscall instruction: two bytes before the IP */
 		page_emit(w, s, ti, t->tid, u.rip, u.rip - 2, flags, sig, NULL);
@@ -384,6 +399,7 @@ page_sc_exit(struct watch *w, struct page_state *s, struct tr_thread *t)
 	pt->sc_from = 0;
 	if (pt->nr == SYS_rseq)
 		page_rseq_forget(t);
+	page_segv_call(s, t, 1);
 	if (pt->nwin > 0)
 		page_kernel_writes(w, s, t, pt, WP_HIT_SYSCALL, 0);
 	if (pt->maps) {

@@ -70,6 +70,14 @@ struct pthr {
 	int		 cut;
 	struct user_regs_struct cut_u;
 	uint64_t	 cut_elem;
+	/* the SIGSEGV action its rt_sigaction call sets, read at its entry
+	   (act_set: it sets one), the process's at its exit */
+	struct tr_sigaction act;
+	int		 act_set;
+	/* SIGSEGV is known not to be blocked in it: read since its last
+	   stop that may have changed its mask (a call that sets it, a
+	   signal delivered), so a fault of its cannot reset a handler */
+	int		 segv_clear;
 };
 
 /* An instruction decoded at a fault, kept for the next one there. */
@@ -122,6 +130,12 @@ struct page_state {
 	uint64_t	 rseq_area;
 	struct tr_rseq_cs rseq_cs;
 	int		 rseq_held;
+	/* the process's SIGSEGV action, as it set it (known: read as the
+	   pages are protected, kept from its rt_sigaction calls): put back
+	   where a fault of ours reset it (page_segv_keep) */
+	struct tr_sigaction segv;
+	int		 segv_known;
+	int		 segv_lost;	/* it could not be: said once */
 };
 
 /* The protection p is watched with: no access for -a rw, else no write. */
@@ -189,6 +203,39 @@ int	 page_fault_ours(struct page_state *s, struct tr_thread *t,
 void	 page_emit(struct watch *w, struct page_state *s, size_t ti,
 	    pid_t tid, uint64_t ip, uint64_t writer_ip, unsigned flags,
 	    int sig, const struct wp_x86_regs *regs);
+
+/*
+ * The process's SIGSEGV action read, in stopped thread t, once: before
+ * its pages are protected.
+ */
+void	 page_segv_learn(struct page_state *s, struct tr_thread *t);
+/*
+ * t stopped at the entry (exit) of a system call: the SIGSEGV action an
+ * rt_sigaction sets read (made the one known when it succeeded), what
+ * is known of its mask kept; a caught signal about to be delivered to
+ * it (page_segv_delivered) may change its mask, and a SIGSEGV with
+ * SA_RESETHAND the action (SIG_DFL after).
+ */
+void	 page_segv_call(struct page_state *s, struct tr_thread *t, int exit);
+void	 page_segv_delivered(struct page_state *s, struct tr_thread *t);
+/*
+ * t stopped for a fault of ours: a write fault is a SIGSEGV the kernel
+ * forces, and one forced while t blocked it, or while the process
+ * ignored it, reset the process's action to SIG_DFL and unblocked it
+ * in t.  The action is put back, and a handler's signal blocked in t
+ * again (it was: it was not ignored).  1 when it was put back, 0 when
+ * it was as it was, -1 when it could not be.
+ */
+int	 page_segv_keep(struct page_state *s, struct tr_thread *t);
+
+/*
+ * The targets whose bytes changed with no stop of the process (another
+ * process's write through /proc/PID/mem or ptrace, which the protection
+ * lets pass: a debugger's): each a hit flagged unexplained.  A target
+ * on a page given back to a call is left for the call's exit, a wide
+ * one (its last bytes kept only where it was written) is not looked at.
+ */
+void	 page_unexplained(struct watch *w, struct page_state *s);
 
 /* page-emulate.c */
 /*

@@ -14,6 +14,7 @@
 
 #include "backend-ptrace.h"
 #include "syscalls.h"
+#include "traced.h"
 #include "tracee.h"
 #include "unwind.h"
 #include "util.h"
@@ -97,61 +98,18 @@ overlaps(uint64_t lo, uint64_t hi, const struct wtarget *t)
 }
 
 /*
- * The signal frame the kernel wrote for a handler thread p stops at the
- * entry of: [lo, hi), of which [lo, core) and [lo + 304, lo + 440) it
- * certainly wrote (x86-64's struct rt_sigframe: the return address, the
- * ucontext and the siginfo, but the 64 reserved bytes of the sigcontext
- * at 240); the rest up to hi (the saved FPU state and the alignment)
- * it may have.  hi: the top of the alternate stack when the handler
- * runs on it, having been interrupted elsewhere, else the interrupted
- * stack pointer less the red zone.  known 0: the registers or the frame
- * could not be read.
- */
-struct frame {
-	int		 known;
-	uint64_t	 lo, core, hi;
-};
-
-#define FRAME_SIZE	440	/* struct rt_sigframe */
-
-static void
-signal_frame(struct ptrace_state *s, struct pthr *p, struct frame *f)
-{
-	struct user_regs_struct u;
-	uint64_t hdr[22], sp, ss, ssz;
-
-	memset(f, 0, sizeof *f);
-	if (ptrace(PTRACE_GETREGS, p->tid, 0, &u) == -1 || pread(s->tr.memfd,
-	    hdr, sizeof hdr, (off_t)u.rsp) != (ssize_t)sizeof hdr)
-		return;
-	ss = hdr[3];		/* uc_stack.ss_sp, ss_size */
-	ssz = hdr[5];
-	sp = hdr[21];		/* uc_mcontext.rsp: the interrupted one */
-	f->known = 1;
-	f->lo = u.rsp;
-	f->core = u.rsp + 240;
-	if (u.rsp >= ss && u.rsp < ss + ssz && !(sp >= ss && sp < ss + ssz))
-		f->hi = ss + ssz;
-	else
-		f->hi = sp - 128;
-	if (f->hi < f->lo + FRAME_SIZE || f->hi - f->lo > (1 << 20))
-		f->hi = f->lo + FRAME_SIZE;
-}
-
-/*
  * Whether the kernel certainly wrote entry t for thread p's step,
  * changed or not: 0, or the hit's flags (a signal frame, the buffer of
  * a system call that succeeded).
  */
 static unsigned
 kernel_wrote(struct ptrace_state *s, struct pthr *p, const struct wtarget *t,
-    const struct frame *f, int was_syscall)
+    const struct traced_frame *f, int was_syscall)
 {
 	struct user_regs_struct u;
 	uint64_t hi = t->addr + (uint64_t)t->len;
 
-	if (p->sigstep && f->known && (overlaps(f->lo, f->core, t) ||
-	    overlaps(f->lo + 304, f->lo + FRAME_SIZE, t)))
+	if (p->sigstep && traced_frame_wrote(f, t->addr, hi, NULL))
 		return WP_HIT_KERNEL;
 	if (was_syscall && syscall_writes(s->tr.memfd, p->sc_nr, p->sc_args,
 	    t->addr, hi) == SC_YES && ptrace(PTRACE_GETREGS, p->tid, 0,
@@ -170,7 +128,7 @@ kernel_wrote(struct ptrace_state *s, struct pthr *p, const struct wtarget *t,
  */
 static int
 change_kind(struct ptrace_state *s, struct pthr *p, const struct wtarget *t,
-    const struct frame *f, int was_syscall)
+    const struct traced_frame *f, int was_syscall)
 {
 	if (p->sigstep && f->known && overlaps(f->lo, f->hi, t))
 		return WP_HIT_KERNEL;
@@ -288,7 +246,7 @@ kernel_span(struct ptrace_state *s, struct pthr *p, const struct wtarget *t,
  */
 static int
 other_write(struct watch *w, struct ptrace_state *s, struct pthr *p,
-    size_t ti, const struct frame *f, int was_syscall, int changed)
+    size_t ti, const struct traced_frame *f, int was_syscall, int changed)
 {
 	uint64_t span[2];
 	int kind;
@@ -330,7 +288,7 @@ pt_after_step(struct watch *w, struct ptrace_state *s, struct pthr *p,
 	struct wp_x86_regs r;
 	struct stepped d;
 	struct wtarget *t;
-	struct frame f;
+	struct traced_frame f;
 	uint64_t lo, hi, span[2];
 	size_t ti;
 	int changed, look, store, load;
@@ -347,7 +305,7 @@ pt_after_step(struct watch *w, struct ptrace_state *s, struct pthr *p,
 	    pt_ctr(w)->steps % RECHECK == 0 || pt_unsettled(s);
 	f.known = 0;
 	if (p->sigstep)
-		signal_frame(s, p, &f);
+		traced_frame(s->tr.memfd, p->tid, &f);
 	for (ti = 0; ti < w->nt; ti++) {
 		t = &w->t[ti];
 		if (!t->armed)

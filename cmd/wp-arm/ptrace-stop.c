@@ -28,6 +28,9 @@ pt_thread(struct tr_thread *t)
 		p = t->user = wp_xcalloc(1, sizeof *p);
 		p->tid = t->tid;
 		p->state = P_NEW;
+		/* a new thread starts with its creator's mask: glibc's
+		   pthread_create blocks every signal over the clone */
+		p->freerun = pt_trap_blocked(t->tid);
 	}
 	return t->user;
 }

@@ -327,3 +327,63 @@ traced_read_latest(struct watch *w, int memfd)
 			w->t[i].latest = wp_le64(b, (size_t)w->t[i].len);
 		}
 }
+
+#define FRAME_SIZE	440	/* struct rt_sigframe */
+#define FRAME_GAP	304	/* the end of the sigcontext's reserved bytes */
+
+void
+traced_frame(int memfd, pid_t tid, struct traced_frame *f)
+{
+	struct user_regs_struct u;
+	uint64_t hdr[22], sp, ss, ssz;
+
+	memset(f, 0, sizeof *f);
+	if (ptrace(PTRACE_GETREGS, tid, 0, &u) == -1 || pread(memfd, hdr,
+	    sizeof hdr, (off_t)u.rsp) != (ssize_t)sizeof hdr)
+		return;
+	ss = hdr[3];		/* uc_stack.ss_sp, ss_size */
+	ssz = hdr[5];
+	sp = hdr[21];		/* uc_mcontext.rsp: the interrupted one */
+	f->known = 1;
+	f->lo = u.rsp;
+	f->core = u.rsp + 240;
+	if (u.rsp >= ss && u.rsp < ss + ssz && !(sp >= ss && sp < ss + ssz))
+		f->hi = ss + ssz;
+	else
+		f->hi = sp - 128;
+	if (f->hi < f->lo + FRAME_SIZE || f->hi - f->lo > (1 << 20))
+		f->hi = f->lo + FRAME_SIZE;
+}
+
+int
+traced_frame_wrote(const struct traced_frame *f, uint64_t lo, uint64_t hi,
+    uint64_t span[2])
+{
+	const uint64_t part[2][2] = { { f->lo, f->core },
+	    { f->lo + FRAME_GAP, f->lo + FRAME_SIZE } };
+	uint64_t a, b;
+	int k, n = 0;
+
+	for (k = 0; k < 2 && f->known; k++) {
+		a = lo > part[k][0] ? lo : part[k][0];
+		b = hi < part[k][1] ? hi : part[k][1];
+		if (a >= b)
+			continue;
+		if (span != NULL) {
+			if (n == 0)
+				span[0] = a;
+			span[1] = b;
+		}
+		n = 1;
+	}
+	return n;
+}
+
+void
+traced_unexplained(struct watch *w, uint64_t n)
+{
+	if (n > 0 && w->lost_unknown == NULL)
+		w->lost_unknown = "changes no thread of the target made "
+		    "(another process's writes) may each hide several writes";
+}
+

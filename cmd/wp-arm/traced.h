@@ -101,6 +101,35 @@ void	 traced_armed(struct watch *w, size_t threads);
 void	 traced_count(struct watch *w);
 
 /*
+ * n changes no thread of the target made (another process wrote): one
+ * may hide several writes, so the counts are a lower bound.
+ */
+void	 traced_unexplained(struct watch *w, uint64_t n);
+
+/*
+ * The signal frame the kernel wrote for a handler thread tid stops at
+ * the entry of: [lo, hi), of which [lo, core) and [lo + 304, lo + 440)
+ * it certainly wrote (x86-64's struct rt_sigframe: the return address,
+ * the ucontext and the siginfo, but the 64 reserved bytes of the
+ * sigcontext at 240); the rest up to hi (the saved FPU state and the
+ * alignment) it may have.  hi: the top of the alternate stack when the
+ * handler runs on it, having been interrupted elsewhere, else the
+ * interrupted stack pointer less the red zone.  known 0: the registers
+ * or the frame could not be read.
+ */
+struct traced_frame {
+	int		 known;
+	uint64_t	 lo, core, hi;
+};
+void	 traced_frame(int memfd, pid_t tid, struct traced_frame *f);
+/*
+ * Whether frame f certainly wrote a byte of [lo, hi): 0, or 1 with the
+ * first and the last it wrote there into span (NULL: not wanted).
+ */
+int	 traced_frame_wrote(const struct traced_frame *f, uint64_t lo,
+	    uint64_t hi, uint64_t span[2]);
+
+/*
  * Each target's value at the end, read through memfd with every thread
  * held: the last counted write's, none made since the target ran on.
  */

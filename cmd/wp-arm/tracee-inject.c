@@ -12,6 +12,13 @@
  * registers and its signal mask are put back; at
  * a signal-delivery-stop, the signal's siginfo too (the step's trap
  * replaced it: a fault's address, a sender's pid and value).
+ *
+ * The kernel forces a step's trap and a fault's SIGSEGV on the thread:
+ * one forced while it is blocked (or ignored) sets the process's
+ * action for it back to SIG_DFL and unblocks it in the thread, before
+ * the tracer sees the stop.  Steps of the target's own instructions are
+ * made with the two unblocked (tr_unblock_forced), and an action reset
+ * by a fault the tracer caused is put back (tr_sigaction).
  */
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
@@ -115,9 +122,28 @@ set_mask(struct tr_thread *t, const uint64_t *mask)
 	    (void *)mask);
 }
 
-long
-tr_inject(struct tracee *tr, struct tr_thread *t, long nr, uint64_t a0,
-    uint64_t a1, uint64_t a2)
+int
+tr_set_mask(struct tr_thread *t, uint64_t mask)
+{
+	return set_mask(t, &mask);
+}
+
+int
+tr_unblock_forced(struct tr_thread *t, uint64_t *mask)
+{
+	uint64_t m;
+
+	if (ptrace(PTRACE_GETSIGMASK, t->tid, sizeof *mask, mask) == -1 ||
+	    (*mask & TR_FORCED) == 0)
+		return 0;
+	m = *mask & ~TR_FORCED;
+	return set_mask(t, &m) == 0;
+}
+
+/* nr(a[0]..a[n - 1]) run in t (n: 3 or 4): see tr_inject. */
+static long
+inject(struct tracee *tr, struct tr_thread *t, long nr, const uint64_t *a,
+    int n)
 {
 	struct user_regs_struct saved, r;
 	struct tr_thread keep = *t;
@@ -137,9 +163,11 @@ tr_inject(struct tracee *tr, struct tr_thread *t, long nr, uint64_t a0,
 	r.rip = tr->gadget;
 	r.rax = (unsigned long)nr;
 	r.orig_rax = (unsigned long)-1;
-	r.rdi = a0;
-	r.rsi = a1;
-	r.rdx = a2;
+	r.rdi = a[0];
+	r.rsi = a[1];
+	r.rdx = a[2];
+	if (n > 3)
+		r.r10 = a[3];
 	if (set_mask(t, &all) == -1 ||
 	    ptrace(PTRACE_SETREGS, t->tid, 0, &r) == -1)
 		return -ENOSYS;
@@ -183,6 +211,53 @@ tr_inject(struct tracee *tr, struct tr_thread *t, long nr, uint64_t a0,
 		if (sigtrap)
 			syscall(SYS_tgkill, t->tgid, t->tid, SIGTRAP);
 	}
+	return rv;
+}
+
+long
+tr_inject(struct tracee *tr, struct tr_thread *t, long nr, uint64_t a0,
+    uint64_t a1, uint64_t a2)
+{
+	const uint64_t a[3] = { a0, a1, a2 };
+
+	return inject(tr, t, nr, a, 3);
+}
+
+long
+tr_inject4(struct tracee *tr, struct tr_thread *t, long nr,
+    const uint64_t a[4])
+{
+	return inject(tr, t, nr, a, 4);
+}
+
+long
+tr_sigaction(struct tracee *tr, struct tr_thread *t, int sig,
+    const struct tr_sigaction *act, struct tr_sigaction *old)
+{
+	struct user_regs_struct r;
+	unsigned char keep[2 * sizeof *act];
+	uint64_t at, a[4];
+	long rv;
+
+	if (t->state != TR_STOPPED ||
+	    ptrace(PTRACE_GETREGS, t->tid, 0, &r) == -1)
+		return -ENOSYS;
+	/* below the red zone: nothing of the thread's is there */
+	at = (r.rsp - 128 - sizeof keep) & ~(uint64_t)15;
+	if (pread(tr->memfd, keep, sizeof keep, (off_t)at) != sizeof keep ||
+	    (act != NULL && pwrite(tr->memfd, act, sizeof *act, (off_t)at) !=
+	    sizeof *act))
+		return -EFAULT;
+	a[0] = (uint64_t)sig;
+	a[1] = act != NULL ? at : 0;
+	a[2] = old != NULL ? at + sizeof *act : 0;
+	a[3] = sizeof act->mask;
+	rv = inject(tr, t, SYS_rt_sigaction, a, 4);
+	if (rv == 0 && old != NULL && pread(tr->memfd, old, sizeof *old,
+	    (off_t)(at + sizeof *act)) != sizeof *old)
+		rv = -EFAULT;
+	if (pwrite(tr->memfd, keep, sizeof keep, (off_t)at) != sizeof keep)
+		rv = -EFAULT;
 	return rv;
 }
 

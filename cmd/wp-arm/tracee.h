@@ -16,6 +16,7 @@
 
 #include <sys/types.h>
 #include <sys/user.h>
+#include <signal.h>
 #include <stdint.h>
 
 #include "util.h"
@@ -161,6 +162,38 @@ void	 tr_release(struct tracee *tr);
  */
 long	 tr_inject(struct tracee *tr, struct tr_thread *t, long nr,
 	    uint64_t a0, uint64_t a1, uint64_t a2);
+/* The same with a fourth argument (r10), a[3]. */
+long	 tr_inject4(struct tracee *tr, struct tr_thread *t, long nr,
+	    const uint64_t a[4]);
+/* struct kernel_sigaction, as rt_sigaction(2) reads and writes it. */
+struct tr_sigaction {
+	uint64_t	 handler;	/* SIG_DFL 0, SIG_IGN 1, or a function */
+	uint64_t	 flags;
+	uint64_t	 restorer;
+	uint64_t	 mask;
+};
+/*
+ * rt_sigaction(sig, act, old) run in stopped thread t (as tr_inject),
+ * the two structs placed below the red zone of its stack and the bytes
+ * there put back after: act made sig's action (NULL: none), the one
+ * before read into old (NULL: not).  0, or -errno.
+ */
+long	 tr_sigaction(struct tracee *tr, struct tr_thread *t, int sig,
+	    const struct tr_sigaction *act, struct tr_sigaction *old);
+
+/* The signals a step of the target's instructions may have forced on it. */
+#define TR_FORCED	((1ULL << (SIGTRAP - 1)) | (1ULL << (SIGSEGV - 1)))
+/*
+ * Unblocks TR_FORCED in stopped thread t before steps of its own
+ * instructions: the kernel forces a step's trap and a fault's SIGSEGV,
+ * and one forced while it is blocked resets the process's action for it
+ * to SIG_DFL (and the next one kills it).  Its mask into *mask: 1 when
+ * it was changed (tr_set_mask(t, *mask) after the steps), else 0.
+ */
+int	 tr_unblock_forced(struct tr_thread *t, uint64_t *mask);
+/* Sets stopped thread t's signal mask: 0, or -1. */
+int	 tr_set_mask(struct tr_thread *t, uint64_t mask);
+
 /*
  * At a system-call entry stop of t: the call is made getpid instead and
  * run to its exit, where tr_inject can run; the original call is set to
