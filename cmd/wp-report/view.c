@@ -295,7 +295,8 @@ lower_bound_reasons(struct report *r)
 	const unsigned quiet = 1U << WP_PARTIAL_QUIET;
 	const unsigned dropped = 1U << WP_PARTIAL_PAGES_DROPPED;
 	const unsigned shared = 1U << WP_PARTIAL_PAGE_WINDOWS_SHARED;
-	const unsigned apart = window | quiet | dropped | shared;
+	const unsigned async = 1U << WP_PARTIAL_ASYNC_IO;
+	const unsigned apart = window | quiet | dropped | shared | async;
 
 	if (!o->present)
 		reason(r, WP_BOUND_INCOMPLETE);
@@ -319,6 +320,8 @@ lower_bound_reasons(struct report *r)
 		reason(r, WP_BOUND_PAGES_DROPPED);
 	if (o->partial_reasons & shared)
 		reason(r, WP_BOUND_PAGE_WINDOWS);
+	if (o->partial_reasons & async)
+		reason(r, WP_BOUND_ASYNC_IO);
 	if (stop && strcmp(stop, wp_stop_names[WP_STOP_OUTPUT_CLOSED]) == 0)
 		reason(r, WP_BOUND_OUTPUT_CLOSED);
 	if (r->malformed > 0)
