@@ -397,31 +397,11 @@ table_samples(const struct report *r, const struct rsample *a, size_t n,
 	free(t.a);
 }
 
-/*
- * How the backend of a tracing watch (it sees the system calls that
- * write too) counted the writes; NULL: the kernel counted them.
- */
-static const char *
-tracer_counted(const struct report *r)
-{
-	static const char *const tracers[][2] = {
-		{ "ptrace_singlestep", "single-stepping" },
-		{ "page_protect", "page faults" }
-	};
-	size_t i;
-
-	for (i = 0; r->backend != NULL && i < sizeof tracers /
-	    sizeof tracers[0]; i++)
-		if (strcmp(r->backend, tracers[i][0]) == 0)
-			return tracers[i][1];
-	return NULL;
-}
-
 /* Why the value changed with no write counted. */
 static void
 unwatched_change(const struct report *r, FILE *f)
 {
-	if (tracer_counted(r) != NULL)
+	if (r->tracer != NULL)
 		out(f, "  changed, no write counted: another process wrote "
 		    "it (shared memory)\n");
 	else
@@ -456,9 +436,7 @@ samples(const struct report *r, const struct rtarget *rt, FILE *f)
 static const char *
 counter(const struct report *r)
 {
-	const char *how = tracer_counted(r);
-
-	return how != NULL ? how : "the kernel";
+	return r->tracer != NULL ? r->tracer : "the kernel";
 }
 
 /* The counts: by the kernel, tallied, sampled, and the values. */
@@ -502,6 +480,8 @@ counts(const struct report *r, const struct rtarget *t, FILE *f)
 	else
 		out(f, "  %llu hits%s%s  initial %s  latest %s%s\n", hits,
 		    split, lower, wp_field_text(init), ls, changed);
+	if (r->snapshot_caveat != NULL)
+		out(f, "  %s\n", r->snapshot_caveat);
 	if (counted == NULL && quiet(r))
 		out(f, "  count unknown: the breakpoints may have gone quiet: "
 		    "another breakpoint was on these threads,\n  and on this "

@@ -332,6 +332,26 @@ lower_bound_reasons(struct report *r)
 		reason(r, WP_BOUND_WP_ARM);
 }
 
+/*
+ * How the backend of a tracing watch counted the writes, or NULL (see
+ * struct report's tracer).
+ */
+static const char *
+tracer(const char *backend)
+{
+	static const char *const tracers[][2] = {
+		{ "ptrace_singlestep", "single-stepping" },
+		{ "page_protect", "page faults" }
+	};
+	size_t i;
+
+	for (i = 0; backend != NULL && i < sizeof tracers /
+	    sizeof tracers[0]; i++)
+		if (strcmp(backend, tracers[i][0]) == 0)
+			return tracers[i][1];
+	return NULL;
+}
+
 void
 report_view(struct report *r, long malformed)
 {
@@ -341,6 +361,11 @@ report_view(struct report *r, long malformed)
 	r->backend = r->observation.present ?
 	    wp_field_str(&r->observation.backend) :
 	    wp_field_str(&r->armed.backend);
+	r->tracer = tracer(r->backend);
+	/* perf and bpf cannot hold the threads for the values' reads */
+	r->snapshot_caveat = r->tracer != NULL ? NULL : "values read as "
+	    "the threads ran, apart from the hits: latest - initial need "
+	    "not be the count";
 	r->nreasons = 0;
 	lower_bound_reasons(r);
 	for (i = 0; i < r->nt; i++)
