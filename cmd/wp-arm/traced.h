@@ -99,6 +99,12 @@ void	 traced_armed(struct watch *w, size_t threads);
 void	 traced_count(struct watch *w);
 
 /*
+ * Each plain target's value at arming (up to 8 bytes), from its bytes
+ * last[i] read with every thread held: the armed record's initial, so
+ * that latest less initial is what the watch counted.
+ */
+void	 traced_initial(struct watch *w, unsigned char *const *last);
+/*
  * Each target's value at the end, read through memfd with every thread
  * held: the last counted write's, none made since the target ran on.
  */
