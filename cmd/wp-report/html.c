@@ -420,6 +420,10 @@ target_head(const struct report *r, const struct rtarget *t, FILE *f)
 	    r->nreasons > 0 ? " (a lower bound)" : "");
 	html_fmt(f, "initial %s, latest %s", wp_field_text(t->initial),
 	    latest ? wp_field_text(latest) : "-");
+	if (r->snapshot_caveat != NULL) {
+		fprintf(f, "</p>\n<p class=\"caveat\">");
+		html_text(f, r->snapshot_caveat);
+	}
 	fprintf(f, "</p>\n");
 }
 
