@@ -1,4 +1,7 @@
-/* Reading /proc: PID's stat, status, comm, exe, maps, mem, tasks; sys. */
+/*
+ * Reading /proc: PID's stat, status, comm, exe, maps, asynchronous I/O
+ * contexts, mem, tasks; sys.
+ */
 #include <sys/types.h>
 
 #include <ctype.h>
@@ -268,6 +271,57 @@ wp_proc_exe(pid_t pid, char *buf, size_t sz)
 	if ((n = readlink(path, buf, sz - 1)) == -1)
 		return -1;
 	buf[n] = '\0';
+	return 0;
+}
+
+/* The kinds of asynchronous I/O context, as /proc shows them. */
+static const char *
+async_kind(const char *path)
+{
+	if (strcmp(path, "anon_inode:[io_uring]") == 0)
+		return "an io_uring";
+	/* a Linux AIO context's ring: "/[aio] (deleted)" */
+	if (strncmp(path, "/[aio]", 6) == 0 || strcmp(path,
+	    "anon_inode:[aio]") == 0)
+		return "a Linux AIO context";
+	return NULL;
+}
+
+int
+wp_proc_async_io(pid_t pid, const struct wp_maps *m, char *buf, size_t sz)
+{
+	char path[64], link[64];
+	const char *kind;
+	struct dirent *d;
+	ssize_t n;
+	size_t i;
+	DIR *dir;
+
+	wp_proc_path(path, sizeof path, pid, 0, "fd");
+	if ((dir = opendir(path)) != NULL) {
+		while ((d = readdir(dir)) != NULL) {
+			n = readlinkat(dirfd(dir), d->d_name, link,
+			    sizeof link - 1);
+			if (n <= 0)
+				continue;
+			link[n] = '\0';
+			if ((kind = async_kind(link)) != NULL) {
+				snprintf(buf, sz, "%s (fd %s)", kind,
+				    d->d_name);
+				closedir(dir);
+				return 1;
+			}
+		}
+		closedir(dir);
+	}
+	/* a ring still mapped after its fd was closed; AIO has no fd */
+	for (i = 0; i < m->n; i++)
+		if (m->v[i].path != NULL &&
+		    (kind = async_kind(m->v[i].path)) != NULL) {
+			snprintf(buf, sz, "%s (its ring mapped at 0x%" PRIx64
+			    ")", kind, m->v[i].start);
+			return 1;
+		}
 	return 0;
 }
 

@@ -83,6 +83,15 @@ void	 wp_proc_maps_free(struct wp_maps *m);
 /* The mapping that holds addr, or NULL; it lives as long as m. */
 const struct wp_map *wp_proc_maps_find(const struct wp_maps *m,
 	    uint64_t addr);
+/*
+ * Whether the process has an asynchronous I/O context, whose reads the
+ * kernel completes into its memory apart from the system call that
+ * asked for them: an io_uring (its fd, or its rings in maps m) or a
+ * Linux AIO context (its "[aio]" ring in m).  1 with what it is into
+ * buf ("an io_uring (fd 4)"), else 0.
+ */
+int	 wp_proc_async_io(pid_t pid, const struct wp_maps *m, char *buf,
+	    size_t sz);
 /* /proc/PID/mem opened for reading, or -1 (errno). */
 int	 wp_proc_mem_open(pid_t pid);
 /*

@@ -586,6 +586,8 @@ obs_page(struct wp_jw *w, const struct wp_obs_page *p)
 		wp_jw_uint(w, "rseq_retry_calls", p->rseq_retry_calls);
 		wp_jw_uint(w, "rseq_retries_cut", p->rseq_retries_cut);
 	}
+	if (p->async_io > 0)
+		wp_jw_uint(w, "async_io", p->async_io);
 	wp_jw_uint(w, "stopped_us", p->stopped_ns / 1000);
 	wp_jw_uint(w, "stops", p->stops);
 	wp_jw_uint(w, "watched_us", p->watched_ns / 1000);

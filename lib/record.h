@@ -402,6 +402,9 @@ struct wp_obs_page {
 	   retried alone; the retries' system calls (the others let go for
 	   each); retries cut by their step limit */
 	uint64_t	 rseq_retries, rseq_retry_calls, rseq_retries_cut;
+	/* asynchronous I/O contexts (io_uring, AIO) of the process, at
+	   arming or made since: their reads into the pages fail */
+	uint64_t	 async_io;
 	uint64_t	 stopped_ns;	/* the threads' time stopped by wp */
 	/* the threads' stops by wp (faults, steps, system calls, holds):
 	   the times it let one run on */

@@ -45,7 +45,7 @@ const char *const wp_partial_names[WP_NPARTIALS] = {
 	"threads_failed_to_arm", "events_of_unknown_origin",
 	"malformed_perf_ring_records", "follow_rebind_window",
 	"follow_rearm_failed", "page_windows_shared", "breakpoints_quiet",
-	"pages_dropped"
+	"pages_dropped", "page_async_io"
 };
 
 const char *const wp_lost_names[WP_NLOSTS] = { "ring_overflow",
@@ -55,7 +55,8 @@ const char *const wp_bound_names[WP_NBOUNDS] = {
 	"incomplete_stream", "lost_events", "truncated_by_max_events",
 	"partial_thread_coverage", "output_closed", "malformed_input_lines",
 	"reported_by_wp_arm", "unmodeled_stores", "follow_rebind_window",
-	"breakpoints_quiet", "pages_dropped", "page_windows_shared"
+	"breakpoints_quiet", "pages_dropped", "page_windows_shared",
+	"page_async_io"
 };
 
 const char *const wp_limits_names[WP_NLIMITS] = {

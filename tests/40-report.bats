@@ -186,6 +186,31 @@ line 10: hit.store_len -8: not a length within a target (1 to 1048576)"
 	assert_output '[2048,1,1024,1977,3000,true]'
 }
 
+# The caveat beside a watch's initial and latest values where the
+# backend could not hold the threads to read them.
+SNAPSHOT_CAVEAT='  values read as the threads ran, apart from the hits: latest - initial need not be the count'
+
+@test "wp-report: where the backend could not hold the threads (bpf, perf) the table says so beside initial and latest; ptrace and page read them held" {
+	# bpf: right under the values, in the table as in the JSON
+	run --separate-stderr wp-report "$DATA/report-tally.in.ndjson"
+	assert_line --index 5 "  initial 0x0  latest 0x136  changed"
+	assert_line --index 6 "$SNAPSHOT_CAVEAT"
+	run jq -r '.watches[0].snapshot_caveat' <<< "$(wp-report --json "$DATA/report-tally.in.ndjson")"
+	assert_output "${SNAPSHOT_CAVEAT#  }"
+	# perf, each target
+	run --separate-stderr wp-report "$DATA/report-basic.in.ndjson"
+	assert_equal "$(grep -cxF -- "$SNAPSHOT_CAVEAT" <<< "$output")" 2
+	# ptrace and page: read with every thread held, no caveat
+	for b in ptrace_singlestep page_protect; do
+		edited report-names "s/\"ptrace_singlestep\"/\"$b\"/g"
+		run --separate-stderr wp-report "$IN"
+		assert_line "  initial 0x0  latest 0x9  changed"
+		refute_line --partial "values read as the threads ran"
+		run jq -c '.watches[0].snapshot_caveat' <<< "$(wp-report --json "$IN")"
+		assert_output null
+	done
+}
+
 @test "wp-report: writers without a symbol are module+0xOFF, threads named, the ptrace pace and forks" {
 	check report-names
 	assert_equal "$RSTATUS" 0

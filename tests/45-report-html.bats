@@ -83,6 +83,7 @@ assert_rendered() {
 	grep -q 'data-binned="no">Each hit is a mark at its time' "$PAGE"
 	grep -q '^watch    perf_breakpoint  5002/5000 ms  stop duration  lost 0$' "$PAGE"
 	grep -q 'Counts are not a lower bound' "$PAGE"
+	grep -q '^<p class="caveat">values read as the threads ran' "$PAGE"
 	# writers with their source lines and instructions
 	grep -q '<td class="mono">/src/game.c:23</td><td class="mono">mov dword ptr \[rip + 0x2e9d\], eax</td>' "$PAGE"
 	# nothing from elsewhere: no link, source, stylesheet or address (but
@@ -121,6 +122,8 @@ assert_rendered() {
 	assert_equal "$(lanes "$PAGE" writer)" "$(json_lanes "$JSON" writer)"
 	assert_equal "$(lanes "$PAGE" thread)" "$(json_lanes "$JSON" thread)"
 	grep -q 'data-binned="tallied"' "$PAGE"
+	# bpf read initial and latest as the threads ran: said under them
+	grep -q '^<p class="caveat">values read as the threads ran, apart from the hits: latest - initial need not be the count</p>$' "$PAGE"
 	# 4242 tallied 100 by 1 s and 400 by 5 s: 100 then 300
 	run bash -c "grep 'data-lane=\"thread\" data-tid=\"4242\"' '$PAGE' | grep -o 'data-n=\"[0-9]*\"'"
 	assert_output 'data-n="100"

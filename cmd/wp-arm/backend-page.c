@@ -24,7 +24,10 @@
 #include "traced.h"
 #include "util.h"
 
-/* The bytes of each target now: what a kernel write is measured from. */
+/*
+ * The bytes of each target now, every thread held: what a kernel write
+ * is measured from, and the values at arming.
+ */
 static int
 read_targets(struct watch *w, struct page_state *s, struct wp_error *e)
 {
@@ -37,6 +40,7 @@ read_targets(struct watch *w, struct page_state *s, struct wp_error *e)
 			return wp_error_set(e, WP_EXIT_ERROR, "target %d: cannot "
 			    "read 0x%" PRIx64 ": %s", w->t[i].id, w->t[i].addr,
 			    strerror(errno));
+	traced_initial(w, s->last);
 	return 0;
 }
 

@@ -61,12 +61,7 @@ read_targets(struct watch *w, struct ptrace_state *s, struct wp_error *e)
 			return wp_error_set(e, WP_EXIT_ERROR, "target %d: cannot "
 			    "read 0x%" PRIx64 ": %s", w->t[i].id, w->t[i].addr,
 			    strerror(errno));
-	for (i = 0; i < w->nt; i++)
-		if (w->t[i].chain < 0 && w->t[i].len <= 8) {
-			w->t[i].has_initial = 1;
-			w->t[i].initial = wp_le64(s->last[i],
-			    (size_t)w->t[i].len);
-		}
+	traced_initial(w, s->last);
 	s->based = 1;
 	return 0;
 }

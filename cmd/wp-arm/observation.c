@@ -12,6 +12,7 @@
 #include "proc.h"
 #include "record.h"
 #include "util.h"
+#include "vocab.h"
 #include "filter.h"
 #include "watch.h"
 
@@ -90,6 +91,9 @@ coverage(const struct watch *w, struct wp_observation *o,
 	/* a page let go mid-watch: its accesses since are not seen */
 	if (o->page != NULL && o->page->pages_dropped > 0)
 		reasons[o->npartial++] = "pages_dropped";
+	/* an io_uring or AIO context: its reads into the pages failed */
+	if (o->page != NULL && o->page->async_io > 0)
+		reasons[o->npartial++] = "page_async_io";
 	o->partial_reasons = reasons;
 }
 
@@ -227,7 +231,7 @@ observation_write(struct watch *w, const char *error)
 	struct wp_obs_target *ot = wp_xcalloc(w->nt, sizeof *ot);
 	struct wp_obs_follow *of = wp_xcalloc(w->nchains, sizeof *of);
 	struct wp_obs_failed *failed = wp_xcalloc(w->nthr, sizeof *failed);
-	const char *reasons[12], *lreasons[2];
+	const char *reasons[WP_NPARTIALS], *lreasons[WP_NLOSTS];
 	int rc;
 
 	memset(&o, 0, sizeof o);

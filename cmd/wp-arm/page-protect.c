@@ -146,6 +146,7 @@ page_check(struct watch *w, struct page_state *s, const char *advice,
     struct wp_error *e)
 {
 	struct wp_maps maps;
+	char what[96];
 	size_t i;
 	int rc = 0;
 
@@ -155,8 +156,29 @@ page_check(struct watch *w, struct page_state *s, const char *advice,
 	for (i = 0; i < s->npg && rc == 0; i++)
 		if (s->pg[i]->needed && !s->pg[i]->known && !s->pg[i]->gone)
 			rc = check_page(w, s, s->pg[i], &maps, advice, e);
+	if (rc == 0 && wp_proc_async_io(w->pid, &maps, what,
+	    sizeof what) == 1) {
+		/* auto: the ptrace backend watches such a process as is */
+		if (s->probe)
+			rc = wp_error_set(e, WP_EXIT_ERROR, "pid %d has %s: "
+			    "the reads it completes into the watched pages "
+			    "would fail with EFAULT while they are protected",
+			    (int)w->pid, what);
+		else
+			page_async_io(w, what);
+	}
 	wp_proc_maps_free(&maps);
 	return rc;
+}
+
+void
+page_async_io(struct watch *w, const char *what)
+{
+	warnx("pid %d has %s: a read it completes into the watched pages "
+	    "fails with EFAULT while they are protected, unseen, and the "
+	    "counts are a lower bound (page_async_io; --backend ptrace "
+	    "lets it run as it would)", (int)w->pid, what);
+	obs(w)->async_io++;
 }
 
 /* Whether every thread of the process is in group-stop (SIGSTOP). */

@@ -392,6 +392,7 @@ page_sc_exit(struct watch *w, struct page_state *s, struct tr_thread *t)
 	struct pthr *pt = pthr_of(t);
 	struct ppage *p;
 	uint64_t lo, hi, addr;
+	char what[96];
 	size_t k;
 
 	if (pt->sc_from != 0)
@@ -399,6 +400,15 @@ page_sc_exit(struct watch *w, struct page_state *s, struct tr_thread *t)
 	pt->sc_from = 0;
 	if (pt->nr == SYS_rseq)
 		page_rseq_forget(t);
+	else if (pt->nr == SYS_io_uring_setup && (int64_t)t->rval >= 0) {
+		snprintf(what, sizeof what, "an io_uring (fd %" PRId64 ", "
+		    "made by thread %d)", (int64_t)t->rval, (int)t->tid);
+		page_async_io(w, what);
+	} else if (pt->nr == SYS_io_setup && t->rval == 0) {
+		snprintf(what, sizeof what, "a Linux AIO context (made by "
+		    "thread %d)", (int)t->tid);
+		page_async_io(w, what);
+	}
 	page_segv_call(s, t, 1);
 	if (pt->nwin > 0)
 		page_kernel_writes(w, s, t, pt, WP_HIT_SYSCALL, 0);

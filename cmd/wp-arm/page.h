@@ -321,10 +321,19 @@ void	 page_collect(struct watch *w, struct page_state *s);
 /*
  * Each page needed and not known yet checked: its own protection, from
  * maps; a page that cannot be watched this way is refused with the
- * reason (and advice).  0, or -1.
+ * reason (and advice).  A process with an asynchronous I/O context
+ * (wp_proc_async_io) is refused too with s->probe (auto: single-step
+ * instead), else said (page_async_io).  0, or -1.
  */
 int	 page_check(struct watch *w, struct page_state *s, const char *advice,
 	    struct wp_error *e);
+/*
+ * The process has an asynchronous I/O context, what (at arming, or made
+ * during the watch): its reads into a protected page fail with EFAULT,
+ * unseen; said on standard error, and counted (page.async_io: the
+ * counts are a lower bound).
+ */
+void	 page_async_io(struct watch *w, const char *what);
 /*
  * Takes write permission away from every page needed (with the process
  * stopped by SIGSTOP: at its first stop once continued).  0, or -1.

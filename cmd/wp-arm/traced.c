@@ -315,6 +315,18 @@ traced_count(struct watch *w)
 }
 
 void
+traced_initial(struct watch *w, unsigned char *const *last)
+{
+	size_t i;
+
+	for (i = 0; i < w->nt; i++)
+		if (w->t[i].chain < 0 && w->t[i].len <= 8) {
+			w->t[i].has_initial = 1;
+			w->t[i].initial = wp_le64(last[i], (size_t)w->t[i].len);
+		}
+}
+
+void
 traced_read_latest(struct watch *w, int memfd)
 {
 	unsigned char b[8];

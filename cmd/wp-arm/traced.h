@@ -130,6 +130,12 @@ int	 traced_frame_wrote(const struct traced_frame *f, uint64_t lo,
 	    uint64_t hi, uint64_t span[2]);
 
 /*
+ * Each plain target's value at arming (up to 8 bytes), from its bytes
+ * last[i] read with every thread held: the armed record's initial, so
+ * that latest less initial is what the watch counted.
+ */
+void	 traced_initial(struct watch *w, unsigned char *const *last);
+/*
  * Each target's value at the end, read through memfd with every thread
  * held: the last counted write's, none made since the target ran on.
  */

@@ -9,10 +9,6 @@
 #include "report.h"
 #include "util.h"
 
-static const char snapshot_caveat[] =
-    "snapshots are read before arming and after disarming, not "
-    "atomically with the hits";
-
 static const struct wp_field absent = { -1, NULL, NULL };
 
 /* A writer's "source": {"file", "line"}, or null. */
@@ -191,7 +187,7 @@ leaf(const struct report *r, const struct rtarget *t, struct wp_jw *w)
 
 	wp_field_write(w, "counted", t->obs ? &t->obs->counted : NULL);
 	wp_field_write(w, "lost", t->obs ? &t->obs->lost : NULL);
-	wp_jw_str(w, "snapshot_caveat", snapshot_caveat);
+	wp_jw_str(w, "snapshot_caveat", r->snapshot_caveat);
 	if (t->have_time) {
 		wp_jw_int(w, "first_time_ns", t->first);
 		wp_jw_int(w, "last_time_ns", t->last);

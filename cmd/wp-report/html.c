@@ -164,6 +164,8 @@ static const char *const bound_why[WP_NBOUNDS] = {
 	[WP_BOUND_PAGE_WINDOWS] = "a watched page was given back to a "
 	    "system call while other threads could run: their stores to it "
 	    "meanwhile were not seen",
+	[WP_BOUND_ASYNC_IO] = "the process had an io_uring or Linux AIO "
+	    "context: its reads into the protected pages failed, unseen",
 };
 
 /* The text report, as the table prints it at 100 columns, into *buf
@@ -418,6 +420,10 @@ target_head(const struct rtarget *t, FILE *f)
 	    t->lower ? " (a lower bound)" : "");
 	html_fmt(f, "initial %s, latest %s", wp_field_text(t->initial),
 	    latest ? wp_field_text(latest) : "-");
+	if (r->snapshot_caveat != NULL) {
+		fprintf(f, "</p>\n<p class=\"caveat\">");
+		html_text(f, r->snapshot_caveat);
+	}
 	fprintf(f, "</p>\n");
 }
 

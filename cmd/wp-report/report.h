@@ -171,6 +171,13 @@ struct report {
 	/* the view (report_view) */
 	long		 malformed;
 	const char	*backend;	/* NULL: not known */
+	/* how a tracing backend (it holds every thread at arming and at
+	   disarming, and sees the system calls that write) counted the
+	   writes ("page faults"); NULL: the kernel counted them */
+	const char	*tracer;
+	/* why initial and latest need not differ by the count (they were
+	   read as the threads ran); NULL: read with every thread held */
+	const char	*snapshot_caveat;
 	int		 reasons[WP_NBOUNDS];	/* enum wp_bound */
 	size_t		 nreasons;
 };

@@ -397,26 +397,11 @@ table_samples(const struct report *r, const struct rsample *a, size_t n,
 	free(t.a);
 }
 
-/*
- * How the backend of a tracing watch (it sees the system calls that
- * write too) counted the writes, as its observation's own object says;
- * NULL: the kernel counted them.
- */
-static const char *
-tracer_counted(const struct report *r)
-{
-	if (r->observation.has_ptrace)
-		return "single-stepping";
-	if (r->observation.has_page)
-		return "page faults";
-	return NULL;
-}
-
 /* Why the value changed with no write counted. */
 static void
 unwatched_change(const struct report *r, FILE *f)
 {
-	if (tracer_counted(r) != NULL)
+	if (r->tracer != NULL)
 		out(f, "  changed, no write counted: another process wrote "
 		    "it (shared memory)\n");
 	else
@@ -451,9 +436,7 @@ samples(const struct report *r, const struct rtarget *rt, FILE *f)
 static const char *
 counter(const struct report *r)
 {
-	const char *how = tracer_counted(r);
-
-	return how != NULL ? how : "the kernel";
+	return r->tracer != NULL ? r->tracer : "the kernel";
 }
 
 /* The counts: by the kernel, tallied, sampled, and the values. */
@@ -497,6 +480,8 @@ counts(const struct report *r, const struct rtarget *t, FILE *f)
 	else
 		out(f, "  %llu hits%s%s  initial %s  latest %s%s\n", hits,
 		    split, lower, wp_field_text(init), ls, changed);
+	if (r->snapshot_caveat != NULL)
+		out(f, "  %s\n", r->snapshot_caveat);
 	if (counted == NULL && quiet(r))
 		out(f, "  count unknown: the breakpoints may have gone quiet: "
 		    "another breakpoint was on these threads,\n  and on this "

@@ -295,7 +295,8 @@ lower_bound_reasons(struct report *r)
 	const unsigned quiet = 1U << WP_PARTIAL_QUIET;
 	const unsigned dropped = 1U << WP_PARTIAL_PAGES_DROPPED;
 	const unsigned shared = 1U << WP_PARTIAL_PAGE_WINDOWS_SHARED;
-	const unsigned apart = window | quiet | dropped | shared;
+	const unsigned async = 1U << WP_PARTIAL_ASYNC_IO;
+	const unsigned apart = window | quiet | dropped | shared | async;
 
 	if (!o->present)
 		reason(r, WP_BOUND_INCOMPLETE);
@@ -319,6 +320,8 @@ lower_bound_reasons(struct report *r)
 		reason(r, WP_BOUND_PAGES_DROPPED);
 	if (o->partial_reasons & shared)
 		reason(r, WP_BOUND_PAGE_WINDOWS);
+	if (o->partial_reasons & async)
+		reason(r, WP_BOUND_ASYNC_IO);
 	if (stop && strcmp(stop, wp_stop_names[WP_STOP_OUTPUT_CLOSED]) == 0)
 		reason(r, WP_BOUND_OUTPUT_CLOSED);
 	if (r->malformed > 0)
@@ -348,6 +351,20 @@ target_lower(const struct report *r, const struct rtarget *t)
 	return 0;
 }
 
+/*
+ * How the backend of a tracing watch counted the writes, as its
+ * observation's own object says, or NULL (see struct report's tracer).
+ */
+static const char *
+tracer(const struct report *r)
+{
+	if (r->observation.has_ptrace)
+		return "single-stepping";
+	if (r->observation.has_page)
+		return "page faults";
+	return NULL;
+}
+
 void
 report_view(struct report *r, long malformed)
 {
@@ -357,6 +374,11 @@ report_view(struct report *r, long malformed)
 	r->backend = r->observation.present ?
 	    wp_field_str(&r->observation.backend) :
 	    wp_field_str(&r->armed.backend);
+	r->tracer = tracer(r);
+	/* perf and bpf cannot hold the threads for the values' reads */
+	r->snapshot_caveat = r->tracer != NULL ? NULL : "values read as "
+	    "the threads ran, apart from the hits: latest - initial need "
+	    "not be the count";
 	r->nreasons = 0;
 	lower_bound_reasons(r);
 	for (i = 0; i < r->nt; i++) {
