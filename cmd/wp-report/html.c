@@ -393,7 +393,7 @@ threads(const struct report *r, const struct rtarget *t, FILE *f)
 
 /* What and where the target is, and its counts. */
 static void
-target_head(const struct rtarget *t, FILE *f)
+target_head(const struct report *r, const struct rtarget *t, FILE *f)
 {
 	const struct wp_watch_pass *x = &t->rec;
 	const struct wp_field *latest = t->obs ? &t->obs->latest_value : NULL;
@@ -437,7 +437,7 @@ section(const struct report *r, const struct rtarget *t,
 	fprintf(f, "<section class=\"target\" id=\"target-%d\" "
 	    "data-target=\"%d\" data-follow=\"%s\">\n", t->id, t->id,
 	    t->follow ? "yes" : "no");
-	target_head(t, f);
+	target_head(r, t, f);
 	if (tt == NULL)
 		fprintf(f, "<p class=\"binning\" data-binned=\"no\">No hits."
 		    "</p>\n");
