@@ -13,7 +13,6 @@
 #include <dlfcn.h>
 #include <err.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,15 +27,10 @@
 #include "util.h"
 #include "watch.h"
 
-/* What a fact came to: a word for JSON, a line for a person. */
-struct fact {
-	int	 ok;
-	char	 why[256];
-};
-
 struct facts {
 	char		 machine[160];
-	struct fact	 bp, bpf, page;
+	/* status 1 where it holds, 0 where not; msg says why */
+	struct wp_error	 bp, bpf, page;
 	int		 bp_free;	/* slots free to us; -1: unknown */
 	long		 paranoid, ptrace_scope;	/* -99: unreadable */
 	char		 perf_allows[160], ptrace_allows[160];
@@ -54,21 +48,6 @@ static const size_t widths[2] = { 8, 4096 };
 /* the targets of the default's question: ours, so the child's too */
 static uint64_t word8 __attribute__((aligned(8)));
 static unsigned char page4k[4096] __attribute__((aligned(4096)));
-
-static void
-say(struct fact *f, int ok, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void
-say(struct fact *f, int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	f->ok = ok;
-	va_start(ap, fmt);
-	vsnprintf(f->why, sizeof f->why, fmt, ap);
-	va_end(ap);
-}
 
 /* A child that waits to be killed: the process the questions watch. */
 static pid_t
@@ -99,13 +78,13 @@ reap(pid_t pid)
  * read-only, and the tracer sees the SIGSEGV before the child does.
  */
 static void
-fault_probe(struct fact *f)
+fault_probe(struct wp_error *f)
 {
 	int st = 0, seen = 0;
 	pid_t pid;
 
 	if ((pid = fork()) == -1) {
-		say(f, 0, "fork: %s", strerror(errno));
+		wp_error_set(f, 0, "fork: %s", strerror(errno));
 		return;
 	}
 	if (pid == 0) {
@@ -118,12 +97,12 @@ fault_probe(struct fact *f)
 		_exit(0);
 	}
 	if (waitpid(pid, &st, WSTOPPED) != pid || !WIFSTOPPED(st)) {
-		say(f, 0, "the probe child did not stop");
+		wp_error_set(f, 0, "the probe child did not stop");
 		reap(pid);
 		return;
 	}
 	if (ptrace(PTRACE_SEIZE, pid, 0, 0) == -1) {
-		say(f, 0, "ptrace: %s (kernel.yama.ptrace_scope, or a "
+		wp_error_set(f, 0, "ptrace: %s (kernel.yama.ptrace_scope, or a "
 		    "seccomp filter?)", strerror(errno));
 		reap(pid);
 		return;
@@ -138,10 +117,10 @@ fault_probe(struct fact *f)
 	}
 	reap(pid);
 	if (seen)
-		say(f, 1, "a write fault stops the writer for its tracer, "
+		wp_error_set(f, 1, "a write fault stops the writer for its tracer, "
 		    "which resolves it (any width, exact)");
 	else
-		say(f, 0, "a write to a read-only page did not stop its "
+		wp_error_set(f, 0, "a write to a read-only page did not stop its "
 		    "tracer");
 }
 
@@ -154,12 +133,12 @@ bp_facts(struct facts *m)
 	const char *sw = getenv("WP_ARM_BP");
 
 	if (bp_canary(0, why, sizeof why) == -1) {
-		say(&m->bp, 0, "%s%s", why, sw != NULL && strcmp(sw, "none") ==
+		wp_error_set(&m->bp, 0, "%s%s", why, sw != NULL && strcmp(sw, "none") ==
 		    0 ? " (WP_ARM_BP=none says so)" : "");
 		return;
 	}
 	m->bp_free = perf_bp_free(0);
-	say(&m->bp, 1, "a breakpoint on wp-arm's own variable counted 4 of "
+	wp_error_set(&m->bp, 1, "a breakpoint on wp-arm's own variable counted 4 of "
 	    "4 writes");
 }
 
@@ -173,9 +152,9 @@ bpf_facts(struct facts *m)
 	w.max_events = 1;
 	w.callchain_depth = 1;
 	if (backend_bpf.probe(&w, &e))
-		say(&m->bpf, 1, "wp's program passes the verifier and loads");
+		wp_error_set(&m->bpf, 1, "wp's program passes the verifier and loads");
 	else
-		say(&m->bpf, 0, "%s", e.msg);
+		wp_error_set(&m->bpf, 0, "%s", e.msg);
 }
 
 static void
@@ -289,15 +268,15 @@ json(const struct facts *m)
 	wp_jw_obj(&j, NULL);
 	wp_jw_str(&j, "machine", m->machine);
 	wp_jw_obj(&j, "breakpoints");
-	wp_jw_bool(&j, "fire", m->bp.ok);
+	wp_jw_bool(&j, "fire", m->bp.status);
 	wp_jw_int(&j, "slots", WP_HWBP_SLOTS);
 	if (m->bp_free >= 0)
 		wp_jw_int(&j, "slots_free", m->bp_free);
-	wp_jw_str(&j, "why", m->bp.why);
+	wp_jw_str(&j, "why", m->bp.msg);
 	wp_jw_end(&j);
 	wp_jw_obj(&j, "bpf");
-	wp_jw_bool(&j, "loads", m->bpf.ok);
-	wp_jw_str(&j, "why", m->bpf.why);
+	wp_jw_bool(&j, "loads", m->bpf.status);
+	wp_jw_str(&j, "why", m->bpf.msg);
 	wp_jw_end(&j);
 	wp_jw_obj(&j, "perf");
 	if (m->paranoid != -99)
@@ -310,8 +289,8 @@ json(const struct facts *m)
 	wp_jw_str(&j, "allows", m->ptrace_allows);
 	wp_jw_end(&j);
 	wp_jw_obj(&j, "page");
-	wp_jw_bool(&j, "works", m->page.ok);
-	wp_jw_str(&j, "why", m->page.why);
+	wp_jw_bool(&j, "works", m->page.status);
+	wp_jw_str(&j, "why", m->page.msg);
 	wp_jw_end(&j);
 	wp_jw_bool(&j, "uprobes", m->uprobes);
 	if (m->tracefs)
@@ -362,12 +341,12 @@ text(const struct facts *m)
 
 	printf("wp doctor: what wp can use on this machine (%s)\n",
 	    m->machine);
-	printf("  breakpoints  %s  %s", yes(m->bp.ok), m->bp.why);
+	printf("  breakpoints  %s  %s", yes(m->bp.status), m->bp.msg);
 	if (m->bp_free >= 0)
 		printf(" (%d of %d debug registers free)", m->bp_free,
 		    WP_HWBP_SLOTS);
 	printf("\n");
-	printf("  bpf          %s  %s\n", yes(m->bpf.ok), m->bpf.why);
+	printf("  bpf          %s  %s\n", yes(m->bpf.status), m->bpf.msg);
 	printf("  perf         %s  ", yes(m->paranoid != -99));
 	if (m->paranoid != -99)
 		printf("kernel.perf_event_paranoid %ld: ", m->paranoid);
@@ -376,7 +355,7 @@ text(const struct facts *m)
 	if (m->ptrace_scope != -99)
 		printf("kernel.yama.ptrace_scope %ld: ", m->ptrace_scope);
 	printf("%s\n", m->ptrace_allows);
-	printf("  page         %s  %s\n", yes(m->page.ok), m->page.why);
+	printf("  page         %s  %s\n", yes(m->page.status), m->page.msg);
 	printf("  uprobes      %s  %s\n", yes(m->uprobes), m->uprobes ?
 	    "uprobe events can be made" : "no uprobe event source "
 	    "(CONFIG_UPROBE_EVENTS)");
