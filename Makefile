@@ -22,8 +22,16 @@ SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer \
 TOOLS	 = wp-resolve wp-arm wp-decode wp-report
 LIBSRC	 = $(wildcard lib/*.c)
 LIBOBJ	 = $(LIBSRC:lib/%.c=$(O)/lib/%.o)
-# Each tool is built from the files in its own directory over libwp.a.
-toolobj	 = $(patsubst cmd/%.c,$(O)/cmd/%.o,$(wildcard cmd/$(1)/*.c))
+# Each tool is built from the files in its own directory and its
+# folders (wp-arm's: a folder per backend and per shared engine) over
+# libwp.a; a file sees the headers of every folder of its tool.
+toolsrc	 = $(wildcard cmd/$(1)/*.c cmd/$(1)/*/*.c)
+toolobj	 = $(patsubst cmd/%.c,$(O)/cmd/%.o,$(call toolsrc,$(1)))
+tooldirs = $(sort $(dir $(call toolsrc,$(1)) $(wildcard cmd/$(1)/*.h \
+	   cmd/$(1)/*/*.h)))
+toolhdr	 = $(wildcard cmd/$(1)/*.h cmd/$(1)/*/*.h)
+# the tool of a source under cmd/ (wp-arm/bp/perf: wp-arm)
+toolof	 = $(firstword $(subst /, ,$(1)))
 MAN1	 = $(wildcard man/*.1)
 MAN7	 = $(wildcard man/*.7)
 TARGETS	 = $(patsubst tests/targets/%.c,%,$(filter-out tests/targets/lib%,\
@@ -76,7 +84,8 @@ $(O)/libwp.a: $(LIBOBJ)
 	rm -f $@
 	ar rcs $@ $(LIBOBJ)
 
-$(O)/bpf/wp.bpf.o: cmd/wp-arm/bpf/wp.bpf.c cmd/wp-arm/bpf/wpbpf.h \
+$(O)/bpf/wp.bpf.o: cmd/wp-arm/backend-bpf/bpf/wp.bpf.c \
+    cmd/wp-arm/backend-bpf/bpf/wpbpf.h \
     lib/bounds.h lib/x86-regs.h lib/cond-ops.h
 	@mkdir -p $(@D)
 	$(BPFCC) -O2 -g -target bpf $(BPFINC) -iquote lib -Wall -Werror \
@@ -86,13 +95,14 @@ $(O)/bpf/wp.skel.h: $(O)/bpf/wp.bpf.o
 	$(BPFTOOL) gen skeleton $< name wpbpf > $@.tmp
 	mv $@.tmp $@
 
-$(O)/cmd/wp-arm/bpf-prog.o: $(O)/bpf/wp.skel.h
-$(O)/cmd/wp-arm/bpf-prog.o: WPFLAGS += -iquote $(O)/bpf
+$(O)/cmd/wp-arm/backend-bpf/bpf-prog.o: $(O)/bpf/wp.skel.h
+$(O)/cmd/wp-arm/backend-bpf/bpf-prog.o: WPFLAGS += -iquote $(O)/bpf
 
 .SECONDEXPANSION:
-$(O)/cmd/%.o: cmd/%.c lib/*.h $$(wildcard $$(dir cmd/%)*.h)
+$(O)/cmd/%.o: cmd/%.c lib/*.h $$(call toolhdr,$$(call toolof,$$*))
 	@mkdir -p $(@D)
-	$(CC) $(WPFLAGS) -iquote $(<D) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+	$(CC) $(WPFLAGS) -iquote $(<D) $(addprefix -iquote ,$(call \
+	    tooldirs,$(call toolof,$*))) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(TOOLS:%=$(O)/%): $(O)/%: $$(call toolobj,%) $(O)/libwp.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(call toolobj,$*) $(O)/libwp.a \
@@ -109,14 +119,14 @@ $(O)/progs/%: tests/progs/%.c $(O)/libwp.a lib/*.h
 	    $(O)/libwp.a $(LDLIBS)
 
 # the queue of wp-arm's perf backend, on rings in memory
-$(O)/progs/perf-queue: tests/progs/perf-queue.c cmd/wp-arm/perf-queue.c \
-	    cmd/wp-arm/perf.c cmd/wp-arm/perf-ring.c cmd/wp-arm/perf-queue.h \
-	    cmd/wp-arm/perf.h \
+PQSRC	 = cmd/wp-arm/backend-perf/perf-queue.c cmd/wp-arm/bp/perf.c \
+	   cmd/wp-arm/bp/perf-ring.c
+$(O)/progs/perf-queue: tests/progs/perf-queue.c $(PQSRC) \
+	    cmd/wp-arm/backend-perf/perf-queue.h cmd/wp-arm/bp/perf.h \
 	    $(O)/libwp.a lib/*.h
 	@mkdir -p $(@D)
-	$(CC) $(WPFLAGS) -iquote cmd/wp-arm $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) \
-	    -o $@ $< cmd/wp-arm/perf-queue.c cmd/wp-arm/perf.c \
-	    cmd/wp-arm/perf-ring.c $(O)/libwp.a \
+	$(CC) $(WPFLAGS) -iquote cmd/wp-arm/backend-perf -iquote cmd/wp-arm/bp \
+	    $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(PQSRC) $(O)/libwp.a \
 	    $(LDLIBS) -pthread
 
 # Test targets: plain -O1 programs, PIE and non-PIE, and a shared library.
@@ -191,18 +201,22 @@ FUZZFLAGS = -fsanitize=fuzzer,address,undefined \
 	    -fno-sanitize-recover=undefined -g -O1
 fuzzsrc_resolve   = cmd/wp-resolve/addr.c
 fuzzsrc_arm-input = cmd/wp-arm/input.c cmd/wp-arm/follow.c cmd/wp-arm/watch.c \
-		    cmd/wp-arm/emit.c cmd/wp-arm/filter.c cmd/wp-arm/stop.c \
-		    cmd/wp-arm/signals.c \
-		    cmd/wp-arm/cond-sample.c
+		    cmd/wp-arm/emit.c cmd/wp-arm/filter/filter.c \
+		    cmd/wp-arm/filter/stop.c cmd/wp-arm/signals.c \
+		    cmd/wp-arm/filter/cond-sample.c
 fuzzsrc_decode	  = $(filter-out %/main.c,$(wildcard cmd/wp-decode/*.c))
 fuzzsrc_report	  = $(filter-out %/main.c,$(wildcard cmd/wp-report/*.c))
 fuzzobj	 = $(patsubst %.c,$(O)/fuzz/obj/%.o,$(fuzzsrc_$(1)))
 
 fuzz-build: $(FUZZERS:%=$(O)/fuzz/fuzz-%) $(O)/fuzz/seeds/.done
 
-$(O)/fuzz/obj/%.o: %.c lib/*.h $(O)/lib/schema-text.h $$(wildcard $$(dir %)*.h)
+# a tool's source (cmd/TOOL/...) sees the headers of the tool's folders
+fuzztool = $(if $(filter cmd/%,$(1)),$(call toolof,$(patsubst cmd/%,%,$(1))))
+$(O)/fuzz/obj/%.o: %.c lib/*.h $(O)/lib/schema-text.h $$(wildcard $$(dir %)*.h) \
+	    $$(call toolhdr,$$(call fuzztool,$$*))
 	@mkdir -p $(@D)
-	$(FUZZCC) $(WPFLAGS) -iquote $(O)/lib -iquote $(<D) $(FUZZFLAGS) \
+	$(FUZZCC) $(WPFLAGS) -iquote $(O)/lib -iquote $(<D) $(addprefix \
+	    -iquote ,$(call tooldirs,$(call fuzztool,$*))) $(FUZZFLAGS) \
 	    -c -o $@ $<
 
 $(O)/fuzz/libwp.a: $(LIBSRC:%.c=$(O)/fuzz/obj/%.o)
@@ -249,11 +263,11 @@ fuzz: fuzz-build
 # runs wp-arm's perf drain and hit formatter on a ring in memory.
 bench: $(O)/bench/drain
 
-$(O)/bench/drain: bench/drain.c cmd/wp-arm/perf.c cmd/wp-arm/perf-ring.c \
-	    cmd/wp-arm/perf.h $(O)/libwp.a
+$(O)/bench/drain: bench/drain.c cmd/wp-arm/bp/perf.c cmd/wp-arm/bp/perf-ring.c \
+	    cmd/wp-arm/bp/perf.h $(O)/libwp.a
 	@mkdir -p $(@D)
-	$(CC) $(WPFLAGS) -iquote cmd/wp-arm $(CFLAGS) -o $@ bench/drain.c \
-	    cmd/wp-arm/perf.c cmd/wp-arm/perf-ring.c $(O)/libwp.a $(LDLIBS)
+	$(CC) $(WPFLAGS) -iquote cmd/wp-arm/bp $(CFLAGS) -o $@ bench/drain.c \
+	    cmd/wp-arm/bp/perf.c cmd/wp-arm/bp/perf-ring.c $(O)/libwp.a $(LDLIBS)
 
 install: $(TOOLS:%=$(O)/%) $(O)/wp
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \

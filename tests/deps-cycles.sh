@@ -17,12 +17,13 @@ build=${1:-build}
 found=0
 status=0
 for dir in "$build"/cmd/* "$build"/lib; do
-	set -- "$dir"/*.o
-	[ -e "$1" ] || continue
+	# a tool's objects, its folders' too (wp-arm's backends and engines)
+	set -- $(find "$dir" -name '*.o' 2> /dev/null | sort)
+	[ -n "${1-}" ] || continue
 	found=1
 	tool=${dir##*/}
 	nm "$@" | awk -v tool="$tool" -v verbose="$verbose" '
-	/:$/ { f = $0; sub(/:$/, "", f); sub(/.*\//, "", f);
+	/:$/ { f = $0; sub(/:$/, "", f); sub(".*/" tool "/", "", f);
 		sub(/\.o$/, ".c", f); files[f] = 1; next }
 	$1 == "U" { use[f, $2] = 1; used[$2] = used[$2] " " f; next }
 	$2 == "T" { def[$3] = f }

@@ -1,11 +1,11 @@
 /*
  * watch: what wp-arm watches and what happened, shared by the backends;
- * the seam every backend plugs into (struct backend: backend-perf.c,
- * backend-bpf.c, backend-ptrace.c); the loop that runs a backend until
- * the watch stops (watch.c) and the signals that stop it (signals.c);
- * the one place records leave wp-arm
- * (emit.c); follow chains (follow.c), the observation (observation.c),
- * and the supervisor of a tracing backend (guard.c).  Nothing here knows
+ * the seam every backend plugs into (struct backend: a folder each,
+ * backend-NAME/, one line each in backends.c's table); the loop that
+ * runs a backend until the watch stops (watch.c) and the signals that
+ * stop it (signals.c); the one place records leave wp-arm (emit.c);
+ * follow chains (follow.c), the observation (observation.c), and the
+ * supervisor of a tracing backend (trace/guard.c).  Nothing here knows
  * a backend's internals: a backend's state and counters are its own
  * (w->state, w->obs).
  */

@@ -13,7 +13,7 @@
 #include <signal.h>
 #include <stdint.h>
 
-#include "backend-ptrace.h"
+#include "ptrace.h"
 #include "tracee.h"
 #include "util.h"
 #include "watch.h"

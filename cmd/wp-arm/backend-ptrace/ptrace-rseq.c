@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <unistd.h>
 
-#include "backend-ptrace.h"
+#include "ptrace.h"
 #include "tracee.h"
 
 void

@@ -8,8 +8,8 @@
  * tr_thread of the process carries a struct pthr as its user, owned
  * here.  Nothing outside the backend includes this.
  */
-#ifndef WPARM_BACKEND_PTRACE_H
-#define WPARM_BACKEND_PTRACE_H
+#ifndef WPARM_PTRACE_H
+#define WPARM_PTRACE_H
 
 #include <sys/types.h>
 #include <sys/user.h>

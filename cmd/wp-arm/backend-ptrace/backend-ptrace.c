@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "backend-ptrace.h"
+#include "ptrace.h"
 #include "proc.h"
 #include "traced.h"
 #include "tracee.h"

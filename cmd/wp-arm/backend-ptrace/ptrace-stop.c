@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "backend-ptrace.h"
+#include "ptrace.h"
 #include "traced.h"
 #include "tracee.h"
 #include "util.h"

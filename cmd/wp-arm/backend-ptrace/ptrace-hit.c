@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "backend-ptrace.h"
+#include "ptrace.h"
 #include "syscalls.h"
 #include "traced.h"
 #include "tracee.h"

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "backend-ptrace.h"
+#include "ptrace.h"
 #include "x86.h"
 
 /* The length of the prefix of s in list, or 0. */
