@@ -209,7 +209,7 @@ wp_rec_read_hit(const struct wp_record *rec, struct wp_hit_in *h)
 	memset(&h->chain_json, 0, sizeof *h -
 	    offsetof(struct wp_hit_in, chain_json));
 	h->rec = rec;
-	h->tally = strcmp(rec->type, "tally") == 0;
+	h->tally = rec->kind == WP_REC_TALLY;
 	h->len = 1;
 	h->regs_tok = h->stack_tok = h->writer_tok = h->value_tok = -1;
 	h->end_tok = h->store_bytes_tok = -1;

@@ -470,7 +470,7 @@ wp_rec_check(const struct wp_record *rec, struct wp_error *err)
 				lastname = stypes[i].name;
 				break;
 			}
-		session = strcmp(rec->type, "session") == 0;
+		session = rec->kind == WP_REC_SESSION;
 		whole = 0;
 		for (i = 0; i < sizeof whole_types / sizeof whole_types[0];
 		    i++)

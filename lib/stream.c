@@ -121,8 +121,8 @@ sound(struct wp_reader *rd, const struct wp_record *rec, char *why,
 	size_t i;
 	int id, isnew;
 
-	if (strcmp(rec->type, "target") == 0 ||
-	    strcmp(rec->type, "follow") == 0) {
+	if (rec->kind == WP_REC_TARGET ||
+	    rec->kind == WP_REC_FOLLOW) {
 		if (wp_rec_read_id(rec, &id) == 0)
 			wp_hmap_put(&rd->ids, (uint64_t)(int64_t)id, 0, &isnew);
 		return 0;
@@ -146,6 +146,22 @@ sound(struct wp_reader *rd, const struct wp_record *rec, char *why,
 		return -1;
 	}
 	return 0;
+}
+
+const char *const wp_rtype_names[WP_NRTYPES] = {
+	NULL, "session", "target", "follow", "armed", "hit", "tally",
+	"last_write", "rebind", "observation", "lost", "thread"
+};
+
+static enum wp_rtype
+rtype(const char *type)
+{
+	int i;
+
+	for (i = 1; i < WP_NRTYPES; i++)
+		if (strcmp(type, wp_rtype_names[i]) == 0)
+			return (enum wp_rtype)i;
+	return WP_REC_OTHER;
 }
 
 /* Parses the line (parsed is 1 when it was already, as a JSON object). */
@@ -180,6 +196,7 @@ parse(struct wp_reader *rd, char *line, size_t len, int parsed,
 	rec->len = len;
 	rec->lineno = rd->lineno;
 	rec->type = rd->type;
+	rec->kind = rtype(rd->type);
 	rec->j = j;
 	if (wp_rec_check(rec, &e) == -1)
 		return bad(rd, e.msg);

@@ -19,11 +19,21 @@
  * One record.  Everything it points to belongs to the reader and is
  * valid until the next wp_stream_read on that reader.
  */
+/* The record types the tools act on (wp-records(7)); others: OTHER. */
+enum wp_rtype {
+	WP_REC_OTHER, WP_REC_SESSION, WP_REC_TARGET, WP_REC_FOLLOW,
+	WP_REC_ARMED, WP_REC_HIT, WP_REC_TALLY, WP_REC_LAST_WRITE,
+	WP_REC_REBIND, WP_REC_OBSERVATION, WP_REC_LOST, WP_REC_THREAD,
+	WP_NRTYPES
+};
+extern const char *const wp_rtype_names[WP_NRTYPES];	/* [OTHER]: NULL */
+
 struct wp_record {
 	const char	*line;		/* the text, without its newline */
 	size_t		 len;
 	long		 lineno;
 	const char	*type;		/* the decoded "type" member */
+	enum wp_rtype	 kind;		/* the type, set by the reader */
 	const struct wp_json *j;	/* its tokens: the object is token 0 */
 };
 

@@ -67,16 +67,16 @@ take(struct watch *w, const struct wp_record *rec, int *have_session)
 	struct wp_error err;
 	int rc = 0;
 
-	if (strcmp(rec->type, "session") == 0) {
+	if (rec->kind == WP_REC_SESSION) {
 		if ((rc = wp_rec_read_session(rec, &s, &err)) == 0) {
 			rc = take_session(w, &s, have_session, &err);
 			wp_session_free(&s);
 		}
-	} else if (strcmp(rec->type, "target") == 0) {
+	} else if (rec->kind == WP_REC_TARGET) {
 		if ((rc = wp_rec_read_target(rec, &sp, &err)) == 0 &&
 		    (rc = id_taken(w, sp.id, &err)) == 0)
 			add_target(w, &sp);
-	} else if (strcmp(rec->type, "follow") == 0) {
+	} else if (rec->kind == WP_REC_FOLLOW) {
 		if ((rc = wp_rec_read_follow(rec, &sp, &err)) == 0 &&
 		    (rc = id_taken(w, sp.id, &err)) == 0)
 			follow_add(w, &sp);

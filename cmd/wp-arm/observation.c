@@ -67,33 +67,33 @@ coverage(const struct watch *w, struct wp_observation *o,
 	o->unattached = pending + o->nfailed;
 	o->forked = w->other_processes;
 	if (o->attached_late > 0)
-		reasons[o->npartial++] = "threads_attached_late";
+		reasons[o->npartial++] = wp_partial_names[WP_PARTIAL_LATE];
 	if (pending > 0)
-		reasons[o->npartial++] = "threads_never_attached";
+		reasons[o->npartial++] = wp_partial_names[WP_PARTIAL_NEVER];
 	if (o->nfailed > 0)
-		reasons[o->npartial++] = "threads_failed_to_arm";
+		reasons[o->npartial++] = wp_partial_names[WP_PARTIAL_FAILED];
 	if (o->ambiguous > 0)
-		reasons[o->npartial++] = "events_of_unknown_origin";
+		reasons[o->npartial++] = wp_partial_names[WP_PARTIAL_UNKNOWN_ORIGIN];
 	if (o->unparsed > 0)
-		reasons[o->npartial++] = "malformed_perf_ring_records";
+		reasons[o->npartial++] = wp_partial_names[WP_PARTIAL_MALFORMED];
 	/* between a pointer write and the re-arm, the leaf is not watched */
 	if (pointer_written(w) && (o->follow_mode == NULL ||
 	    strcmp(o->follow_mode, "async") == 0))
-		reasons[o->npartial++] = "follow_rebind_window";
+		reasons[o->npartial++] = wp_partial_names[WP_PARTIAL_REBIND_WINDOW];
 	if (w->modify_errors > 0)
-		reasons[o->npartial++] = "follow_rearm_failed";
+		reasons[o->npartial++] = wp_partial_names[WP_PARTIAL_REARM_FAILED];
 	/* a page given back to a call while other threads ran (observe) */
 	if (o->page != NULL && o->page->windows_shared > 0)
-		reasons[o->npartial++] = "page_windows_shared";
+		reasons[o->npartial++] = wp_partial_names[WP_PARTIAL_PAGE_WINDOWS_SHARED];
 	/* counted nothing where a shared breakpoint goes quiet (bpev_quiet) */
 	if (o->breakpoints_quiet > 0)
-		reasons[o->npartial++] = "breakpoints_quiet";
+		reasons[o->npartial++] = wp_partial_names[WP_PARTIAL_QUIET];
 	/* a page let go mid-watch: its accesses since are not seen */
 	if (o->page != NULL && o->page->pages_dropped > 0)
-		reasons[o->npartial++] = "pages_dropped";
+		reasons[o->npartial++] = wp_partial_names[WP_PARTIAL_PAGES_DROPPED];
 	/* an io_uring or AIO context: its reads into the pages failed */
 	if (o->page != NULL && o->page->async_io > 0)
-		reasons[o->npartial++] = "page_async_io";
+		reasons[o->npartial++] = wp_partial_names[WP_PARTIAL_ASYNC_IO];
 	o->partial_reasons = reasons;
 }
 
@@ -215,9 +215,9 @@ losses(const struct watch *w, struct wp_observation *o, const char **reasons)
 	o->undelivered = w->undelivered;
 	if (o->lost > w->undelivered_hits ||
 	    (!known && o->lost_records > 0))
-		reasons[o->nlost_reasons++] = "ring_overflow";
+		reasons[o->nlost_reasons++] = wp_lost_names[WP_LOST_RING_OVERFLOW];
 	if (w->undelivered > 0)
-		reasons[o->nlost_reasons++] = "output_blocked";
+		reasons[o->nlost_reasons++] = wp_lost_names[WP_LOST_OUTPUT_BLOCKED];
 }
 
 /*
@@ -240,7 +240,8 @@ observation_write(struct watch *w, const char *error)
 	o.duration_ms = w->duration_ms;
 	o.elapsed_ms = w->elapsed_ms;
 	o.max_events = w->max_events;
-	o.stop_reason = error ? "error" : w->stop_reason;
+	o.stop_reason = error ? wp_stop_names[WP_STOP_ERROR] :
+	    w->stop_reason;
 	o.stop_detail = w->stop_detail;
 	o.error = error;
 	o.truncated = w->truncated;

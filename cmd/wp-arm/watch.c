@@ -46,14 +46,14 @@ check_stop(struct watch *w, uint64_t deadline)
 		return;
 	if (w->output_closed || stdout_closed()) {
 		w->output_closed = 1;
-		w->stop_reason = "output_closed";
+		w->stop_reason = wp_stop_names[WP_STOP_OUTPUT_CLOSED];
 	} else if (w->truncated && !(w->backend->caps & BK_TALLIES))
-		w->stop_reason = "max_events";
+		w->stop_reason = wp_stop_names[WP_STOP_MAX_EVENTS];
 	else if (watch_signalled()) {
-		w->stop_reason = "signal";
+		w->stop_reason = wp_stop_names[WP_STOP_SIGNAL];
 		w->stop_detail = watch_signame(watch_signalled());
 	} else if (wp_now_ns() >= deadline)
-		w->stop_reason = "duration";
+		w->stop_reason = wp_stop_names[WP_STOP_DURATION];
 }
 
 /* A count record per watched entry: written and counted so far. */

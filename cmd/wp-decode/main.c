@@ -75,19 +75,19 @@ one(struct decoder *d, const struct wp_record *rec, const char *name)
 	struct wp_error err;
 	int rc = 0;
 
-	if (strcmp(rec->type, "hit") == 0 || strcmp(rec->type, "tally") == 0 ||
-	    strcmp(rec->type, "last_write") == 0) {
+	if (rec->kind == WP_REC_HIT || rec->kind == WP_REC_TALLY ||
+	    rec->kind == WP_REC_LAST_WRITE) {
 		wp_rec_read_hit(rec, &d->hit);
 		if (d->hit.has_writer)
 			return wp_stream_pass(rec);
 		add = decoder_hit(d, &d->hit);
 		return wp_stream_append(rec, add->buf, add->len);
 	}
-	if (strcmp(rec->type, "session") == 0)
+	if (rec->kind == WP_REC_SESSION)
 		rc = decoder_session(d, rec, &err);
-	else if (strcmp(rec->type, "target") == 0)
+	else if (rec->kind == WP_REC_TARGET)
 		rc = decoder_target(d, rec, &err);
-	else if (strcmp(rec->type, "armed") == 0)
+	else if (rec->kind == WP_REC_ARMED)
 		decoder_armed(d, rec);
 	if (rc == -1)
 		warnx("%s: line %ld: %s", name, rec->lineno, err.msg);

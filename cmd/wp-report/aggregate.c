@@ -420,7 +420,7 @@ add_target(struct report *r, const struct wp_record *rec)
 	t = &r->t[r->nt++];
 	memset(t, 0, sizeof *t);
 	t->id = id;
-	t->follow = strcmp(rec->type, "follow") == 0;
+	t->follow = rec->kind == WP_REC_FOLLOW;
 	wp_rec_pass_target(rec, &t->rec);
 	wp_hmap_init(&t->sites, sizeof(struct rsite));
 	wp_hmap_init(&t->tallies, sizeof(struct rtally));
@@ -496,31 +496,31 @@ void
 report_add(struct report *r, const struct wp_record *rec)
 {
 	r->stream[RS_RECORDS]++;
-	if (strcmp(rec->type, "hit") == 0)
+	if (rec->kind == WP_REC_HIT)
 		add_hit(r, rec);
-	else if (strcmp(rec->type, "session") == 0) {
+	else if (rec->kind == WP_REC_SESSION) {
 		/* the first session and armed record, the last observation */
 		if (!r->session.present)
 			wp_rec_pass_session(rec, &r->session);
 	}
-	else if (strcmp(rec->type, "target") == 0 ||
-	    strcmp(rec->type, "follow") == 0)
+	else if (rec->kind == WP_REC_TARGET ||
+	    rec->kind == WP_REC_FOLLOW)
 		add_target(r, rec);
-	else if (strcmp(rec->type, "rebind") == 0)
+	else if (rec->kind == WP_REC_REBIND)
 		add_rebind(r, rec);
-	else if (strcmp(rec->type, "tally") == 0)
+	else if (rec->kind == WP_REC_TALLY)
 		add_tally(r, rec);
-	else if (strcmp(rec->type, "last_write") == 0)
+	else if (rec->kind == WP_REC_LAST_WRITE)
 		add_last(r, rec);
-	else if (strcmp(rec->type, "armed") == 0) {
+	else if (rec->kind == WP_REC_ARMED) {
 		if (!r->armed.present)
 			wp_rec_pass_armed(rec, &r->armed);
-	} else if (strcmp(rec->type, "observation") == 0)
+	} else if (rec->kind == WP_REC_OBSERVATION)
 		wp_rec_pass_observation(rec, &r->observation);
-	else if (strcmp(rec->type, "lost") == 0) {
+	else if (rec->kind == WP_REC_LOST) {
 		r->stream[RS_LOST_RECORDS]++;
 		r->lost += wp_rec_read_lost(rec);
-	} else if (strcmp(rec->type, "thread") == 0)
+	} else if (rec->kind == WP_REC_THREAD)
 		add_thread(r, rec);
 	else
 		r->stream[RS_OTHERS]++;

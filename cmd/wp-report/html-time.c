@@ -336,7 +336,7 @@ timeline_record(struct timeline *tl, const struct report *r,
 	int tally;
 	size_t i;
 
-	if (strcmp(rec->type, "armed") == 0 && tl->nt == 0) {
+	if (rec->kind == WP_REC_ARMED && tl->nt == 0) {
 		/* bins that span the watch's duration and a little more, in
 		   whole microseconds */
 		wp_rec_read_armed(rec, &a);
@@ -345,8 +345,8 @@ timeline_record(struct timeline *tl, const struct report *r,
 			    1000 + 1) * 1000;
 		return;
 	}
-	tally = strcmp(rec->type, "tally") == 0;
-	if (!tally && strcmp(rec->type, "hit") != 0)
+	tally = rec->kind == WP_REC_TALLY;
+	if (!tally && rec->kind != WP_REC_HIT)
 		return;
 	wp_rec_read_hit(rec, h);
 	for (i = 0; h->has_target && i < r->nt && rt == NULL; i++)

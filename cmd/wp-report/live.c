@@ -373,7 +373,7 @@ live_record(const struct wp_record *rec)
 {
 	struct wp_armed_in a;
 
-	if (strcmp(rec->type, "armed") == 0 && !L.armed) {
+	if (rec->kind == WP_REC_ARMED && !L.armed) {
 		wp_rec_read_armed(rec, &a);
 		L.duration_ms = a.duration_ms >= 0 ? (long)a.duration_ms : -1;
 		clock_gettime(CLOCK_MONOTONIC, &L.t0);
@@ -381,7 +381,7 @@ live_record(const struct wp_record *rec)
 		L.armed = 1;
 		L.kick = L.table;	/* the table at once; lines from 1 s */
 		pthread_cond_signal(&L.cv);
-	} else if (strcmp(rec->type, "observation") == 0)
+	} else if (rec->kind == WP_REC_OBSERVATION)
 		L.stop = 1;
 }
 

@@ -105,15 +105,15 @@ progress_record(const struct wp_record *rec)
 {
 	struct wp_armed_in a;
 
-	if (strcmp(rec->type, "hit") == 0)
+	if (rec->kind == WP_REC_HIT)
 		hits++;
-	else if (strcmp(rec->type, "armed") == 0) {
+	else if (rec->kind == WP_REC_ARMED) {
 		wp_rec_read_armed(rec, &a);
 		total_ms = a.duration_ms >= 0 && a.duration_ms < 1000000000000 ?
 		    (long)a.duration_ms : -1;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		on = 1;
-	} else if (strcmp(rec->type, "observation") == 0)
+	} else if (rec->kind == WP_REC_OBSERVATION)
 		progress_stop();
 }
 

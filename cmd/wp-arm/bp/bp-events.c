@@ -25,6 +25,7 @@
 #include "perf.h"
 #include "proc.h"
 #include "util.h"
+#include "vocab.h"
 #include "watch.h"
 
 #define SCAN_NS		50000000ULL	/* how often threads are looked for */
@@ -512,9 +513,9 @@ bpev_settle(struct bpev *ev, struct watch *w)
 	if (ev->pfd[np - 1].revents & (POLLERR | POLLHUP))
 		w->output_closed = 1;
 	if (ev->exec_seen)
-		w->stop_reason = "target_exec";
+		w->stop_reason = wp_stop_names[WP_STOP_EXEC];
 	else if (ev->pfd[np - 2].revents & POLLIN) {
-		w->stop_reason = "target_exited";
+		w->stop_reason = wp_stop_names[WP_STOP_EXITED];
 		/* how, while its parent has not reaped it */
 		if (ev->piddir != -1 &&
 		    wp_proc_exit_status_at(ev->piddir, &status) == 0)

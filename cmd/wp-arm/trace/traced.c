@@ -20,6 +20,7 @@
 #include "traced.h"
 #include "tracee.h"
 #include "util.h"
+#include "vocab.h"
 #include "watch.h"
 
 static volatile sig_atomic_t ticked;
@@ -70,8 +71,8 @@ traced_run(struct watch *w, const int *exec_seen,
 	sigprocmask(SIG_SETMASK, &w->waitmask, &blocked);
 	while (!ticked && !watch_stopping(w)) {
 		if (*exec_seen || !alive(w)) {
-			w->stop_reason = *exec_seen ? "target_exec" :
-			    "target_exited";
+			w->stop_reason = wp_stop_names[*exec_seen ?
+			    WP_STOP_EXEC : WP_STOP_EXITED];
 			break;
 		}
 		round(w);
