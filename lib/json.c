@@ -1,18 +1,16 @@
 /*
  * The one JSON parser of the record stream: a validating parser that
- * lays a line out as tokens without copying it (the writer is in
- * jsonw.c).
+ * lays a line out as tokens without copying it (reading the tokens is
+ * jsonget.c, finding duplicate names jsonnames.c, the writer jsonw.c).
  */
-#include <sys/auxv.h>
-
 #include <stdlib.h>
 #include <string.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
 
-#include "hmap.h"
 #include "json.h"
+#include "json-int.h"
 #include "util.h"
 
 struct scan {
@@ -100,35 +98,6 @@ done(struct scan *s, int i)
 
 	t->len = (uint32_t)(s->p - s->start) - t->start;
 	t->end = (uint32_t)s->j->nt;
-}
-
-static int
-hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/* Four hex digits at p: the code unit, or -1. */
-static long
-u4(const char *p, const char *end)
-{
-	long v = 0;
-	int i, d;
-
-	if (end - p < 4)
-		return -1;
-	for (i = 0; i < 4; i++) {
-		if ((d = hexval((unsigned char)p[i])) < 0)
-			return -1;
-		v = v << 4 | d;
-	}
-	return v;
 }
 
 size_t
@@ -470,192 +439,6 @@ word(struct scan *s, const char *w, enum wp_jtype type)
 	return 0;
 }
 
-static int
-same_key(const struct wp_json *j, int a, int b)
-{
-	const struct wp_jtok *x = &j->t[a], *y = &j->t[b];
-	char *da, *db;
-	int eq;
-
-	if (!x->esc && !y->esc)
-		return x->len == y->len &&
-		    memcmp(j->text + x->start, j->text + y->start, x->len) == 0;
-	da = wp_json_strdup(j, a);
-	db = wp_json_strdup(j, b);
-	eq = strcmp(da, db) == 0;
-	free(da);
-	free(db);
-	return eq;
-}
-
-/* Whether the name at token k repeats one of object o's earlier names. */
-static int
-duplicate(const struct wp_json *j, int o, int k)
-{
-	int i;
-
-	for (i = o + 1; i < k; i = (int)j->t[i + 1].end)
-		if (same_key(j, i, k))
-			return 1;
-	return 0;
-}
-
-/*
- * The names of one object so far, for finding a duplicate without
- * comparing every pair: a fingerprint per name (its length and three of
- * its bytes), compared in full only when the fingerprints are equal.
- * Names with escapes, and objects with more names, go to a hash table
- * of the names as decoded (map, allocated then, freed by names_free).
- */
-#define NFP	32
-
-struct names {
-	uint32_t	fp[NFP];
-	int		tok[NFP];
-	int		n;
-	int		slow;
-	uint64_t	bloom;		/* a bit per fingerprint seen */
-	struct wp_hmap	map;		/* of the names, once slow */
-};
-
-/*
- * A name's hash for wp_json's filter of the top object's names: two of
- * its 64 bits, the first (h & 63) also where keyat keeps the name.
- */
-static inline uint32_t
-name_hash(const char *p, size_t n)
-{
-	const unsigned char *u = (const unsigned char *)p;
-	uint32_t h;
-
-	if (n == 0)
-		return 0;
-	h = (uint32_t)n * 0x9e3779b1u ^ u[0] * 0x85ebca6bu ^
-	    u[n - 1] * 0xc2b2ae35u ^ u[n / 2] * 0x27d4eb2fu;
-	return h ^ h >> 15;
-}
-
-static inline uint64_t
-name_bits(uint32_t h)
-{
-	return 1ULL << (h & 63) | 1ULL << (h >> 8 & 63);
-}
-
-static inline uint32_t
-fingerprint(const char *text, const struct wp_jtok *t)
-{
-	const unsigned char *p = (const unsigned char *)text + t->start + 1;
-	uint32_t n = t->len - 2;
-
-	if (n == 0)
-		return 0;
-	return (n & 0xff) | (uint32_t)p[0] << 8 | (uint32_t)p[n / 2] << 16 |
-	    (uint32_t)p[n - 1] << 24;
-}
-
-static void
-names_free(struct names *nm)
-{
-	if (nm->slow)
-		wp_hmap_free(&nm->map);
-}
-
-/* 64 bits of the n bytes at p, from seed. */
-static uint64_t
-bytes_hash(const char *p, size_t n, uint64_t seed)
-{
-	uint64_t h = seed ^ n * 0x9e3779b97f4a7c15ULL, w;
-
-	for (; n >= 8; p += 8, n -= 8) {
-		memcpy(&w, p, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdULL;
-		h ^= h >> 32;
-	}
-	w = 0;
-	memcpy(&w, p, n);
-	h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
-	return h ^ h >> 29;
-}
-
-/*
- * Adds name token k of object o to the table: 1 when it is a duplicate.
- * Names are equal as decoded (same_key); two names whose 128 bits of
- * hash agree are compared, and where they differ the long way decides.
- * The hashes are seeded from the kernel's random bytes for the process,
- * so that a stream cannot be made of names that collide.
- */
-static int
-name_hashed(const struct wp_json *j, struct names *nm, int o, int k)
-{
-	static const uint64_t fixed[2] = {
-		0x243f6a8885a308d3ULL, 0x13198a2e03707344ULL
-	};
-	static uint64_t seed[2];
-	static int seeded;
-	const void *r;
-	const struct wp_jtok *t = &j->t[k];
-	const char *p = j->text + t->start + 1;
-	char *d = NULL;
-	size_t n = t->len - 2;
-	uint64_t a, b;
-	int *v, isnew;
-
-	if (t->esc) {
-		d = wp_json_strdup(j, k);
-		p = d;
-		n = strlen(d);
-	}
-	if (!seeded) {
-		/* 16 bytes, not always aligned */
-		r = (const void *)getauxval(AT_RANDOM);
-		memcpy(seed, r != NULL ? r : fixed, sizeof seed);
-		seeded = 1;
-	}
-	a = bytes_hash(p, n, seed[0]);
-	b = bytes_hash(p, n, seed[1]);
-	free(d);
-	v = wp_hmap_put(&nm->map, a, b, &isnew);
-	if (isnew) {
-		*v = k;
-		return 0;
-	}
-	return same_key(j, *v, k) || duplicate(j, o, k);
-}
-
-/* Adds name token k of object o: 1 when it is a duplicate. */
-static int
-name_seen(const struct wp_json *j, struct names *nm, int o, int k)
-{
-	const struct wp_jtok *t = &j->t[k], *u;
-	uint64_t bit;
-	uint32_t fp;
-	int i;
-
-	if (!nm->slow && (t->esc || nm->n == NFP)) {
-		nm->slow = 1;
-		wp_hmap_init(&nm->map, sizeof(int));
-		/* the names so far, each checked already */
-		for (i = o + 1; i < k; i = (int)j->t[i + 1].end)
-			(void)name_hashed(j, nm, o, i);
-	}
-	if (nm->slow)
-		return name_hashed(j, nm, o, k);
-	fp = fingerprint(j->text, t);
-	bit = 1ULL << ((fp * 0x9e3779b1u) >> 26);
-	for (i = 0; (nm->bloom & bit) && i < nm->n; i++) {
-		if (nm->fp[i] != fp)
-			continue;
-		u = &j->t[nm->tok[i]];
-		if (u->len == t->len && wp_same_bytes(j->text + u->start,
-		    j->text + t->start, t->len))
-			return 1;
-	}
-	nm->bloom |= bit;
-	nm->fp[nm->n] = fp;
-	nm->tok[nm->n++] = k;
-	return 0;
-}
-
 /* What value t adds to its container's kinds. */
 static inline uint8_t
 kind(const struct wp_jtok *t)
@@ -738,7 +521,7 @@ str_tok(struct scan *s)
 }
 
 static int
-members_of(struct scan *s, struct names *names)
+members_of(struct scan *s, struct wp_jnames *names)
 {
 	int o = push(s, WP_JOBJECT), k, rc;
 	unsigned kinds = 0;
@@ -752,7 +535,7 @@ members_of(struct scan *s, struct names *names)
 			return fail(s, "expected a quoted member name");
 		if ((k = str_tok(s)) == -1)
 			return -1;
-		if (name_seen(s->j, names, o, k)) {
+		if (wp_jname_seen(s->j, names, o, k)) {
 			s->p -= s->j->t[k].len;
 			return fail(s, "duplicate member name");
 		}
@@ -789,14 +572,14 @@ members_of(struct scan *s, struct names *names)
 static int
 members(struct scan *s)
 {
-	struct names nm;
+	struct wp_jnames nm;
 	int rc;
 
 	nm.n = 0;
 	nm.slow = 0;
 	nm.bloom = 0;
 	rc = members_of(s, &nm);
-	names_free(&nm);
+	wp_jnames_free(&nm);
 	return rc;
 }
 
@@ -921,309 +704,4 @@ wp_json_free(struct wp_json *j)
 {
 	free(j->t);
 	memset(j, 0, sizeof *j);
-}
-
-/* ---- reading ---- */
-
-int
-wp_json_key_is(const struct wp_json *j, int v, const char *key, size_t n)
-{
-	const struct wp_jtok *k = &j->t[v - 1];
-	char buf[256];
-	int len;
-
-	if (!k->esc)
-		return k->len == n + 2 &&
-		    memcmp(j->text + k->start + 1, key, n) == 0;
-	len = wp_json_str(j, v - 1, buf, sizeof buf);
-	return len >= 0 && (size_t)len == n && memcmp(buf, key, n) == 0;
-}
-
-int
-wp_json_get(const struct wp_json *j, int obj, const char *key)
-{
-	const struct wp_jtok *k;
-	size_t n = strlen(key);
-	uint32_t h;
-	int i;
-
-	if (obj < 0 || j->t[obj].type != WP_JOBJECT)
-		return -1;
-	if (obj == 0 && j->keys != ~0ULL) {
-		h = name_hash(key, n);
-		/* a name there owns its first bit, or another one does */
-		if ((j->keys & name_bits(h)) != name_bits(h) ||
-		    !(j->keyown & (1ULL << (h & 63))))
-			return -1;
-		k = &j->t[i = (int)j->keyat[h & 63]];
-		if (k->len == n + 2 && wp_same_bytes(j->text + k->start + 1, key,
-		    n))
-			return i + 1;
-	}
-	for (i = obj + 1; i < (int)j->t[obj].end; i = (int)j->t[i + 1].end) {
-		k = &j->t[i];
-		if (k->esc ? wp_json_key_is(j, i + 1, key, n) :
-		    k->len == n + 2 &&
-		    wp_same_bytes(j->text + k->start + 1, key, n))
-			return i + 1;
-	}
-	return -1;
-}
-
-int
-wp_json_first(const struct wp_json *j, int v)
-{
-	if (v < 0 || (j->t[v].type != WP_JOBJECT && j->t[v].type != WP_JARRAY) ||
-	    j->t[v].end == (uint32_t)v + 1)
-		return -1;
-	return j->t[v].type == WP_JOBJECT ? v + 2 : v + 1;
-}
-
-int
-wp_json_next(const struct wp_json *j, int parent, int v)
-{
-	int n = (int)j->t[v].end;
-
-	if (n >= (int)j->t[parent].end)
-		return -1;
-	return j->t[parent].type == WP_JOBJECT ? n + 1 : n;
-}
-
-size_t
-wp_json_count(const struct wp_json *j, int v)
-{
-	size_t n = 0;
-	int i;
-
-	for (i = wp_json_first(j, v); i >= 0; i = wp_json_next(j, v, i))
-		n++;
-	return n;
-}
-
-int
-wp_json_is(const struct wp_json *j, int v, enum wp_jtype type)
-{
-	return v >= 0 && j->t[v].type == type;
-}
-
-int
-wp_json_int(const struct wp_json *j, int v, int64_t *out)
-{
-	const char *p;
-	uint64_t x = 0;
-	size_t i = 0, n;
-
-	/* the parser checked that it is an integer and fits */
-	if (!wp_json_is(j, v, WP_JNUMBER) || !j->t[v].fits)
-		return -1;
-	p = j->text + j->t[v].start;
-	n = j->t[v].len;
-	if (p[0] == '-')
-		i = 1;
-	for (; i < n; i++)
-		x = x * 10 + (uint64_t)(p[i] - '0');
-	*out = p[0] == '-' ? (int64_t)(0 - x) : (int64_t)x;
-	return 0;
-}
-
-int
-wp_json_hex(const struct wp_json *j, int v, uint64_t *out)
-{
-	const unsigned char *p;
-	uint64_t x = 0;
-	size_t n, i;
-
-	/* the parser checked the digits */
-	if (v < 0 || j->t[v].type != WP_JSTRING || !j->t[v].fits)
-		return -1;
-	p = (const unsigned char *)j->text + j->t[v].start + 3;
-	n = j->t[v].len - 4;
-	for (i = 0; i < n; i++)
-		x = x << 4 | (uint64_t)((p[i] & 0xf) + 9 * (p[i] >> 6));
-	*out = x;
-	return 0;
-}
-
-int
-wp_json_bytes(const struct wp_json *j, int v, unsigned char *buf, size_t cap,
-    size_t *n)
-{
-	const char *p;
-	size_t len, i;
-	int hi, lo;
-
-	if (!wp_json_is(j, v, WP_JSTRING) || j->t[v].esc)
-		return -1;
-	p = j->text + j->t[v].start + 1;
-	len = j->t[v].len - 2;
-	if (len % 2 != 0 || len / 2 > cap)
-		return -1;
-	for (i = 0; i < len / 2; i++) {
-		if ((hi = hexval((unsigned char)p[2 * i])) < 0 ||
-		    (lo = hexval((unsigned char)p[2 * i + 1])) < 0)
-			return -1;
-		buf[i] = (unsigned char)(hi << 4 | lo);
-	}
-	*n = len / 2;
-	return 0;
-}
-
-int
-wp_json_shex(const struct wp_json *j, int v, int64_t *out)
-{
-	const char *p;
-	uint64_t x;
-	size_t n;
-	int neg;
-
-	if (!wp_json_is(j, v, WP_JSTRING) || j->t[v].esc)
-		return -1;
-	p = j->text + j->t[v].start + 1;
-	n = j->t[v].len - 2;
-	neg = n > 0 && p[0] == '-';
-	if (wp_parse_hexn(p + neg, n - (size_t)neg, &x) == -1 ||
-	    x > (uint64_t)INT64_MAX + (uint64_t)neg)
-		return -1;
-	*out = neg ? (int64_t)(0 - x) : (int64_t)x;
-	return 0;
-}
-
-int
-wp_json_bool(const struct wp_json *j, int v, int *out)
-{
-	if (v < 0 || (j->t[v].type != WP_JTRUE && j->t[v].type != WP_JFALSE))
-		return -1;
-	*out = j->t[v].type == WP_JTRUE;
-	return 0;
-}
-
-static size_t
-put_utf8(char *o, long c)
-{
-	if (c < 0x80) {
-		o[0] = (char)c;
-		return 1;
-	}
-	if (c < 0x800) {
-		o[0] = (char)(0xc0 | c >> 6);
-		o[1] = (char)(0x80 | (c & 0x3f));
-		return 2;
-	}
-	if (c < 0x10000) {
-		o[0] = (char)(0xe0 | c >> 12);
-		o[1] = (char)(0x80 | ((c >> 6) & 0x3f));
-		o[2] = (char)(0x80 | (c & 0x3f));
-		return 3;
-	}
-	o[0] = (char)(0xf0 | c >> 18);
-	o[1] = (char)(0x80 | ((c >> 12) & 0x3f));
-	o[2] = (char)(0x80 | ((c >> 6) & 0x3f));
-	o[3] = (char)(0x80 | (c & 0x3f));
-	return 4;
-}
-
-/* Decodes the (valid) string text p[0..n) into o, which holds n bytes. */
-static size_t
-unescape(const char *p, size_t n, char *o)
-{
-	size_t i = 0, k = 0;
-	long c, lo;
-
-	while (i < n) {
-		if (p[i] != '\\') {
-			o[k++] = p[i++];
-			continue;
-		}
-		switch (p[++i]) {
-		case 'b': o[k++] = '\b'; break;
-		case 'f': o[k++] = '\f'; break;
-		case 'n': o[k++] = '\n'; break;
-		case 'r': o[k++] = '\r'; break;
-		case 't': o[k++] = '\t'; break;
-		case 'u':
-			c = u4(p + i + 1, p + n);
-			i += 4;
-			if (c >= 0xd800 && c <= 0xdbff) {
-				lo = u4(p + i + 3, p + n);
-				c = 0x10000 + ((c - 0xd800) << 10) + (lo - 0xdc00);
-				i += 6;
-			}
-			k += put_utf8(o + k, c);
-			break;
-		default: o[k++] = p[i]; break;
-		}
-		i++;
-	}
-	return k;
-}
-
-int
-wp_json_str(const struct wp_json *j, int v, char *buf, size_t sz)
-{
-	const char *p;
-	size_t n, k;
-	char *tmp;
-
-	if (!wp_json_is(j, v, WP_JSTRING) || sz == 0)
-		return -1;
-	p = j->text + j->t[v].start + 1;
-	n = j->t[v].len - 2;
-	if (!j->t[v].esc) {
-		/* the parser let no control character by: no NUL */
-		if (n >= sz)
-			return -1;
-		memcpy(buf, p, n);
-		buf[n] = '\0';
-		return (int)n;
-	}
-	tmp = wp_xmalloc(n + 1);
-	k = unescape(p, n, tmp);
-	if (k >= sz || memchr(tmp, '\0', k) != NULL) {
-		free(tmp);
-		return -1;
-	}
-	memcpy(buf, tmp, k);
-	buf[k] = '\0';
-	free(tmp);
-	return (int)k;
-}
-
-char *
-wp_json_strdup(const struct wp_json *j, int v)
-{
-	size_t n;
-	char *s;
-
-	if (!wp_json_is(j, v, WP_JSTRING))
-		return NULL;
-	n = j->t[v].len - 2;
-	s = wp_xmalloc(n + 1);
-	n = unescape(j->text + j->t[v].start + 1, n, s);
-	s[n] = '\0';
-	return s;
-}
-
-int
-wp_json_streq(const struct wp_json *j, int v, const char *s)
-{
-	size_t n = strlen(s);
-	char *d;
-	int eq;
-
-	if (!wp_json_is(j, v, WP_JSTRING))
-		return 0;
-	if (!j->t[v].esc)
-		return j->t[v].len == n + 2 &&
-		    memcmp(j->text + j->t[v].start + 1, s, n) == 0;
-	d = wp_json_strdup(j, v);
-	eq = strcmp(d, s) == 0;
-	free(d);
-	return eq;
-}
-
-const char *
-wp_json_raw(const struct wp_json *j, int v, size_t *len)
-{
-	*len = j->t[v].len;
-	return j->text + j->t[v].start;
 }

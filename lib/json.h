@@ -139,6 +139,11 @@ void	 wp_jw_int(struct wp_jw *w, const char *key, int64_t v);
 void	 wp_jw_uint(struct wp_jw *w, const char *key, uint64_t v);
 void	 wp_jw_bool(struct wp_jw *w, const char *key, int v);
 void	 wp_jw_null(struct wp_jw *w, const char *key);
+/* v, or null where it is negative (not known) */
+void	 wp_jw_int_known(struct wp_jw *w, const char *key, long v);
+/* an array under key of the n strings at s */
+void	 wp_jw_strs(struct wp_jw *w, const char *key, const char *const *s,
+	    size_t n);
 /*
  * An array under key of the n objects at a, size bytes apart: each
  * object opened, its members written by members(w, element), closed.

@@ -361,3 +361,20 @@ wp_jw_raw_end(struct wp_jw *w, size_t n)
 	w->len += n;
 	w->buf[w->len] = '\0';
 }
+
+void
+wp_jw_int_known(struct wp_jw *w, const char *key, long v)
+{
+	WP_JW_OR_NULL(wp_jw_int, w, key, v >= 0, v);
+}
+
+void
+wp_jw_strs(struct wp_jw *w, const char *key, const char *const *s, size_t n)
+{
+	size_t i;
+
+	wp_jw_arr(w, key);
+	for (i = 0; i < n; i++)
+		wp_jw_str(w, NULL, s[i]);
+	wp_jw_end(w);
+}
