@@ -560,18 +560,35 @@ filter_free(struct watch *w)
 	w->filter = NULL;
 }
 
+int
+filter_holds(const struct watch *w)
+{
+	const struct filter *f = w->filter;
+
+	return f != NULL && f->stopped && !f->sampled;
+}
+
 void
 filter_stopped(struct watch *w)
 {
 	struct filter *f = w->filter;
+	char state;
+	int ended;
 
 	if (f == NULL || !f->stopped)
 		return;
 	if (stop_wait(w->pid) == -1) {
-		warnx("--stop: process %d did not stop after the write "
-		    "(thread %d); it runs on", (int)w->pid, (int)f->at.tid);
+		state = wp_proc_state(w->pid);
+		ended = state == 0 || state == 'Z' || state == 'X';
+		f->at.process = wp_left_names[ended ? WP_LEFT_ENDED :
+		    WP_LEFT_RUNNING];
+		warnx("--stop: process %d %s after the write (thread %d)%s",
+		    (int)w->pid, ended ? "ended before it stopped" :
+		    "did not stop", (int)f->at.tid, ended ? "" :
+		    "; it runs on");
 		return;
 	}
+	f->at.process = wp_left_names[WP_LEFT_STOPPED];
 	if (f->stop == STOP_CORE)
 		f->at.core = f->core = stop_core(w->pid);
 	stop_say(w, f->at.tid, f->at.has_writer, f->at.writer_ip, f->at.ip,
