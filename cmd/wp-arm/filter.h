@@ -3,7 +3,9 @@
  * written: the condition (lib/cond.h), evaluated in the tracer for the
  * backends that trace (ptrace, page), and every write's tally per
  * writer and thread, matched or not, written as tally records at the
- * end.  On a follow chain it filters the leaf's writes; its pointers'
+ * end; on a tracer with no --if too (main.c opens it there), written
+ * where the output did not take some hits, so that each writer's count
+ * stays exact.  On a follow chain it filters the leaf's writes; its pointers'
  * are always written, as they move the leaf.  --stop: the first
  * matching write (a leaf's: on the backends that trace) leaves the
  * process stopped after it, for a debugger (or, --stop=core, for
