@@ -262,6 +262,29 @@ movs_writers() {
 	assert_equal "$(obs .page.stepped) $(obs .page.emulated)" "2 0"
 }
 
+@test "wp-arm page: a 64 KiB rep movsb and rep stosb whose first page holds an 8-byte target: the rounds that reach no target are made in one go, each of the target's elements still a hit (was: every round stepped)" {
+	local a
+	unwatched page-movs -n 1 -p 16
+	start_target page-movs -n 1 -p 16
+	a=$(printf '0x%x' $(( $(tinfo span) + 904 )))
+	watch_start -l 8 "$a" -- --backend page -d 300s
+	kill -USR1 "$TPID"
+	watch_wait
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(obs .stop_reason)" target_exited
+	assert_equal "$(tail -n +2 "$TOUT")" "$PLAIN"
+	assert_equal "$PLAIN_STATUS" 0
+	# each instruction's 8 rounds on the target, each a hit
+	assert_equal "$(movs_writers)" "$(printf ' 8 copy_span\n 8 fill_span')"
+	assert_equal "$(obs '.targets[0].hits')" 16
+	assert_equal "$(obs .page.faults_watched) $(obs .page.faults_neighbour)" "2 0"
+	assert_equal "$(obs .counts_are_lower_bound)" false
+	# the target's 8 rounds stepped, the 65,528 others not (was: 131,072
+	# stops, a step each)
+	[ "$(obs .page.stops)" -le 64 ] ||
+		fail "$(obs .page.stops) stops for two instructions"
+}
+
 @test "wp-arm page: a stopped target stays stopped under watch, nothing counted, its page never taken" {
 	local k page
 	start_target mt-writer -t 2 -n 100 -w
@@ -744,7 +767,8 @@ pace_bound() {
 	local plain
 	usr1_run page-movs -n 1 -p 4
 	plain=$RUN_NS
-	WATCH="-l 8 wpt_span" usr1_run page-movs -n 1 -p 4
+	# the whole span: every round reaches the target, and is stepped
+	WATCH="-l 16384 wpt_span" usr1_run page-movs -n 1 -p 4
 	assert_equal "$(obs .page.faults_watched)" 2
 	pace_bound "$plain" "$RUN_NS"
 }
