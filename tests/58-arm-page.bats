@@ -188,27 +188,38 @@ movs_writers() {
 	    sort | uniq -c | tr -s ' '
 }
 
-@test "wp-arm page: a rep movsb and a rep stosb over 20 watched pages (more than one step is given): one hit per element on each, the target computes what it does unwatched" {
-	local span k a=()
-	# one copy and one fill: each of their 81,920 rounds is stepped
-	unwatched page-movs -n 1
-	start_target page-movs -n 1
-	span=$(tinfo span)
-	# 8 bytes on each of the 20 pages, each at another offset
-	for ((k = 0; k < 20; k++)); do
-		a+=("$(printf '0x%x' $((span + k * 4096 + k * 200)))")
+# movs_watch PAGES N OFFSET...: page-movs -n N -p PAGES watched on page,
+# 8 bytes at each OFFSET into its span, until it exits as it does
+# unwatched, its output the same.
+movs_watch() {
+	local pages=$1 n=$2 off a=()
+	shift 2
+	unwatched page-movs -n "$n" -p "$pages"
+	start_target page-movs -n "$n" -p "$pages"
+	for off; do
+		a+=("$(printf '0x%x' $(( $(tinfo span) + off )))")
 	done
 	watch_start -l 8 "${a[@]}" -- --backend page -d 300s
 	kill -USR1 "$TPID"
 	watch_wait
 	assert_equal "$WSTATUS" 0
 	assert_equal "$(obs .stop_reason)" target_exited
+	assert_equal "$(tail -n +2 "$TOUT")" "$PLAIN"
+	assert_equal "$PLAIN_STATUS" 0
+}
+
+@test "wp-arm page: a rep movsb and a rep stosb over 20 watched pages (more than one step is given): one hit per element on each, the target computes what it does unwatched" {
+	local k off=()
+	# one copy and one fill of 81,920 rounds: those on a target stepped
+	# 8 bytes on each of the 20 pages, each at another offset
+	for ((k = 0; k < 20; k++)); do
+		off+=($(( k * 4096 + k * 200 )))
+	done
+	movs_watch 20 1 "${off[@]}"
 	# before, the fault on the 17th page lost its siginfo to an
 	# injected mprotect and was passed on: the target died of SIGSEGV
 	assert_equal "$(obs .stop_detail)" null
 	assert_equal "$(obs .page.signals_passed)" 0
-	assert_equal "$(tail -n +2 "$TOUT")" "$PLAIN"
-	assert_equal "$PLAIN_STATUS" 0
 	assert_equal "$(obs .page.pages)" 20
 	# two faulting instructions, each stepped from its first fault on:
 	# its stepping stops at the 17th page (16 given at a time), and its
@@ -224,18 +235,9 @@ movs_writers() {
 }
 
 @test "wp-arm page: a rep string instruction that first faults elsewhere on the page still counts each element it writes into the target (was: none)" {
-	local a
-	unwatched page-movs -n 3 -p 2
-	start_target page-movs -n 3 -p 2
 	# the middle of the second page: each instruction first faults at
 	# the page's start, a neighbour's byte, then runs into the target
-	a=$(printf '0x%x' $(( $(tinfo span) + 4096 + 904 )))
-	watch_start -l 8 "$a" -- --backend page -d 300s
-	kill -USR1 "$TPID"
-	watch_wait
-	assert_equal "$WSTATUS" 0
-	assert_equal "$(obs .stop_reason)" target_exited
-	assert_equal "$(tail -n +2 "$TOUT")" "$PLAIN"
+	movs_watch 2 3 $(( 4096 + 904 ))
 	assert_equal "$(movs_writers)" "$(printf ' 24 copy_span\n 24 fill_span')"
 	assert_equal "$(obs .page.faults_watched)" 6
 	assert_equal "$(obs .page.faults_neighbour)" 0
@@ -243,18 +245,10 @@ movs_writers() {
 }
 
 @test "wp-arm page: a rep string instruction cut by its step limit is one fault, its hits each element's (was: a fault more each time it was taken up again)" {
-	local a
 	# 8192 rounds each, stepped 1000 at a time (the limit is 2^20:
 	# a test of it would step for a minute)
 	export WP_PAGE_REP_STEPS=1000
-	unwatched page-movs -n 1 -p 2
-	start_target page-movs -n 1 -p 2
-	a=$(printf '0x%x' $(( $(tinfo span) + 4096 + 904 )))
-	watch_start -l 8 "$(tinfo span)" "$a" -- --backend page -d 300s
-	kill -USR1 "$TPID"
-	watch_wait
-	assert_equal "$WSTATUS" 0
-	assert_equal "$(tail -n +2 "$TOUT")" "$PLAIN"
+	movs_watch 2 1 0 $(( 4096 + 904 ))
 	assert_equal "$(movs_writers)" "$(printf ' 16 copy_span\n 16 fill_span')"
 	# the copy and the fill, each one fault (was: 12 watched, and 6
 	# page neighbours' once their passes were past the targets)
@@ -263,17 +257,7 @@ movs_writers() {
 }
 
 @test "wp-arm page: a 64 KiB rep movsb and rep stosb whose first page holds an 8-byte target: the rounds that reach no target are made in one go, each of the target's elements still a hit (was: every round stepped)" {
-	local a
-	unwatched page-movs -n 1 -p 16
-	start_target page-movs -n 1 -p 16
-	a=$(printf '0x%x' $(( $(tinfo span) + 904 )))
-	watch_start -l 8 "$a" -- --backend page -d 300s
-	kill -USR1 "$TPID"
-	watch_wait
-	assert_equal "$WSTATUS" 0
-	assert_equal "$(obs .stop_reason)" target_exited
-	assert_equal "$(tail -n +2 "$TOUT")" "$PLAIN"
-	assert_equal "$PLAIN_STATUS" 0
+	movs_watch 16 1 904
 	# each instruction's 8 rounds on the target, each a hit
 	assert_equal "$(movs_writers)" "$(printf ' 8 copy_span\n 8 fill_span')"
 	assert_equal "$(obs '.targets[0].hits')" 16
