@@ -807,3 +807,28 @@ slow_reader() {
 	run jq -c '.watches[0] | [.writer_counts, .counted, (.writer_sites | map(.hits) | add)]' <<< "$(wp-report --json "$WDEC")"
 	assert_output '["tallied",60000,60000]'
 }
+
+@test "wp-arm page, wp-report: writers whose writes add up to more than the value moved: the report says updates were lost (one of a non-atomic += on two threads)" {
+	start_target lost-update -n 1000
+	watch_start wpt_total -- --backend page -d 600s
+	kill -USR1 "$TPID"
+	watch_wait
+	wait_for "$TOUT" '^done' 60
+	assert_equal "$WSTATUS" 0
+	# the target's own: 1000 adds of 1 and of 1000, one of 1 lost
+	assert_equal "$(target_count expected) $(target_count total)" "1001000 1000999"
+	assert_equal "$(obs '.targets[0].counted') $(hits)" "2000 2000"
+	assert_equal "$(obs .counts_are_lower_bound)" false
+	run --separate-stderr sh -c "wp-decode < '$WOUT' | wp-report"
+	assert_success
+	assert_line "  lost updates: the value moved by 1000999, but the 2000 writes, each the step most of its"
+	assert_line "  writer's make, add up to 1001000: 1 less, as where a non-atomic read-modify-write"
+	# a watch whose writes add up says nothing of it
+	start_target cond-writers -n 1000
+	watch_start wpt_cell -- --backend page -d 600s
+	kill -USR1 "$TPID"
+	watch_wait
+	run --separate-stderr sh -c "wp-decode < '$WOUT' | wp-report"
+	assert_success
+	refute_line --partial "lost updates"
+}
