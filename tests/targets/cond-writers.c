@@ -1,5 +1,5 @@
 /*
- * cond-writers [-n writes] [-s | -z] [-p] [-c | -a | -e | -k]
+ * cond-writers [-n writes] [-s | -z] [-p] [-c]
  *
  * Prints one JSON line (pid, the cell's address), waits for SIGUSR1,
  * then three threads write wpt_cell n times each in a tight loop, each
@@ -17,9 +17,7 @@
  * the other two threads are done (rare_writer writes n / 2 + 1 times),
  * and the main thread, spinning reading the cell meanwhile, crashes as
  * soon as it reads it (a store through NULL: SIGSEGV), as a program
- * whose bad write is followed by its crash within microseconds; -a: it aborts instead (abort(3), as a failed
- * assertion: SIGABRT); -e: it exits (_exit(3), status 3); -k:
- * it kills itself (SIGKILL, which no debugger holds).
+ * whose bad write is followed by its crash within microseconds.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -31,10 +29,10 @@ volatile long *volatile wpt_cellp = &wpt_cell;
 static volatile long *volatile nullp;	/* -c: stored through */
 
 static long nwrites = 1000;
-static int stray, zeros, crash, aborts, exits, kills;
+static int stray, zeros, crash;
 static pthread_barrier_t go;
 static long ngood, nbusy, nrare, nstray, nzero;
-static long nfinished;	/* -c, -a, -e, -k: threads done writing */
+static long nfinished;	/* -c: threads done writing */
 
 /* Four writers of the same store, each its own function (and -p's). */
 #define WRITER(name) \
@@ -67,8 +65,7 @@ worker(void *arg)
 		} else if (stray) {
 			writer[3](0xbad);
 			n[3]++;
-		} else if (i == nwrites / 2 && (crash || aborts || exits ||
-		    kills)) {
+		} else if (i == nwrites / 2 && crash) {
 			while (__atomic_load_n(&nfinished, __ATOMIC_SEQ_CST) < 2)
 				;
 			writer[2](0);
@@ -98,13 +95,10 @@ main(int argc, char *argv[])
 	long i;
 	int ch;
 
-	while ((ch = getopt(argc, argv, "n:szpcaek")) != -1) {
+	while ((ch = getopt(argc, argv, "n:szpc")) != -1) {
 		switch (ch) {
 		case 'n': nwrites = atol(optarg); break;
-		case 'a': aborts = 1; break;
 		case 'c': crash = 1; break;
-		case 'e': exits = 1; break;
-		case 'k': kills = 1; break;
 		case 'p': writer = by_ptr; break;
 		case 's': stray = 1; break;
 		case 'z': zeros = 1; break;
@@ -120,16 +114,10 @@ main(int argc, char *argv[])
 	fflush(stdout);
 	wpt_wait_go();
 	pthread_barrier_wait(&go);
-	while ((crash || aborts || exits || kills) && wpt_cell != 0)
+	while (crash && wpt_cell != 0)
 		;
-	if (kills)
-		kill(getpid(), SIGKILL);
-	if (exits)
-		_exit(3);
 	if (crash)
 		*nullp = 0;
-	if (aborts)
-		abort();
 	for (i = 0; i < 3; i++)
 		pthread_join(th[i], NULL);
 	printf("good %ld\nbusy %ld\nrare %ld\nstray %ld\nzero %ld\ndone\n",
