@@ -163,6 +163,7 @@ static const struct member obs_m[] = {
 	OBS("stopped_at.writer_ip", stopped_writer_ip),
 	OBS("stopped_at.ip", stopped_ip),
 	OBS("stopped_at.core", stopped_core),
+	OBS("stopped_at.process", stopped_process),
 	OBS("ptrace.steps_per_second", steps_per_second),
 	OBS("ptrace.native_run_us", native_run_us),
 	OBS("ptrace.blocked_us", blocked_us),

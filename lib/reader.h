@@ -255,7 +255,7 @@ struct wp_obs_pass {
 	struct wp_field	 kernel_writes, page_native_run_us, page_stops;
 	/* wp-arm --stop: stopped_at */
 	struct wp_field	 stopped_tid, stopped_writer_ip, stopped_ip;
-	struct wp_field	 stopped_core;
+	struct wp_field	 stopped_core, stopped_process;
 	struct wp_obs_entry_pass *targets, *follows;
 	size_t		 ntargets, nfollows;
 };

@@ -235,6 +235,8 @@ wp_rec_observation(struct wp_jw *w, const struct wp_observation *o)
 		wp_jw_str(w, "core", o->stopped.core);
 		if (o->stopped.late)
 			wp_jw_uint(w, "late_us", o->stopped.late_us);
+		if (o->stopped.process != NULL)
+			wp_jw_str(w, "process", o->stopped.process);
 		wp_jw_end(w);
 	}
 	wp_jw_end(w);

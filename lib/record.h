@@ -424,6 +424,8 @@ struct wp_stopped_at {
 	int			 late;		/* stopped after the thread ran
 						   on, late_us later */
 	uint64_t		 late_us;
+	const char		*process;	/* wp_left_names[]; NULL: not
+						   known yet */
 };
 
 struct wp_observation {

@@ -40,6 +40,10 @@ const char *const wp_stop_names[WP_NSTOPS] = {
 	"output_closed", "error", "stopped_at_match"
 };
 
+const char *const wp_left_names[WP_NLEFTS] = {
+	"stopped", "running", "ended"
+};
+
 const char *const wp_partial_names[WP_NPARTIALS] = {
 	"threads_attached_late", "threads_never_attached",
 	"threads_failed_to_arm", "events_of_unknown_origin",
@@ -73,6 +77,7 @@ const struct wp_vocab wp_vocabs[] = {
 	VOCAB("$written_value.kind", wp_vkind_names),
 	VOCAB("thread.event", wp_event_names),
 	VOCAB("observation.stop_reason", wp_stop_names),
+	VOCAB("observation.stopped_at.process", wp_left_names),
 	VOCAB("observation.thread_coverage.partial_coverage_reasons",
 	    wp_partial_names),
 	VOCAB("observation.lost_events.reasons", wp_lost_names),

@@ -70,6 +70,9 @@ enum wp_stop {
 	WP_NSTOPS
 };
 
+/* observation.stopped_at.process: what --stop left the process as */
+enum wp_left { WP_LEFT_STOPPED, WP_LEFT_RUNNING, WP_LEFT_ENDED, WP_NLEFTS };
+
 /* observation.thread_coverage.partial_coverage_reasons */
 enum wp_partial {
 	WP_PARTIAL_LATE, WP_PARTIAL_NEVER, WP_PARTIAL_FAILED,
@@ -101,6 +104,7 @@ extern const char *const wp_conf_names[WP_NCONFS];
 extern const char *const wp_vkind_names[WP_NVKINDS];
 extern const char *const wp_event_names[WP_NEVENTS];
 extern const char *const wp_stop_names[WP_NSTOPS];
+extern const char *const wp_left_names[WP_NLEFTS];
 extern const char *const wp_partial_names[WP_NPARTIALS];
 extern const char *const wp_lost_names[WP_NLOSTS];
 extern const char *const wp_bound_names[WP_NBOUNDS];

@@ -377,3 +377,25 @@ cells() {
 	assert_success
 	refute_output --partial "--callchain dwarf"
 }
+
+@test "wp-report: --stop's write, and whether the process stopped there, ran on or ended first (stopped_at.process)" {
+	local p
+	for p in stopped ended running; do
+		{
+			echo '{"type":"session","schema_version":1,"pid":4242,"start_time":1,"modules":[],"mappings":[]}'
+			echo '{"type":"observation","stop_reason":"stopped_at_match","targets":[],"stopped_at":{"tid":4243,"writer_ip":"0x401000","ip":"0x401007","core":null,"process":"'"$p"'"}}'
+		} > "$BATS_TEST_TMPDIR/$p.ndjson"
+		run --separate-stderr wp-report "$BATS_TEST_TMPDIR/$p.ndjson"
+		assert_success
+		assert_line "stopped  at the first match: thread 4243, writer 0x401000, next instruction 0x401007"
+		case $p in
+		stopped) assert_line "         the process was left stopped: gdb -p 4242" ;;
+		ended)
+			assert_line "         but the process ended before it stopped: there is nothing to attach to"
+			refute_line --partial "gdb -p" ;;
+		running)
+			assert_line "         but the process did not stop: it ran on"
+			refute_line --partial "gdb -p" ;;
+		esac
+	done
+}

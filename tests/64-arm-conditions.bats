@@ -127,6 +127,14 @@ bad_if() {
 	scenario_cond_stop ptrace 300
 }
 
+@test "wp-arm page --stop: a crash right after the write is held, the process left stopped for gdb; continued, it dies as unwatched" {
+	scenario_stop_crash page 2000
+}
+
+@test "wp-arm ptrace --stop: a crash right after the write is held, the process left stopped for gdb; continued, it dies as unwatched" {
+	scenario_stop_crash ptrace 300
+}
+
 @test "wp-arm --stop=core: the core of that moment, written by gcore; the process runs on" {
 	command -v gcore > /dev/null || skip "gcore (gdb) is not installed"
 	local tid ip core

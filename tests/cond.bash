@@ -211,6 +211,40 @@ pc_stopped() {
 	awk '$1 == -1 { print $3 }' "/proc/$TPID/task/$1/syscall"
 }
 
+# scenario_stop_crash BACKEND N: cond-writers -c, whose main thread
+# crashes (SIGSEGV) as soon as it reads the write of 0, watched with
+# --if 'value == 0' --stop: the process is left stopped all the same,
+# every thread, the crash held (its instruction runs again once
+# continued); gdb attaches and finds the writer at the next
+# instruction; the observation and the report say it stopped; once
+# continued the target dies of SIGSEGV, as it does unwatched.
+scenario_stop_crash() {
+	local n=$2 st=0
+	# unwatched, it dies of SIGSEGV at the write of 0
+	start_target cond-writers -n "$n" -c
+	kill -USR1 "$TPID"
+	wait "$TPID" || st=$?
+	assert_equal "$st" $(( 128 + 11 ))
+	st=0
+	stopped_at "$1" "$n" 'value == 0' -c
+	assert_equal "$(obs .stopped_at.process)" stopped
+	assert_equal "$(awk '{ print $3 }' "/proc/$TPID/stat")" T
+	run cat "$WERR"
+	refute_line --partial "did not stop"
+	assert_line --index 2 "    gdb -p $TPID"
+	assert_equal "$(pc_stopped "$TID")" "$IP"
+	assert_equal "$(pc_of_thread "$TID" -p "$TPID")" "$IP"
+	assert_equal "$(awk '{ print $3 }' "/proc/$TPID/stat")" T
+	run --separate-stderr wp-report "$WDEC"
+	assert_line "stopped  at the first match: thread $TID, writer rare_writer+0x0 at $WIP, next instruction $IP"
+	assert_line "         the process was left stopped: gdb -p $TPID"
+	kill -CONT "$TPID"
+	wait "$TPID" || st=$?
+	assert_equal "$st" $(( 128 + 11 ))
+	run cat "$TOUT"
+	refute_line done
+}
+
 # A stray writer among good ones: only its write is reported.
 scenario_cond_stray() {
 	local n=$2

@@ -387,8 +387,11 @@ main(int argc, char *argv[])
 		op.backend = "page";
 	if (backend_choose(&w, op.backend, &e) == -1)
 		return refused(&w, &e, 0);
+	/* a tracer's writes are tallied by writer, for hits a slow
+	   reader could not take */
 	if ((op.filter.cond != NULL || op.filter.stop != STOP_NONE ||
-	    w.last > 0) && filter_open(&w, &op.filter, &e) == -1)
+	    w.last > 0 || (w.backend->caps & BK_EXACT)) &&
+	    filter_open(&w, &op.filter, &e) == -1)
 		return refused(&w, &e, 1);
 	if (w.backend->caps & BK_TRACES)
 		guard_fork(&w);

@@ -190,6 +190,18 @@ follows(const struct watch *w, struct wp_obs_follow *of)
 	}
 }
 
+/* Hits the output did not take that no tally holds. */
+static int
+untallied(const struct watch *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->nt; i++)
+		if (w->t[i].undelivered > 0 && !w->t[i].tallied_known)
+			return 1;
+	return 0;
+}
+
 /*
  * What was lost: exactly, from the counts, where the backend counts;
  * else what the backend said it dropped (the perf rings).
@@ -216,7 +228,7 @@ losses(const struct watch *w, struct wp_observation *o, const char **reasons)
 	if (o->lost > w->undelivered_hits ||
 	    (!known && o->lost_records > 0))
 		reasons[o->nlost_reasons++] = wp_lost_names[WP_LOST_RING_OVERFLOW];
-	if (w->undelivered > 0)
+	if (w->undelivered > w->undelivered_hits || untallied(w))
 		reasons[o->nlost_reasons++] = wp_lost_names[WP_LOST_OUTPUT_BLOCKED];
 }
 

@@ -179,9 +179,10 @@ watch_run(struct watch *w, struct wp_error *e)
 	if (w->stop_reason != NULL && w->died_signal != 0 &&
 	    strcmp(w->stop_reason, wp_stop_names[WP_STOP_EXITED]) == 0)
 		w->stop_detail = watch_signame(w->died_signal);
+	/* the watch's time: not the slow reader's the tallies wait for */
+	w->elapsed_ms = (wp_now_ns() - w->t0) / 1000000;
 	filter_emit(w);
 	check_stop(w, deadline);
-	w->elapsed_ms = (wp_now_ns() - w->t0) / 1000000;
 	sigprocmask(SIG_SETMASK, &orig, NULL);
 	return 0;
 }

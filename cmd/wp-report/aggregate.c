@@ -331,6 +331,35 @@ site_of(struct rtarget *t, const struct wp_hit_in *h,
 	return s;
 }
 
+/*
+ * The step of hit h (from the value its previous hit left), a vote for
+ * its site's: the one that most of the site's hits make wins where
+ * three in four do (a majority vote: table-watch.c's lost updates).
+ */
+static void
+vote_step(struct rtarget *t, struct rsite *s, const struct wp_hit_in *h)
+{
+	uint64_t d;
+
+	if (!h->has_new_value || h->flags != 0) {
+		t->steps_unknown = 1;
+		return;
+	}
+	if (t->has_prev) {
+		d = h->new_value - t->prev;
+		s->dvoted++;
+		if (s->dvotes == 0) {
+			s->dcand = d;
+			s->dvotes = 1;
+		} else if (s->dcand == d)
+			s->dvotes++;
+		else
+			s->dvotes--;
+	}
+	t->prev = h->new_value;
+	t->has_prev = 1;
+}
+
 static void
 add_hit(struct report *r, const struct wp_record *rec)
 {
@@ -368,6 +397,7 @@ add_hit(struct report *r, const struct wp_record *rec)
 	}
 	s = site_of(t, h, &w);
 	s->hits++;
+	vote_step(t, s, h);
 	add_chain(s, h);
 	/* the confidence of this hit's writer, not the first one's */
 	s->conf[has_w ? w.conf : WP_CONF_UNKNOWN]++;

@@ -50,6 +50,9 @@ struct rsite {
 	struct rchain	**shown;
 	size_t		 nshown;
 	uint64_t	 chains_rest, chains_none;
+	/* the step from the value before each of its hits, voted on in
+	   one pass (the majority's, where there is one): dvoted steps */
+	uint64_t	 dcand, dvotes, dvoted;
 };
 
 struct rthread {
@@ -142,6 +145,10 @@ struct rtarget {
 					   the report's reasons is its */
 	const struct wp_field *initial;	/* at arming, else at resolving */
 	struct rrearm	 rearm;		/* a follow chain's */
+	/* the value after its latest hit; steps_unknown: a hit had none,
+	   or was a kernel's or another process's write */
+	int		 has_prev, steps_unknown;
+	uint64_t	 prev;
 };
 
 /* A thread's name, from its thread record. */

@@ -439,6 +439,62 @@ counter(const struct report *r)
 	return r->tracer != NULL ? r->tracer : "the kernel";
 }
 
+/* v, of a target of len bytes, as a signed number. */
+static int64_t
+signed_of(uint64_t v, int64_t len)
+{
+	int sh = 64 - 8 * (int)len;
+
+	return sh > 0 ? (int64_t)(v << sh) >> sh : (int64_t)v;
+}
+
+/*
+ * Where a tracer saw every write with its value: what the writers' hits
+ * add up to, each the step most of its writer's make, against what the
+ * value moved (to the latest value, or the last hit's where the
+ * process ended first).  Less: another thread's update was lost between a
+ * non-atomic read and its write (x += d on two threads).
+ */
+static void
+lost_updates(const struct report *r, const struct rtarget *t, FILE *f)
+{
+	const struct wp_field *latest = t->obs ? &t->obs->latest_value : NULL;
+	int64_t len = wp_field_int(&t->rec.len);
+	uint64_t init, last, sum = 0, mask;
+	const struct rsite *s;
+	size_t i;
+
+	if (r->tracer == NULL || t->lower || t->tallied || t->conditioned ||
+	    t->follow || t->steps_unknown || t->nsorted == 0 ||
+	    len < 1 || len > 8 || t->obs == NULL ||
+	    wp_field_int(&t->obs->counted) != (int64_t)t->hits ||
+	    t->initial->text == NULL ||
+	    wp_parse_u64(t->initial->text, &init) == -1)
+		return;
+	/* the value at the end; where it was not read, the last hit's */
+	if (latest == NULL || latest->text == NULL ||
+	    wp_parse_u64(latest->text, &last) == -1)
+		last = t->prev;
+	mask = len == 8 ? ~0ULL : (1ULL << (8 * len)) - 1;
+	for (i = 0; i < t->nsorted; i++) {
+		s = t->sorted[i];
+		/* an adder's step: most of its writes make it */
+		if (s->dvoted == 0 || s->dvotes * 2 < s->dvoted ||
+		    (s->dcand & mask) == 0)
+			return;
+		sum += s->hits * s->dcand;
+	}
+	if (((init + sum - last) & mask) == 0)
+		return;
+	out(f, "  lost updates: the value moved by %lld, but the %llu writes, "
+	    "each the step most of its\n  writer's make, add up to %lld: "
+	    "%lld less, as where a non-atomic read-modify-write\n  (x += d) "
+	    "on one thread overwrote another thread's update\n",
+	    (long long)signed_of((last - init) & mask, len),
+	    (unsigned long long)t->hits, (long long)signed_of(sum & mask, len),
+	    (long long)signed_of((init + sum - last) & mask, len));
+}
+
 /* The counts: by the kernel, tallied, sampled, and the values. */
 static void
 counts(const struct report *r, const struct rtarget *t, FILE *f)
@@ -490,6 +546,7 @@ counts(const struct report *r, const struct rtarget *t, FILE *f)
 	else if (*changed && hits == 0 && (counted == NULL ||
 	    strcmp(counted, "0") == 0))
 		unwatched_change(r, f);
+	lost_updates(r, t, f);
 	if (t->spurious_hits > 0)
 		out(f, "  spurious %llu: hits whose instruction accessed "
 		    "elsewhere, not among the writers\n",

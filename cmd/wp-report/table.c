@@ -201,6 +201,7 @@ static void
 stopped_note(const struct report *r, FILE *f)
 {
 	const struct wp_obs_pass *o = &r->observation;
+	const char *left = wp_field_str(&o->stopped_process);
 	char writer[600];
 
 	if (o->stopped_tid.text == NULL)
@@ -209,7 +210,13 @@ stopped_note(const struct report *r, FILE *f)
 	out(f, "stopped  at the first match: thread %s, writer %s, next "
 	    "instruction %s\n", o->stopped_tid.text, writer,
 	    wp_field_text(&o->stopped_ip));
-	if (o->stopped_core.text != NULL)
+	if (left != NULL && strcmp(left, wp_left_names[WP_LEFT_ENDED]) == 0)
+		out(f, "         but the process ended before it stopped: "
+		    "there is nothing to attach to\n");
+	else if (left != NULL &&
+	    strcmp(left, wp_left_names[WP_LEFT_RUNNING]) == 0)
+		out(f, "         but the process did not stop: it ran on\n");
+	else if (o->stopped_core.text != NULL)
 		out(f, "         its core: %s (gdb -c %s); the process ran on\n",
 		    o->stopped_core.text, o->stopped_core.text);
 	else

@@ -1,5 +1,5 @@
 /*
- * cond-writers [-n writes] [-s | -z] [-p]
+ * cond-writers [-n writes] [-s | -z] [-p] [-c]
  *
  * Prints one JSON line (pid, the cell's address), waits for SIGUSR1,
  * then three threads write wpt_cell n times each in a tight loop, each
@@ -13,7 +13,11 @@
  * to wpt_cell by its address.  Prints each writer's count ("good N", ...,
  * "zero N": the writes of 0), then "done" and exits 0.  wpt_cellp points
  * at wpt_cell, and is never written: --follow wpt_cellp+0x0 watches the
- * cell as a chain's leaf.
+ * cell as a chain's leaf.  -c: the write of 0 is the cell's last, once
+ * the other two threads are done (rare_writer writes n / 2 + 1 times),
+ * and the main thread, spinning reading the cell meanwhile, crashes as
+ * soon as it reads it (a store through NULL: SIGSEGV), as a program
+ * whose bad write is followed by its crash within microseconds.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -22,11 +26,13 @@
 
 volatile long wpt_cell = 1;
 volatile long *volatile wpt_cellp = &wpt_cell;
+static volatile long *volatile nullp;	/* -c: stored through */
 
 static long nwrites = 1000;
-static int stray, zeros;
+static int stray, zeros, crash;
 static pthread_barrier_t go;
 static long ngood, nbusy, nrare, nstray, nzero;
+static long nfinished;	/* -c: threads done writing */
 
 /* Four writers of the same store, each its own function (and -p's). */
 #define WRITER(name) \
@@ -59,6 +65,13 @@ worker(void *arg)
 		} else if (stray) {
 			writer[3](0xbad);
 			n[3]++;
+		} else if (i == nwrites / 2 && crash) {
+			while (__atomic_load_n(&nfinished, __ATOMIC_SEQ_CST) < 2)
+				;
+			writer[2](0);
+			z++;
+			n[2]++;
+			break;
 		} else {
 			writer[2](zeros || i == nwrites / 2 ? 0 :
 			    id * 1000000 + i + 1);
@@ -66,6 +79,7 @@ worker(void *arg)
 			n[2]++;
 		}
 	}
+	__atomic_add_fetch(&nfinished, 1, __ATOMIC_SEQ_CST);
 	__atomic_add_fetch(&ngood, n[0], __ATOMIC_SEQ_CST);
 	__atomic_add_fetch(&nbusy, n[1], __ATOMIC_SEQ_CST);
 	__atomic_add_fetch(&nrare, n[2], __ATOMIC_SEQ_CST);
@@ -81,9 +95,10 @@ main(int argc, char *argv[])
 	long i;
 	int ch;
 
-	while ((ch = getopt(argc, argv, "n:szp")) != -1) {
+	while ((ch = getopt(argc, argv, "n:szpc")) != -1) {
 		switch (ch) {
 		case 'n': nwrites = atol(optarg); break;
+		case 'c': crash = 1; break;
 		case 'p': writer = by_ptr; break;
 		case 's': stray = 1; break;
 		case 'z': zeros = 1; break;
@@ -99,6 +114,10 @@ main(int argc, char *argv[])
 	fflush(stdout);
 	wpt_wait_go();
 	pthread_barrier_wait(&go);
+	while (crash && wpt_cell != 0)
+		;
+	if (crash)
+		*nullp = 0;
 	for (i = 0; i < 3; i++)
 		pthread_join(th[i], NULL);
 	printf("good %ld\nbusy %ld\nrare %ld\nstray %ld\nzero %ld\ndone\n",

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "filter.h"
 #include "page.h"
 #include "traced.h"
 #include "util.h"
@@ -285,6 +286,7 @@ page_disarm(struct watch *w)
 		traced_read_latest(w, s->tr.memfd);
 	obs(w)->stopped_ns += s->tr.stopped_ns;
 	obs(w)->watched_ns = wp_now_ns() - s->t0;
+	s->tr.keep_stopped = filter_holds(w);
 	traced_detach(&s->tr);
 	traced_count(w);
 	release_state(w, s);

@@ -1,7 +1,8 @@
 /*
  * The stores the page backend makes itself instead of stepping them
  * (page_emulable, page_emulate), and with -a rw its plain loads
- * (page_emulate_load): plain movs, stos, vector moves of a
+ * (page_emulate_load): plain movs, stos, the rounds of a rep stos or
+ * rep movs that reach no target (page_emulate_rep), vector moves of a
  * whole xmm, ymm or zmm register, read from XSTATE (AVX-512 ones also
  * merge-masked by k: only the elements whose bit is set are written),
  * and the read-modify-
@@ -280,6 +281,45 @@ write_elements(struct page_state *s, const struct wp_x86_insn *in,
 			return -1;
 	}
 	return 0;
+}
+
+int
+page_emulate_rep(struct page_state *s, struct tr_thread *t,
+    struct user_regs_struct *u, const struct wp_x86_insn *in, uint64_t k)
+{
+	uint64_t e = (uint64_t)in->width, len = k * e, d, src = 0, i;
+	int down = (u->eflags & 0x400) != 0;
+	int movs = strncmp(in->text, "rep movs", 8) == 0;
+	unsigned char *b;
+	int rc = -1;
+
+	if (!in->rep || in->kind != WP_X86_STRING || e < 1 || e > 8 ||
+	    k == 0 || k > u->rcx || len > REP_BULK_MAX ||
+	    (!movs && strncmp(in->text, "rep stos", 8) != 0))
+		return -1;
+	/* the lowest byte of the rounds' elements, destination and source */
+	d = down ? u->rdi - (k - 1) * e : u->rdi;
+	if (movs)
+		src = down ? u->rsi - (k - 1) * e : u->rsi;
+	if (movs && src < d + len && d < src + len)
+		return -1;
+	b = wp_xmalloc((size_t)len);
+	if (movs && pread(s->tr.memfd, b, (size_t)len, (off_t)src) !=
+	    (ssize_t)len)
+		goto out;
+	for (i = 0; !movs && i < len; i++)
+		b[i] = (unsigned char)(u->rax >> (8 * (i % e)));
+	if (pwrite(s->tr.memfd, b, (size_t)len, (off_t)d) != (ssize_t)len)
+		goto out;
+	u->rdi = down ? u->rdi - len : u->rdi + len;
+	if (movs)
+		u->rsi = down ? u->rsi - len : u->rsi + len;
+	if ((u->rcx -= k) == 0)
+		u->rip += (uint64_t)in->size;
+	rc = (int)ptrace(PTRACE_SETREGS, t->tid, 0, u);
+out:
+	free(b);
+	return rc;
 }
 
 int

@@ -4,7 +4,8 @@
  * emulation or by a step with the page given for it, the other threads
  * held; a rep string instruction's rounds are stepped one by one, and
  * each round whose element reaches a target is a hit, as a debug
- * register and single-stepping count them.
+ * register and single-stepping count them; the rounds between that
+ * reach none (a rep stos or rep movs) are made by wp-arm at once.
  */
 #include <sys/ptrace.h>
 #include <sys/user.h>
@@ -148,6 +149,57 @@ rep_round(struct watch *w, struct page_state *s, struct tr_thread *t,
 }
 
 /*
+ * Of the n rounds of e bytes from a on (down: df), the first whose
+ * element reaches [lo, hi); n when none does.
+ */
+static uint64_t
+first_reaching(uint64_t a, uint64_t e, uint64_t n, int df, uint64_t lo,
+    uint64_t hi)
+{
+	uint64_t k;
+
+	if (!df && hi <= a)
+		return n;
+	if (df && lo >= a + e)
+		return n;
+	if (!df)
+		k = lo > a ? (lo - a) / e : 0;
+	else
+		k = hi > a ? 0 : (a - hi) / e + 1;
+	return k < n ? k : n;
+}
+
+/*
+ * Rep string store in of t (u: its registers): the rounds before the
+ * first whose element reaches a target (whose source does, on a target
+ * read as well) are made at once (page_emulate_rep), REP_BULK_MAX bytes
+ * at most: none of them is a hit.  The rounds made, u past them.
+ */
+static uint64_t
+rep_bulk(struct watch *w, struct page_state *s, struct tr_thread *t,
+    const struct wp_x86_insn *in, struct user_regs_struct *u)
+{
+	uint64_t e = (uint64_t)in->width, k = u->rcx, lo, hi;
+	int df = (u->eflags & 0x400) != 0;
+	size_t ti;
+
+	if (!in->rep || in->kind != WP_X86_STRING || e == 0)
+		return 0;
+	for (ti = 0; ti < w->nt && k > 0; ti++) {
+		lo = w->t[ti].addr;
+		hi = lo + (uint64_t)w->t[ti].len;
+		k = first_reaching(u->rdi, e, k, df, lo, hi);
+		if (w->t[ti].rw)
+			k = first_reaching(u->rsi, e, k, df, lo, hi);
+	}
+	if (k > REP_BULK_MAX / e)
+		k = REP_BULK_MAX / e;
+	if (k < 2 || page_emulate_rep(s, t, u, in, k) == -1)
+		return 0;
+	return k;
+}
+
+/*
  * Steps t over in (*u: its registers, then those it has after) with the
  * page writable, every other thread held, and the signals a step forces
  * unblocked (tr_unblock_forced); a page more that it faults on is given
@@ -176,6 +228,12 @@ step_over(struct watch *w, struct page_state *s, struct tr_thread *t,
 		opened[nopen++] = p;
 	unmasked = tr_unblock_forced(t, &mask);
 	for (n = 0; n < step_max(); n++) {
+		/* rounds that reach no target: made at once, not stepped */
+		if (*rounds && rep_bulk(w, s, t, in, u) > 0 &&
+		    u->rip != in->addr) {
+			r = 1;
+			break;
+		}
 		b = *u;
 		if ((r = tr_step(&s->tr, t, 0)) == -1 ||
 		    ptrace(PTRACE_GETREGS, t->tid, 0, u) == -1) {

@@ -256,6 +256,18 @@ int	 page_emulate(struct page_state *s, struct tr_thread *t,
 	    const struct wp_x86_insn *in, uint64_t lo, unsigned char *b);
 
 /*
+ * Makes the next k rounds of rep string store in (rep stos, rep movs;
+ * u: t's registers, updated past them: rdi, rsi, rcx, and rip once rcx
+ * is 0), k * width bytes at most REP_BULK_MAX: 0, or -1 (a movs whose
+ * source and destination overlap, memory not there): the rounds are
+ * left to be stepped, which writes the same bytes again.
+ */
+#define REP_BULK_MAX	(1 << 20)
+int	 page_emulate_rep(struct page_state *s, struct tr_thread *t,
+	    struct user_regs_struct *u, const struct wp_x86_insn *in,
+	    uint64_t k);
+
+/*
  * With -a rw: makes the plain load in (mov reg, [m]) from lo, into t's
  * register in u, and moves t past it: 0, or -1 (not such a load).
  */

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "ptrace.h"
+#include "filter.h"
 #include "proc.h"
 #include "traced.h"
 #include "tracee.h"
@@ -156,6 +157,7 @@ ptrace_disarm(struct watch *w)
 	tr_hold(&s->tr, NULL);
 	traced_read_latest(w, s->tr.memfd);
 	pt_rseq_unhide(s);
+	s->tr.keep_stopped = filter_holds(w);
 	traced_detach(&s->tr);
 	traced_count(w);
 	release(w, s);

@@ -399,7 +399,7 @@ filter_hit(struct watch *w, size_t ti, const struct wp_hit_rec *h)
 	if (m && f->stop != STOP_NONE && !f->stopped &&
 	    (w->t[ti].chain < 0 || !f->sampled))
 		stop_at(w, h, 0);
-	if (f->cond != NULL)
+	if (f->cond != NULL || !f->sampled)
 		tally(w, ti, h, cw.has_value, cw.value, m);
 	/* counted, not written: as after max events */
 	if (!m)
@@ -506,6 +506,27 @@ warn_novalue(const struct watch *w)
 	}
 }
 
+/*
+ * With no --if, on a tracer: whether the output did not take some hits
+ * (emit.c), whose writers the tallies then give: they hold every
+ * write.
+ */
+static int
+spilled(struct watch *w)
+{
+	size_t i;
+	int any = 0;
+
+	if (w->filter->sampled)
+		return 0;
+	for (i = 0; i < w->nt; i++)
+		any |= w->t[i].undelivered > 0 && filtered(w, i);
+	for (i = 0; i < w->nt && any; i++)
+		if (filtered(w, i))
+			w->t[i].tallied_known = 1;
+	return any;
+}
+
 void
 filter_emit(struct watch *w)
 {
@@ -516,9 +537,10 @@ filter_emit(struct watch *w)
 	if (w->filter == NULL)
 		return;
 	emit_rings(w);
-	if (w->filter->cond == NULL)
+	if (w->filter->cond == NULL && !spilled(w))
 		return;
-	warn_novalue(w);
+	if (w->filter->cond != NULL)
+		warn_novalue(w);
 	for (i = 0; i < w->filter->tallies.cap; i++) {
 		if ((y = wp_hmap_slot(&w->filter->tallies, i)) == NULL)
 			continue;
@@ -529,7 +551,8 @@ filter_emit(struct watch *w)
 		    .time_ns = watch_time(w, wp_now_ns()),
 		    .has_writer_ip = y->has_writer_ip,
 		    .writer_ip = y->writer_ip, .flags = y->flags,
-		    .has_matched = 1, .matched = y->matched };
+		    .has_matched = w->filter->cond != NULL,
+		    .matched = y->matched };
 		watch_role(w, y->ti, &r.role, &r.level);
 		if (emit_tally(w, &r) == -1)
 			return;
@@ -560,18 +583,35 @@ filter_free(struct watch *w)
 	w->filter = NULL;
 }
 
+int
+filter_holds(const struct watch *w)
+{
+	const struct filter *f = w->filter;
+
+	return f != NULL && f->stopped && !f->sampled;
+}
+
 void
 filter_stopped(struct watch *w)
 {
 	struct filter *f = w->filter;
+	char state;
+	int ended;
 
 	if (f == NULL || !f->stopped)
 		return;
 	if (stop_wait(w->pid) == -1) {
-		warnx("--stop: process %d did not stop after the write "
-		    "(thread %d); it runs on", (int)w->pid, (int)f->at.tid);
+		state = wp_proc_state(w->pid);
+		ended = state == 0 || state == 'Z' || state == 'X';
+		f->at.process = wp_left_names[ended ? WP_LEFT_ENDED :
+		    WP_LEFT_RUNNING];
+		warnx("--stop: process %d %s after the write (thread %d)%s",
+		    (int)w->pid, ended ? "ended before it stopped" :
+		    "did not stop", (int)f->at.tid, ended ? "" :
+		    "; it runs on");
 		return;
 	}
+	f->at.process = wp_left_names[WP_LEFT_STOPPED];
 	if (f->stop == STOP_CORE)
 		f->at.core = f->core = stop_core(w->pid);
 	stop_say(w, f->at.tid, f->at.has_writer, f->at.writer_ip, f->at.ip,

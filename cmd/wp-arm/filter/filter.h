@@ -3,7 +3,9 @@
  * written: the condition (lib/cond.h), evaluated in the tracer for the
  * backends that trace (ptrace, page), and every write's tally per
  * writer and thread, matched or not, written as tally records at the
- * end.  On a follow chain it filters the leaf's writes; its pointers'
+ * end; on a tracer with no --if too (main.c opens it there), written
+ * where the output did not take some hits, so that each writer's count
+ * stays exact.  On a follow chain it filters the leaf's writes; its pointers'
  * are always written, as they move the leaf.  --stop: the first
  * matching write (a leaf's: on the backends that trace) leaves the
  * process stopped after it, for a debugger (or, --stop=core, for
@@ -75,7 +77,8 @@ int	 filter_died(const struct watch *w);
 /*
  * After the watch, with --stop: says on stderr where the process was
  * left stopped and how to look (gdb -p PID), or writes its core and
- * lets it run on (STOP_CORE).
+ * lets it run on (STOP_CORE); or that it did not stop, or ended first.
+ * The observation's stopped_at.process says which.
  */
 void	 filter_stopped(struct watch *w);
 /*
@@ -103,6 +106,11 @@ int	 filter_pending(struct watch *w, size_t ti, const struct wp_hit_rec *h,
 void	 filter_kernel_stop(struct watch *w, const struct wp_hit_rec *h);
 /* What decodes the writers of samples (perf, bpf); NULL: none. */
 struct csample *filter_csample(const struct watch *w);
+/*
+ * Whether a tracer stopped the process at a --stop match: it is to be
+ * left stopped as it detaches (tracee.h's keep_stopped).
+ */
+int	 filter_holds(const struct watch *w);
 /* The observation's stopped_at. */
 void	 filter_observe(const struct watch *w, struct wp_observation *o);
 void	 filter_free(struct watch *w);

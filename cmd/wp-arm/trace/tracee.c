@@ -578,12 +578,28 @@ tr_take_signal(struct tr_thread *t, int sig)
 		take_pending(t, sig);
 }
 
+/*
+ * Whether t's stop is a fault the kernel raised for its instruction
+ * (SIGSEGV, SIGBUS, SIGILL, SIGFPE): not delivered, that instruction
+ * raises it again when the thread runs on.
+ */
+static int
+fault_stop(const struct tr_thread *t)
+{
+	siginfo_t si;
+
+	return t->stop == TR_SIGNAL && (t->sig == SIGSEGV ||
+	    t->sig == SIGBUS || t->sig == SIGILL || t->sig == SIGFPE) &&
+	    ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) == 0 &&
+	    si.si_signo == t->sig && si.si_code > 0;
+}
+
 void
 tr_detach_all(struct tracee *tr)
 {
 	struct tr_thread *t;
 	size_t i;
-	int status, sig;
+	int status, sig, sent = 0;
 
 	for (i = 0; i < tr->n; i++)
 		if (tr->t[i]->state == TR_RUNNING)
@@ -605,6 +621,12 @@ tr_detach_all(struct tracee *tr)
 		sig = t->stop == TR_SIGNAL && !tr_own_trap(t) ? t->sig : 0;
 		if (sig != 0 && sig == tr->stop_sig && t->expect > 0)
 			sig = 0;
+		if (tr->keep_stopped && fault_stop(t))
+			sig = 0;
+		if (tr->keep_stopped && !sent) {
+			kill(tr->pid, SIGSTOP);
+			sent = 1;
+		}
 		tr_detach(tr, t, sig);
 	}
 }

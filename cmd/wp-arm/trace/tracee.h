@@ -78,6 +78,9 @@ struct tracee {
 					   expects it (hold.c), 0: none */
 	int		  tasks_err;	/* why tr_seize_all could not list
 					   the threads (errno), 0: it could */
+	int		  keep_stopped;	/* --stop matched: tr_detach_all
+					   leaves the process stopped, a
+					   fault raised meanwhile held */
 };
 
 /* A tracee of pid with no thread yet, and no memory open. */
@@ -205,7 +208,11 @@ int	 tr_leave_entry(struct tracee *tr, struct tr_thread *t);
 /*
  * Stops every thread, then detaches each, passing on a signal it was
  * stopped to receive (not a step's SIGTRAP, which is taken if still
- * pending); a thread in group-stop stays stopped.
+ * pending); a thread in group-stop stays stopped.  keep_stopped: the
+ * process is sent SIGSTOP before the first is let go, so that none runs
+ * an instruction, and a fault the kernel raised for a thread's
+ * instruction (SIGSEGV, SIGBUS, SIGILL, SIGFPE) is not passed on: it
+ * comes again when the process is continued.
  */
 void	 tr_detach_all(struct tracee *tr);
 /* Detaches one stopped thread (a forked child let go) with sig. */
