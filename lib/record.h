@@ -147,6 +147,38 @@ int	 wp_rec_read_target(const struct wp_record *rec, struct wp_spec *t,
 int	 wp_rec_read_follow(const struct wp_record *rec, struct wp_spec *f,
 	    struct wp_error *err);
 
+/* ---- site (wp-resolve): an instruction whose memory accesses to count ---- */
+
+struct wp_site_rec {
+	int			 id;
+	const char		*input;
+	uint64_t		 addr;
+	struct wp_place		 place;
+	int			 has_file_offset;
+	uint64_t		 file_offset;	/* in the file region names */
+	const struct wp_x86_insn *in;		/* decoded, with its operand */
+	int			 rw;		/* -a rw: its reads counted too */
+	const char *const	*warnings;
+	size_t			 nwarnings;
+};
+
+void	 wp_rec_site(struct wp_jw *w, const struct wp_site_rec *s);
+
+/* What wp-arm needs of a site record: where to probe and what to
+   compute there (in->mem, in->width, in->writes, in->reads, in->size). */
+struct wp_site_spec {
+	int			 id;
+	uint64_t		 addr;
+	char			 path[4096];	/* region: the file probed */
+	int			 has_file_offset;
+	uint64_t		 file_offset;
+	int			 rw;
+	struct wp_x86_insn	 in;
+};
+
+int	 wp_rec_read_site(const struct wp_record *rec, struct wp_site_spec *s,
+	    struct wp_error *err);
+
 /* ---- records of wp-arm ---- */
 
 struct wp_armed_rec {
@@ -275,6 +307,21 @@ struct wp_tally_rec {
 };
 
 void	 wp_rec_tally(struct wp_jw *w, const struct wp_tally_rec *t);
+
+/* The accesses of one site's operand to one address by one thread,
+   cumulative: a later one of the same site, addr and tid replaces it. */
+struct wp_access_rec {
+	int		 site;
+	uint64_t	 addr;
+	pid_t		 tid;
+	uint64_t	 writes, reads;
+	int64_t		 time_ns;
+};
+
+void	 wp_rec_access(struct wp_jw *w, const struct wp_access_rec *a);
+/* The reader of an access record: 0, or -1 with err set. */
+int	 wp_rec_read_access(const struct wp_record *rec,
+	    struct wp_access_rec *a, struct wp_error *err);
 
 /* wp-arm --last: one of a target's last writes before the process
    ended (end: "SIGSEGV", "exit 0"). */
