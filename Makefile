@@ -11,7 +11,7 @@ CC	?= cc
 CFLAGS	?= -O2 -g
 WPFLAGS	 = -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -iquote lib
 # What each tool links besides libwp.a; the fuzzers and benchmarks, all.
-LDLIBS_wp-resolve = -ldw -lelf
+LDLIBS_wp-resolve = -lcapstone -ldw -lelf
 LDLIBS_wp-arm	 = -lcapstone -ldw -lelf -lbpf
 LDLIBS_wp-decode = -lcapstone -ldw -lelf
 LDLIBS_wp-report =
@@ -133,7 +133,7 @@ $(O)/progs/perf-queue: tests/progs/perf-queue.c $(PQSRC) \
 TCFLAGS	 = -O1 -g -Wall -Wextra -Werror -pthread
 targets: $(TARGETS:%=$(O)/targets/%) $(O)/targets/mt-writer-nopie \
 	 $(O)/targets/mt-writer-stripped $(O)/targets/stores-stripped \
-	 $(O)/targets/cond-writers-stripped \
+	 $(O)/targets/cond-writers-stripped $(O)/targets/insn-walk-stripped \
 	 $(O)/targets/callers-fp $(O)/targets/libwpt.so \
 	 $(O)/targets/libwpt2.so $(O)/targets/libwptls.so \
 	 $(O)/targets/libwptls-ie.so $(O)/targets/libwptls2.so \

@@ -279,7 +279,8 @@ wp_rec_read_site(const struct wp_record *rec, struct wp_site_spec *s,
 	m->base = site_reg(j, o, "base");
 	m->index = site_reg(j, o, "index");
 	if (m->base == -2 || m->index == -2 || (sv[0] != '\0' && !m->seg) ||
-	    (scale != 1 && scale != 2 && scale != 4 && scale != 8) ||
+	    (scale != 1 && scale != 2 && scale != 4 && scale != 8 &&
+	    (scale != 0 || m->index != -1)) ||
 	    (abytes != 4 && abytes != 8) || width < 0 || width > 64) {
 		wp_error_set(err, WP_EXIT_MALFORMED, "site record %d: its "
 		    "operand is not one wp computes", s->id);
