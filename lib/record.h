@@ -394,6 +394,21 @@ struct wp_obs_failed {
 	int		 err;
 };
 
+/* The uprobe backend's count per site. */
+struct wp_obs_site {
+	int		 id;
+	uint64_t	 executions;	/* every one */
+	uint64_t	 addresses;	/* distinct (address, thread) tallies */
+	uint64_t	 tally_full;	/* executions no tally could hold */
+	uint64_t	 segment_unread;	/* executions whose fs base was
+					   not read */
+};
+
+struct wp_obs_uprobe {
+	const struct wp_obs_site *sites;
+	size_t		 nsites;
+};
+
 struct wp_obs_bpf {
 	uint64_t	 samples_sent, samples_dropped, samples_capped;
 	uint64_t	 tally_full, read_errors;
@@ -508,6 +523,7 @@ struct wp_observation {
 	const struct wp_obs_bpf	*bpf;		/* NULL: another backend */
 	const struct wp_obs_perf *perf;		/* NULL: another backend */
 	const struct wp_obs_page *page;		/* NULL: another backend */
+	const struct wp_obs_uprobe *uprobe;	/* NULL: another backend */
 	size_t			 breakpoints_quiet;	/* entries whose count
 						   is not known: a shared
 						   breakpoint went quiet */

@@ -69,3 +69,70 @@ store_in() {
 	assert_success
 	assert_equal "$(grep '"type":"site"' <<< "$output" | jq -c '[.operand.writes, .operand.reads]')" '[false,true]'
 }
+
+# accesses [SITE]: the last access record of each (site, addr, tid) of
+# site SITE (0), as "ADDR TID WRITES READS" lines, sorted
+accesses() {
+	jq -s -r --argjson s "${1:-0}" '[.[] | select(.type == "access" and .site == $s)]
+		| group_by([.addr, .tid]) | map(last)[] | "\(.addr) \(.tid) \(.writes) \(.reads)"' "$WOUT" | sort
+}
+
+# expected_walk: what insn-walk says of itself: each of its n addresses
+# written rounds times by each thread, as accesses prints them
+expected_walk() {
+	local base n tid rounds i
+	base=$(tinfo array)
+	n=$(tinfo n)
+	tail -n +2 "$TOUT" | grep '"tid"' | while read -r line; do
+		tid=$(jq .tid <<< "$line")
+		rounds=$(jq .rounds <<< "$line")
+		for (( i = 0; i < n; i++ )); do
+			printf '0x%x %d %d 0\n' $(( base + 8 * i )) "$tid" "$rounds"
+		done
+	done | sort
+}
+
+@test "wp-arm uprobe: one store's 1000 addresses, every one with its exact count per thread, a thread made after arming too" {
+	start_target insn-walk
+	watch_start --insn wpt_walk_store --insn wpt_walk_add -a rw -- -d 60s
+	assert_equal "$(jq -r 'select(.type=="armed") | .backend' "$WOUT")" uprobe_bpf
+	kill -USR1 "$TPID"
+	watch_wait
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(tail -n 1 "$TOUT")" done
+	assert_equal "$(obs .stop_reason)" target_exited
+	assert_equal "$(grep -c '"tid"' "$TOUT")" 3
+	assert_equal "$(accesses 0)" "$(expected_walk)"
+	assert_equal "$(obs '.uprobe.sites[0] | [.id, .executions, .addresses, .tally_full] | map(tostring) | join(" ")')" "0 6000 3000 0"
+	# the read-modify-write: each address read and written once, by main
+	assert_equal "$(accesses 1 | awk '{ print $2, $3, $4 }' | sort | uniq -c | awk '{ print $1, $2, $3, $4 }')" "1000 $TPID 1 1"
+	assert_contract "$WOUT"
+}
+
+@test "wp-arm uprobe: an instruction in a shared library, and a stripped program's" {
+	start_target shlib-writer -n 250
+	watch_start --insn "libwpt.so+$(store_in "$T/libwpt.so" wpt_lib_write)" -- -d 60s
+	kill -USR1 "$TPID"
+	watch_wait
+	assert_equal "$(accesses 0)" "$(tinfo lib_counter) $TPID 250 0"
+	start_target insn-walk-stripped -n 300
+	watch_start --insn "insn-walk-stripped+$(static_of "$T/insn-walk" wpt_walk_store)" -- -d 60s
+	kill -USR1 "$TPID"
+	watch_wait
+	assert_equal "$(obs .uprobe.sites[0].executions)" 1800
+	assert_equal "$(accesses 0)" "$(expected_walk)"
+}
+
+@test "wp-arm: site records go to the uprobe backend only, and without targets" {
+	start_target insn-walk
+	wp-resolve -p "$TPID" --insn wpt_walk_store > "$BATS_TEST_TMPDIR/sites"
+	run --separate-stderr wp-arm --backend bpf -d 1s < "$BATS_TEST_TMPDIR/sites"
+	assert_failure 1
+	assert_equal "$(tail -n 1 <<< "$output" | jq -r '[.stop_reason, .error] | join(": ")')" \
+		"error: the bpf backend watches addresses, not instructions (site records): --backend uprobe counts those"
+	wp-resolve -p "$TPID" --insn wpt_walk_store "$(tinfo array)" > "$BATS_TEST_TMPDIR/both"
+	run --separate-stderr wp-arm -d 1s < "$BATS_TEST_TMPDIR/both"
+	assert_failure 1
+	assert_equal "$(tail -n 1 <<< "$output" | jq -r .error)" \
+		"the uprobe backend counts instructions' addresses (site records), not targets: a watch of its own each"
+}

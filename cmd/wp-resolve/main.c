@@ -40,9 +40,10 @@ static const char usage_text[] =
     "[--force-bin]\n"
     "                  [--debug-file file]... [--debug-dir dir]... "
     "[--tid tid]\n"
-    "                  [--follow slot+off]... "
-    "[--backend auto|bpf|perf|ptrace|page]\n"
-    "                  [--no-slot-limit] [--] addr ...\n";
+    "                  [--follow slot+off]... [--insn site]...\n"
+    "                  [--backend auto|bpf|perf|ptrace|page|uprobe] "
+    "[--no-slot-limit]\n"
+    "                  [--] addr ...\n";
 
 static const struct wp_opt opts[] = {
 	{ 'p', "-p, --pid pid", "the process to watch" },
@@ -63,7 +64,7 @@ static const struct wp_opt opts[] = {
 	    "(an addr form; -a rw: its reads too)" },
 	{ 'B', "--backend name", "whose limits to check: bpf, perf (debug "
 	    "registers: 4 slots of 1, 2, 4 or 8 aligned bytes), ptrace, page "
-	    "(none), or auto (the default: the slots when the targets fit "
+	    "(none), uprobe (--insn sites only), or auto (the default: the slots when the targets fit "
 	    "them)" },
 	{ 'N', "--no-slot-limit", "any length and number: --backend ptrace or "
 	    "page" },
