@@ -653,5 +653,8 @@ wp_rec_read_access(const struct wp_record *rec, struct wp_access_rec *a,
 	a->writes = (uint64_t)w;
 	a->reads = (uint64_t)r;
 	a->time_ns = t;
+	if (wp_json_str(rec->j, wp_rec_get(rec, "region"), a->region,
+	    sizeof a->region) == -1)
+		a->region[0] = '\0';
 	return 0;
 }

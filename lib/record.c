@@ -468,6 +468,8 @@ wp_rec_access(struct wp_jw *w, const struct wp_access_rec *a)
 	wp_jw_uint(w, "writes", a->writes);
 	wp_jw_uint(w, "reads", a->reads);
 	wp_jw_int(w, "time_ns", a->time_ns);
+	if (a->region[0] != '\0')
+		wp_jw_str(w, "region", a->region);
 	wp_jw_end(w);
 }
 

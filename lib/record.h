@@ -316,6 +316,8 @@ struct wp_access_rec {
 	pid_t		 tid;
 	uint64_t	 writes, reads;
 	int64_t		 time_ns;
+	char		 region[256];	/* the mapping that holds addr, as in
+					   target; "": not known */
 };
 
 void	 wp_rec_access(struct wp_jw *w, const struct wp_access_rec *a);

@@ -104,6 +104,8 @@ expected_walk() {
 	assert_equal "$(grep -c '"tid"' "$TOUT")" 3
 	assert_equal "$(accesses 0)" "$(expected_walk)"
 	assert_equal "$(obs '.uprobe.sites[0] | [.id, .executions, .addresses, .tally_full] | map(tostring) | join(" ")')" "0 6000 3000 0"
+	# each address where it lies: the heap
+	assert_equal "$(jq -r 'select(.type=="access") | .region' "$WOUT" | sort -u)" "[heap]"
 	# the read-modify-write: each address read and written once, by main
 	assert_equal "$(accesses 1 | awk '{ print $2, $3, $4 }' | sort | uniq -c | awk '{ print $1, $2, $3, $4 }')" "1000 $TPID 1 1"
 	assert_contract "$WOUT"

@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -36,6 +37,7 @@ struct uprobe_state {
 	struct wpuprobe		*skel;
 	struct bpf_link		*links[WPU_MAXSITES];
 	int			 pidfd;
+	struct wp_maps		 maps;		/* the latest read: regions */
 	struct wp_obs_site	 sites[WPU_MAXSITES];
 };
 
@@ -99,6 +101,7 @@ uprobe_open(struct watch *w, struct wp_error *e)
 		return -1;
 	}
 	u->pidfd = -1;
+	wp_proc_maps(w->pid, &u->maps);
 	w->state = u;
 	return 0;
 }
@@ -136,6 +139,7 @@ uprobe_release(struct watch *w)
 	wpuprobe__destroy(u->skel);
 	if (u->pidfd >= 0)
 		close(u->pidfd);
+	wp_proc_maps_free(&u->maps);
 	free(u);
 	w->state = NULL;
 }
@@ -208,9 +212,16 @@ uprobe_count(struct watch *w)
 	struct wpu_val v;
 	struct wpu_tot t;
 	struct wp_access_rec a;
+	struct wp_maps maps;
+	const struct wp_map *mp;
 	int fd = bpf_map__fd(u->skel->maps.tally);
 	__u32 i;
 
+	/* where each address lies, while the process is there to say */
+	if (wp_proc_maps(w->pid, &maps) == 0) {
+		wp_proc_maps_free(&u->maps);
+		u->maps = maps;
+	}
 	for (i = 0; i < w->nsites; i++) {
 		u->sites[i].id = w->sites[i].id;
 		u->sites[i].addresses = 0;
@@ -234,6 +245,9 @@ uprobe_count(struct watch *w)
 		a.writes = v.writes;
 		a.reads = v.reads;
 		a.time_ns = watch_time(w, wp_now_ns());
+		if ((mp = wp_proc_maps_find(&u->maps, k.addr)) != NULL)
+			snprintf(a.region, sizeof a.region, "%s",
+			    mp->path != NULL ? mp->path : "[anon]");
 		watch_thread(w, a.tid, THR_INHERITED);
 		if (emit_access(w, &a) == -1)
 			return;
