@@ -138,3 +138,32 @@ expected_walk() {
 	assert_equal "$(tail -n 1 <<< "$output" | jq -r .error)" \
 		"the uprobe backend counts instructions' addresses (site records), not targets: a watch of its own each"
 }
+
+@test "wp accesses: the summary first, every address with its exact count per thread; --json; the text report too" {
+	start_target insn-walk
+	local save=$BATS_TEST_TMPDIR/raw.ndjson
+	wp accesses --json --save "$save" -d 60s "$TPID" wpt_walk_store > "$BATS_TEST_TMPDIR/report.json" 2> "$BATS_TEST_TMPDIR/err" &
+	local w=$!
+	wait_armed "$save" "$w" "$BATS_TEST_TMPDIR/err"
+	kill -USR1 "$TPID"
+	wait "$w"
+	doc=$BATS_TEST_TMPDIR/report.json
+	assert_equal "$(jq -r '.sites[0] | [.insn, .summary, .distinct_addresses, .writes, .threads, .stride] | map(tostring) | join("|")' "$doc")" \
+		"mov qword ptr [rdi + rax*8], rdx|wrote 1,000 distinct addresses, 100% in [heap], stride 0x8; 6,000 writes by 3 threads|1000|6000|3|0x8"
+	# every address, each written once by the first thread, twice by
+	# the second, three times by the one made after arming
+	expected=$(tail -n +2 "$TOUT" | grep '"tid"' | jq -s -c 'sort_by(.tid) | map({tid, writes: .rounds, reads: 0})')
+	assert_equal "$(jq -c '[.sites[0].addresses[] | .threads] | unique' "$doc")" "[$expected]"
+	assert_equal "$(jq -r '.sites[0].addresses[0].addr, .sites[0].addresses[999].addr' "$doc")" \
+		"$(tinfo array)
+$(hexadd "$(tinfo array)" $(( 8 * 999 )))"
+	# the table: the summary under the site, then a line per address
+	run --separate-stderr wp report "$save"
+	assert_success
+	assert_line --index 4 --regexp "^site 0  wpt_walk_store  $(tinfo store)  mov qword ptr \[rdi \+ rax\*8\], rdx$"
+	assert_line --index 5 "  wrote 1,000 distinct addresses, 100% in [heap], stride 0x8; 6,000 writes by 3 threads"
+	assert_equal "$(grep -c '^  0x[0-9a-f]* *6 *0  \[heap\] ' <<< "$output")" 1000
+	run --separate-stderr wp accesses "$TPID"
+	assert_failure 64
+	assert_equal "$stderr" "wp: accesses: no instruction (wp accesses PID SITE...)"
+}

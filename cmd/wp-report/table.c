@@ -366,5 +366,6 @@ report_table(const struct report *r, FILE *f, size_t columns)
 		if (r->t[i].follow)
 			follow_section(r, &r->t[i], f);
 	table_chain_notes(wp_field_str(&r->armed.callchain), f);
+	access_table(r, f);
 	return ferror(f) ? -1 : 0;
 }
