@@ -167,3 +167,25 @@ $(hexadd "$(tinfo array)" $(( 8 * 999 )))"
 	assert_failure 64
 	assert_equal "$stderr" "wp: accesses: no instruction (wp accesses PID SITE...)"
 }
+
+@test "wp-arm uprobe: an fs-based store (TLS) lands at each thread's own copy, the fs base read from its task" {
+	start_target tls-writer -t 3 -n 7
+	off=$(objdump -d --no-show-raw-insn "$T/tls-writer" | awk '/mov +%r[a-z0-9]+,%fs:/{ sub(":", "", $1); print "0x" $1; exit }')
+	[ -n "$off" ] || fail "no fs-based store in tls-writer"
+	watch_start --insn "tls-writer+$off" -- -d 60s
+	assert_equal "$(grep '"type":"site"' "$WOUT" | jq -r .operand.segment)" fs
+	kill -USR1 "$TPID"
+	watch_wait
+	assert_equal "$(accesses 0)" "$(jq -r '.threads[] | "\(.tls) \(.tid) 7 0"' <<< "$TINFO" | sort)"
+	assert_equal "$(obs '.uprobe.sites[0] | [.executions, .segment_unread, .tally_full] | map(tostring) | join(" ")')" "21 0 0"
+}
+
+@test "wp-arm: --if, --stop and --last do not apply to site records, said in one line (status 64)" {
+	start_target insn-walk
+	wp-resolve -p "$TPID" --insn wpt_walk_store > "$BATS_TEST_TMPDIR/sites"
+	for o in "--if value==0" --stop "--last 4"; do
+		run --separate-stderr wp-arm $o -d 1s < "$BATS_TEST_TMPDIR/sites"
+		assert_failure 64
+		assert_equal "$stderr" "wp-arm: --if, --stop and --last watch the writes to addresses: site records are counted (the uprobe backend), not watched"
+	done
+}

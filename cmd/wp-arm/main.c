@@ -381,6 +381,14 @@ main(int argc, char *argv[])
 		watch_free(&w);
 		return e.status;
 	}
+	/* instructions are counted, not watched for a write */
+	if (w.nsites > 0 && (op.filter.cond != NULL ||
+	    op.filter.stop != STOP_NONE || w.last > 0)) {
+		wp_error_set(&e, WP_EXIT_USAGE, "--if, --stop and --last "
+		    "watch the writes to addresses: site records are counted "
+		    "(the uprobe backend), not watched");
+		return refused(&w, &e, 1);
+	}
 	/* auto: page, which stops at the write (perf: when it reads it) */
 	if (strcmp(op.backend, "auto") == 0 && (op.filter.cond != NULL ||
 	    op.filter.stop != STOP_NONE || w.last > 0))
