@@ -289,6 +289,7 @@ wp_rec_read_site(const struct wp_record *rec, struct wp_site_spec *s,
 	m->scale = (int)scale;
 	m->base_bytes = (int)abytes;
 	s->in.addr = s->addr;
+	s->in.src_reg = s->in.ld_reg = s->in.op_reg = -1;
 	s->in.size = (int)len;
 	s->in.width = (int)width;
 	s->in.has_mem = 1;

@@ -656,5 +656,7 @@ wp_rec_read_access(const struct wp_record *rec, struct wp_access_rec *a,
 	if (wp_json_str(rec->j, wp_rec_get(rec, "region"), a->region,
 	    sizeof a->region) == -1)
 		a->region[0] = '\0';
+	a->has_values = wp_rec_hex(rec, "first_value", &a->first) == 0 &&
+	    wp_rec_hex(rec, "last_value", &a->last) == 0;
 	return 0;
 }

@@ -160,6 +160,8 @@ wp_rec_site(struct wp_jw *w, const struct wp_site_rec *s)
 	wp_jw_bool(w, "rip_relative", m->rip_rel);
 	wp_jw_int(w, "addr_bytes", m->base_bytes);
 	wp_jw_end(w);
+	if (s->value != NULL)
+		wp_rec_value(w, s->value);
 	wp_jw_strs(w, "warnings", s->warnings, s->nwarnings);
 	wp_jw_end(w);
 }
@@ -470,6 +472,10 @@ wp_rec_access(struct wp_jw *w, const struct wp_access_rec *a)
 	wp_jw_int(w, "time_ns", a->time_ns);
 	if (a->region[0] != '\0')
 		wp_jw_str(w, "region", a->region);
+	if (a->has_values) {
+		wp_jw_hex(w, "first_value", a->first);
+		wp_jw_hex(w, "last_value", a->last);
+	}
 	wp_jw_end(w);
 }
 

@@ -149,6 +149,8 @@ int	 wp_rec_read_follow(const struct wp_record *rec, struct wp_spec *f,
 
 /* ---- site (wp-resolve): an instruction whose memory accesses to count ---- */
 
+struct wp_value_rec;
+
 struct wp_site_rec {
 	int			 id;
 	const char		*input;
@@ -158,6 +160,8 @@ struct wp_site_rec {
 	uint64_t		 file_offset;	/* in the file region names */
 	const struct wp_x86_insn *in;		/* decoded, with its operand */
 	int			 rw;		/* -a rw: its reads counted too */
+	const struct wp_value_rec *value;	/* what a write stores; NULL:
+						   it writes nothing */
 	const char *const	*warnings;
 	size_t			 nwarnings;
 };
@@ -318,6 +322,8 @@ struct wp_access_rec {
 	int64_t		 time_ns;
 	char		 region[256];	/* the mapping that holds addr, as in
 					   target; "": not known */
+	int		 has_values;	/* a register store's, in first, last */
+	uint64_t	 first, last;
 };
 
 void	 wp_rec_access(struct wp_jw *w, const struct wp_access_rec *a);
@@ -574,6 +580,13 @@ struct wp_value_rec {
 	const char	*reason;
 };
 
+/*
+ * The value a decoded store wrote, from the registers r before it ran:
+ * a register store's source (with r's register known), an immediate
+ * store's immediate, else unknown with the reason.
+ */
+void	 wp_value_of(const struct wp_x86_insn *in, const struct wp_x86_regs *r,
+	    struct wp_value_rec *v);
 /* The member "written_value":{...}, with its leading comma. */
 void	 wp_rec_value(struct wp_jw *w, const struct wp_value_rec *v);
 

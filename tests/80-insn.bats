@@ -106,6 +106,13 @@ expected_walk() {
 	assert_equal "$(obs '.uprobe.sites[0] | [.id, .executions, .addresses, .tally_full] | map(tostring) | join(" ")')" "0 6000 3000 0"
 	# each address where it lies: the heap
 	assert_equal "$(jq -r 'select(.type=="access") | .region' "$WOUT" | sort -u)" "[heap]"
+	# the values: the store's source register before it ran, the
+	# thread's tid in insn-walk; the add's are not known before it runs
+	assert_equal "$(jq -s -r '[.[] | select(.type=="access" and .site==0)] | group_by([.addr, .tid]) | map(last)[] | "\(.tid) \(.first_value) \(.last_value)"' "$WOUT" |
+		awk '{ t = sprintf("0x%x", $1) } $2 == t && $3 == t { n++ } END { print n + 0 }')" 3000
+	assert_equal "$(jq -r 'select(.type=="access" and .site==1) | has("first_value")' "$WOUT" | sort -u)" false
+	assert_equal "$(grep '"type":"site"' "$WOUT" | jq -c '.written_value')" '{"kind":"register_store","register":"rdx","width":8,"value":null}
+{"kind":"unknown","reason":"read-modify-write"}' 
 	# the read-modify-write: each address read and written once, by main
 	assert_equal "$(accesses 1 | awk '{ print $2, $3, $4 }' | sort | uniq -c | awk '{ print $1, $2, $3, $4 }')" "1000 $TPID 1 1"
 	assert_contract "$WOUT"
@@ -153,7 +160,10 @@ expected_walk() {
 	# every address, each written once by the first thread, twice by
 	# the second, three times by the one made after arming
 	expected=$(tail -n +2 "$TOUT" | grep '"tid"' | jq -s -c 'sort_by(.tid) | map({tid, writes: .rounds, reads: 0})')
-	assert_equal "$(jq -c '[.sites[0].addresses[] | .threads] | unique' "$doc")" "[$expected]"
+	assert_equal "$(jq -c '[.sites[0].addresses[] | .threads | map(del(.first_value, .last_value))] | unique' "$doc")" "[$expected]"
+	# and the value each wrote: its tid, from the source register
+	assert_equal "$(jq -r '[.sites[0].addresses[] | .threads[] | "\(.tid) \(.first_value) \(.last_value)"] | unique[]' "$doc" |
+		awk '{ t = sprintf("0x%x", $1) } $2 == t && $3 == t { n++ } END { print n + 0 }')" 3
 	assert_equal "$(jq -r '.sites[0].addresses[0].addr, .sites[0].addresses[999].addr' "$doc")" \
 		"$(tinfo array)
 $(hexadd "$(tinfo array)" $(( 8 * 999 )))"

@@ -14,6 +14,9 @@
 #include "report.h"
 #include "util.h"
 
+#define ACC_COLUMNS	100	/* the table's width, as the watches' */
+#define THREADS_COL	71	/* where an address's threads begin */
+
 /* One (address, thread) of a site: its latest counts. */
 struct racc {
 	uint64_t	 addr;
@@ -21,6 +24,8 @@ struct racc {
 	pid_t		 tid;
 	uint64_t	 writes, reads;
 	const char	*region;	/* in r->aregions; NULL: not known */
+	int		 has_values;	/* a register store's first and last */
+	uint64_t	 first, last;
 };
 
 /* A distinct address of a site, over its threads. */
@@ -107,6 +112,9 @@ access_add(struct report *r, const struct wp_record *rec)
 	v->writes = a.writes;
 	v->reads = a.reads;
 	v->region = region(r, a.region);
+	v->has_values = a.has_values;
+	v->first = a.first;
+	v->last = a.last;
 }
 
 void
@@ -290,15 +298,22 @@ access_table(const struct report *r, FILE *f)
 	const struct rasite *s;
 	const struct raddr *a;
 	struct rview v;
-	char line[1024];
-	size_t i, k, j;
+	char line[1024], tv[48], *semi;
+	size_t i, k, j, col;
 
 	for (i = 0; i < r->nasites; i++) {
 		s = &r->asites[i];
 		view_site(r, s->id, &v);
 		summary(s, &v, line, sizeof line);
-		fprintf(f, "\nsite %d  %s  0x%" PRIx64 "  %s\n  %s\n", s->id,
-		    s->input, s->addr, s->insn, line);
+		fprintf(f, "\nsite %d  %s  0x%" PRIx64 "  %s\n", s->id,
+		    s->input, s->addr, s->insn);
+		/* within the table's width: the counts on a line of their own */
+		if (strlen(line) + 2 > ACC_COLUMNS &&
+		    (semi = strstr(line, "; ")) != NULL) {
+			*semi = '\0';
+			fprintf(f, "  %s;\n  %s\n", line, semi + 2);
+		} else
+			fprintf(f, "  %s\n", line);
 		if (v.n > 0)
 			fprintf(f, "  %-18s  %10s  %10s  %-24s  %s\n", "ADDRESS",
 			    "WRITES", "READS", "WHERE", "THREADS (TID:WRITES)");
@@ -307,10 +322,20 @@ access_table(const struct report *r, FILE *f)
 			fprintf(f, "  0x%-16" PRIx64 "  %10" PRIu64 "  %10"
 			    PRIu64 "  %-24.24s ", a->addr, a->writes, a->reads,
 			    a->region != NULL ? a->region : "-");
-			for (j = 0; j < a->nthr; j++)
-				fprintf(f, " %d:%" PRIu64, (int)a->thr[j]->tid,
-				    s->rw && a->thr[j]->writes == 0 ?
-				    a->thr[j]->reads : a->thr[j]->writes);
+			col = THREADS_COL;
+			for (j = 0; j < a->nthr; j++) {
+				snprintf(tv, sizeof tv, " %d:%" PRIu64,
+				    (int)a->thr[j]->tid, s->rw &&
+				    a->thr[j]->writes == 0 ? a->thr[j]->reads :
+				    a->thr[j]->writes);
+				/* more threads than a line holds: go on below */
+				if (j > 0 && col + strlen(tv) > ACC_COLUMNS) {
+					fprintf(f, "\n%*s", THREADS_COL, "");
+					col = THREADS_COL;
+				}
+				fputs(tv, f);
+				col += strlen(tv);
+			}
 			fputc('\n', f);
 		}
 		view_free(&v);
@@ -358,6 +383,12 @@ access_document(const struct report *r, struct wp_jw *w)
 				wp_jw_int(w, "tid", a->thr[j]->tid);
 				wp_jw_uint(w, "writes", a->thr[j]->writes);
 				wp_jw_uint(w, "reads", a->thr[j]->reads);
+				if (a->thr[j]->has_values) {
+					wp_jw_hex(w, "first_value",
+					    a->thr[j]->first);
+					wp_jw_hex(w, "last_value",
+					    a->thr[j]->last);
+				}
 				wp_jw_end(w);
 			}
 			wp_jw_end(w);

@@ -96,6 +96,8 @@ site_resolve(struct view *v, int id, const char *input,
 	struct wp_x86_insn in, insn;
 	char at[40] = "";
 	struct wp_site_rec r;
+	struct wp_x86_regs regs;
+	struct wp_value_rec val;
 	struct wp_jw w = { 0 };
 	const struct wp_map *mp;
 	const char *warn[2];
@@ -149,6 +151,15 @@ site_resolve(struct view *v, int id, const char *input,
 	r.file_offset = t->addr - mp->start + mp->offset;
 	r.in = &in;
 	r.rw = o->rw;
+	/* what it stores: a register's (its value each execution's, not
+	   known here), an immediate, or not known and why */
+	memset(&regs, 0, sizeof regs);
+	regs.have = ~0u;
+	memset(&val, 0, sizeof val);
+	wp_value_of(&in, &regs, &val);
+	val.has_value = val.kind == WP_VALUE_IMMEDIATE;
+	if (in.writes)
+		r.value = &val;
 	r.warnings = warn;
 	if (in.rep)
 		warn[r.nwarnings++] = "a rep string instruction: the address "

@@ -16,6 +16,7 @@
 #include <bpf/libbpf.h>
 
 #include <errno.h>
+#include <stdint.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@
 #include "record.h"
 #include "util.h"
 #include "watch.h"
+#include "x86.h"
 #include "bpf/wpuprobe.h"
 #include "insn.skel.h"
 
@@ -123,7 +125,49 @@ site_conf(struct uprobe_state *u, const struct wp_site_spec *s, __u32 i)
 	c.addr32 = m->base_bytes == 4;
 	c.writes = s->in.writes ? 1 : 0;
 	c.reads = s->rw && s->in.reads ? 1 : 0;
+	c.src = s->in.kind == WP_X86_REG_STORE ? s->in.src_reg : -1;
+	c.shift = (__u32)s->in.src_shift;
+	c.mask = s->in.width >= 8 || s->in.width <= 0 ? ~0ULL :
+	    (1ULL << (8 * s->in.width)) - 1;
 	bpf_map_update_elem(bpf_map__fd(u->skel->maps.conf), &i, &c, BPF_ANY);
+}
+
+/*
+ * Decodes each site again from the process's code (lib/x86.c): what its
+ * record does not carry, how its store takes its value; and the code
+ * is still the instruction the record names.  0, or -1 with e set.
+ */
+static int
+decode_sites(struct watch *w, struct wp_error *e)
+{
+	struct wp_site_spec *s;
+	struct wp_x86_insn in;
+	uint8_t code[16];
+	size_t i;
+	int fd, bad = 0;
+
+	if ((fd = wp_proc_mem_open(w->pid)) == -1)
+		return wp_error_set(e, WP_EXIT_PROCESS, "pid %d: cannot read "
+		    "its code: %s", (int)w->pid, strerror(errno));
+	for (i = 0; i < w->nsites && !bad; i++) {
+		s = &w->sites[i];
+		if (wp_x86_init() == -1 || wp_proc_read(fd, s->addr, code,
+		    (size_t)s->in.size) == -1 || wp_x86_decode(code,
+		    (size_t)s->in.size, s->addr, &in) == -1 ||
+		    strcmp(in.text, s->in.text) != 0) {
+			wp_error_set(e, WP_EXIT_ERROR, "site %d: the code at "
+			    "0x%llx is no longer '%s'", s->id,
+			    (unsigned long long)s->addr, s->in.text);
+			bad = 1;
+			break;
+		}
+		s->in.kind = in.kind;
+		s->in.src_reg = in.src_reg;
+		s->in.src_shift = in.src_shift;
+		s->in.src_bytes = in.src_bytes;
+	}
+	close(fd);
+	return bad ? -1 : 0;
 }
 
 static void
@@ -159,6 +203,10 @@ uprobe_arm(struct watch *w, struct wp_error *e)
 		uprobe_release(w);
 		return wp_error_set(e, WP_EXIT_PROCESS, "pid %d: the process "
 		    "has exited or its pid was reused", (int)w->pid);
+	}
+	if (decode_sites(w, e) == -1) {
+		uprobe_release(w);
+		return -1;
 	}
 	for (i = 0; i < w->nsites; i++) {
 		s = &w->sites[i];
@@ -245,6 +293,11 @@ uprobe_count(struct watch *w)
 		a.writes = v.writes;
 		a.reads = v.reads;
 		a.time_ns = watch_time(w, wp_now_ns());
+		if (w->sites[k.site].in.kind == WP_X86_REG_STORE) {
+			a.has_values = 1;
+			a.first = v.first;
+			a.last = v.last;
+		}
 		if ((mp = wp_proc_maps_find(&u->maps, k.addr)) != NULL)
 			snprintf(a.region, sizeof a.region, "%s",
 			    mp->path != NULL ? mp->path : "[anon]");

@@ -55,7 +55,7 @@ on_insn(struct pt_regs *ctx)
 	struct wpu_site *s;
 	struct wpu_tot *tot;
 	struct task_struct *task;
-	__u64 a, base;
+	__u64 a, base, val = 0;
 
 	if ((s = bpf_map_lookup_elem(&conf, &site)) == NULL ||
 	    (tot = bpf_map_lookup_elem(&totals, &site)) == NULL)
@@ -76,16 +76,21 @@ on_insn(struct pt_regs *ctx)
 		}
 		a += base;
 	}
+	/* before the instruction: what a register store stores */
+	if (s->src >= 0)
+		val = (wp_x86_reg_at(ctx, s->src) >> s->shift) & s->mask;
 	k.addr = a;
 	k.site = site;
 	k.tid = (__u32)bpf_get_current_pid_tgid();
 	if ((v = bpf_map_lookup_elem(&tally, &k)) != NULL) {
 		__sync_fetch_and_add(&v->writes, s->writes);
 		__sync_fetch_and_add(&v->reads, s->reads);
+		v->last = val;
 		return 0;
 	}
 	one.writes = s->writes;
 	one.reads = s->reads;
+	one.first = one.last = val;
 	if (bpf_map_update_elem(&tally, &k, &one, BPF_NOEXIST) == 0)
 		return 0;
 	/* another CPU made it first: add to its entry */

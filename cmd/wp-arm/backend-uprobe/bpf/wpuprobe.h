@@ -26,7 +26,11 @@ struct wpu_site {
 	__u32	addr32;		/* an address-size prefix: 32 bits */
 	__u32	writes;		/* counted as writes */
 	__u32	reads;		/* counted as reads (-a rw) */
+	__s32	src;		/* a register store's source register
+				   (x86-regs.h's order); -1: none */
+	__u32	shift;		/* of the register: 8 for ah .. dh */
 	__u32	pad;
+	__u64	mask;		/* of the value: the bytes stored */
 };
 
 /* tally: per site, address and thread */
@@ -39,6 +43,8 @@ struct wpu_key {
 struct wpu_val {
 	__u64	writes;
 	__u64	reads;
+	__u64	first;		/* a register store: the value it stored */
+	__u64	last;		/* first and latest (one thread's: in order) */
 };
 
 /* totals: per site */
