@@ -11,7 +11,7 @@ CC	?= cc
 CFLAGS	?= -O2 -g
 WPFLAGS	 = -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -iquote lib
 # What each tool links besides libwp.a; the fuzzers and benchmarks, all.
-LDLIBS_wp-resolve = -ldw -lelf
+LDLIBS_wp-resolve = -lcapstone -ldw -lelf
 LDLIBS_wp-arm	 = -lcapstone -ldw -lelf -lbpf
 LDLIBS_wp-decode = -lcapstone -ldw -lelf
 LDLIBS_wp-report =
@@ -37,7 +37,7 @@ MAN7	 = $(wildcard man/*.7)
 TARGETS	 = $(patsubst tests/targets/%.c,%,$(filter-out tests/targets/lib%,\
 	   $(wildcard tests/targets/*.c)))
 
-# The bpf backend's program, compiled for the kernel and embedded in
+# The backends' BPF programs (below), compiled for the kernel and embedded in
 # wp-arm by a skeleton header.
 BPFCC	?= clang
 BPFTOOL	?= bpftool
@@ -84,21 +84,28 @@ $(O)/libwp.a: $(LIBOBJ)
 	rm -f $@
 	ar rcs $@ $(LIBOBJ)
 
-$(O)/bpf/wp.bpf.o: cmd/wp-arm/backend-bpf/bpf/wp.bpf.c \
-    cmd/wp-arm/backend-bpf/bpf/wpbpf.h \
-    lib/bounds.h lib/x86-regs.h lib/cond-ops.h
+.SECONDEXPANSION:
+# Each backend's program (cmd/wp-arm/backend-*/bpf/NAME.bpf.c), compiled
+# for the kernel and embedded in wp-arm by its skeleton NAME.skel.h,
+# whose struct SKEL_NAME names.
+$(O)/bpf/%.bpf.o: $$(wildcard cmd/wp-arm/backend-*/bpf/$$*.bpf.c) \
+    $$(wildcard cmd/wp-arm/backend-*/bpf/*.h) lib/bounds.h lib/x86-regs.h \
+    lib/cond-ops.h
 	@mkdir -p $(@D)
 	$(BPFCC) -O2 -g -target bpf $(BPFINC) -iquote lib -Wall -Werror \
 	    -c -o $@ $<
 
-$(O)/bpf/wp.skel.h: $(O)/bpf/wp.bpf.o
-	$(BPFTOOL) gen skeleton $< name wpbpf > $@.tmp
+$(O)/bpf/%.skel.h: $(O)/bpf/%.bpf.o
+	$(BPFTOOL) gen skeleton $< name $(SKEL_$*) > $@.tmp
 	mv $@.tmp $@
 
+SKEL_wp	  = wpbpf
+SKEL_insn = wpuprobe
 $(O)/cmd/wp-arm/backend-bpf/bpf-prog.o: $(O)/bpf/wp.skel.h
-$(O)/cmd/wp-arm/backend-bpf/bpf-prog.o: WPFLAGS += -iquote $(O)/bpf
+$(O)/cmd/wp-arm/backend-uprobe/backend-uprobe.o: $(O)/bpf/insn.skel.h
+$(O)/cmd/wp-arm/backend-bpf/bpf-prog.o \
+$(O)/cmd/wp-arm/backend-uprobe/backend-uprobe.o: WPFLAGS += -iquote $(O)/bpf
 
-.SECONDEXPANSION:
 $(O)/cmd/%.o: cmd/%.c lib/*.h $$(call toolhdr,$$(call toolof,$$*))
 	@mkdir -p $(@D)
 	$(CC) $(WPFLAGS) -iquote $(<D) $(addprefix -iquote ,$(call \
@@ -133,7 +140,7 @@ $(O)/progs/perf-queue: tests/progs/perf-queue.c $(PQSRC) \
 TCFLAGS	 = -O1 -g -Wall -Wextra -Werror -pthread
 targets: $(TARGETS:%=$(O)/targets/%) $(O)/targets/mt-writer-nopie \
 	 $(O)/targets/mt-writer-stripped $(O)/targets/stores-stripped \
-	 $(O)/targets/cond-writers-stripped \
+	 $(O)/targets/cond-writers-stripped $(O)/targets/insn-walk-stripped \
 	 $(O)/targets/callers-fp $(O)/targets/libwpt.so \
 	 $(O)/targets/libwpt2.so $(O)/targets/libwptls.so \
 	 $(O)/targets/libwptls-ie.so $(O)/targets/libwptls2.so \

@@ -222,3 +222,84 @@ wp_rec_read_follow(const struct wp_record *rec, struct wp_spec *f, struct wp_err
 		}
 	return read_len_access(rec, f, err);
 }
+
+/* ---- site ---- */
+
+/* The register named by member key of operand o: its index, -1 for
+   null; -2 when it is no register. */
+static int
+site_reg(const struct wp_json *j, int o, const char *key)
+{
+	char name[16];
+	int v = wp_json_get(j, o, key);
+
+	if (v < 0 || wp_json_is(j, v, WP_JNULL))
+		return -1;
+	if (wp_json_str(j, v, name, sizeof name) == -1)
+		return -2;
+	v = wp_vocab_find(wp_x86_reg_names, WP_NREGS, name, strlen(name));
+	return v < 0 ? -2 : v;
+}
+
+int
+wp_rec_read_site(const struct wp_record *rec, struct wp_site_spec *s,
+    struct wp_error *err)
+{
+	const struct wp_json *j = rec->j;
+	struct wp_x86_mem *m = &s->in.mem;
+	int64_t id, len, width, scale, abytes;
+	int o, a, seg;
+	char sv[8] = "";
+
+	memset(s, 0, sizeof *s);
+	o = wp_rec_get(rec, "operand");
+	a = wp_rec_get(rec, "access");
+	if (wp_rec_int(rec, "id", &id) == -1 || id < 0 || id > INT32_MAX ||
+	    wp_rec_hex(rec, "runtime_addr", &s->addr) == -1 ||
+	    wp_rec_int(rec, "insn_len", &len) == -1 || len < 1 || len > 15 ||
+	    !wp_json_is(j, o, WP_JOBJECT) ||
+	    wp_json_int(j, wp_json_get(j, o, "width"), &width) == -1 ||
+	    wp_json_int(j, wp_json_get(j, o, "scale"), &scale) == -1 ||
+	    wp_json_int(j, wp_json_get(j, o, "addr_bytes"), &abytes) == -1 ||
+	    wp_json_shex(j, wp_json_get(j, o, "disp"), &m->disp) == -1 ||
+	    wp_json_bool(j, wp_json_get(j, o, "writes"), &s->in.writes) == -1 ||
+	    wp_json_bool(j, wp_json_get(j, o, "reads"), &s->in.reads) == -1 ||
+	    wp_json_bool(j, wp_json_get(j, o, "rip_relative"),
+	    &m->rip_rel) == -1) {
+		wp_error_set(err, WP_EXIT_MALFORMED, "site record without id, "
+		    "runtime_addr, insn_len or operand");
+		return -1;
+	}
+	s->id = (int)id;
+	seg = wp_json_get(j, o, "segment");
+	if (seg >= 0 && !wp_json_is(j, seg, WP_JNULL))
+		wp_json_str(j, seg, sv, sizeof sv);
+	m->seg = strcmp(sv, "fs") == 0 ? WP_FS_BASE :
+	    strcmp(sv, "gs") == 0 ? WP_GS_BASE : 0;
+	m->base = site_reg(j, o, "base");
+	m->index = site_reg(j, o, "index");
+	if (m->base == -2 || m->index == -2 || (sv[0] != '\0' && !m->seg) ||
+	    (scale != 1 && scale != 2 && scale != 4 && scale != 8 &&
+	    (scale != 0 || m->index != -1)) ||
+	    (abytes != 4 && abytes != 8) || width < 0 || width > 64) {
+		wp_error_set(err, WP_EXIT_MALFORMED, "site record %d: its "
+		    "operand is not one wp computes", s->id);
+		return -1;
+	}
+	m->scale = (int)scale;
+	m->base_bytes = (int)abytes;
+	s->in.addr = s->addr;
+	s->in.src_reg = s->in.ld_reg = s->in.op_reg = -1;
+	s->in.size = (int)len;
+	s->in.width = (int)width;
+	s->in.has_mem = 1;
+	if (wp_rec_hex(rec, "file_offset", &s->file_offset) == 0)
+		s->has_file_offset = 1;
+	if (wp_json_str(j, wp_rec_get(rec, "region"), s->path,
+	    sizeof s->path) == -1)
+		s->path[0] = '\0';
+	wp_json_str(j, wp_rec_get(rec, "insn"), s->in.text,
+	    sizeof s->in.text);
+	s->rw = wp_json_streq(j, a, "rw");
+	return 0;
+}

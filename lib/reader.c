@@ -628,3 +628,35 @@ wp_rec_read_id(const struct wp_record *rec, int *id)
 	*id = (int)v;
 	return 0;
 }
+
+/* ---- access ---- */
+
+int
+wp_rec_read_access(const struct wp_record *rec, struct wp_access_rec *a,
+    struct wp_error *err)
+{
+	int64_t site, tid, w, r, t;
+
+	memset(a, 0, sizeof *a);
+	if (wp_rec_int(rec, "site", &site) == -1 || site < 0 ||
+	    site > INT32_MAX || wp_rec_hex(rec, "addr", &a->addr) == -1 ||
+	    wp_rec_int(rec, "tid", &tid) == -1 || tid < 0 ||
+	    tid > INT32_MAX || wp_rec_int(rec, "writes", &w) == -1 || w < 0 ||
+	    wp_rec_int(rec, "reads", &r) == -1 || r < 0 ||
+	    wp_rec_int(rec, "time_ns", &t) == -1) {
+		wp_error_set(err, WP_EXIT_MALFORMED, "access record without "
+		    "site, addr, tid, writes, reads or time_ns");
+		return -1;
+	}
+	a->site = (int)site;
+	a->tid = (pid_t)tid;
+	a->writes = (uint64_t)w;
+	a->reads = (uint64_t)r;
+	a->time_ns = t;
+	if (wp_json_str(rec->j, wp_rec_get(rec, "region"), a->region,
+	    sizeof a->region) == -1)
+		a->region[0] = '\0';
+	a->has_values = wp_rec_hex(rec, "first_value", &a->first) == 0 &&
+	    wp_rec_hex(rec, "last_value", &a->last) == 0;
+	return 0;
+}

@@ -83,3 +83,47 @@ wp_rec_value(struct wp_jw *w, const struct wp_value_rec *v)
 	}
 	wp_jw_end(w);
 }
+
+/* Why the value a store of each kind writes is not known. */
+static const char *const no_value[] = {
+	[WP_X86_RMW] = "read-modify-write",
+	[WP_X86_XCHG] = "source register overwritten by the same instruction",
+	[WP_X86_PUSH] = "stack write by push or call",
+	[WP_X86_STRING] = "string instruction",
+	[WP_X86_SIMD] = "SIMD or x87 register (not sampled)",
+	[WP_X86_OTHER] = NULL
+};
+#define NKINDS	(sizeof no_value / sizeof no_value[0])
+
+void
+wp_value_of(const struct wp_x86_insn *in, const struct wp_x86_regs *r,
+    struct wp_value_rec *v)
+{
+	uint64_t mask;
+
+	mask = in->width >= 8 ? ~0ULL : (1ULL << (8 * in->width)) - 1;
+	v->kind = WP_VALUE_UNKNOWN;
+	v->width = in->width;
+	switch (in->kind) {
+	case WP_X86_REG_STORE:
+		if (!(r->have & (1u << in->src_reg))) {
+			v->reason = "no registers sampled (watch with --regs)";
+			return;
+		}
+		v->kind = WP_VALUE_REGISTER;
+		v->reg = in->src_name;
+		v->has_value = 1;
+		v->value = (r->v[in->src_reg] >> in->src_shift) & mask;
+		return;
+	case WP_X86_IMM_STORE:
+		v->kind = WP_VALUE_IMMEDIATE;
+		v->has_value = 1;
+		v->value = in->imm & mask;
+		return;
+	default:
+		v->reason = (size_t)in->kind < NKINDS &&
+		    no_value[in->kind] != NULL ?
+		    no_value[in->kind] : "instruction not modelled";
+		return;
+	}
+}

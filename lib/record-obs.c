@@ -119,6 +119,18 @@ obs_page(struct wp_jw *w, const struct wp_obs_page *p)
 }
 
 static void
+obs_site(struct wp_jw *w, const void *p)
+{
+	const struct wp_obs_site *s = p;
+
+	wp_jw_int(w, "id", s->id);
+	wp_jw_uint(w, "executions", s->executions);
+	wp_jw_uint(w, "addresses", s->addresses);
+	wp_jw_uint(w, "tally_full", s->tally_full);
+	wp_jw_uint(w, "segment_unread", s->segment_unread);
+}
+
+static void
 obs_bpf(struct wp_jw *w, const struct wp_obs_bpf *b)
 {
 	wp_jw_obj(w, "bpf");
@@ -220,6 +232,12 @@ wp_rec_observation(struct wp_jw *w, const struct wp_observation *o)
 		obs_bpf(w, o->bpf);
 	if (o->page != NULL)
 		obs_page(w, o->page);
+	if (o->uprobe != NULL) {
+		wp_jw_obj(w, "uprobe");
+		wp_jw_objects(w, "sites", o->uprobe->sites, o->uprobe->nsites,
+		    sizeof *o->uprobe->sites, obs_site);
+		wp_jw_end(w);
+	}
 	if (o->perf != NULL)
 		obs_perf(w, o->perf);
 	if (o->alive >= 0)

@@ -130,6 +130,43 @@ wp_rec_target(struct wp_jw *w, const struct wp_target_rec *t)
 }
 
 void
+wp_rec_site(struct wp_jw *w, const struct wp_site_rec *s)
+{
+	const struct wp_x86_mem *m = &s->in->mem;
+
+	wp_jw_reset(w);
+	wp_jw_obj(w, NULL);
+	wp_jw_str(w, "type", "site");
+	wp_jw_int(w, "id", s->id);
+	wp_jw_str(w, "input", s->input);
+	wp_jw_hex(w, "runtime_addr", s->addr);
+	place(w, "", &s->place);
+	WP_JW_OR_NULL(wp_jw_hex, w, "file_offset", s->has_file_offset,
+	    s->file_offset);
+	wp_jw_str(w, "insn", s->in->text);
+	wp_jw_int(w, "insn_len", s->in->size);
+	wp_jw_str(w, "access", s->rw ? "rw" : "w");
+	wp_jw_obj(w, "operand");
+	wp_jw_bool(w, "writes", s->in->writes);
+	wp_jw_bool(w, "reads", s->in->reads);
+	wp_jw_int(w, "width", s->in->width);
+	wp_jw_str(w, "segment", m->seg == WP_FS_BASE ? "fs" :
+	    m->seg == WP_GS_BASE ? "gs" : NULL);
+	wp_jw_str(w, "base", m->base >= 0 ? wp_x86_reg_names[m->base] : NULL);
+	wp_jw_str(w, "index", m->index >= 0 ? wp_x86_reg_names[m->index] :
+	    NULL);
+	wp_jw_int(w, "scale", m->scale);
+	wp_jw_shex(w, "disp", m->disp);
+	wp_jw_bool(w, "rip_relative", m->rip_rel);
+	wp_jw_int(w, "addr_bytes", m->base_bytes);
+	wp_jw_end(w);
+	if (s->value != NULL)
+		wp_rec_value(w, s->value);
+	wp_jw_strs(w, "warnings", s->warnings, s->nwarnings);
+	wp_jw_end(w);
+}
+
+void
 wp_rec_follow(struct wp_jw *w, const struct wp_follow_rec *f)
 {
 	size_t i;
@@ -418,6 +455,27 @@ wp_rec_tally(struct wp_jw *w, const struct wp_tally_rec *t)
 		wp_jw_uint(w, "matched", t->matched);
 	if (t->chain_status != NULL)
 		chain_member(w, t->chain_status, t->chain, t->nchain);
+	wp_jw_end(w);
+}
+
+void
+wp_rec_access(struct wp_jw *w, const struct wp_access_rec *a)
+{
+	wp_jw_reset(w);
+	wp_jw_obj(w, NULL);
+	wp_jw_str(w, "type", "access");
+	wp_jw_int(w, "site", a->site);
+	wp_jw_hex(w, "addr", a->addr);
+	wp_jw_int(w, "tid", a->tid);
+	wp_jw_uint(w, "writes", a->writes);
+	wp_jw_uint(w, "reads", a->reads);
+	wp_jw_int(w, "time_ns", a->time_ns);
+	if (a->region[0] != '\0')
+		wp_jw_str(w, "region", a->region);
+	if (a->has_values) {
+		wp_jw_hex(w, "first_value", a->first);
+		wp_jw_hex(w, "last_value", a->last);
+	}
 	wp_jw_end(w);
 }
 

@@ -147,6 +147,42 @@ int	 wp_rec_read_target(const struct wp_record *rec, struct wp_spec *t,
 int	 wp_rec_read_follow(const struct wp_record *rec, struct wp_spec *f,
 	    struct wp_error *err);
 
+/* ---- site (wp-resolve): an instruction whose memory accesses to count ---- */
+
+struct wp_value_rec;
+
+struct wp_site_rec {
+	int			 id;
+	const char		*input;
+	uint64_t		 addr;
+	struct wp_place		 place;
+	int			 has_file_offset;
+	uint64_t		 file_offset;	/* in the file region names */
+	const struct wp_x86_insn *in;		/* decoded, with its operand */
+	int			 rw;		/* -a rw: its reads counted too */
+	const struct wp_value_rec *value;	/* what a write stores; NULL:
+						   it writes nothing */
+	const char *const	*warnings;
+	size_t			 nwarnings;
+};
+
+void	 wp_rec_site(struct wp_jw *w, const struct wp_site_rec *s);
+
+/* What wp-arm needs of a site record: where to probe and what to
+   compute there (in->mem, in->width, in->writes, in->reads, in->size). */
+struct wp_site_spec {
+	int			 id;
+	uint64_t		 addr;
+	char			 path[4096];	/* region: the file probed */
+	int			 has_file_offset;
+	uint64_t		 file_offset;
+	int			 rw;
+	struct wp_x86_insn	 in;
+};
+
+int	 wp_rec_read_site(const struct wp_record *rec, struct wp_site_spec *s,
+	    struct wp_error *err);
+
 /* ---- records of wp-arm ---- */
 
 struct wp_armed_rec {
@@ -276,6 +312,25 @@ struct wp_tally_rec {
 
 void	 wp_rec_tally(struct wp_jw *w, const struct wp_tally_rec *t);
 
+/* The accesses of one site's operand to one address by one thread,
+   cumulative: a later one of the same site, addr and tid replaces it. */
+struct wp_access_rec {
+	int		 site;
+	uint64_t	 addr;
+	pid_t		 tid;
+	uint64_t	 writes, reads;
+	int64_t		 time_ns;
+	char		 region[256];	/* the mapping that holds addr, as in
+					   target; "": not known */
+	int		 has_values;	/* a register store's, in first, last */
+	uint64_t	 first, last;
+};
+
+void	 wp_rec_access(struct wp_jw *w, const struct wp_access_rec *a);
+/* The reader of an access record: 0, or -1 with err set. */
+int	 wp_rec_read_access(const struct wp_record *rec,
+	    struct wp_access_rec *a, struct wp_error *err);
+
 /* wp-arm --last: one of a target's last writes before the process
    ended (end: "SIGSEGV", "exit 0"). */
 struct wp_last_write_rec {
@@ -345,6 +400,21 @@ struct wp_obs_follow {
 struct wp_obs_failed {
 	pid_t		 tid;
 	int		 err;
+};
+
+/* The uprobe backend's count per site. */
+struct wp_obs_site {
+	int		 id;
+	uint64_t	 executions;	/* every one */
+	uint64_t	 addresses;	/* distinct (address, thread) tallies */
+	uint64_t	 tally_full;	/* executions no tally could hold */
+	uint64_t	 segment_unread;	/* executions whose fs base was
+					   not read */
+};
+
+struct wp_obs_uprobe {
+	const struct wp_obs_site *sites;
+	size_t		 nsites;
 };
 
 struct wp_obs_bpf {
@@ -463,6 +533,7 @@ struct wp_observation {
 	const struct wp_obs_bpf	*bpf;		/* NULL: another backend */
 	const struct wp_obs_perf *perf;		/* NULL: another backend */
 	const struct wp_obs_page *page;		/* NULL: another backend */
+	const struct wp_obs_uprobe *uprobe;	/* NULL: another backend */
 	size_t			 breakpoints_quiet;	/* entries whose count
 						   is not known: a shared
 						   breakpoint went quiet */
@@ -511,6 +582,13 @@ struct wp_value_rec {
 	const char	*reason;
 };
 
+/*
+ * The value a decoded store wrote, from the registers r before it ran:
+ * a register store's source (with r's register known), an immediate
+ * store's immediate, else unknown with the reason.
+ */
+void	 wp_value_of(const struct wp_x86_insn *in, const struct wp_x86_regs *r,
+	    struct wp_value_rec *v);
 /* The member "written_value":{...}, with its leading comma. */
 void	 wp_rec_value(struct wp_jw *w, const struct wp_value_rec *v);
 

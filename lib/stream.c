@@ -127,6 +127,21 @@ sound(struct wp_reader *rd, const struct wp_record *rec, char *why,
 			wp_hmap_put(&rd->ids, (uint64_t)(int64_t)id, 0, &isnew);
 		return 0;
 	}
+	/* an access names a site before it; sites are keyed apart */
+	if (rec->kind == WP_REC_SITE) {
+		if (wp_rec_int(rec, "id", &v) == 0)
+			wp_hmap_put(&rd->ids, (uint64_t)v, 1, &isnew);
+		return 0;
+	}
+	if (rec->kind == WP_REC_ACCESS) {
+		if (wp_rec_int(rec, "site", &v) == 0 &&
+		    wp_hmap_get(&rd->ids, (uint64_t)v, 1) == NULL) {
+			snprintf(why, sz, "access.site %lld: no site record "
+			    "of that id before it", (long long)v);
+			return -1;
+		}
+		return 0;
+	}
 	for (i = 0; i < sizeof refer / sizeof refer[0]; i++)
 		if (strcmp(rec->type, refer[i]) == 0)
 			break;
@@ -150,7 +165,8 @@ sound(struct wp_reader *rd, const struct wp_record *rec, char *why,
 
 const char *const wp_rtype_names[WP_NRTYPES] = {
 	NULL, "session", "target", "follow", "armed", "hit", "tally",
-	"last_write", "rebind", "observation", "lost", "thread"
+	"last_write", "rebind", "observation", "lost", "thread", "site",
+	"access"
 };
 
 static enum wp_rtype

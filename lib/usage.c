@@ -21,7 +21,7 @@ static const struct wp_opt common[] = {
 };
 
 const char *const wp_backends[] = {
-	"auto", "bpf", "perf", "ptrace", "page", NULL
+	"auto", "bpf", "perf", "ptrace", "page", "uprobe", NULL
 };
 
 static size_t

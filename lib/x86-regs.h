@@ -51,6 +51,34 @@ enum {
 };
 #define WP_NGPREGS	WP_FS_BASE
 
+#ifdef __bpf__
+/*
+ * For the BPF programs: register i (wp's order) from a context that
+ * begins with the thread's struct pt_regs (a uprobe's, or a perf
+ * event's bpf_perf_event_data), read alone; -1 (none): 0.  Each case's
+ * load is an instruction of its own, at its constant offset: the
+ * verifier takes no other read of ctx, and the compiler would merge
+ * plain ones into one load at a computed offset.
+ */
+static __always_inline __u64
+wp_x86_reg_at(const void *ctx, __s32 i)
+{
+	__u64 v;
+
+	switch (i) {
+#define WP_PT_CASE(N, name, field, perf, dwarf)				\
+	case WP_##N:							\
+		asm volatile("%0 = *(u64 *)(%1 + %2)" : "=r"(v)		\
+		    : "r"(ctx), "i"(__builtin_offsetof(struct pt_regs,	\
+		    field)));						\
+		return v;
+	WP_X86_GPREGS(WP_PT_CASE)
+#undef WP_PT_CASE
+	}
+	return 0;
+}
+#endif
+
 /* The first DWARF registers libdw takes as a frame's start: 0 .. 16. */
 #define WP_X86_NDWARF	17
 

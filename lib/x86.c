@@ -446,6 +446,23 @@ effective(const struct wp_x86_insn *in, int64_t disp,
 	return 0;
 }
 
+int
+wp_x86_operand_reads(const struct wp_x86_insn *in)
+{
+	if (!in->reads)
+		return 0;
+	switch (in->kind) {
+	case WP_X86_REG_STORE:
+	case WP_X86_IMM_STORE:
+	case WP_X86_PUSH:
+	case WP_X86_STRING:
+	case WP_X86_SIMD:
+		return 0;
+	default:
+		return 1;
+	}
+}
+
 /*
  * The bytes the instruction stores, [*lo, *hi), from the registers
  * before it ran (after = 0) or after it ran (after = 1: push and call

@@ -110,6 +110,12 @@ int	 wp_x86_decode(const uint8_t *code, size_t len, uint64_t addr,
  */
 int	 wp_x86_store_range(const struct wp_x86_insn *in,
 	    const struct wp_x86_regs *r, int after, uint64_t *lo, uint64_t *hi);
+/*
+ * Whether it reads memory through its memory operand (in->mem): a load,
+ * a read-modify-write or an exchange, not a plain store (in->reads also
+ * says so of stores, whose operand is memory).
+ */
+int	 wp_x86_operand_reads(const struct wp_x86_insn *in);
 /* The bytes it loads, from the registers before it ran; or -1. */
 int	 wp_x86_load_range(const struct wp_x86_insn *in,
 	    const struct wp_x86_regs *r, uint64_t *lo, uint64_t *hi);

@@ -171,7 +171,7 @@ expect_error() {
 }
 
 @test "wp-resolve: --backend names a backend, and --no-slot-limit is not for the debug registers (status 64)" {
-	expect_error 64 "wp-resolve: --backend hw: expected auto, bpf, perf, ptrace or page" wp-resolve -p 1 --backend hw 0x10
+	expect_error 64 "wp-resolve: --backend hw: expected auto, bpf, perf, ptrace, page or uprobe" wp-resolve -p 1 --backend hw 0x10
 	expect_error 64 "wp-resolve: --no-slot-limit: the perf backend watches with the debug registers (4 slots); --backend page or ptrace has no limit" \
 	    wp-resolve -p 1 --no-slot-limit --backend perf 0x10
 }

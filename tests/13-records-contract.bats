@@ -115,3 +115,21 @@ wp-report: $BATS_TEST_TMPDIR/in.ndjson: line 5: invalid JSON at byte 23: bad \\u
 	assert_equal "$(jq -r .writer.trap_module <<< "$hit")" "$path"
 	assert_contract <(tail -n 1 <<< "$output")
 }
+
+@test "records: site and access records are in the contract; an access names a site before it" {
+	site='{"type":"site","id":0,"input":"walk+0x1c","runtime_addr":"0x401136","static_addr":"0x401136","module":"/t/insn","region":"/t/insn","perms":"r-xp","file_offset":"0x1136","insn":"mov dword ptr [rax + rdx*4], ecx","insn_len":3,"access":"w","operand":{"writes":true,"reads":false,"width":4,"segment":null,"base":"rax","index":"rdx","scale":4,"disp":"0x0","rip_relative":false,"addr_bytes":8},"warnings":[]}'
+	access='{"type":"access","site":0,"addr":"0x4c6010","tid":7,"writes":3,"reads":0,"time_ns":5}'
+	printf '%s\n' "$SESSION" "$site" "$access" > "$BATS_TEST_TMPDIR/in.ndjson"
+	assert_contract <(tail -n 2 "$BATS_TEST_TMPDIR/in.ndjson")
+	run --separate-stderr wp-decode "$BATS_TEST_TMPDIR/in.ndjson"
+	assert_success
+	assert_equal "$output" "$(cat "$BATS_TEST_TMPDIR/in.ndjson")"
+	# an access of no site, and one whose writes are not a count
+	printf '%s\n' "$SESSION" "$access" "${site/\"scale\":4/\"scale\":\"4\"}" \
+		"${access/\"writes\":3/\"writes\":\"3\"}" > "$BATS_TEST_TMPDIR/in.ndjson"
+	run --separate-stderr wp-decode "$BATS_TEST_TMPDIR/in.ndjson"
+	assert_failure 2
+	assert_equal "$stderr" "wp-decode: $BATS_TEST_TMPDIR/in.ndjson: line 2: access.site 0: no site record of that id before it
+wp-decode: $BATS_TEST_TMPDIR/in.ndjson: line 3: site.operand.scale is not integer
+wp-decode: $BATS_TEST_TMPDIR/in.ndjson: line 4: access.writes is not integer"
+}

@@ -146,6 +146,7 @@ completions() {
 @test "completion: commands, options and their values" {
 	run completions wp ""
 	assert_output "watch
+accesses
 report
 doctor
 --help

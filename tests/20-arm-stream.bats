@@ -16,7 +16,7 @@ load helpers
 	assert_equal "$stderr" "wp-arm: --ring-pages 3: a power of two, 1 to 65536"
 	run --separate-stderr wp-arm --backend gdb
 	assert_failure 64
-	assert_equal "$stderr" "wp-arm: --backend gdb: expected auto, bpf, perf, ptrace or page"
+	assert_equal "$stderr" "wp-arm: --backend gdb: expected auto, bpf, perf, ptrace, page or uprobe"
 	run --separate-stderr wp-arm --follow-mode later
 	assert_failure 64
 	assert_equal "$stderr" "wp-arm: --follow-mode later: expected stop, stop-all or async"

@@ -1,7 +1,8 @@
 /*
  * The one table of backends, in the order auto tries them: debug
  * registers with a BPF program, without one (the perf ring), page
- * protection, single-step.  Nothing else in wp-arm lists them.
+ * protection, single-step; and for instructions (site records), a
+ * uprobe with a BPF program.  Nothing else in wp-arm lists them.
  */
 #include <err.h>
 #include <stdio.h>
@@ -12,7 +13,8 @@
 #include "watch.h"
 
 const struct backend *const backends[] = {
-	&backend_bpf, &backend_perf, &backend_page, &backend_ptrace, NULL
+	&backend_bpf, &backend_perf, &backend_page, &backend_ptrace,
+	&backend_uprobe, NULL
 };
 
 const struct backend *
@@ -27,11 +29,30 @@ backend_named(const char *option)
 }
 
 int
+backend_for(const struct watch *w, const struct backend *b)
+{
+	return (w->nsites > 0) == ((b->caps & BK_SITES) != 0);
+}
+
+int
 backend_fits(struct watch *w, const struct backend *b, int chosen,
     struct wp_error *e)
 {
 	int ok;
 
+	/* instructions (site records) or addresses: one kind a watch */
+	if (w->nsites > 0 && !(b->caps & BK_SITES)) {
+		wp_error_set(e, WP_EXIT_ERROR, "the %s backend watches "
+		    "addresses, not instructions (site records): --backend "
+		    "uprobe counts those", b->option);
+		return 0;
+	}
+	if ((b->caps & BK_SITES) && (w->nsites == 0 || w->nt > 0)) {
+		wp_error_set(e, WP_EXIT_ERROR, "the %s backend counts "
+		    "instructions' addresses (site records)%s", b->option,
+		    w->nt > 0 ? ", not targets: a watch of its own each" : "");
+		return 0;
+	}
 	if (b->fits == NULL)
 		return 1;
 	free(w->obs);
@@ -83,6 +104,8 @@ backend_choose(struct watch *w, const char *name, struct wp_error *e)
 	if (strcmp(name, "auto") != 0)
 		return chosen(w, backend_named(name), e);
 	for (b = backends; *b != NULL; b++) {
+		if (!backend_for(w, *b))
+			continue;
 		if (backend_fits(w, *b, 0, e) && watch_use(w, *b, e) == 0) {
 			if (reasons[0] != '\0')
 				warnx("%s: using %s", reasons, (*b)->chosen);

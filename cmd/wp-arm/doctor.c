@@ -241,6 +241,8 @@ default_facts(struct facts *m)
 		w.callchain_depth = 1;
 		m->deflt_why[i][0] = '\0';
 		for (b = backends; *b != NULL; b++) {
+			if (!backend_for(&w, *b))
+				continue;
 			if (backend_fits(&w, *b, 0, &e) &&
 			    ((*b)->probe == NULL || (*b)->probe(&w, &e)))
 				break;

@@ -158,6 +158,7 @@ emit_##name(struct watch *w, const struct wp_##name##_rec *r)		\
 EMIT_PLAIN(count, PUT_RECORD)
 EMIT_PLAIN(tally, PUT_LAST)	/* the last records wait for the reader */
 EMIT_PLAIN(last_write, PUT_LAST)
+EMIT_PLAIN(access, PUT_LAST)
 
 int
 emit_lost(struct watch *w, uint64_t n, int cpu, int64_t time_ns)

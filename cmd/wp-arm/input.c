@@ -76,6 +76,12 @@ take(struct watch *w, const struct wp_record *rec, int *have_session)
 		if ((rc = wp_rec_read_target(rec, &sp, &err)) == 0 &&
 		    (rc = id_taken(w, sp.id, &err)) == 0)
 			add_target(w, &sp);
+	} else if (rec->kind == WP_REC_SITE) {
+		w->sites = wp_xrealloc(w->sites, (w->nsites + 1) *
+		    sizeof *w->sites);
+		if ((rc = wp_rec_read_site(rec, &w->sites[w->nsites],
+		    &err)) == 0)
+			w->nsites++;
 	} else if (rec->kind == WP_REC_FOLLOW) {
 		if ((rc = wp_rec_read_follow(rec, &sp, &err)) == 0 &&
 		    (rc = id_taken(w, sp.id, &err)) == 0)
@@ -124,7 +130,7 @@ input_read(struct watch *w, long *nbad, struct wp_error *e)
 		return wp_error_set(e, WP_EXIT_ERROR, "stdin: no session "
 		    "record: nothing to watch (feed it the output of "
 		    "wp-resolve)");
-	if (w->nt == 0 && !bad)
+	if (w->nt == 0 && w->nsites == 0 && !bad)
 		return wp_error_set(e, WP_EXIT_ERROR, "stdin: no target "
 		    "records: nothing to watch");
 	if (bad) {

@@ -32,7 +32,7 @@ struct options {
 static const char usage_text[] =
     "usage: wp-arm [-v] [-d duration] [-n max_events] [--regs] [--all-hits]\n"
     "              [--callchain[=fp|dwarf[,bytes]]] [--callchain-depth n]\n"
-    "              [--backend auto|bpf|perf|ptrace|page]\n"
+    "              [--backend auto|bpf|perf|ptrace|page|uprobe]\n"
     "              [--ring-pages n] [--interval duration]\n"
     "              [--follow-mode stop|stop-all|async] [--if expr]\n"
     "              [--stop[=core]] [--last n]\n"
@@ -57,8 +57,8 @@ static const struct wp_opt opts[] = {
 	    "page always unwind with the modules' CFI" },
 	{ 'K', "--callchain-depth n", "at most n callers a hit, 1 to 128 "
 	    "(default 16)" },
-	{ 'B', "--backend name", "auto (the default), bpf, perf, ptrace or "
-	    "page" },
+	{ 'B', "--backend name", "auto (the default), bpf, perf, ptrace, "
+	    "page, or uprobe (instructions: site records)" },
 	{ 'P', "--ring-pages n", "perf ring pages per CPU, a power of two "
 	    "(default 64; with --regs, what kernel.perf_event_mlock_kb "
 	    "allows)" },
@@ -380,6 +380,14 @@ main(int argc, char *argv[])
 			observation_write(&w, e.msg);
 		watch_free(&w);
 		return e.status;
+	}
+	/* instructions are counted, not watched for a write */
+	if (w.nsites > 0 && (op.filter.cond != NULL ||
+	    op.filter.stop != STOP_NONE || w.last > 0)) {
+		wp_error_set(&e, WP_EXIT_USAGE, "--if, --stop and --last "
+		    "watch the writes to addresses: site records are counted "
+		    "(the uprobe backend), not watched");
+		return refused(&w, &e, 1);
 	}
 	/* auto: page, which stops at the write (perf: when it reads it) */
 	if (strcmp(op.backend, "auto") == 0 && (op.filter.cond != NULL ||

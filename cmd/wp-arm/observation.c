@@ -112,16 +112,32 @@ lost_of(const struct wtarget *t)
 	return t->counted - seen;
 }
 
-/* Per-writer counts come from in-kernel tallies that missed nothing. */
+/* Per-writer counts come from in-kernel tallies that missed nothing
+   (the uprobe backend's sites: always tallies). */
 static int
 tallied(const struct watch *w)
 {
 	size_t i;
 
+	if (w->nsites > 0)
+		return 1;
 	for (i = 0; i < w->nt; i++)
 		if (!w->t[i].tallied_known)
 			return 0;
 	return w->nt > 0;
+}
+
+/* Whether a site's execution went uncounted: no tally, or no fs base. */
+static int
+sites_missed(const struct wp_observation *o)
+{
+	size_t i;
+
+	for (i = 0; o->uprobe != NULL && i < o->uprobe->nsites; i++)
+		if (o->uprobe->sites[i].tally_full > 0 ||
+		    o->uprobe->sites[i].segment_unread > 0)
+			return 1;
+	return 0;
 }
 
 /*
@@ -270,7 +286,7 @@ observation_write(struct watch *w, const char *error)
 	o.lower_bound = o.nlost_reasons > 0 || o.npartial > 0 ||
 	    !o.lost_known ||
 	    w->output_closed || (w->truncated && !o.tallied) ||
-	    (o.ptrace != NULL && o.ptrace->unmodeled > 0);
+	    (o.ptrace != NULL && o.ptrace->unmodeled > 0) || sites_missed(&o);
 	o.alive = targets(w, ot, &o.ntargets);
 	o.targets = ot;
 	follows(w, of);

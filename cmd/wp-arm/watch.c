@@ -193,12 +193,14 @@ watch_free(struct watch *w)
 	free(w->thr);
 	free(w->t);
 	free(w->chains);
+	free(w->sites);
 	free(w->obs);
 	filter_free(w);
 	wp_jw_free(&w->jw);
 	w->thr = NULL;
 	w->t = NULL;
 	w->chains = NULL;
+	w->sites = NULL;
 	w->obs = NULL;
 }
 

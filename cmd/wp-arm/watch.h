@@ -156,7 +156,9 @@ enum {
 	BK_RING		= 1 << 4,	/* perf rings: --ring-pages, --follow-mode */
 	BK_DEBUGREGS	= 1 << 5,	/* the debug registers: their slots and
 					   lengths (lib/hwbp.h) */
-	BK_ANYWIDTH	= 1 << 6	/* any length and number of targets */
+	BK_ANYWIDTH	= 1 << 6,	/* any length and number of targets */
+	BK_SITES	= 1 << 7	/* counts instructions' addresses (site
+					   records), and watches no target */
 };
 
 struct backend {
@@ -183,13 +185,16 @@ struct backend {
 /* Every backend, in the order auto tries them (backends.c); NULL ends. */
 extern const struct backend *const backends[];
 extern const struct backend backend_perf, backend_bpf, backend_ptrace;
-extern const struct backend backend_page;
+extern const struct backend backend_page, backend_uprobe;
 /*
  * b's fits(), on a w->obs of its own, fresh (its probes count there):
  * 1, or 0 with e saying why.
  */
 int	 backend_fits(struct watch *w, const struct backend *b, int chosen,
 	    struct wp_error *e);
+/* Whether b watches what w has: instructions (site records), or
+   addresses; auto passes the others over. */
+int	 backend_for(const struct watch *w, const struct backend *b);
 /* The backend --backend name names, or NULL. */
 const struct backend *backend_named(const char *option);
 /*
@@ -207,6 +212,8 @@ struct watch {
 	size_t			 nt;
 	struct chain		*chains;
 	size_t			 nchains;
+	struct wp_site_spec	*sites;		/* instructions (--insn) */
+	size_t			 nsites;
 	uint64_t		 duration_ms;
 	uint64_t		 max_events;
 	uint64_t		 interval_ms;	/* count records; 0: none */
@@ -377,6 +384,7 @@ int	 emit_thread(struct watch *w, const struct wp_thread_rec *t);
 int	 emit_count(struct watch *w, const struct wp_count_rec *c);
 int	 emit_tally(struct watch *w, const struct wp_tally_rec *t);
 int	 emit_last_write(struct watch *w, const struct wp_last_write_rec *r);
+int	 emit_access(struct watch *w, const struct wp_access_rec *r);
 int	 emit_lost(struct watch *w, uint64_t n, int cpu, int64_t time_ns);
 /* Flushed: scripts may wait on it. */
 int	 emit_rebind(struct watch *w, const struct wp_rebind_rec *r);

@@ -61,6 +61,7 @@ report_free(struct report *r)
 	wp_session_pass_free(&r->session);
 	wp_armed_pass_free(&r->armed);
 	wp_obs_pass_free(&r->observation);
+	access_free(r);
 	memset(r, 0, sizeof *r);
 }
 
@@ -552,6 +553,10 @@ report_add(struct report *r, const struct wp_record *rec)
 		r->lost += wp_rec_read_lost(rec);
 	} else if (rec->kind == WP_REC_THREAD)
 		add_thread(r, rec);
+	else if (rec->kind == WP_REC_SITE)
+		access_site(r, rec);
+	else if (rec->kind == WP_REC_ACCESS)
+		access_add(r, rec);
 	else
 		r->stream[RS_OTHERS]++;
 }

@@ -115,6 +115,7 @@ report_document(const struct report *r, struct wp_jw *w)
 	wp_jw_end(w);
 	watches(r, "watches", 0, w);
 	watches(r, "dependent_watches", 1, w);
+	access_document(r, w);
 	stream(r, w);
 	wp_jw_end(w);
 }

@@ -162,6 +162,15 @@ enum rstream {
 	RS_OTHERS, RS_N
 };
 
+/* A site record: an instruction whose accesses were counted. */
+struct rasite {
+	int		 id;
+	uint64_t	 addr;
+	int		 rw;
+	char		 input[256];
+	char		 insn[200];
+};
+
 struct report {
 	struct wp_session_pass session;
 	struct wp_armed_pass armed;
@@ -187,6 +196,12 @@ struct report {
 	const char	*snapshot_caveat;
 	int		 reasons[WP_NBOUNDS];	/* enum wp_bound */
 	size_t		 nreasons;
+	/* sites and their accesses (accesses.c) */
+	struct rasite	*asites;
+	size_t		 nasites;
+	struct wp_hmap	 acc;		/* (addr, site << 32 | tid) */
+	char		**aregions;	/* their regions, each once */
+	size_t		 naregions;
 };
 
 /* aggregate.c: bounded memory, whatever the length of the stream */
@@ -209,6 +224,14 @@ int	 report_counts(const struct rtarget *t, const struct wp_hit_in *h);
 int	 report_complete(const struct report *r);
 /* The name of thread tid, or NULL. */
 const char *report_comm(const struct report *r, int64_t tid);
+
+/* accesses.c: the sites and what they accessed, per address and
+   thread; the table's part and the document's "sites" */
+void	 access_site(struct report *r, const struct wp_record *rec);
+void	 access_add(struct report *r, const struct wp_record *rec);
+void	 access_free(struct report *r);
+void	 access_table(const struct report *r, FILE *f);
+void	 access_document(const struct report *r, struct wp_jw *w);
 
 /* view.c: sorts what the report shows, once the stream has ended, with
    the number of malformed lines; the view lives as long as r */

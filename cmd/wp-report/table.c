@@ -161,7 +161,8 @@ process(const struct report *r, FILE *f)
 	    wp_field_text(&s->pid), name,
 	    wp_field_text(&s->start_time), wp_field_text(&s->binary_match),
 	    wp_field_text(&s->pie_slide));
-	if (s->pid.text != NULL && s->slot_limit.text == NULL)
+	/* of addresses: sites (instructions) take no slot */
+	if (s->pid.text != NULL && s->slot_limit.text == NULL && r->nt > 0)
 		out(f, "note     no slot limit: any length and number of "
 		    "targets (the page and ptrace backends)\n");
 	for (i = 0; i < s->nwarn; i++)
@@ -373,5 +374,6 @@ report_table(const struct report *r, FILE *f, size_t columns)
 		if (r->t[i].follow)
 			follow_section(r, &r->t[i], f);
 	table_chain_notes(wp_field_str(&r->armed.callchain), f);
+	access_table(r, f);
 	return ferror(f) ? -1 : 0;
 }

@@ -11,6 +11,7 @@
 #include "dwfl.h"
 #include "hwbp.h"
 #include "proc.h"
+#include "site.h"
 #include "stream.h"
 #include "target.h"
 #include "usage.h"
@@ -25,6 +26,9 @@ struct options {
 	struct follow	*follows;	/* --follow, parsed */
 	const char		**fin;		/* and as written */
 	size_t			 nf;
+	struct addr		*sites;		/* --insn, parsed */
+	const char		**sin;		/* and as written */
+	size_t			 ns;
 	char			**addrv;	/* the ADDR operands */
 	size_t			 naddr;
 	const char		*backend;	/* --backend */
@@ -36,9 +40,10 @@ static const char usage_text[] =
     "[--force-bin]\n"
     "                  [--debug-file file]... [--debug-dir dir]... "
     "[--tid tid]\n"
-    "                  [--follow slot+off]... "
-    "[--backend auto|bpf|perf|ptrace|page]\n"
-    "                  [--no-slot-limit] [--] addr ...\n";
+    "                  [--follow slot+off]... [--insn site]...\n"
+    "                  [--backend auto|bpf|perf|ptrace|page|uprobe] "
+    "[--no-slot-limit]\n"
+    "                  [--] addr ...\n";
 
 static const struct wp_opt opts[] = {
 	{ 'p', "-p, --pid pid", "the process to watch" },
@@ -55,9 +60,11 @@ static const struct wp_opt opts[] = {
 	{ 'T', "--tid tid", "the thread whose thread-local copy to watch" },
 	{ 'f', "--follow chain", "a pointer chain, re-bound when a pointer "
 	    "changes" },
+	{ 'I', "--insn site", "an instruction whose memory addresses to count "
+	    "(an addr form; -a rw: its reads too)" },
 	{ 'B', "--backend name", "whose limits to check: bpf, perf (debug "
 	    "registers: 4 slots of 1, 2, 4 or 8 aligned bytes), ptrace, page "
-	    "(none), or auto (the default: the slots when the targets fit "
+	    "(none), uprobe (--insn sites only), or auto (the default: the slots when the targets fit "
 	    "them)" },
 	{ 'N', "--no-slot-limit", "any length and number: --backend ptrace or "
 	    "page" },
@@ -121,6 +128,12 @@ option(int ch, const char *arg, struct options *op)
 			errx(WP_EXIT_USAGE, "--follow %s: %s", arg, errbuf);
 		op->fin[op->nf++] = arg;
 		break;
+	case 'I':
+		if (addr_parse(arg, &op->sites[op->ns], errbuf,
+		    sizeof errbuf) == -1)
+			errx(WP_EXIT_USAGE, "--insn %s: %s", arg, errbuf);
+		op->sin[op->ns++] = arg;
+		break;
 	case 'B':
 		op->backend = wp_opt_word("--backend", arg, wp_backends);
 		break;
@@ -156,6 +169,8 @@ parse_options(int argc, char *argv[], struct options *op)
 	memset(op, 0, sizeof *op);
 	op->follows = wp_xcalloc((size_t)argc, sizeof *op->follows);
 	op->fin = wp_xcalloc((size_t)argc, sizeof *op->fin);
+	op->sites = wp_xcalloc((size_t)argc, sizeof *op->sites);
+	op->sin = wp_xcalloc((size_t)argc, sizeof *op->sin);
 	while ((ch = wp_getopt(argc, argv, &use)) != -1)
 		option(ch, optarg, op);
 	op->addrv = argv + optind;
@@ -164,7 +179,7 @@ parse_options(int argc, char *argv[], struct options *op)
 		warnx("-p pid is required");
 		wp_usage(&use, WP_EXIT_USAGE);
 	}
-	if (op->naddr == 0 && op->nf == 0) {
+	if (op->naddr == 0 && op->nf == 0 && op->ns == 0) {
 		warnx("no address to watch");
 		wp_usage(&use, WP_EXIT_USAGE);
 	}
@@ -384,6 +399,12 @@ resolve_all(struct view *v, const struct options *op,
 			warnx("%s: %s", op->fin[i], errbuf);
 			bad = 1;
 		}
+	for (i = 0; i < op->ns; i++)
+		if (site_resolve(v, (int)i, op->sin[i], &op->sites[i], &op->o,
+		    &t[op->naddr + op->nf + i], errbuf, sizeof errbuf) == -1) {
+			warnx("%s: %s", op->sin[i], errbuf);
+			bad = 1;
+		}
 	return bad;
 }
 
@@ -404,7 +425,7 @@ emit_all(struct view *v, const struct options *op, struct target *t,
 	view_session_record(v, pl->limits, &w);
 	rc = wp_stream_write_jw(&w);
 	wp_jw_free(&w);
-	for (i = 0; i < op->naddr + op->nf && rc == 0; i++)
+	for (i = 0; i < op->naddr + op->nf + op->ns && rc == 0; i++)
 		for (j = 0; j < t[i].nlines && rc == 0; j++)
 			rc = wp_stream_write(t[i].lines[j],
 			    strlen(t[i].lines[j]));
@@ -446,7 +467,7 @@ main(int argc, char *argv[])
 	wp_need_fds("wp-resolve", 16);
 	addrs = parse_addrs(&op);
 	check_slots(&op);
-	nt = op.naddr + op.nf;
+	nt = op.naddr + op.nf + op.ns;
 	t = wp_xcalloc(nt, sizeof *t);
 	memset(&pl, 0, sizeof pl);
 	pl.np = wp_xcalloc(op.naddr + 1, sizeof *pl.np);
@@ -466,6 +487,10 @@ main(int argc, char *argv[])
 		addr_free(&addrs[i]);
 	for (i = 0; i < op.nf; i++)
 		addr_free(&op.follows[i].slot);
+	for (i = 0; i < op.ns; i++)
+		addr_free(&op.sites[i]);
+	free(op.sites);
+	free(op.sin);
 	free(t);
 	free(addrs);
 	free(pl.np);

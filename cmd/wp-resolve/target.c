@@ -206,9 +206,10 @@ thread_local(struct view *v, struct module *m, const struct addr *a,
  * Turns any ADDR form into a runtime address.  *symsize is the symbol's
  * size for a symbol, else 0.
  */
-static int
-locate(struct view *v, const struct addr *a, const struct target_opts *o,
-    uint64_t *addr, uint64_t *symsize, char *err, size_t errsz)
+int
+target_locate(struct view *v, const struct addr *a,
+    const struct target_opts *o, uint64_t *addr, uint64_t *symsize,
+    char *err, size_t errsz)
 {
 	struct module *m;
 	struct sym s = { 0, 0, 0 };
@@ -239,9 +240,8 @@ locate(struct view *v, const struct addr *a, const struct target_opts *o,
 	return 0;
 }
 
-/* Where addr lies; p borrows from the view. */
-static void
-place_of(struct view *v, uint64_t addr, struct wp_place *p)
+void
+target_place(struct view *v, uint64_t addr, struct wp_place *p)
 {
 	const struct wp_map *mp = wp_proc_maps_find(&v->maps, addr);
 	struct module *m = view_module_at(v, addr, &p->static_addr);
@@ -306,8 +306,8 @@ read_bytes(struct view *v, uint64_t addr, size_t len)
 	return b;
 }
 
-static void
-keep_line(struct target *t, const struct wp_jw *w)
+void
+target_keep_line(struct target *t, const struct wp_jw *w)
 {
 	char *line = wp_xmalloc(w->len + 1);
 
@@ -325,7 +325,7 @@ target_resolve(struct view *v, const char *input, const struct addr *a,
 	memset(t, 0, sizeof *t);
 	t->input = input;
 	t->a = a;
-	if (locate(v, a, o, &t->addr, &symsize, err, errsz) == -1)
+	if (target_locate(v, a, o, &t->addr, &symsize, err, errsz) == -1)
 		return -1;
 	t->len = default_len(o, a->off == 0 ? symsize : 0);
 	if (a->kind == ADDR_SYMBOL && a->off > 0 && symsize > 0 &&
@@ -382,7 +382,7 @@ one_record(struct view *v, int id, const char *input, uint64_t addr,
 	r.id = id;
 	r.input = input;
 	r.addr = addr;
-	place_of(v, addr, &r.place);
+	target_place(v, addr, &r.place);
 	r.len = len;
 	r.rw = o->rw;
 	r.initial = initial = read_bytes(v, addr, len);
@@ -394,7 +394,7 @@ one_record(struct view *v, int id, const char *input, uint64_t addr,
 		warns[r.nwarnings++] = t->past;
 	r.warnings = warns;
 	wp_rec_target(&w, &r);
-	keep_line(t, &w);
+	target_keep_line(t, &w);
 	wp_jw_free(&w);
 	free(initial);
 }
@@ -433,7 +433,7 @@ target_follow(struct view *v, int id, const char *input,
 
 	memset(t, 0, sizeof *t);
 	t->input = input;
-	if (locate(v, &f->slot, o, &t->addr, &symsize, err, errsz) == -1 ||
+	if (target_locate(v, &f->slot, o, &t->addr, &symsize, err, errsz) == -1 ||
 	    check_place(v, &f->slot, t->addr, 8, 1, "pointer slot ", err,
 	    errsz) == -1)
 		return -1;
@@ -442,7 +442,7 @@ target_follow(struct view *v, int id, const char *input,
 	r.id = id;
 	r.input = input;
 	r.slot = t->addr;
-	place_of(v, t->addr, &r.place);
+	target_place(v, t->addr, &r.place);
 	memcpy(r.offs, f->offs, sizeof r.offs);
 	r.noffs = f->noffs;
 	r.len = o->len ? o->len : 4;
@@ -462,7 +462,7 @@ target_follow(struct view *v, int id, const char *input,
 	if (strcmp(walk.binding, "bound") == 0)
 		r.initial = initial = read_bytes(v, r.leaf, r.len);
 	wp_rec_follow(&w, &r);
-	keep_line(t, &w);
+	target_keep_line(t, &w);
 	wp_jw_free(&w);
 	free(initial);
 	return 0;

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "addr.h"
+#include "record.h"
 #include "view.h"
 
 /* The limits the targets are checked by (--backend). */
@@ -63,5 +64,16 @@ int	 target_follow(struct view *v, int id, const char *input,
 	    const struct follow *f, const struct target_opts *o,
 	    struct target *t, char *err, size_t errsz);
 void	 target_free(struct target *t);
+/*
+ * Turns any ADDR form into a runtime address (*symsize: the symbol's
+ * size for a symbol, else 0): 0, or -1 with err saying why.
+ */
+int	 target_locate(struct view *v, const struct addr *a,
+	    const struct target_opts *o, uint64_t *addr, uint64_t *symsize,
+	    char *err, size_t errsz);
+/* Where mapped addr lies; p borrows from the view. */
+void	 target_place(struct view *v, uint64_t addr, struct wp_place *p);
+/* Keeps the record in w as one of t's lines. */
+void	 target_keep_line(struct target *t, const struct wp_jw *w);
 
 #endif

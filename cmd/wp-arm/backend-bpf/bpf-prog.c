@@ -46,6 +46,13 @@ print(enum libbpf_print_level level, const char *fmt, va_list ap)
 	return vfprintf(stderr, fmt, ap);
 }
 
+void
+bpfw_verbose(int v)
+{
+	verbose = v;
+	libbpf_set_print(print);
+}
+
 static int
 unprivileged_bpf_disabled(void)
 {
@@ -55,8 +62,8 @@ unprivileged_bpf_disabled(void)
 	    (int)v : -1;
 }
 
-static int
-load_error(struct wp_error *e, int err)
+int
+bpfw_load_error(struct wp_error *e, int err)
 {
 	if (err == EPERM && geteuid() == 0)
 		return wp_error_set(e, WP_EXIT_ERROR, "cannot load the BPF "
@@ -84,10 +91,9 @@ bpfw_open(const struct watch *w, int v, struct wp_error *e)
 	size_t i;
 	int err;
 
-	verbose = v;
-	libbpf_set_print(print);
+	bpfw_verbose(v);
 	if ((b->skel = wpbpf__open()) == NULL) {
-		load_error(e, errno);
+		bpfw_load_error(e, errno);
 		free(b);
 		return NULL;
 	}
@@ -119,7 +125,7 @@ bpfw_open(const struct watch *w, int v, struct wp_error *e)
 		bpf_map__set_max_entries(b->skel->maps.lastw, (__u32)(w->last *
 		    (w->nt < WPB_SLOTS ? w->nt : WPB_SLOTS)));
 	if ((err = wpbpf__load(b->skel)) != 0) {
-		load_error(e, err < 0 ? -err : err);
+		bpfw_load_error(e, err < 0 ? -err : err);
 		wpbpf__destroy(b->skel);
 		free(b);
 		return NULL;

@@ -27,6 +27,11 @@ struct bpfw;
 struct bpfw *bpfw_open(const struct watch *w, int verbose,
 	    struct wp_error *e);
 void	 bpfw_close(struct bpfw *b);
+/* libbpf's messages on standard error when v (the verifier's log). */
+void	 bpfw_verbose(int v);
+/* Sets e to why a BPF program cannot be loaded here (errno err): -1.
+   The uprobe backend's program says it the same way. */
+int	 bpfw_load_error(struct wp_error *e, int err);
 /* Runs entry slot's program on the breakpoint event fd: 0, or errno. */
 int	 bpfw_attach(struct bpfw *b, int fd, size_t slot);
 /* Tells the program where entry slot is now (after a re-arm). */

@@ -128,31 +128,6 @@ gpregs(__u64 *v, struct bpf_perf_event_data *ctx)
 }
 
 /*
- * Register i (x86-regs.h's order) at the trap, read alone from ctx: a
- * store needs two or three of them; -1 (none): 0.  Each case's load is
- * an instruction of its own, at its constant offset: the verifier takes
- * no other read of ctx, and the compiler would merge plain ones into
- * one load at a computed offset.
- */
-static __always_inline __u64
-reg_at(struct bpf_perf_event_data *ctx, __s32 i)
-{
-	__u64 v;
-
-	switch (i) {
-#define PT_CASE(N, name, field, perf, dwarf)				\
-	case WP_##N:							\
-		asm volatile("%0 = *(u64 *)(%1 + %2)" : "=r"(v)		\
-		    : "r"(ctx), "i"(__builtin_offsetof(			\
-		    struct bpf_perf_event_data, regs.field)));		\
-		return v;
-	WP_X86_GPREGS(PT_CASE)
-#undef PT_CASE
-	}
-	return 0;
-}
-
-/*
  * The watched bytes (len at ctx->addr) as the store that ends at the
  * trap wrote them, from its source register or immediate (stores): 1,
  * *v set; 0: to be read in memory (another kind of write, or one that
@@ -169,12 +144,14 @@ stored(struct bpf_perf_event_data *ctx, __u32 len, __u64 *v)
 		return -1;
 	if (s->src == WPB_SRC_MEMORY || len == 0 || len > 8)
 		return 0;
-	lo = s->disp + reg_at(ctx, s->base) + reg_at(ctx, s->index) * s->scale;
+	lo = s->disp + wp_x86_reg_at(ctx, s->base) +
+	    wp_x86_reg_at(ctx, s->index) * s->scale;
 	if (s->addr32)
 		lo = (__u32)lo;
 	if (lo > ctx->addr || ctx->addr + len > lo + s->width)
 		return 0;
-	x = s->src == WPB_SRC_IMM ? s->imm : reg_at(ctx, s->src) >> s->shift;
+	x = s->src == WPB_SRC_IMM ? s->imm :
+	    wp_x86_reg_at(ctx, s->src) >> s->shift;
 	x >>= 8 * ((ctx->addr - lo) & 7);
 	*v = len >= 8 ? x : x & ((1ULL << (8 * len)) - 1);
 	return 1;

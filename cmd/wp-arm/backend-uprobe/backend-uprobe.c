@@ -1,0 +1,354 @@
+/*
+ * The uprobe backend: which addresses does an instruction access?  A
+ * uprobe on each site (an instruction, from its site record) runs the
+ * BPF program bpf/insn.bpf.c before the instruction, in every thread of
+ * the process, those made later too; the program computes its memory
+ * operand's effective address from the registers (and the fs base from
+ * the task) and counts the execution per (site, address, thread) in a
+ * hash map, read here into access records at each --interval and at the
+ * end.  Every execution is counted; one no tally entry could hold is
+ * counted as such (the observation's tally_full).  Where BPF is refused
+ * nothing else counts sites yet (a ptrace fallback may come later).
+ */
+#include <sys/syscall.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include <errno.h>
+#include <stdint.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bpf-prog.h"
+#include "proc.h"
+#include "record.h"
+#include "util.h"
+#include "watch.h"
+#include "x86.h"
+#include "bpf/wpuprobe.h"
+#include "insn.skel.h"
+
+#define TALLY_MAX	(1 << 20)	/* (site, address, thread) tallies */
+
+struct uprobe_state {
+	struct wpuprobe		*skel;
+	struct bpf_link		*links[WPU_MAXSITES];
+	int			 pidfd;
+	struct wp_maps		 maps;		/* the latest read: regions */
+	struct wp_obs_site	 sites[WPU_MAXSITES];
+};
+
+struct uprobe_obs {
+	struct wp_obs_uprobe	 up;
+	struct wp_obs_site	 sites[WPU_MAXSITES];
+};
+
+static int
+uprobe_fits(struct watch *w, int chosen, struct wp_error *e)
+{
+	const struct wp_site_spec *s;
+	size_t i;
+
+	(void)chosen;
+	if (w->nsites > WPU_MAXSITES) {
+		wp_error_set(e, WP_EXIT_ERROR, "%zu sites: the uprobe backend "
+		    "counts at most %d", w->nsites, WPU_MAXSITES);
+		return 0;
+	}
+	for (i = 0; i < w->nsites; i++) {
+		s = &w->sites[i];
+		if (!s->has_file_offset || s->path[0] != '/') {
+			wp_error_set(e, WP_EXIT_ERROR, "site %d: 0x%llx is in "
+			    "no file (anonymous code): a uprobe needs one",
+			    s->id, (unsigned long long)s->addr);
+			return 0;
+		}
+		if (s->in.mem.seg == WP_GS_BASE) {
+			wp_error_set(e, WP_EXIT_ERROR, "site %d: its operand is "
+			    "gs-based: the gs base is not read yet", s->id);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+static int
+uprobe_open(struct watch *w, struct wp_error *e)
+{
+	struct uprobe_state *u = wp_xcalloc(1, sizeof *u);
+	size_t i;
+	int err, fs = 0;
+
+	bpfw_verbose(w->verbose);
+	if ((u->skel = wpuprobe__open()) == NULL) {
+		bpfw_load_error(e, errno);
+		free(u);
+		return -1;
+	}
+	for (i = 0; i < w->nsites; i++)
+		fs |= w->sites[i].in.mem.seg == WP_FS_BASE;
+	u->skel->rodata->with_fs = (__u32)fs;
+	/* entries made as they are first met, not all at the load */
+	bpf_map__set_max_entries(u->skel->maps.tally, TALLY_MAX);
+	bpf_map__set_map_flags(u->skel->maps.tally, BPF_F_NO_PREALLOC);
+	if ((err = wpuprobe__load(u->skel)) != 0) {
+		bpfw_load_error(e, err < 0 ? -err : err);
+		wpuprobe__destroy(u->skel);
+		free(u);
+		return -1;
+	}
+	u->pidfd = -1;
+	wp_proc_maps(w->pid, &u->maps);
+	w->state = u;
+	return 0;
+}
+
+/* Site i's operand, as the program computes it. */
+static void
+site_conf(struct uprobe_state *u, const struct wp_site_spec *s, __u32 i)
+{
+	const struct wp_x86_mem *m = &s->in.mem;
+	struct wpu_site c;
+
+	memset(&c, 0, sizeof c);
+	c.base = m->base;
+	c.index = m->index;
+	c.scale = (__u32)m->scale;
+	c.seg = m->seg == WP_FS_BASE ? WPU_SEG_FS : WPU_SEG_NONE;
+	c.disp = m->disp;
+	c.next_ip = m->rip_rel ? s->addr + (uint64_t)s->in.size : 0;
+	c.addr32 = m->base_bytes == 4;
+	c.writes = s->in.writes ? 1 : 0;
+	c.reads = s->rw && s->in.reads ? 1 : 0;
+	c.src = s->in.kind == WP_X86_REG_STORE ? s->in.src_reg : -1;
+	c.shift = (__u32)s->in.src_shift;
+	c.mask = s->in.width >= 8 || s->in.width <= 0 ? ~0ULL :
+	    (1ULL << (8 * s->in.width)) - 1;
+	bpf_map_update_elem(bpf_map__fd(u->skel->maps.conf), &i, &c, BPF_ANY);
+}
+
+/*
+ * Decodes each site again from the process's code (lib/x86.c): what its
+ * record does not carry, how its store takes its value; and the code
+ * is still the instruction the record names.  0, or -1 with e set.
+ */
+static int
+decode_sites(struct watch *w, struct wp_error *e)
+{
+	struct wp_site_spec *s;
+	struct wp_x86_insn in;
+	uint8_t code[16];
+	size_t i;
+	int fd, bad = 0;
+
+	if ((fd = wp_proc_mem_open(w->pid)) == -1)
+		return wp_error_set(e, WP_EXIT_PROCESS, "pid %d: cannot read "
+		    "its code: %s", (int)w->pid, strerror(errno));
+	for (i = 0; i < w->nsites && !bad; i++) {
+		s = &w->sites[i];
+		if (wp_x86_init() == -1 || wp_proc_read(fd, s->addr, code,
+		    (size_t)s->in.size) == -1 || wp_x86_decode(code,
+		    (size_t)s->in.size, s->addr, &in) == -1 ||
+		    strcmp(in.text, s->in.text) != 0) {
+			wp_error_set(e, WP_EXIT_ERROR, "site %d: the code at "
+			    "0x%llx is no longer '%s'", s->id,
+			    (unsigned long long)s->addr, s->in.text);
+			bad = 1;
+			break;
+		}
+		s->in.kind = in.kind;
+		s->in.src_reg = in.src_reg;
+		s->in.src_shift = in.src_shift;
+		s->in.src_bytes = in.src_bytes;
+	}
+	close(fd);
+	return bad ? -1 : 0;
+}
+
+static void
+uprobe_release(struct watch *w)
+{
+	struct uprobe_state *u = w->state;
+	size_t i;
+
+	if (u == NULL)
+		return;
+	for (i = 0; i < WPU_MAXSITES; i++)
+		bpf_link__destroy(u->links[i]);
+	wpuprobe__destroy(u->skel);
+	if (u->pidfd >= 0)
+		close(u->pidfd);
+	wp_proc_maps_free(&u->maps);
+	free(u);
+	w->state = NULL;
+}
+
+static int
+uprobe_arm(struct watch *w, struct wp_error *e)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, o);
+	struct uprobe_state *u = w->state;
+	const struct wp_site_spec *s;
+	pid_t *tids = NULL;
+	size_t i, n = 0;
+	int err;
+
+	if ((u->pidfd = (int)syscall(SYS_pidfd_open, w->pid, 0)) == -1 ||
+	    !wp_proc_alive(w->pid, w->start_time)) {
+		uprobe_release(w);
+		return wp_error_set(e, WP_EXIT_PROCESS, "pid %d: the process "
+		    "has exited or its pid was reused", (int)w->pid);
+	}
+	if (decode_sites(w, e) == -1) {
+		uprobe_release(w);
+		return -1;
+	}
+	for (i = 0; i < w->nsites; i++) {
+		s = &w->sites[i];
+		site_conf(u, s, (__u32)i);
+		o.bpf_cookie = i;
+		u->links[i] = bpf_program__attach_uprobe_opts(
+		    u->skel->progs.on_insn, w->pid, s->path,
+		    (size_t)s->file_offset, &o);
+		if ((err = libbpf_get_error(u->links[i])) != 0) {
+			u->links[i] = NULL;
+			uprobe_release(w);
+			return wp_error_set(e, WP_EXIT_ERROR, "site %d: no "
+			    "uprobe at %s+0x%llx: %s", s->id, s->path,
+			    (unsigned long long)s->file_offset,
+			    strerror(err < 0 ? -err : err));
+		}
+	}
+	/* every thread, those made later too: the uprobe is the process's */
+	if (wp_proc_tasks(w->pid, &tids, &n) == 0)
+		for (i = 0; i < n; i++)
+			watch_thread(w, tids[i], THR_SEEDED);
+	free(tids);
+	w->armed.threads = n;
+	w->armed.cpus = -1;
+	w->armed.events = (long)w->nsites;
+	w->armed.ring_pages = -1;
+	return 0;
+}
+
+static void
+uprobe_run(struct watch *w, uint64_t until)
+{
+	struct uprobe_state *u = w->state;
+	struct pollfd pf[2] = { { u->pidfd, POLLIN, 0 },
+	    { STDOUT_FILENO, 0, 0 } };
+	struct timespec ts;
+	uint64_t now = wp_now_ns();
+
+	ts.tv_sec = (time_t)((until > now ? until - now : 0) / 1000000000);
+	ts.tv_nsec = (long)((until > now ? until - now : 0) % 1000000000);
+	if (ppoll(pf, 2, &ts, &w->waitmask) > 0 && (pf[0].revents & POLLIN))
+		w->stop_reason = wp_stop_names[WP_STOP_EXITED];
+}
+
+/* Every tally into access records, and the totals into the sites. */
+static void
+uprobe_count(struct watch *w)
+{
+	struct uprobe_state *u = w->state;
+	struct wpu_key k, next, *prev = NULL;
+	struct wpu_val v;
+	struct wpu_tot t;
+	struct wp_access_rec a;
+	struct wp_maps maps;
+	const struct wp_map *mp;
+	int fd = bpf_map__fd(u->skel->maps.tally);
+	__u32 i;
+
+	/* where each address lies, while the process is there to say */
+	if (wp_proc_maps(w->pid, &maps) == 0) {
+		wp_proc_maps_free(&u->maps);
+		u->maps = maps;
+	}
+	for (i = 0; i < w->nsites; i++) {
+		u->sites[i].id = w->sites[i].id;
+		u->sites[i].addresses = 0;
+		if (bpf_map_lookup_elem(bpf_map__fd(u->skel->maps.totals), &i,
+		    &t) == 0) {
+			u->sites[i].executions = t.execs;
+			u->sites[i].tally_full = t.full;
+			u->sites[i].segment_unread = t.noseg;
+		}
+	}
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		k = next;
+		prev = &k;
+		if (bpf_map_lookup_elem(fd, &k, &v) != 0 || k.site >= w->nsites)
+			continue;
+		u->sites[k.site].addresses++;
+		memset(&a, 0, sizeof a);
+		a.site = w->sites[k.site].id;
+		a.addr = k.addr;
+		a.tid = (pid_t)k.tid;
+		a.writes = v.writes;
+		a.reads = v.reads;
+		a.time_ns = watch_time(w, wp_now_ns());
+		if (w->sites[k.site].in.kind == WP_X86_REG_STORE) {
+			a.has_values = 1;
+			a.first = v.first;
+			a.last = v.last;
+		}
+		if ((mp = wp_proc_maps_find(&u->maps, k.addr)) != NULL)
+			snprintf(a.region, sizeof a.region, "%s",
+			    mp->path != NULL ? mp->path : "[anon]");
+		watch_thread(w, a.tid, THR_INHERITED);
+		if (emit_access(w, &a) == -1)
+			return;
+	}
+}
+
+static void
+uprobe_rearm(struct watch *w, size_t ti)
+{
+	(void)w;
+	(void)ti;
+}
+
+static void
+uprobe_disarm(struct watch *w)
+{
+	struct uprobe_state *u = w->state;
+	struct uprobe_obs *o = w->obs;
+	size_t i;
+
+	if (u == NULL)
+		return;
+	for (i = 0; i < WPU_MAXSITES; i++) {
+		bpf_link__destroy(u->links[i]);
+		u->links[i] = NULL;
+	}
+	uprobe_count(w);
+	memcpy(o->sites, u->sites, sizeof o->sites);
+	o->up.nsites = w->nsites;
+	uprobe_release(w);
+}
+
+static void
+uprobe_observe(struct watch *w, struct wp_observation *o)
+{
+	struct uprobe_obs *uo = w->obs;
+
+	uo->up.sites = uo->sites;
+	o->uprobe = &uo->up;
+}
+
+const struct backend backend_uprobe = {
+	.name = "uprobe_bpf", .option = "uprobe",
+	.caps = BK_SITES | BK_TALLIES,
+	.chosen = "the uprobe backend (every execution of each instruction "
+	    "counted per address and thread in the kernel)",
+	.obs_size = sizeof(struct uprobe_obs),
+	.fits = uprobe_fits, .open = uprobe_open, .arm = uprobe_arm,
+	.run = uprobe_run, .count = uprobe_count, .rearm = uprobe_rearm,
+	.disarm = uprobe_disarm, .observe = uprobe_observe
+};

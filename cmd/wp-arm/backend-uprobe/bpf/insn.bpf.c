@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The uprobe backend's program: it runs at a uprobe on an instruction
+ * (its cookie: the site), before the instruction, and computes the
+ * effective address of its memory operand from the registers (base,
+ * index, scale, displacement, the fs base from the task), counting the
+ * execution per (site, address, thread) in a hash map that wp-arm reads.
+ */
+#include <linux/bpf.h>
+#include <linux/ptrace.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+
+#include "wpuprobe.h"
+
+/* the kernel's, as far as the fs base: relocated by its BTF (CO-RE) */
+struct thread_struct {
+	unsigned long fsbase;
+} __attribute__((preserve_access_index));
+
+struct task_struct {
+	struct thread_struct thread;
+} __attribute__((preserve_access_index));
+
+const volatile __u32 with_fs = 0;	/* a site's operand is fs: */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, WPU_MAXSITES);
+	__type(key, __u32);
+	__type(value, struct wpu_site);
+} conf SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);		/* set by wp-arm */
+	__type(key, struct wpu_key);
+	__type(value, struct wpu_val);
+} tally SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, WPU_MAXSITES);
+	__type(key, __u32);
+	__type(value, struct wpu_tot);
+} totals SEC(".maps");
+
+SEC("uprobe")
+int
+on_insn(struct pt_regs *ctx)
+{
+	__u32 site = (__u32)bpf_get_attach_cookie(ctx);
+	struct wpu_key k = { 0 };
+	struct wpu_val one = { 0 }, *v;
+	struct wpu_site *s;
+	struct wpu_tot *tot;
+	struct task_struct *task;
+	__u64 a, base, val = 0;
+
+	if ((s = bpf_map_lookup_elem(&conf, &site)) == NULL ||
+	    (tot = bpf_map_lookup_elem(&totals, &site)) == NULL)
+		return 0;
+	__sync_fetch_and_add(&tot->execs, 1);
+	base = wp_x86_reg_at(ctx, s->base);
+	if (s->addr32)
+		base = (__u32)base;
+	a = (__u64)s->disp + s->next_ip + base +
+	    wp_x86_reg_at(ctx, s->index) * (__u64)s->scale;
+	if (s->addr32)
+		a = (__u32)a;
+	if (with_fs && s->seg == WPU_SEG_FS) {
+		task = (struct task_struct *)bpf_get_current_task();
+		if (bpf_core_read(&base, sizeof base, &task->thread.fsbase)) {
+			__sync_fetch_and_add(&tot->noseg, 1);
+			return 0;
+		}
+		a += base;
+	}
+	/* before the instruction: what a register store stores */
+	if (s->src >= 0)
+		val = (wp_x86_reg_at(ctx, s->src) >> s->shift) & s->mask;
+	k.addr = a;
+	k.site = site;
+	k.tid = (__u32)bpf_get_current_pid_tgid();
+	if ((v = bpf_map_lookup_elem(&tally, &k)) != NULL) {
+		__sync_fetch_and_add(&v->writes, s->writes);
+		__sync_fetch_and_add(&v->reads, s->reads);
+		v->last = val;
+		return 0;
+	}
+	one.writes = s->writes;
+	one.reads = s->reads;
+	one.first = one.last = val;
+	if (bpf_map_update_elem(&tally, &k, &one, BPF_NOEXIST) == 0)
+		return 0;
+	/* another CPU made it first: add to its entry */
+	if ((v = bpf_map_lookup_elem(&tally, &k)) != NULL) {
+		__sync_fetch_and_add(&v->writes, s->writes);
+		__sync_fetch_and_add(&v->reads, s->reads);
+	} else
+		__sync_fetch_and_add(&tot->full, 1);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

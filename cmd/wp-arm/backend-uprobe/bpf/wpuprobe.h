@@ -1,0 +1,57 @@
+/*
+ * What the BPF program of the uprobe backend (insn.bpf.c) and wp-arm
+ * share: the maps' keys and values.  Plain UAPI types, for both
+ * compilers.
+ */
+#ifndef WPUPROBE_H
+#define WPUPROBE_H
+
+#include <linux/types.h>
+
+#include "bounds.h"
+#include "x86-regs.h"
+
+#define WPU_MAXSITES	64	/* instructions probed in one watch */
+
+enum { WPU_SEG_NONE, WPU_SEG_FS };
+
+/* conf: per site (the uprobe's cookie), its memory operand */
+struct wpu_site {
+	__s32	base;		/* x86-regs.h's index; -1 none */
+	__s32	index;		/* -1 none */
+	__u32	scale;
+	__u32	seg;		/* WPU_SEG_* */
+	__s64	disp;
+	__u64	next_ip;	/* rip-relative: the next instruction, else 0 */
+	__u32	addr32;		/* an address-size prefix: 32 bits */
+	__u32	writes;		/* counted as writes */
+	__u32	reads;		/* counted as reads (-a rw) */
+	__s32	src;		/* a register store's source register
+				   (x86-regs.h's order); -1: none */
+	__u32	shift;		/* of the register: 8 for ah .. dh */
+	__u32	pad;
+	__u64	mask;		/* of the value: the bytes stored */
+};
+
+/* tally: per site, address and thread */
+struct wpu_key {
+	__u64	addr;
+	__u32	site;
+	__u32	tid;
+};
+
+struct wpu_val {
+	__u64	writes;
+	__u64	reads;
+	__u64	first;		/* a register store: the value it stored */
+	__u64	last;		/* first and latest (one thread's: in order) */
+};
+
+/* totals: per site */
+struct wpu_tot {
+	__u64	execs;		/* every execution */
+	__u64	full;		/* executions no tally entry could hold */
+	__u64	noseg;		/* the segment base could not be read */
+};
+
+#endif

@@ -1,0 +1,402 @@
+/*
+ * The second question's answer (wp-records(7) site and access records):
+ * per site, an instruction, the distinct addresses it accessed, each
+ * with its writes and reads per thread (the latest of each cumulative
+ * access record), where it lies, and the summary a person reads first:
+ * how many addresses, where most of them are, their stride.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "record.h"
+#include "report.h"
+#include "util.h"
+
+#define ACC_COLUMNS	100	/* the table's width, as the watches' */
+#define THREADS_COL	71	/* where an address's threads begin */
+
+/* One (address, thread) of a site: its latest counts. */
+struct racc {
+	uint64_t	 addr;
+	int		 site;
+	pid_t		 tid;
+	uint64_t	 writes, reads;
+	const char	*region;	/* in r->aregions; NULL: not known */
+	int		 has_values;	/* a register store's first and last */
+	uint64_t	 first, last;
+};
+
+/* A distinct address of a site, over its threads. */
+struct raddr {
+	uint64_t	 addr;
+	uint64_t	 writes, reads;
+	const char	*region;
+	const struct racc **thr;
+	size_t		 nthr;
+};
+
+/* What the report says of a site. */
+struct rview {
+	struct raddr	*a;
+	size_t		 n;
+	uint64_t	 writes, reads;
+	size_t		 threads;
+	const char	*top_region;
+	size_t		 top_count;
+	int		 has_stride;
+	uint64_t	 stride;
+	size_t		 stride_count;
+	struct racc	*acc;		/* its tallies, by address, thread */
+};
+
+void
+access_site(struct report *r, const struct wp_record *rec)
+{
+	struct rasite *s;
+	struct wp_site_spec sp;
+	struct wp_error e;
+
+	if (wp_rec_read_site(rec, &sp, &e) == -1)
+		return;
+	r->asites = wp_xrealloc(r->asites, (r->nasites + 1) *
+	    sizeof *r->asites);
+	s = &r->asites[r->nasites++];
+	memset(s, 0, sizeof *s);
+	s->id = sp.id;
+	s->addr = sp.addr;
+	s->rw = sp.rw;
+	snprintf(s->insn, sizeof s->insn, "%s", sp.in.text);
+	if (wp_json_str(rec->j, wp_rec_get(rec, "input"), s->input,
+	    sizeof s->input) == -1)
+		s->input[0] = '\0';
+	if (r->acc.vsize == 0)
+		wp_hmap_init(&r->acc, sizeof(struct racc));
+}
+
+/* s, kept once in r->aregions; NULL for "" (not known). */
+static const char *
+region(struct report *r, const char *s)
+{
+	size_t i;
+
+	if (s[0] == '\0')
+		return NULL;
+	for (i = 0; i < r->naregions; i++)
+		if (strcmp(r->aregions[i], s) == 0)
+			return r->aregions[i];
+	r->aregions = wp_xrealloc(r->aregions, (r->naregions + 1) *
+	    sizeof *r->aregions);
+	return r->aregions[r->naregions++] = wp_xstrdup(s);
+}
+
+void
+access_add(struct report *r, const struct wp_record *rec)
+{
+	struct wp_access_rec a;
+	struct wp_error e;
+	struct racc *v;
+	int isnew;
+
+	if (wp_rec_read_access(rec, &a, &e) == -1)
+		return;
+	if (r->acc.vsize == 0)
+		wp_hmap_init(&r->acc, sizeof(struct racc));
+	/* cumulative: the latest replaces the one before */
+	v = wp_hmap_put(&r->acc, a.addr, (uint64_t)a.site << 32 |
+	    (uint32_t)a.tid, &isnew);
+	v->addr = a.addr;
+	v->site = a.site;
+	v->tid = a.tid;
+	v->writes = a.writes;
+	v->reads = a.reads;
+	v->region = region(r, a.region);
+	v->has_values = a.has_values;
+	v->first = a.first;
+	v->last = a.last;
+}
+
+void
+access_free(struct report *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->naregions; i++)
+		free(r->aregions[i]);
+	free(r->aregions);
+	free(r->asites);
+	if (r->acc.vsize != 0)
+		wp_hmap_free(&r->acc);
+	r->asites = NULL;
+	r->nasites = 0;
+}
+
+static int
+by_addr_tid(const void *pa, const void *pb)
+{
+	const struct racc *a = pa, *b = pb;
+
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	return (a->tid > b->tid) - (a->tid < b->tid);
+}
+
+static int
+by_u64(const void *pa, const void *pb)
+{
+	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+
+	return (a > b) - (a < b);
+}
+
+/* The most common of n sorted values into *v, how often. */
+static size_t
+most_common(const uint64_t *d, size_t n, uint64_t *v)
+{
+	size_t i, run = 0, best = 0;
+
+	for (i = 0; i < n; i++) {
+		run = i > 0 && d[i] == d[i - 1] ? run + 1 : 1;
+		if (run > best) {
+			best = run;
+			*v = d[i];
+		}
+	}
+	return best;
+}
+
+/* Site id's addresses, threads and summary into v (freed by view_free). */
+static void
+view_site(const struct report *r, int id, struct rview *v)
+{
+	const struct racc *c;
+	struct raddr *a = NULL;
+	uint64_t *d, *tids;
+	const char **regions;
+	size_t i, k, na = 0, nt, nd;
+
+	memset(v, 0, sizeof *v);
+	v->acc = wp_xcalloc(r->acc.n + 1, sizeof *v->acc);
+	for (i = 0, k = 0; i < r->acc.cap; i++)
+		if ((c = wp_hmap_slot(&r->acc, i)) != NULL && c->site == id)
+			v->acc[k++] = *c;
+	qsort(v->acc, k, sizeof *v->acc, by_addr_tid);
+	v->a = wp_xcalloc(k + 1, sizeof *v->a);
+	tids = wp_xcalloc(k + 1, sizeof *tids);
+	for (i = 0; i < k; i++) {
+		c = &v->acc[i];
+		if (na == 0 || v->a[na - 1].addr != c->addr) {
+			a = &v->a[na++];
+			a->addr = c->addr;
+			a->region = c->region;
+			a->thr = wp_xcalloc(1, sizeof *a->thr);
+		} else
+			a->thr = wp_xrealloc(a->thr, (a->nthr + 1) *
+			    sizeof *a->thr);
+		a->thr[a->nthr++] = c;
+		a->writes += c->writes;
+		a->reads += c->reads;
+		v->writes += c->writes;
+		v->reads += c->reads;
+		tids[i] = (uint64_t)c->tid;
+	}
+	v->n = na;
+	qsort(tids, k, sizeof *tids, by_u64);
+	for (i = 0, nt = 0; i < k; i++)
+		nt += i == 0 || tids[i] != tids[i - 1];
+	v->threads = nt;
+	free(tids);
+	/* where most of them lie */
+	regions = wp_xcalloc(na + 1, sizeof *regions);
+	for (i = 0; i < na; i++) {
+		size_t same = 0, j;
+
+		regions[i] = v->a[i].region != NULL ? v->a[i].region :
+		    "an unknown mapping";
+		for (j = 0; j <= i; j++)
+			same += strcmp(regions[j], regions[i]) == 0;
+		if (same > v->top_count) {
+			v->top_count = same;
+			v->top_region = regions[i];
+		}
+	}
+	free(regions);
+	/* the stride: the most common step between neighbours */
+	nd = na > 1 ? na - 1 : 0;
+	d = wp_xcalloc(nd + 1, sizeof *d);
+	for (i = 0; i < nd; i++)
+		d[i] = v->a[i + 1].addr - v->a[i].addr;
+	qsort(d, nd, sizeof *d, by_u64);
+	if (nd > 0) {
+		v->has_stride = 1;
+		v->stride_count = most_common(d, nd, &v->stride);
+	}
+	free(d);
+}
+
+static void
+view_free(struct rview *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->n; i++)
+		free(v->a[i].thr);
+	free(v->a);
+	free(v->acc);
+}
+
+/* 1234567 as "1,234,567" into buf. */
+static const char *
+grouped(uint64_t n, char *buf, size_t sz)
+{
+	char d[32];
+	size_t len, i, o = 0;
+
+	len = (size_t)snprintf(d, sizeof d, "%" PRIu64, n);
+	for (i = 0; i < len && o + 2 < sz; i++) {
+		if (i > 0 && (len - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = d[i];
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+/* The line a person reads first: "wrote 1,000 distinct addresses, 100%
+   in [heap], stride 0x8; 6,000 writes by 3 threads". */
+static void
+summary(const struct rasite *s, const struct rview *v, char *buf,
+    size_t sz)
+{
+	char n[32], w[32], rd[32], where[320] = "", stride[96] = "";
+	char reads[64] = "";
+
+	if (v->n > 0 && v->top_region != NULL)
+		snprintf(where, sizeof where, ", %zu%% in %s",
+		    (size_t)(v->top_count * 100 / v->n), v->top_region);
+	if (v->has_stride && v->stride_count * 10 >= (v->n - 1) * 9)
+		snprintf(stride, sizeof stride, ", stride 0x%" PRIx64,
+		    v->stride);
+	else if (v->has_stride)
+		snprintf(stride, sizeof stride, ", most often 0x%" PRIx64
+		    " apart (%zu of %zu)", v->stride, v->stride_count,
+		    v->n - 1);
+	if (s->rw)
+		snprintf(reads, sizeof reads, " and %s reads",
+		    grouped(v->reads, rd, sizeof rd));
+	snprintf(buf, sz, "%s %s distinct address%s%s%s; %s writes%s by %zu "
+	    "thread%s", v->writes > 0 || !s->rw ? "wrote" : "read",
+	    grouped(v->n, n, sizeof n), v->n == 1 ? "" : "es", where, stride,
+	    grouped(v->writes, w, sizeof w), reads, v->threads,
+	    v->threads == 1 ? "" : "s");
+}
+
+void
+access_table(const struct report *r, FILE *f)
+{
+	const struct rasite *s;
+	const struct raddr *a;
+	struct rview v;
+	char line[1024], tv[48], *semi;
+	size_t i, k, j, col;
+
+	for (i = 0; i < r->nasites; i++) {
+		s = &r->asites[i];
+		view_site(r, s->id, &v);
+		summary(s, &v, line, sizeof line);
+		fprintf(f, "\nsite %d  %s  0x%" PRIx64 "  %s\n", s->id,
+		    s->input, s->addr, s->insn);
+		/* within the table's width: the counts on a line of their own */
+		if (strlen(line) + 2 > ACC_COLUMNS &&
+		    (semi = strstr(line, "; ")) != NULL) {
+			*semi = '\0';
+			fprintf(f, "  %s;\n  %s\n", line, semi + 2);
+		} else
+			fprintf(f, "  %s\n", line);
+		if (v.n > 0)
+			fprintf(f, "  %-18s  %10s  %10s  %-24s  %s\n", "ADDRESS",
+			    "WRITES", "READS", "WHERE", "THREADS (TID:WRITES)");
+		for (k = 0; k < v.n; k++) {
+			a = &v.a[k];
+			fprintf(f, "  0x%-16" PRIx64 "  %10" PRIu64 "  %10"
+			    PRIu64 "  %-24.24s ", a->addr, a->writes, a->reads,
+			    a->region != NULL ? a->region : "-");
+			col = THREADS_COL;
+			for (j = 0; j < a->nthr; j++) {
+				snprintf(tv, sizeof tv, " %d:%" PRIu64,
+				    (int)a->thr[j]->tid, s->rw &&
+				    a->thr[j]->writes == 0 ? a->thr[j]->reads :
+				    a->thr[j]->writes);
+				/* more threads than a line holds: go on below */
+				if (j > 0 && col + strlen(tv) > ACC_COLUMNS) {
+					fprintf(f, "\n%*s", THREADS_COL, "");
+					col = THREADS_COL;
+				}
+				fputs(tv, f);
+				col += strlen(tv);
+			}
+			fputc('\n', f);
+		}
+		view_free(&v);
+	}
+}
+
+void
+access_document(const struct report *r, struct wp_jw *w)
+{
+	const struct rasite *s;
+	const struct raddr *a;
+	struct rview v;
+	char line[1024];
+	size_t i, k, j;
+
+	if (r->nasites == 0)
+		return;
+	wp_jw_arr(w, "sites");
+	for (i = 0; i < r->nasites; i++) {
+		s = &r->asites[i];
+		view_site(r, s->id, &v);
+		summary(s, &v, line, sizeof line);
+		wp_jw_obj(w, NULL);
+		wp_jw_int(w, "id", s->id);
+		wp_jw_str(w, "input", s->input);
+		wp_jw_hex(w, "runtime_addr", s->addr);
+		wp_jw_str(w, "insn", s->insn);
+		wp_jw_str(w, "summary", line);
+		wp_jw_uint(w, "distinct_addresses", v.n);
+		wp_jw_uint(w, "writes", v.writes);
+		wp_jw_uint(w, "reads", v.reads);
+		wp_jw_uint(w, "threads", v.threads);
+		WP_JW_OR_NULL(wp_jw_hex, w, "stride", v.has_stride, v.stride);
+		wp_jw_arr(w, "addresses");
+		for (k = 0; k < v.n; k++) {
+			a = &v.a[k];
+			wp_jw_obj(w, NULL);
+			wp_jw_hex(w, "addr", a->addr);
+			wp_jw_str(w, "region", a->region);
+			wp_jw_uint(w, "writes", a->writes);
+			wp_jw_uint(w, "reads", a->reads);
+			wp_jw_arr(w, "threads");
+			for (j = 0; j < a->nthr; j++) {
+				wp_jw_obj(w, NULL);
+				wp_jw_int(w, "tid", a->thr[j]->tid);
+				wp_jw_uint(w, "writes", a->thr[j]->writes);
+				wp_jw_uint(w, "reads", a->thr[j]->reads);
+				if (a->thr[j]->has_values) {
+					wp_jw_hex(w, "first_value",
+					    a->thr[j]->first);
+					wp_jw_hex(w, "last_value",
+					    a->thr[j]->last);
+				}
+				wp_jw_end(w);
+			}
+			wp_jw_end(w);
+			wp_jw_end(w);
+		}
+		wp_jw_end(w);
+		wp_jw_end(w);
+		view_free(&v);
+	}
+	wp_jw_end(w);
+}

@@ -1,0 +1,202 @@
+#!/usr/bin/env bats
+# The second question (issue 43): which addresses does this instruction
+# write (and read)?  wp-resolve --insn checks and decodes the site.
+
+load helpers
+
+# store_in FILE FUNCTION: the static address of the first plain store
+# mov %reg,(%reg) of the function, as objdump shows it.
+store_in() {
+	objdump -d --no-show-raw-insn "$1" |
+		awk -v f="<$2>:" '$2 == f { on = 1; next } on && /^$/ { exit }
+			on && /mov +%r[a-z0-9]+,\(%r[a-z0-9]+\)$/ { sub(":", "", $1); print "0x" $1; exit }'
+}
+
+@test "wp-resolve --insn: a store instruction, decoded, its operand in the site record" {
+	start_target insn-walk
+	run --separate-stderr wp-resolve -p "$TPID" --insn wpt_walk_store --insn "insn-walk+$(static_of "$T/insn-walk" wpt_walk_add)" -a rw
+	assert_success
+	assert_equal "$stderr" ""
+	assert_contract <(echo "$output")
+	sites=$(grep '"type":"site"' <<< "$output")
+	assert_equal "$(jq -c '[.id, .runtime_addr, .insn, .insn_len, .access, .operand.writes, .operand.reads, .operand.width, .operand.base, .operand.index, .operand.scale, .operand.disp]' <<< "$sites")" \
+		"[0,\"$(tinfo store)\",\"mov qword ptr [rdi + rax*8], rdx\",4,\"rw\",true,false,8,\"rdi\",\"rax\",8,\"0x0\"]
+[1,\"$(tinfo add)\",\"add qword ptr [rdi + rax*8], 1\",5,\"rw\",true,true,8,\"rdi\",\"rax\",8,\"0x0\"]"
+	# a uprobe's place: the file and the offset in it
+	assert_equal "$(jq -r '[.region, .file_offset, .static_addr] | join(" ")' <<< "$(head -n 1 <<< "$sites")")" \
+		"$T/insn-walk $(static_of "$T/insn-walk" wpt_walk_store) $(static_of "$T/insn-walk" wpt_walk_store)"
+}
+
+@test "wp-resolve --insn: in a shared library, and in a stripped program by its runtime address and MODULE+0xOFF" {
+	start_target shlib-writer
+	off=$(store_in "$T/libwpt.so" wpt_lib_write)
+	[ -n "$off" ] || fail "no plain store in wpt_lib_write"
+	run --separate-stderr wp-resolve -p "$TPID" --insn "libwpt.so+$off"
+	assert_success
+	site=$(grep '"type":"site"' <<< "$output")
+	assert_equal "$(jq -r '[.module, .static_addr, .operand.writes, .operand.reads] | map(tostring) | join(" ")' <<< "$site")" \
+		"$(realpath "$T/libwpt.so") $off true false"
+	assert_regex "$(jq -r .insn <<< "$site")" '^mov qword ptr \[r[a-z0-9]+\], r[a-z0-9]+$'
+	start_target insn-walk-stripped
+	run --separate-stderr wp-resolve -p "$TPID" --insn "$(tinfo store)" --insn "insn-walk-stripped+$(static_of "$T/insn-walk" wpt_walk_store)"
+	assert_success
+	assert_equal "$stderr" ""
+	assert_equal "$(grep '"type":"site"' <<< "$output" | jq -r .runtime_addr | sort -u)" "$(tinfo store)"
+}
+
+@test "wp-resolve --insn: refusals name the site, status 1" {
+	start_target insn-walk
+	store=$(tinfo store)
+	for bad in "wpt_walk_store+1|wpt_walk_store+1: at $(hexadd "$store" 1): not the start of an instruction (inside 'mov qword ptr [rdi + rax*8], rdx' at $store)" \
+		"$(tinfo array)|$(tinfo array): not in executable code ([heap] rw-p)" \
+		"0x10|0x10: not mapped in pid $TPID" \
+		"nosuchsymbol|"; do
+		run --separate-stderr wp-resolve -p "$TPID" --insn "${bad%%|*}"
+		assert_failure 1
+		assert_equal "$output" ""
+		[ -z "${bad#*|}" ] || assert_equal "$stderr" "wp-resolve: ${bad#*|}"
+	done
+	# an instruction that accesses no memory, and a load without -a rw
+	lea=$(objdump -d --no-show-raw-insn "$T/insn-walk" | awk '/\tlea /{ sub(":", "", $1); print "0x" $1; exit }')
+	run --separate-stderr wp-resolve -p "$TPID" --insn "insn-walk+$lea"
+	assert_failure 1
+	assert_regex "$stderr" "^wp-resolve: insn-walk\+$lea: at 0x[0-9a-f]+: 'lea [^']*' accesses no memory$"
+	load=$(objdump -d --no-show-raw-insn "$T/insn-walk" | awk '/\tmov +(0x[0-9a-f]+)?\(%r[a-z0-9]+\),%r[a-z0-9]+$/{ sub(":", "", $1); print "0x" $1; exit }')
+	run --separate-stderr wp-resolve -p "$TPID" --insn "insn-walk+$load"
+	assert_failure 1
+	assert_regex "$stderr" "^wp-resolve: insn-walk\+$load: at 0x[0-9a-f]+: 'mov [^']*' only reads memory: -a rw counts its reads$"
+	run --separate-stderr wp-resolve -p "$TPID" -a rw --insn "insn-walk+$load"
+	assert_success
+	assert_equal "$(grep '"type":"site"' <<< "$output" | jq -c '[.operand.writes, .operand.reads]')" '[false,true]'
+}
+
+# accesses [SITE]: the last access record of each (site, addr, tid) of
+# site SITE (0), as "ADDR TID WRITES READS" lines, sorted
+accesses() {
+	jq -s -r --argjson s "${1:-0}" '[.[] | select(.type == "access" and .site == $s)]
+		| group_by([.addr, .tid]) | map(last)[] | "\(.addr) \(.tid) \(.writes) \(.reads)"' "$WOUT" | sort
+}
+
+# expected_walk: what insn-walk says of itself: each of its n addresses
+# written rounds times by each thread, as accesses prints them
+expected_walk() {
+	local base n tid rounds i
+	base=$(tinfo array)
+	n=$(tinfo n)
+	tail -n +2 "$TOUT" | grep '"tid"' | while read -r line; do
+		tid=$(jq .tid <<< "$line")
+		rounds=$(jq .rounds <<< "$line")
+		for (( i = 0; i < n; i++ )); do
+			printf '0x%x %d %d 0\n' $(( base + 8 * i )) "$tid" "$rounds"
+		done
+	done | sort
+}
+
+@test "wp-arm uprobe: one store's 1000 addresses, every one with its exact count per thread, a thread made after arming too" {
+	start_target insn-walk
+	watch_start --insn wpt_walk_store --insn wpt_walk_add -a rw -- -d 60s
+	assert_equal "$(jq -r 'select(.type=="armed") | .backend' "$WOUT")" uprobe_bpf
+	kill -USR1 "$TPID"
+	watch_wait
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(tail -n 1 "$TOUT")" done
+	assert_equal "$(obs .stop_reason)" target_exited
+	assert_equal "$(grep -c '"tid"' "$TOUT")" 3
+	assert_equal "$(accesses 0)" "$(expected_walk)"
+	assert_equal "$(obs '.uprobe.sites[0] | [.id, .executions, .addresses, .tally_full] | map(tostring) | join(" ")')" "0 6000 3000 0"
+	# each address where it lies: the heap
+	assert_equal "$(jq -r 'select(.type=="access") | .region' "$WOUT" | sort -u)" "[heap]"
+	# the values: the store's source register before it ran, the
+	# thread's tid in insn-walk; the add's are not known before it runs
+	assert_equal "$(jq -s -r '[.[] | select(.type=="access" and .site==0)] | group_by([.addr, .tid]) | map(last)[] | "\(.tid) \(.first_value) \(.last_value)"' "$WOUT" |
+		awk '{ t = sprintf("0x%x", $1) } $2 == t && $3 == t { n++ } END { print n + 0 }')" 3000
+	assert_equal "$(jq -r 'select(.type=="access" and .site==1) | has("first_value")' "$WOUT" | sort -u)" false
+	assert_equal "$(grep '"type":"site"' "$WOUT" | jq -c '.written_value')" '{"kind":"register_store","register":"rdx","width":8,"value":null}
+{"kind":"unknown","reason":"read-modify-write"}' 
+	# the read-modify-write: each address read and written once, by main
+	assert_equal "$(accesses 1 | awk '{ print $2, $3, $4 }' | sort | uniq -c | awk '{ print $1, $2, $3, $4 }')" "1000 $TPID 1 1"
+	assert_contract "$WOUT"
+}
+
+@test "wp-arm uprobe: an instruction in a shared library, and a stripped program's" {
+	start_target shlib-writer -n 250
+	watch_start --insn "libwpt.so+$(store_in "$T/libwpt.so" wpt_lib_write)" -- -d 60s
+	kill -USR1 "$TPID"
+	watch_wait
+	assert_equal "$(accesses 0)" "$(tinfo lib_counter) $TPID 250 0"
+	start_target insn-walk-stripped -n 300
+	watch_start --insn "insn-walk-stripped+$(static_of "$T/insn-walk" wpt_walk_store)" -- -d 60s
+	kill -USR1 "$TPID"
+	watch_wait
+	assert_equal "$(obs .uprobe.sites[0].executions)" 1800
+	assert_equal "$(accesses 0)" "$(expected_walk)"
+}
+
+@test "wp-arm: site records go to the uprobe backend only, and without targets" {
+	start_target insn-walk
+	wp-resolve -p "$TPID" --insn wpt_walk_store > "$BATS_TEST_TMPDIR/sites"
+	run --separate-stderr wp-arm --backend bpf -d 1s < "$BATS_TEST_TMPDIR/sites"
+	assert_failure 1
+	assert_equal "$(tail -n 1 <<< "$output" | jq -r '[.stop_reason, .error] | join(": ")')" \
+		"error: the bpf backend watches addresses, not instructions (site records): --backend uprobe counts those"
+	wp-resolve -p "$TPID" --insn wpt_walk_store "$(tinfo array)" > "$BATS_TEST_TMPDIR/both"
+	run --separate-stderr wp-arm -d 1s < "$BATS_TEST_TMPDIR/both"
+	assert_failure 1
+	assert_equal "$(tail -n 1 <<< "$output" | jq -r .error)" \
+		"the uprobe backend counts instructions' addresses (site records), not targets: a watch of its own each"
+}
+
+@test "wp accesses: the summary first, every address with its exact count per thread; --json; the text report too" {
+	start_target insn-walk
+	local save=$BATS_TEST_TMPDIR/raw.ndjson
+	wp accesses --json --save "$save" -d 60s "$TPID" wpt_walk_store > "$BATS_TEST_TMPDIR/report.json" 2> "$BATS_TEST_TMPDIR/err" &
+	local w=$!
+	wait_armed "$save" "$w" "$BATS_TEST_TMPDIR/err"
+	kill -USR1 "$TPID"
+	wait "$w"
+	doc=$BATS_TEST_TMPDIR/report.json
+	assert_equal "$(jq -r '.sites[0] | [.insn, .summary, .distinct_addresses, .writes, .threads, .stride] | map(tostring) | join("|")' "$doc")" \
+		"mov qword ptr [rdi + rax*8], rdx|wrote 1,000 distinct addresses, 100% in [heap], stride 0x8; 6,000 writes by 3 threads|1000|6000|3|0x8"
+	# every address, each written once by the first thread, twice by
+	# the second, three times by the one made after arming
+	expected=$(tail -n +2 "$TOUT" | grep '"tid"' | jq -s -c 'sort_by(.tid) | map({tid, writes: .rounds, reads: 0})')
+	assert_equal "$(jq -c '[.sites[0].addresses[] | .threads | map(del(.first_value, .last_value))] | unique' "$doc")" "[$expected]"
+	# and the value each wrote: its tid, from the source register
+	assert_equal "$(jq -r '[.sites[0].addresses[] | .threads[] | "\(.tid) \(.first_value) \(.last_value)"] | unique[]' "$doc" |
+		awk '{ t = sprintf("0x%x", $1) } $2 == t && $3 == t { n++ } END { print n + 0 }')" 3
+	assert_equal "$(jq -r '.sites[0].addresses[0].addr, .sites[0].addresses[999].addr' "$doc")" \
+		"$(tinfo array)
+$(hexadd "$(tinfo array)" $(( 8 * 999 )))"
+	# the table: the summary under the site, then a line per address
+	run --separate-stderr wp report "$save"
+	assert_success
+	refute_output --partial "no slot limit"
+	assert_line --index 3 --regexp "^site 0  wpt_walk_store  $(tinfo store)  mov qword ptr \[rdi \+ rax\*8\], rdx$"
+	assert_line --index 4 "  wrote 1,000 distinct addresses, 100% in [heap], stride 0x8; 6,000 writes by 3 threads"
+	assert_equal "$(grep -c '^  0x[0-9a-f]* *6 *0  \[heap\] ' <<< "$output")" 1000
+	run --separate-stderr wp accesses "$TPID"
+	assert_failure 64
+	assert_equal "$stderr" "wp: accesses: no instruction (wp accesses PID SITE...)"
+}
+
+@test "wp-arm uprobe: an fs-based store (TLS) lands at each thread's own copy, the fs base read from its task" {
+	start_target tls-writer -t 3 -n 7
+	off=$(objdump -d --no-show-raw-insn "$T/tls-writer" | awk '/mov +%r[a-z0-9]+,%fs:/{ sub(":", "", $1); print "0x" $1; exit }')
+	[ -n "$off" ] || fail "no fs-based store in tls-writer"
+	watch_start --insn "tls-writer+$off" -- -d 60s
+	assert_equal "$(grep '"type":"site"' "$WOUT" | jq -r .operand.segment)" fs
+	kill -USR1 "$TPID"
+	watch_wait
+	assert_equal "$(accesses 0)" "$(jq -r '.threads[] | "\(.tls) \(.tid) 7 0"' <<< "$TINFO" | sort)"
+	assert_equal "$(obs '.uprobe.sites[0] | [.executions, .segment_unread, .tally_full] | map(tostring) | join(" ")')" "21 0 0"
+}
+
+@test "wp-arm: --if, --stop and --last do not apply to site records, said in one line (status 64)" {
+	start_target insn-walk
+	wp-resolve -p "$TPID" --insn wpt_walk_store > "$BATS_TEST_TMPDIR/sites"
+	for o in "--if value==0" --stop "--last 4"; do
+		run --separate-stderr wp-arm $o -d 1s < "$BATS_TEST_TMPDIR/sites"
+		assert_failure 64
+		assert_equal "$stderr" "wp-arm: --if, --stop and --last watch the writes to addresses: site records are counted (the uprobe backend), not watched"
+	done
+}
