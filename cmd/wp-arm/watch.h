@@ -140,7 +140,8 @@ struct filter;
  * signal that then likely kills the target (SIGTRAP of a trap flag left
  * set, SIGSEGV of a page left protected).  callchain: how it unwinds
  * with --callchain (the armed record's), NULL: as --callchain says.
- * cond_where: where it evaluates --if ("tracer", "wp-arm", "kernel").
+ * cond_where: where it evaluates --if (CW_*; its name in the armed
+ * record: cond_where_names).
  * obs_size: bytes of w->obs, zeroed before open(); the supervisor
  * shares them with its child.
  */
@@ -168,8 +169,8 @@ struct backend {
 	const char	*chosen;
 	int		 orphan_signal;
 	const char	*callchain;
-	const char	*cond_where;	/* where --if is evaluated (the
-					   armed record's); NULL: refused */
+	int		 cond_where;	/* where --if is evaluated: CW_*;
+					   CW_NONE: refused */
 	size_t		 obs_size;
 	int		(*fits)(struct watch *w, int chosen, struct wp_error *e);
 	int		(*probe)(struct watch *w, struct wp_error *e);
@@ -181,6 +182,10 @@ struct backend {
 	void		(*disarm)(struct watch *w);
 	void		(*observe)(struct watch *w, struct wp_observation *o);
 };
+
+/* Where a backend evaluates --if, and its word in the armed record. */
+enum { CW_NONE, CW_KERNEL, CW_WPARM, CW_TRACER, CW_N };
+extern const char *const cond_where_names[CW_N];	/* filter.c */
 
 /* Every backend, in the order auto tries them (backends.c); NULL ends. */
 extern const struct backend *const backends[];

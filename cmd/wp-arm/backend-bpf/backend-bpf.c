@@ -557,7 +557,7 @@ const struct backend backend_bpf = {
 	.caps = BK_TALLIES | BK_RING | BK_DEBUGREGS,
 	.chosen = "the bpf backend (every write tallied per writer in the "
 	    "kernel, a budget of them sampled)",
-	.cond_where = "kernel", .obs_size = sizeof(struct bpf_obs),
+	.cond_where = CW_KERNEL, .obs_size = sizeof(struct bpf_obs),
 	.fits = bp_fits, .probe = bpf_probe, .open = bpf_open,
 	.arm = bpf_arm, .run = bpf_run, .count = bpf_count,
 	.rearm = bpf_rearm, .disarm = bpf_disarm, .observe = bpf_observe

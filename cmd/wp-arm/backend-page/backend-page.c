@@ -308,7 +308,7 @@ const struct backend backend_page = {
 	.chosen = "the page-protection backend (writes to the watched pages "
 	    "fault and stop the target a moment each: a hot neighbour on "
 	    "them slows it, and its own timeouts may fire)",
-	.fits = page_fits, .cond_where = "tracer", .orphan_signal = SIGSEGV,
+	.fits = page_fits, .cond_where = CW_TRACER, .orphan_signal = SIGSEGV,
 	.callchain = "cfi", .obs_size = sizeof(struct wp_obs_page),
 	.arm = page_arm, .run = page_run, .count = traced_count,
 	.rearm = page_rearm,

@@ -291,7 +291,7 @@ const struct backend backend_perf = {
 	.caps = BK_SAMPLED | BK_RING | BK_DEBUGREGS,
 	.chosen = "the perf ring backend (counts stay exact; per-writer "
 	    "counts come from samples, which a burst can drop)",
-	.fits = bp_fits, .cond_where = "wp-arm",
+	.fits = bp_fits, .cond_where = CW_WPARM,
 	.obs_size = sizeof(struct perf_obs),
 	.arm = perf_arm, .run = perf_run, .count = perf_count,
 	.rearm = perf_rearm, .disarm = perf_disarm, .observe = perf_observe

@@ -205,7 +205,7 @@ const struct backend backend_ptrace = {
 	.name = "ptrace_singlestep", .option = "ptrace",
 	.caps = BK_EXACT | BK_TRACES | BK_ANYWIDTH,
 	.chosen = "single-step (the ptrace backend: exact, but slow)",
-	.cond_where = "tracer", .orphan_signal = SIGTRAP,
+	.cond_where = CW_TRACER, .orphan_signal = SIGTRAP,
 	.callchain = "cfi",
 	.obs_size = sizeof(struct wp_obs_ptrace), .arm = ptrace_arm,
 	.run = ptrace_run, .count = traced_count, .rearm = ptrace_rearm,

@@ -77,6 +77,10 @@ struct filter {
 	char		(*status)[80];	/* nt * last */
 };
 
+const char *const cond_where_names[CW_N] = {
+	NULL, "kernel", "wp-arm", "tracer"
+};
+
 /* Why the filter cannot be used here (e set), or -1. */
 static int
 refuse(const struct watch *w, const struct wp_cond *cond, int stop,
@@ -86,11 +90,11 @@ refuse(const struct watch *w, const struct wp_cond *cond, int stop,
 	    "--stop" : "--last";
 	struct wp_cond_op ops[WP_COND_KERNEL_OPS];
 
-	if (w->backend->cond_where == NULL)
-		return wp_error_set(e, WP_EXIT_ERROR, "%s: the ptrace, page and "
-		    "perf backends evaluate it (not %s, yet)",
-		    opt, w->backend->name);
-	if (cond != NULL && strcmp(w->backend->cond_where, "kernel") == 0 &&
+	if (w->backend->cond_where == CW_NONE)
+		return wp_error_set(e, WP_EXIT_ERROR, "%s: the bpf, perf, page "
+		    "and ptrace backends evaluate it (not %s, yet)", opt,
+		    w->backend->name);
+	if (cond != NULL && w->backend->cond_where == CW_KERNEL &&
 	    wp_cond_compile(cond, 8, ops, WP_COND_KERNEL_OPS) == 0)
 		return wp_error_set(e, WP_EXIT_ERROR, "--if: more than %d tests "
 		    "and operators, which %s evaluates in the kernel (the perf "
@@ -159,7 +163,7 @@ filter_open(struct watch *w, const struct filter_opts *o,
 	f = wp_xcalloc(1, sizeof *f);
 	f->cond = cond;
 	f->sampled = sampled;
-	f->kernel = strcmp(w->backend->cond_where, "kernel") == 0;
+	f->kernel = w->backend->cond_where == CW_KERNEL;
 	/* a sample's value is the stored register's, or an immediate (the
 	   bpf program keeps the last writes with their values itself; its
 	   matches carry the registers, for wp-decode's written value, as
@@ -180,7 +184,7 @@ filter_open(struct watch *w, const struct filter_opts *o,
 		    sizeof *f->chains);
 		f->status = wp_xcalloc(w->nt * f->last + 1, sizeof *f->status);
 	}
-	f->where = w->backend->cond_where;
+	f->where = cond_where_names[w->backend->cond_where];
 	wp_hmap_init(&f->tallies, sizeof(struct ftally));
 	wp_hmap_init(&f->comms, sizeof(struct fcomm));
 	f->has_prev = wp_xcalloc(w->nt + 1, sizeof *f->has_prev);
