@@ -167,7 +167,7 @@ option(int ch, const char *arg, struct watch *w, struct options *op)
 			w->callchain = CC_DEFAULT;
 		break;
 	case 'B':
-		op->backend = wp_opt_word("--backend", arg, wp_backends);
+		op->backend = wp_opt_word("--backend", arg, wp_backend_words);
 		break;
 	case 'P':
 		if (wp_parse_u64(arg, &u) == -1 || u == 0 ||
@@ -244,17 +244,19 @@ static void
 check_combination(const struct watch *w, const struct options *op)
 {
 	long pg = sysconf(_SC_PAGESIZE);
-	const struct backend *b = backend_named(op->backend);
+	const struct backend *b = strcmp(op->backend, "auto") == 0 ? NULL :
+	    backend_named(op->backend);
 	size_t need, pages;
 	int ringless = b != NULL && !(b->caps & BK_RING);
 
 	if (ringless && w->ring_pages > 0)
 		errx(WP_EXIT_USAGE, "--ring-pages with --backend %s: it has "
-		    "no ring (perf and bpf have)", op->backend);
+		    "no ring (%s have)", op->backend,
+		    backend_words_with(BK_RING));
 	if (ringless && w->follow_mode != NULL)
 		errx(WP_EXIT_USAGE, "--follow-mode with --backend %s: only "
-		    "perf and bpf re-arm a followed leaf that way",
-		    op->backend);
+		    "%s re-arm a followed leaf that way", op->backend,
+		    backend_words_with(BK_RING));
 	if (w->ring_pages == 0 || w->callchain != CC_DWARF || pg <= 0)
 		return;
 	need = w->callchain_stack + SAMPLE_EXTRA;

@@ -553,7 +553,7 @@ bpf_observe(struct watch *w, struct wp_observation *o)
 }
 
 const struct backend backend_bpf = {
-	.name = "bpf_tally", .option = "bpf",
+	.id = WP_BK_BPF,
 	.caps = BK_TALLIES | BK_RING | BK_DEBUGREGS,
 	.chosen = "the bpf backend (every write tallied per writer in the "
 	    "kernel, a budget of them sampled)",

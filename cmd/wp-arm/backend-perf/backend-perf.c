@@ -287,7 +287,7 @@ perf_disarm(struct watch *w)
 }
 
 const struct backend backend_perf = {
-	.name = "perf_breakpoint", .option = "perf",
+	.id = WP_BK_PERF,
 	.caps = BK_SAMPLED | BK_RING | BK_DEBUGREGS,
 	.chosen = "the perf ring backend (counts stay exact; per-writer "
 	    "counts come from samples, which a burst can drop)",
