@@ -249,13 +249,13 @@ check_combination(const struct watch *w, const struct options *op)
 	size_t need, pages;
 	int ringless = b != NULL && !(b->caps & BK_RING);
 
+	if (b != NULL && !(b->caps & BK_FOLLOWMODES) && w->follow_mode != NULL)
+		errx(WP_EXIT_USAGE, "--follow-mode with --backend %s: only "
+		    "%s re-arm a followed leaf that way", op->backend,
+		    backend_words_with(BK_FOLLOWMODES));
 	if (ringless && w->ring_pages > 0)
 		errx(WP_EXIT_USAGE, "--ring-pages with --backend %s: it has "
 		    "no ring (%s have)", op->backend,
-		    backend_words_with(BK_RING));
-	if (ringless && w->follow_mode != NULL)
-		errx(WP_EXIT_USAGE, "--follow-mode with --backend %s: only "
-		    "%s re-arm a followed leaf that way", op->backend,
 		    backend_words_with(BK_RING));
 	if (w->ring_pages == 0 || w->callchain != CC_DWARF || pg <= 0)
 		return;

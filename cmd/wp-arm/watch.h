@@ -154,12 +154,15 @@ enum {
 	BK_SAMPLED	= 1 << 2,	/* a record per write, from rings a burst
 					   can overrun */
 	BK_TRACES	= 1 << 3,	/* traces the target: a supervisor */
-	BK_RING		= 1 << 4,	/* perf rings: --ring-pages, --follow-mode */
+	BK_RING		= 1 << 4,	/* perf rings: --ring-pages */
 	BK_DEBUGREGS	= 1 << 5,	/* the debug registers: their slots and
 					   lengths (lib/hwbp.h) */
 	BK_ANYWIDTH	= 1 << 6,	/* any length and number of targets */
-	BK_SITES	= 1 << 7	/* counts instructions' addresses (site
+	BK_SITES	= 1 << 7,	/* counts instructions' addresses (site
 					   records), and watches no target */
+	BK_FOLLOWMODES	= 1 << 8	/* --follow-mode: how a followed leaf is
+					   re-armed, the writer stopped or run
+					   on (the tracers always stop it) */
 };
 
 struct backend {
