@@ -23,7 +23,7 @@ int	 input_read(struct watch *w, long *nbad, struct wp_error *e);
 int	 doctor(int as_json);
 
 struct options {
-	const char	*backend;	/* auto, bpf, perf, ptrace, page */
+	const char	*backend;	/* a word of wp_backend_words */
 	int		 check_bp;
 	int		 doctor;	/* 2: --json */
 	struct filter_opts filter;	/* --if, --stop */
@@ -283,9 +283,8 @@ parse_options(int argc, char *argv[], struct watch *w, struct options *op)
 	w->interval_ms = 1000;
 	w->callchain_depth = WP_CALLCHAIN_DEFAULT;
 	w->callchain_stack = WP_CALLCHAIN_STACK;
+	memset(op, 0, sizeof *op);
 	op->backend = "auto";
-	op->check_bp = 0;
-	memset(&op->filter, 0, sizeof op->filter);
 	while ((ch = wp_getopt(argc, argv, &use)) != -1) {
 		/* --callchain MODE, as perf's --call-graph MODE */
 		if (ch == 'c' && optarg == NULL && optind < argc &&
