@@ -265,6 +265,12 @@ struct watch {
 	size_t			 nthr;
 	uint64_t		 other_processes;	/* forked */
 	uint64_t		 modify_errors;	/* re-arms that failed */
+	/* what the backend's observe() says of its coverage: */
+	unsigned		 obs_partial;	/* 1 << WP_PARTIAL_*, its gaps */
+	int			 obs_lower_bound;	/* its counts short for
+							   another reason */
+	int			 obs_pages_dropped;	/* targets' pages_dropped
+							   are its */
 	const char		*lost_unknown;	/* why what was lost is not
 						   known; NULL: it is */
 	uint64_t		 undelivered;	/* records the output did not

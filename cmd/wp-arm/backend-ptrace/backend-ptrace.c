@@ -199,6 +199,8 @@ ptrace_observe(struct watch *w, struct wp_observation *o)
 	traced_unexplained(w, pt_ctr(w)->unexplained);
 	o->ptrace = pt_ctr(w);
 	o->follow_mode = "step";
+	/* stores it cannot model: their count is a lower bound */
+	w->obs_lower_bound |= pt_ctr(w)->unmodeled > 0;
 }
 
 const struct backend backend_ptrace = {
