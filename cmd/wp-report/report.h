@@ -199,6 +199,10 @@ struct report {
 	/* why initial and latest need not differ by the count (they were
 	   read as the threads ran); NULL: read with every thread held */
 	const char	*snapshot_caveat;
+	/* the tallies are the kernel's, read as the watch went on (every
+	   --interval), not one reading at its end by wp-arm or a tracer:
+	   they say when the writes were made, to a tally's interval */
+	int		 kernel_tallies;
 	int		 reasons[WP_NBOUNDS];	/* enum wp_bound */
 	size_t		 nreasons;
 	/* sites and their accesses (accesses.c) */

@@ -368,6 +368,7 @@ tracer(const struct report *r)
 void
 report_view(struct report *r, long malformed)
 {
+	const char *where;
 	size_t i;
 
 	r->malformed = malformed;
@@ -375,6 +376,11 @@ report_view(struct report *r, long malformed)
 	    wp_field_str(&r->observation.backend) :
 	    wp_field_str(&r->armed.backend);
 	r->tracer = tracer(r);
+	/* a tracer, and wp-arm evaluating --if on samples, tally at the
+	   end only (see the armed record's condition_where) */
+	where = wp_field_str(&r->armed.condition_where);
+	r->kernel_tallies = r->tracer == NULL &&
+	    (where == NULL || strcmp(where, "wp-arm") != 0);
 	/* perf and bpf cannot hold the threads for the values' reads */
 	r->snapshot_caveat = r->tracer != NULL ? NULL : "values read as "
 	    "the threads ran, apart from the hits: latest - initial need "
