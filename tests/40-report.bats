@@ -371,11 +371,17 @@ cells() {
 	assert_equal "$(grep -c -- '--callchain dwarf' <<< "$output")" 1
 	assert_equal "$(tail -n 2 <<< "$output")" "note     no callers: the frame pointers ended at the writer (code built without them,
          as Debian's is); --callchain dwarf unwinds with the modules' call frame information"
+	# the JSON report says it too, once, on one line
+	run --separate-stderr wp-report --json "$IN"
+	assert_success
+	assert_equal "$(jq -c .notes <<< "$output")" '[{"note":"no_callers","text":"no callers: the frame pointers ended at the writer (code built without them, as Debian'"'"'s is); --callchain dwarf unwinds with the modules'"'"' call frame information"}]'
 	# a chain with its callers says nothing of it
 	edited report-basic 's/"type":"hit",/"type":"hit","callchain":["0x555555555190"],"callchain_status":"frame_pointers",/'
 	run --separate-stderr wp-report "$IN"
 	assert_success
 	refute_output --partial "--callchain dwarf"
+	run --separate-stderr wp-report --json "$IN"
+	assert_equal "$(jq -c .notes <<< "$output")" '[]'
 }
 
 @test "wp-report: --stop's write, and whether the process stopped there, ran on or ended first (stopped_at.process)" {

@@ -410,3 +410,20 @@ data-t="3000000'
 	browser "$PAGE"
 	assert_rendered
 }
+
+@test "wp-report --html: frame-pointer chains that come back with no callers say to try --callchain dwarf, as the table does" {
+	local s=$BATS_TEST_TMPDIR/fp.ndjson
+	sed 's/"type":"hit",/"type":"hit","callchain":[],"callchain_status":"frame_pointers",/' \
+	    "$DATA/report-basic.in.ndjson" > "$s"
+	report "$s"
+	run grep '<li data-note=' "$PAGE"
+	assert_output "<li data-note=\"no_callers\">no callers: the frame pointers ended at the writer (code built without them, as Debian&#39;s is); --callchain dwarf unwinds with the modules&#39; call frame information</li>"
+	# the note is the JSON report's
+	assert_equal "$(jq -r '.notes[] | .note' "$JSON")" no_callers
+	# chains with their callers: no note
+	sed 's/"type":"hit",/"type":"hit","callchain":["0x555555555190"],"callchain_status":"frame_pointers",/' \
+	    "$DATA/report-basic.in.ndjson" > "$s"
+	report "$s"
+	run grep -c 'data-note=' "$PAGE"
+	assert_output 0
+}

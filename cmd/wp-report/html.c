@@ -184,6 +184,29 @@ text_report(const struct report *r, char **buf)
 		wp_fatal_nomem();
 }
 
+/* What the chains shown tell, as the table says it after the targets. */
+static void
+notes(const struct report *r, FILE *f)
+{
+	const char *p;
+	int n, any = 0;
+
+	for (n = 0; n < RN_N; n++) {
+		if (!r->notes[n])
+			continue;
+		fprintf(f, "%s<li data-note=\"%s\">", any++ ? "" :
+		    "<ul class=\"notes note\">\n", report_note_names[n]);
+		for (p = report_note_text(r, n); *p != '\0'; p++)
+			if (*p == '\n')
+				fputc(' ', f);
+			else
+				html_fmt(f, "%c", *p);
+		fprintf(f, "</li>\n");
+	}
+	if (any)
+		fprintf(f, "</ul>\n");
+}
+
 static void
 header(const struct report *r, const char *text, FILE *f)
 {
@@ -209,6 +232,7 @@ header(const struct report *r, const char *text, FILE *f)
 			    bound_why[r->reasons[i]]);
 		fprintf(f, "</ul>\n");
 	}
+	notes(r, f);
 	fprintf(f, "</header>\n");
 }
 

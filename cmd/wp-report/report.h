@@ -161,6 +161,17 @@ struct rcomm {
 	char		 comm[64];
 };
 
+/*
+ * What the call chains shown tell, said once per report: after the
+ * targets in the table, in the document's "notes", on the page.
+ */
+enum rnote {
+	RN_NO_CALLERS,		/* a frame-pointer chain stopped at the
+				   writer: try --callchain dwarf */
+	RN_OUTSIDE_CODE,	/* a chain stopped outside code */
+	RN_N
+};
+
 /* What the stream held, each a count of the document's "stream". */
 enum rstream {
 	RS_RECORDS, RS_HITS, RS_ORPHAN_HITS, RS_LOST_RECORDS, RS_THREADS,
@@ -205,6 +216,7 @@ struct report {
 	int		 kernel_tallies;
 	int		 reasons[WP_NBOUNDS];	/* enum wp_bound */
 	size_t		 nreasons;
+	int		 notes[RN_N];		/* enum rnote: said */
 	/* sites and their accesses (accesses.c) */
 	struct rasite	*asites;
 	size_t		 nasites;
@@ -253,6 +265,9 @@ void	 access_document(const struct report *r, struct wp_jw *w);
 /* view.c: sorts what the report shows, once the stream has ended, with
    the number of malformed lines; the view lives as long as r */
 void	 report_view(struct report *r, long malformed);
+/* Note n's name, and its text: the table's lines, a newline between. */
+extern const char *const report_note_names[RN_N];
+const char *report_note_text(const struct report *r, enum rnote n);
 
 /* last.c: wp-arm --last's last_write records of target t */
 void	 last_add(struct report *r, const struct wp_hit_in *h,

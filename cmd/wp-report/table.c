@@ -373,7 +373,7 @@ report_table(const struct report *r, FILE *f, size_t columns)
 	for (i = 0; i < r->nt; i++)
 		if (r->t[i].follow)
 			follow_section(r, &r->t[i], f);
-	table_chain_notes(wp_field_str(&r->armed.callchain), f);
+	table_chain_notes(r, f);
 	access_table(r, f);
 	return ferror(f) ? -1 : 0;
 }

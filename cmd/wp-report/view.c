@@ -51,6 +51,50 @@ view_chains(struct rsite *s, size_t maxchains)
 	s->chains_none = s->hits > all ? s->hits - all : 0;
 }
 
+const char *const report_note_names[RN_N] = {
+	[RN_NO_CALLERS] = "no_callers",
+	[RN_OUTSIDE_CODE] = "outside_code",
+};
+
+const char *
+report_note_text(const struct report *r, enum rnote n)
+{
+	const char *callchain = wp_field_str(&r->armed.callchain);
+
+	if (n == RN_NO_CALLERS)
+		/* Debian's code keeps no frame pointers: the kernel's walk
+		   stops at the writer */
+		return "no callers: the frame pointers ended at the writer "
+		    "(code built without them,\nas Debian's is); --callchain "
+		    "dwarf unwinds with the modules' call frame information";
+	/* the armed record's: the kernel walked frame pointers */
+	if (callchain != NULL && strcmp(callchain, "fp") == 0)
+		return "outside_code: a chain stopped at a return address "
+		    "outside executable code (dropped):\nframe pointers "
+		    "walked through a function built without them; "
+		    "--callchain dwarf\nunwinds with the modules' call frame "
+		    "information";
+	return "outside_code: a chain stopped at a return address outside "
+	    "executable code (dropped):\na function without call frame "
+	    "information, whose frame pointer libdw walked";
+}
+
+/* What the chains shown of site s tell (enum rnote), into notes. */
+static void
+chain_notes(const struct rsite *s, int *notes)
+{
+	const struct rchain *c;
+	size_t i;
+
+	for (i = 0; i < s->nshown; i++) {
+		c = s->shown[i];
+		if (c->nfr == 0 && strcmp(c->status, "frame_pointers") == 0)
+			notes[RN_NO_CALLERS] = 1;
+		if (strcmp(c->status, "outside_code") == 0)
+			notes[RN_OUTSIDE_CODE] = 1;
+	}
+}
+
 static int
 cmp_site(const void *a, const void *b)
 {
@@ -271,6 +315,7 @@ view_target(struct report *r, struct rtarget *t)
 		if ((s = wp_hmap_slot(sites, i)) != NULL) {
 			t->sorted[n++] = s;
 			view_chains(s, r->maxchains);
+			chain_notes(s, r->notes);
 			s->worst = WP_CONF_EXACT;
 			for (c = 0; c < WP_NCONFS; c++)
 				if (s->conf[c] > 0)
@@ -386,6 +431,7 @@ report_view(struct report *r, long malformed)
 	    "the threads ran, apart from the hits: latest - initial need "
 	    "not be the count";
 	r->nreasons = 0;
+	memset(r->notes, 0, sizeof r->notes);
 	lower_bound_reasons(r);
 	for (i = 0; i < r->nt; i++) {
 		view_target(r, &r->t[i]);
