@@ -230,18 +230,25 @@ sites_free(struct wp_hmap *sites)
 	wp_hmap_free(sites);
 }
 
+void
+report_site_key(uint64_t trap, uint64_t wip, uint64_t tag, uint64_t *k1,
+    uint64_t *k2)
+{
+	*k1 = wip != 0 ? 0 : trap;
+	*k2 = wip | tag;
+}
+
 /* Where hits of the site of h (whose writer is w) are counted. */
 static struct rsite *
 site_of(struct rtarget *t, const struct wp_hit_in *h,
     const struct wp_writer_in *w)
 {
 	struct rsite *s;
-	uint64_t wip = w->has_writer_ip ? w->writer_ip : 0;
+	uint64_t wip = w->has_writer_ip ? w->writer_ip : 0, k1, k2;
 	int isnew;
 
-	/* a user address leaves the top byte free for the kind */
-	s = wp_hmap_put(&t->sites, h->ip, wip | (uint64_t)w->kind << 56,
-	    &isnew);
+	report_site_key(h->ip, wip, (uint64_t)w->kind << 56, &k1, &k2);
+	s = wp_hmap_put(&t->sites, k1, k2, &isnew);
 	if (isnew) {
 		s->trap = h->ip;
 		s->wip = wip;

@@ -51,6 +51,8 @@ struct tl_vbin {
  * A target's lanes, of hits (sampled) and of tallies, writers then
  * threads; "other" lanes hold the hits of those past the limits.
  */
+/* A lane's key for a tallied site: no kind (of 0 to 255) uses 0xff. */
+#define TALLY_TAG	(0xffULL << 56)
 #define TL_HIT		0
 #define TL_TALLY	1
 struct tl_set {

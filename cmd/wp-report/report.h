@@ -250,6 +250,15 @@ void	 report_add(struct report *r, const struct wp_record *rec);
  * its ptr_hits; a chain's leaf writes count as a target's.
  */
 int	 report_counts(const struct rtarget *t, const struct wp_hit_in *h);
+/*
+ * The key of the writer site of a hit or tally at trap IP trap, whose
+ * writer instruction is wip (0: not known), tagged (a user address
+ * leaves the top byte free: the kind): one instruction is one site
+ * wherever it trapped (a rep string instruction traps at itself between
+ * iterations and after itself at its end); without a writer, its trap.
+ */
+void	 report_site_key(uint64_t trap, uint64_t wip, uint64_t tag,
+	    uint64_t *k1, uint64_t *k2);
 int	 report_complete(const struct report *r);
 /* The name of thread tid, or NULL. */
 const char *report_comm(const struct report *r, int64_t tid);

@@ -130,12 +130,15 @@ sampled_chains(struct rtarget *t, struct wp_hmap *sites)
 {
 	struct rsite *h, *s;
 	struct rchain *c;
+	uint64_t k1, k2;
 	size_t i, j;
 
 	for (i = 0; i < t->sites.cap; i++) {
-		if ((h = wp_hmap_slot(&t->sites, i)) == NULL ||
-		    (h->chains.n == 0 && h->chains_other == 0) ||
-		    (s = wp_hmap_get(sites, h->trap, h->wip)) == NULL ||
+		if ((h = wp_hmap_slot(&t->sites, i)) == NULL)
+			continue;
+		report_site_key(h->trap, h->wip, 0, &k1, &k2);
+		if ((h->chains.n == 0 && h->chains_other == 0) ||
+		    (s = wp_hmap_get(sites, k1, k2)) == NULL ||
 		    (s->chains.n > 0 && !s->chains_sampled))
 			continue;
 		s->chains_sampled = 1;
@@ -163,7 +166,7 @@ tally_sites(struct rtarget *t, struct wp_hmap *sites)
 {
 	struct rtally *y;
 	struct rsite *s;
-	uint64_t wip;
+	uint64_t wip, k1, k2;
 	size_t i;
 	int isnew;
 
@@ -173,7 +176,8 @@ tally_sites(struct rtarget *t, struct wp_hmap *sites)
 			continue;
 		/* none when no instruction wrote */
 		wip = y->writer.has_writer_ip ? y->writer.writer_ip : 0;
-		s = wp_hmap_put(sites, y->ip, wip, &isnew);
+		report_site_key(y->ip, wip, 0, &k1, &k2);
+		s = wp_hmap_put(sites, k1, k2, &isnew);
 		if (isnew) {
 			s->trap = y->ip;
 			s->wip = wip;
