@@ -832,3 +832,22 @@ slow_reader() {
 	assert_success
 	refute_line --partial "lost updates"
 }
+
+@test "wp-arm page, wp-report: a field of a struct whose writers' steps add up to more than it moved: updates were lost there, not in the field beside it" {
+	# wpt_acct: rounds (+0x0, one thread's, nothing lost), total (+0x8)
+	start_target lost-update -s -n 1000
+	watch_start --backend page wpt_acct -l 16 -- --backend page -d 600s
+	kill -USR1 "$TPID"
+	watch_wait
+	wait_for "$TOUT" '^done' 60
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(target_count expected) $(target_count total)" "1001000 1000999"
+	assert_equal "$(obs '.targets[0].counted') $(hits)" "3000 3000"
+	run --separate-stderr sh -c "wp-decode < '$WOUT' | wp-report"
+	assert_success
+	# the first write's step is not known (a struct's value at arming
+	# is not read): the 1999 after it, from 0x1 to 1000999
+	assert_line "  lost updates at +0x8 (8 bytes): from its first write the field moved by 1000998, but the 1999"
+	assert_line "  writes since, each the step most of its writer's make, add up to 1000999: 1 less, as where a"
+	assert_equal "$(grep -c 'lost updates' <<< "$output")" 1
+}

@@ -22,6 +22,8 @@
 				   so many and the latest so many */
 #define MAXCOMMS	65536	/* thread names kept */
 #define MAXCHAINS	64	/* distinct call chains counted per site */
+#define MAXFIELDS	16	/* fields of a wide target whose steps are
+				   voted on (lost updates) */
 
 /*
  * A call chain that reached a site (--callchain), and its hits: the
@@ -58,6 +60,9 @@ struct rsite {
 	/* the step from the value before each of its hits, voted on in
 	   one pass (the majority's, where there is one): dvoted steps */
 	uint64_t	 dcand, dvotes, dvoted;
+	int		 field;		/* of a wide target, the field it
+					   writes: index + 1; 0: none yet;
+					   -1: more than one */
 };
 
 struct rthread {
@@ -108,6 +113,17 @@ struct rrearm {
 	int64_t		 min, median, p90, max;	/* measured */
 };
 
+/*
+ * A field of a target wider than 8 bytes: where stores of 8 bytes or
+ * less landed, its value after its first and after its latest store.
+ */
+struct rfield {
+	uint64_t	 off;
+	int64_t		 len;
+	uint64_t	 first, prev;
+	uint64_t	 stores;
+};
+
 /* A target or follow record and what hit it. */
 struct rtarget {
 	int		 id;
@@ -154,6 +170,12 @@ struct rtarget {
 	   or was a kernel's or another process's write */
 	int		 has_prev, steps_unknown;
 	uint64_t	 prev;
+	/* of a target wider than 8 bytes: its fields (fields_unknown: a
+	   store that is none, or whose bytes are not known) */
+	int64_t		 len;
+	struct rfield	 fields[MAXFIELDS];
+	size_t		 nfields;
+	int		 fields_unknown;
 };
 
 /* A thread's name, from its thread record. */
