@@ -757,6 +757,27 @@ pace_bound() {
 	pace_bound "$plain" "$RUN_NS"
 }
 
+@test "wp-arm page: a burst of writes in a quiet watch: its slowest second is kept beside the whole watch's pace, which averages it away" {
+	start_target mt-writer -t 1 -n 20000 -w
+	watch_start wpt_counter -- --backend page -d 5s
+	sleep 1.5
+	kill -USR1 "$TPID"
+	watch_wait
+	assert_equal "$(obs .page.faults_watched)" 20000
+	# a window of a second (half a second at least, the last), in the watch
+	jq -e '.page | .worst_second.span_us >= 500000 and
+	    .worst_second.native_run_us <= .worst_second.span_us and
+	    .worst_second.stops > 0 and
+	    .worst_second.from_us + .worst_second.span_us <= .watched_us + 100000' <<< "$OBS" > /dev/null ||
+		fail "worst second: $(jq -c .page <<< "$OBS")"
+	# slower than the whole watch: the burst, not averaged away
+	jq -e '.page | .worst_second.native_run_us * .watched_us < .native_run_us * .worst_second.span_us' <<< "$OBS" > /dev/null ||
+		fail "worst second no slower than the watch: $(jq -c .page <<< "$OBS")"
+	run --separate-stderr sh -c "wp-decode < '$WOUT' | wp-report"
+	assert_success
+	assert_line --regexp '^         slowest second, from [0-9]+\.[0-9] s: (about|at most) [0-9.]+ (s|ms|us) of its native run time in [01]\.[0-9] s \(1/[0-9.]+ of native speed( or slower)?\)$'
+}
+
 @test "wp-arm page: a target that waits for a CPU another program takes is not said to be slowed by the watch" {
 	# four frames of about 0.4 s of arithmetic, one write each: no wait
 	# that is the watch's worth a tenth of the time
