@@ -56,7 +56,8 @@ field_free(struct wp_field *f)
 	f->type = -1;
 }
 
-/* The value at path ("key", or "object.key") in object obj, or -1. */
+/* The value at path ("key", "object.key", "a.b.key") in object obj, or
+   -1. */
 static int
 member(const struct wp_json *j, int obj, const char *path)
 {
@@ -67,8 +68,7 @@ member(const struct wp_json *j, int obj, const char *path)
 	if (dot != NULL && (n = (size_t)(dot - path)) < sizeof head) {
 		memcpy(head, path, n);
 		head[n] = '\0';
-		obj = member(j, obj, head);
-		path = dot + 1;
+		return member(j, member(j, obj, head), dot + 1);
 	}
 	return obj >= 0 && wp_json_is(j, obj, WP_JOBJECT) ?
 	    wp_json_get(j, obj, path) : -1;
@@ -177,6 +177,10 @@ static const struct member obs_m[] = {
 	OBS("page.kernel_writes", kernel_writes),
 	OBS("page.native_run_us", page_native_run_us),
 	OBS("page.stops", page_stops),
+	OBS("page.worst_second.from_us", worst_from_us),
+	OBS("page.worst_second.span_us", worst_span_us),
+	OBS("page.worst_second.native_run_us", worst_native_us),
+	OBS("page.worst_second.stops", worst_stops),
 };
 
 static const struct member entry_m[] = {

@@ -240,6 +240,8 @@ struct wp_obs_pass {
 	int		 has_page;	/* the page backend's counters */
 	struct wp_field	 faults_watched, faults_neighbour, emulated, stepped;
 	struct wp_field	 kernel_writes, page_native_run_us, page_stops;
+	struct wp_field	 worst_from_us, worst_span_us, worst_native_us;
+	struct wp_field	 worst_stops;	/* page.worst_second */
 	/* wp-arm --stop: stopped_at */
 	struct wp_field	 stopped_tid, stopped_writer_ip, stopped_ip;
 	struct wp_field	 stopped_core, stopped_process;

@@ -115,6 +115,16 @@ obs_page(struct wp_jw *w, const struct wp_obs_page *p)
 		wp_jw_uint(w, "native_run_us", (p->watched_ns -
 		    (p->delay_ns < p->watched_ns ? p->delay_ns :
 		    p->watched_ns)) / 1000);
+	if (p->has_worst) {
+		wp_jw_obj(w, "worst_second");
+		wp_jw_uint(w, "from_us", p->worst_from_ns / 1000);
+		wp_jw_uint(w, "span_us", p->worst_span_ns / 1000);
+		wp_jw_uint(w, "native_run_us", (p->worst_span_ns -
+		    (p->worst_delay_ns < p->worst_span_ns ?
+		    p->worst_delay_ns : p->worst_span_ns)) / 1000);
+		wp_jw_uint(w, "stops", p->worst_stops);
+		wp_jw_end(w);
+	}
 	wp_jw_end(w);
 }
 

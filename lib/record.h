@@ -501,6 +501,12 @@ struct wp_obs_page {
 	/* the longest a thread was delayed by wp: its time less its own
 	   (user CPU time and time in system calls) */
 	uint64_t	 delay_ns;
+	/* the slowest window of about a second (has_worst): from when
+	   since arming, its length, the longest a thread was delayed in
+	   it (a second's native_run_us is the length less that) */
+	int		 has_worst;
+	uint64_t	 worst_from_ns, worst_span_ns, worst_delay_ns;
+	uint64_t	 worst_stops;	/* the threads' stops in it */
 };
 
 /* wp-arm --stop: the write the process was left stopped after. */

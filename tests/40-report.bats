@@ -371,11 +371,17 @@ cells() {
 	assert_equal "$(grep -c -- '--callchain dwarf' <<< "$output")" 1
 	assert_equal "$(tail -n 2 <<< "$output")" "note     no callers: the frame pointers ended at the writer (code built without them,
          as Debian's is); --callchain dwarf unwinds with the modules' call frame information"
+	# the JSON report says it too, once, on one line
+	run --separate-stderr wp-report --json "$IN"
+	assert_success
+	assert_equal "$(jq -c .notes <<< "$output")" '[{"note":"no_callers","text":"no callers: the frame pointers ended at the writer (code built without them, as Debian'"'"'s is); --callchain dwarf unwinds with the modules'"'"' call frame information"}]'
 	# a chain with its callers says nothing of it
 	edited report-basic 's/"type":"hit",/"type":"hit","callchain":["0x555555555190"],"callchain_status":"frame_pointers",/'
 	run --separate-stderr wp-report "$IN"
 	assert_success
 	refute_output --partial "--callchain dwarf"
+	run --separate-stderr wp-report --json "$IN"
+	assert_equal "$(jq -c .notes <<< "$output")" '[]'
 }
 
 @test "wp-report: --stop's write, and whether the process stopped there, ran on or ended first (stopped_at.process)" {
@@ -398,4 +404,21 @@ cells() {
 			refute_line --partial "gdb -p" ;;
 		esac
 	done
+}
+
+@test "wp-report: one instruction is one writer, wherever it trapped (a rep string instruction traps at itself between iterations)" {
+	# two of pick_coin's five hits trapped at the writer itself
+	edited report-basic '/"time_ns":[12]000000,/ s/"ip":"0x555555555186"/"ip":"0x555555555180"/; /"time_ns":[12]000000,/ s/"trap_ip":"0x555555555186","trap_static_ip":"0x1186"/"trap_ip":"0x555555555180","trap_static_ip":"0x1180"/'
+	[ "$(grep -c '"ip":"0x555555555180"' "$IN")" -eq 2 ] || fail "the stream was not edited"
+	run --separate-stderr wp-report "$IN"
+	assert_success
+	assert_line --regexp '^ +5  high +pick_coin\+0x0 +game\.c:17 +add dword ptr'
+	assert_line '  writers: 3'
+	run --separate-stderr wp-report --json "$IN"
+	assert_equal "$(jq -c '[.watches[0].writer_sites[] | [.writer_symbol, .hits]]' <<< "$output")" \
+		'[["pick_coin+0x0",5],["hit_enemy+0xd",3],["new_level+0x0",3]]'
+	# on the page, one lane
+	run --separate-stderr wp-report --html "$BATS_TEST_TMPDIR/p.html" "$IN"
+	assert_equal "$(grep -o '<g class="lane" data-lane="writer"[^>]*data-hits="[0-9]*"' "$BATS_TEST_TMPDIR/p.html" | grep -o 'data-hits="[0-9]*"' | tr '\n' ' ')" \
+		'data-hits="5" data-hits="3" data-hits="3" '
 }

@@ -330,3 +330,100 @@ data-n="300"'
 3
 1"
 }
+
+# cond_page BACKEND: wp watch --backend BACKEND --if over mt-writer's
+# two threads writing 50 times each (thread 2 writes 2000000 and up):
+# its page ($PAGE) and JSON report ($JSON).
+cond_page() {
+	start_target mt-writer -t 2 -n 50
+	local save=$BATS_TEST_TMPDIR/raw-$1.ndjson
+	PAGE=$BATS_TEST_TMPDIR/cond-$1.html
+	JSON=$BATS_TEST_TMPDIR/cond-$1.json
+	wp watch --backend "$1" --if 'value >= 2000000' --json --html "$PAGE" \
+	    --save "$save" -d 120s "$TPID" wpt_counter > "$JSON" 2> "$BATS_TEST_TMPDIR/err" &
+	local w=$!
+	wait_armed "$save" "$w" "$BATS_TEST_TMPDIR/err"
+	kill -USR1 "$TPID"
+	wait "$w"
+	assert_tidy "$PAGE"
+}
+
+@test "wp watch --if --html, page and ptrace: each write that matched is a mark at its time; who counted; MATCHED" {
+	local b counter
+	for b in page ptrace; do
+		cond_page "$b"
+		[ "$b" = page ] && counter="page faults" || counter=single-stepping
+		assert_equal "$(jq '.watches[0] | .tallied_hits, .matched_hits' "$JSON")" "100
+50"
+		# the 50 writes that matched, each at its time (the tallies of
+		# all 100, read at the end, say nothing of when)
+		grep -q "data-binned=\"no\">Each hit is a mark at its time. The hits are the writes that matched --if 'value &gt;= 2000000': <span class=\"drawn\">50</span> of the 100 writes counted by $counter, tallied at the end;" "$PAGE" ||
+			fail "$b: not drawn as its hits: $(grep binning "$PAGE")"
+		assert_equal "$(lanes "$PAGE" writer | awk '{ print $2 }')" 50
+		assert_equal "$(lanes "$PAGE" thread | awk '{ print $2 }')" 50
+		run bash -c "grep -o '<g class=\"lane\" data-lane=\"writer\".*</g>' '$PAGE' | grep -o 'data-t=\"[0-9]*\"' | grep -o '[0-9]*' | sort -n | sed -n '1p;\$p'"
+		assert_output "$(jq '.watches[0] | .first_time_ns, .last_time_ns' "$JSON")"
+		run grep -c 'Counted in the kernel' "$PAGE"
+		assert_output 0
+		grep -q "<p class=\"counts\"><span class=\"hits\">100</span> writes counted by $counter, tallied by writer; <span class=\"matched\">50</span> matched --if 'value &gt;= 2000000'; initial " "$PAGE" ||
+			fail "$b: counts: $(grep 'class="counts"' "$PAGE")"
+		grep -q '<th>HITS</th><th>MATCHED</th>' "$PAGE"
+		grep -q '<td class="num">100</td><td class="num matched">50</td><td>exact</td>' "$PAGE"
+		browser "$PAGE"
+		assert_rendered
+		stop_targets
+	done
+}
+
+# tally_cond WHERE: report-tally's stream as if watched with --if
+# 'value > 5', evaluated WHERE (the armed record's condition_where):
+# each tally says how many of its writes matched (half, rounded down);
+# wp-arm tallies once, at the end.
+tally_cond() {
+	local s=$BATS_TEST_TMPDIR/cond-$1.ndjson
+	jq -c --arg w "$1" 'select(.type != "tally" or $w != "wp-arm" or .time_ns > 1000000000) |
+	    if .type == "armed" then . + { condition: "value > 5", condition_where: $w }
+	    elif .type == "tally" then . + { matched: (.hits / 2 | floor) } else . end' \
+	    "$DATA/report-tally.in.ndjson" > "$s"
+	echo "$s"
+}
+
+@test "wp-report --html --if: the kernel's tallies, read as the watch went on, are bars; wp-arm's of its samples, read at the end, are not" {
+	# bpf: the kernel evaluates the condition and tallies, every interval
+	report "$(tally_cond kernel)"
+	grep -q 'data-binned="tallied">Counted in the kernel (every write)' "$PAGE"
+	assert_equal "$(lanes "$PAGE" writer)" "0x555555555186 600
+0x5555555551a3 7"
+	grep -q "<span class=\"hits\">607</span> writes counted by the kernel, tallied by writer; <span class=\"matched\">303</span> matched --if 'value &gt; 5'" "$PAGE"
+	grep -q '<td class="num">600</td><td class="num matched">300</td>' "$PAGE"
+	# perf: wp-arm evaluates it on the samples it reads, and tallies
+	# them once, at the end: the 3 hits that matched drawn at 1, 2, 3 ms
+	report "$(tally_cond wp-arm)"
+	grep -q "data-binned=\"no\">Each hit is a mark at its time. The hits are the writes that matched --if 'value &gt; 5': <span class=\"drawn\">3</span> of the 607 writes counted by wp-arm in the samples it read" "$PAGE"
+	assert_equal "$(lanes "$PAGE" writer)" "0x555555555186 3"
+	run bash -c "grep -o 'class=\"hit\"[^>]*data-t=\"[0-9]*\"' '$PAGE' | grep -o 'data-t=\"[0-9]*' | sort -u"
+	assert_output 'data-t="1000000
+data-t="2000000
+data-t="3000000'
+	run grep -c 'Counted in the kernel' "$PAGE"
+	assert_output 0
+	browser "$PAGE"
+	assert_rendered
+}
+
+@test "wp-report --html: frame-pointer chains that come back with no callers say to try --callchain dwarf, as the table does" {
+	local s=$BATS_TEST_TMPDIR/fp.ndjson
+	sed 's/"type":"hit",/"type":"hit","callchain":[],"callchain_status":"frame_pointers",/' \
+	    "$DATA/report-basic.in.ndjson" > "$s"
+	report "$s"
+	run grep '<li data-note=' "$PAGE"
+	assert_output "<li data-note=\"no_callers\">no callers: the frame pointers ended at the writer (code built without them, as Debian&#39;s is); --callchain dwarf unwinds with the modules&#39; call frame information</li>"
+	# the note is the JSON report's
+	assert_equal "$(jq -r '.notes[] | .note' "$JSON")" no_callers
+	# chains with their callers: no note
+	sed 's/"type":"hit",/"type":"hit","callchain":["0x555555555190"],"callchain_status":"frame_pointers",/' \
+	    "$DATA/report-basic.in.ndjson" > "$s"
+	report "$s"
+	run grep -c 'data-note=' "$PAGE"
+	assert_output 0
+}

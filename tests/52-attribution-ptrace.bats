@@ -42,6 +42,16 @@ attrib_watch() {
 	assert_equal "$(obs .ptrace.kernel_writes)" 0
 }
 
+@test "attribution: another process's write while the process waits in pause(2), which writes no memory, is unexplained, not pause's" {
+	attrib_watch pause shared -l 8
+	run jq -c 'select(.type=="hit") | [.flags, .writer_ip, .writer.kind, .writer.confidence]' <<< "$DEC"
+	assert_output '[["unexplained"],null,"unexplained","unknown"]'
+	assert_equal "$(jq -r 'select(.type=="hit") | .new_value' "$WOUT")" 0x5
+	assert_equal "$(obs .ptrace.unexplained_changes)" 1
+	run wp-report <<< "$DEC"
+	refute_output --partial pause
+}
+
 @test "attribution: a write by read(2), in a call the watch found blocked, names the syscall instruction" {
 	mkfifo "$BATS_TEST_TMPDIR/fifo"
 	TOUT=$BATS_TEST_TMPDIR/attrib.out

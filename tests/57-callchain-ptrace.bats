@@ -11,6 +11,10 @@ load callchain
 	assert_equal "$(jq -r 'select(.type=="armed") | "\(.callchain) \(.callchain_depth)"' "$WOUT")" "cfi 16"
 }
 
+@test "wp-arm ptrace --callchain-depth 1: two stacks that read the same once cut are one chain, their hits together" {
+	scenario_chain_cut callers --backend ptrace --callchain
+}
+
 @test "wp-arm ptrace --callchain dwarf: unwound at the stop with the modules' CFI, as --callchain is" {
 	scenario_chain_callers callers complete --backend ptrace --callchain dwarf
 	assert_equal "$(jq -r 'select(.type=="armed") | .callchain' "$WOUT")" cfi

@@ -17,6 +17,26 @@ repeat() {
 	for ((k = 0; k < $1; k++)); do echo "$2"; done
 }
 
+# scenario_chain_cut PROGRAM OPTION...: caller_a calls the setter 3
+# times from main and 4 through via: cut to one caller
+# (--callchain-depth 1) the two chains read the same, and the report
+# counts the 7 hits in one chain (the bpf backend's tallies of the two
+# stacks are summed, not the later in place of the earlier).
+scenario_chain_cut() {
+	local prog=$1
+	shift
+	start_target "$prog" -a 3 -b 0 -c 0 -v 4
+	watch_start wpt_counter -- "$@" --callchain-depth 1 -d 120s
+	kill -USR1 "$TPID"
+	wait_for "$TOUT" '^done' 60
+	watch_wait
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(obs '.targets[0].counted') $(obs '.targets[0].lost')" "7 0"
+	run wp-report --json < <(wp-decode < "$WOUT")
+	run jq -r '.watches[0].writer_sites[] | "\(.hits) \([.call_chains[] | "\(.hits) \(.callers | map(.symbol | sub("\\+0x[0-9a-f]+$"; "")) | join(" "))"] | join(", "))"' <<< "$output"
+	assert_output "7 7 caller_a"
+}
+
 # scenario_chain_callers PROGRAM STATUS OPTION...: one setter called
 # from three callers, 3, 5 and 7 times; each hit's callers are its
 # caller, then main (then, for a complete chain, on to _start), with

@@ -230,18 +230,25 @@ sites_free(struct wp_hmap *sites)
 	wp_hmap_free(sites);
 }
 
+void
+report_site_key(uint64_t trap, uint64_t wip, uint64_t tag, uint64_t *k1,
+    uint64_t *k2)
+{
+	*k1 = wip != 0 ? 0 : trap;
+	*k2 = wip | tag;
+}
+
 /* Where hits of the site of h (whose writer is w) are counted. */
 static struct rsite *
 site_of(struct rtarget *t, const struct wp_hit_in *h,
     const struct wp_writer_in *w)
 {
 	struct rsite *s;
-	uint64_t wip = w->has_writer_ip ? w->writer_ip : 0;
+	uint64_t wip = w->has_writer_ip ? w->writer_ip : 0, k1, k2;
 	int isnew;
 
-	/* a user address leaves the top byte free for the kind */
-	s = wp_hmap_put(&t->sites, h->ip, wip | (uint64_t)w->kind << 56,
-	    &isnew);
+	report_site_key(h->ip, wip, (uint64_t)w->kind << 56, &k1, &k2);
+	s = wp_hmap_put(&t->sites, k1, k2, &isnew);
 	if (isnew) {
 		s->trap = h->ip;
 		s->wip = wip;
@@ -249,6 +256,94 @@ site_of(struct rtarget *t, const struct wp_hit_in *h,
 		s->has_writer = wp_rec_read_writer(h, &s->writer, 1) == 0;
 	}
 	return s;
+}
+
+/* Step d, a vote for site s's (a majority vote: the candidate left). */
+static void
+vote(struct rsite *s, uint64_t d)
+{
+	s->dvoted++;
+	if (s->dvotes == 0) {
+		s->dcand = d;
+		s->dvotes = 1;
+	} else if (s->dcand == d)
+		s->dvotes++;
+	else
+		s->dvotes--;
+}
+
+/* The little-endian value of hit h's store bytes (8 at most), or -1. */
+static int
+store_value(const struct wp_hit_in *h, uint64_t *v)
+{
+	const char *p = h->store_bytes;
+	unsigned b;
+	size_t i, n;
+
+	/* a JSON string of two hex digits a byte, its quotes included */
+	if (p == NULL || h->nstore_bytes < 4 || *p != '"')
+		return -1;
+	n = (h->nstore_bytes - 2) / 2;
+	if (n == 0 || n > 8 || (int64_t)n != h->store_len)
+		return -1;
+	*v = 0;
+	for (i = 0; i < n; i++) {
+		if (sscanf(p + 1 + 2 * i, "%2x", &b) != 1)
+			return -1;
+		*v |= (uint64_t)b << (8 * i);
+	}
+	return 0;
+}
+
+/*
+ * Of a target wider than 8 bytes: the step of hit h in the field its
+ * store wrote (from the value that field's previous store left), a vote
+ * for its site's.  A store that is no field (wider than 8 bytes, across
+ * another, of unknown bytes) leaves the target's fields unknown.
+ */
+static void
+vote_field(struct rtarget *t, struct rsite *s, const struct wp_hit_in *h)
+{
+	const char *a = wp_field_str(&t->rec.runtime_addr);
+	uint64_t base = h->has_addr ? h->addr : 0, off, v;
+	struct rfield *f = NULL;
+	size_t i;
+
+	if (t->fields_unknown)
+		return;
+	if (h->flags != 0 || !h->has_store || store_value(h, &v) == -1 ||
+	    (!h->has_addr && (a == NULL || wp_parse_u64(a, &base) == -1)) ||
+	    h->store_addr < base) {
+		t->fields_unknown = 1;
+		return;
+	}
+	off = h->store_addr - base;
+	for (i = 0; i < t->nfields && f == NULL; i++) {
+		if (t->fields[i].off == off && t->fields[i].len == h->store_len)
+			f = &t->fields[i];
+		else if (off < t->fields[i].off + (uint64_t)t->fields[i].len &&
+		    t->fields[i].off < off + (uint64_t)h->store_len) {
+			t->fields_unknown = 1;	/* across another field */
+			return;
+		}
+	}
+	if (f == NULL) {
+		if (t->nfields == MAXFIELDS) {
+			t->fields_unknown = 1;
+			return;
+		}
+		f = &t->fields[t->nfields++];
+		f->off = off;
+		f->len = h->store_len;
+		f->first = v;
+	} else
+		vote(s, v - f->prev);
+	f->prev = v;
+	f->stores++;
+	if (s->field == 0)
+		s->field = (int)(f - t->fields) + 1;
+	else if (s->field != (int)(f - t->fields) + 1)
+		s->field = -1;
 }
 
 /*
@@ -259,23 +354,16 @@ site_of(struct rtarget *t, const struct wp_hit_in *h,
 static void
 vote_step(struct rtarget *t, struct rsite *s, const struct wp_hit_in *h)
 {
-	uint64_t d;
-
+	if (t->len > 8) {
+		vote_field(t, s, h);
+		return;
+	}
 	if (!h->has_new_value || h->flags != 0) {
 		t->steps_unknown = 1;
 		return;
 	}
-	if (t->has_prev) {
-		d = h->new_value - t->prev;
-		s->dvoted++;
-		if (s->dvotes == 0) {
-			s->dcand = d;
-			s->dvotes = 1;
-		} else if (s->dcand == d)
-			s->dvotes++;
-		else
-			s->dvotes--;
-	}
+	if (t->has_prev)
+		vote(s, h->new_value - t->prev);
 	t->prev = h->new_value;
 	t->has_prev = 1;
 }
@@ -372,6 +460,7 @@ add_target(struct report *r, const struct wp_record *rec)
 	t->id = id;
 	t->follow = rec->kind == WP_REC_FOLLOW;
 	wp_rec_pass_target(rec, &t->rec);
+	t->len = wp_field_int(&t->rec.len);
 	wp_hmap_init(&t->sites, sizeof(struct rsite));
 	wp_hmap_init(&t->tallies, sizeof(struct rtally));
 }

@@ -4,6 +4,7 @@
  * watch its writer sites, threads and samples (field names after the
  * reference tool's live_watch report), written from the view.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "report.h"
@@ -88,6 +89,28 @@ watches(const struct report *r, const char *k, int follows,
 	wp_jw_end(w);
 }
 
+/* What the chains shown tell: each note's name and text, one line. */
+static void
+notes(const struct report *r, struct wp_jw *w)
+{
+	char text[512], *p;
+	int n;
+
+	wp_jw_arr(w, "notes");
+	for (n = 0; n < RN_N; n++) {
+		if (!r->notes[n])
+			continue;
+		snprintf(text, sizeof text, "%s", report_note_text(r, n));
+		for (p = text; (p = strchr(p, '\n')) != NULL;)
+			*p = ' ';
+		wp_jw_obj(w, NULL);
+		wp_jw_str(w, "note", report_note_names[n]);
+		wp_jw_str(w, "text", text);
+		wp_jw_end(w);
+	}
+	wp_jw_end(w);
+}
+
 void
 report_document(const struct report *r, struct wp_jw *w)
 {
@@ -113,6 +136,7 @@ report_document(const struct report *r, struct wp_jw *w)
 	for (i = 0; i < r->nreasons; i++)
 		wp_jw_str(w, NULL, wp_bound_names[r->reasons[i]]);
 	wp_jw_end(w);
+	notes(r, w);
 	watches(r, "watches", 0, w);
 	watches(r, "dependent_watches", 1, w);
 	access_document(r, w);

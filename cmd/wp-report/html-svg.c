@@ -187,6 +187,12 @@ thread_lanes(struct plot *p, const struct report *r)
 		    "data-lane=\"thread\" data-tid=\"other\"");
 }
 
+int
+svg_tallies(const struct report *r, const struct rtarget *t)
+{
+	return t->tallied && r->kernel_tallies;
+}
+
 void
 svg_lanes(const struct report *r, const struct rtarget *t,
     const struct timeline *tl, int threads, int64_t end_ns, FILE *f)
@@ -198,8 +204,8 @@ svg_lanes(const struct report *r, const struct rtarget *t,
 
 	if (tt == NULL)
 		return;
-	p.set = &tt->set[t->tallied ? TL_TALLY : TL_HIT];
-	p.marks = !t->tallied && !tt->binned;
+	p.set = &tt->set[svg_tallies(r, t) ? TL_TALLY : TL_HIT];
+	p.marks = !svg_tallies(r, t) && !tt->binned;
 	n = threads ? p.set->nth + (p.set->thother.hits > 0) :
 	    p.set->nw + (p.set->wother.hits > 0);
 	for (i = 0; i < (threads ? p.set->nth : p.set->nw); i++)

@@ -15,9 +15,6 @@
 #include "html.h"
 #include "util.h"
 
-/* A lane's key for a tallied site: no kind (of 0 to 255) uses 0xff. */
-#define TALLY_TAG	(0xffULL << 56)
-
 void
 timeline_init(struct timeline *tl)
 {
@@ -158,12 +155,13 @@ lane(struct tl_lane **lanes, size_t *n, size_t max, struct tl_lane *other,
 const struct tl_lane *
 timeline_site(const struct tl_set *set, const struct rsite *s, int tallied)
 {
-	uint64_t k2 = tallied ? s->wip | TALLY_TAG :
-	    s->wip | (uint64_t)s->kind << 56;
+	uint64_t k1, k2;
 	size_t i;
 
+	report_site_key(s->trap, s->wip, tallied ? TALLY_TAG :
+	    (uint64_t)s->kind << 56, &k1, &k2);
 	for (i = 0; i < set->nw; i++)
-		if (set->w[i].k1 == s->trap && set->w[i].k2 == k2)
+		if (set->w[i].k1 == k1 && set->w[i].k2 == k2)
 			return &set->w[i];
 	return NULL;
 }
@@ -265,7 +263,7 @@ add_hit(struct timeline *tl, const struct rtarget *rt,
 {
 	struct wp_writer_in w;
 	struct tl_target *t;
-	uint64_t wip, v = 0;
+	uint64_t wip, v = 0, k1, k2;
 	int64_t ns = h->has_time ? h->time_ns : 0;
 	uint32_t wi, ti;
 	int has_w, has_v;
@@ -279,8 +277,8 @@ add_hit(struct timeline *tl, const struct rtarget *rt,
 	wip = w.has_writer_ip ? w.writer_ip : 0;
 	t = target(tl, rt->id);
 	b = bin(tl, ns);
-	count(&t->set[TL_HIT], h->ip, wip | (uint64_t)w.kind << 56,
-	    h->has_tid ? h->tid : -1, !(h->flags & WP_HIT_UNEXPLAINED), b, 1,
+	report_site_key(h->ip, wip, (uint64_t)w.kind << 56, &k1, &k2);
+	count(&t->set[TL_HIT], k1, k2, h->has_tid ? h->tid : -1, !(h->flags & WP_HIT_UNEXPLAINED), b, 1,
 	    &wi, &ti);
 	if ((has_v = hit_value(h, &v)))
 		add_value(t, b, v);
@@ -309,7 +307,7 @@ add_tally(struct timeline *tl, const struct rtarget *rt,
     const struct wp_hit_in *h)
 {
 	struct wp_writer_in w;
-	uint64_t *prev, k1, k2, n, wip;
+	uint64_t *prev, k1, k2, n, wip, s1, s2;
 	uint32_t wi, ti;
 	int isnew;
 
@@ -321,8 +319,8 @@ add_tally(struct timeline *tl, const struct rtarget *rt,
 	n = h->hits > *prev ? h->hits - *prev : 0;
 	*prev = h->hits;
 	wip = w.has_writer_ip ? w.writer_ip : 0;
-	count(&target(tl, rt->id)->set[TL_TALLY], h->ip, wip | TALLY_TAG,
-	    h->has_tid ? h->tid : -1, 1, bin(tl, h->has_time ? h->time_ns :
+	report_site_key(h->ip, wip, TALLY_TAG, &s1, &s2);
+	count(&target(tl, rt->id)->set[TL_TALLY], s1, s2, h->has_tid ? h->tid : -1, 1, bin(tl, h->has_time ? h->time_ns :
 	    0), n, &wi, &ti);
 }
 

@@ -184,6 +184,29 @@ text_report(const struct report *r, char **buf)
 		wp_fatal_nomem();
 }
 
+/* What the chains shown tell, as the table says it after the targets. */
+static void
+notes(const struct report *r, FILE *f)
+{
+	const char *p;
+	int n, any = 0;
+
+	for (n = 0; n < RN_N; n++) {
+		if (!r->notes[n])
+			continue;
+		fprintf(f, "%s<li data-note=\"%s\">", any++ ? "" :
+		    "<ul class=\"notes note\">\n", report_note_names[n]);
+		for (p = report_note_text(r, n); *p != '\0'; p++)
+			if (*p == '\n')
+				fputc(' ', f);
+			else
+				html_fmt(f, "%c", *p);
+		fprintf(f, "</li>\n");
+	}
+	if (any)
+		fprintf(f, "</ul>\n");
+}
+
 static void
 header(const struct report *r, const char *text, FILE *f)
 {
@@ -209,6 +232,7 @@ header(const struct report *r, const char *text, FILE *f)
 			    bound_why[r->reasons[i]]);
 		fprintf(f, "</ul>\n");
 	}
+	notes(r, f);
 	fprintf(f, "</header>\n");
 }
 
@@ -225,28 +249,61 @@ axis_end(const struct report *r, const struct timeline *tl)
 	return end < 1000 ? 1000 : end > AXIS_MAX_NS ? AXIS_MAX_NS : end;
 }
 
-/* How the timelines draw: each hit, bins, or the kernel's tallies. */
+/* Who counted the writes that the tallies hold, as the records say. */
+static const char *
+counter(const struct report *r)
+{
+	if (r->tracer != NULL)
+		return r->tracer;
+	return r->kernel_tallies ? "the kernel" : "wp-arm in the samples it "
+	    "read";
+}
+
+/*
+ * How the timelines draw: the kernel's tallies, or the hit records,
+ * each or binned; and, where the writers' tallies count more writes
+ * than the hit records drawn, which those are.
+ */
 static void
-timing(const struct rtarget *t, const struct tl_target *tt,
-    const struct timeline *tl, FILE *f)
+timing(const struct report *r, const struct rtarget *t,
+    const struct tl_target *tt, const struct timeline *tl, FILE *f)
 {
 	char w[32];
 
 	html_dur(w, sizeof w, tl->width_ns);
-	if (t->tallied)
+	if (svg_tallies(r, t)) {
 		fprintf(f, "<p class=\"binning\" data-binned=\"tallied\">"
 		    "Counted in the kernel (every write): each bar is the "
 		    "writes tallied between two reads of the tallies, in "
 		    "bins of %s.</p>\n", w);
-	else if (tt != NULL && tt->binned)
+		return;
+	}
+	if (tt->binned)
 		fprintf(f, "<p class=\"binning\" data-binned=\"yes\">Binned: "
 		    "%llu hits are too many to draw each (more than %d); "
 		    "each bar is the hits in one bin of %s, its height its "
-		    "count.</p>\n", (unsigned long long)t->hits, TL_MAXMARKS,
-		    w);
+		    "count.", (unsigned long long)t->hits, TL_MAXMARKS, w);
 	else
 		fprintf(f, "<p class=\"binning\" data-binned=\"no\">Each hit "
-		    "is a mark at its time.</p>\n");
+		    "is a mark at its time.");
+	/* tallies read once, at the end: every write, but not when */
+	if (t->tallied && t->conditioned) {
+		fprintf(f, " The hits are the writes that matched --if '");
+		html_text(f, wp_field_text(&r->armed.condition));
+		fprintf(f, "': <span class=\"drawn\">%llu</span> of the %llu "
+		    "writes counted by %s, tallied at the end; the writers "
+		    "below count them all, and those that matched.",
+		    (unsigned long long)t->hits,
+		    (unsigned long long)t->tallied_hits, counter(r));
+	} else if (t->tallied && t->tallied_hits > t->hits)
+		fprintf(f, " They are <span class=\"drawn\">%llu</span> of the "
+		    "%llu writes counted by %s, tallied at the end: the other "
+		    "%llu were "
+		    "not written as hit records, and the writers below count "
+		    "them, but not when.", (unsigned long long)t->hits,
+		    (unsigned long long)t->tallied_hits, counter(r),
+		    (unsigned long long)(t->tallied_hits - t->hits));
+	fprintf(f, "</p>\n");
 }
 
 /* A caller: the functions inlined there, its name, its source line. */
@@ -307,7 +364,7 @@ chains(const struct rsite *s, FILE *f)
 }
 
 static void
-writer_row(const struct rsite *s, FILE *f)
+writer_row(const struct rsite *s, int matched, FILE *f)
 {
 	const struct wp_writer_in *w = &s->writer;
 	char name[512], ip[24];
@@ -315,10 +372,13 @@ writer_row(const struct rsite *s, FILE *f)
 	ip[wp_fmt_hex(ip, s->trap)] = '\0';
 	label_writer(w, w->insn ? ip : "-", name, sizeof name);
 	fprintf(f, "<tr class=\"writer\" data-trap=\"%s\" data-hits=\"%llu\">"
-	    "<td class=\"num\">%llu</td><td>%s</td><td>%s</td><td class=\""
-	    "mono\">", ip, (unsigned long long)s->hits,
-	    (unsigned long long)s->hits, wp_conf_names[s->worst],
-	    wp_kind_names[s->kind]);
+	    "<td class=\"num\">%llu</td>", ip, (unsigned long long)s->hits,
+	    (unsigned long long)s->hits);
+	if (matched)
+		fprintf(f, "<td class=\"num matched\">%llu</td>",
+		    (unsigned long long)s->matched);
+	fprintf(f, "<td>%s</td><td>%s</td><td class=\"mono\">",
+	    wp_conf_names[s->worst], wp_kind_names[s->kind]);
 	html_text(f, name);
 	fprintf(f, "</td><td class=\"mono\">");
 	if (w->source_file != NULL)
@@ -345,11 +405,13 @@ writers(const struct rtarget *t, FILE *f)
 	fprintf(f, "<h3>Writers: %zu</h3>\n", t->nsorted);
 	if (t->nsorted == 0)
 		return;
-	fprintf(f, "<table class=\"writers\"><thead><tr><th>HITS</th>"
+	/* with --if, every write tallied: MATCHED beside HITS */
+	fprintf(f, "<table class=\"writers\"><thead><tr><th>HITS</th>%s"
 	    "<th>CONF</th><th>KIND</th><th>WRITER</th><th>SOURCE</th>"
-	    "<th>INSTRUCTION</th></tr></thead><tbody>\n");
+	    "<th>INSTRUCTION</th></tr></thead><tbody>\n", t->conditioned ?
+	    "<th>MATCHED</th>" : "");
 	for (i = 0; i < t->nsorted; i++)
-		writer_row(t->sorted[i], f);
+		writer_row(t->sorted[i], t->conditioned, f);
 	fprintf(f, "</tbody></table>\n");
 }
 
@@ -402,17 +464,45 @@ target_head(const struct report *r, const struct rtarget *t, FILE *f)
 		    x->static_addr.text ? ")" : "",
 		    wp_field_text(&x->perms), wp_field_text(&x->len),
 		    wp_field_text(&x->access));
-	fprintf(f, "</p>\n<p class=\"counts\"><span class=\"hits\">%llu"
-	    "</span> hits%s%s; ", (unsigned long long)(t->tallied ?
-	    t->tallied_hits : t->hits), t->tallied ? " (tallied)" : "",
-	    t->lower ? " (a lower bound)" : "");
-	html_fmt(f, "initial %s, latest %s", wp_field_text(t->initial),
+	if (t->tallied) {
+		fprintf(f, "</p>\n<p class=\"counts\"><span class=\"hits\">"
+		    "%llu</span> writes%s counted by ",
+		    (unsigned long long)t->tallied_hits,
+		    t->lower ? " (a lower bound)" : "");
+		html_text(f, counter(r));
+		fprintf(f, ", tallied by writer");
+	} else
+		fprintf(f, "</p>\n<p class=\"counts\"><span class=\"hits\">"
+		    "%llu</span> hits%s", (unsigned long long)t->hits,
+		    t->lower ? " (a lower bound)" : "");
+	if (t->conditioned) {
+		fprintf(f, "; <span class=\"matched\">%llu</span> matched "
+		    "--if '", (unsigned long long)t->matched_hits);
+		html_text(f, wp_field_text(&r->armed.condition));
+		fprintf(f, "'");
+	}
+	html_fmt(f, "; initial %s, latest %s", wp_field_text(t->initial),
 	    latest ? wp_field_text(latest) : "-");
 	if (r->snapshot_caveat != NULL) {
 		fprintf(f, "</p>\n<p class=\"caveat\">");
 		html_text(f, r->snapshot_caveat);
 	}
 	fprintf(f, "</p>\n");
+}
+
+/* Why no hit said what it wrote, as the records tell. */
+static void
+no_value(const struct report *r, const struct rtarget *t, FILE *f)
+{
+	fprintf(f, "<p class=\"note\">No hit carried the value it wrote");
+	if (r->tracer != NULL && wp_field_int(&t->rec.len) > 8)
+		fprintf(f, " as a number: the target is wider than 8 bytes, "
+		    "and the samples of the text report show the bytes each "
+		    "store wrote");
+	else if (r->tracer == NULL && !wp_field_bool(&r->armed.regs))
+		fprintf(f, " (the hits were sampled without registers: "
+		    "wp watch --regs samples them)");
+	fprintf(f, ".</p>\n");
 }
 
 static void
@@ -430,7 +520,7 @@ section(const struct report *r, const struct rtarget *t,
 		fprintf(f, "<p class=\"binning\" data-binned=\"no\">No hits."
 		    "</p>\n");
 	else {
-		timing(t, tt, tl, f);
+		timing(r, t, tt, tl, f);
 		fprintf(f, "<h3>Writers over time</h3>\n");
 		svg_lanes(r, t, tl, 0, end, f);
 		fprintf(f, "<h3>Threads over time</h3>\n");
@@ -440,8 +530,7 @@ section(const struct report *r, const struct rtarget *t,
 	if (tt != NULL && tt->valued)
 		svg_values(tt, tl, end, f);
 	else if (tt != NULL)
-		fprintf(f, "<p class=\"note\">No hit carried the value it "
-		    "wrote (the breakpoint backends sample it with --regs).</p>\n");
+		no_value(r, t, f);
 	writers(t, f);
 	threads(r, t, f);
 	fprintf(f, "</section>\n");

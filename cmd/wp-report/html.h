@@ -51,6 +51,8 @@ struct tl_vbin {
  * A target's lanes, of hits (sampled) and of tallies, writers then
  * threads; "other" lanes hold the hits of those past the limits.
  */
+/* A lane's key for a tallied site: no kind (of 0 to 255) uses 0xff. */
+#define TALLY_TAG	(0xffULL << 56)
 #define TL_HIT		0
 #define TL_TALLY	1
 struct tl_set {
@@ -101,6 +103,12 @@ int	 report_html(const struct report *r, const struct timeline *tl,
 
 /* html-svg.c: a target's drawings, its time axis 0 to end_ns: lanes of
    its writers (threads 0) or its threads (threads 1), its values */
+/*
+ * Whether t's lanes draw its tallies (the kernel's, read as the watch
+ * went on), else its hit records, each at its time: a tracer's or
+ * wp-arm's tallies are read once, at the end, and say nothing of when.
+ */
+int	 svg_tallies(const struct report *r, const struct rtarget *t);
 void	 svg_lanes(const struct report *r, const struct rtarget *t,
 	    const struct timeline *tl, int threads, int64_t end_ns, FILE *f);
 void	 svg_values(const struct tl_target *tt, const struct timeline *tl,

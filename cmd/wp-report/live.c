@@ -82,15 +82,21 @@ writer_name(const struct rtarget *t, const struct tl_lane *l, int tallied,
 	const struct rsite *s;
 	const struct rtally *y;
 	char name[256], ip[24];
+	uint64_t k1, k2;
 	size_t i;
 
 	if (!tallied && (s = wp_hmap_get(&t->sites, l->k1, l->k2)) != NULL)
 		w = &s->writer;
-	for (i = 0; tallied && w == NULL && i < t->tallies.cap; i++)
-		if ((y = wp_hmap_slot(&t->tallies, i)) != NULL &&
-		    y->ip == l->k1)
+	for (i = 0; tallied && w == NULL && i < t->tallies.cap; i++) {
+		if ((y = wp_hmap_slot(&t->tallies, i)) == NULL)
+			continue;
+		report_site_key(y->ip, y->writer.has_writer_ip ?
+		    y->writer.writer_ip : 0, TALLY_TAG, &k1, &k2);
+		if (k1 == l->k1 && k2 == l->k2)
 			w = &y->writer;
-	ip[wp_fmt_hex(ip, l->k1)] = '\0';
+	}
+	/* a lane keyed by its writer: its address */
+	ip[wp_fmt_hex(ip, l->k1 != 0 ? l->k1 : l->k2 & ~TALLY_TAG)] = '\0';
 	if (w == NULL) {
 		snprintf(buf, sz, "%s", ip);
 		return;

@@ -22,6 +22,8 @@
 				   so many and the latest so many */
 #define MAXCOMMS	65536	/* thread names kept */
 #define MAXCHAINS	64	/* distinct call chains counted per site */
+#define MAXFIELDS	16	/* fields of a wide target whose steps are
+				   voted on (lost updates) */
 
 /*
  * A call chain that reached a site (--callchain), and its hits: the
@@ -58,6 +60,9 @@ struct rsite {
 	/* the step from the value before each of its hits, voted on in
 	   one pass (the majority's, where there is one): dvoted steps */
 	uint64_t	 dcand, dvotes, dvoted;
+	int		 field;		/* of a wide target, the field it
+					   writes: index + 1; 0: none yet;
+					   -1: more than one */
 };
 
 struct rthread {
@@ -108,6 +113,17 @@ struct rrearm {
 	int64_t		 min, median, p90, max;	/* measured */
 };
 
+/*
+ * A field of a target wider than 8 bytes: where stores of 8 bytes or
+ * less landed, its value after its first and after its latest store.
+ */
+struct rfield {
+	uint64_t	 off;
+	int64_t		 len;
+	uint64_t	 first, prev;
+	uint64_t	 stores;
+};
+
 /* A target or follow record and what hit it. */
 struct rtarget {
 	int		 id;
@@ -154,11 +170,28 @@ struct rtarget {
 	   or was a kernel's or another process's write */
 	int		 has_prev, steps_unknown;
 	uint64_t	 prev;
+	/* of a target wider than 8 bytes: its fields (fields_unknown: a
+	   store that is none, or whose bytes are not known) */
+	int64_t		 len;
+	struct rfield	 fields[MAXFIELDS];
+	size_t		 nfields;
+	int		 fields_unknown;
 };
 
 /* A thread's name, from its thread record. */
 struct rcomm {
 	char		 comm[64];
+};
+
+/*
+ * What the call chains shown tell, said once per report: after the
+ * targets in the table, in the document's "notes", on the page.
+ */
+enum rnote {
+	RN_NO_CALLERS,		/* a frame-pointer chain stopped at the
+				   writer: try --callchain dwarf */
+	RN_OUTSIDE_CODE,	/* a chain stopped outside code */
+	RN_N
 };
 
 /* What the stream held, each a count of the document's "stream". */
@@ -199,8 +232,13 @@ struct report {
 	/* why initial and latest need not differ by the count (they were
 	   read as the threads ran); NULL: read with every thread held */
 	const char	*snapshot_caveat;
+	/* the tallies are the kernel's, read as the watch went on (every
+	   --interval), not one reading at its end by wp-arm or a tracer:
+	   they say when the writes were made, to a tally's interval */
+	int		 kernel_tallies;
 	int		 reasons[WP_NBOUNDS];	/* enum wp_bound */
 	size_t		 nreasons;
+	int		 notes[RN_N];		/* enum rnote: said */
 	/* sites and their accesses (accesses.c) */
 	struct rasite	*asites;
 	size_t		 nasites;
@@ -234,6 +272,15 @@ void	 report_add(struct report *r, const struct wp_record *rec);
  * its ptr_hits; a chain's leaf writes count as a target's.
  */
 int	 report_counts(const struct rtarget *t, const struct wp_hit_in *h);
+/*
+ * The key of the writer site of a hit or tally at trap IP trap, whose
+ * writer instruction is wip (0: not known), tagged (a user address
+ * leaves the top byte free: the kind): one instruction is one site
+ * wherever it trapped (a rep string instruction traps at itself between
+ * iterations and after itself at its end); without a writer, its trap.
+ */
+void	 report_site_key(uint64_t trap, uint64_t wip, uint64_t tag,
+	    uint64_t *k1, uint64_t *k2);
 int	 report_complete(const struct report *r);
 /* The name of thread tid, or NULL. */
 const char *report_comm(const struct report *r, int64_t tid);
@@ -249,6 +296,9 @@ void	 access_document(const struct report *r, struct wp_jw *w);
 /* view.c: sorts what the report shows, once the stream has ended, with
    the number of malformed lines; the view lives as long as r */
 void	 report_view(struct report *r, long malformed);
+/* Note n's name, and its text: the table's lines, a newline between. */
+extern const char *const report_note_names[RN_N];
+const char *report_note_text(const struct report *r, enum rnote n);
 
 /* last.c: wp-arm --last's last_write records of target t */
 void	 last_add(struct report *r, const struct wp_hit_in *h,

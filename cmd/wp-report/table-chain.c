@@ -8,11 +8,6 @@
 #include "reader.h"
 #include "table.h"
 
-/* A chain shown ended outside executable code (its note, once). */
-static int outside_shown;
-/* A frame-pointer chain shown had no callers (its note, once). */
-static int fp_none_shown;
-
 /* A frame's "file:line", the file's base name. */
 static void
 frame_source(const struct wp_frame_in *fr, char *buf, size_t sz)
@@ -57,8 +52,6 @@ chain_line(const struct rchain *c, char *line, size_t sz)
 	snprintf(b, sizeof b, "%s", c->status[0] ? c->status : "-");
 	if (strcmp(b, "complete") != 0)
 		len = snprintf(line, sz, "[%s] ", b);
-	if (strcmp(b, "outside_code") == 0)
-		outside_shown = 1;
 	for (k = 0; k < n && len < (int)sz - 1; k++) {
 		frame_label(&fr[k], b, sizeof b);
 		len += snprintf(line + len, sz - (size_t)len, "%s%s",
@@ -70,10 +63,8 @@ chain_line(const struct rchain *c, char *line, size_t sz)
 			    src);
 		}
 	}
-	if (n == 0) {
+	if (n == 0)
 		snprintf(line + len, sz - (size_t)len, "no callers");
-		fp_none_shown |= strcmp(b, "frame_pointers") == 0;
-	}
 }
 
 void
@@ -100,27 +91,17 @@ table_chains(const struct rsite *s, FILE *f)
 }
 
 void
-table_chain_notes(const char *callchain, FILE *f)
+table_chain_notes(const struct report *r, FILE *f)
 {
-	int kernel_fp;
+	const char *p;
+	int n;
 
-	/* Debian's code keeps no frame pointers: the kernel's walk stops
-	   at the writer */
-	if (fp_none_shown)
-		out(f, "\nnote     no callers: the frame pointers ended at the "
-		    "writer (code built without them,\n         as Debian's "
-		    "is); --callchain dwarf unwinds with the modules' call "
-		    "frame information\n");
-	fp_none_shown = 0;
-	if (!outside_shown)
-		return;
-	outside_shown = 0;
-	/* the armed record's: the kernel walked frame pointers */
-	kernel_fp = callchain != NULL && strcmp(callchain, "fp") == 0;
-	out(f, "\nnote     outside_code: a chain stopped at a return address "
-	    "outside executable code (dropped):\n%s\n", kernel_fp ?
-	    "         frame pointers walked through a function built without "
-	    "them; --callchain dwarf\n         unwinds with the modules' call "
-	    "frame information" : "         a function without call frame "
-	    "information, whose frame pointer libdw walked");
+	for (n = 0; n < RN_N; n++) {
+		if (!r->notes[n])
+			continue;
+		out(f, "\nnote     ");
+		for (p = report_note_text(r, n); *p != '\0'; p++)
+			out(f, *p == '\n' ? "\n         " : "%c", *p);
+		out(f, "\n");
+	}
 }

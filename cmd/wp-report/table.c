@@ -95,6 +95,45 @@ native_note(const struct wp_obs_pass *o, const struct wp_field *run_us,
 }
 
 /*
+ * The page backend's slowest second, which the whole watch's pace may
+ * average away (a burst of faults in a quiet watch): as native_note
+ * says that, an upper bound where the threads stopped more often than
+ * once in STOP_OWN_US of their own time in it.
+ */
+static void
+worst_second(const struct wp_obs_pass *o, FILE *f)
+{
+	double run, span, from;
+	int64_t stops;
+	char rs[32], ps[64];
+
+	if (o->worst_span_us.text == NULL || o->worst_native_us.text == NULL)
+		return;
+	run = (double)wp_field_int(&o->worst_native_us) / 1000;
+	span = (double)wp_field_int(&o->worst_span_us) / 1000;
+	from = (double)wp_field_int(&o->worst_from_us) / 1000;
+	stops = wp_field_int(&o->worst_stops);
+	if (span <= 0)
+		return;
+	if (run <= 0) {
+		out(f, "         slowest second, from %.1f s: none of the "
+		    "target's native run time in %.1f s\n", from / 1000,
+		    span / 1000);
+		return;
+	}
+	fmt_dur(rs, sizeof rs, run);
+	fmt_pace(ps, sizeof ps, span / run);
+	if (stops > 0 && run * 1000 / (double)stops < STOP_OWN_US)
+		out(f, "         slowest second, from %.1f s: at most %s of "
+		    "its native run time in %.1f s (%s or slower)\n",
+		    from / 1000, rs, span / 1000, ps);
+	else
+		out(f, "         slowest second, from %.1f s: about %s of its "
+		    "native run time in %.1f s (%s)\n", from / 1000, rs,
+		    span / 1000, ps);
+}
+
+/*
  * The page backend's faults: on the watched ranges and by page
  * neighbours (other variables on the watched pages, whose writes fault
  * too and cost as much), and how each was made.
@@ -118,6 +157,7 @@ page_note(const struct wp_obs_pass *o, FILE *f)
 	/* streams of earlier versions count no stops but the faults */
 	native_note(o, &o->page_native_run_us, o->page_stops.text != NULL ?
 	    wp_field_int(&o->page_stops) : nw + nn, f);
+	worst_second(o, f);
 }
 
 /* The ptrace and page backends' pace, and the child processes not followed. */
@@ -373,7 +413,7 @@ report_table(const struct report *r, FILE *f, size_t columns)
 	for (i = 0; i < r->nt; i++)
 		if (r->t[i].follow)
 			follow_section(r, &r->t[i], f);
-	table_chain_notes(wp_field_str(&r->armed.callchain), f);
+	table_chain_notes(r, f);
 	access_table(r, f);
 	return ferror(f) ? -1 : 0;
 }

@@ -65,8 +65,7 @@ void	 table_last(const struct report *r, FILE *f);
 
 /* table-chain.c: the site's call chains shown, a line each */
 void	 table_chains(const struct rsite *s, FILE *f);
-/* After the sections: what a chain's status shown means, once (backend:
-   the watch's, or NULL). */
-void	 table_chain_notes(const char *callchain, FILE *f);
+/* After the sections: what the chains shown tell (r's notes), once. */
+void	 table_chain_notes(const struct report *r, FILE *f);
 
 #endif

@@ -51,6 +51,50 @@ view_chains(struct rsite *s, size_t maxchains)
 	s->chains_none = s->hits > all ? s->hits - all : 0;
 }
 
+const char *const report_note_names[RN_N] = {
+	[RN_NO_CALLERS] = "no_callers",
+	[RN_OUTSIDE_CODE] = "outside_code",
+};
+
+const char *
+report_note_text(const struct report *r, enum rnote n)
+{
+	const char *callchain = wp_field_str(&r->armed.callchain);
+
+	if (n == RN_NO_CALLERS)
+		/* Debian's code keeps no frame pointers: the kernel's walk
+		   stops at the writer */
+		return "no callers: the frame pointers ended at the writer "
+		    "(code built without them,\nas Debian's is); --callchain "
+		    "dwarf unwinds with the modules' call frame information";
+	/* the armed record's: the kernel walked frame pointers */
+	if (callchain != NULL && strcmp(callchain, "fp") == 0)
+		return "outside_code: a chain stopped at a return address "
+		    "outside executable code (dropped):\nframe pointers "
+		    "walked through a function built without them; "
+		    "--callchain dwarf\nunwinds with the modules' call frame "
+		    "information";
+	return "outside_code: a chain stopped at a return address outside "
+	    "executable code (dropped):\na function without call frame "
+	    "information, whose frame pointer libdw walked";
+}
+
+/* What the chains shown of site s tell (enum rnote), into notes. */
+static void
+chain_notes(const struct rsite *s, int *notes)
+{
+	const struct rchain *c;
+	size_t i;
+
+	for (i = 0; i < s->nshown; i++) {
+		c = s->shown[i];
+		if (c->nfr == 0 && strcmp(c->status, "frame_pointers") == 0)
+			notes[RN_NO_CALLERS] = 1;
+		if (strcmp(c->status, "outside_code") == 0)
+			notes[RN_OUTSIDE_CODE] = 1;
+	}
+}
+
 static int
 cmp_site(const void *a, const void *b)
 {
@@ -86,12 +130,15 @@ sampled_chains(struct rtarget *t, struct wp_hmap *sites)
 {
 	struct rsite *h, *s;
 	struct rchain *c;
+	uint64_t k1, k2;
 	size_t i, j;
 
 	for (i = 0; i < t->sites.cap; i++) {
-		if ((h = wp_hmap_slot(&t->sites, i)) == NULL ||
-		    (h->chains.n == 0 && h->chains_other == 0) ||
-		    (s = wp_hmap_get(sites, h->trap, h->wip)) == NULL ||
+		if ((h = wp_hmap_slot(&t->sites, i)) == NULL)
+			continue;
+		report_site_key(h->trap, h->wip, 0, &k1, &k2);
+		if ((h->chains.n == 0 && h->chains_other == 0) ||
+		    (s = wp_hmap_get(sites, k1, k2)) == NULL ||
 		    (s->chains.n > 0 && !s->chains_sampled))
 			continue;
 		s->chains_sampled = 1;
@@ -119,7 +166,7 @@ tally_sites(struct rtarget *t, struct wp_hmap *sites)
 {
 	struct rtally *y;
 	struct rsite *s;
-	uint64_t wip;
+	uint64_t wip, k1, k2;
 	size_t i;
 	int isnew;
 
@@ -129,7 +176,8 @@ tally_sites(struct rtarget *t, struct wp_hmap *sites)
 			continue;
 		/* none when no instruction wrote */
 		wip = y->writer.has_writer_ip ? y->writer.writer_ip : 0;
-		s = wp_hmap_put(sites, y->ip, wip, &isnew);
+		report_site_key(y->ip, wip, 0, &k1, &k2);
+		s = wp_hmap_put(sites, k1, k2, &isnew);
 		if (isnew) {
 			s->trap = y->ip;
 			s->wip = wip;
@@ -271,6 +319,7 @@ view_target(struct report *r, struct rtarget *t)
 		if ((s = wp_hmap_slot(sites, i)) != NULL) {
 			t->sorted[n++] = s;
 			view_chains(s, r->maxchains);
+			chain_notes(s, r->notes);
 			s->worst = WP_CONF_EXACT;
 			for (c = 0; c < WP_NCONFS; c++)
 				if (s->conf[c] > 0)
@@ -368,6 +417,7 @@ tracer(const struct report *r)
 void
 report_view(struct report *r, long malformed)
 {
+	const char *where;
 	size_t i;
 
 	r->malformed = malformed;
@@ -375,11 +425,17 @@ report_view(struct report *r, long malformed)
 	    wp_field_str(&r->observation.backend) :
 	    wp_field_str(&r->armed.backend);
 	r->tracer = tracer(r);
+	/* a tracer, and wp-arm evaluating --if on samples, tally at the
+	   end only (see the armed record's condition_where) */
+	where = wp_field_str(&r->armed.condition_where);
+	r->kernel_tallies = r->tracer == NULL &&
+	    (where == NULL || strcmp(where, "wp-arm") != 0);
 	/* perf and bpf cannot hold the threads for the values' reads */
 	r->snapshot_caveat = r->tracer != NULL ? NULL : "values read as "
 	    "the threads ran, apart from the hits: latest - initial need "
 	    "not be the count";
 	r->nreasons = 0;
+	memset(r->notes, 0, sizeof r->notes);
 	lower_bound_reasons(r);
 	for (i = 0; i < r->nt; i++) {
 		view_target(r, &r->t[i]);

@@ -57,6 +57,13 @@ setup() {
 	assert_equal "$(jq -r 'select(.type=="armed") | .callchain' "$WOUT")" fp
 }
 
+@test "callchain bpf --callchain-depth 1: two stacks that read the same once cut are one tally, their hits summed (the later replaced the earlier: writes counted in no tally)" {
+	scenario_chain_cut callers-fp --backend bpf --callchain
+	# the last read's one tally holds all 7 (each read's tallies come
+	# together, every --interval and at the end)
+	assert_equal "$(jq -s '[.[] | select(.type=="tally")] | last | .hits' "$WOUT")" 7
+}
+
 @test "callchain bpf: a deeper chain is marked truncated" {
 	scenario_chain_deep callers-fp --backend bpf --callchain
 }

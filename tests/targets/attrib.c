@@ -13,6 +13,9 @@
  *             for it in one waitpid(2), however long the child takes
  *             (a sleep of a second was outlived by a loaded machine's
  *             child: a second change, after it)
+ *   pause     as shm, but this process waits in pause(2) until its
+ *             SIGCHLD handler has run (an alarm of 10 s looks again, in
+ *             case SIGCHLD came before the first pause)
  *   pipe      blocks at once in read(2) of 8 bytes from stdin into
  *             "buf" (so a watch attaches to a thread in that call)
  *   vdso      clock_gettime(2) into "ts" 3 times (the vDSO writes it)
@@ -33,6 +36,15 @@ static volatile int handled;
 long wpt_buf;
 struct timespec wpt_ts;
 
+static volatile sig_atomic_t chld;
+
+static void
+on_chld(int sig)
+{
+	(void)sig;
+	chld = 1;
+}
+
 static void
 on_usr2(int sig)
 {
@@ -49,12 +61,13 @@ main(int argc, char *argv[])
 	volatile long *shared;
 	stack_t st;
 	pid_t child = 0;
-	int i;
+	int i, shm;
 
 	wpt_block_go();
 	shared = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 	    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (strcmp(mode, "shm") == 0 && (child = fork()) == 0) {
+	shm = strcmp(mode, "shm") == 0 || strcmp(mode, "pause") == 0;
+	if (shm && (child = fork()) == 0) {
 		wpt_wait_go();
 		for (i = 1; i <= 5; i++) {
 			nanosleep(&tenth, NULL);
@@ -85,7 +98,18 @@ main(int argc, char *argv[])
 		sigaction(SIGUSR2, &sa, NULL);
 		for (i = 0; i < 3; i++)
 			sigqueue(getpid(), SIGUSR2, (union sigval){ .sival_int = i });
-	} else if (strcmp(mode, "shm") == 0) {
+	} else if (strcmp(mode, "pause") == 0) {
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = on_chld;
+		sigaction(SIGCHLD, &sa, NULL);
+		sigaction(SIGALRM, &sa, NULL);
+		kill(child, SIGUSR1);
+		while (waitpid(child, NULL, WNOHANG) == 0) {
+			alarm(10);
+			if (!chld)
+				pause();
+		}
+	} else if (shm) {
 		kill(child, SIGUSR1);
 		while (waitpid(child, NULL, 0) == -1 && errno == EINTR)
 			;

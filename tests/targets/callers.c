@@ -1,11 +1,13 @@
 /*
- * callers [-a n] [-b n] [-c n] [-i n]
+ * callers [-a n] [-b n] [-c n] [-i n] [-v n]
  *
  * Prints one JSON line (pid, counter: where wpt_counter is) and waits
  * for SIGUSR1.  Then one setter,
  * set_counter, writes wpt_counter: called n times from each of
  * caller_a, caller_b and caller_c (defaults 3, 5, 7), all from main,
- * and from caller_i, inlined into main (-i, default 0);
+ * and from caller_i, inlined into main (-i, default 0); caller_a is
+ * called n times more through via, which main calls (-v, default 0):
+ * its chains then differ past caller_a;
  * and libc's memcpy writes wpt_buf, called from copy_a (a times) and
  * copy_b (b times).  Then deep(20) calls itself down to a write.
  * Prints "ns T" (the time all that took) and "done", and exits.
@@ -57,6 +59,17 @@ caller_i(void)
 	__asm__ volatile("" ::: "memory");
 }
 
+/* caller_a's other caller: the chain past caller_a is via's */
+__attribute__((noinline)) void
+via(long n)
+{
+	long i;
+
+	for (i = 0; i < n; i++)
+		caller_a();
+	__asm__ volatile("" ::: "memory");
+}
+
 __attribute__((noinline)) void
 copy_a(void)
 {
@@ -85,15 +98,16 @@ int
 main(int argc, char **argv)
 {
 	struct timespec t0, t1;
-	long a = 3, b = 5, c = 7, d = 0, i;
+	long a = 3, b = 5, c = 7, d = 0, v = 0, i;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "a:b:c:i:")) != -1)
+	while ((opt = getopt(argc, argv, "a:b:c:i:v:")) != -1)
 		switch (opt) {
 		case 'a': a = atol(optarg); break;
 		case 'b': b = atol(optarg); break;
 		case 'c': c = atol(optarg); break;
 		case 'i': d = atol(optarg); break;
+		case 'v': v = atol(optarg); break;
 		default: return 64;
 		}
 	wpt_block_go();
@@ -110,6 +124,7 @@ main(int argc, char **argv)
 		caller_c();
 	for (i = 0; i < d; i++)
 		caller_i();
+	via(v);
 	for (i = 0; i < a; i++)
 		copy_a();
 	for (i = 0; i < b; i++)

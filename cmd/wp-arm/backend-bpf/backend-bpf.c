@@ -443,12 +443,45 @@ totals(struct watch *w, struct bpf_state *s)
 	}
 }
 
+/*
+ * One read's tallies of one record's key (target, thread, trap IP and
+ * chain as written): the program's keys are its stack ids, and two
+ * stacks read the same once cut to --callchain-depth, or where neither
+ * could be read; a tally record replaces the one before it of its key,
+ * so those are summed into one, lest the later hide the earlier.
+ */
+struct mtally {
+	struct wp_tally_rec t;
+	uint64_t	 chain[WATCH_MAXCHAIN];
+	char		 status[96];
+};
+
+struct mread {
+	struct watch	*w;
+	struct wp_hmap	 m;		/* -> struct mtally */
+};
+
+static uint64_t
+mix(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+
+	while (n-- > 0)
+		h = (h ^ *c++) * 0x100000001b3ULL;
+	return h;
+}
+
 static int
 on_tally(void *arg, const struct wpb_key *key, const struct wpb_val *v)
 {
-	struct watch *w = arg;
+	struct mread *rd = arg;
+	struct watch *w = rd->w;
 	struct bpf_state *s = w->state;
-	uint64_t chain[WATCH_MAXCHAIN], *pm;
+	uint64_t chain[WATCH_MAXCHAIN], *pm, k1, k2;
+	struct mtally *y;
+	const char *st = NULL;
+	size_t n = 0;
+	int isnew;
 	struct wp_tally_rec t = {
 		.tid = (pid_t)key->tid, .ip = key->ip, .hits = v->hits,
 		.first = v->first, .last = v->last, .unchanged = v->unchanged,
@@ -461,15 +494,54 @@ on_tally(void *arg, const struct wpb_key *key, const struct wpb_val *v)
 	    PKEY_B(key->slot, key->ip))) != NULL)
 		t.matched += *pm;
 	w->t[key->slot].tallied += v->hits;
+	if (bpfw_chains(s->prog))
+		st = bpfw_callers(s->prog, w, key->stack, key->ip, chain, &n);
+	k1 = mix(mix(0xcbf29ce484222325ULL, chain, n * sizeof chain[0]),
+	    st ? st : "", st ? strlen(st) : 0);
+	k2 = key->ip ^ ((uint64_t)key->tid << 32 | key->slot) ^ n << 56;
+	y = wp_hmap_put(&rd->m, k1, k2, &isnew);
+	if (!isnew) {
+		y->t.hits += t.hits;
+		y->t.matched += t.matched;
+		y->t.unchanged += t.unchanged;
+		y->t.last = t.last;
+		return 0;
+	}
 	watch_role(w, key->slot, &t.role, &t.level);
 	t.target = w->t[key->slot].id;
-	t.time_ns = watch_time(w, wp_now_ns());
-	if (bpfw_chains(s->prog)) {
-		t.chain_status = bpfw_callers(s->prog, w, key->stack, key->ip,
-		    chain, &t.nchain);
-		t.chain = chain;
+	y->t = t;
+	memcpy(y->chain, chain, n * sizeof chain[0]);
+	y->t.nchain = n;
+	if (st != NULL) {
+		snprintf(y->status, sizeof y->status, "%s", st);
+		y->t.chain_status = y->status;
 	}
-	return emit_tally(w, &t);
+	return 0;
+}
+
+/* Each of one read's tallies, summed as on_tally says: a record each. */
+static void
+tallies(struct watch *w, struct bpf_state *s)
+{
+	struct mread rd = { w, { 0 } };
+	struct mtally *y;
+	size_t i;
+
+	wp_hmap_init(&rd.m, sizeof(struct mtally));
+	bpfw_tallies(s->prog, on_tally, &rd);
+	for (i = 0; i < rd.m.cap; i++) {
+		if ((y = wp_hmap_slot(&rd.m, i)) == NULL)
+			continue;
+		/* the table may have moved it: the chain where it is now */
+		if (y->t.chain_status != NULL) {
+			y->t.chain_status = y->status;
+			y->t.chain = y->chain;
+		}
+		y->t.time_ns = watch_time(w, wp_now_ns());
+		if (emit_tally(w, &y->t) == -1)
+			break;
+	}
+	wp_hmap_free(&rd.m);
 }
 
 /* The events' counts, and the program's tallies: a record each. */
@@ -480,7 +552,7 @@ bpf_count(struct watch *w)
 
 	bpev_count(&s->ev, w);
 	totals(w, s);
-	bpfw_tallies(s->prog, on_tally, w);
+	tallies(w, s);
 }
 
 static int

@@ -159,7 +159,7 @@ page_arm(struct watch *w, struct wp_error *e)
 		traced_detach(&s->tr);
 		goto fail;
 	}
-	s->t0 = wp_now_ns();
+	s->t0 = s->win_t = wp_now_ns();
 	/* the stops found at the seize stay queued for the loop */
 	for (i = 0; i < s->tr.n; i++)
 		if (!s->tr.t[i]->queued)
@@ -230,6 +230,7 @@ page_run(struct watch *w, uint64_t until)
 	/* the records of a tick go out together, not a write(2) each */
 	emit_hold();
 	page_unexplained(w, s);
+	page_window(w, s, 0);
 	tr_prune(&s->tr);
 	traced_run(w, &s->exec_seen, page_alive, page_round);
 	emit_release(w);
@@ -273,6 +274,7 @@ page_disarm(struct watch *w)
 
 	traced_tick(0);
 	tr_hold(&s->tr, NULL);
+	page_window(w, s, 1);
 	for (i = 0; i < s->tr.n; i++)
 		if (s->tr.t[i]->tgid == s->tr.pid &&
 		    s->tr.t[i]->state == TR_STOPPED)

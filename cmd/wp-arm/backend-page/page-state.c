@@ -196,19 +196,101 @@ pthr_of(struct tr_thread *t)
 		pt->cpu0 = cpu_ns(t->tid);
 		pt->runq0 = runq_ns(t->tid, &pt->runs0);
 		pt->resumes0 = t->resumes;
+		pt->win_at = pt->t0;
+		pt->win_resumes = t->resumes;
 	}
 	return t->user;
+}
+
+static uint64_t
+umax(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+/* Thread t's own time since pt began (see page_thread_time), or -1. */
+static int64_t
+own_ns(struct pthr *pt, const struct tr_thread *t, uint64_t now)
+{
+	int64_t cpu = cpu_ns(t->tid), runq;
+	uint64_t runs, sc = pt->sc_ns;
+
+	if (pt->cpu0 < 0 || cpu < pt->cpu0)
+		return -1;
+	if (pt->sc_from != 0 && now > pt->sc_from)
+		sc += now - pt->sc_from;
+	runq = runq_ns(t->tid, &runs);
+	return cpu - pt->cpu0 + (int64_t)sc + (int64_t)own_runq(pt, t, runq,
+	    runs);
+}
+
+/*
+ * How long t was delayed in its window, which now ends (0: unknown);
+ * its stops in it added to *stops.
+ */
+static uint64_t
+window_delay(struct pthr *pt, const struct tr_thread *t, uint64_t now,
+    uint64_t *stops)
+{
+	int64_t own = own_ns(pt, t, now);
+	uint64_t wall = now - pt->win_at, d = 0;
+
+	*stops += t->resumes - pt->win_resumes;
+	pt->win_resumes = t->resumes;
+	if (own >= pt->win_own && (uint64_t)(own - pt->win_own) < wall)
+		d = wall - (uint64_t)(own - pt->win_own);
+	pt->win_at = now;
+	pt->win_own = own;
+	return own < 0 ? 0 : d;
+}
+
+void
+page_window(struct watch *w, struct page_state *s, int last)
+{
+	struct wp_obs_page *o = obs(w);
+	struct tr_thread *t;
+	uint64_t now = wp_now_ns(), span = now - s->win_t, d = s->win_delay;
+	uint64_t stops = s->win_stops;
+	size_t i;
+
+	if (span < (last ? 500000000ULL : 1000000000ULL))
+		return;
+	for (i = 0; i < s->tr.n; i++) {
+		t = s->tr.t[i];
+		if (t->tgid != s->tr.pid || t->state == TR_GONE ||
+		    (t->user != NULL && pthr_of(t)->timed))
+			continue;
+		d = umax(d, window_delay(pthr_of(t), t, now, &stops));
+	}
+	if (d > span)
+		d = span;
+	/* the slowest: the least native run time a second */
+	if (!o->has_worst || (double)d / (double)span >
+	    (double)o->worst_delay_ns / (double)o->worst_span_ns) {
+		o->has_worst = 1;
+		o->worst_from_ns = s->win_t - s->t0;
+		o->worst_span_ns = span;
+		o->worst_delay_ns = d;
+		o->worst_stops = stops;
+	}
+	s->win_t = now;
+	s->win_delay = 0;
+	s->win_stops = 0;
 }
 
 void
 page_thread_time(struct watch *w, struct tr_thread *t)
 {
+	struct page_state *s = w->state;
 	struct pthr *pt = pthr_of(t);
 	uint64_t now = wp_now_ns(), own, runs;
 	int64_t cpu = cpu_ns(t->tid), runq = runq_ns(t->tid, &runs);
 
 	if (pt->timed)
 		return;
+	/* its part of the window it ends in */
+	s->win_delay = umax(s->win_delay, window_delay(pt, t, now,
+	    &s->win_stops));
 	pt->timed = 1;
 	obs(w)->stops += t->resumes - pt->resumes0;
 	if (pt->cpu0 < 0 || cpu < pt->cpu0)

@@ -53,6 +53,10 @@ struct pthr {
 	uint64_t	 sc_from;	/* resumed into a call then; 0: not */
 	uint64_t	 sc_ns;		/* in its calls, entry to exit */
 	int		 timed;		/* its own time counted */
+	/* when its window of the watch's pace began, its own time then */
+	uint64_t	 win_at;
+	int64_t		 win_own;
+	uint64_t	 win_resumes;	/* the tracer's resumes of it then */
 	/* its rseq area, unregistered for the watch (0: none) */
 	uint64_t	 rseq;
 	uint32_t	 rseq_len, rseq_sig;
@@ -110,6 +114,11 @@ struct page_state {
 	   protected at its first stop once it is continued (page_arm_late) */
 	int		 arm_pending;
 	uint64_t	 t0;
+	/* the window of about a second being measured: since when, and
+	   the longest delay of a thread that ended in it */
+	uint64_t	 win_t;
+	uint64_t	 win_delay;
+	uint64_t	 win_stops;	/* of threads that ended in it */
 	struct unwinder	 uw;		/* --callchain */
 	int		 uw_tried;
 	uint64_t	 chain[WATCH_MAXCHAIN];
@@ -185,6 +194,13 @@ void	 pthr_free(struct tr_thread *t);
  * longest delay of the threads' is kept in the observation.
  */
 void	 page_thread_time(struct watch *w, struct tr_thread *t);
+/*
+ * The watch's pace by the second: once a window of a second has gone
+ * (or, with last, at the end, one of half a second or more), the
+ * longest delay of a thread in it; the slowest window is kept in the
+ * observation (worst_second).
+ */
+void	 page_window(struct watch *w, struct page_state *s, int last);
 /*
  * Whether t's SIGSEGV is a fault on a page of ours that its own
  * protection lets be written (-a rw: accessed): guarded, or given back

@@ -134,6 +134,27 @@ static const struct call calls[] = {
 	{ SYS_exit,		{ NONE, NONE, NONE } },
 	{ SYS_exit_group,	{ NONE, NONE, NONE } },
 	{ SYS_rt_sigreturn,	{ NONE, NONE, NONE } },
+	/* waiting, for a signal or a while, with no buffer: a change while
+	   a thread waits in one is another process's (shared memory) */
+	{ SYS_pause,		{ NONE, NONE, NONE } },
+	{ SYS_rt_sigsuspend,	{ NONE, NONE, NONE } },
+	{ SYS_alarm,		{ NONE, NONE, NONE } },
+	{ SYS_getppid,		{ NONE, NONE, NONE } },
+	{ SYS_getuid,		{ NONE, NONE, NONE } },
+	{ SYS_geteuid,		{ NONE, NONE, NONE } },
+	{ SYS_getgid,		{ NONE, NONE, NONE } },
+	{ SYS_getegid,		{ NONE, NONE, NONE } },
+	{ SYS_tkill,		{ NONE, NONE, NONE } },
+	{ SYS_dup,		{ NONE, NONE, NONE } },
+	{ SYS_dup2,		{ NONE, NONE, NONE } },
+	{ SYS_dup3,		{ NONE, NONE, NONE } },
+	{ SYS_fsync,		{ NONE, NONE, NONE } },
+	{ SYS_fdatasync,	{ NONE, NONE, NONE } },
+	{ SYS_sendmsg,		{ NONE, NONE, NONE } },
+	{ SYS_connect,		{ NONE, NONE, NONE } },
+	{ SYS_bind,		{ NONE, NONE, NONE } },
+	{ SYS_listen,		{ NONE, NONE, NONE } },
+	{ SYS_shutdown,		{ NONE, NONE, NONE } },
 };
 
 static int
