@@ -67,7 +67,8 @@ load helpers
 	wait "$TPID"
 	run --separate-stderr watch_start wpt_counter -- --backend ptrace -d 300s
 	assert_failure
-	grep -qE "^(wp-arm|process) \(pid [0-9]+\) exited before '\"type\":\"armed\"' in watch.out; its standard error:$" <<< "$stderr" ||
+	grep -qE "^[a-z-]+ \(pid [0-9]+\) exited \(status 1\) before '\"type\":\"armed\"' in watch.out, which ends: " <<< "$stderr" &&
+		grep -qE "; its standard error:$" <<< "$stderr" ||
 		fail "watch_start did not say that wp-arm exited: $stderr"
 	grep -qxF 'wp-arm: stdin: no session record: nothing to watch (feed it the output of wp-resolve)' <<< "$stderr" ||
 		fail "watch_start did not show wp-arm's error: $stderr"
