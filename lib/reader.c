@@ -658,5 +658,14 @@ wp_rec_read_access(const struct wp_record *rec, struct wp_access_rec *a,
 		a->region[0] = '\0';
 	a->has_values = wp_rec_hex(rec, "first_value", &a->first) == 0 &&
 	    wp_rec_hex(rec, "last_value", &a->last) == 0;
+	if (wp_json_str(rec->j, wp_rec_get(rec, "name"), a->name,
+	    sizeof a->name) == -1)
+		a->name[0] = '\0';
+	if (wp_rec_int(rec, "stack_of", &t) == 0 && t > 0 && t <= INT32_MAX)
+		a->stack_of = (pid_t)t;
+	if (wp_rec_int(rec, "tls_of", &t) == 0 && t > 0 && t <= INT32_MAX &&
+	    wp_json_shex(rec->j, wp_rec_get(rec, "tls_offset"),
+	    &a->tls_off) == 0)
+		a->tls_of = (pid_t)t;
 	return 0;
 }

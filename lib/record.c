@@ -472,6 +472,14 @@ wp_rec_access(struct wp_jw *w, const struct wp_access_rec *a)
 	wp_jw_int(w, "time_ns", a->time_ns);
 	if (a->region[0] != '\0')
 		wp_jw_str(w, "region", a->region);
+	if (a->name[0] != '\0')
+		wp_jw_str(w, "name", a->name);
+	if (a->stack_of > 0)
+		wp_jw_int(w, "stack_of", a->stack_of);
+	if (a->tls_of > 0) {
+		wp_jw_int(w, "tls_of", a->tls_of);
+		wp_jw_shex(w, "tls_offset", a->tls_off);
+	}
 	if (a->has_values) {
 		wp_jw_hex(w, "first_value", a->first);
 		wp_jw_hex(w, "last_value", a->last);

@@ -324,6 +324,10 @@ struct wp_access_rec {
 					   target; "": not known */
 	int		 has_values;	/* a register store's, in first, last */
 	uint64_t	 first, last;
+	pid_t		 stack_of;	/* on this thread's stack; 0: not */
+	pid_t		 tls_of;	/* in this thread's TLS; 0: not, */
+	int64_t		 tls_off;	/* then where, from its fs base */
+	char		 name[256];	/* wp-decode's SYMBOL+0xOFF; "": none */
 };
 
 void	 wp_rec_access(struct wp_jw *w, const struct wp_access_rec *a);

@@ -200,3 +200,39 @@ $(hexadd "$(tinfo array)" $(( 8 * 999 )))"
 		assert_equal "$stderr" "wp-arm: --if, --stop and --last watch the writes to addresses: site records are counted (the uprobe backend), not watched"
 	done
 }
+
+@test "wp accesses: what each address is: a static array's element by name, the heap, each thread's stack and TLS; each copyable into wp watch" {
+	start_target insn-where
+	local save=$BATS_TEST_TMPDIR/raw.ndjson doc=$BATS_TEST_TMPDIR/report.json
+	arr3=$(hexadd "$(tinfo arr)" 24)
+	# the name the report gives, as wp watch takes it, is the address
+	assert_equal "$(wp-resolve -p "$TPID" wpt_where_arr+0x18 | jq -r 'select(.type=="target") | .runtime_addr')" "$arr3"
+	wp accesses --json --save "$save" -d 60s "$TPID" wpt_where_store > "$doc" 2> "$BATS_TEST_TMPDIR/err" &
+	local w=$!
+	wait_armed "$save" "$w" "$BATS_TEST_TMPDIR/err"
+	kill -USR1 "$TPID"
+	wait "$w"
+	assert_equal "$(tail -n 1 "$TOUT")" done
+	# what the target says of itself: its TLS copy 8 bytes below its
+	# fs base (the main program's block, first below the thread pointer)
+	expected=$({
+		echo "$arr3 wpt_where_arr+0x18 2"
+		grep '"tid"' "$TOUT" | while read -r t; do
+			tid=$(jq .tid <<< "$t")
+			[ $(( $(jq -r .fs <<< "$t") - $(jq -r .tls <<< "$t") )) = 8 ] || fail "$t"
+			jq -r '"\(.heap) [heap] 1", "\(.stack) stack of \(.tid) 1", "\(.tls) TLS of \(.tid), fs-0x8 1"' <<< "$t"
+		done
+	} | sort)
+	assert_equal "$(jq -r '.sites[0].addresses[] | "\(.addr) \(.what) \(.writes)"' "$doc" | sort)" "$expected"
+	assert_equal "$(jq -c '[.sites[0].addresses[] | select(.tls_of) | .tls_offset] | unique' "$doc")" '["-0x8"]'
+	assert_equal "$(jq -r '.sites[0].summary' "$doc")" \
+		"wrote 7 distinct addresses, 28% in [heap], most often 0x8 apart (1 of 6); 8 writes by 2 threads"
+	# the table's WHERE column says the same
+	run --separate-stderr wp report "$save"
+	assert_success
+	assert_line --regexp "^  $arr3 +2 +0  wpt_where_arr\+0x18 +[0-9]+:1 [0-9]+:1$"
+	t=$(grep '"tid"' "$TOUT" | head -n 1)
+	assert_line --regexp "^  $(jq -r .tls <<< "$t") +1 +0  TLS of $(jq .tid <<< "$t"), fs-0x8 +$(jq .tid <<< "$t"):1$"
+	assert_line --regexp "^  $(jq -r .stack <<< "$t") +1 +0  stack of $(jq .tid <<< "$t") +$(jq .tid <<< "$t"):1$"
+	assert_contract "$save"
+}

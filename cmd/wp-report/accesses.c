@@ -26,6 +26,9 @@ struct racc {
 	const char	*region;	/* in r->aregions; NULL: not known */
 	int		 has_values;	/* a register store's first and last */
 	uint64_t	 first, last;
+	const char	*name;		/* in r->aregions: SYMBOL+0xOFF */
+	pid_t		 stack_of, tls_of;
+	int64_t		 tls_off;
 };
 
 /* A distinct address of a site, over its threads. */
@@ -33,6 +36,7 @@ struct raddr {
 	uint64_t	 addr;
 	uint64_t	 writes, reads;
 	const char	*region;
+	const struct racc *what;	/* its name, stack or TLS */
 	const struct racc **thr;
 	size_t		 nthr;
 };
@@ -115,6 +119,10 @@ access_add(struct report *r, const struct wp_record *rec)
 	v->has_values = a.has_values;
 	v->first = a.first;
 	v->last = a.last;
+	v->name = region(r, a.name);
+	v->stack_of = a.stack_of;
+	v->tls_of = a.tls_of;
+	v->tls_off = a.tls_off;
 }
 
 void
@@ -190,6 +198,7 @@ view_site(const struct report *r, int id, struct rview *v)
 			a = &v->a[na++];
 			a->addr = c->addr;
 			a->region = c->region;
+			a->what = c;
 			a->thr = wp_xcalloc(1, sizeof *a->thr);
 		} else
 			a->thr = wp_xrealloc(a->thr, (a->nthr + 1) *
@@ -212,7 +221,9 @@ view_site(const struct report *r, int id, struct rview *v)
 	for (i = 0; i < na; i++) {
 		size_t same = 0, j;
 
-		regions[i] = v->a[i].region != NULL ? v->a[i].region :
+		regions[i] = v->a[i].what->tls_of > 0 ? "threads' TLS" :
+		    v->a[i].what->stack_of > 0 ? "threads' stacks" :
+		    v->a[i].region != NULL ? v->a[i].region :
 		    "an unknown mapping";
 		for (j = 0; j <= i; j++)
 			same += strcmp(regions[j], regions[i]) == 0;
@@ -244,6 +255,29 @@ view_free(struct rview *v)
 		free(v->a[i].thr);
 	free(v->a);
 	free(v->acc);
+}
+
+/*
+ * What address a is, into buf: its name (SYMBOL+0xOFF, as wp watch
+ * takes it), a thread's TLS (where from its fs base) or stack, else the
+ * mapping that holds it; "-" when not known.
+ */
+static const char *
+what(const struct raddr *a, char *buf, size_t sz)
+{
+	const struct racc *c = a->what;
+
+	if (c->name != NULL)
+		snprintf(buf, sz, "%s", c->name);
+	else if (c->tls_of > 0)
+		snprintf(buf, sz, "TLS of %d, fs%s0x%" PRIx64, (int)c->tls_of,
+		    c->tls_off < 0 ? "-" : "+", c->tls_off < 0 ?
+		    -(uint64_t)c->tls_off : (uint64_t)c->tls_off);
+	else if (c->stack_of > 0)
+		snprintf(buf, sz, "stack of %d", (int)c->stack_of);
+	else
+		snprintf(buf, sz, "%s", a->region != NULL ? a->region : "-");
+	return buf;
 }
 
 /* 1234567 as "1,234,567" into buf. */
@@ -298,7 +332,7 @@ access_table(const struct report *r, FILE *f)
 	const struct rasite *s;
 	const struct raddr *a;
 	struct rview v;
-	char line[1024], tv[48], *semi;
+	char line[1024], tv[48], wh[300], *semi;
 	size_t i, k, j, col;
 
 	for (i = 0; i < r->nasites; i++) {
@@ -319,10 +353,12 @@ access_table(const struct report *r, FILE *f)
 			    "WRITES", "READS", "WHERE", "THREADS (TID:WRITES)");
 		for (k = 0; k < v.n; k++) {
 			a = &v.a[k];
+			what(a, wh, sizeof wh);
 			fprintf(f, "  0x%-16" PRIx64 "  %10" PRIu64 "  %10"
-			    PRIu64 "  %-24.24s ", a->addr, a->writes, a->reads,
-			    a->region != NULL ? a->region : "-");
-			col = THREADS_COL;
+			    PRIu64 "  %-24s ", a->addr, a->writes, a->reads, wh);
+			/* a longer name whole: copyable, the threads after */
+			col = THREADS_COL + (strlen(wh) > 24 ?
+			    strlen(wh) - 24 : 0);
 			for (j = 0; j < a->nthr; j++) {
 				snprintf(tv, sizeof tv, " %d:%" PRIu64,
 				    (int)a->thr[j]->tid, s->rw &&
@@ -348,7 +384,7 @@ access_document(const struct report *r, struct wp_jw *w)
 	const struct rasite *s;
 	const struct raddr *a;
 	struct rview v;
-	char line[1024];
+	char line[1024], wh[300];
 	size_t i, k, j;
 
 	if (r->nasites == 0)
@@ -375,6 +411,15 @@ access_document(const struct report *r, struct wp_jw *w)
 			wp_jw_obj(w, NULL);
 			wp_jw_hex(w, "addr", a->addr);
 			wp_jw_str(w, "region", a->region);
+			wp_jw_str(w, "what", what(a, wh, sizeof wh));
+			if (a->what->name != NULL)
+				wp_jw_str(w, "name", a->what->name);
+			if (a->what->stack_of > 0)
+				wp_jw_int(w, "stack_of", a->what->stack_of);
+			if (a->what->tls_of > 0) {
+				wp_jw_int(w, "tls_of", a->what->tls_of);
+				wp_jw_shex(w, "tls_offset", a->what->tls_off);
+			}
 			wp_jw_uint(w, "writes", a->writes);
 			wp_jw_uint(w, "reads", a->reads);
 			wp_jw_arr(w, "threads");

@@ -5,6 +5,8 @@
  * effective address of its memory operand from the registers (base,
  * index, scale, displacement, the fs base from the task), counting the
  * execution per (site, address, thread) in a hash map that wp-arm reads.
+ * A new entry keeps the thread's stack pointer and fs base too, for
+ * wp-arm to say whose stack or thread-local storage the address is.
  */
 #include <linux/bpf.h>
 #include <linux/ptrace.h>
@@ -91,6 +93,11 @@ on_insn(struct pt_regs *ctx)
 	one.writes = s->writes;
 	one.reads = s->reads;
 	one.first = one.last = val;
+	/* once per address and thread: where its stack and TLS are */
+	one.sp = wp_x86_reg_at(ctx, WP_RSP);
+	task = (struct task_struct *)bpf_get_current_task();
+	if (bpf_core_read(&one.tp, sizeof one.tp, &task->thread.fsbase))
+		one.tp = 0;
 	if (bpf_map_update_elem(&tally, &k, &one, BPF_NOEXIST) == 0)
 		return 0;
 	/* another CPU made it first: add to its entry */

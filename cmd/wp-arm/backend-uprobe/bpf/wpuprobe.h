@@ -45,6 +45,9 @@ struct wpu_val {
 	__u64	reads;
 	__u64	first;		/* a register store: the value it stored */
 	__u64	last;		/* first and latest (one thread's: in order) */
+	__u64	sp;		/* the thread's stack pointer and thread */
+	__u64	tp;		/* pointer (fs base) at the first: whose
+				   stack or TLS an address is */
 };
 
 /* totals: per site */
