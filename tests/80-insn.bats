@@ -236,3 +236,26 @@ $(hexadd "$(tinfo array)" $(( 8 * 999 )))"
 	assert_line --regexp "^  $(jq -r .stack <<< "$t") +1 +0  stack of $(jq .tid <<< "$t") +$(jq .tid <<< "$t"):1$"
 	assert_contract "$save"
 }
+
+@test "wp accesses on a terminal: the live table counts the site's executions and addresses, the last frame as the report; --html has the site" {
+	command -v script > /dev/null || skip "script(1) (util-linux) is not installed"
+	start_target insn-walk
+	local save=$BATS_TEST_TMPDIR/raw.ndjson
+	# SIGUSR1 once armed: the walk runs, the target exits, the watch ends
+	(wait_armed "$save" "" /dev/null; kill -USR1 "$TPID") 3>&- &
+	run script -qec "stty cols 100 rows 40; wp accesses --save '$save' -d 60s $TPID wpt_walk_store" /dev/null
+	assert_success
+	frames=$(sed 's/\x1b\[[0-9]*A//g; s/\x1b\[J/\n--frame--\n/g' <<< "$output" | tr -d '\r')
+	# a frame at arming with none yet, and the last after the counts
+	assert_equal "$(grep -m 1 '^  site 0 ' <<< "$frames")" "  site 0 wpt_walk_store  0 executions  0/s  0 addresses"
+	assert_regex "$(grep '^  site 0 ' <<< "$frames" | tail -n 1)" '^  site 0 wpt_walk_store  6000 executions  [0-9]+/s  1000 addresses$'
+	assert_regex "$(grep '^wp: watching ' <<< "$frames" | tail -n 1)" '^wp: watching [0-9.]+ s of 60 s, 6000 executions +$'
+	# the page: the site's section, its summary and a row per address
+	run --separate-stderr wp report --html "$BATS_TEST_TMPDIR/page.html" "$save"
+	assert_success
+	page=$BATS_TEST_TMPDIR/page.html
+	assert_equal "$(grep -c '<section class="site" id="site-0" data-site="0" data-addresses="1000">' "$page")" 1
+	assert_equal "$(grep -o '<p class="summary">[^<]*' "$page")" \
+		'<p class="summary">wrote 1,000 distinct addresses, 100% in [heap], stride 0x8; 6,000 writes by 3 threads'
+	assert_equal "$(grep -c '<tr data-addr="0x[0-9a-f]*"><td class="mono">0x[0-9a-f]*</td><td class="num">6</td><td class="num">0</td><td class="mono">\[heap\]</td>' "$page")" 1000
+}

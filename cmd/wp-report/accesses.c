@@ -10,12 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "html.h"
 #include "record.h"
 #include "report.h"
 #include "util.h"
 
 #define ACC_COLUMNS	100	/* the table's width, as the watches' */
 #define THREADS_COL	71	/* where an address's threads begin */
+#define HTML_ROWS	5000	/* addresses a page shows per site */
 
 /* One (address, thread) of a site: its latest counts. */
 struct racc {
@@ -77,7 +79,23 @@ access_site(struct report *r, const struct wp_record *rec)
 		s->input[0] = '\0';
 	if (r->acc.vsize == 0)
 		wp_hmap_init(&r->acc, sizeof(struct racc));
+	if (r->accaddr.vsize == 0)
+		wp_hmap_init(&r->accaddr, 1);
 }
+
+/* The site of id, or NULL. */
+static struct rasite *
+site_of(struct report *r, int id)
+{
+	size_t i;
+
+	for (i = 0; i < r->nasites; i++)
+		if (r->asites[i].id == id)
+			return &r->asites[i];
+	return NULL;
+}
+
+#define EXECS(w, rd)	((w) > (rd) ? (w) : (rd))
 
 /* s, kept once in r->aregions; NULL for "" (not known). */
 static const char *
@@ -100,6 +118,7 @@ access_add(struct report *r, const struct wp_record *rec)
 {
 	struct wp_access_rec a;
 	struct wp_error e;
+	struct rasite *s;
 	struct racc *v;
 	int isnew;
 
@@ -107,9 +126,18 @@ access_add(struct report *r, const struct wp_record *rec)
 		return;
 	if (r->acc.vsize == 0)
 		wp_hmap_init(&r->acc, sizeof(struct racc));
+	if (r->accaddr.vsize == 0)
+		wp_hmap_init(&r->accaddr, 1);
 	/* cumulative: the latest replaces the one before */
 	v = wp_hmap_put(&r->acc, a.addr, (uint64_t)a.site << 32 |
 	    (uint32_t)a.tid, &isnew);
+	if ((s = site_of(r, a.site)) != NULL) {
+		s->execs += EXECS(a.writes, a.reads);
+		if (!isnew)
+			s->execs -= EXECS(v->writes, v->reads);
+		wp_hmap_put(&r->accaddr, a.addr, (uint64_t)a.site, &isnew);
+		s->naddrs += isnew != 0;
+	}
 	v->addr = a.addr;
 	v->site = a.site;
 	v->tid = a.tid;
@@ -136,6 +164,8 @@ access_free(struct report *r)
 	free(r->asites);
 	if (r->acc.vsize != 0)
 		wp_hmap_free(&r->acc);
+	if (r->accaddr.vsize != 0)
+		wp_hmap_free(&r->accaddr);
 	r->asites = NULL;
 	r->nasites = 0;
 }
@@ -444,4 +474,63 @@ access_document(const struct report *r, struct wp_jw *w)
 		view_free(&v);
 	}
 	wp_jw_end(w);
+}
+
+/*
+ * The page's section per site (wp-report --html): the instruction, its
+ * summary, then a row per address, the first HTML_ROWS in address order
+ * (the JSON document has them all).
+ */
+void
+access_html(const struct report *r, FILE *f)
+{
+	const struct rasite *s;
+	const struct raddr *a;
+	struct rview v;
+	char line[1024], wh[300];
+	size_t i, k, j;
+
+	for (i = 0; i < r->nasites; i++) {
+		s = &r->asites[i];
+		view_site(r, s->id, &v);
+		summary(s, &v, line, sizeof line);
+		fprintf(f, "<section class=\"site\" id=\"site-%d\" "
+		    "data-site=\"%d\" data-addresses=\"%zu\">\n<h2>site %d: ",
+		    s->id, s->id, v.n, s->id);
+		html_text(f, s->input);
+		fprintf(f, "</h2>\n<p class=\"where mono\">");
+		html_fmt(f, "0x%" PRIx64 "  %s", s->addr, s->insn);
+		fprintf(f, "</p>\n<p class=\"summary\">");
+		html_text(f, line);
+		fprintf(f, "</p>\n");
+		if (v.n > HTML_ROWS)
+			fprintf(f, "<p class=\"note\">The first %d addresses of "
+			    "%zu; the JSON report (--json) has every one.</p>\n",
+			    HTML_ROWS, v.n);
+		if (v.n > 0)
+			fprintf(f, "<table class=\"accesses\"><thead><tr>"
+			    "<th>ADDRESS</th><th>WRITES</th><th>READS</th>"
+			    "<th>WHAT</th><th>THREADS (TID:COUNT)</th></tr>"
+			    "</thead><tbody>\n");
+		for (k = 0; k < v.n && k < HTML_ROWS; k++) {
+			a = &v.a[k];
+			fprintf(f, "<tr data-addr=\"0x%" PRIx64 "\"><td class="
+			    "\"mono\">0x%" PRIx64 "</td><td class=\"num\">%"
+			    PRIu64 "</td><td class=\"num\">%" PRIu64 "</td>"
+			    "<td class=\"mono\">", a->addr, a->addr, a->writes,
+			    a->reads);
+			html_text(f, what(a, wh, sizeof wh));
+			fprintf(f, "</td><td class=\"mono\">");
+			for (j = 0; j < a->nthr; j++)
+				fprintf(f, "%s%d:%" PRIu64, j ? " " : "",
+				    (int)a->thr[j]->tid, s->rw &&
+				    a->thr[j]->writes == 0 ?
+				    a->thr[j]->reads : a->thr[j]->writes);
+			fprintf(f, "</td></tr>\n");
+		}
+		if (v.n > 0)
+			fprintf(f, "</tbody></table>\n");
+		fprintf(f, "</section>\n");
+		view_free(&v);
+	}
 }
