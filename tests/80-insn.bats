@@ -259,3 +259,33 @@ $(hexadd "$(tinfo array)" $(( 8 * 999 )))"
 		'<p class="summary">wrote 1,000 distinct addresses, 100% in [heap], stride 0x8; 6,000 writes by 3 threads'
 	assert_equal "$(grep -c '<tr data-addr="0x[0-9a-f]*"><td class="mono">0x[0-9a-f]*</td><td class="num">6</td><td class="num">0</td><td class="mono">\[heap\]</td>' "$page")" 1000
 }
+
+@test "wp accesses: a rep stosq counted per element, up and down (DF); a push at rsp - 8; a gs-based store at the gs base; a lock add refused, said why" {
+	start_target insn-kinds -n 5
+	local doc=$BATS_TEST_TMPDIR/report.json save=$BATS_TEST_TMPDIR/raw.ndjson
+	wp accesses --json --save "$save" -d 60s "$TPID" wpt_kinds_rep wpt_kinds_repdown wpt_kinds_push wpt_kinds_gs > "$doc" 2> "$BATS_TEST_TMPDIR/err" &
+	local w=$!
+	wait_armed "$save" "$w" "$BATS_TEST_TMPDIR/err"
+	kill -USR1 "$TPID"
+	wait "$w"
+	assert_equal "$(tail -n 1 "$TOUT")" done
+	# each of the 16 elements written once per round, 5 rounds, both ways
+	for s in 0 1; do
+		base=$(tinfo "$([ "$s" = 0 ] && echo buf || echo down)")
+		assert_equal "$(jq -r --argjson s "$s" '.sites[$s].addresses[] | "\(.addr) \(.writes)"' "$doc")" \
+			"$(for (( i = 0; i < 16; i++ )); do echo "$(hexadd "$base" $(( 8 * i ))) 5"; done)"
+	done
+	assert_equal "$(jq -r '.sites[0].addresses[0].what, .sites[1].addresses[15].what' "$doc")" "wpt_kinds_buf
+wpt_kinds_down+0x78"
+	# the push: where the target says rsp - 8 was, the main thread's stack
+	assert_equal "$(jq -r '.sites[2].addresses[] | "\(.addr) \(.what) \(.writes)"' "$doc")" \
+		"$(sed -n 's/.*"push":"\(0x[0-9a-f]*\)".*/\1/p' "$TOUT") stack of $TPID 5"
+	assert_equal "$(jq -r '.sites[3] | .insn, (.addresses[] | "\(.addr) \(.writes)")' "$doc")" "mov qword ptr gs:[0x10], rdx
+$(tinfo gs) 5"
+	assert_contract "$save"
+	# the kernel places no uprobe on a lock prefix: said, not a bare errno
+	start_target insn-kinds
+	run --separate-stderr wp accesses -d 1s "$TPID" wpt_kinds_lock
+	assert_failure 1
+	assert_regex "$stderr" "^wp-resolve: wpt_kinds_lock: at 0x[0-9a-f]+: 'lock add qword ptr \[rip \+ 0x[0-9a-f]+\], 1': the kernel puts no uprobe on a lock-prefixed instruction \\(only uprobes count instructions yet\\)$"
+}

@@ -92,9 +92,18 @@ uprobe_fits(struct watch *w, int chosen, struct wp_error *e)
 			    s->id, (unsigned long long)s->addr);
 			return 0;
 		}
-		if (s->in.mem.seg == WP_GS_BASE) {
-			wp_error_set(e, WP_EXIT_ERROR, "site %d: its operand is "
-			    "gs-based: the gs base is not read yet", s->id);
+		/* arch/x86/kernel/uprobes.c: is_prefix_bad() */
+		if (strncmp(s->in.text, "lock ", 5) == 0) {
+			wp_error_set(e, WP_EXIT_ERROR, "site %d: '%s': the "
+			    "kernel puts no uprobe on a lock-prefixed "
+			    "instruction", s->id, s->in.text);
+			return 0;
+		}
+		if (s->in.kind == WP_X86_STRING && !s->in.rep &&
+		    s->in.width <= 0) {
+			wp_error_set(e, WP_EXIT_ERROR, "site %d: '%s': the "
+			    "bytes of its elements are not known", s->id,
+			    s->in.text);
 			return 0;
 		}
 	}
@@ -137,7 +146,7 @@ uprobe_open(struct watch *w, struct wp_error *e)
 {
 	struct uprobe_state *u = wp_xcalloc(1, sizeof *u);
 	size_t i;
-	int err, fs = 0;
+	int err, fs = 0, gs = 0;
 
 	bpfw_verbose(w->verbose);
 	if ((u->skel = wpuprobe__open()) == NULL) {
@@ -145,9 +154,12 @@ uprobe_open(struct watch *w, struct wp_error *e)
 		free(u);
 		return -1;
 	}
-	for (i = 0; i < w->nsites; i++)
+	for (i = 0; i < w->nsites; i++) {
 		fs |= w->sites[i].in.mem.seg == WP_FS_BASE;
+		gs |= w->sites[i].in.mem.seg == WP_GS_BASE;
+	}
 	u->skel->rodata->with_fs = (__u32)fs;
+	u->skel->rodata->with_gs = (__u32)gs;
 	/* entries made as they are first met, not all at the load */
 	bpf_map__set_max_entries(u->skel->maps.tally, TALLY_MAX);
 	bpf_map__set_map_flags(u->skel->maps.tally, BPF_F_NO_PREALLOC);
@@ -175,7 +187,10 @@ site_conf(struct uprobe_state *u, const struct wp_site_spec *s, __u32 i)
 	c.base = m->base;
 	c.index = m->index;
 	c.scale = (__u32)m->scale;
-	c.seg = m->seg == WP_FS_BASE ? WPU_SEG_FS : WPU_SEG_NONE;
+	c.seg = m->seg == WP_FS_BASE ? WPU_SEG_FS : m->seg == WP_GS_BASE ?
+	    WPU_SEG_GS : WPU_SEG_NONE;
+	c.rep = s->in.kind == WP_X86_STRING && s->in.rep ?
+	    (__u32)s->in.width : 0;
 	c.disp = m->disp;
 	c.next_ip = m->rip_rel ? s->addr + (uint64_t)s->in.size : 0;
 	c.addr32 = m->base_bytes == 4;
@@ -218,6 +233,7 @@ decode_sites(struct watch *w, struct wp_error *e)
 			break;
 		}
 		s->in.kind = in.kind;
+		s->in.rep = in.rep;
 		s->in.src_reg = in.src_reg;
 		s->in.src_shift = in.src_shift;
 		s->in.src_bytes = in.src_bytes;
@@ -277,6 +293,8 @@ uprobe_arm(struct watch *w, struct wp_error *e)
 			return wp_error_set(e, WP_EXIT_ERROR, "site %d: no "
 			    "uprobe at %s+0x%llx: %s", s->id, s->path,
 			    (unsigned long long)s->file_offset,
+			    (err < 0 ? -err : err) == 524 ? "the kernel "
+			    "refuses a uprobe on this instruction" :
 			    strerror(err < 0 ? -err : err));
 		}
 	}

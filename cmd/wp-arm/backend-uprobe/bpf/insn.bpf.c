@@ -18,6 +18,7 @@
 /* the kernel's, as far as the fs base: relocated by its BTF (CO-RE) */
 struct thread_struct {
 	unsigned long fsbase;
+	unsigned long gsbase;
 } __attribute__((preserve_access_index));
 
 struct task_struct {
@@ -25,6 +26,7 @@ struct task_struct {
 } __attribute__((preserve_access_index));
 
 const volatile __u32 with_fs = 0;	/* a site's operand is fs: */
+const volatile __u32 with_gs = 0;	/* or gs: */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -57,7 +59,7 @@ on_insn(struct pt_regs *ctx)
 	struct wpu_site *s;
 	struct wpu_tot *tot;
 	struct task_struct *task;
-	__u64 a, base, val = 0;
+	__u64 a, base, val = 0, n = 0;
 
 	if ((s = bpf_map_lookup_elem(&conf, &site)) == NULL ||
 	    (tot = bpf_map_lookup_elem(&totals, &site)) == NULL)
@@ -77,6 +79,26 @@ on_insn(struct pt_regs *ctx)
 			return 0;
 		}
 		a += base;
+	}
+	if (with_gs && s->seg == WPU_SEG_GS) {
+		task = (struct task_struct *)bpf_get_current_task();
+		if (bpf_core_read(&base, sizeof base, &task->thread.gsbase)) {
+			__sync_fetch_and_add(&tot->noseg, 1);
+			return 0;
+		}
+		a += base;
+	}
+	/*
+	 * A rep string store: the uprobe runs before each iteration (the
+	 * kernel steps the instruction out of line, one iteration, and
+	 * returns to it while rcx is not 0), each one element at rdi, up
+	 * or down as DF says: an execution is an element.  rcx 0 writes
+	 * nothing.
+	 */
+	if (s->rep) {
+		n = wp_x86_reg_at(ctx, WP_RCX);
+		if ((s->addr32 ? (__u32)n : n) == 0)
+			return 0;
 	}
 	/* before the instruction: what a register store stores */
 	if (s->src >= 0)

@@ -13,7 +13,7 @@
 
 #define WPU_MAXSITES	64	/* instructions probed in one watch */
 
-enum { WPU_SEG_NONE, WPU_SEG_FS };
+enum { WPU_SEG_NONE, WPU_SEG_FS, WPU_SEG_GS };
 
 /* conf: per site (the uprobe's cookie), its memory operand */
 struct wpu_site {
@@ -29,7 +29,8 @@ struct wpu_site {
 	__s32	src;		/* a register store's source register
 				   (x86-regs.h's order); -1: none */
 	__u32	shift;		/* of the register: 8 for ah .. dh */
-	__u32	pad;
+	__u32	rep;		/* a rep string store: each iteration is
+				   a hit (the uprobe runs before each) */
 	__u64	mask;		/* of the value: the bytes stored */
 };
 
