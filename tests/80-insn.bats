@@ -288,4 +288,8 @@ $(tinfo gs) 5"
 	run --separate-stderr wp accesses -d 1s "$TPID" wpt_kinds_lock
 	assert_failure 1
 	assert_regex "$stderr" "^wp-resolve: wpt_kinds_lock: at 0x[0-9a-f]+: 'lock add qword ptr \[rip \+ 0x[0-9a-f]+\], 1': the kernel puts no uprobe on a lock-prefixed instruction \\(only uprobes count instructions yet\\)$"
+	# code in no file: wp-arm's refusal, which wp accesses says
+	run --separate-stderr wp accesses -d 1s "$TPID" "$(tinfo anon)"
+	assert_failure 1
+	assert_equal "$(tail -n 1 <<< "$stderr")" "wp-arm: site 0: $(tinfo anon) is in no file (anonymous code): a uprobe needs one"
 }

@@ -7,10 +7,14 @@
  * wpt_kinds_buf, one more down (DF set) from the last of wpt_kinds_down,
  * a push (rsp - 8, the main thread's stack) and a gs-based store (the
  * gs base set with arch_prctl to gsblk).  The ready line: pid and the
- * addresses; after the stores the push's address; then "done".
+ * addresses, and anon: a store in anonymous code (mov [rdi], rax; ret),
+ * never run; after the stores the push's address; then "done".
  */
 #include <asm/prctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
+
+#include <string.h>
 
 #include "wpt.h"
 
@@ -24,7 +28,9 @@ main(int argc, char *argv[])
 {
 	extern char wpt_kinds_lock[], wpt_kinds_rep[], wpt_kinds_repdown[],
 	    wpt_kinds_push[], wpt_kinds_gs[];
+	static const unsigned char code[] = { 0x48, 0x89, 0x07, 0xc3 };
 	unsigned long pushed = 0;
+	void *anon;
 	long i, n = 5, cnt, *d, z = 0;
 	int ch;
 
@@ -35,11 +41,16 @@ main(int argc, char *argv[])
 	}
 	if (syscall(SYS_arch_prctl, ARCH_SET_GS, gsblk) == -1)
 		return 1;
+	if ((anon = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)) == MAP_FAILED)
+		return 1;
+	memcpy(anon, code, sizeof code);
 	wpt_block_go();
 	printf("{\"pid\":%d,\"counter\":\"0x%lx\",\"buf\":\"0x%lx\","
-	    "\"down\":\"0x%lx\",\"gs\":\"0x%lx\"}\n", (int)getpid(),
-	    WPT_ADDR(&wpt_kinds_counter), WPT_ADDR(wpt_kinds_buf),
-	    WPT_ADDR(wpt_kinds_down), WPT_ADDR(&gsblk[2]));
+	    "\"down\":\"0x%lx\",\"gs\":\"0x%lx\",\"anon\":\"0x%lx\"}\n",
+	    (int)getpid(), WPT_ADDR(&wpt_kinds_counter),
+	    WPT_ADDR(wpt_kinds_buf), WPT_ADDR(wpt_kinds_down),
+	    WPT_ADDR(&gsblk[2]), WPT_ADDR(anon));
 	fflush(stdout);
 	wpt_wait_go();
 	for (i = 0; i < n; i++) {
