@@ -484,6 +484,19 @@ wp_rec_access(struct wp_jw *w, const struct wp_access_rec *a)
 		wp_jw_hex(w, "first_value", a->first);
 		wp_jw_hex(w, "last_value", a->last);
 	}
+	if (a->nvals > 0) {
+		size_t i;
+
+		wp_jw_arr(w, "values");
+		for (i = 0; i < a->nvals && i < WP_ACCESS_NVALS; i++) {
+			wp_jw_obj(w, NULL);
+			wp_jw_hex(w, "value", a->vals[i]);
+			wp_jw_uint(w, "count", a->vn[i]);
+			wp_jw_end(w);
+		}
+		wp_jw_end(w);
+		wp_jw_uint(w, "values_other", a->vother);
+	}
 	wp_jw_end(w);
 }
 

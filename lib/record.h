@@ -312,6 +312,8 @@ struct wp_tally_rec {
 
 void	 wp_rec_tally(struct wp_jw *w, const struct wp_tally_rec *t);
 
+#define WP_ACCESS_NVALS	4	/* distinct values an access record keeps */
+
 /* The accesses of one site's operand to one address by one thread,
    cumulative: a later one of the same site, addr and tid replaces it. */
 struct wp_access_rec {
@@ -328,6 +330,11 @@ struct wp_access_rec {
 	pid_t		 tls_of;	/* in this thread's TLS; 0: not, */
 	int64_t		 tls_off;	/* then where, from its fs base */
 	char		 name[256];	/* wp-decode's SYMBOL+0xOFF; "": none */
+	/* a register store's value budget: its first nvals distinct
+	   values and their counts, and the writes of any other */
+	size_t		 nvals;
+	uint64_t	 vals[WP_ACCESS_NVALS], vn[WP_ACCESS_NVALS];
+	uint64_t	 vother;
 };
 
 void	 wp_rec_access(struct wp_jw *w, const struct wp_access_rec *a);

@@ -173,6 +173,11 @@ $(hexadd "$(tinfo array)" $(( 8 * 999 )))"
 	refute_output --partial "no slot limit"
 	assert_line --index 3 --regexp "^site 0  wpt_walk_store  $(tinfo store)  mov qword ptr \[rdi \+ rax\*8\], rdx$"
 	assert_line --index 4 "  wrote 1,000 distinct addresses, 100% in [heap], stride 0x8; 6,000 writes by 3 threads"
+	# the values: each thread's tid, as many times as it wrote, most first
+	vals=$(tail -n +2 "$TOUT" | grep '"tid"' | jq -s -r 'sort_by(-.rounds) | .[] | "\(.tid) \(.rounds)"' |
+		while read -r t k; do printf '0x%x %s,000, ' "$t" "$k"; done)
+	assert_line --index 5 "  values ${vals%, }"
+	assert_line --index 6 "  (the first 4 distinct per address and thread, kept in the kernel; 0 writes of others)"
 	assert_equal "$(grep -c '^  0x[0-9a-f]* *6 *0  \[heap\] ' <<< "$output")" 1000
 	run --separate-stderr wp accesses "$TPID"
 	assert_failure 64
@@ -282,6 +287,12 @@ wpt_kinds_down+0x78"
 		"$(sed -n 's/.*"push":"\(0x[0-9a-f]*\)".*/\1/p' "$TOUT") stack of $TPID 5"
 	assert_equal "$(jq -r '.sites[3] | .insn, (.addresses[] | "\(.addr) \(.writes)")' "$doc")" "mov qword ptr gs:[0x10], rdx
 $(tinfo gs) 5"
+	# its values 0 to 4, one each: the budget keeps the first 4 distinct
+	assert_equal "$(jq -c '.sites[3] | [.value_budget, .values, .values_other]' "$doc")" \
+		'[4,[{"value":"0x0","count":1},{"value":"0x1","count":1},{"value":"0x2","count":1},{"value":"0x3","count":1}],1]'
+	run --separate-stderr wp report "$save"
+	assert_line "  values 0x0 1, 0x1 1, 0x2 1, 0x3 1"
+	assert_line "  (the first 4 distinct per address and thread, kept in the kernel; 1 write of others)"
 	assert_contract "$save"
 	# the kernel places no uprobe on a lock prefix: said, not a bare errno
 	start_target insn-kinds

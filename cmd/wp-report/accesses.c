@@ -29,6 +29,8 @@ struct racc {
 	int		 has_values;	/* a register store's first and last */
 	uint64_t	 first, last;
 	const char	*name;		/* in r->aregions: SYMBOL+0xOFF */
+	size_t		 nvals;		/* its value budget's */
+	uint64_t	 vals[WP_ACCESS_NVALS], vn[WP_ACCESS_NVALS], vother;
 	pid_t		 stack_of, tls_of;
 	int64_t		 tls_off;
 };
@@ -43,6 +45,8 @@ struct raddr {
 	size_t		 nthr;
 };
 
+struct rval;
+
 /* What the report says of a site. */
 struct rview {
 	struct raddr	*a;
@@ -55,6 +59,16 @@ struct rview {
 	uint64_t	 stride;
 	size_t		 stride_count;
 	struct racc	*acc;		/* its tallies, by address, thread */
+	/* a register store's values, over its value budgets: each
+	   distinct value kept and its writes, most first */
+	struct rval	*vals;
+	size_t		 nvals;
+	uint64_t	 vother;	/* writes of values past a budget */
+	int		 valued;
+};
+
+struct rval {
+	uint64_t	 value, count;
 };
 
 void
@@ -148,6 +162,10 @@ access_add(struct report *r, const struct wp_record *rec)
 	v->first = a.first;
 	v->last = a.last;
 	v->name = region(r, a.name);
+	v->nvals = a.nvals;
+	memcpy(v->vals, a.vals, sizeof v->vals);
+	memcpy(v->vn, a.vn, sizeof v->vn);
+	v->vother = a.vother;
 	v->stack_of = a.stack_of;
 	v->tls_of = a.tls_of;
 	v->tls_off = a.tls_off;
@@ -202,6 +220,44 @@ most_common(const uint64_t *d, size_t n, uint64_t *v)
 		}
 	}
 	return best;
+}
+
+static int
+by_count(const void *pa, const void *pb)
+{
+	const struct rval *a = pa, *b = pb;
+
+	if (a->count != b->count)
+		return a->count > b->count ? -1 : 1;
+	return (a->value > b->value) - (a->value < b->value);
+}
+
+/* The values of v's k tallies, over their budgets, into v->vals. */
+static void
+view_values(struct rview *v, size_t k)
+{
+	struct wp_hmap h;
+	uint64_t *n;
+	size_t i, j;
+	int isnew;
+
+	wp_hmap_init(&h, sizeof(uint64_t));
+	for (i = 0; i < k; i++) {
+		v->valued |= v->acc[i].nvals > 0;
+		v->vother += v->acc[i].vother;
+		for (j = 0; j < v->acc[i].nvals; j++) {
+			n = wp_hmap_put(&h, v->acc[i].vals[j], 0, &isnew);
+			*n += v->acc[i].vn[j];
+		}
+	}
+	v->vals = wp_xcalloc(h.n + 1, sizeof *v->vals);
+	for (i = 0; i < h.cap; i++)
+		if ((n = wp_hmap_slot(&h, i)) != NULL) {
+			v->vals[v->nvals].value = h.keys[2 * i];
+			v->vals[v->nvals++].count = *n;
+		}
+	qsort(v->vals, v->nvals, sizeof *v->vals, by_count);
+	wp_hmap_free(&h);
 }
 
 /* Site id's addresses, threads and summary into v (freed by view_free). */
@@ -274,6 +330,7 @@ view_site(const struct report *r, int id, struct rview *v)
 		v->stride_count = most_common(d, nd, &v->stride);
 	}
 	free(d);
+	view_values(v, k);
 }
 
 static void
@@ -285,6 +342,7 @@ view_free(struct rview *v)
 		free(v->a[i].thr);
 	free(v->a);
 	free(v->acc);
+	free(v->vals);
 }
 
 /*
@@ -356,13 +414,52 @@ summary(const struct rasite *s, const struct rview *v, char *buf,
 	    v->threads == 1 ? "" : "s");
 }
 
+#define SHOWN_VALUES	4	/* the values the table and page name */
+
+/*
+ * The values a register store wrote, into buf: "values 0x1d2f 3,000,
+ * 0x1d30 2,000" (as many as fit a table's line, most written first,
+ * then how many more), and into note what budget kept them: "(the first
+ * 4 distinct per address and thread, kept in the kernel; 0 writes of
+ * others)"; "" for other instructions.
+ */
+static const char *
+values_line(const struct rview *v, char *buf, size_t sz, char *note,
+    size_t nsz)
+{
+	char c[32], one[64];
+	size_t i, o, len;
+
+	buf[0] = note[0] = '\0';
+	if (!v->valued)
+		return buf;
+	o = (size_t)snprintf(buf, sz, "values");
+	for (i = 0; i < v->nvals; i++) {
+		len = (size_t)snprintf(one, sizeof one, "%s 0x%" PRIx64 " %s",
+		    i ? "," : "", v->vals[i].value, grouped(v->vals[i].count,
+		    c, sizeof c));
+		/* room left for ", 99 more" within the table's width */
+		if (o + len + 16 > ACC_COLUMNS - 2 || o + len >= sz)
+			break;
+		memcpy(buf + o, one, len + 1);
+		o += len;
+	}
+	if (i < v->nvals)
+		snprintf(buf + o, sz - o, "%s %zu more", i ? "," : "",
+		    v->nvals - i);
+	snprintf(note, nsz, "(the first %d distinct per address and thread, "
+	    "kept in the kernel; %s write%s of others)", WP_ACCESS_NVALS,
+	    grouped(v->vother, c, sizeof c), v->vother == 1 ? "" : "s");
+	return buf;
+}
+
 void
 access_table(const struct report *r, FILE *f)
 {
 	const struct rasite *s;
 	const struct raddr *a;
 	struct rview v;
-	char line[1024], tv[48], wh[300], *semi;
+	char line[1024], note[160], tv[48], wh[300], *semi;
 	size_t i, k, j, col;
 
 	for (i = 0; i < r->nasites; i++) {
@@ -378,6 +475,9 @@ access_table(const struct report *r, FILE *f)
 			fprintf(f, "  %s;\n  %s\n", line, semi + 2);
 		} else
 			fprintf(f, "  %s\n", line);
+		if (values_line(&v, line, sizeof line, note,
+		    sizeof note)[0] != '\0')
+			fprintf(f, "  %s\n  %s\n", line, note);
 		if (v.n > 0)
 			fprintf(f, "  %-18s  %10s  %10s  %-24s  %s\n", "ADDRESS",
 			    "WRITES", "READS", "WHERE", "THREADS (TID:WRITES)");
@@ -435,6 +535,18 @@ access_document(const struct report *r, struct wp_jw *w)
 		wp_jw_uint(w, "reads", v.reads);
 		wp_jw_uint(w, "threads", v.threads);
 		WP_JW_OR_NULL(wp_jw_hex, w, "stride", v.has_stride, v.stride);
+		if (v.valued) {
+			wp_jw_uint(w, "value_budget", WP_ACCESS_NVALS);
+			wp_jw_arr(w, "values");
+			for (k = 0; k < v.nvals; k++) {
+				wp_jw_obj(w, NULL);
+				wp_jw_hex(w, "value", v.vals[k].value);
+				wp_jw_uint(w, "count", v.vals[k].count);
+				wp_jw_end(w);
+			}
+			wp_jw_end(w);
+			wp_jw_uint(w, "values_other", v.vother);
+		}
 		wp_jw_arr(w, "addresses");
 		for (k = 0; k < v.n; k++) {
 			a = &v.a[k];
@@ -487,7 +599,7 @@ access_html(const struct report *r, FILE *f)
 	const struct rasite *s;
 	const struct raddr *a;
 	struct rview v;
-	char line[1024], wh[300];
+	char line[1024], note[160], wh[300];
 	size_t i, k, j;
 
 	for (i = 0; i < r->nasites; i++) {
@@ -503,6 +615,12 @@ access_html(const struct report *r, FILE *f)
 		fprintf(f, "</p>\n<p class=\"summary\">");
 		html_text(f, line);
 		fprintf(f, "</p>\n");
+		if (values_line(&v, line, sizeof line, note,
+		    sizeof note)[0] != '\0') {
+			fprintf(f, "<p class=\"values\">");
+			html_fmt(f, "%s %s", line, note);
+			fprintf(f, "</p>\n");
+		}
 		if (v.n > HTML_ROWS)
 			fprintf(f, "<p class=\"note\">The first %d addresses of "
 			    "%zu; the JSON report (--json) has every one.</p>\n",

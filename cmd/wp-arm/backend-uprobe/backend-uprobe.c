@@ -35,6 +35,8 @@
 #include "bpf/wpuprobe.h"
 #include "insn.skel.h"
 
+_Static_assert(WPU_NVALS == WP_ACCESS_NVALS, "the value budget: one");
+
 #define TALLY_MAX	(1 << 20)	/* (site, address, thread) tallies */
 /*
  * Above a thread's pointer (its fs base) lies glibc's thread descriptor
@@ -443,6 +445,10 @@ uprobe_count(struct watch *w)
 			a.has_values = 1;
 			a.first = v->first;
 			a.last = v->last;
+			a.nvals = v->nvals < WPU_NVALS ? v->nvals : WPU_NVALS;
+			memcpy(a.vals, v->vals, sizeof a.vals);
+			memcpy(a.vn, v->vn, sizeof a.vn);
+			a.vother = v->vother;
 		}
 		if ((mp = wp_proc_maps_find(&u->maps, k->addr)) != NULL)
 			snprintf(a.region, sizeof a.region, "%s",

@@ -49,6 +49,33 @@ struct {
 	__type(value, struct wpu_tot);
 } totals SEC(".maps");
 
+/*
+ * The value budget: the first WPU_NVALS distinct values a register store
+ * wrote at one address, each with its count, then how many writes were
+ * of other values.  One thread's entry is only its own to change (a
+ * thread runs on one CPU at a time, and the program is not preempted).
+ */
+static __always_inline void
+tally_value(struct wpu_val *v, __u64 val)
+{
+	__u64 i;
+
+#pragma unroll
+	for (i = 0; i < WPU_NVALS; i++) {
+		if (i == v->nvals) {
+			v->vals[i] = val;
+			v->vn[i] = 1;
+			v->nvals = i + 1;
+			return;
+		}
+		if (v->vals[i] == val) {
+			v->vn[i]++;
+			return;
+		}
+	}
+	v->vother++;
+}
+
 SEC("uprobe")
 int
 on_insn(struct pt_regs *ctx)
@@ -110,11 +137,18 @@ on_insn(struct pt_regs *ctx)
 		__sync_fetch_and_add(&v->writes, s->writes);
 		__sync_fetch_and_add(&v->reads, s->reads);
 		v->last = val;
+		if (s->src >= 0)
+			tally_value(v, val);
 		return 0;
 	}
 	one.writes = s->writes;
 	one.reads = s->reads;
 	one.first = one.last = val;
+	if (s->src >= 0) {
+		one.vals[0] = val;
+		one.vn[0] = 1;
+		one.nvals = 1;
+	}
 	/* once per address and thread: where its stack and TLS are */
 	one.sp = wp_x86_reg_at(ctx, WP_RSP);
 	task = (struct task_struct *)bpf_get_current_task();

@@ -12,6 +12,8 @@
 #include "x86-regs.h"
 
 #define WPU_MAXSITES	64	/* instructions probed in one watch */
+#define WPU_NVALS	4	/* the value budget: distinct values kept
+				   per site, address and thread */
 
 enum { WPU_SEG_NONE, WPU_SEG_FS, WPU_SEG_GS };
 
@@ -46,6 +48,11 @@ struct wpu_val {
 	__u64	reads;
 	__u64	first;		/* a register store: the value it stored */
 	__u64	last;		/* first and latest (one thread's: in order) */
+	__u64	vals[WPU_NVALS];	/* a register store: the first distinct
+				   values it stored, */
+	__u64	vn[WPU_NVALS];	/* how often each, */
+	__u64	vother;		/* and how often another */
+	__u64	nvals;
 	__u64	sp;		/* the thread's stack pointer and thread */
 	__u64	tp;		/* pointer (fs base) at the first: whose
 				   stack or TLS an address is */
