@@ -36,11 +36,28 @@ start() {
 	until [ -s "$work/t" ]; do sleep 0.02; done
 }
 
-# go: the loop run, its ns in $ns (not in a subshell: it waits for $tp)
+# go [WATCHER]: the loop run, its ns in $ns (not in a subshell: it
+# waits for $tp); with WATCHER (a pid), its program's ns per run (the
+# kernel's statistics) appended to $work/prog.KIND first
 go() {
+	kill -USR1 "$tp"
+	until grep -q '^ns ' "$work/t"; do sleep 0.02; done
+	[ -z "${1-}" ] || prog_ns "$1" >> "$work/prog.$kind"
 	kill -USR1 "$tp"
 	wait "$tp"
 	ns=$(sed -n 's/^ns //p' "$work/t")
+}
+
+# prog_ns PID: the ns per run of PID's program on_insn (its fd's
+# prog_id in /proc/PID/fdinfo), as the kernel counted them (its
+# statistics on: uprobe-floor --stats)
+prog_ns() {
+	local ids
+	ids=$(cat /proc/"$1"/fdinfo/* 2> /dev/null | sed -n 's/^prog_id:[[:space:]]*//p' |
+		jq -s -c .)
+	bpftool prog show -j | jq -r --argjson ids "$ids" '.[] |
+	    select(.name == "on_insn" and (.id as $i | $ids | index($i))) |
+	    if .run_cnt > 0 then .run_time_ns / .run_cnt else 0 end'
 }
 
 # armed FILE PATTERN PID: waits for PATTERN in FILE, written by PID
@@ -68,7 +85,7 @@ one() {
 		    "$b/bench/uprobe-floor.bpf.o" > "$work/floor" &
 		w=$!
 		armed "$work/floor" armed "$w"
-		go
+		go "$w"
 		wait "$w"
 		[ "$(sed -n 's/^counted //p' "$work/floor")" = "$n" ] ||
 			{ echo "floor: counted $(cat "$work/floor"), not $n" >&2; exit 1; }
@@ -78,7 +95,7 @@ one() {
 			wp-arm -d 600s > "$work/wp" &
 		w=$!
 		armed "$work/wp" '"type":"armed"' "$w"
-		go
+		go "$w"
 		wait "$w"
 		got=$(jq -r 'select(.type=="observation") | .uprobe.sites[0] |
 		    "\(.executions) \(.addresses) \(.tally_full)"' "$work/wp")
@@ -90,22 +107,31 @@ one() {
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
+# the programs' own time too, where the kernel counts it for us
+"$b/bench/uprobe-floor" --stats > "$work/stats" &
+st=$!
+trap 'kill "$st" 2> /dev/null; rm -rf "$work"' EXIT
+armed "$work/stats" enabled "$st"
 for (( r = 0; r < rounds; r++ )); do
-	for k in base floor wp; do one "$k" >> "$work/ns.$k"; done
+	for kind in base floor wp; do one "$kind" >> "$work/ns.$kind"; done
 done
 base=$(median < "$work/ns.base")
 floor=$(median < "$work/ns.floor")
 wp=$(median < "$work/ns.wp")
+pfloor=$(median < "$work/prog.floor")
+pwp=$(median < "$work/prog.wp")
 
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 virt=$(systemd-detect-virt 2> /dev/null || echo unknown)
 echo "machine: $cpu, $(nproc) CPUs, virtualization $virt, Linux $(uname -r)"
 echo "runs:    $rounds each in turns, $n executions a run (medians)"
-awk -v n="$n" -v base="$base" -v floor="$floor" -v wp="$wp" -v goal="$goal" 'BEGIN {
+awk -v n="$n" -v base="$base" -v floor="$floor" -v wp="$wp" -v goal="$goal" \
+    -v pf="$pfloor" -v pw="$pwp" 'BEGIN {
 	f = (floor - base) / n; w = (wp - base) / n
 	printf "unwatched       %8.1f ns per execution\n", base / n
 	printf "uprobe floor    %8.1f ns per execution (a uprobe whose program only counts)\n", f
 	printf "wp-arm uprobe   %8.1f ns per execution (address per thread, in a hash map)\n", w
 	printf "wp / floor      %8.2fx   goal: at most %.1fx  %s\n", w / f, goal,
 	    w / f <= goal ? "met" : "NOT met"
+	printf "the programs alone (the kernel\x27s run time): floor %.0f ns, wp-arm %.0f ns a run\n", pf, pw
 }'

@@ -1,8 +1,9 @@
 /*
  * insn-loop N [ADDRS]: prints "PID", waits for SIGUSR1, runs one store
  * instruction (bench_insn_store: mov [rdi + rax*8], rdx) N times over
- * ADDRS (1024) longs of a heap array, and prints "ns T" (the loop's
- * time).  The target of bench/insn-cost.sh.
+ * ADDRS (1024) longs of a heap array, prints "ns T" (the loop's time),
+ * and exits at another SIGUSR1 (a watcher's program is read while it
+ * lives).  The target of bench/insn-cost.sh.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -51,5 +52,6 @@ main(int argc, char *argv[])
 	loop(a, n, addrs);
 	printf("ns %ld\n", now_ns() - t0);
 	fflush(stdout);
+	sigwait(&s, &sig);
 	return 0;
 }

@@ -4,6 +4,10 @@
  * uprobe at OFFSET of FILE in PID (every thread, later ones too) running
  * OBJ's program (bench/uprobe-floor.bpf.c, which only counts).  Prints
  * "armed", waits until PID exits, and prints "counted N".
+ *
+ * uprobe-floor --stats: turns on the kernel's BPF run-time statistics
+ * (BPF_ENABLE_STATS, for every program) while it lives: prints
+ * "enabled" and waits to be killed.
  */
 #include <sys/syscall.h>
 
@@ -15,6 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 int
@@ -29,8 +34,16 @@ main(int argc, char *argv[])
 	uint32_t k = 0;
 	pid_t pid;
 
+	if (argc == 2 && strcmp(argv[1], "--stats") == 0) {
+		if (bpf_enable_stats(BPF_STATS_RUN_TIME) == -1)
+			err(1, "BPF_ENABLE_STATS");
+		printf("enabled\n");
+		fflush(stdout);
+		for (;;)
+			pause();
+	}
 	if (argc != 5)
-		errx(64, "usage: uprobe-floor PID FILE OFFSET OBJ");
+		errx(64, "usage: uprobe-floor PID FILE OFFSET OBJ | --stats");
 	pid = (pid_t)atoi(argv[1]);
 	if ((pf.fd = (int)syscall(SYS_pidfd_open, pid, 0)) == -1)
 		err(1, "pidfd_open %d", (int)pid);
