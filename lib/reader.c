@@ -657,6 +657,8 @@ wp_rec_read_access(const struct wp_record *rec, struct wp_access_rec *a,
 	if (wp_json_str(rec->j, wp_rec_get(rec, "region"), a->region,
 	    sizeof a->region) == -1)
 		a->region[0] = '\0';
+	else if (wp_rec_hex(rec, "mapping_start", &a->map_start) == -1)
+		a->map_start = 0;
 	a->has_values = wp_rec_hex(rec, "first_value", &a->first) == 0 &&
 	    wp_rec_hex(rec, "last_value", &a->last) == 0;
 	if (wp_json_str(rec->j, wp_rec_get(rec, "name"), a->name,

@@ -470,8 +470,10 @@ wp_rec_access(struct wp_jw *w, const struct wp_access_rec *a)
 	wp_jw_uint(w, "writes", a->writes);
 	wp_jw_uint(w, "reads", a->reads);
 	wp_jw_int(w, "time_ns", a->time_ns);
-	if (a->region[0] != '\0')
+	if (a->region[0] != '\0') {
 		wp_jw_str(w, "region", a->region);
+		wp_jw_hex(w, "mapping_start", a->map_start);
+	}
 	if (a->name[0] != '\0')
 		wp_jw_str(w, "name", a->name);
 	if (a->stack_of > 0)

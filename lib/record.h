@@ -324,6 +324,8 @@ struct wp_access_rec {
 	int64_t		 time_ns;
 	char		 region[256];	/* the mapping that holds addr, as in
 					   target; "": not known */
+	uint64_t	 map_start;	/* where that mapping starts (with
+					   region) */
 	int		 has_values;	/* a register store's, in first, last */
 	uint64_t	 first, last;
 	pid_t		 stack_of;	/* on this thread's stack; 0: not */

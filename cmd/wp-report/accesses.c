@@ -26,6 +26,8 @@ struct racc {
 	pid_t		 tid;
 	uint64_t	 writes, reads;
 	const char	*region;	/* in r->aregions; NULL: not known */
+	uint64_t	 map_start;	/* with region: where its mapping
+					   starts */
 	int		 has_values;	/* a register store's first and last */
 	uint64_t	 first, last;
 	const char	*name;		/* in r->aregions: SYMBOL+0xOFF */
@@ -53,7 +55,7 @@ struct rview {
 	size_t		 n;
 	uint64_t	 writes, reads;
 	size_t		 threads;
-	const char	*top_region;
+	const struct racc *top;		/* one of the place most are in */
 	size_t		 top_count;
 	int		 has_stride;
 	uint64_t	 stride;
@@ -158,6 +160,7 @@ access_add(struct report *r, const struct wp_record *rec)
 	v->writes = a.writes;
 	v->reads = a.reads;
 	v->region = region(r, a.region);
+	v->map_start = a.map_start;
 	v->has_values = a.has_values;
 	v->first = a.first;
 	v->last = a.last;
@@ -260,6 +263,40 @@ view_values(struct rview *v, size_t k)
 	wp_hmap_free(&h);
 }
 
+/*
+ * The place of c that the summary counts, as a key: a thread's TLS, a
+ * thread's stack, else its mapping (its region, and for anonymous
+ * memory, of which there are many, where it starts).
+ */
+static void
+place(const struct racc *c, uint64_t *k1, uint64_t *k2)
+{
+	*k1 = c->tls_of > 0 ? 1 : c->stack_of > 0 ? 2 :
+	    (uint64_t)(uintptr_t)c->region;
+	*k2 = c->tls_of > 0 || c->stack_of > 0 || c->region == NULL ||
+	    strcmp(c->region, "[anon]") != 0 ? 0 : c->map_start;
+}
+
+/* That place, named into buf: "[heap]", "[anon] at 0x7f0a2c000000". */
+static const char *
+place_name(const struct racc *c, char *buf, size_t sz)
+{
+	uint64_t k1, k2;
+
+	place(c, &k1, &k2);
+	if (c->tls_of > 0)
+		snprintf(buf, sz, "threads' TLS");
+	else if (c->stack_of > 0)
+		snprintf(buf, sz, "threads' stacks");
+	else if (c->region == NULL)
+		snprintf(buf, sz, "an unknown mapping");
+	else if (k2 != 0)
+		snprintf(buf, sz, "%s at 0x%" PRIx64, c->region, k2);
+	else
+		snprintf(buf, sz, "%s", c->region);
+	return buf;
+}
+
 /* Site id's addresses, threads and summary into v (freed by view_free). */
 static void
 view_site(const struct report *r, int id, struct rview *v)
@@ -267,8 +304,9 @@ view_site(const struct report *r, int id, struct rview *v)
 	const struct racc *c;
 	struct raddr *a = NULL;
 	uint64_t *d, *tids;
-	const char **regions;
-	size_t i, k, na = 0, nt, nd;
+	struct wp_hmap places;
+	size_t i, k, na = 0, nt, nd, *cnt;
+	int isnew;
 
 	memset(v, 0, sizeof *v);
 	v->acc = wp_xcalloc(r->acc.n + 1, sizeof *v->acc);
@@ -302,23 +340,20 @@ view_site(const struct report *r, int id, struct rview *v)
 		nt += i == 0 || tids[i] != tids[i - 1];
 	v->threads = nt;
 	free(tids);
-	/* where most of them lie */
-	regions = wp_xcalloc(na + 1, sizeof *regions);
+	/* where most of them lie: counted per place, in one pass */
+	wp_hmap_init(&places, sizeof(size_t));
 	for (i = 0; i < na; i++) {
-		size_t same = 0, j;
+		const struct racc *c = v->a[i].what;
+		uint64_t k1, k2;
 
-		regions[i] = v->a[i].what->tls_of > 0 ? "threads' TLS" :
-		    v->a[i].what->stack_of > 0 ? "threads' stacks" :
-		    v->a[i].region != NULL ? v->a[i].region :
-		    "an unknown mapping";
-		for (j = 0; j <= i; j++)
-			same += strcmp(regions[j], regions[i]) == 0;
-		if (same > v->top_count) {
-			v->top_count = same;
-			v->top_region = regions[i];
+		place(c, &k1, &k2);
+		cnt = wp_hmap_put(&places, k1, k2, &isnew);
+		if (++*cnt > v->top_count) {
+			v->top_count = *cnt;
+			v->top = c;
 		}
 	}
-	free(regions);
+	wp_hmap_free(&places);
 	/* the stride: the most common step between neighbours */
 	nd = na > 1 ? na - 1 : 0;
 	d = wp_xcalloc(nd + 1, sizeof *d);
@@ -363,6 +398,9 @@ what(const struct raddr *a, char *buf, size_t sz)
 		    -(uint64_t)c->tls_off : (uint64_t)c->tls_off);
 	else if (c->stack_of > 0)
 		snprintf(buf, sz, "stack of %d", (int)c->stack_of);
+	else if (c->region != NULL && strcmp(c->region, "[anon]") == 0 &&
+	    c->map_start != 0)
+		snprintf(buf, sz, "[anon] at 0x%" PRIx64, c->map_start);
 	else
 		snprintf(buf, sz, "%s", a->region != NULL ? a->region : "-");
 	return buf;
@@ -392,11 +430,13 @@ summary(const struct rasite *s, const struct rview *v, char *buf,
     size_t sz)
 {
 	char n[32], w[32], rd[32], where[320] = "", stride[96] = "";
+	char pl[300];
 	char reads[64] = "";
 
-	if (v->n > 0 && v->top_region != NULL)
+	if (v->n > 0 && v->top != NULL)
 		snprintf(where, sizeof where, ", %zu%% in %s",
-		    (size_t)(v->top_count * 100 / v->n), v->top_region);
+		    (size_t)(v->top_count * 100 / v->n), place_name(v->top, pl,
+		    sizeof pl));
 	if (v->has_stride && v->stride_count * 10 >= (v->n - 1) * 9)
 		snprintf(stride, sizeof stride, ", stride 0x%" PRIx64,
 		    v->stride);

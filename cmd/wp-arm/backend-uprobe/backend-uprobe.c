@@ -450,9 +450,11 @@ uprobe_count(struct watch *w)
 			memcpy(a.vn, v->vn, sizeof a.vn);
 			a.vother = v->vother;
 		}
-		if ((mp = wp_proc_maps_find(&u->maps, k->addr)) != NULL)
+		if ((mp = wp_proc_maps_find(&u->maps, k->addr)) != NULL) {
 			snprintf(a.region, sizeof a.region, "%s",
 			    mp->path != NULL ? mp->path : "[anon]");
+			a.map_start = mp->start;
+		}
 		whose(u, w->pid, &thr, mp, k->addr, &a);
 		watch_thread(w, a.tid, THR_INHERITED);
 		if (emit_access(w, &a) == -1)
