@@ -309,3 +309,23 @@ $(tinfo gs) 5"
 	assert_failure 1
 	assert_equal "$(tail -n 1 <<< "$stderr")" "wp-arm: site 0: $(tinfo anon) is in no file (anonymous code): a uprobe needs one"
 }
+
+@test "wp-arm uprobe: a slow reader misses counts along the way, not the last: every address exact, nothing called lost" {
+	start_target insn-walk
+	WOUT=$BATS_TEST_TMPDIR/watch.out
+	# the reader takes the records up to the armed one, then none for 3 s
+	wp-resolve -p "$TPID" --insn wpt_walk_store |
+		wp-arm --interval 50ms -d 60s 2> "$BATS_TEST_TMPDIR/err" |
+		{ while IFS= read -r l; do printf '%s\n' "$l"; [[ $l != *'"type":"armed"'* ]] || break; done
+		  sleep 3; cat; } > "$WOUT" &
+	local w=$!
+	wait_armed "$WOUT" "$w" "$BATS_TEST_TMPDIR/err"
+	kill -USR1 "$TPID"
+	wait "$w"
+	OBS=$(jq -c 'select(.type=="observation")' "$WOUT")
+	assert_equal "$(obs .stop_reason)" target_exited
+	assert_equal "$(accesses 0)" "$(expected_walk)"
+	assert_equal "$(obs '[.lost_events.total, .lost_events.reasons, .counts_are_lower_bound, .lost_events.undelivered_records] | tostring')" '[0,[],false,null]'
+	run --separate-stderr wp report "$WOUT"
+	refute_output --partial "lower bound"
+}
