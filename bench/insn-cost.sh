@@ -11,6 +11,8 @@
 #
 # usage: bench/insn-cost.sh [N [R]]   (make first; root, or CAP_BPF and
 # CAP_PERFMON)
+# WP_BENCH_NOCHECK=1: wp-arm's counts are not checked (for timing a
+# program changed by hand, which may count nothing).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 b=${WP_BUILD:-$top/build}
@@ -99,7 +101,7 @@ one() {
 		wait "$w"
 		got=$(jq -r 'select(.type=="observation") | .uprobe.sites[0] |
 		    "\(.executions) \(.addresses) \(.tally_full)"' "$work/wp")
-		[ "$got" = "$n 1024 0" ] ||
+		[ -n "${WP_BENCH_NOCHECK-}" ] || [ "$got" = "$n 1024 0" ] ||
 			{ echo "wp-arm: counted $got, not $n 1024 0" >&2; exit 1; }
 		echo "$ns" ;;
 	esac
