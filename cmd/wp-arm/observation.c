@@ -263,7 +263,7 @@ observation_write(struct watch *w, const char *error)
 	int rc;
 
 	memset(&o, 0, sizeof o);
-	o.backend = w->backend ? w->backend->name : NULL;
+	o.backend = w->backend ? BK_NAME(w->backend) : NULL;
 	o.pid = w->pid;
 	o.duration_ms = w->duration_ms;
 	o.elapsed_ms = w->elapsed_ms;

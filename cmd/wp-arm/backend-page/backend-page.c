@@ -303,7 +303,7 @@ page_observe(struct watch *w, struct wp_observation *o)
 }
 
 const struct backend backend_page = {
-	.name = "page_protect", .option = "page",
+	.id = WP_BK_PAGE,
 	.caps = BK_EXACT | BK_TRACES | BK_ANYWIDTH,
 	.chosen = "the page-protection backend (writes to the watched pages "
 	    "fault and stop the target a moment each: a hot neighbour on "

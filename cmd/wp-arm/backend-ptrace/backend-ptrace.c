@@ -202,7 +202,7 @@ ptrace_observe(struct watch *w, struct wp_observation *o)
 }
 
 const struct backend backend_ptrace = {
-	.name = "ptrace_singlestep", .option = "ptrace",
+	.id = WP_BK_PTRACE,
 	.caps = BK_EXACT | BK_TRACES | BK_ANYWIDTH,
 	.chosen = "single-step (the ptrace backend: exact, but slow)",
 	.cond_where = CW_TRACER, .orphan_signal = SIGTRAP,
