@@ -492,6 +492,27 @@ wp_dwfl_func(struct wp_dwfl *d, uint64_t addr, struct wp_func *f)
 }
 
 int
+wp_dwfl_object(struct wp_dwfl *d, uint64_t addr, struct wp_func *f)
+{
+	Dwfl_Module *mod;
+	const char *name, *at;
+	GElf_Off off;
+	GElf_Sym sym;
+
+	if ((mod = dwfl_addrmodule(d->dwfl, addr)) == NULL ||
+	    (name = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL,
+	    NULL)) == NULL || GELF_ST_TYPE(sym.st_info) != STT_OBJECT ||
+	    off >= (sym.st_size ? sym.st_size : 1))
+		return -1;
+	f->name = name;
+	if ((at = strchr(name, '@')) != NULL && at != name)
+		f->name = unversioned(d, name, (size_t)(at - name));
+	f->addr = addr - off;
+	f->size = sym.st_size;
+	return 0;
+}
+
+int
 wp_dwfl_srcline(struct wp_dwfl *d, uint64_t addr, const char **file,
     int *line)
 {

@@ -87,6 +87,9 @@ void	 wp_dwfl_close(struct wp_dwfl *d);
  * addr into *f (its name without a symbol version: memcpy, not
  * memcpy@@GLIBC_2.14): 0, or -1. */
 int	 wp_dwfl_func(struct wp_dwfl *d, uint64_t addr, struct wp_func *f);
+/* The data symbol (STT_OBJECT) that holds run-time address addr, as
+ * wp_dwfl_func: 0, or -1. */
+int	 wp_dwfl_object(struct wp_dwfl *d, uint64_t addr, struct wp_func *f);
 /*
  * The functions of the module that holds run-time address addr, to fn
  * until fn returns -1 (lib/dwfl-funcs.c): each function symbol's

@@ -256,6 +256,18 @@ wp_elf_dynamic(struct wp_elf *w, uint64_t *vaddr)
 	return 0;
 }
 
+int
+wp_elf_tls(struct wp_elf *w, uint64_t *memsz, uint64_t *align)
+{
+	GElf_Phdr ph;
+
+	if (phdr_of(w, PT_TLS, &ph) == -1)
+		return -1;
+	*memsz = ph.p_memsz;
+	*align = ph.p_align;
+	return 0;
+}
+
 const struct wp_elf_load *
 wp_elf_load_at(struct wp_elf *w, uint64_t vaddr)
 {

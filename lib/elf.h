@@ -71,6 +71,8 @@ int		 wp_elf_symbol(struct wp_elf *e, const char *name,
 int		 wp_elf_stripped(struct wp_elf *e);
 /* The static address of the module's dynamic section: 0, or -1. */
 int		 wp_elf_dynamic(struct wp_elf *e, uint64_t *vaddr);
+/* Its thread-local block (PT_TLS): size and alignment, 0; -1: none. */
+int		 wp_elf_tls(struct wp_elf *e, uint64_t *memsz, uint64_t *align);
 /*
  * The load bias of the module from one of its file mappings: the
  * segment whose page holds map_offset was placed at map_start.

@@ -637,6 +637,7 @@ wp_rec_read_access(const struct wp_record *rec, struct wp_access_rec *a,
     struct wp_error *err)
 {
 	int64_t site, tid, w, r, t;
+	int arr, x;
 
 	memset(a, 0, sizeof *a);
 	if (wp_rec_int(rec, "site", &site) == -1 || site < 0 ||
@@ -657,7 +658,29 @@ wp_rec_read_access(const struct wp_record *rec, struct wp_access_rec *a,
 	if (wp_json_str(rec->j, wp_rec_get(rec, "region"), a->region,
 	    sizeof a->region) == -1)
 		a->region[0] = '\0';
+	else if (wp_rec_hex(rec, "mapping_start", &a->map_start) == -1)
+		a->map_start = 0;
 	a->has_values = wp_rec_hex(rec, "first_value", &a->first) == 0 &&
 	    wp_rec_hex(rec, "last_value", &a->last) == 0;
+	if (wp_json_str(rec->j, wp_rec_get(rec, "name"), a->name,
+	    sizeof a->name) == -1)
+		a->name[0] = '\0';
+	if ((arr = wp_rec_get(rec, "values")) >= 0 &&
+	    wp_rec_int(rec, "values_other", &t) == 0 && t >= 0) {
+		a->vother = (uint64_t)t;
+		for (x = wp_json_first(rec->j, arr); x >= 0 &&
+		    a->nvals < WP_ACCESS_NVALS; x = wp_json_next(rec->j, arr,
+		    x))
+			if (wp_json_hex(rec->j, wp_json_get(rec->j, x, "value"),
+			    &a->vals[a->nvals]) == 0 && wp_json_int(rec->j,
+			    wp_json_get(rec->j, x, "count"), &t) == 0 && t >= 0)
+				a->vn[a->nvals++] = (uint64_t)t;
+	}
+	if (wp_rec_int(rec, "stack_of", &t) == 0 && t > 0 && t <= INT32_MAX)
+		a->stack_of = (pid_t)t;
+	if (wp_rec_int(rec, "tls_of", &t) == 0 && t > 0 && t <= INT32_MAX &&
+	    wp_json_shex(rec->j, wp_rec_get(rec, "tls_offset"),
+	    &a->tls_off) == 0)
+		a->tls_of = (pid_t)t;
 	return 0;
 }

@@ -501,11 +501,34 @@ wp_rec_access(struct wp_jw *w, const struct wp_access_rec *a)
 	wp_jw_uint(w, "writes", a->writes);
 	wp_jw_uint(w, "reads", a->reads);
 	wp_jw_int(w, "time_ns", a->time_ns);
-	if (a->region[0] != '\0')
+	if (a->region[0] != '\0') {
 		wp_jw_str(w, "region", a->region);
+		wp_jw_hex(w, "mapping_start", a->map_start);
+	}
+	if (a->name[0] != '\0')
+		wp_jw_str(w, "name", a->name);
+	if (a->stack_of > 0)
+		wp_jw_int(w, "stack_of", a->stack_of);
+	if (a->tls_of > 0) {
+		wp_jw_int(w, "tls_of", a->tls_of);
+		wp_jw_shex(w, "tls_offset", a->tls_off);
+	}
 	if (a->has_values) {
 		wp_jw_hex(w, "first_value", a->first);
 		wp_jw_hex(w, "last_value", a->last);
+	}
+	if (a->nvals > 0) {
+		size_t i;
+
+		wp_jw_arr(w, "values");
+		for (i = 0; i < a->nvals && i < WP_ACCESS_NVALS; i++) {
+			wp_jw_obj(w, NULL);
+			wp_jw_hex(w, "value", a->vals[i]);
+			wp_jw_uint(w, "count", a->vn[i]);
+			wp_jw_end(w);
+		}
+		wp_jw_end(w);
+		wp_jw_uint(w, "values_other", a->vother);
 	}
 	wp_jw_end(w);
 }

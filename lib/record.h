@@ -330,6 +330,8 @@ struct wp_tally_rec {
 
 void	 wp_rec_tally(struct wp_jw *w, const struct wp_tally_rec *t);
 
+#define WP_ACCESS_NVALS	4	/* distinct values an access record keeps */
+
 /* The accesses of one site's operand to one address by one thread,
    cumulative: a later one of the same site, addr and tid replaces it. */
 struct wp_access_rec {
@@ -340,8 +342,19 @@ struct wp_access_rec {
 	int64_t		 time_ns;
 	char		 region[256];	/* the mapping that holds addr, as in
 					   target; "": not known */
+	uint64_t	 map_start;	/* where that mapping starts (with
+					   region) */
 	int		 has_values;	/* a register store's, in first, last */
 	uint64_t	 first, last;
+	pid_t		 stack_of;	/* on this thread's stack; 0: not */
+	pid_t		 tls_of;	/* in this thread's TLS; 0: not, */
+	int64_t		 tls_off;	/* then where, from its fs base */
+	char		 name[256];	/* wp-decode's SYMBOL+0xOFF; "": none */
+	/* a register store's value budget: its first nvals distinct
+	   values and their counts, and the writes of any other */
+	size_t		 nvals;
+	uint64_t	 vals[WP_ACCESS_NVALS], vn[WP_ACCESS_NVALS];
+	uint64_t	 vother;
 };
 
 void	 wp_rec_access(struct wp_jw *w, const struct wp_access_rec *a);

@@ -173,6 +173,11 @@ $(hexadd "$(tinfo array)" $(( 8 * 999 )))"
 	refute_output --partial "no slot limit"
 	assert_line --index 3 --regexp "^site 0  wpt_walk_store  $(tinfo store)  mov qword ptr \[rdi \+ rax\*8\], rdx$"
 	assert_line --index 4 "  wrote 1,000 distinct addresses, 100% in [heap], stride 0x8; 6,000 writes by 3 threads"
+	# the values: each thread's tid, as many times as it wrote, most first
+	vals=$(tail -n +2 "$TOUT" | grep '"tid"' | jq -s -r 'sort_by(-.rounds) | .[] | "\(.tid) \(.rounds)"' |
+		while read -r t k; do printf '0x%x %s,000, ' "$t" "$k"; done)
+	assert_line --index 5 "  values ${vals%, }"
+	assert_line --index 6 "  (the first 4 distinct per address and thread, kept in the kernel; 0 writes of others)"
 	assert_equal "$(grep -c '^  0x[0-9a-f]* *6 *0  \[heap\] ' <<< "$output")" 1000
 	run --separate-stderr wp accesses "$TPID"
 	assert_failure 64
@@ -199,4 +204,128 @@ $(hexadd "$(tinfo array)" $(( 8 * 999 )))"
 		assert_failure 64
 		assert_equal "$stderr" "wp-arm: --if, --stop and --last watch the writes to addresses: site records are counted (the uprobe backend), not watched"
 	done
+}
+
+@test "wp accesses: what each address is: a static array's element by name, the heap, an anonymous mapping by its start, each thread's stack and TLS; each copyable into wp watch" {
+	start_target insn-where
+	local save=$BATS_TEST_TMPDIR/raw.ndjson doc=$BATS_TEST_TMPDIR/report.json
+	arr3=$(hexadd "$(tinfo arr)" 24)
+	# the name the report gives, as wp watch takes it, is the address
+	assert_equal "$(wp-resolve -p "$TPID" wpt_where_arr+0x18 | jq -r 'select(.type=="target") | .runtime_addr')" "$arr3"
+	# the anonymous mapping that holds the target's own, as the maps say
+	local range rest start=
+	while read -r range rest; do
+		(( $(tinfo anon) >= 0x${range%-*} && $(tinfo anon) < 0x${range#*-} )) && start=0x${range%-*}
+	done < "/proc/$TPID/maps"
+		wp accesses --json --save "$save" -d 60s "$TPID" wpt_where_store > "$doc" 2> "$BATS_TEST_TMPDIR/err" &
+	local w=$!
+	wait_armed "$save" "$w" "$BATS_TEST_TMPDIR/err"
+	kill -USR1 "$TPID"
+	wait "$w"
+	assert_equal "$(tail -n 1 "$TOUT")" done
+	# what the target says of itself: its TLS copy 8 bytes below its
+	# fs base (the main program's block, first below the thread pointer)
+	expected=$({
+		echo "$arr3 wpt_where_arr+0x18 2"
+		grep '"tid"' "$TOUT" | while read -r t; do
+			tid=$(jq .tid <<< "$t")
+			[ $(( $(jq -r .fs <<< "$t") - $(jq -r .tls <<< "$t") )) = 8 ] || fail "$t"
+			jq -r --arg m "$start" '"\(.heap) [heap] 1", "\(.anon) [anon] at \($m) 1", "\(.stack) stack of \(.tid) 1", "\(.tls) TLS of \(.tid), fs-0x8 1"' <<< "$t"
+		done
+	} | sort)
+	assert_equal "$(jq -r '.sites[0].addresses[] | "\(.addr) \(.what) \(.writes)"' "$doc" | sort)" "$expected"
+	assert_equal "$(jq -c '[.sites[0].addresses[] | select(.tls_of) | .tls_offset] | unique' "$doc")" '["-0x8"]'
+	assert_equal "$(jq -r '.sites[0].summary' "$doc")" \
+		"wrote 9 distinct addresses, 22% in [heap], most often 0x8 apart (2 of 8); 10 writes by 2 threads"
+	# the table's WHERE column says the same
+	run --separate-stderr wp report "$save"
+	assert_success
+	assert_line --regexp "^  $arr3 +2 +0  wpt_where_arr\+0x18 +[0-9]+:1 [0-9]+:1$"
+	t=$(grep '"tid"' "$TOUT" | head -n 1)
+	assert_line --regexp "^  $(jq -r .tls <<< "$t") +1 +0  TLS of $(jq .tid <<< "$t"), fs-0x8 +$(jq .tid <<< "$t"):1$"
+	assert_line --regexp "^  $(jq -r .stack <<< "$t") +1 +0  stack of $(jq .tid <<< "$t") +$(jq .tid <<< "$t"):1$"
+	assert_contract "$save"
+}
+
+@test "wp accesses on a terminal: the live table counts the site's executions and addresses, the last frame as the report; --html has the site" {
+	command -v script > /dev/null || skip "script(1) (util-linux) is not installed"
+	start_target insn-walk
+	local save=$BATS_TEST_TMPDIR/raw.ndjson
+	# SIGUSR1 once armed: the walk runs, the target exits, the watch ends
+	(wait_armed "$save" "" /dev/null; kill -USR1 "$TPID") 3>&- &
+	run script -qec "stty cols 100 rows 40; wp accesses --save '$save' -d 60s $TPID wpt_walk_store" /dev/null
+	assert_success
+	frames=$(sed 's/\x1b\[[0-9]*A//g; s/\x1b\[J/\n--frame--\n/g' <<< "$output" | tr -d '\r')
+	# a frame at arming with none yet, and the last after the counts
+	assert_equal "$(grep -m 1 '^  site 0 ' <<< "$frames")" "  site 0 wpt_walk_store  0 executions  0/s  0 addresses"
+	assert_regex "$(grep '^  site 0 ' <<< "$frames" | tail -n 1)" '^  site 0 wpt_walk_store  6000 executions  [0-9]+/s  1000 addresses$'
+	assert_regex "$(grep '^wp: watching ' <<< "$frames" | tail -n 1)" '^wp: watching [0-9.]+ s of 60 s, 6000 executions +$'
+	# the page: the site's section, its summary and a row per address
+	run --separate-stderr wp report --html "$BATS_TEST_TMPDIR/page.html" "$save"
+	assert_success
+	page=$BATS_TEST_TMPDIR/page.html
+	assert_equal "$(grep -c '<section class="site" id="site-0" data-site="0" data-addresses="1000">' "$page")" 1
+	assert_equal "$(grep -o '<p class="summary">[^<]*' "$page")" \
+		'<p class="summary">wrote 1,000 distinct addresses, 100% in [heap], stride 0x8; 6,000 writes by 3 threads'
+	assert_equal "$(grep -c '<tr data-addr="0x[0-9a-f]*"><td class="mono">0x[0-9a-f]*</td><td class="num">6</td><td class="num">0</td><td class="mono">\[heap\]</td>' "$page")" 1000
+}
+
+@test "wp accesses: a rep stosq counted per element, up and down (DF); a push at rsp - 8; a gs-based store at the gs base; a lock add refused, said why" {
+	start_target insn-kinds -n 5
+	local doc=$BATS_TEST_TMPDIR/report.json save=$BATS_TEST_TMPDIR/raw.ndjson
+	wp accesses --json --save "$save" -d 60s "$TPID" wpt_kinds_rep wpt_kinds_repdown wpt_kinds_push wpt_kinds_gs > "$doc" 2> "$BATS_TEST_TMPDIR/err" &
+	local w=$!
+	wait_armed "$save" "$w" "$BATS_TEST_TMPDIR/err"
+	kill -USR1 "$TPID"
+	wait "$w"
+	assert_equal "$(tail -n 1 "$TOUT")" done
+	# each of the 16 elements written once per round, 5 rounds, both ways
+	for s in 0 1; do
+		base=$(tinfo "$([ "$s" = 0 ] && echo buf || echo down)")
+		assert_equal "$(jq -r --argjson s "$s" '.sites[$s].addresses[] | "\(.addr) \(.writes)"' "$doc")" \
+			"$(for (( i = 0; i < 16; i++ )); do echo "$(hexadd "$base" $(( 8 * i ))) 5"; done)"
+	done
+	assert_equal "$(jq -r '.sites[0].addresses[0].what, .sites[1].addresses[15].what' "$doc")" "wpt_kinds_buf
+wpt_kinds_down+0x78"
+	# the push: where the target says rsp - 8 was, the main thread's stack
+	assert_equal "$(jq -r '.sites[2].addresses[] | "\(.addr) \(.what) \(.writes)"' "$doc")" \
+		"$(sed -n 's/.*"push":"\(0x[0-9a-f]*\)".*/\1/p' "$TOUT") stack of $TPID 5"
+	assert_equal "$(jq -r '.sites[3] | .insn, (.addresses[] | "\(.addr) \(.writes)")' "$doc")" "mov qword ptr gs:[0x10], rdx
+$(tinfo gs) 5"
+	# its values 0 to 4, one each: the budget keeps the first 4 distinct
+	assert_equal "$(jq -c '.sites[3] | [.value_budget, .values, .values_other]' "$doc")" \
+		'[4,[{"value":"0x0","count":1},{"value":"0x1","count":1},{"value":"0x2","count":1},{"value":"0x3","count":1}],1]'
+	run --separate-stderr wp report "$save"
+	assert_line "  values 0x0 1, 0x1 1, 0x2 1, 0x3 1"
+	assert_line "  (the first 4 distinct per address and thread, kept in the kernel; 1 write of others)"
+	assert_contract "$save"
+	# the kernel places no uprobe on a lock prefix: said, not a bare errno
+	start_target insn-kinds
+	run --separate-stderr wp accesses -d 1s "$TPID" wpt_kinds_lock
+	assert_failure 1
+	assert_regex "$stderr" "^wp-resolve: wpt_kinds_lock: at 0x[0-9a-f]+: 'lock add qword ptr \[rip \+ 0x[0-9a-f]+\], 1': the kernel puts no uprobe on a lock-prefixed instruction \\(only uprobes count instructions yet\\)$"
+	# code in no file: wp-arm's refusal, which wp accesses says
+	run --separate-stderr wp accesses -d 1s "$TPID" "$(tinfo anon)"
+	assert_failure 1
+	assert_equal "$(tail -n 1 <<< "$stderr")" "wp-arm: site 0: $(tinfo anon) is in no file (anonymous code): a uprobe needs one"
+}
+
+@test "wp-arm uprobe: a slow reader misses counts along the way, not the last: every address exact, nothing called lost" {
+	start_target insn-walk
+	WOUT=$BATS_TEST_TMPDIR/watch.out
+	# the reader takes the records up to the armed one, then none for 3 s
+	wp-resolve -p "$TPID" --insn wpt_walk_store |
+		wp-arm --interval 50ms -d 60s 2> "$BATS_TEST_TMPDIR/err" |
+		{ while IFS= read -r l; do printf '%s\n' "$l"; [[ $l != *'"type":"armed"'* ]] || break; done
+		  sleep 3; cat; } > "$WOUT" &
+	local w=$!
+	wait_armed "$WOUT" "$w" "$BATS_TEST_TMPDIR/err"
+	kill -USR1 "$TPID"
+	wait "$w"
+	OBS=$(jq -c 'select(.type=="observation")' "$WOUT")
+	assert_equal "$(obs .stop_reason)" target_exited
+	assert_equal "$(accesses 0)" "$(expected_walk)"
+	assert_equal "$(obs '[.lost_events.total, .lost_events.reasons, .counts_are_lower_bound, .lost_events.undelivered_records] | tostring')" '[0,[],false,null]'
+	run --separate-stderr wp report "$WOUT"
+	refute_output --partial "lower bound"
 }

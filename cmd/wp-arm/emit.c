@@ -26,8 +26,12 @@ written(struct watch *w, int rc)
 	return rc;
 }
 
-/* How put writes a record: a hit gives way first, the last ones wait. */
-enum put_how { PUT_RECORD, PUT_HIT, PUT_LAST };
+/*
+ * How put writes a record: a hit gives way first, the last ones wait;
+ * a cumulative one (an access record) the output did not take is not
+ * lost: the next of the same replaces it, and the last waits.
+ */
+enum put_how { PUT_RECORD, PUT_HIT, PUT_LAST, PUT_CUMULATIVE };
 
 /*
  * Writes w->jw as a line; -1 (and output_closed set) when it cannot, 1
@@ -43,12 +47,12 @@ put(struct watch *w, enum put_how how)
 
 	if (w->output_closed)
 		return -1;
-	if (how == PUT_LAST && watch_stopping(w) && written(w,
-	    wp_stream_nonblock(0)) == -1)
+	if ((how == PUT_LAST || how == PUT_CUMULATIVE) && watch_stopping(w) &&
+	    written(w, wp_stream_nonblock(0)) == -1)
 		return -1;
 	rc = how == PUT_HIT ? wp_stream_write_bulk(&w->jw) :
 	    wp_stream_write_jw(&w->jw);
-	if (rc == 1)
+	if (rc == 1 && how != PUT_CUMULATIVE)
 		w->undelivered++;
 	return written(w, rc);
 }
@@ -158,7 +162,7 @@ emit_##name(struct watch *w, const struct wp_##name##_rec *r)		\
 EMIT_PLAIN(count, PUT_RECORD)
 EMIT_PLAIN(tally, PUT_LAST)	/* the last records wait for the reader */
 EMIT_PLAIN(last_write, PUT_LAST)
-EMIT_PLAIN(access, PUT_LAST)
+EMIT_PLAIN(access, PUT_CUMULATIVE)
 
 int
 emit_lost(struct watch *w, uint64_t n, int cpu, int64_t time_ns)

@@ -394,8 +394,11 @@ main(int argc, char *argv[])
 	if (strcmp(op.backend, "auto") == 0 && (op.filter.cond != NULL ||
 	    op.filter.stop != STOP_NONE || w.last > 0))
 		op.backend = "page";
+	/* a site's refusal is said here: wp-resolve checks no backend's
+	   limits for sites, and wp accesses shows no observation of a
+	   watch that never armed */
 	if (backend_choose(&w, op.backend, &e) == -1)
-		return refused(&w, &e, 0);
+		return refused(&w, &e, w.nsites > 0);
 	/* a tracer's writes are tallied by writer, for hits a slow
 	   reader could not take */
 	if ((op.filter.cond != NULL || op.filter.stop != STOP_NONE ||

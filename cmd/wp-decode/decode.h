@@ -180,6 +180,13 @@ int	 decoder_session(struct decoder *d, const struct wp_record *rec,
 	    struct wp_error *err);
 int	 decoder_target(struct decoder *d, const struct wp_record *rec,
 	    struct wp_error *err);
+/*
+ * The text to append to an access record whose address addr is in a
+ * module: ,"name":"SYMBOL+0xOFF" (MODULE:SYMBOL+0xOFF outside the main
+ * program, MODULE+0xOFF where no data symbol holds it), as wp-resolve
+ * takes an address; NULL when none.  Valid until the next call.
+ */
+const struct wp_jw *decoder_access(struct decoder *d, uint64_t addr);
 /* The armed record: how deep chains go. */
 void	 decoder_armed(struct decoder *d, const struct wp_record *rec);
 /*

@@ -510,6 +510,38 @@ decoder_hit(struct decoder *d, const struct wp_hit_in *h)
 	return &d->out;
 }
 
+const struct wp_jw *
+decoder_access(struct decoder *d, uint64_t addr)
+{
+	const struct dmap *mp;
+	const struct wp_module_rec *mr;
+	const char *base;
+	struct wp_func f;
+	char name[512], mod[256] = "";
+
+	if ((mp = image_map_at(&d->img, addr)) == NULL || mp->mod < 0 ||
+	    image_module(&d->img, mp->mod) == NULL)
+		return NULL;
+	mr = d->img.mods[mp->mod].rec;
+	base = strrchr(mr->path, '/') != NULL ? strrchr(mr->path, '/') + 1 :
+	    mr->path;
+	/* the main program's symbols are found first, without a module */
+	if (d->img.session.exe == NULL ||
+	    strcmp(mr->path, d->img.session.exe) != 0)
+		snprintf(mod, sizeof mod, "%s:", base);
+	if (wp_dwfl_object(d->img.dwfl, addr, &f) == 0 && addr == f.addr)
+		snprintf(name, sizeof name, "%s%s", mod, f.name);
+	else if (wp_dwfl_object(d->img.dwfl, addr, &f) == 0)
+		snprintf(name, sizeof name, "%s%s+0x%llx", mod, f.name,
+		    (unsigned long long)(addr - f.addr));
+	else
+		snprintf(name, sizeof name, "%s+0x%llx", base,
+		    (unsigned long long)(addr - mr->load_bias));
+	wp_jw_resume(&d->out);
+	wp_jw_str(&d->out, "name", name);
+	return &d->out;
+}
+
 void
 decoder_armed(struct decoder *d, const struct wp_record *rec)
 {

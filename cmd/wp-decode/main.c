@@ -73,6 +73,7 @@ one(struct decoder *d, const struct wp_record *rec, const char *name)
 {
 	const struct wp_jw *add;
 	struct wp_error err;
+	uint64_t addr;
 	int rc = 0;
 
 	if (rec->kind == WP_REC_HIT || rec->kind == WP_REC_TALLY ||
@@ -83,6 +84,10 @@ one(struct decoder *d, const struct wp_record *rec, const char *name)
 		add = decoder_hit(d, &d->hit);
 		return wp_stream_append(rec, add->buf, add->len);
 	}
+	if (rec->kind == WP_REC_ACCESS && wp_rec_get(rec, "name") == -1 &&
+	    wp_rec_hex(rec, "addr", &addr) == 0 &&
+	    (add = decoder_access(d, addr)) != NULL)
+		return wp_stream_append(rec, add->buf, add->len);
 	if (rec->kind == WP_REC_SESSION)
 		rc = decoder_session(d, rec, &err);
 	else if (rec->kind == WP_REC_TARGET)

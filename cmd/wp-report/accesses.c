@@ -10,12 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "html.h"
 #include "record.h"
 #include "report.h"
 #include "util.h"
 
 #define ACC_COLUMNS	100	/* the table's width, as the watches' */
 #define THREADS_COL	71	/* where an address's threads begin */
+#define HTML_ROWS	5000	/* addresses a page shows per site */
 
 /* One (address, thread) of a site: its latest counts. */
 struct racc {
@@ -24,8 +26,15 @@ struct racc {
 	pid_t		 tid;
 	uint64_t	 writes, reads;
 	const char	*region;	/* in r->aregions; NULL: not known */
+	uint64_t	 map_start;	/* with region: where its mapping
+					   starts */
 	int		 has_values;	/* a register store's first and last */
 	uint64_t	 first, last;
+	const char	*name;		/* in r->aregions: SYMBOL+0xOFF */
+	size_t		 nvals;		/* its value budget's */
+	uint64_t	 vals[WP_ACCESS_NVALS], vn[WP_ACCESS_NVALS], vother;
+	pid_t		 stack_of, tls_of;
+	int64_t		 tls_off;
 };
 
 /* A distinct address of a site, over its threads. */
@@ -33,9 +42,12 @@ struct raddr {
 	uint64_t	 addr;
 	uint64_t	 writes, reads;
 	const char	*region;
+	const struct racc *what;	/* its name, stack or TLS */
 	const struct racc **thr;
 	size_t		 nthr;
 };
+
+struct rval;
 
 /* What the report says of a site. */
 struct rview {
@@ -43,12 +55,22 @@ struct rview {
 	size_t		 n;
 	uint64_t	 writes, reads;
 	size_t		 threads;
-	const char	*top_region;
+	const struct racc *top;		/* one of the place most are in */
 	size_t		 top_count;
 	int		 has_stride;
 	uint64_t	 stride;
 	size_t		 stride_count;
 	struct racc	*acc;		/* its tallies, by address, thread */
+	/* a register store's values, over its value budgets: each
+	   distinct value kept and its writes, most first */
+	struct rval	*vals;
+	size_t		 nvals;
+	uint64_t	 vother;	/* writes of values past a budget */
+	int		 valued;
+};
+
+struct rval {
+	uint64_t	 value, count;
 };
 
 void
@@ -73,7 +95,23 @@ access_site(struct report *r, const struct wp_record *rec)
 		s->input[0] = '\0';
 	if (r->acc.vsize == 0)
 		wp_hmap_init(&r->acc, sizeof(struct racc));
+	if (r->accaddr.vsize == 0)
+		wp_hmap_init(&r->accaddr, 1);
 }
+
+/* The site of id, or NULL. */
+static struct rasite *
+site_of(struct report *r, int id)
+{
+	size_t i;
+
+	for (i = 0; i < r->nasites; i++)
+		if (r->asites[i].id == id)
+			return &r->asites[i];
+	return NULL;
+}
+
+#define EXECS(w, rd)	((w) > (rd) ? (w) : (rd))
 
 /* s, kept once in r->aregions; NULL for "" (not known). */
 static const char *
@@ -96,6 +134,7 @@ access_add(struct report *r, const struct wp_record *rec)
 {
 	struct wp_access_rec a;
 	struct wp_error e;
+	struct rasite *s;
 	struct racc *v;
 	int isnew;
 
@@ -103,18 +142,36 @@ access_add(struct report *r, const struct wp_record *rec)
 		return;
 	if (r->acc.vsize == 0)
 		wp_hmap_init(&r->acc, sizeof(struct racc));
+	if (r->accaddr.vsize == 0)
+		wp_hmap_init(&r->accaddr, 1);
 	/* cumulative: the latest replaces the one before */
 	v = wp_hmap_put(&r->acc, a.addr, (uint64_t)a.site << 32 |
 	    (uint32_t)a.tid, &isnew);
+	if ((s = site_of(r, a.site)) != NULL) {
+		s->execs += EXECS(a.writes, a.reads);
+		if (!isnew)
+			s->execs -= EXECS(v->writes, v->reads);
+		wp_hmap_put(&r->accaddr, a.addr, (uint64_t)a.site, &isnew);
+		s->naddrs += isnew != 0;
+	}
 	v->addr = a.addr;
 	v->site = a.site;
 	v->tid = a.tid;
 	v->writes = a.writes;
 	v->reads = a.reads;
 	v->region = region(r, a.region);
+	v->map_start = a.map_start;
 	v->has_values = a.has_values;
 	v->first = a.first;
 	v->last = a.last;
+	v->name = region(r, a.name);
+	v->nvals = a.nvals;
+	memcpy(v->vals, a.vals, sizeof v->vals);
+	memcpy(v->vn, a.vn, sizeof v->vn);
+	v->vother = a.vother;
+	v->stack_of = a.stack_of;
+	v->tls_of = a.tls_of;
+	v->tls_off = a.tls_off;
 }
 
 void
@@ -128,6 +185,8 @@ access_free(struct report *r)
 	free(r->asites);
 	if (r->acc.vsize != 0)
 		wp_hmap_free(&r->acc);
+	if (r->accaddr.vsize != 0)
+		wp_hmap_free(&r->accaddr);
 	r->asites = NULL;
 	r->nasites = 0;
 }
@@ -166,6 +225,78 @@ most_common(const uint64_t *d, size_t n, uint64_t *v)
 	return best;
 }
 
+static int
+by_count(const void *pa, const void *pb)
+{
+	const struct rval *a = pa, *b = pb;
+
+	if (a->count != b->count)
+		return a->count > b->count ? -1 : 1;
+	return (a->value > b->value) - (a->value < b->value);
+}
+
+/* The values of v's k tallies, over their budgets, into v->vals. */
+static void
+view_values(struct rview *v, size_t k)
+{
+	struct wp_hmap h;
+	uint64_t *n;
+	size_t i, j;
+	int isnew;
+
+	wp_hmap_init(&h, sizeof(uint64_t));
+	for (i = 0; i < k; i++) {
+		v->valued |= v->acc[i].nvals > 0;
+		v->vother += v->acc[i].vother;
+		for (j = 0; j < v->acc[i].nvals; j++) {
+			n = wp_hmap_put(&h, v->acc[i].vals[j], 0, &isnew);
+			*n += v->acc[i].vn[j];
+		}
+	}
+	v->vals = wp_xcalloc(h.n + 1, sizeof *v->vals);
+	for (i = 0; i < h.cap; i++)
+		if ((n = wp_hmap_slot(&h, i)) != NULL) {
+			v->vals[v->nvals].value = h.keys[2 * i];
+			v->vals[v->nvals++].count = *n;
+		}
+	qsort(v->vals, v->nvals, sizeof *v->vals, by_count);
+	wp_hmap_free(&h);
+}
+
+/*
+ * The place of c that the summary counts, as a key: a thread's TLS, a
+ * thread's stack, else its mapping (its region, and for anonymous
+ * memory, of which there are many, where it starts).
+ */
+static void
+place(const struct racc *c, uint64_t *k1, uint64_t *k2)
+{
+	*k1 = c->tls_of > 0 ? 1 : c->stack_of > 0 ? 2 :
+	    (uint64_t)(uintptr_t)c->region;
+	*k2 = c->tls_of > 0 || c->stack_of > 0 || c->region == NULL ||
+	    strcmp(c->region, "[anon]") != 0 ? 0 : c->map_start;
+}
+
+/* That place, named into buf: "[heap]", "[anon] at 0x7f0a2c000000". */
+static const char *
+place_name(const struct racc *c, char *buf, size_t sz)
+{
+	uint64_t k1, k2;
+
+	place(c, &k1, &k2);
+	if (c->tls_of > 0)
+		snprintf(buf, sz, "threads' TLS");
+	else if (c->stack_of > 0)
+		snprintf(buf, sz, "threads' stacks");
+	else if (c->region == NULL)
+		snprintf(buf, sz, "an unknown mapping");
+	else if (k2 != 0)
+		snprintf(buf, sz, "%s at 0x%" PRIx64, c->region, k2);
+	else
+		snprintf(buf, sz, "%s", c->region);
+	return buf;
+}
+
 /* Site id's addresses, threads and summary into v (freed by view_free). */
 static void
 view_site(const struct report *r, int id, struct rview *v)
@@ -173,8 +304,9 @@ view_site(const struct report *r, int id, struct rview *v)
 	const struct racc *c;
 	struct raddr *a = NULL;
 	uint64_t *d, *tids;
-	const char **regions;
-	size_t i, k, na = 0, nt, nd;
+	struct wp_hmap places;
+	size_t i, k, na = 0, nt, nd, *cnt;
+	int isnew;
 
 	memset(v, 0, sizeof *v);
 	v->acc = wp_xcalloc(r->acc.n + 1, sizeof *v->acc);
@@ -190,6 +322,7 @@ view_site(const struct report *r, int id, struct rview *v)
 			a = &v->a[na++];
 			a->addr = c->addr;
 			a->region = c->region;
+			a->what = c;
 			a->thr = wp_xcalloc(1, sizeof *a->thr);
 		} else
 			a->thr = wp_xrealloc(a->thr, (a->nthr + 1) *
@@ -207,21 +340,20 @@ view_site(const struct report *r, int id, struct rview *v)
 		nt += i == 0 || tids[i] != tids[i - 1];
 	v->threads = nt;
 	free(tids);
-	/* where most of them lie */
-	regions = wp_xcalloc(na + 1, sizeof *regions);
+	/* where most of them lie: counted per place, in one pass */
+	wp_hmap_init(&places, sizeof(size_t));
 	for (i = 0; i < na; i++) {
-		size_t same = 0, j;
+		const struct racc *c = v->a[i].what;
+		uint64_t k1, k2;
 
-		regions[i] = v->a[i].region != NULL ? v->a[i].region :
-		    "an unknown mapping";
-		for (j = 0; j <= i; j++)
-			same += strcmp(regions[j], regions[i]) == 0;
-		if (same > v->top_count) {
-			v->top_count = same;
-			v->top_region = regions[i];
+		place(c, &k1, &k2);
+		cnt = wp_hmap_put(&places, k1, k2, &isnew);
+		if (++*cnt > v->top_count) {
+			v->top_count = *cnt;
+			v->top = c;
 		}
 	}
-	free(regions);
+	wp_hmap_free(&places);
 	/* the stride: the most common step between neighbours */
 	nd = na > 1 ? na - 1 : 0;
 	d = wp_xcalloc(nd + 1, sizeof *d);
@@ -233,6 +365,7 @@ view_site(const struct report *r, int id, struct rview *v)
 		v->stride_count = most_common(d, nd, &v->stride);
 	}
 	free(d);
+	view_values(v, k);
 }
 
 static void
@@ -244,6 +377,33 @@ view_free(struct rview *v)
 		free(v->a[i].thr);
 	free(v->a);
 	free(v->acc);
+	free(v->vals);
+}
+
+/*
+ * What address a is, into buf: its name (SYMBOL+0xOFF, as wp watch
+ * takes it), a thread's TLS (where from its fs base) or stack, else the
+ * mapping that holds it; "-" when not known.
+ */
+static const char *
+what(const struct raddr *a, char *buf, size_t sz)
+{
+	const struct racc *c = a->what;
+
+	if (c->name != NULL)
+		snprintf(buf, sz, "%s", c->name);
+	else if (c->tls_of > 0)
+		snprintf(buf, sz, "TLS of %d, fs%s0x%" PRIx64, (int)c->tls_of,
+		    c->tls_off < 0 ? "-" : "+", c->tls_off < 0 ?
+		    -(uint64_t)c->tls_off : (uint64_t)c->tls_off);
+	else if (c->stack_of > 0)
+		snprintf(buf, sz, "stack of %d", (int)c->stack_of);
+	else if (c->region != NULL && strcmp(c->region, "[anon]") == 0 &&
+	    c->map_start != 0)
+		snprintf(buf, sz, "[anon] at 0x%" PRIx64, c->map_start);
+	else
+		snprintf(buf, sz, "%s", a->region != NULL ? a->region : "-");
+	return buf;
 }
 
 /* 1234567 as "1,234,567" into buf. */
@@ -270,11 +430,13 @@ summary(const struct rasite *s, const struct rview *v, char *buf,
     size_t sz)
 {
 	char n[32], w[32], rd[32], where[320] = "", stride[96] = "";
+	char pl[300];
 	char reads[64] = "";
 
-	if (v->n > 0 && v->top_region != NULL)
+	if (v->n > 0 && v->top != NULL)
 		snprintf(where, sizeof where, ", %zu%% in %s",
-		    (size_t)(v->top_count * 100 / v->n), v->top_region);
+		    (size_t)(v->top_count * 100 / v->n), place_name(v->top, pl,
+		    sizeof pl));
 	if (v->has_stride && v->stride_count * 10 >= (v->n - 1) * 9)
 		snprintf(stride, sizeof stride, ", stride 0x%" PRIx64,
 		    v->stride);
@@ -292,13 +454,52 @@ summary(const struct rasite *s, const struct rview *v, char *buf,
 	    v->threads == 1 ? "" : "s");
 }
 
+#define SHOWN_VALUES	4	/* the values the table and page name */
+
+/*
+ * The values a register store wrote, into buf: "values 0x1d2f 3,000,
+ * 0x1d30 2,000" (as many as fit a table's line, most written first,
+ * then how many more), and into note what budget kept them: "(the first
+ * 4 distinct per address and thread, kept in the kernel; 0 writes of
+ * others)"; "" for other instructions.
+ */
+static const char *
+values_line(const struct rview *v, char *buf, size_t sz, char *note,
+    size_t nsz)
+{
+	char c[32], one[64];
+	size_t i, o, len;
+
+	buf[0] = note[0] = '\0';
+	if (!v->valued)
+		return buf;
+	o = (size_t)snprintf(buf, sz, "values");
+	for (i = 0; i < v->nvals; i++) {
+		len = (size_t)snprintf(one, sizeof one, "%s 0x%" PRIx64 " %s",
+		    i ? "," : "", v->vals[i].value, grouped(v->vals[i].count,
+		    c, sizeof c));
+		/* room left for ", 99 more" within the table's width */
+		if (o + len + 16 > ACC_COLUMNS - 2 || o + len >= sz)
+			break;
+		memcpy(buf + o, one, len + 1);
+		o += len;
+	}
+	if (i < v->nvals)
+		snprintf(buf + o, sz - o, "%s %zu more", i ? "," : "",
+		    v->nvals - i);
+	snprintf(note, nsz, "(the first %d distinct per address and thread, "
+	    "kept in the kernel; %s write%s of others)", WP_ACCESS_NVALS,
+	    grouped(v->vother, c, sizeof c), v->vother == 1 ? "" : "s");
+	return buf;
+}
+
 void
 access_table(const struct report *r, FILE *f)
 {
 	const struct rasite *s;
 	const struct raddr *a;
 	struct rview v;
-	char line[1024], tv[48], *semi;
+	char line[1024], note[160], tv[48], wh[300], *semi;
 	size_t i, k, j, col;
 
 	for (i = 0; i < r->nasites; i++) {
@@ -314,15 +515,20 @@ access_table(const struct report *r, FILE *f)
 			fprintf(f, "  %s;\n  %s\n", line, semi + 2);
 		} else
 			fprintf(f, "  %s\n", line);
+		if (values_line(&v, line, sizeof line, note,
+		    sizeof note)[0] != '\0')
+			fprintf(f, "  %s\n  %s\n", line, note);
 		if (v.n > 0)
 			fprintf(f, "  %-18s  %10s  %10s  %-24s  %s\n", "ADDRESS",
 			    "WRITES", "READS", "WHERE", "THREADS (TID:WRITES)");
 		for (k = 0; k < v.n; k++) {
 			a = &v.a[k];
+			what(a, wh, sizeof wh);
 			fprintf(f, "  0x%-16" PRIx64 "  %10" PRIu64 "  %10"
-			    PRIu64 "  %-24.24s ", a->addr, a->writes, a->reads,
-			    a->region != NULL ? a->region : "-");
-			col = THREADS_COL;
+			    PRIu64 "  %-24s ", a->addr, a->writes, a->reads, wh);
+			/* a longer name whole: copyable, the threads after */
+			col = THREADS_COL + (strlen(wh) > 24 ?
+			    strlen(wh) - 24 : 0);
 			for (j = 0; j < a->nthr; j++) {
 				snprintf(tv, sizeof tv, " %d:%" PRIu64,
 				    (int)a->thr[j]->tid, s->rw &&
@@ -348,7 +554,7 @@ access_document(const struct report *r, struct wp_jw *w)
 	const struct rasite *s;
 	const struct raddr *a;
 	struct rview v;
-	char line[1024];
+	char line[1024], wh[300];
 	size_t i, k, j;
 
 	if (r->nasites == 0)
@@ -369,12 +575,33 @@ access_document(const struct report *r, struct wp_jw *w)
 		wp_jw_uint(w, "reads", v.reads);
 		wp_jw_uint(w, "threads", v.threads);
 		WP_JW_OR_NULL(wp_jw_hex, w, "stride", v.has_stride, v.stride);
+		if (v.valued) {
+			wp_jw_uint(w, "value_budget", WP_ACCESS_NVALS);
+			wp_jw_arr(w, "values");
+			for (k = 0; k < v.nvals; k++) {
+				wp_jw_obj(w, NULL);
+				wp_jw_hex(w, "value", v.vals[k].value);
+				wp_jw_uint(w, "count", v.vals[k].count);
+				wp_jw_end(w);
+			}
+			wp_jw_end(w);
+			wp_jw_uint(w, "values_other", v.vother);
+		}
 		wp_jw_arr(w, "addresses");
 		for (k = 0; k < v.n; k++) {
 			a = &v.a[k];
 			wp_jw_obj(w, NULL);
 			wp_jw_hex(w, "addr", a->addr);
 			wp_jw_str(w, "region", a->region);
+			wp_jw_str(w, "what", what(a, wh, sizeof wh));
+			if (a->what->name != NULL)
+				wp_jw_str(w, "name", a->what->name);
+			if (a->what->stack_of > 0)
+				wp_jw_int(w, "stack_of", a->what->stack_of);
+			if (a->what->tls_of > 0) {
+				wp_jw_int(w, "tls_of", a->what->tls_of);
+				wp_jw_shex(w, "tls_offset", a->what->tls_off);
+			}
 			wp_jw_uint(w, "writes", a->writes);
 			wp_jw_uint(w, "reads", a->reads);
 			wp_jw_arr(w, "threads");
@@ -399,4 +626,69 @@ access_document(const struct report *r, struct wp_jw *w)
 		view_free(&v);
 	}
 	wp_jw_end(w);
+}
+
+/*
+ * The page's section per site (wp-report --html): the instruction, its
+ * summary, then a row per address, the first HTML_ROWS in address order
+ * (the JSON document has them all).
+ */
+void
+access_html(const struct report *r, FILE *f)
+{
+	const struct rasite *s;
+	const struct raddr *a;
+	struct rview v;
+	char line[1024], note[160], wh[300];
+	size_t i, k, j;
+
+	for (i = 0; i < r->nasites; i++) {
+		s = &r->asites[i];
+		view_site(r, s->id, &v);
+		summary(s, &v, line, sizeof line);
+		fprintf(f, "<section class=\"site\" id=\"site-%d\" "
+		    "data-site=\"%d\" data-addresses=\"%zu\">\n<h2>site %d: ",
+		    s->id, s->id, v.n, s->id);
+		html_text(f, s->input);
+		fprintf(f, "</h2>\n<p class=\"where mono\">");
+		html_fmt(f, "0x%" PRIx64 "  %s", s->addr, s->insn);
+		fprintf(f, "</p>\n<p class=\"summary\">");
+		html_text(f, line);
+		fprintf(f, "</p>\n");
+		if (values_line(&v, line, sizeof line, note,
+		    sizeof note)[0] != '\0') {
+			fprintf(f, "<p class=\"values\">");
+			html_fmt(f, "%s %s", line, note);
+			fprintf(f, "</p>\n");
+		}
+		if (v.n > HTML_ROWS)
+			fprintf(f, "<p class=\"note\">The first %d addresses of "
+			    "%zu; the JSON report (--json) has every one.</p>\n",
+			    HTML_ROWS, v.n);
+		if (v.n > 0)
+			fprintf(f, "<table class=\"accesses\"><thead><tr>"
+			    "<th>ADDRESS</th><th>WRITES</th><th>READS</th>"
+			    "<th>WHAT</th><th>THREADS (TID:COUNT)</th></tr>"
+			    "</thead><tbody>\n");
+		for (k = 0; k < v.n && k < HTML_ROWS; k++) {
+			a = &v.a[k];
+			fprintf(f, "<tr data-addr=\"0x%" PRIx64 "\"><td class="
+			    "\"mono\">0x%" PRIx64 "</td><td class=\"num\">%"
+			    PRIu64 "</td><td class=\"num\">%" PRIu64 "</td>"
+			    "<td class=\"mono\">", a->addr, a->addr, a->writes,
+			    a->reads);
+			html_text(f, what(a, wh, sizeof wh));
+			fprintf(f, "</td><td class=\"mono\">");
+			for (j = 0; j < a->nthr; j++)
+				fprintf(f, "%s%d:%" PRIu64, j ? " " : "",
+				    (int)a->thr[j]->tid, s->rw &&
+				    a->thr[j]->writes == 0 ?
+				    a->thr[j]->reads : a->thr[j]->writes);
+			fprintf(f, "</td></tr>\n");
+		}
+		if (v.n > 0)
+			fprintf(f, "</tbody></table>\n");
+		fprintf(f, "</section>\n");
+		view_free(&v);
+	}
 }

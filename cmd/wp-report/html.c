@@ -556,6 +556,7 @@ report_html(const struct report *r, const struct timeline *tl, FILE *f)
 		for (i = 0; i < r->nt; i++)
 			if (r->t[i].follow == (int)k)
 				section(r, &r->t[i], tl, f);
+	access_html(r, f);	/* the instructions' addresses */
 	fprintf(f, "</main>\n<details class=\"text\"><summary>The text "
 	    "report</summary>\n<pre>");
 	html_text(f, text);

@@ -40,6 +40,8 @@ static struct {
 	long		 duration_ms;	/* -1: until a signal */
 	uint64_t	*prev;		/* each target's hits at tprev */
 	size_t		 nprev;
+	uint64_t	*sprev;		/* each site's executions at tprev */
+	size_t		 nsprev;
 	size_t		 drawn;		/* the frame's lines on the terminal */
 } L = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
 
@@ -177,6 +179,23 @@ target_counts(FILE *f, const struct rtarget *t, const struct tl_target *tt,
 	    (double)(n - before) / secs : 0, v);
 }
 
+/*
+ * A site's counts: "site 0 wpt_walk_store  6000 executions  2000/s  1000
+ * addresses", as its access records have said so far (each interval).
+ */
+static void
+site_counts(FILE *f, const struct rasite *s, double secs, size_t k)
+{
+	char name[128];
+	uint64_t before = k < L.nsprev ? L.sprev[k] : 0;
+
+	printable(name, sizeof name, s->input);
+	fprintf(f, "site %d %s  %llu executions  %.0f/s  %llu address%s",
+	    s->id, name, (unsigned long long)s->execs, secs > 0 &&
+	    s->execs > before ? (double)(s->execs - before) / secs : 0,
+	    (unsigned long long)s->naddrs, s->naddrs == 1 ? "" : "es");
+}
+
 /* The time so far: "1.2 s of 5 s", or "1.2 s" (until a signal). */
 static void
 elapsed(FILE *f, double secs)
@@ -210,7 +229,15 @@ frame(FILE *f, const struct timespec *now)
 			total += target_hits(timeline_target(L.tl, r->t[k].id));
 		fprintf(f, "wp: watching ");
 		elapsed(f, secs);
-		fprintf(f, ", %llu hits  \n", (unsigned long long)total);
+		/* a watch of instructions only: their executions */
+		if (r->nt == 0 && r->nasites > 0) {
+			for (k = 0; k < r->nasites; k++)
+				total += r->asites[k].execs;
+			fprintf(f, ", %llu executions  \n",
+			    (unsigned long long)total);
+		} else
+			fprintf(f, ", %llu hits  \n",
+			    (unsigned long long)total);
 		if (L.duration_ms >= 0)
 			fprintf(f, "  %.1f s left\n", secs * 1000 >
 			    (double)L.duration_ms ? 0 : (double)L.duration_ms /
@@ -232,6 +259,15 @@ frame(FILE *f, const struct timespec *now)
 			writers(f, &r->t[k], tt);
 		L.prev[k] = n;
 	}
+	L.sprev = wp_xrealloc(L.sprev, (r->nasites + 1) * sizeof *L.sprev);
+	for (k = 0; k < r->nasites; k++) {
+		fprintf(f, L.table ? "  " : k || r->nt ? "; " : " ");
+		site_counts(f, &r->asites[k], dt, k);
+		if (L.table)
+			fprintf(f, "\n");
+		L.sprev[k] = r->asites[k].execs;
+	}
+	L.nsprev = r->nasites;
 	if (!L.table)
 		fprintf(f, "\n");
 	L.nprev = r->nt;
@@ -419,5 +455,6 @@ live_stop(void)
 		free(buf);
 	}
 	free(L.prev);
+	free(L.sprev);
 	L.prev = NULL;
 }

@@ -207,6 +207,10 @@ struct rasite {
 	int		 rw;
 	char		 input[256];
 	char		 insn[200];
+	/* so far, for the live view: each access's executions (its writes
+	   or reads, whichever more), its distinct addresses */
+	uint64_t	 execs;
+	uint64_t	 naddrs;
 };
 
 struct report {
@@ -243,6 +247,7 @@ struct report {
 	struct rasite	*asites;
 	size_t		 nasites;
 	struct wp_hmap	 acc;		/* (addr, site << 32 | tid) */
+	struct wp_hmap	 accaddr;	/* (addr, site): seen */
 	char		**aregions;	/* their regions, each once */
 	size_t		 naregions;
 };
@@ -292,6 +297,7 @@ void	 access_add(struct report *r, const struct wp_record *rec);
 void	 access_free(struct report *r);
 void	 access_table(const struct report *r, FILE *f);
 void	 access_document(const struct report *r, struct wp_jw *w);
+void	 access_html(const struct report *r, FILE *f);
 
 /* view.c: sorts what the report shows, once the stream has ended, with
    the number of malformed lines; the view lives as long as r */

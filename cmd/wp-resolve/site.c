@@ -83,6 +83,11 @@ refuse(const struct wp_x86_insn *in, const struct target_opts *o,
 	else if (!in->writes && !o->rw)
 		snprintf(err, errsz, "'%s' only reads memory: -a rw counts "
 		    "its reads", in->text);
+	else if (strncmp(in->text, "lock ", 5) == 0)
+		/* arch/x86/kernel/uprobes.c, is_prefix_bad() */
+		snprintf(err, errsz, "'%s': the kernel puts no uprobe on a "
+		    "lock-prefixed instruction (only uprobes count "
+		    "instructions yet)", in->text);
 	else
 		return 0;
 	return -1;

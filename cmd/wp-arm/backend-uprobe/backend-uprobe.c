@@ -25,6 +25,8 @@
 #include <unistd.h>
 
 #include "bpf-prog.h"
+#include "elf.h"
+#include "hmap.h"
 #include "proc.h"
 #include "record.h"
 #include "util.h"
@@ -33,14 +35,38 @@
 #include "bpf/wpuprobe.h"
 #include "insn.skel.h"
 
+_Static_assert(WPU_NVALS == WP_ACCESS_NVALS, "the value budget: one");
+
 #define TALLY_MAX	(1 << 20)	/* (site, address, thread) tallies */
+/*
+ * Above a thread's pointer (its fs base) lies glibc's thread descriptor
+ * (struct pthread, its tcbhead first: fs:0x28 is the stack guard), below
+ * it the static TLS blocks of the modules loaded at the start: what of
+ * the descriptor is named the thread's TLS.
+ */
+#define TCB_BYTES	0x700
 
 struct uprobe_state {
 	struct wpuprobe		*skel;
 	struct bpf_link		*links[WPU_MAXSITES];
 	int			 pidfd;
 	struct wp_maps		 maps;		/* the latest read: regions */
+	uint64_t		 tls_below;	/* static TLS: its bytes below
+						   a thread's pointer */
 	struct wp_obs_site	 sites[WPU_MAXSITES];
+};
+
+/* A tally read from the map. */
+struct utally {
+	struct wpu_key		 k;
+	struct wpu_val		 v;
+};
+
+/* A thread that executed a site: where its stack and TLS are. */
+struct uthread {
+	pid_t			 tid;
+	uint64_t		 sp, tp;
+	const struct wp_map	*stack;		/* the mapping that holds sp */
 };
 
 struct uprobe_obs {
@@ -68,13 +94,53 @@ uprobe_fits(struct watch *w, int chosen, struct wp_error *e)
 			    s->id, (unsigned long long)s->addr);
 			return 0;
 		}
-		if (s->in.mem.seg == WP_GS_BASE) {
-			wp_error_set(e, WP_EXIT_ERROR, "site %d: its operand is "
-			    "gs-based: the gs base is not read yet", s->id);
+		/* arch/x86/kernel/uprobes.c: is_prefix_bad() */
+		if (strncmp(s->in.text, "lock ", 5) == 0) {
+			wp_error_set(e, WP_EXIT_ERROR, "site %d: '%s': the "
+			    "kernel puts no uprobe on a lock-prefixed "
+			    "instruction", s->id, s->in.text);
+			return 0;
+		}
+		if (s->in.kind == WP_X86_STRING && !s->in.rep &&
+		    s->in.width <= 0) {
+			wp_error_set(e, WP_EXIT_ERROR, "site %d: '%s': the "
+			    "bytes of its elements are not known", s->id,
+			    s->in.text);
 			return 0;
 		}
 	}
 	return 1;
+}
+
+/*
+ * The static TLS below a thread's pointer: the PT_TLS blocks of the
+ * modules mapped now (glibc's x86-64 layout: each module's block below
+ * the one before it, aligned), the surplus for later ones aside.
+ */
+static uint64_t
+static_tls(const struct wp_maps *m)
+{
+	struct wp_elf *elf;
+	struct wp_error e;
+	uint64_t sz, al, sum = 0;
+	size_t i, j;
+
+	for (i = 0; i < m->n; i++) {
+		if (m->v[i].path == NULL || m->v[i].path[0] != '/')
+			continue;
+		for (j = 0; j < i; j++)		/* each file once */
+			if (m->v[j].path != NULL &&
+			    strcmp(m->v[j].path, m->v[i].path) == 0)
+				break;
+		if (j < i || (elf = wp_elf_open(m->v[i].path, &e)) == NULL)
+			continue;
+		if (wp_elf_tls(elf, &sz, &al) == 0 && sz > 0) {
+			al = al > 1 ? al : 1;
+			sum = (sum + sz + al - 1) / al * al;
+		}
+		wp_elf_close(elf);
+	}
+	return sum;
 }
 
 static int
@@ -82,7 +148,7 @@ uprobe_open(struct watch *w, struct wp_error *e)
 {
 	struct uprobe_state *u = wp_xcalloc(1, sizeof *u);
 	size_t i;
-	int err, fs = 0;
+	int err, fs = 0, gs = 0;
 
 	bpfw_verbose(w->verbose);
 	if ((u->skel = wpuprobe__open()) == NULL) {
@@ -90,9 +156,12 @@ uprobe_open(struct watch *w, struct wp_error *e)
 		free(u);
 		return -1;
 	}
-	for (i = 0; i < w->nsites; i++)
+	for (i = 0; i < w->nsites; i++) {
 		fs |= w->sites[i].in.mem.seg == WP_FS_BASE;
+		gs |= w->sites[i].in.mem.seg == WP_GS_BASE;
+	}
 	u->skel->rodata->with_fs = (__u32)fs;
+	u->skel->rodata->with_gs = (__u32)gs;
 	/* entries made as they are first met, not all at the load */
 	bpf_map__set_max_entries(u->skel->maps.tally, TALLY_MAX);
 	bpf_map__set_map_flags(u->skel->maps.tally, BPF_F_NO_PREALLOC);
@@ -104,6 +173,7 @@ uprobe_open(struct watch *w, struct wp_error *e)
 	}
 	u->pidfd = -1;
 	wp_proc_maps(w->pid, &u->maps);
+	u->tls_below = static_tls(&u->maps);
 	w->state = u;
 	return 0;
 }
@@ -119,7 +189,10 @@ site_conf(struct uprobe_state *u, const struct wp_site_spec *s, __u32 i)
 	c.base = m->base;
 	c.index = m->index;
 	c.scale = (__u32)m->scale;
-	c.seg = m->seg == WP_FS_BASE ? WPU_SEG_FS : WPU_SEG_NONE;
+	c.seg = m->seg == WP_FS_BASE ? WPU_SEG_FS : m->seg == WP_GS_BASE ?
+	    WPU_SEG_GS : WPU_SEG_NONE;
+	c.rep = s->in.kind == WP_X86_STRING && s->in.rep ?
+	    (__u32)s->in.width : 0;
 	c.disp = m->disp;
 	c.next_ip = m->rip_rel ? s->addr + (uint64_t)s->in.size : 0;
 	c.addr32 = m->base_bytes == 4;
@@ -162,6 +235,7 @@ decode_sites(struct watch *w, struct wp_error *e)
 			break;
 		}
 		s->in.kind = in.kind;
+		s->in.rep = in.rep;
 		s->in.src_reg = in.src_reg;
 		s->in.src_shift = in.src_shift;
 		s->in.src_bytes = in.src_bytes;
@@ -221,6 +295,8 @@ uprobe_arm(struct watch *w, struct wp_error *e)
 			return wp_error_set(e, WP_EXIT_ERROR, "site %d: no "
 			    "uprobe at %s+0x%llx: %s", s->id, s->path,
 			    (unsigned long long)s->file_offset,
+			    (err < 0 ? -err : err) == 524 ? "the kernel "
+			    "refuses a uprobe on this instruction" :
 			    strerror(err < 0 ? -err : err));
 		}
 	}
@@ -251,19 +327,79 @@ uprobe_run(struct watch *w, uint64_t until)
 		w->stop_reason = wp_stop_names[WP_STOP_EXITED];
 }
 
+/*
+ * Whose stack or TLS address a is, of the threads th (those that
+ * executed a site, where they were then) into ac: a thread's TLS from
+ * its static blocks below its pointer to its descriptor above it; its
+ * stack, the mapping that held its stack pointer; the main thread's,
+ * [stack].
+ */
+static void
+whose(const struct uprobe_state *u, pid_t pid, struct wp_hmap *th,
+    const struct wp_map *mp, uint64_t a, struct wp_access_rec *ac)
+{
+	const struct uthread *t;
+	size_t i;
+
+	for (i = 0; i < th->cap; i++) {
+		if ((t = wp_hmap_slot(th, i)) == NULL || t->tp == 0)
+			continue;
+		if (a + u->tls_below >= t->tp && a < t->tp + TCB_BYTES) {
+			ac->tls_of = t->tid;
+			ac->tls_off = (int64_t)(a - t->tp);
+			return;
+		}
+	}
+	if (mp == NULL)
+		return;
+	for (i = 0; i < th->cap; i++)
+		if ((t = wp_hmap_slot(th, i)) != NULL && t->stack != NULL &&
+		    t->stack->start == mp->start) {
+			ac->stack_of = t->tid;
+			return;
+		}
+	if (mp->path != NULL && strcmp(mp->path, "[stack]") == 0)
+		ac->stack_of = pid;
+}
+
+/* Every tally, read from the map into *n (the caller frees them). */
+static struct utally *
+read_tallies(struct uprobe_state *u, size_t *n)
+{
+	struct wpu_key k, next, *prev = NULL;
+	struct utally *t = NULL;
+	size_t cap = 0;
+	int fd = bpf_map__fd(u->skel->maps.tally);
+
+	*n = 0;
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		k = next;
+		prev = &k;
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 1024;
+			t = wp_xrealloc(t, cap * sizeof *t);
+		}
+		t[*n].k = k;
+		if (bpf_map_lookup_elem(fd, &k, &t[*n].v) == 0)
+			(*n)++;
+	}
+	return t;
+}
+
 /* Every tally into access records, and the totals into the sites. */
 static void
 uprobe_count(struct watch *w)
 {
 	struct uprobe_state *u = w->state;
-	struct wpu_key k, next, *prev = NULL;
-	struct wpu_val v;
+	struct utally *tl;
+	struct uthread *th;
 	struct wpu_tot t;
 	struct wp_access_rec a;
 	struct wp_maps maps;
+	struct wp_hmap thr;
 	const struct wp_map *mp;
-	int fd = bpf_map__fd(u->skel->maps.tally);
-	__u32 i;
+	size_t i, n;
+	int isnew;
 
 	/* where each address lies, while the process is there to say */
 	if (wp_proc_maps(w->pid, &maps) == 0) {
@@ -280,31 +416,52 @@ uprobe_count(struct watch *w)
 			u->sites[i].segment_unread = t.noseg;
 		}
 	}
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		k = next;
-		prev = &k;
-		if (bpf_map_lookup_elem(fd, &k, &v) != 0 || k.site >= w->nsites)
+	tl = read_tallies(u, &n);
+	wp_hmap_init(&thr, sizeof(struct uthread));
+	for (i = 0; i < n; i++) {
+		th = wp_hmap_put(&thr, tl[i].k.tid, 0, &isnew);
+		if (!isnew)
 			continue;
-		u->sites[k.site].addresses++;
+		th->tid = (pid_t)tl[i].k.tid;
+		th->sp = tl[i].v.sp;
+		th->tp = tl[i].v.tp;
+		th->stack = wp_proc_maps_find(&u->maps, th->sp);
+	}
+	for (i = 0; i < n; i++) {
+		const struct wpu_key *k = &tl[i].k;
+		const struct wpu_val *v = &tl[i].v;
+
+		if (k->site >= w->nsites)
+			continue;
+		u->sites[k->site].addresses++;
 		memset(&a, 0, sizeof a);
-		a.site = w->sites[k.site].id;
-		a.addr = k.addr;
-		a.tid = (pid_t)k.tid;
-		a.writes = v.writes;
-		a.reads = v.reads;
+		a.site = w->sites[k->site].id;
+		a.addr = k->addr;
+		a.tid = (pid_t)k->tid;
+		a.writes = v->writes;
+		a.reads = v->reads;
 		a.time_ns = watch_time(w, wp_now_ns());
-		if (w->sites[k.site].in.kind == WP_X86_REG_STORE) {
+		if (w->sites[k->site].in.kind == WP_X86_REG_STORE) {
 			a.has_values = 1;
-			a.first = v.first;
-			a.last = v.last;
+			a.first = v->first;
+			a.last = v->last;
+			a.nvals = v->nvals < WPU_NVALS ? v->nvals : WPU_NVALS;
+			memcpy(a.vals, v->vals, sizeof a.vals);
+			memcpy(a.vn, v->vn, sizeof a.vn);
+			a.vother = v->vother;
 		}
-		if ((mp = wp_proc_maps_find(&u->maps, k.addr)) != NULL)
+		if ((mp = wp_proc_maps_find(&u->maps, k->addr)) != NULL) {
 			snprintf(a.region, sizeof a.region, "%s",
 			    mp->path != NULL ? mp->path : "[anon]");
+			a.map_start = mp->start;
+		}
+		whose(u, w->pid, &thr, mp, k->addr, &a);
 		watch_thread(w, a.tid, THR_INHERITED);
 		if (emit_access(w, &a) == -1)
-			return;
+			break;
 	}
+	wp_hmap_free(&thr);
+	free(tl);
 }
 
 static void

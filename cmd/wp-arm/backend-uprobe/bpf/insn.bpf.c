@@ -5,6 +5,8 @@
  * effective address of its memory operand from the registers (base,
  * index, scale, displacement, the fs base from the task), counting the
  * execution per (site, address, thread) in a hash map that wp-arm reads.
+ * A new entry keeps the thread's stack pointer and fs base too, for
+ * wp-arm to say whose stack or thread-local storage the address is.
  */
 #include <linux/bpf.h>
 #include <linux/ptrace.h>
@@ -16,6 +18,7 @@
 /* the kernel's, as far as the fs base: relocated by its BTF (CO-RE) */
 struct thread_struct {
 	unsigned long fsbase;
+	unsigned long gsbase;
 } __attribute__((preserve_access_index));
 
 struct task_struct {
@@ -23,6 +26,7 @@ struct task_struct {
 } __attribute__((preserve_access_index));
 
 const volatile __u32 with_fs = 0;	/* a site's operand is fs: */
+const volatile __u32 with_gs = 0;	/* or gs: */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -45,6 +49,33 @@ struct {
 	__type(value, struct wpu_tot);
 } totals SEC(".maps");
 
+/*
+ * The value budget: the first WPU_NVALS distinct values a register store
+ * wrote at one address, each with its count, then how many writes were
+ * of other values.  One thread's entry is only its own to change (a
+ * thread runs on one CPU at a time, and the program is not preempted).
+ */
+static __always_inline void
+tally_value(struct wpu_val *v, __u64 val)
+{
+	__u64 i;
+
+#pragma unroll
+	for (i = 0; i < WPU_NVALS; i++) {
+		if (i == v->nvals) {
+			v->vals[i] = val;
+			v->vn[i] = 1;
+			v->nvals = i + 1;
+			return;
+		}
+		if (v->vals[i] == val) {
+			v->vn[i]++;
+			return;
+		}
+	}
+	v->vother++;
+}
+
 SEC("uprobe")
 int
 on_insn(struct pt_regs *ctx)
@@ -55,7 +86,7 @@ on_insn(struct pt_regs *ctx)
 	struct wpu_site *s;
 	struct wpu_tot *tot;
 	struct task_struct *task;
-	__u64 a, base, val = 0;
+	__u64 a, base, val = 0, n = 0;
 
 	if ((s = bpf_map_lookup_elem(&conf, &site)) == NULL ||
 	    (tot = bpf_map_lookup_elem(&totals, &site)) == NULL)
@@ -76,6 +107,26 @@ on_insn(struct pt_regs *ctx)
 		}
 		a += base;
 	}
+	if (with_gs && s->seg == WPU_SEG_GS) {
+		task = (struct task_struct *)bpf_get_current_task();
+		if (bpf_core_read(&base, sizeof base, &task->thread.gsbase)) {
+			__sync_fetch_and_add(&tot->noseg, 1);
+			return 0;
+		}
+		a += base;
+	}
+	/*
+	 * A rep string store: the uprobe runs before each iteration (the
+	 * kernel steps the instruction out of line, one iteration, and
+	 * returns to it while rcx is not 0), each one element at rdi, up
+	 * or down as DF says: an execution is an element.  rcx 0 writes
+	 * nothing.
+	 */
+	if (s->rep) {
+		n = wp_x86_reg_at(ctx, WP_RCX);
+		if ((s->addr32 ? (__u32)n : n) == 0)
+			return 0;
+	}
 	/* before the instruction: what a register store stores */
 	if (s->src >= 0)
 		val = (wp_x86_reg_at(ctx, s->src) >> s->shift) & s->mask;
@@ -86,11 +137,23 @@ on_insn(struct pt_regs *ctx)
 		__sync_fetch_and_add(&v->writes, s->writes);
 		__sync_fetch_and_add(&v->reads, s->reads);
 		v->last = val;
+		if (s->src >= 0)
+			tally_value(v, val);
 		return 0;
 	}
 	one.writes = s->writes;
 	one.reads = s->reads;
 	one.first = one.last = val;
+	if (s->src >= 0) {
+		one.vals[0] = val;
+		one.vn[0] = 1;
+		one.nvals = 1;
+	}
+	/* once per address and thread: where its stack and TLS are */
+	one.sp = wp_x86_reg_at(ctx, WP_RSP);
+	task = (struct task_struct *)bpf_get_current_task();
+	if (bpf_core_read(&one.tp, sizeof one.tp, &task->thread.fsbase))
+		one.tp = 0;
 	if (bpf_map_update_elem(&tally, &k, &one, BPF_NOEXIST) == 0)
 		return 0;
 	/* another CPU made it first: add to its entry */

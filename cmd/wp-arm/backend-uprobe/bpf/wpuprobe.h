@@ -12,8 +12,10 @@
 #include "x86-regs.h"
 
 #define WPU_MAXSITES	64	/* instructions probed in one watch */
+#define WPU_NVALS	4	/* the value budget: distinct values kept
+				   per site, address and thread */
 
-enum { WPU_SEG_NONE, WPU_SEG_FS };
+enum { WPU_SEG_NONE, WPU_SEG_FS, WPU_SEG_GS };
 
 /* conf: per site (the uprobe's cookie), its memory operand */
 struct wpu_site {
@@ -29,7 +31,8 @@ struct wpu_site {
 	__s32	src;		/* a register store's source register
 				   (x86-regs.h's order); -1: none */
 	__u32	shift;		/* of the register: 8 for ah .. dh */
-	__u32	pad;
+	__u32	rep;		/* a rep string store: each iteration is
+				   a hit (the uprobe runs before each) */
 	__u64	mask;		/* of the value: the bytes stored */
 };
 
@@ -45,6 +48,14 @@ struct wpu_val {
 	__u64	reads;
 	__u64	first;		/* a register store: the value it stored */
 	__u64	last;		/* first and latest (one thread's: in order) */
+	__u64	vals[WPU_NVALS];	/* a register store: the first distinct
+				   values it stored, */
+	__u64	vn[WPU_NVALS];	/* how often each, */
+	__u64	vother;		/* and how often another */
+	__u64	nvals;
+	__u64	sp;		/* the thread's stack pointer and thread */
+	__u64	tp;		/* pointer (fs base) at the first: whose
+				   stack or TLS an address is */
 };
 
 /* totals: per site */
