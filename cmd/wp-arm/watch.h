@@ -158,8 +158,11 @@ enum {
 	BK_DEBUGREGS	= 1 << 5,	/* the debug registers: their slots and
 					   lengths (lib/hwbp.h) */
 	BK_ANYWIDTH	= 1 << 6,	/* any length and number of targets */
-	BK_SITES	= 1 << 7	/* counts instructions' addresses (site
+	BK_SITES	= 1 << 7,	/* counts instructions' addresses (site
 					   records), and watches no target */
+	BK_NEAR		= 1 << 8	/* its tracer follows the stopped
+					   thread's CPU: --tracer-cpu
+					   (trace/near.c) */
 };
 
 struct backend {
@@ -230,6 +233,9 @@ struct watch {
 	size_t			 callchain_stack;	/* dwarf: bytes copied */
 	size_t			 ring_pages;
 	int			 verbose;
+	int			 tracer_cpu_free;	/* --tracer-cpu free:
+						   the page backend's tracer
+						   does not follow (near.c) */
 	const char		*follow_mode;	/* --follow-mode: stop,
 						   stop-all, async; NULL:
 						   the backend's own */
