@@ -299,10 +299,9 @@ parse_options(int argc, char *argv[], struct watch *w, struct options *op)
 	w->interval_ms = 1000;
 	w->callchain_depth = WP_CALLCHAIN_DEFAULT;
 	w->callchain_stack = WP_CALLCHAIN_STACK;
+	/* every member: --doctor's was left to the stack before */
+	memset(op, 0, sizeof *op);
 	op->backend = "auto";
-	op->check_bp = 0;
-	op->tracer_cpu = 0;
-	memset(&op->filter, 0, sizeof op->filter);
 	while ((ch = wp_getopt(argc, argv, &use)) != -1) {
 		/* --callchain MODE, as perf's --call-graph MODE */
 		if (ch == 'c' && optarg == NULL && optind < argc &&
