@@ -832,3 +832,57 @@ slow_reader() {
 	assert_success
 	refute_line --partial "lost updates"
 }
+
+# paced_watch [ARM-ARGS...]: page-game's paced loop (60 writes, each
+# after a stretch of arithmetic) watched by page with ARM-ARGS; sets
+# CPUS_BEFORE, CPUS_DURING and CPUS_AFTER (the target's CPUs allowed:
+# before the watch, once it is armed, after its loop)
+paced_watch() {
+	start_target page-game -m game -f 60 -c 300000 -w
+	CPUS_BEFORE=$(awk '/^Cpus_allowed_list/ { print $2 }' "/proc/$TPID/status")
+	watch_start wpt_score -- --backend page -d 300s "$@"
+	CPUS_DURING=$(awk '/^Cpus_allowed_list/ { print $2 }' "/proc/$TPID/status")
+	kill -USR1 "$TPID"
+	wait_for "$TOUT" '^done' 120
+	CPUS_AFTER=$(awk '/^Cpus_allowed_list/ { print $2 }' "/proc/$TPID/status")
+	kill -USR1 "$TPID"
+	watch_wait
+}
+
+@test "wp-arm page: a paced loop with the tracer following the writer's CPU (the default): every write counted, the result and the target's CPUs as unwatched, the moves counted" {
+	local plain
+	usr1_run page-game -m game -f 60 -c 300000
+	plain=$(awk '$1 == "sum" { print $2 }' "$TOUT")
+	paced_watch
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(awk '$1 == "sum" { print $2 }' "$TOUT")" "$plain"
+	assert_equal "$(obs .page.faults_watched) $(hits) $(obs '.targets[0].counted')" "60 60 60"
+	# only the tracer moves: the target keeps the CPUs it was given
+	assert_equal "$CPUS_DURING $CPUS_AFTER" "$CPUS_BEFORE $CPUS_BEFORE"
+	if [ "$(nproc)" -ge 2 ]; then
+		# a number: 0 where its writes never came after a long wait
+		assert_equal "$(obs '.page.tracer_moves | type')" number
+		(( $(obs .page.tracer_moves) <= 60 )) ||
+			fail "$(obs .page.tracer_moves) moves for 60 faults"
+	else
+		# one CPU: nowhere to move, not said
+		assert_equal "$(obs '.page.tracer_moves')" null
+	fi
+}
+
+@test "wp-arm page --tracer-cpu free: the same loop, every write counted, no moves said" {
+	paced_watch --tracer-cpu free
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(obs .page.faults_watched) $(hits)" "60 60"
+	assert_equal "$CPUS_DURING $CPUS_AFTER" "$CPUS_BEFORE $CPUS_BEFORE"
+	assert_equal "$(obs '.page.tracer_moves')" null
+}
+
+@test "wp-arm --tracer-cpu: refused with a backend whose tracer does not follow, and a word it does not know named" {
+	run --separate-stderr wp-arm --backend ptrace --tracer-cpu free < /dev/null
+	assert_failure 64
+	assert_equal "$stderr" "wp-arm: --tracer-cpu with --backend ptrace: only the page backend's tracer follows a thread's CPU"
+	run --separate-stderr wp-arm --tracer-cpu near < /dev/null
+	assert_failure 64
+	assert_equal "$stderr" "wp-arm: --tracer-cpu near: expected follow or free"
+}
