@@ -864,6 +864,9 @@ paced_watch() {
 		assert_equal "$(obs '.page.tracer_moves | type')" number
 		(( $(obs .page.tracer_moves) <= 60 )) ||
 			fail "$(obs .page.tracer_moves) moves for 60 faults"
+		run --separate-stderr sh -c "wp-decode < '$WOUT' | wp-report"
+		assert_success
+		assert_line "         each resolved by wp-arm's tracer, which moved to the writer's CPU $(obs .page.tracer_moves) times"
 	else
 		# one CPU: nowhere to move, not said
 		assert_equal "$(obs '.page.tracer_moves')" null
@@ -876,6 +879,10 @@ paced_watch() {
 	assert_equal "$(obs .page.faults_watched) $(hits)" "60 60"
 	assert_equal "$CPUS_DURING $CPUS_AFTER" "$CPUS_BEFORE $CPUS_BEFORE"
 	assert_equal "$(obs '.page.tracer_moves')" null
+	run --separate-stderr sh -c "wp-decode < '$WOUT' | wp-report"
+	assert_success
+	assert_line --partial "60 faults: 60 watched"
+	refute_line --partial "moved to the writer's CPU"
 }
 
 @test "wp-arm --tracer-cpu: refused with a backend whose tracer does not follow, and a word it does not know named" {
