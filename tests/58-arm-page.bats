@@ -873,6 +873,19 @@ paced_watch() {
 	fi
 }
 
+@test "wp-arm page: a writer on another CPU at every write (as an idle machine's scheduler may place it): the tracer stops following after 8 moves, every write still counted" {
+	[ "$(nproc)" -ge 2 ] || skip "one CPU: the tracer has nowhere to follow"
+	start_target page-game -m hop -f 200 -c 300000
+	watch_start wpt_score -- --backend page -d 300s
+	kill -USR1 "$TPID"
+	watch_wait
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(obs .page.faults_watched) $(hits)" "200 200"
+	# 8 moves in its first 64 long waits (its system calls stop it too),
+	# then 1024 long waits free
+	assert_equal "$(obs .page.tracer_moves)" 8
+}
+
 @test "wp-arm page --tracer-cpu free: the same loop, every write counted, no moves said" {
 	paced_watch --tracer-cpu free
 	assert_equal "$WSTATUS" 0

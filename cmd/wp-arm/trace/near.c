@@ -12,7 +12,10 @@
  * switches to the tracer on that CPU, and the resume back, with no CPU
  * to wake.  A short wait (a tight loop of faults) reads nothing.
  * The target's own threads are not moved: only the tracer, and the CPUs
- * it may use are those it had.
+ * it may use are those it had.  Where the scheduler wakes the thread on
+ * another CPU each time anyway (an idle CPU beside the tracer's busy
+ * one), following only adds moves: past NEAR_MOVES_MAX in a window the
+ * tracer lets itself be placed freely again for a while (near.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -76,6 +79,17 @@ cpu_of(struct tr_near *n, pid_t pid, pid_t tid)
 	return -1;
 }
 
+/* Back where the tracer was started (-1: it could not be). */
+static int
+unbind(struct tr_near *n)
+{
+	if (n->cpu != -1 && (!n->have_own ||
+	    sched_setaffinity(0, sizeof n->own, &n->own) == -1))
+		return -1;
+	n->cpu = -1;
+	return 0;
+}
+
 void
 near_stopped(struct tr_near *n, pid_t pid, pid_t tid)
 {
@@ -84,9 +98,26 @@ near_stopped(struct tr_near *n, pid_t pid, pid_t tid)
 
 	if (!n->on || wp_now_ns() - n->since < NEAR_WAIT_NS)
 		return;
+	if (n->paused > 0) {
+		n->paused--;
+		return;
+	}
+	if (++n->waits > NEAR_WINDOW) {
+		n->waits = 1;
+		n->window_moves = 0;
+	}
 	if ((cpu = cpu_of(n, pid, tid)) < 0 || cpu == n->cpu ||
 	    cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &n->own))
 		return;
+	if (n->window_moves == NEAR_MOVES_MAX) {
+		/* following does not keep it near: free for a while */
+		if (unbind(n) == -1)
+			n->on = 0;
+		n->paused = NEAR_PAUSE;
+		n->waits = n->window_moves = 0;
+		return;
+	}
+	n->window_moves++;
 	CPU_ZERO(&one);
 	CPU_SET(cpu, &one);
 	if (sched_setaffinity(0, sizeof one, &one) == -1) {
@@ -105,8 +136,7 @@ near_close(struct tr_near *n)
 	if (n->fd != -1)
 		close(n->fd);
 	n->fd = -1;
-	if (n->cpu != -1 && n->have_own)
-		(void)sched_setaffinity(0, sizeof n->own, &n->own);
+	(void)unbind(n);
 	n->cpu = -1;
 	n->on = 0;
 }

@@ -17,6 +17,17 @@
  */
 #define NEAR_WAIT_NS	40000
 
+/*
+ * Where following does not keep the thread near (it is woken on another
+ * CPU each time: an idle machine's scheduler may prefer an idle CPU to
+ * the tracer's), each long wait is a move: after NEAR_MOVES_MAX moves
+ * within NEAR_WINDOW long waits the tracer stops following, where it was
+ * started, for NEAR_PAUSE long waits, then tries again
+ */
+#define NEAR_WINDOW	64
+#define NEAR_MOVES_MAX	8
+#define NEAR_PAUSE	1024
+
 struct tr_near {
 	int		 on;		/* --tracer-cpu follow */
 	int		 cpu;		/* where the tracer is now bound, -1:
@@ -26,6 +37,9 @@ struct tr_near {
 	int		 have_own;
 	cpu_set_t	 own;		/* the tracer's CPUs at the start */
 	uint64_t	 since;		/* when the latest wait began */
+	unsigned	 waits;		/* long waits in this window */
+	unsigned	 window_moves;	/* moves in this window */
+	unsigned	 paused;	/* long waits left not following */
 	uint64_t	*moves;		/* counted here (the observation's) */
 };
 
