@@ -106,8 +106,12 @@ for ((r = 0; r < rounds; r++)); do
 	awk '$1 == "fault_ns" { print $2 }' "$work/floor" >> "$work/tracer"
 done
 
-echo "machine: $cpu, $(nproc) CPUs, virtualisation: $virt, hardware breakpoints $bp;"
-echo "         load average $load0 at the start, $(cut -d' ' -f1 /proc/loadavg) at the end"
+echo "machine: $cpu, $(nproc) CPUs, kernel $(uname -r), virtualisation: $virt,"
+echo "         hardware breakpoints $bp; load average $load0 at the start, $(cut -d' ' -f1 /proc/loadavg) at the end"
+# more runnable work than CPUs: a target that stops often is given the
+# CPU sooner than one that computes, and beats its unwatched self
+awk -v a="$load0" -v b="$(cut -d' ' -f1 /proc/loadavg)" -v n="$(nproc)" 'BEGIN {
+    if (a > n || b > n) print "note: the load exceeds the CPUs: the ratios measure the scheduler'"'"'s share as much as the watch" }'
 echo "medians of $rounds interleaved rounds, the target's own clock:"
 an=$(median "$work/a.none")
 printf '(a) paced loop: %d writes, each after %d iterations (%.0f us of work)\n' \
