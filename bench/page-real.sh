@@ -107,9 +107,9 @@ done
 echo "machine: $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo), $(nproc) CPUs, virtualisation: $(systemd-detect-virt --vm 2> /dev/null || echo unknown), load average $(cut -d' ' -f1 /proc/loadavg)"
 echo "medians of $rounds interleaved rounds:"
 pn=$(median "$work/py.none")
-printf 'python3 %s, _PyRuntime watched (%s bytes): a loop of dict stores and json.dumps\n' \
-    "$("$py" -c 'import sys; print(sys.version.split()[0])')" \
-    "$(nm -DS "$(readlink -f "$py")" 2> /dev/null | awk '$4 == "_PyRuntime" { print strtonum("0x" $2) }')"
+size=$(nm -DS "$(readlink -f "$py")" 2> /dev/null | awk '$4 == "_PyRuntime" { print $2 }')
+printf 'python3 %s, _PyRuntime watched (%s bytes): 300 rounds of a dict store and json.dumps\n' \
+    "$("$py" -c 'import sys; print(sys.version.split()[0])')" "$((16#${size:-0}))"
 printf '  unwatched        %8.1f ms\n' "$pn"
 for c in free follow; do
 	m=$(median "$work/py.$c")
