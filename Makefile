@@ -194,8 +194,10 @@ deps:
 check: deps all
 	@WP_BUILD=$(CURDIR)/$(O) sh tests/run.sh
 
+# a local read before it is set holds the same pattern in every run
 asan-check:
-	$(MAKE) O=build-asan CFLAGS="-O1 -g $(SANFLAGS)" check
+	$(MAKE) O=build-asan CFLAGS="-O1 -g $(SANFLAGS) \
+	    -ftrivial-auto-var-init=pattern" check
 
 # Fuzzing (tests/fuzz): a libFuzzer harness per stage's input, built
 # with clang over the same sources into $(O)/fuzz, seeded by

@@ -653,6 +653,44 @@ wp_dwfl_func_named(struct wp_dwfl *d, const char *name, struct wp_func *f)
 }
 
 int
+wp_dwfl_symbol(void *module, const char *name, uint64_t *value,
+    uint64_t *size, int *tls)
+{
+	Dwfl_Module *mod = module;
+	uint64_t vals[16];
+	GElf_Addr addr;
+	GElf_Word shndx;
+	GElf_Sym sym;
+	const char *s;
+	size_t j, nvals = 0;
+	int i, n;
+
+	n = dwfl_module_getsymtab(mod);
+	for (i = 1; i < n; i++) {
+		s = dwfl_module_getsym_info(mod, i, &sym, &addr, &shndx, NULL,
+		    NULL);
+		if (s == NULL || strcmp(s, name) != 0 ||
+		    sym.st_shndx == SHN_UNDEF ||
+		    GELF_ST_TYPE(sym.st_info) == STT_SECTION ||
+		    GELF_ST_TYPE(sym.st_info) == STT_FILE)
+			continue;
+		/* the file's value: an address, or a TLS block's offset */
+		for (j = 0; j < nvals && vals[j] != sym.st_value; j++)
+			;
+		if (j < nvals)
+			continue;
+		if (nvals == 0) {
+			*value = sym.st_value;
+			*size = sym.st_size;
+			*tls = GELF_ST_TYPE(sym.st_info) == STT_TLS;
+		}
+		if (nvals < sizeof vals / sizeof vals[0])
+			vals[nvals++] = sym.st_value;
+	}
+	return (int)nvals;
+}
+
+int
 wp_dwfl_module_named(struct wp_dwfl *d, const char *name, uint64_t *start,
     uint64_t *end, uint64_t *bias)
 {

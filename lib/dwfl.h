@@ -110,6 +110,13 @@ int	 wp_dwfl_fde_func(struct wp_dwfl *d, uint64_t addr, struct wp_func *f);
  */
 int	 wp_dwfl_func_named(struct wp_dwfl *d, const char *name,
 	    struct wp_func *f);
+/*
+ * Definitions of name in module (a Dwfl_Module *, as wp_dwfl_add gives
+ * it), its symbol table as libdwfl takes it: the number of distinct
+ * values, 0, 1 (*value, the file's, *size and *tls set) or more.
+ */
+int	 wp_dwfl_symbol(void *module, const char *name, uint64_t *value,
+	    uint64_t *size, int *tls);
 int	 wp_dwfl_module_named(struct wp_dwfl *d, const char *name,
 	    uint64_t *start, uint64_t *end, uint64_t *bias);
 /* Source file and line of addr: 0, or -1.  *file lives as long as d. */

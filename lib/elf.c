@@ -1,6 +1,6 @@
 /*
  * ELF facts libdwfl does not give: build-id, segments and load bias,
- * symbols by name (TLS ones too), code bytes.
+ * code bytes; and symbols by name (TLS ones too), through libdwfl.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -173,93 +173,26 @@ wp_elf_close(struct wp_elf *w)
 	free(w->mem);
 	free(w->loads);
 	free(w->path);
-	wp_elf_close(w->debug);
+	wp_dwfl_close(w->dwfl);
 	free(w);
-}
-
-/*
- * w's separate debug file, found the way every debug file is (dwfl.h),
- * for the symbols a stripped file lacks.
- */
-static struct wp_elf *
-debug_of(struct wp_elf *w)
-{
-	struct wp_error e;
-	char *path;
-
-	if (w->debug_done)
-		return w->debug;
-	w->debug_done = 1;
-	if (w->mem == NULL &&
-	    (path = wp_dwfl_debug_path(w->path, w->elf)) != NULL) {
-		w->debug = wp_elf_open(path, &e);
-		free(path);
-	}
-	return w->debug;
-}
-
-/* Looks name up in w's own .symtab and .dynsym. */
-static int
-symbol_in(struct wp_elf *w, const char *name, uint64_t *value,
-    uint64_t *size, int *tls)
-{
-	Elf *e = w->elf;
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-	GElf_Sym sym;
-	Elf_Data *d;
-	uint64_t vals[16];
-	size_t i, j, n, nvals = 0;
-	const char *s;
-	int found = 0;
-
-	while ((scn = elf_nextscn(e, scn)) != NULL) {
-		if (gelf_getshdr(scn, &sh) == NULL ||
-		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
-			continue;
-		if ((d = elf_getdata(scn, NULL)) == NULL || sh.sh_entsize == 0)
-			continue;
-		n = sh.sh_size / sh.sh_entsize;
-		for (i = 1; i < n; i++) {
-			if (gelf_getsym(d, (int)i, &sym) == NULL ||
-			    sym.st_shndx == SHN_UNDEF ||
-			    GELF_ST_TYPE(sym.st_info) == STT_SECTION ||
-			    GELF_ST_TYPE(sym.st_info) == STT_FILE)
-				continue;
-			s = elf_strptr(e, sh.sh_link, sym.st_name);
-			if (s == NULL || strcmp(s, name) != 0)
-				continue;
-			for (j = 0; j < nvals; j++)
-				if (vals[j] == sym.st_value)
-					break;
-			if (j < nvals)
-				continue;
-			if (nvals < sizeof vals / sizeof vals[0])
-				vals[nvals++] = sym.st_value;
-			if (!found) {
-				*value = sym.st_value;
-				*size = sym.st_size;
-				*tls = GELF_ST_TYPE(sym.st_info) == STT_TLS;
-				found = 1;
-			}
-		}
-	}
-	return (int)nvals;
 }
 
 int
 wp_elf_symbol(struct wp_elf *w, const char *name, uint64_t *value,
     uint64_t *size, int *tls)
 {
-	struct wp_elf *d;
-	int n;
+	struct wp_error e;
 
 	*tls = 0;
-	if ((n = symbol_in(w, name, value, size, tls)) > 0)
-		return n;
-	if ((d = debug_of(w)) != NULL)
-		return symbol_in(d, name, value, size, tls);
-	return 0;
+	if (w->dwfl == NULL) {
+		if ((w->dwfl = wp_dwfl_open(&e)) == NULL)
+			return 0;
+		w->dmod = wp_dwfl_add(w->dwfl, w->path, w->path, w->fd, w->mem,
+		    w->memlen, 0);
+	}
+	if (w->dmod == NULL)
+		return 0;
+	return wp_dwfl_symbol(w->dmod, name, value, size, tls);
 }
 
 /* Whether w has a section of type. */
@@ -278,11 +211,23 @@ has_section(struct wp_elf *w, unsigned type)
 int
 wp_elf_stripped(struct wp_elf *w)
 {
+	struct wp_error e;
 	struct wp_elf *d;
+	char *path;
+	int stripped = 1;
 
 	if (has_section(w, SHT_SYMTAB))
 		return 0;
-	return (d = debug_of(w)) == NULL || !has_section(d, SHT_SYMTAB);
+	/* its debug file, found the way every debug file is (dwfl.h) */
+	if (w->mem == NULL &&
+	    (path = wp_dwfl_debug_path(w->path, w->elf)) != NULL) {
+		if ((d = wp_elf_open(path, &e)) != NULL) {
+			stripped = !has_section(d, SHT_SYMTAB);
+			wp_elf_close(d);
+		}
+		free(path);
+	}
+	return stripped;
 }
 
 /* The first program header of type in *ph: 0, or -1. */

@@ -30,8 +30,8 @@ struct wp_elf {
 	size_t			 memlen;
 	int			 nocode;	/* a debug-only file: its code
 						   sections hold no bytes */
-	struct wp_elf		*debug;		/* its separate debug file, */
-	int			 debug_done;	/* for symbols by name */
+	struct wp_dwfl		*dwfl;		/* for symbols by name: */
+	void			*dmod;		/* its Dwfl_Module, or NULL */
 };
 
 /*
@@ -58,8 +58,8 @@ struct wp_elf	*wp_elf_open_mem(const void *image, size_t len,
 void		 wp_elf_close(struct wp_elf *e);
 
 /*
- * Looks name up in .symtab and .dynsym, then in the debug file's
- * (found as dwfl.h says):
+ * Looks name up in the symbol table libdwfl takes (.symtab, else the
+ * debug file's, found as dwfl.h says, else .dynsym):
  * returns the number of distinct addresses found, 0 (unknown), 1
  * (*value and *size set) or more.  *tls is set when the symbol is
  * thread-local (*value is then its offset in the module's TLS block).

@@ -505,9 +505,10 @@ wp_rec_read_frames(const struct wp_json *j, int arr, struct wp_frame_in **fp)
 	f = wp_xcalloc(wp_json_count(j, arr), sizeof *f);
 	for (x = wp_json_first(j, arr); x >= 0; x = wp_json_next(j, arr, x),
 	    n++) {
-		if (wp_json_is(j, x, WP_JSTRING))
+		if (wp_json_is(j, x, WP_JSTRING)) {
 			f[n].ip = wp_json_strdup(j, x);
-		else if (wp_json_is(j, x, WP_JOBJECT))
+			f[n].bare = 1;
+		} else if (wp_json_is(j, x, WP_JOBJECT))
 			FOREACH_MEMBER(j, x, m)
 				frame_member(j, &m, &f[n]);
 	}

@@ -130,19 +130,6 @@ struct wp_value_in {
 int	 wp_rec_read_value(const struct wp_hit_in *h, struct wp_value_in *v);
 void	 wp_value_in_free(struct wp_value_in *v);
 
-/*
- * A caller wp-decode named (an element of a hit's "callers"), or a bare
- * return address (an element of its "callchain": then only ip).  Its
- * strings are its own, released by wp_frames_in_free.
- */
-struct wp_frame_in {
-	char		*ip;
-	char		*module, *static_ip, *symbol;	/* NULL: null */
-	char		*source_file;	/* NULL: no source */
-	int64_t		 source_line;
-	char		**inlined;	/* the functions inlined at the call */
-	size_t		 ninlined;
-};
 
 /* The frames of array arr of j (callers or callchain, as a hit has
  * them) into *f, allocated (NULL when none): their number. */

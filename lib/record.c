@@ -330,6 +330,37 @@ hit_store(struct wp_jw *w, const struct wp_hit_rec *h)
 }
 
 void
+wp_rec_frame(struct wp_jw *w, const struct wp_frame_in *f)
+{
+	size_t i;
+
+	if (f->bare) {
+		wp_jw_str(w, NULL, f->ip);
+		return;
+	}
+	wp_jw_obj(w, NULL);
+	wp_jw_str(w, "ip", f->ip);
+	wp_jw_str(w, "module", f->module);
+	wp_jw_str(w, "static_ip", f->static_ip);
+	wp_jw_str(w, "symbol", f->symbol);
+	if (f->source_file != NULL) {
+		wp_jw_obj(w, "source");
+		wp_jw_str(w, "file", f->source_file);
+		wp_jw_int(w, "line", f->source_line);
+		wp_jw_end(w);
+	} else
+		wp_jw_null(w, "source");
+	/* the call is in code inlined into the function: say whose */
+	if (f->ninlined > 0) {
+		wp_jw_arr(w, "inlined");
+		for (i = 0; i < f->ninlined; i++)
+			wp_jw_str(w, NULL, f->inlined[i]);
+		wp_jw_end(w);
+	}
+	wp_jw_end(w);
+}
+
+void
 wp_rec_hit(struct wp_jw *w, const struct wp_hit_rec *h)
 {
 	wp_jw_reset(w);

@@ -256,6 +256,24 @@ struct wp_hit_rec {
 
 void	 wp_rec_hit(struct wp_jw *w, const struct wp_hit_rec *h);
 
+/*
+ * A caller wp-decode named (an element of a hit's "callers"), or a bare
+ * return address (an element of its "callchain": then only ip), as
+ * wp_rec_frame writes it; read by wp_rec_read_frames (reader.h), its
+ * strings then its own, released by wp_frames_in_free.
+ */
+struct wp_frame_in {
+	char		*ip;
+	char		*module, *static_ip, *symbol;	/* NULL: null */
+	char		*source_file;	/* NULL: no source */
+	int64_t		 source_line;
+	char		**inlined;	/* the functions inlined at the call */
+	size_t		 ninlined;
+	int		 bare;
+};
+
+void	 wp_rec_frame(struct wp_jw *w, const struct wp_frame_in *f);
+
 struct wp_thread_rec {
 	const char	*event;		/* seeded, start, exit, fork_process,
 					   arm_failed */

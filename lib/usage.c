@@ -20,10 +20,6 @@ static const struct wp_opt common[] = {
 	{ 0, NULL, NULL }
 };
 
-const char *const wp_backends[] = {
-	"auto", "bpf", "perf", "ptrace", "page", "uprobe", NULL
-};
-
 static size_t
 count(const struct wp_opt *o)
 {

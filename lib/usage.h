@@ -73,7 +73,4 @@ const char *wp_opt_word(const char *opt, const char *arg,
 uint64_t wp_opt_number(const char *opt, const char *arg, uint64_t min,
 	    uint64_t max, const char *what);
 
-/* --backend's words (wp-resolve, wp-arm) */
-extern const char *const wp_backends[];
-
 #endif

@@ -63,6 +63,16 @@ const char *const wp_bound_names[WP_NBOUNDS] = {
 	"page_async_io"
 };
 
+const char *const wp_backend_names[WP_NBACKENDS] = {
+	"bpf_tally", "perf_breakpoint", "ptrace_singlestep", "page_protect",
+	"uprobe_bpf"
+};
+
+/* NULL ends it, for wp_opt_word() */
+const char *const wp_backend_words[WP_NBACKENDS + 2] = {
+	"auto", "bpf", "perf", "ptrace", "page", "uprobe", NULL
+};
+
 const char *const wp_limits_names[WP_NLIMITS] = {
 	"debug_registers", "none"
 };
@@ -82,6 +92,7 @@ const struct wp_vocab wp_vocabs[] = {
 	    wp_partial_names),
 	VOCAB("observation.lost_events.reasons", wp_lost_names),
 	VOCAB("session.limits", wp_limits_names),
+	VOCAB("armed.backend observation.backend", wp_backend_names),
 	VOCAB(NULL, wp_bound_names)
 };
 

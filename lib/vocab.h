@@ -85,6 +85,16 @@ enum wp_partial {
 /* observation.lost_events.reasons */
 enum wp_lost { WP_LOST_RING_OVERFLOW, WP_LOST_OUTPUT_BLOCKED, WP_NLOSTS };
 
+/*
+ * The backends: the records' name (armed.backend, observation.backend)
+ * and --backend's word, wp_backend_words[i + 1] (after "auto").
+ * wp-arm's table of backends (cmd/wp-arm/backends.c) has one per name.
+ */
+enum wp_backend {
+	WP_BK_BPF, WP_BK_PERF, WP_BK_PTRACE, WP_BK_PAGE, WP_BK_UPROBE,
+	WP_NBACKENDS
+};
+
 /* session.limits: which backend's limits wp-resolve checked */
 enum wp_limits { WP_LIMITS_DEBUG_REGISTERS, WP_LIMITS_NONE, WP_NLIMITS };
 
@@ -97,6 +107,8 @@ enum wp_bound {
 	WP_BOUND_ASYNC_IO, WP_NBOUNDS
 };
 
+extern const char *const wp_backend_names[WP_NBACKENDS];
+extern const char *const wp_backend_words[WP_NBACKENDS + 2];
 extern const char *const wp_flag_names[WP_NFLAGS];
 extern const char *const wp_role_names[WP_NROLES];	/* [NONE]: NULL */
 extern const char *const wp_kind_names[WP_NKINDS];

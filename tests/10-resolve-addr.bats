@@ -131,6 +131,20 @@ null null $(tinfo score) $(tinfo score)"
 	assert_output "$(printf 'match\t%s\ttrue' "$T/mt-writer")"
 }
 
+@test "wp-resolve --debug-file: a stripped process's static and global data by name, from the debug file's symbol table" {
+	command -v objcopy > /dev/null || skip "no objcopy (binutils) to make a debug file"
+	objcopy --only-keep-debug "$T/mt-writer" "$BATS_TEST_TMPDIR/mt-writer.debug"
+	start_target mt-writer-stripped
+	run --separate-stderr wp-resolve -p "$TPID" --debug-file "$BATS_TEST_TMPDIR/mt-writer.debug" nwrites wpt_counter
+	assert_success
+	want=$(nm "$T/mt-writer" | while read -r a t name; do
+		case $name in nwrites | wpt_counter) printf '%s 0x%x\n' "$name" "$((16#$a))" ;; esac
+	done | sort)
+	run jq -r 'select(.type=="target") | "\(.input) \(.static_addr) \(.len)"' <<< "$output"
+	assert_equal "$(awk '{ print $1, $2 }' <<< "$output" | sort)" "$want"
+	assert_output --partial "nwrites $(awk '$1 == "nwrites" { print $2 }' <<< "$want") 8"
+}
+
 @test "wp-resolve: -a rw and -l are carried into the target record" {
 	start_target mt-writer
 	run --separate-stderr wp-resolve -p "$TPID" -a rw -l 2 wpt_counter

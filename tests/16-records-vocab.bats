@@ -50,3 +50,24 @@ schema_words() {
 	refute_output --partial 'line 3'
 	refute_output --partial '"exit"'
 }
+
+@test "vocabularies: --backend's words are lib/vocab.c's, in both tools' --help and SYNOPSIS, and wp-arm's table has each" {
+	[ -x "$WP_BUILD/progs/vocab-words" ] || skip "no $WP_BUILD/progs/vocab-words (make first)"
+	run --separate-stderr "$WP_BUILD/progs/vocab-words" --backend
+	assert_success
+	words=$(sort <<< "$output")
+	assert_equal "$(wc -l <<< "$words")" 6
+	for tool in wp-arm wp-resolve; do
+		run --separate-stderr "$WP_BUILD/$tool" --help
+		assert_equal "$(grep -o -- '--backend [a-z|]*' <<< "$output" |
+			head -n 1 | cut -d' ' -f2 | tr '|' '\n' | sort)" "$words"
+		assert_equal "$(grep -m1 -- '^\.Op Fl -backend Cm' "$TOP/man/$tool.1" |
+			sed 's/.*Cm //' | tr -d ' ' | tr '|' '\n' | sort)" "$words"
+	done
+	for w in $words; do
+		[ "$w" = auto ] && continue
+		run --separate-stderr wp-arm --backend "$w" --follow-mode stop < /dev/null
+		refute_output --partial "not in wp-arm's table"
+		[[ "$stderr" != *"not in wp-arm's table"* ]]
+	done
+}

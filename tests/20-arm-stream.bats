@@ -39,10 +39,10 @@ load helpers
 	assert_equal "$stderr" "wp-arm: --ring-pages 1 with --callchain dwarf: a sample (4096 bytes of stack and the registers) does not fit a ring of 4096 bytes, every one would be lost: --ring-pages 2 at least, or fewer bytes (--callchain dwarf,BYTES)"
 	run --separate-stderr wp-arm --backend ptrace --ring-pages 8 < /dev/null
 	assert_failure 64
-	assert_equal "$stderr" "wp-arm: --ring-pages with --backend ptrace: it has no ring (perf and bpf have)"
+	assert_equal "$stderr" "wp-arm: --ring-pages with --backend ptrace: it has no ring (bpf and perf have)"
 	run --separate-stderr wp-arm --follow-mode stop --backend page < /dev/null
 	assert_failure 64
-	assert_equal "$stderr" "wp-arm: --follow-mode with --backend page: only perf and bpf re-arm a followed leaf that way"
+	assert_equal "$stderr" "wp-arm: --follow-mode with --backend page: only bpf and perf re-arm a followed leaf that way"
 	# what does fit is taken: the error is then the empty input's
 	run --separate-stderr wp-arm --ring-pages 4 --callchain dwarf < /dev/null
 	assert_failure 1

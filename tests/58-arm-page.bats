@@ -901,7 +901,7 @@ paced_watch() {
 @test "wp-arm --tracer-cpu: refused with a backend whose tracer does not follow, and a word it does not know named" {
 	run --separate-stderr wp-arm --backend ptrace --tracer-cpu free < /dev/null
 	assert_failure 64
-	assert_equal "$stderr" "wp-arm: --tracer-cpu with --backend ptrace: only the page backend's tracer follows a thread's CPU"
+	assert_equal "$stderr" "wp-arm: --tracer-cpu with --backend ptrace: only the tracer of page follows a thread's CPU"
 	run --separate-stderr wp-arm --tracer-cpu near < /dev/null
 	assert_failure 64
 	assert_equal "$stderr" "wp-arm: --tracer-cpu near: expected follow or free"

@@ -165,7 +165,7 @@ ended() {
 # first ends the wait at once: a failure that shows ERRFILE, its
 # standard error, rather than the whole timeout.
 wait_for() {
-	local i n=$(( ${3:-30} * 20 )) name=process
+	local i n=$(( ${3:-30} * 20 )) name=process st
 	# its name while it runs (bash reaps its jobs as they exit)
 	[ -z "${4-}" ] || name=$(cat "/proc/$4/comm" 2> /dev/null) ||
 		name=process
@@ -174,7 +174,9 @@ wait_for() {
 		if [ -n "${4-}" ] && ended "$4"; then
 			# what it wrote before it exited
 			grep -q "$2" "$1" 2>/dev/null && return 0
-			fail "$name (pid $4) exited before '$2' in $(basename "$1")${5:+; its standard error:
+			# its status, where it is a job of this shell
+			st=$(wait "$4" 2> /dev/null; echo $?)
+			fail "$name (pid $4) exited (status $st) before '$2' in $(basename "$1"), which ends: $(tail -c 300 "$1" 2> /dev/null)${5:+; its standard error:
 $(cat "$5" 2> /dev/null)}"
 			return 1
 		fi

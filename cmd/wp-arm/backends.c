@@ -23,9 +23,34 @@ backend_named(const char *option)
 	const struct backend *const *b;
 
 	for (b = backends; *b != NULL; b++)
-		if (strcmp((*b)->option, option) == 0)
+		if (strcmp(BK_WORD(*b), option) == 0)
 			return *b;
-	return NULL;
+	errx(WP_EXIT_ERROR, "--backend %s: not in wp-arm's table of backends",
+	    option);
+}
+
+/* "bpf and perf": the --backend words of the backends with caps */
+const char *
+backend_words_with(unsigned caps)
+{
+	static char buf[128];
+	const struct backend *const *b;
+	const char *last = NULL;
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (b = backends; *b != NULL; b++) {
+		if (((*b)->caps & caps) != caps)
+			continue;
+		if (last != NULL)
+			n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s",
+			    n > 0 ? ", " : "", last);
+		last = BK_WORD(*b);
+	}
+	if (last != NULL)
+		snprintf(buf + n, sizeof buf - n, "%s%s", n > 0 ? " and " : "",
+		    last);
+	return buf;
 }
 
 int
@@ -44,12 +69,12 @@ backend_fits(struct watch *w, const struct backend *b, int chosen,
 	if (w->nsites > 0 && !(b->caps & BK_SITES)) {
 		wp_error_set(e, WP_EXIT_ERROR, "the %s backend watches "
 		    "addresses, not instructions (site records): --backend "
-		    "uprobe counts those", b->option);
+		    "uprobe counts those", BK_WORD(b));
 		return 0;
 	}
 	if ((b->caps & BK_SITES) && (w->nsites == 0 || w->nt > 0)) {
 		wp_error_set(e, WP_EXIT_ERROR, "the %s backend counts "
-		    "instructions' addresses (site records)%s", b->option,
+		    "instructions' addresses (site records)%s", BK_WORD(b),
 		    w->nt > 0 ? ", not targets: a watch of its own each" : "");
 		return 0;
 	}

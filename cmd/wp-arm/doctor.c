@@ -308,8 +308,8 @@ json(const struct facts *m)
 		snprintf(key, sizeof key, "%zu", widths[i]);
 		wp_jw_obj(&j, key);
 		if (m->deflt[i] != NULL) {
-			wp_jw_str(&j, "backend", m->deflt[i]->option);
-			wp_jw_str(&j, "name", m->deflt[i]->name);
+			wp_jw_str(&j, "backend", BK_WORD(m->deflt[i]));
+			wp_jw_str(&j, "name", BK_NAME(m->deflt[i]));
 		} else {
 			wp_jw_null(&j, "backend");
 			wp_jw_null(&j, "name");
@@ -372,7 +372,7 @@ text(const struct facts *m)
 		printf("no XSAVE area\n");
 	for (i = 0; i < 2; i++) {
 		printf("  %-4zu bytes   %-6s the default backend", widths[i],
-		    m->deflt[i] != NULL ? m->deflt[i]->option : "none");
+		    m->deflt[i] != NULL ? BK_WORD(m->deflt[i]) : "none");
 		if (m->deflt_why[i][0] != '\0')
 			printf("; passed over: %s", m->deflt_why[i]);
 		printf("\n");

@@ -98,7 +98,7 @@ emit_armed(struct watch *w)
 		}
 	w->armed.initial = in;
 	w->armed.ninitial = n;
-	w->armed.backend = w->backend->name;
+	w->armed.backend = BK_NAME(w->backend);
 	w->armed.pid = w->pid;
 	w->armed.targets = w->nt;
 	w->armed.regs = w->regs;

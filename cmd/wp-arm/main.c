@@ -23,7 +23,7 @@ int	 input_read(struct watch *w, long *nbad, struct wp_error *e);
 int	 doctor(int as_json);
 
 struct options {
-	const char	*backend;	/* auto, bpf, perf, ptrace, page */
+	const char	*backend;	/* a word of wp_backend_words */
 	int		 check_bp;
 	int		 doctor;	/* 2: --json */
 	int		 tracer_cpu;	/* --tracer-cpu given */
@@ -176,7 +176,7 @@ option(int ch, const char *arg, struct watch *w, struct options *op)
 			w->callchain = CC_DEFAULT;
 		break;
 	case 'B':
-		op->backend = wp_opt_word("--backend", arg, wp_backends);
+		op->backend = wp_opt_word("--backend", arg, wp_backend_words);
 		break;
 	case 'P':
 		if (wp_parse_u64(arg, &u) == -1 || u == 0 ||
@@ -258,21 +258,23 @@ static void
 check_combination(const struct watch *w, const struct options *op)
 {
 	long pg = sysconf(_SC_PAGESIZE);
-	const struct backend *b = backend_named(op->backend);
+	const struct backend *b = strcmp(op->backend, "auto") == 0 ? NULL :
+	    backend_named(op->backend);
 	size_t need, pages;
 	int ringless = b != NULL && !(b->caps & BK_RING);
 
+	if (b != NULL && !(b->caps & BK_FOLLOWMODES) && w->follow_mode != NULL)
+		errx(WP_EXIT_USAGE, "--follow-mode with --backend %s: only "
+		    "%s re-arm a followed leaf that way", op->backend,
+		    backend_words_with(BK_FOLLOWMODES));
 	if (ringless && w->ring_pages > 0)
 		errx(WP_EXIT_USAGE, "--ring-pages with --backend %s: it has "
-		    "no ring (perf and bpf have)", op->backend);
-	if (ringless && w->follow_mode != NULL)
-		errx(WP_EXIT_USAGE, "--follow-mode with --backend %s: only "
-		    "perf and bpf re-arm a followed leaf that way",
-		    op->backend);
+		    "no ring (%s have)", op->backend,
+		    backend_words_with(BK_RING));
 	if (op->tracer_cpu && b != NULL && !(b->caps & BK_NEAR))
-		errx(WP_EXIT_USAGE, "--tracer-cpu with --backend %s: only the "
-		    "page backend's tracer follows a thread's CPU",
-		    op->backend);
+		errx(WP_EXIT_USAGE, "--tracer-cpu with --backend %s: only "
+		    "the tracer of %s follows a thread's CPU", op->backend,
+		    backend_words_with(BK_NEAR));
 	if (w->ring_pages == 0 || w->callchain != CC_DWARF || pg <= 0)
 		return;
 	need = w->callchain_stack + SAMPLE_EXTRA;
@@ -299,7 +301,6 @@ parse_options(int argc, char *argv[], struct watch *w, struct options *op)
 	w->interval_ms = 1000;
 	w->callchain_depth = WP_CALLCHAIN_DEFAULT;
 	w->callchain_stack = WP_CALLCHAIN_STACK;
-	/* every member: --doctor's was left to the stack before */
 	memset(op, 0, sizeof *op);
 	op->backend = "auto";
 	while ((ch = wp_getopt(argc, argv, &use)) != -1) {

@@ -53,6 +53,7 @@ coverage(const struct watch *w, struct wp_observation *o,
     const char **reasons, struct wp_obs_failed *failed)
 {
 	size_t i, pending = watch_count_threads(w, THR_PENDING);
+	int k;
 
 	o->seeded = watch_count_threads(w, THR_SEEDED);
 	o->inherited = watch_count_threads(w, THR_INHERITED);
@@ -82,18 +83,10 @@ coverage(const struct watch *w, struct wp_observation *o,
 		reasons[o->npartial++] = wp_partial_names[WP_PARTIAL_REBIND_WINDOW];
 	if (w->modify_errors > 0)
 		reasons[o->npartial++] = wp_partial_names[WP_PARTIAL_REARM_FAILED];
-	/* a page given back to a call while other threads ran (observe) */
-	if (o->page != NULL && o->page->windows_shared > 0)
-		reasons[o->npartial++] = wp_partial_names[WP_PARTIAL_PAGE_WINDOWS_SHARED];
-	/* counted nothing where a shared breakpoint goes quiet (bpev_quiet) */
-	if (o->breakpoints_quiet > 0)
-		reasons[o->npartial++] = wp_partial_names[WP_PARTIAL_QUIET];
-	/* a page let go mid-watch: its accesses since are not seen */
-	if (o->page != NULL && o->page->pages_dropped > 0)
-		reasons[o->npartial++] = wp_partial_names[WP_PARTIAL_PAGES_DROPPED];
-	/* an io_uring or AIO context: its reads into the pages failed */
-	if (o->page != NULL && o->page->async_io > 0)
-		reasons[o->npartial++] = wp_partial_names[WP_PARTIAL_ASYNC_IO];
+	/* the backend's own, from its observe() */
+	for (k = 0; k < WP_NPARTIALS; k++)
+		if (w->obs_partial & (1u << k))
+			reasons[o->npartial++] = wp_partial_names[k];
 	o->partial_reasons = reasons;
 }
 
@@ -161,7 +154,7 @@ targets(const struct watch *w, struct wp_obs_target *ot, size_t *n)
 		ot[*n].counted_known = w->t[i].counted_known;
 		ot[*n].counted = w->t[i].counted;
 		ot[*n].lost = lost_of(&w->t[i]);
-		ot[*n].has_pages_dropped = w->backend == &backend_page;
+		ot[*n].has_pages_dropped = w->obs_pages_dropped;
 		ot[*n].pages_dropped = w->t[i].pages_dropped;
 		/* the backend's, before it let the target go */
 		ot[*n].has_latest = w->t[i].has_latest;
@@ -263,7 +256,7 @@ observation_write(struct watch *w, const char *error)
 	int rc;
 
 	memset(&o, 0, sizeof o);
-	o.backend = w->backend ? w->backend->name : NULL;
+	o.backend = w->backend ? BK_NAME(w->backend) : NULL;
 	o.pid = w->pid;
 	o.duration_ms = w->duration_ms;
 	o.elapsed_ms = w->elapsed_ms;
@@ -286,7 +279,7 @@ observation_write(struct watch *w, const char *error)
 	o.lower_bound = o.nlost_reasons > 0 || o.npartial > 0 ||
 	    !o.lost_known ||
 	    w->output_closed || (w->truncated && !o.tallied) ||
-	    (o.ptrace != NULL && o.ptrace->unmodeled > 0) || sites_missed(&o);
+	    w->obs_lower_bound || sites_missed(&o);
 	o.alive = targets(w, ot, &o.ntargets);
 	o.targets = ot;
 	follows(w, of);

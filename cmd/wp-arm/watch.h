@@ -154,20 +154,22 @@ enum {
 	BK_SAMPLED	= 1 << 2,	/* a record per write, from rings a burst
 					   can overrun */
 	BK_TRACES	= 1 << 3,	/* traces the target: a supervisor */
-	BK_RING		= 1 << 4,	/* perf rings: --ring-pages, --follow-mode */
+	BK_RING		= 1 << 4,	/* perf rings: --ring-pages */
 	BK_DEBUGREGS	= 1 << 5,	/* the debug registers: their slots and
 					   lengths (lib/hwbp.h) */
 	BK_ANYWIDTH	= 1 << 6,	/* any length and number of targets */
 	BK_SITES	= 1 << 7,	/* counts instructions' addresses (site
 					   records), and watches no target */
-	BK_NEAR		= 1 << 8	/* its tracer follows the stopped
+	BK_FOLLOWMODES	= 1 << 8,	/* --follow-mode: how a followed leaf is
+					   re-armed, the writer stopped or run
+					   on (the tracers always stop it) */
+	BK_NEAR		= 1 << 9	/* its tracer follows the stopped
 					   thread's CPU: --tracer-cpu
 					   (trace/near.c) */
 };
 
 struct backend {
-	const char	*name;		/* as records give it */
-	const char	*option;	/* as --backend gives it */
+	enum wp_backend	 id;		/* its names: BK_NAME, BK_WORD */
 	unsigned	 caps;
 	const char	*chosen;
 	int		 orphan_signal;
@@ -186,6 +188,10 @@ struct backend {
 	void		(*observe)(struct watch *w, struct wp_observation *o);
 };
 
+/* as records give it, and as --backend does (lib/vocab.c) */
+#define BK_NAME(b)	(wp_backend_names[(b)->id])
+#define BK_WORD(b)	(wp_backend_words[(b)->id + 1])
+
 /* Where a backend evaluates --if, and its word in the armed record. */
 enum { CW_NONE, CW_KERNEL, CW_WPARM, CW_TRACER, CW_N };
 extern const char *const cond_where_names[CW_N];	/* filter.c */
@@ -194,6 +200,7 @@ extern const char *const cond_where_names[CW_N];	/* filter.c */
 extern const struct backend *const backends[];
 extern const struct backend backend_perf, backend_bpf, backend_ptrace;
 extern const struct backend backend_page, backend_uprobe;
+const char *backend_words_with(unsigned caps);
 /*
  * b's fits(), on a w->obs of its own, fresh (its probes count there):
  * 1, or 0 with e saying why.
@@ -264,6 +271,12 @@ struct watch {
 	size_t			 nthr;
 	uint64_t		 other_processes;	/* forked */
 	uint64_t		 modify_errors;	/* re-arms that failed */
+	/* what the backend's observe() says of its coverage: */
+	unsigned		 obs_partial;	/* 1 << WP_PARTIAL_*, its gaps */
+	int			 obs_lower_bound;	/* its counts short for
+							   another reason */
+	int			 obs_pages_dropped;	/* targets' pages_dropped
+							   are its */
 	const char		*lost_unknown;	/* why what was lost is not
 						   known; NULL: it is */
 	uint64_t		 undelivered;	/* records the output did not

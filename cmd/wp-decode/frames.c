@@ -69,9 +69,10 @@ render(struct image *im, uint64_t ip)
 	struct dmod *m = NULL;
 	const struct dmap *mp;
 	uint64_t bias = 0, sa = 0;
-	char sym[512];
+	struct wp_frame_in fr = { 0 };
+	char sym[512], ipx[24], sax[24];
 	char *text;
-	int line, have_fn = 0, have_line = 0, ninl = 0, i;
+	int line, have_fn = 0, have_line = 0, ninl = 0;
 
 	mod = NULL;
 	if ((mp = image_map_at(im, ip - 1)) != NULL && mp->mod >= 0) {
@@ -90,37 +91,26 @@ render(struct image *im, uint64_t ip)
 		have_line = wp_dwfl_srcline(im->dwfl, ip - 1, &file, &line) == 0;
 		ninl = wp_dwfl_inlined(im->dwfl, ip - 1, inl, 8);
 	}
-	wp_jw_obj(&w, NULL);
-	wp_jw_hex(&w, "ip", ip);
+	ipx[wp_fmt_hex(ipx, ip)] = '\0';
+	fr.ip = ipx;
 	if (mod != NULL) {
-		wp_jw_str(&w, "module", mod);
-		wp_jw_hex(&w, "static_ip", sa);
-	} else {
-		wp_jw_null(&w, "module");
-		wp_jw_null(&w, "static_ip");
+		fr.module = (char *)mod;
+		sax[wp_fmt_hex(sax, sa)] = '\0';
+		fr.static_ip = sax;
 	}
 	if (have_fn) {
 		if (m != NULL)
 			snprintf(sym, sizeof sym, "%s+0x%llx", fn.name,
 			    (unsigned long long)(ip - fn.addr));
-		wp_jw_str(&w, "symbol", sym);
-	} else
-		wp_jw_null(&w, "symbol");
-	if (have_line) {
-		wp_jw_obj(&w, "source");
-		wp_jw_str(&w, "file", file);
-		wp_jw_int(&w, "line", line);
-		wp_jw_end(&w);
-	} else
-		wp_jw_null(&w, "source");
-	/* the call is in code inlined into the function: say whose */
-	if (ninl > 0) {
-		wp_jw_arr(&w, "inlined");
-		for (i = 0; i < ninl; i++)
-			wp_jw_str(&w, NULL, inl[i]);
-		wp_jw_end(&w);
+		fr.symbol = sym;
 	}
-	wp_jw_end(&w);
+	if (have_line) {
+		fr.source_file = (char *)file;
+		fr.source_line = line;
+	}
+	fr.inlined = (char **)inl;
+	fr.ninlined = (size_t)ninl;
+	wp_rec_frame(&w, &fr);
 	text = strdup(w.buf);
 	wp_jw_free(&w);
 	if (text == NULL)

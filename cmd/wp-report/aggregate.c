@@ -33,6 +33,8 @@ free_target(struct rtarget *t)
 
 		if (y != NULL) {
 			wp_writer_in_free(&y->writer);
+			if (y->chain != NULL)
+				chain_free(y->chain);
 			free(y->chain);
 		}
 	}
@@ -62,6 +64,7 @@ report_free(struct report *r)
 	wp_armed_pass_free(&r->armed);
 	wp_obs_pass_free(&r->observation);
 	access_free(r);
+	chains_done();
 	memset(r, 0, sizeof *r);
 }
 
@@ -213,18 +216,6 @@ follow_hit(struct rtarget *t, const struct wp_hit_in *h)
 }
 
 void
-site_chains_free(struct rsite *s)
-{
-	struct rchain *c;
-	size_t i;
-
-	for (i = 0; i < s->chains.cap; i++)
-		if ((c = wp_hmap_slot(&s->chains, i)) != NULL)
-			free(c->text);
-	wp_hmap_free(&s->chains);
-}
-
-void
 sites_free(struct wp_hmap *sites)
 {
 	struct rsite *s;
@@ -237,78 +228,6 @@ sites_free(struct wp_hmap *sites)
 			free(s->shown);
 		}
 	wp_hmap_free(sites);
-}
-
-static uint64_t
-fnv(const char *p, size_t n, uint64_t h)
-{
-	while (n-- > 0)
-		h = (h ^ (unsigned char)*p++) * 0x100000001b3ULL;
-	return h;
-}
-
-/*
- * The call chain of hit or tally rec, when it has one: its keys, and
- * the text a report shows ({"status":..., "callers":[...]}, to free).
- */
-static char *
-chain_of(const struct wp_hit_in *h, uint64_t *k1, uint64_t *k2)
-{
-	const char *raw = h->chain_json, *st, *callers;
-	size_t n = h->nchain_json, sn, cn;
-	char *text;
-
-	if (raw == NULL)
-		return NULL;
-	if ((st = h->status_json) == NULL) {
-		st = "null";
-		sn = 4;
-	} else
-		sn = h->nstatus_json;
-	*k1 = fnv(st, sn, fnv(raw, n, 0xcbf29ce484222325ULL));
-	*k2 = fnv(raw, n, fnv(st, sn, 0x84222325cbf29ce4ULL));
-	if ((callers = h->callers_json) == NULL) {
-		callers = raw;
-		cn = n;
-	} else
-		cn = h->ncallers_json;
-	text = wp_xmalloc(sn + cn + 32);
-	snprintf(text, sn + cn + 32, "{\"status\":%.*s,\"callers\":%.*s}",
-	    (int)sn, st, (int)cn, callers);
-	return text;
-}
-
-void
-site_add_chain(struct rsite *s, uint64_t k1, uint64_t k2, const char *text,
-    uint64_t hits)
-{
-	struct rchain *c;
-	int isnew;
-
-	if (s->chains.cap == 0)
-		wp_hmap_init(&s->chains, sizeof(struct rchain));
-	if (wp_hmap_get(&s->chains, k1, k2) == NULL &&
-	    s->chains.n >= MAXCHAINS) {
-		s->chains_other += hits;
-		return;
-	}
-	c = wp_hmap_put(&s->chains, k1, k2, &isnew);
-	if (isnew)
-		c->text = wp_xstrdup(text);
-	c->hits += hits;
-}
-
-/* Counts the hit's call chain at its site, when it has one. */
-static void
-add_chain(struct rsite *s, const struct wp_hit_in *h)
-{
-	uint64_t k1, k2;
-	char *text;
-
-	if ((text = chain_of(h, &k1, &k2)) == NULL)
-		return;
-	site_add_chain(s, k1, k2, text, 1);
-	free(text);
 }
 
 /* Where hits of the site of h (whose writer is w) are counted. */
@@ -399,7 +318,7 @@ add_hit(struct report *r, const struct wp_record *rec)
 	s = site_of(t, h, &w);
 	s->hits++;
 	vote_step(t, s, h);
-	add_chain(s, h);
+	site_add_hit_chain(s, h);
 	/* the confidence of this hit's writer, not the first one's */
 	s->conf[has_w ? w.conf : WP_CONF_UNKNOWN]++;
 	/* a change no thread made (another process's) is no thread's */
@@ -468,8 +387,7 @@ add_tally(struct report *r, const struct wp_record *rec)
 	struct rtarget *t;
 	struct rtally *y;
 	uint64_t k1 = 0, k2 = 0, tid;
-	char *chain;
-	int isnew;
+	int isnew, chain;
 
 	wp_rec_read_hit(rec, h);
 	if (!h->has_target || (t = target(r, h->target)) == NULL ||
@@ -477,19 +395,19 @@ add_tally(struct report *r, const struct wp_record *rec)
 		return;
 	tid = h->has_tid ? (uint64_t)(int64_t)h->tid : (uint64_t)-1;
 	/* with --callchain, a tally per writer, thread and chain */
-	chain = chain_of(h, &k1, &k2);
+	chain = chain_keys(h, &k1, &k2);
 	y = wp_hmap_put(&t->tallies, chain ? h->ip ^ k1 : h->ip, chain ?
 	    tid ^ k2 : tid, &isnew);
 	y->ip = h->ip;
 	y->tid = (int)tid;
 	y->hits = h->hits;
 	y->matched = h->matched;
-	if (isnew) {
-		y->chain = chain;
+	if (isnew && chain) {
+		y->chain = wp_xmalloc(sizeof *y->chain);
+		chain_read(h, y->chain);
 		y->k1 = k1;
 		y->k2 = k2;
-	} else
-		free(chain);
+	}
 	if (!y->has_writer)
 		y->has_writer = wp_rec_read_writer(h, &y->writer, 1) == 0;
 }

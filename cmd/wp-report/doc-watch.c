@@ -50,19 +50,20 @@ value(struct wp_jw *w, const struct rsample *sm)
 	wp_jw_end(w);
 }
 
-/* A chain as its text ({"status":..,"callers":..}) shows it, and hits. */
+/* A chain as the report's JSON has it: status, callers, hits. */
 static void
 chain(struct wp_jw *w, const struct rchain *c)
 {
-	size_t n = strlen(c->text);
-	char *p;
-	int k;
+	size_t k;
 
-	p = wp_jw_raw_begin(w, NULL, n + 32);
-	memcpy(p, c->text, n - 1);
-	k = snprintf(p + n - 1, 33, ",\"hits\":%llu}",
-	    (unsigned long long)c->hits);
-	wp_jw_raw_end(w, n - 1 + (size_t)k);
+	wp_jw_obj(w, NULL);
+	wp_jw_str(w, "status", c->status[0] ? c->status : NULL);
+	wp_jw_arr(w, "callers");
+	for (k = 0; k < c->nfr; k++)
+		wp_rec_frame(w, &c->fr[k]);
+	wp_jw_end(w);
+	wp_jw_uint(w, "hits", c->hits);
+	wp_jw_end(w);
 }
 
 static void

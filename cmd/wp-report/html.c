@@ -270,36 +270,25 @@ frame(const struct wp_frame_in *fr, FILE *f)
 	fprintf(f, "</li>");
 }
 
-/* A call chain (the JSON text aggregate.c keeps) and its hits. */
+/* A call chain and its hits. */
 static void
-chain(const struct rchain *c, struct wp_json *j, FILE *f)
+chain(const struct rchain *c, FILE *f)
 {
-	struct wp_frame_in *fr = NULL;
-	char st[64] = "-";
-	size_t k, n = 0;
-	int status;
+	size_t k;
 
 	fprintf(f, "<li><span class=\"n\">%llu</span> ",
 	    (unsigned long long)c->hits);
-	if (wp_json_parse(j, c->text, strlen(c->text)) == 0) {
-		status = wp_json_first(j, 0);
-		(void)wp_json_str(j, status, st, sizeof st);
-		n = wp_rec_read_frames(j, status < 0 ? -1 :
-		    wp_json_next(j, 0, status), &fr);
-	}
-	if (strcmp(st, "complete") != 0)
-		html_fmt(f, "[%s] ", st);
-	fprintf(f, "%s<ol class=\"frames\">", n ? "by" : "no callers");
-	for (k = 0; k < n; k++)
-		frame(&fr[k], f);
+	if (strcmp(c->status, "complete") != 0)
+		html_fmt(f, "[%s] ", c->status[0] ? c->status : "-");
+	fprintf(f, "%s<ol class=\"frames\">", c->nfr ? "by" : "no callers");
+	for (k = 0; k < c->nfr; k++)
+		frame(&c->fr[k], f);
 	fprintf(f, "</ol></li>\n");
-	wp_frames_in_free(fr, n);
 }
 
 static void
 chains(const struct rsite *s, FILE *f)
 {
-	struct wp_json j = { 0 };
 	size_t i;
 
 	if (s->chains.n == 0 && s->chains_other == 0)
@@ -307,7 +296,7 @@ chains(const struct rsite *s, FILE *f)
 	fprintf(f, "<tr class=\"chains\"><td></td><td colspan=\"5\"><details>"
 	    "<summary>call chains: %zu shown</summary><ul>\n", s->nshown);
 	for (i = 0; i < s->nshown; i++)
-		chain(s->shown[i], &j, f);
+		chain(s->shown[i], f);
 	if (s->chains_rest > 0)
 		fprintf(f, "<li>%llu in other call chains</li>\n",
 		    (unsigned long long)s->chains_rest);
@@ -315,7 +304,6 @@ chains(const struct rsite *s, FILE *f)
 		fprintf(f, "<li>%llu without a call chain (not sampled)</li>\n",
 		    (unsigned long long)s->chains_none);
 	fprintf(f, "</ul></details></td></tr>\n");
-	wp_json_free(&j);
 }
 
 static void

@@ -23,11 +23,16 @@
 #define MAXCOMMS	65536	/* thread names kept */
 #define MAXCHAINS	64	/* distinct call chains counted per site */
 
-/* A call chain that reached a site (--callchain), and its hits. */
+/*
+ * A call chain that reached a site (--callchain), and its hits: the
+ * hit's callchain_status ("" where null) and callers, else its
+ * callchain's bare return addresses.
+ */
 struct rchain {
 	uint64_t	 hits;
-	/* raw JSON {"status":..,"callers":..}: callers, else callchain */
-	char		*text;
+	char		 status[32];
+	struct wp_frame_in *fr;
+	size_t		 nfr;
 };
 
 /* A writer site: hits of one kind with one trap IP and one writer IP. */
@@ -82,7 +87,7 @@ struct rtally {
 	uint64_t	 matched;	/* wp-arm --if: of hits */
 	int		 has_writer;
 	struct wp_writer_in writer;
-	char		*chain;		/* as struct rchain's text, or NULL */
+	struct rchain	*chain;		/* or NULL; its hits unused */
 	uint64_t	 k1, k2;	/* the chain's keys */
 };
 
@@ -206,13 +211,21 @@ struct report {
 
 /* aggregate.c: bounded memory, whatever the length of the stream */
 void	 report_init(struct report *r, size_t maxsamples, size_t maxchains);
+/* chains.c: a hit's chain, its keys (0: it has none), read, compared */
+int	 chain_keys(const struct wp_hit_in *h, uint64_t *k1, uint64_t *k2);
+void	 chain_read(const struct wp_hit_in *h, struct rchain *c);
+void	 chain_free(struct rchain *c);
+int	 chain_cmp(const struct rchain *x, const struct rchain *y);
+void	 chains_done(void);
+/* Counts hit h's chain, when it has one, at s. */
+void	 site_add_hit_chain(struct rsite *s, const struct wp_hit_in *h);
 /* Frees a site's chains. */
 void	 site_chains_free(struct rsite *s);
 /* Frees the sites of a hash of struct rsite and the hash. */
 void	 sites_free(struct wp_hmap *sites);
-/* Counts hits of the chain keyed k1, k2 (text: how it is shown) at s. */
+/* Counts hits of chain c, keyed k1, k2, at s (a copy of c kept). */
 void	 site_add_chain(struct rsite *s, uint64_t k1, uint64_t k2,
-	    const char *text, uint64_t hits);
+	    const struct rchain *c, uint64_t hits);
 void	 report_free(struct report *r);
 void	 report_add(struct report *r, const struct wp_record *rec);
 /*

@@ -1,8 +1,6 @@
 /*
  * A writer's call chains in the table, a line each: hits, then the
- * callers, the innermost (with its source line) first.  A chain is kept
- * as the JSON text wp-decode wrote ({"status":..,"callers":[..]}); its
- * frames are read by lib's reader.
+ * callers, the innermost (with its source line) first.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -47,27 +45,20 @@ frame_label(const struct wp_frame_in *fr, char *buf, size_t sz)
 		snprintf(buf, sz, "%s", fr->ip ? fr->ip : "-");
 }
 
-/*
- * The callers after the chain's status, when that is not complete.  The
- * chain's text is the object aggregate.c made of the hit's status and
- * its callers, in that order; lib reads the frames.
- */
+/* The callers after the chain's status, when that is not complete. */
 static void
-chain_line(const struct wp_json *j, char *line, size_t sz)
+chain_line(const struct rchain *c, char *line, size_t sz)
 {
-	struct wp_frame_in *fr;
+	const struct wp_frame_in *fr = c->fr;
 	char b[512], src[512];
-	size_t k, n;
-	int len = 0, status = wp_json_first(j, 0);
+	size_t k, n = c->nfr;
+	int len = 0;
 
-	if (wp_json_str(j, status, b, sizeof b) < 0)
-		snprintf(b, sizeof b, "-");
+	snprintf(b, sizeof b, "%s", c->status[0] ? c->status : "-");
 	if (strcmp(b, "complete") != 0)
 		len = snprintf(line, sz, "[%s] ", b);
 	if (strcmp(b, "outside_code") == 0)
 		outside_shown = 1;
-	n = wp_rec_read_frames(j, status < 0 ? -1 :
-	    wp_json_next(j, 0, status), &fr);
 	for (k = 0; k < n && len < (int)sz - 1; k++) {
 		frame_label(&fr[k], b, sizeof b);
 		len += snprintf(line + len, sz - (size_t)len, "%s%s",
@@ -83,25 +74,20 @@ chain_line(const struct wp_json *j, char *line, size_t sz)
 		snprintf(line + len, sz - (size_t)len, "no callers");
 		fp_none_shown |= strcmp(b, "frame_pointers") == 0;
 	}
-	wp_frames_in_free(fr, n);
 }
 
 void
 table_chains(const struct rsite *s, FILE *f)
 {
-	struct wp_json j = { 0 };
 	char line[1024];
 	size_t i;
 
 	for (i = 0; i < s->nshown; i++) {
 		line[0] = '\0';
-		if (wp_json_parse(&j, s->shown[i]->text,
-		    strlen(s->shown[i]->text)) == 0)
-			chain_line(&j, line, sizeof line);
+		chain_line(s->shown[i], line, sizeof line);
 		out(f, "  %9s  %9llu  %s\n", "",
 		    (unsigned long long)s->shown[i]->hits, line);
 	}
-	wp_json_free(&j);
 	if (s->chains.n > 0 || s->chains_other > 0) {
 		if (s->chains_rest > 0)
 			out(f, "  %9s  %9llu  in other call chains\n", "",

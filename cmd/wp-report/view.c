@@ -20,7 +20,7 @@ cmp_chain(const void *a, const void *b)
 
 	/* most hits first */
 	if ((c = WP_ORDER(y->hits, x->hits)) == 0)
-		c = strcmp(x->text, y->text);
+		c = chain_cmp(x, y);
 	return c;
 }
 
@@ -98,7 +98,7 @@ sampled_chains(struct rtarget *t, struct wp_hmap *sites)
 		for (j = 0; j < h->chains.cap; j++)
 			if ((c = wp_hmap_slot(&h->chains, j)) != NULL)
 				site_add_chain(s, h->chains.keys[2 * j],
-				    h->chains.keys[2 * j + 1], c->text, c->hits);
+				    h->chains.keys[2 * j + 1], c, c->hits);
 		s->chains_other += h->chains_other;
 	}
 }

@@ -135,7 +135,7 @@ option(int ch, const char *arg, struct options *op)
 		op->sin[op->ns++] = arg;
 		break;
 	case 'B':
-		op->backend = wp_opt_word("--backend", arg, wp_backends);
+		op->backend = wp_opt_word("--backend", arg, wp_backend_words);
 		break;
 	case 'N':
 		op->no_slot_limit = 1;

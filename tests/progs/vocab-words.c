@@ -1,7 +1,7 @@
 /*
  * Prints each word of the record contract's vocabularies as lib/vocab.c
  * has them, "MEMBER WORD" a line, for tests/16-records-vocab.bats to
- * hold against the schema's "enum"s.
+ * hold against the schema's "enum"s; with --backend, --backend's words.
  */
 #include <stdio.h>
 #include <string.h>
@@ -9,11 +9,16 @@
 #include "vocab.h"
 
 int
-main(void)
+main(int argc, char *argv[])
 {
 	char members[256], *m, *save;
 	size_t i, k;
 
+	if (argc > 1 && strcmp(argv[1], "--backend") == 0) {
+		for (i = 0; wp_backend_words[i] != NULL; i++)
+			printf("%s\n", wp_backend_words[i]);
+		return ferror(stdout) ? 1 : 0;
+	}
 	for (i = 0; i < wp_nvocabs; i++) {
 		if (wp_vocabs[i].members == NULL)
 			continue;

@@ -553,8 +553,8 @@ bpf_observe(struct watch *w, struct wp_observation *o)
 }
 
 const struct backend backend_bpf = {
-	.name = "bpf_tally", .option = "bpf",
-	.caps = BK_TALLIES | BK_RING | BK_DEBUGREGS,
+	.id = WP_BK_BPF,
+	.caps = BK_TALLIES | BK_RING | BK_DEBUGREGS | BK_FOLLOWMODES,
 	.chosen = "the bpf backend (every write tallied per writer in the "
 	    "kernel, a budget of them sampled)",
 	.cond_where = CW_KERNEL, .obs_size = sizeof(struct bpf_obs),

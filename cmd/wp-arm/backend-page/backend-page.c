@@ -307,12 +307,22 @@ page_observe(struct watch *w, struct wp_observation *o)
 {
 	o->page = obs(w);
 	traced_unexplained(w, obs(w)->unexplained);
+	w->obs_pages_dropped = 1;
+	/* a page given back to a call while other threads ran */
+	if (obs(w)->windows_shared > 0)
+		w->obs_partial |= 1u << WP_PARTIAL_PAGE_WINDOWS_SHARED;
+	/* a page let go mid-watch: its accesses since are not seen */
+	if (obs(w)->pages_dropped > 0)
+		w->obs_partial |= 1u << WP_PARTIAL_PAGES_DROPPED;
+	/* an io_uring or AIO context: its reads into the pages failed */
+	if (obs(w)->async_io > 0)
+		w->obs_partial |= 1u << WP_PARTIAL_ASYNC_IO;
 	/* every thread is held from the pointer's store to the re-arm */
 	o->follow_mode = "stop-all";
 }
 
 const struct backend backend_page = {
-	.name = "page_protect", .option = "page",
+	.id = WP_BK_PAGE,
 	.caps = BK_EXACT | BK_TRACES | BK_ANYWIDTH | BK_NEAR,
 	.chosen = "the page-protection backend (writes to the watched pages "
 	    "fault and stop the target a moment each: a hot neighbour on "

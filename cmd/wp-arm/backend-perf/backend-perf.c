@@ -287,8 +287,9 @@ perf_disarm(struct watch *w)
 }
 
 const struct backend backend_perf = {
-	.name = "perf_breakpoint", .option = "perf",
-	.caps = BK_SAMPLED | BK_RING | BK_DEBUGREGS,
+	.id = WP_BK_PERF,
+	.caps = BK_SAMPLED | BK_RING | BK_DEBUGREGS |
+	    BK_FOLLOWMODES,
 	.chosen = "the perf ring backend (counts stay exact; per-writer "
 	    "counts come from samples, which a burst can drop)",
 	.fits = bp_fits, .cond_where = CW_WPARM,

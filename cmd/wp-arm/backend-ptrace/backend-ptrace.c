@@ -199,10 +199,12 @@ ptrace_observe(struct watch *w, struct wp_observation *o)
 	traced_unexplained(w, pt_ctr(w)->unexplained);
 	o->ptrace = pt_ctr(w);
 	o->follow_mode = "step";
+	/* stores it cannot model: their count is a lower bound */
+	w->obs_lower_bound |= pt_ctr(w)->unmodeled > 0;
 }
 
 const struct backend backend_ptrace = {
-	.name = "ptrace_singlestep", .option = "ptrace",
+	.id = WP_BK_PTRACE,
 	.caps = BK_EXACT | BK_TRACES | BK_ANYWIDTH,
 	.chosen = "single-step (the ptrace backend: exact, but slow)",
 	.cond_where = CW_TRACER, .orphan_signal = SIGTRAP,

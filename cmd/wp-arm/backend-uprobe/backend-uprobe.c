@@ -343,7 +343,7 @@ uprobe_observe(struct watch *w, struct wp_observation *o)
 }
 
 const struct backend backend_uprobe = {
-	.name = "uprobe_bpf", .option = "uprobe",
+	.id = WP_BK_UPROBE,
 	.caps = BK_SITES | BK_TALLIES,
 	.chosen = "the uprobe backend (every execution of each instruction "
 	    "counted per address and thread in the kernel)",

@@ -577,4 +577,7 @@ bpev_observe(struct watch *w, struct wp_observation *o)
 	o->lost = ob->lost;
 	o->lost_records = ob->lost_records;
 	o->breakpoints_quiet = ob->quiet;
+	/* counted nothing where a shared breakpoint went quiet */
+	if (ob->quiet > 0)
+		w->obs_partial |= 1u << WP_PARTIAL_QUIET;
 }

@@ -93,13 +93,13 @@ refuse(const struct watch *w, const struct wp_cond *cond, int stop,
 	if (w->backend->cond_where == CW_NONE)
 		return wp_error_set(e, WP_EXIT_ERROR, "%s: the bpf, perf, page "
 		    "and ptrace backends evaluate it (not %s, yet)", opt,
-		    w->backend->name);
+		    BK_NAME(w->backend));
 	if (cond != NULL && w->backend->cond_where == CW_KERNEL &&
 	    wp_cond_compile(cond, 8, ops, WP_COND_KERNEL_OPS) == 0)
 		return wp_error_set(e, WP_EXIT_ERROR, "--if: more than %d tests "
 		    "and operators, which %s evaluates in the kernel (the perf "
 		    "and page backends take any)", WP_COND_KERNEL_OPS,
-		    w->backend->name);
+		    BK_NAME(w->backend));
 	if (stop == STOP_CORE && stop_gcore_path() == NULL)
 		return wp_error_set(e, WP_EXIT_ERROR, "--stop=core: gcore (of "
 		    "gdb) is not installed: --stop leaves the process stopped "
@@ -624,7 +624,7 @@ filter_stopped(struct watch *w)
 		fprintf(stderr, "wp-arm: %s: stopped %" PRIu64 " us after the "
 		    "write, when wp-arm read its sample: the thread ran on "
 		    "meanwhile, its registers are not the write's (%s)\n",
-		    w->backend->name, f->at.late_us, f->kernel ?
+		    BK_NAME(w->backend), f->at.late_us, f->kernel ?
 		    "a first hit of a writer not decoded yet, tested by "
 		    "wp-arm; the program stops at the write from then on" :
 		    "the bpf, page and ptrace backends stop at it");
