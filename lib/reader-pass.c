@@ -174,6 +174,7 @@ static const struct member obs_m[] = {
 	OBS("page.faults_neighbour", faults_neighbour),
 	OBS("page.emulated", emulated),
 	OBS("page.stepped", stepped),
+	OBS("page.tracer_moves", tracer_moves),
 	OBS("page.kernel_writes", kernel_writes),
 	OBS("page.native_run_us", page_native_run_us),
 	OBS("page.stops", page_stops),

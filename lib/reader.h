@@ -239,6 +239,7 @@ struct wp_obs_pass {
 	struct wp_field	 native_ips, unmodeled_stores;
 	int		 has_page;	/* the page backend's counters */
 	struct wp_field	 faults_watched, faults_neighbour, emulated, stepped;
+	struct wp_field	 tracer_moves;	/* page: absent, --tracer-cpu free */
 	struct wp_field	 kernel_writes, page_native_run_us, page_stops;
 	struct wp_field	 worst_from_us, worst_span_us, worst_native_us;
 	struct wp_field	 worst_stops;	/* page.worst_second */

@@ -101,6 +101,8 @@ obs_page(struct wp_jw *w, const struct wp_obs_page *p)
 		wp_jw_uint(w, "handlers_restored", p->handlers_restored);
 	if (p->unexplained > 0)
 		wp_jw_uint(w, "unexplained_changes", p->unexplained);
+	if (p->tracer_follows)
+		wp_jw_uint(w, "tracer_moves", p->tracer_moves);
 	if (p->rseq_retries > 0) {
 		wp_jw_uint(w, "rseq_retries", p->rseq_retries);
 		wp_jw_uint(w, "rseq_retry_calls", p->rseq_retry_calls);

@@ -497,6 +497,10 @@ struct wp_obs_page {
 	/* the target's SIGSEGV handler put back after a fault of wp's,
 	   which the kernel forced while the thread blocked it */
 	uint64_t	 handlers_restored;
+	/* --tracer-cpu follow (tracer_follows): the times the tracer moved
+	   to the CPU of the thread whose stop woke it (trace/near.c) */
+	int		 tracer_follows;
+	uint64_t	 tracer_moves;
 	/* changes no stop explained: another process's writes */
 	uint64_t	 unexplained;
 	/* stores in an rseq critical section: sections aborted, each

@@ -872,3 +872,77 @@ slow_reader() {
 	assert_line "  writes since, each the step most of its writer's make, add up to 1000999: 1 less, as where a"
 	assert_equal "$(grep -c 'lost updates' <<< "$output")" 1
 }
+
+# paced_watch [ARM-ARGS...]: page-game's paced loop (60 writes, each
+# after a stretch of arithmetic) watched by page with ARM-ARGS; sets
+# CPUS_BEFORE, CPUS_DURING and CPUS_AFTER (the target's CPUs allowed:
+# before the watch, once it is armed, after its loop)
+paced_watch() {
+	start_target page-game -m game -f 60 -c 300000 -w
+	CPUS_BEFORE=$(awk '/^Cpus_allowed_list/ { print $2 }' "/proc/$TPID/status")
+	watch_start wpt_score -- --backend page -d 300s "$@"
+	CPUS_DURING=$(awk '/^Cpus_allowed_list/ { print $2 }' "/proc/$TPID/status")
+	kill -USR1 "$TPID"
+	wait_for "$TOUT" '^done' 120
+	CPUS_AFTER=$(awk '/^Cpus_allowed_list/ { print $2 }' "/proc/$TPID/status")
+	kill -USR1 "$TPID"
+	watch_wait
+}
+
+@test "wp-arm page: a paced loop with the tracer following the writer's CPU (the default): every write counted, the result and the target's CPUs as unwatched, the moves counted" {
+	local plain
+	usr1_run page-game -m game -f 60 -c 300000
+	plain=$(awk '$1 == "sum" { print $2 }' "$TOUT")
+	paced_watch
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(awk '$1 == "sum" { print $2 }' "$TOUT")" "$plain"
+	assert_equal "$(obs .page.faults_watched) $(hits) $(obs '.targets[0].counted')" "60 60 60"
+	# only the tracer moves: the target keeps the CPUs it was given
+	assert_equal "$CPUS_DURING $CPUS_AFTER" "$CPUS_BEFORE $CPUS_BEFORE"
+	if [ "$(nproc)" -ge 2 ]; then
+		# a number: 0 where its writes never came after a long wait
+		assert_equal "$(obs '.page.tracer_moves | type')" number
+		(( $(obs .page.tracer_moves) <= 60 )) ||
+			fail "$(obs .page.tracer_moves) moves for 60 faults"
+		run --separate-stderr sh -c "wp-decode < '$WOUT' | wp-report"
+		assert_success
+		assert_line "         each resolved by wp-arm's tracer, which moved to the writer's CPU $(obs .page.tracer_moves) times"
+	else
+		# one CPU: nowhere to move, not said
+		assert_equal "$(obs '.page.tracer_moves')" null
+	fi
+}
+
+@test "wp-arm page: a writer on another CPU at every write (as an idle machine's scheduler may place it): the tracer stops following after 8 moves, every write still counted" {
+	[ "$(nproc)" -ge 2 ] || skip "one CPU: the tracer has nowhere to follow"
+	start_target page-game -m hop -f 200 -c 300000
+	watch_start wpt_score -- --backend page -d 300s
+	kill -USR1 "$TPID"
+	watch_wait
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(obs .page.faults_watched) $(hits)" "200 200"
+	# 8 moves in its first 64 long waits (its system calls stop it too),
+	# then 1024 long waits free
+	assert_equal "$(obs .page.tracer_moves)" 8
+}
+
+@test "wp-arm page --tracer-cpu free: the same loop, every write counted, no moves said" {
+	paced_watch --tracer-cpu free
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(obs .page.faults_watched) $(hits)" "60 60"
+	assert_equal "$CPUS_DURING $CPUS_AFTER" "$CPUS_BEFORE $CPUS_BEFORE"
+	assert_equal "$(obs '.page.tracer_moves')" null
+	run --separate-stderr sh -c "wp-decode < '$WOUT' | wp-report"
+	assert_success
+	assert_line --partial "60 faults: 60 watched"
+	refute_line --partial "moved to the writer's CPU"
+}
+
+@test "wp-arm --tracer-cpu: refused with a backend whose tracer does not follow, and a word it does not know named" {
+	run --separate-stderr wp-arm --backend ptrace --tracer-cpu free < /dev/null
+	assert_failure 64
+	assert_equal "$stderr" "wp-arm: --tracer-cpu with --backend ptrace: only the tracer of page follows a thread's CPU"
+	run --separate-stderr wp-arm --tracer-cpu near < /dev/null
+	assert_failure 64
+	assert_equal "$stderr" "wp-arm: --tracer-cpu near: expected follow or free"
+}

@@ -26,6 +26,7 @@ struct options {
 	const char	*backend;	/* a word of wp_backend_words */
 	int		 check_bp;
 	int		 doctor;	/* 2: --json */
+	int		 tracer_cpu;	/* --tracer-cpu given */
 	struct filter_opts filter;	/* --if, --stop */
 };
 
@@ -35,7 +36,7 @@ static const char usage_text[] =
     "              [--backend auto|bpf|perf|ptrace|page|uprobe]\n"
     "              [--ring-pages n] [--interval duration]\n"
     "              [--follow-mode stop|stop-all|async] [--if expr]\n"
-    "              [--stop[=core]] [--last n]\n"
+    "              [--stop[=core]] [--last n] [--tracer-cpu follow|free]\n"
     "       wp-arm --check-bp\n"
     "       wp-arm --doctor [--json]\n";
 
@@ -73,6 +74,10 @@ static const struct wp_opt opts[] = {
 	    "gcore)" },
 	{ 'L', "--last n", "keep each target's last n writes; if the process "
 	    "dies or exits, write them (exit 6: it died)" },
+	{ 'T', "--tracer-cpu mode", "page: follow (the default: after a long "
+	    "wait the tracer moves to the CPU of the thread that stopped, "
+	    "sparing it an idle CPU's wake-up) or free (where the scheduler "
+	    "puts it)" },
 	{ 'C', "--check-bp", "only check that breakpoints fire here (exit 0, "
 	    "or 5)" },
 	{ 'D', "--doctor", "only say what wp can use on this machine, and why "
@@ -82,6 +87,10 @@ static const struct wp_opt opts[] = {
 };
 
 static const struct wp_usage use = { "wp-arm", usage_text, opts, NULL };
+
+static const char *const tracer_cpus[] = {
+	"follow", "free", NULL
+};
 
 static const char *const follow_modes[] = {
 	"stop", "stop-all", "async", NULL
@@ -187,6 +196,11 @@ option(int ch, const char *arg, struct watch *w, struct options *op)
 	case 'F':
 		w->follow_mode = wp_opt_word("--follow-mode", arg, follow_modes);
 		break;
+	case 'T':
+		w->tracer_cpu_free = strcmp(wp_opt_word("--tracer-cpu", arg,
+		    tracer_cpus), "free") == 0;
+		op->tracer_cpu = 1;
+		break;
 	case 'i':
 		condition(arg, op);
 		break;
@@ -257,6 +271,10 @@ check_combination(const struct watch *w, const struct options *op)
 		errx(WP_EXIT_USAGE, "--ring-pages with --backend %s: it has "
 		    "no ring (%s have)", op->backend,
 		    backend_words_with(BK_RING));
+	if (op->tracer_cpu && b != NULL && !(b->caps & BK_NEAR))
+		errx(WP_EXIT_USAGE, "--tracer-cpu with --backend %s: only "
+		    "the tracer of %s follows a thread's CPU", op->backend,
+		    backend_words_with(BK_NEAR));
 	if (w->ring_pages == 0 || w->callchain != CC_DWARF || pg <= 0)
 		return;
 	need = w->callchain_stack + SAMPLE_EXTRA;

@@ -160,9 +160,12 @@ enum {
 	BK_ANYWIDTH	= 1 << 6,	/* any length and number of targets */
 	BK_SITES	= 1 << 7,	/* counts instructions' addresses (site
 					   records), and watches no target */
-	BK_FOLLOWMODES	= 1 << 8	/* --follow-mode: how a followed leaf is
+	BK_FOLLOWMODES	= 1 << 8,	/* --follow-mode: how a followed leaf is
 					   re-armed, the writer stopped or run
 					   on (the tracers always stop it) */
+	BK_NEAR		= 1 << 9	/* its tracer follows the stopped
+					   thread's CPU: --tracer-cpu
+					   (trace/near.c) */
 };
 
 struct backend {
@@ -237,6 +240,9 @@ struct watch {
 	size_t			 callchain_stack;	/* dwarf: bytes copied */
 	size_t			 ring_pages;
 	int			 verbose;
+	int			 tracer_cpu_free;	/* --tracer-cpu free:
+						   the page backend's tracer
+						   does not follow (near.c) */
 	const char		*follow_mode;	/* --follow-mode: stop,
 						   stop-all, async; NULL:
 						   the backend's own */

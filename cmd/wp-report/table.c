@@ -151,6 +151,11 @@ page_note(const struct wp_obs_pass *o, FILE *f)
 	out(f, "         %s emulated, %s stepped, %s kernel writes\n",
 	    wp_field_text(&o->emulated), wp_field_text(&o->stepped),
 	    wp_field_text(&o->kernel_writes));
+	/* every fault is resolved by the tracer; where it follows the
+	   writer's CPU, how often it moved there */
+	if (o->tracer_moves.text != NULL)
+		out(f, "         each resolved by wp-arm's tracer, which moved "
+		    "to the writer's CPU %s times\n", o->tracer_moves.text);
 	if (nn > 0 && nn >= nw)
 		out(f, "note     most faults were page neighbours': writes to "
 		    "other variables on the watched pages\n");

@@ -11,13 +11,19 @@
  *   tight      n writes of wpt_score in a tight loop (default 1000000)
  *   neighbour  n writes of wpt_neighbour in a tight loop
  *              (write_neighbour), and one write of wpt_score every 1000
+ *   hop        as game, each frame on the next of the CPUs it was given
+ *              (sched_setaffinity): a writer the scheduler moves each
+ *              time; its CPUs are given back as they were at the end
  * Prints "score writes N", "neighbour writes N", "sum HEX" (the same in
  * every run with the same options, watched or not), and "run_ns N": the
  * time of that phase, measured by the target itself, and "switches N",
  * its context switches meanwhile (a stop for a tracer is one).  Then
  * "done"; with -w it waits for another SIGUSR1 before exiting 0.
  */
+#define _GNU_SOURCE
 #include <sys/resource.h>
+
+#include <sched.h>
 
 #include <stdint.h>
 #include <string.h>
@@ -73,6 +79,8 @@ main(int argc, char *argv[])
 	const char *mode = "game";
 	long frames = 1000, work = 900000, n = 1000000, i, k;
 	long nscore = 0, nneighbour = 0, sw0;
+	cpu_set_t own, one;
+	int cpus[CPU_SETSIZE], ncpu;
 	uint64_t x = 1, t0, t1;
 	int ch, waitend = 0;
 
@@ -87,8 +95,13 @@ main(int argc, char *argv[])
 		}
 	}
 	if (strcmp(mode, "game") != 0 && strcmp(mode, "tight") != 0 &&
-	    strcmp(mode, "neighbour") != 0)
+	    strcmp(mode, "neighbour") != 0 && strcmp(mode, "hop") != 0)
 		return 64;
+	if (sched_getaffinity(0, sizeof own, &own) == -1)
+		return 1;
+	for (k = 0, ncpu = 0; k < CPU_SETSIZE; k++)
+		if (CPU_ISSET(k, &own))
+			cpus[ncpu++] = (int)k;
 	wpt_block_go();
 	printf("{\"pid\":%d,\"score\":\"0x%lx\",\"neighbour\":\"0x%lx\","
 	    "\"mode\":\"%s\"}\n", (int)getpid(), WPT_ADDR(&page.score),
@@ -97,8 +110,13 @@ main(int argc, char *argv[])
 	wpt_wait_go();
 	sw0 = switches();
 	t0 = now_ns();
-	if (strcmp(mode, "game") == 0) {
+	if (strcmp(mode, "game") == 0 || strcmp(mode, "hop") == 0) {
 		for (i = 0; i < frames; i++) {
+			if (mode[0] == 'h') {
+				CPU_ZERO(&one);
+				CPU_SET(cpus[i % ncpu], &one);
+				sched_setaffinity(0, sizeof one, &one);
+			}
 			for (k = 0; k < work; k++)
 				x = x * 6364136223846793005ULL +
 				    1442695040888963407ULL;
@@ -120,6 +138,7 @@ main(int argc, char *argv[])
 		nneighbour = n;
 	}
 	t1 = now_ns();
+	sched_setaffinity(0, sizeof own, &own);
 	printf("score writes %ld\nneighbour writes %ld\nsum %lx\n"
 	    "run_ns %llu\nswitches %ld\ndone\n", nscore, nneighbour,
 	    (unsigned long)(page.score ^ page.neighbour ^ (long)x),

@@ -51,6 +51,7 @@ release_state(struct watch *w, struct page_state *s)
 	size_t i;
 
 	unwind_close(&s->uw);
+	near_close(&s->near);
 	traced_bytes_free(w, s->last, s->buf);
 	for (i = 0; i < s->npg; i++)
 		free(s->pg[i]);
@@ -141,6 +142,7 @@ new_state(struct watch *w)
 
 	w->state = s;
 	tr_init(&s->tr, w->pid);
+	near_init(&s->near, 0, NULL);
 	for (i = 0; i < w->nt; i++)
 		if (w->t[i].chain < 0)
 			w->t[i].armed = 1;
@@ -153,6 +155,10 @@ page_arm(struct watch *w, struct wp_error *e)
 	struct page_state *s = new_state(w);
 	size_t i;
 
+	if (!w->tracer_cpu_free) {
+		near_init(&s->near, 1, &obs(w)->tracer_moves);
+		obs(w)->tracer_follows = s->near.on;
+	}
 	if (traced_open(w, &s->tr, 1, e) == -1)
 		goto fail;
 	if (arm_stopped(w, s, e) == -1) {
@@ -212,7 +218,10 @@ page_round(struct watch *w)
 	struct tr_thread *t;
 	int none;
 
+	near_waiting(&s->near);
 	if ((t = tr_wait(&s->tr, 1, &none)) != NULL) {
+		if (t->state == TR_STOPPED)
+			near_stopped(&s->near, t->tgid, t->tid);
 		page_event(w, s, t);
 		/* a pointer the kernel wrote */
 		page_follow(w, s);
@@ -316,7 +325,7 @@ page_observe(struct watch *w, struct wp_observation *o)
 
 const struct backend backend_page = {
 	.id = WP_BK_PAGE,
-	.caps = BK_EXACT | BK_TRACES | BK_ANYWIDTH,
+	.caps = BK_EXACT | BK_TRACES | BK_ANYWIDTH | BK_NEAR,
 	.chosen = "the page-protection backend (writes to the watched pages "
 	    "fault and stop the target a moment each: a hot neighbour on "
 	    "them slows it, and its own timeouts may fire)",

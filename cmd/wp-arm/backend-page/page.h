@@ -14,6 +14,7 @@
 
 #include <stdint.h>
 
+#include "near.h"
 #include "tracee.h"
 #include "unwind.h"
 #include "watch.h"
@@ -145,6 +146,7 @@ struct page_state {
 	struct tr_sigaction segv;
 	int		 segv_known;
 	int		 segv_lost;	/* it could not be: said once */
+	struct tr_near	 near;		/* the tracer near the stopped thread */
 };
 
 /* The protection p is watched with: no access for -a rw, else no write. */
