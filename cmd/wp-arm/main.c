@@ -281,9 +281,8 @@ parse_options(int argc, char *argv[], struct watch *w, struct options *op)
 	w->interval_ms = 1000;
 	w->callchain_depth = WP_CALLCHAIN_DEFAULT;
 	w->callchain_stack = WP_CALLCHAIN_STACK;
+	memset(op, 0, sizeof *op);
 	op->backend = "auto";
-	op->check_bp = 0;
-	memset(&op->filter, 0, sizeof op->filter);
 	while ((ch = wp_getopt(argc, argv, &use)) != -1) {
 		/* --callchain MODE, as perf's --call-graph MODE */
 		if (ch == 'c' && optarg == NULL && optind < argc &&
