@@ -132,3 +132,12 @@ load arm
 @test "ptrace: a vfork child stores the watched counter 9 times, then execs (posix_spawn): each store a hit of its own, exact; the watch goes on" {
 	scenario_vfork ptrace -E /bin/true
 }
+
+@test "page: the watch ends while a vfork child stores and its parent waits in vfork: it ends on time, the child's stores counted to the last value, both finish as unwatched" {
+	require_page
+	scenario_vfork_cut page
+}
+
+@test "ptrace: the watch ends while a vfork child stores and its parent waits in vfork: it ends on time, the child's stores counted to the last value, both finish as unwatched" {
+	scenario_vfork_cut ptrace
+}

@@ -419,3 +419,32 @@ done"
 	refute_line --partial "forked children were not followed"
 	refute_line --partial "lower bound"
 }
+
+# scenario_vfork_cut BACKEND: the watch ends (-d 1s) while the target's
+# vfork child stores the watched counter (5000 + i, 3 million times) and
+# its parent waits in vfork, where no interrupt stops it: the watch ends
+# all the same, the child's hits are its stores up to the value the watch
+# ends on, and both finish as unwatched.
+scenario_vfork_cut() {
+	local backend=$1 child latest st=0
+	unwatched fork-exec -v -c 3000000 -n 20
+	assert_equal "$PLAIN_STATUS $PLAIN" "0 vfork child stores 3000000 status 0
+done"
+	start_target fork-exec -v -c 3000000 -n 20
+	watch_start wpt_counter -- --backend "$backend" -d 1s
+	kill -USR1 "$TPID"
+	run timeout 60 tail --pid="$WPID" -f /dev/null
+	assert_success
+	watch_wait
+	wait "$TPID" || st=$?
+	assert_equal "$st" "$PLAIN_STATUS"
+	assert_equal "$(tail -n +2 "$TOUT")" "$PLAIN"
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(obs .stop_reason)" duration
+	child=$(jq -r "select(.type==\"thread\" and .event==\"start\" and .by_tid==$TPID) | .tid" "$WOUT")
+	[ -n "$child" ] || fail "no thread record starts the vfork child"
+	latest=$(obs '.targets[0].latest_value')
+	assert_equal "$(hits ".tid == $child")" $(( latest - 5000 + 1 ))
+	assert_equal "$(hits)" $(( latest - 5000 + 1 ))
+	assert_equal "$(obs .counts_are_lower_bound)" false
+}
