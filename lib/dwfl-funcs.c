@@ -50,6 +50,8 @@ merge(struct ranges *r)
 	uint64_t end;
 	size_t i, k = 0;
 
+	if (r->n == 0)		/* none: r->v may be NULL, which qsort refuses */
+		return;
 	qsort(r->v, r->n, sizeof *r->v, by_addr);
 	for (i = 1; i < r->n; i++) {
 		end = r->v[k].addr + r->v[k].size;
@@ -60,7 +62,7 @@ merge(struct ranges *r)
 		} else
 			r->v[++k] = r->v[i];
 	}
-	r->n = r->n > 0 ? k + 1 : 0;
+	r->n = k + 1;
 }
 
 /* The function symbols to fn, kept in r: 0, or -1 when fn stopped. */

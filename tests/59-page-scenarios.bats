@@ -114,3 +114,30 @@ load arm
 	scenario_page_sigkeep ptrace thread
 	scenario_page_sigkeep ptrace handler
 }
+
+@test "page: a vfork child stores the watched counter 9 times, then exits: each store a hit of its own, exact; both finish as unwatched" {
+	require_page
+	scenario_vfork page
+}
+
+@test "page: a vfork child stores the watched counter 9 times, then execs (posix_spawn): each store a hit of its own, exact; the watch goes on" {
+	require_page
+	scenario_vfork page -E /bin/true
+}
+
+@test "ptrace: a vfork child stores the watched counter 9 times, then exits: each store a hit of its own, exact; both finish as unwatched" {
+	scenario_vfork ptrace
+}
+
+@test "ptrace: a vfork child stores the watched counter 9 times, then execs (posix_spawn): each store a hit of its own, exact; the watch goes on" {
+	scenario_vfork ptrace -E /bin/true
+}
+
+@test "page: the watch ends while a vfork child stores and its parent waits in vfork: it ends on time, the child's stores counted to the last value, both finish as unwatched" {
+	require_page
+	scenario_vfork_cut page
+}
+
+@test "ptrace: the watch ends while a vfork child stores and its parent waits in vfork: it ends on time, the child's stores counted to the last value, both finish as unwatched" {
+	scenario_vfork_cut ptrace
+}

@@ -381,12 +381,20 @@ nothing_left() {
 }
 
 @test "wp watch: the default -n scales with the duration: 20000 hit records a second, at least 100000; -d inf: none" {
-	local d n
+	local d n w st save=$BATS_TEST_TMPDIR/save.ndjson
 	for d in 2s:100000 30s:600000 300s:6000000 inf:9223372036854775807; do
 		start_target mt-writer -t 1 -n 3
-		( sleep 1; kill -USR1 "$TPID" ) &
-		run --separate-stderr wp watch --json --backend page -d "${d%%:*}" "$TPID" wpt_counter
-		assert_success
+		# the target writes once the watch is armed (a second was
+		# not always enough for a sanitizer build on a busy machine)
+		rm -f "$save"
+		wp watch --json --backend page --save "$save" -d "${d%%:*}" "$TPID" wpt_counter > "$BATS_TEST_TMPDIR/out" 2> "$BATS_TEST_TMPDIR/err" &
+		w=$!
+		wait_armed "$save" "$w" "$BATS_TEST_TMPDIR/err"
+		kill -USR1 "$TPID"
+		st=0
+		wait "$w" || st=$?
+		assert_equal "$st" 0
+		output=$(cat "$BATS_TEST_TMPDIR/out")
 		# (jq rounds past 2^53: the number as written)
 		assert_equal "${d%%:*} $(jq -r '[.observation.stop_reason, .watches[0].accepted_hits] | map(tostring) | join(" ")' <<< "$output") $(grep -o '"max_events":[0-9]*' <<< "$output")" \
 			"${d%%:*} target_exited 3 \"max_events\":${d#*:}"

@@ -80,7 +80,11 @@ setuid_exec() {
 	setuid_exec page
 }
 
-@test "wp-arm page: a setuid program a vfork child of the target execs (posix_spawn) keeps its privileges; the watch goes on" {
+# spawn_setuid BACKEND: the target's vfork child (posix_spawn) execs a
+# setuid program: the child alone is let go before its exec, the
+# program runs with its privileges, and the watch goes on to the
+# target's end, every store of the target a hit.
+spawn_setuid() {
 	suid_dir
 	cat > "$SUID_DIR/spawn.c" <<'C'
 #include <sys/wait.h>
@@ -118,13 +122,21 @@ C
 	    "$SUID_DIR/spawn" "$SUID_DIR/go" "$SUID_DIR/id" \
 	    > "$SUID_DIR/target.out" 2>&1 &
 	TPID=$!
-	watch_as_nobody page wpt_v
+	watch_as_nobody "$1" wpt_v
 	# the child ran id with its privileges, the target watched to its end
 	assert_equal "$(cat "$SUID_DIR/target.out")" "0
 done 2"
 	assert_equal "$WSTATUS" 0
 	assert_equal "$(obs .stop_reason)" target_exited
 	assert_equal "$(hits)" 2
+}
+
+@test "wp-arm page: a setuid program a vfork child of the target execs (posix_spawn) keeps its privileges; the watch goes on" {
+	spawn_setuid page
+}
+
+@test "wp-arm ptrace: a setuid program a vfork child of the target execs (posix_spawn) keeps its privileges; the watch goes on" {
+	spawn_setuid ptrace
 }
 
 # failed_setuid_exec BACKEND MODE ERRNO [CONTENT]: the target execs a

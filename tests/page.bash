@@ -381,3 +381,72 @@ scenario_page_sigkeep() {
 	assert_equal "$(obs .page.handlers_restored)" "$n"
 	assert_contract "$WOUT"
 }
+
+# scenario_vfork BACKEND [-E PATH]: the target's vfork child stores the
+# watched counter 9 times in its parent's memory, then exits (with -E,
+# execs PATH, as posix_spawn's child does); the parent then stores it 20
+# times.  Every store is a hit, the child's of its own tid (a thread
+# record starts it, by the parent, and ends it), with the values it
+# wrote; the counts are exact, not a lower bound, and no fork is said
+# to be unfollowed; both finish as unwatched.
+scenario_vfork() {
+	local backend=$1 child own st=0
+	shift
+	unwatched fork-exec -v -c 9 -n 20 "$@"
+	assert_equal "$PLAIN_STATUS $PLAIN" "0 vfork child stores 9 status 0
+done"
+	start_target fork-exec -v -c 9 -n 20 "$@"
+	watch_start wpt_counter -- --backend "$backend" -d 120s
+	kill -USR1 "$TPID"
+	watch_wait
+	wait "$TPID" || st=$?
+	assert_equal "$st" "$PLAIN_STATUS"
+	assert_equal "$(tail -n +2 "$TOUT")" "$PLAIN"
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(obs .stop_reason)" target_exited
+	child=$(jq -r "select(.type==\"thread\" and .event==\"start\" and .by_tid==$TPID) | .tid" "$WOUT")
+	[ -n "$child" ] || fail "no thread record starts the vfork child"
+	# the stores the target counted, its child's and its own
+	own=$(awk '$1 == "vfork" && $3 == "stores" { print $4 }' "$TOUT")
+	assert_equal "$(hits ".tid == $child")" "$own"
+	assert_equal "$(hits ".tid == $TPID")" 20
+	assert_equal "$(hits)" $(( own + 20 ))
+	run jq -r "select(.type==\"hit\" and .tid==$child) | .new_value" "$WOUT"
+	assert_equal "$output" "$(printf '0x%x\n' $(seq 5000 5008))"
+	assert_equal "$(jq -c "select(.type==\"thread\" and .tid==$child) | .event" "$WOUT" | tr '\n' ' ')" '"start" "exit" '
+	assert_equal "$(obs .thread_coverage.forked_processes)" 0
+	assert_equal "$(obs .counts_are_lower_bound)" false
+	run --separate-stderr wp-report < <(wp-decode < "$WOUT")
+	assert_success
+	refute_line --partial "forked children were not followed"
+	refute_line --partial "lower bound"
+}
+
+# scenario_vfork_cut BACKEND: the watch ends (-d 1s) while the target's
+# vfork child stores the watched counter (5000 + i, 3 million times) and
+# its parent waits in vfork, where no interrupt stops it: the watch ends
+# all the same, the child's hits are its stores up to the value the watch
+# ends on, and both finish as unwatched.
+scenario_vfork_cut() {
+	local backend=$1 child latest st=0
+	unwatched fork-exec -v -c 3000000 -n 20
+	assert_equal "$PLAIN_STATUS $PLAIN" "0 vfork child stores 3000000 status 0
+done"
+	start_target fork-exec -v -c 3000000 -n 20
+	watch_start wpt_counter -- --backend "$backend" -d 1s
+	kill -USR1 "$TPID"
+	run timeout 60 tail --pid="$WPID" -f /dev/null
+	assert_success
+	watch_wait
+	wait "$TPID" || st=$?
+	assert_equal "$st" "$PLAIN_STATUS"
+	assert_equal "$(tail -n +2 "$TOUT")" "$PLAIN"
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(obs .stop_reason)" duration
+	child=$(jq -r "select(.type==\"thread\" and .event==\"start\" and .by_tid==$TPID) | .tid" "$WOUT")
+	[ -n "$child" ] || fail "no thread record starts the vfork child"
+	latest=$(obs '.targets[0].latest_value')
+	assert_equal "$(hits ".tid == $child")" $(( latest - 5000 + 1 ))
+	assert_equal "$(hits)" $(( latest - 5000 + 1 ))
+	assert_equal "$(obs .counts_are_lower_bound)" false
+}

@@ -397,6 +397,7 @@ main(int argc, char *argv[])
 			warnx("%s", e.msg);
 		if (strncmp(e.msg, "stdout:", 7) != 0)
 			observation_write(&w, e.msg);
+		wp_cond_free(op.filter.cond);
 		watch_free(&w);
 		return e.status;
 	}
@@ -406,6 +407,7 @@ main(int argc, char *argv[])
 		wp_error_set(&e, WP_EXIT_USAGE, "--if, --stop and --last "
 		    "watch the writes to addresses: site records are counted "
 		    "(the uprobe backend), not watched");
+		wp_cond_free(op.filter.cond);
 		return refused(&w, &e, 1);
 	}
 	/* auto: page, which stops at the write (perf: when it reads it) */
@@ -415,8 +417,11 @@ main(int argc, char *argv[])
 	/* a site's refusal is said here: wp-resolve checks no backend's
 	   limits for sites, and wp accesses shows no observation of a
 	   watch that never armed */
-	if (backend_choose(&w, op.backend, &e) == -1)
+	if (backend_choose(&w, op.backend, &e) == -1) {
+		/* the condition is filter_open's to keep, or to free */
+		wp_cond_free(op.filter.cond);
 		return refused(&w, &e, w.nsites > 0);
+	}
 	/* a tracer's writes are tallied by writer, for hits a slow
 	   reader could not take */
 	if ((op.filter.cond != NULL || op.filter.stop != STOP_NONE ||

@@ -1,9 +1,15 @@
 /*
- * fork-exec [-c child_writes] [-n parent_writes] [-x] [-e path]
+ * fork-exec [-c child_writes] [-n parent_writes] [-v] [-E path] [-x]
+ *	     [-e path]
  *
  * Prints one JSON line, waits for SIGUSR1, forks a child that writes
  * wpt_counter child_writes times and exits; the parent waits for it,
- * then writes wpt_counter parent_writes times.  Prints "done".  With -x
+ * then writes wpt_counter parent_writes times.  Prints "done".  With -v
+ * the child is made by vfork(2): its writes are to the parent's memory,
+ * and the parent prints "vfork child stores N status S" (the stores it
+ * counted, its wait status) before its own writes; with -E the child
+ * execs path (no arguments) after its writes rather than exit, as
+ * posix_spawn's child does.  With -x
  * the parent then execs /bin/sleep 1 (so a watch sees the exec).  With
  * -e it execs path (no arguments); when that fails it prints "exec
  * failed ERRNO", then two threads each write wpt_counter parent_writes
@@ -22,6 +28,12 @@
 
 volatile long wpt_counter;
 static long np = 10;
+/* a vfork child's stores, counted where its parent reads them */
+static volatile long child_stores;
+/* the options, out of main's frame, which a vfork child shares */
+static long nc = 10;
+static int ex, vf;
+static char *path, *cpath;
 
 static void *
 after(void *arg)
@@ -67,15 +79,16 @@ exec_failed(int err)
 int
 main(int argc, char *argv[])
 {
-	long nc = 10, i;
-	int ch, ex = 0;
-	char *path = NULL;
+	long i;
+	int ch, st = 0;
 	pid_t child;
 
-	while ((ch = getopt(argc, argv, "c:n:xe:")) != -1) {
+	while ((ch = getopt(argc, argv, "c:n:vE:xe:")) != -1) {
 		switch (ch) {
 		case 'c': nc = atol(optarg); break;
 		case 'n': np = atol(optarg); break;
+		case 'v': vf = 1; break;
+		case 'E': cpath = optarg; break;
 		case 'x': ex = 1; break;
 		case 'e': path = optarg; break;
 		default: return 64;
@@ -86,12 +99,18 @@ main(int argc, char *argv[])
 	    WPT_ADDR(&wpt_counter));
 	fflush(stdout);
 	wpt_wait_go();
-	if ((child = fork()) == 0) {
-		for (i = 0; i < nc; i++)
+	if ((child = vf ? vfork() : fork()) == 0) {
+		for (i = 0; i < nc; i++) {
 			wpt_counter = 5000 + i;
-		_exit(0);
+			child_stores++;
+		}
+		if (cpath != NULL)
+			execl(cpath, cpath, (char *)NULL);
+		_exit(cpath != NULL ? 127 : 0);
 	}
-	waitpid(child, NULL, 0);
+	waitpid(child, &st, 0);
+	if (vf)
+		printf("vfork child stores %ld status %d\n", child_stores, st);
 	for (i = 0; i < np; i++)
 		wpt_counter = i;
 	printf("done\n");

@@ -130,7 +130,10 @@ on_event(struct watch *w, struct page_state *s, struct tr_thread *t)
 		break;
 	case PTRACE_EVENT_FORK:
 	case PTRACE_EVENT_VFORK:
-		if (t->tgid == s->tr.pid)
+		/* a child sharing the memory is watched: see new_process */
+		if (traced_shares_vm(s->tr.pid, (pid_t)t->msg, t->event))
+			traced_started(w, (pid_t)t->msg, t->tid);
+		else if (t->tgid == s->tr.pid)
 			traced_forked(w, (pid_t)t->msg, t->tid);
 		break;
 	case PTRACE_EVENT_EXIT:
@@ -143,6 +146,7 @@ on_event(struct watch *w, struct page_state *s, struct tr_thread *t)
 			return;		/* stopped: the watch ends */
 		}
 		tr_detach(&s->tr, t, 0);	/* a vfork child's own now */
+		traced_child_gone(w, t->tid);
 		return;
 	}
 	page_resume(w, s, t, 0);
@@ -173,6 +177,8 @@ page_event(struct watch *w, struct page_state *s, struct tr_thread *t)
 	case TR_EXITED:
 		if (t->tgid == s->tr.pid)
 			traced_exited(w, t->tid, t->status);
+		else if (!fresh)	/* a vfork child, watched to its end */
+			traced_child_gone(w, t->tid);
 		pthr_free(t);
 		return;
 	case TR_START:

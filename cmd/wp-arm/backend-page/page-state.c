@@ -16,6 +16,7 @@
 
 #include "page.h"
 #include "proc.h"
+#include "traced.h"
 #include "util.h"
 
 struct ppage *
@@ -97,7 +98,13 @@ page_prot_of(const char *perms)
 	    (perms[2] == 'x' ? PROT_EXEC : 0);
 }
 
-/* A thread of the process stopped where a call can be injected. */
+/*
+ * A thread of the process, or of a child sharing its memory (vfork),
+ * stopped where a call can be injected: the child is the only one while
+ * its parent waits in vfork, where no interrupt stops it.  A thread
+ * stopped at its vfork event is none: run to the exit of its call, it
+ * would wait there for the child, which may be held.
+ */
 struct tr_thread *
 page_injectable(struct page_state *s)
 {
@@ -106,15 +113,15 @@ page_injectable(struct page_state *s)
 
 	for (i = 0; i < s->tr.n; i++) {
 		t = s->tr.t[i];
-		if (t->tgid != s->tr.pid || t->state != TR_STOPPED ||
-		    t->stop == TR_GROUP)
+		if (t->state != TR_STOPPED || t->stop == TR_GROUP ||
+		    (t->tgid != s->tr.pid &&
+		    !traced_shares_vm(s->tr.pid, t->tgid, 0)))
 			continue;
 		if (t->stop == TR_SC_ENTRY)
 			entry = t;
 		else if (t->stop == TR_EVENT)
 			in_call = t->event == PTRACE_EVENT_CLONE ||
-			    t->event == PTRACE_EVENT_FORK ||
-			    t->event == PTRACE_EVENT_VFORK ? t : in_call;
+			    t->event == PTRACE_EVENT_FORK ? t : in_call;
 		else
 			return t;
 	}

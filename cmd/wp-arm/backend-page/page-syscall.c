@@ -154,6 +154,7 @@ page_sc_entry(struct watch *w, struct page_state *s, struct tr_thread *t)
 			/* a vfork child: it alone, the watch goes on */
 			w->stop_detail = NULL;
 			tr_detach(&s->tr, t, 0);
+			traced_child_gone(w, t->tid);
 			return;
 		}
 		s->exec_seen = s->exec_next = 1;  /* stopped: the watch ends */

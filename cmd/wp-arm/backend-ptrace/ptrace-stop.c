@@ -61,6 +61,22 @@ entered(struct pthr *p)
 }
 
 /*
+ * Stopped child t, which shared the memory, is let go as it execs (its
+ * memory its own from then on): its writes were counted to here.
+ */
+static void
+child_gone(struct watch *w, struct ptrace_state *s, struct tr_thread *t)
+{
+	struct pthr *p = t->user;
+
+	if (s->cs_thread == t)
+		s->cs_thread = NULL;
+	tr_detach(&s->tr, t, 0);
+	p->state = P_GONE;
+	traced_child_gone(w, p->tid);
+}
+
+/*
  * An entry or exit stop of thread t's system call: on to its exit, or
  * what the call changed (the kernel wrote it).
  */
@@ -74,6 +90,12 @@ on_syscall(struct watch *w, struct ptrace_state *s, struct tr_thread *t)
 			entered(p);
 		if (traced_setid_exec(w, s->tr.memfd, p->tid, p->sc_nr,
 		    p->sc_args)) {
+			if (p->child) {
+				/* a vfork child: it alone, the watch goes on */
+				w->stop_detail = NULL;
+				child_gone(w, s, t);
+				return 0;
+			}
 			s->exec_seen = 1;	/* stopped: the watch ends */
 			p->state = P_READY;
 			return 1;
@@ -124,30 +146,43 @@ on_trap(struct watch *w, struct ptrace_state *s, struct tr_thread *t)
 }
 
 /*
- * A clone of thread t: the new thread is followed.  A fork or vfork: the
- * child process is not (its writes are to memory of its own, or, after
- * vfork, before its exec), only counted, and let go.  t runs on to the
- * exit of its call.
+ * A clone of thread t: the new thread is followed.  A vfork (or a child
+ * sharing the memory otherwise): the child is stepped as a thread until
+ * it execs or exits, its stores the target's.  A fork: the child process
+ * is not followed (its writes are to memory of its own), only counted,
+ * and let go.  t runs on to the exit of its call.
  */
 static int
 on_event(struct watch *w, struct ptrace_state *s, struct tr_thread *t)
 {
 	struct pthr *p = t->user;
 	struct tr_thread *c;
+	pid_t child = (pid_t)t->msg;
 
 	switch (t->event) {
 	case PTRACE_EVENT_CLONE:
-		if ((c = tr_find(&s->tr, (pid_t)t->msg)) == NULL)
-			c = tr_add(&s->tr, (pid_t)t->msg, s->tr.pid);
+		if ((c = tr_find(&s->tr, child)) == NULL)
+			c = tr_add(&s->tr, child, s->tr.pid);
 		pt_thread(c);
-		traced_started(w, (pid_t)t->msg, t->tid);
+		traced_started(w, child, t->tid);
 		break;
 	case PTRACE_EVENT_FORK:
 	case PTRACE_EVENT_VFORK:
-		tr_let_go(&s->tr, (pid_t)t->msg);
-		traced_forked(w, (pid_t)t->msg, t->tid);
+		if (!traced_shares_vm(s->tr.pid, child, t->event)) {
+			tr_let_go(&s->tr, child);
+			traced_forked(w, child, t->tid);
+			break;
+		}
+		if ((c = tr_find(&s->tr, child)) == NULL)
+			c = tr_add(&s->tr, child, child);
+		pt_thread(c)->child = 1;
+		traced_started(w, child, t->tid);
 		break;
 	case PTRACE_EVENT_EXEC:
+		if (p->child) {
+			child_gone(w, s, t);
+			return 0;
+		}
 		s->exec_seen = 1;
 		p->state = P_READY;
 		return 1;
@@ -191,7 +226,10 @@ pt_on_stop(struct watch *w, struct ptrace_state *s, struct tr_thread *t)
 
 	if (t->stop == TR_EXITED) {
 		p->state = P_GONE;
-		traced_exited(w, p->tid, t->status);
+		if (p->child)	/* its status is its parent's to see */
+			traced_child_gone(w, p->tid);
+		else
+			traced_exited(w, p->tid, t->status);
 		return 0;
 	}
 	if (p->state == P_NEW && t->stop != TR_EVENT)
@@ -227,7 +265,8 @@ pt_on_stop(struct watch *w, struct ptrace_state *s, struct tr_thread *t)
 
 /*
  * A stop tr_wait took: of a thread known or new; a thread of another
- * process is a forked child's: it is let go.
+ * process not known by its parent's event (on_event) is a forked child's:
+ * it is let go.
  */
 static void
 take(struct watch *w, struct ptrace_state *s, struct tr_thread *t)

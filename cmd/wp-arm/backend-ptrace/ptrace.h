@@ -65,6 +65,10 @@ struct pthr {
 						   none (ptrace-rseq.c) */
 	uint64_t		 cs_start, cs_end;
 	int			 cs_hidden;	/* the area's rseq_cs set to 0 */
+	int			 child;		/* a child process sharing the
+						   memory (vfork): stepped as a
+						   thread until it execs or
+						   exits */
 };
 
 #define ICACHE_BITS	13	/* decoded instructions kept: 2^13, one

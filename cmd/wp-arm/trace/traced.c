@@ -6,6 +6,7 @@
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/xattr.h>
+#include <linux/kcmp.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -125,6 +126,28 @@ traced_forked(struct watch *w, pid_t pid, pid_t by)
 {
 	w->other_processes++;
 	thread_rec(w, "fork_process", 0, pid, by, 0);
+}
+
+int
+traced_shares_vm(pid_t target, pid_t pid, int event)
+{
+	long r;
+
+	/* without kcmp(2) (CONFIG_KCMP), what the event says */
+	if ((r = syscall(SYS_kcmp, target, pid, KCMP_VM, 0, 0)) == -1)
+		return event == PTRACE_EVENT_VFORK;
+	return r == 0;
+}
+
+void
+traced_child_gone(struct watch *w, pid_t pid)
+{
+	struct thread *t = watch_thread(w, pid, THR_INHERITED);
+
+	if (t->exited)
+		return;
+	t->exited = 1;
+	thread_rec(w, "exit", pid, 0, 0, 0);
 }
 
 int

@@ -58,6 +58,16 @@ void	 traced_forked(struct watch *w, pid_t pid, pid_t by);
 void	 traced_exited(struct watch *w, pid_t tid, int status);
 
 /*
+ * Whether child process pid, made by a fork or vfork event of the target
+ * (event), shares the target's memory: a vfork child, or one of
+ * clone(CLONE_VM) without CLONE_THREAD.  Its stores are then the
+ * target's, and it is watched as a thread of it until it execs or exits
+ * (traced_child_gone: its exit record, not the target's exit status).
+ */
+int	 traced_shares_vm(pid_t target, pid_t pid, int event);
+void	 traced_child_gone(struct watch *w, pid_t pid);
+
+/*
  * Whether thread tid, at the entry of system call nr(args), execs a
  * set-user-ID or set-group-ID program, or one with file capabilities
  * (its path read through memfd, the process's memory; fexecve's

@@ -280,20 +280,25 @@ tr_seize_all(struct tracee *tr, long opts, int stop,
 }
 
 /*
- * Stop t, as tr_wait returns it: where it is a clone event, the new
- * thread's first stop, kept back for it, is queued after it.
+ * Stop t, as tr_wait returns it: where it is a clone, fork or vfork
+ * event, the new thread's or child's first stop, kept back for it, is
+ * queued after it.  A child whose stop is still to come is added now:
+ * that stop is then of a child announced (the caller adds a thread).
  */
 static struct tr_thread *
 announce(struct tracee *tr, struct tr_thread *t)
 {
 	struct tr_thread *c;
 
-	if (t->state == TR_STOPPED && t->stop == TR_EVENT &&
-	    t->event == PTRACE_EVENT_CLONE &&
-	    (c = tr_find(tr, (pid_t)t->msg)) != NULL && c->unannounced) {
+	if (t->state != TR_STOPPED || t->stop != TR_EVENT ||
+	    (t->event != PTRACE_EVENT_CLONE && t->event != PTRACE_EVENT_FORK &&
+	    t->event != PTRACE_EVENT_VFORK))
+		return t;
+	if ((c = tr_find(tr, (pid_t)t->msg)) != NULL && c->unannounced) {
 		c->unannounced = 0;
 		c->queued = 1;
-	}
+	} else if (c == NULL && t->event != PTRACE_EVENT_CLONE)
+		tr_add(tr, (pid_t)t->msg, (pid_t)t->msg);
 	return t;
 }
 
@@ -326,10 +331,13 @@ tr_wait(struct tracee *tr, int block, int *none)
 			t = tr_add(tr, tid, tgid_of(tid));
 			/*
 			 * A thread's first stop can come before its
-			 * creator's clone event: it waits for it, so that
-			 * the thread starts before it is seen to run.
+			 * creator's clone event, a child's before its
+			 * parent's fork or vfork event: it waits for it, so
+			 * that the thread starts before it is seen to run,
+			 * and a vfork child, which shares the memory, is
+			 * known for one before it runs.
 			 */
-			t->unannounced = t->tgid == tr->pid;
+			t->unannounced = 1;
 		}
 		classify(t, status);
 	} while (t->unannounced && t->state == TR_STOPPED);

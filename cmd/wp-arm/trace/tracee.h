@@ -53,9 +53,10 @@ struct tr_thread {
 	enum tr_resume	 how;		/* its latest resume */
 	int		 queued;	/* a stop taken by tr_hold, unreported */
 	int		 held;		/* stopped by tr_hold: tr_release */
-	int		 unannounced;	/* a new thread, stopped before its
-					   creator's clone event: tr_wait
-					   returns its stop after that */
+	int		 unannounced;	/* a new thread or child, stopped
+					   before its creator's clone, fork
+					   or vfork event: tr_wait returns
+					   its stop after that */
 	int		 listening;	/* in group-stop, PTRACE_LISTEN */
 	int		 rewind;	/* tr_leave_entry: re-run its call */
 	int		 expect;	/* stop_sig sent it, not yet taken */
@@ -121,9 +122,9 @@ int	 tr_alive(const struct tracee *tr);
 /*
  * The next stop of any thread: a queued one first, then waitpid (block:
  * waits; else WNOHANG).  A stop of a thread not in the table is added
- * (a new thread, or a forked child: tgid tells); a new thread's stop
- * that came before its creator's clone event is returned after that
- * event (unannounced).  NULL: nothing (or a signal interrupted the wait,
+ * (a new thread, or a forked child: tgid tells); a new thread's or
+ * child's stop that came before its creator's clone, fork or vfork event
+ * is returned after that event (unannounced).  NULL: nothing (or a signal interrupted the wait,
  * or no child is left: *none set).
  */
 struct tr_thread *tr_wait(struct tracee *tr, int block, int *none);
