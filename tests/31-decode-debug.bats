@@ -33,7 +33,8 @@ stripped_callers() {
 	SET=$(grep -n 'wpt_counter = v;' "$src" | cut -d: -f1)
 	CA=$(grep -n 'set_counter(1);' "$src" | cut -d: -f1)
 	CB=$(grep -n 'set_counter(2);' "$src" | cut -d: -f1)
-	MA=$(grep -n '		caller_a();' "$src" | cut -d: -f1)
+	# main's call, not via's (which comes before main)
+	MA=$(grep -n '		caller_a();' "$src" | tail -n 1 | cut -d: -f1)
 	MB=$(grep -n '		caller_b();' "$src" | cut -d: -f1)
 }
 
