@@ -16,7 +16,10 @@
  * a step per execution.
  */
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/user.h>
+
+#include <linux/kcmp.h>
 
 #include <errno.h>
 #include <inttypes.h>
@@ -337,11 +340,21 @@ on_trap(struct watch *w, struct psites_state *ps, struct tr_thread *t,
 	}
 }
 
-/* A forked child (its own copy of the code): mended, then let go. */
+/*
+ * A process started by fork, vfork or clone: sharing the memory (vfork)
+ * it runs on traced, its traps stepped (not counted: not the target's),
+ * until it execs or exits; else its own copy of the code is mended and
+ * it is let go.
+ */
 static void
 new_process(struct watch *w, struct psites_state *ps, struct tr_thread *t)
 {
 	int fd;
+
+	if (syscall(SYS_kcmp, ps->tr.pid, t->tgid, KCMP_VM, 0, 0) == 0) {
+		tr_resume(&ps->tr, t, TR_CONT, 0);
+		return;
+	}
 
 	if ((fd = wp_proc_mem_open(t->tgid)) != -1) {
 		put_bytes(fd, ps, w->nsites, 1);

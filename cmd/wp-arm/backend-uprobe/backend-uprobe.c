@@ -7,8 +7,9 @@
  * the task) and counts the execution per (site, address, thread) in a
  * hash map, read here into access records at each --interval and at the
  * end.  Every execution is counted; one no tally entry could hold is
- * counted as such (the observation's tally_full).  Where BPF is refused
- * nothing else counts sites yet (a ptrace fallback may come later).
+ * counted as such (the observation's tally_full).  Where no uprobe can
+ * serve (a lock prefix, code in no file, BPF refused) the ptrace
+ * backend's site mode counts sites (backend-ptrace/ptrace-sites.c).
  */
 #include <sys/syscall.h>
 
