@@ -415,3 +415,25 @@ done"
 	run --separate-stderr wp report "$WOUT"
 	refute_output --partial "lower bound"
 }
+
+@test "wp-arm ptrace: a forked child's copy of the code is mended before it is let go: it runs as unwatched, the parent's executions counted" {
+	start_target fork-exec -c 7 -n 10
+	local child parent
+	child=$(objdump -d --no-show-raw-insn "$T/fork-exec" | awk '/mov +%rax,0x[0-9a-f]+\(%rip\) +# [0-9a-f]+ <wpt_counter>/{ sub(":", "", $1); print "0x" $1 }')
+	[ "$(wc -l <<< "$child")" = 2 ] || fail "not two stores of a register to wpt_counter: $child"
+	parent=$(tail -n 1 <<< "$child")
+	child=$(head -n 1 <<< "$child")
+	watch_start --insn "fork-exec+$child" --insn "fork-exec+$parent" -- --backend ptrace -d 60s
+	kill -USR1 "$TPID"
+	watch_wait
+	local st=0
+	wait "$TPID" || st=$?
+	assert_equal "$st" 0
+	assert_equal "$WSTATUS" 0
+	# the child exited 0, not killed by a SIGTRAP of an int3 left in
+	assert_equal "$(tail -n 2 "$TOUT")" "child 0
+done"
+	assert_equal "$(obs '.thread_coverage.forked_processes')" 1
+	assert_equal "$(obs '[.uprobe.sites[] | .executions] | map(tostring) | join(" ")')" "0 10"
+	assert_equal "$(accesses 1)" "$(tinfo counter) $TPID 10 0"
+}

@@ -3,7 +3,8 @@
  *
  * Prints one JSON line, waits for SIGUSR1, forks a child that writes
  * wpt_counter child_writes times and exits; the parent waits for it,
- * then writes wpt_counter parent_writes times.  Prints "done".  With -x
+ * then writes wpt_counter parent_writes times.  Prints the child's
+ * wait status ("child 0": it exited 0) and "done".  With -x
  * the parent then execs /bin/sleep 1 (so a watch sees the exec).  With
  * -e it execs path (no arguments); when that fails it prints "exec
  * failed ERRNO", then two threads each write wpt_counter parent_writes
@@ -68,7 +69,7 @@ int
 main(int argc, char *argv[])
 {
 	long nc = 10, i;
-	int ch, ex = 0;
+	int ch, ex = 0, st = 0;
 	char *path = NULL;
 	pid_t child;
 
@@ -91,7 +92,8 @@ main(int argc, char *argv[])
 			wpt_counter = 5000 + i;
 		_exit(0);
 	}
-	waitpid(child, NULL, 0);
+	waitpid(child, &st, 0);
+	printf("child %#x\n", st);	/* its wait status: 0, exited 0 */
 	for (i = 0; i < np; i++)
 		wpt_counter = i;
 	printf("done\n");

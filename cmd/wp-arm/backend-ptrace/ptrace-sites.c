@@ -22,6 +22,7 @@
 #include <linux/kcmp.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -343,24 +344,24 @@ on_trap(struct watch *w, struct psites_state *ps, struct tr_thread *t,
 /*
  * A process started by fork, vfork or clone: sharing the memory (vfork)
  * it runs on traced, its traps stepped (not counted: not the target's),
- * until it execs or exits; else its own copy of the code is mended and
- * it is let go.
+ * until it execs or exits (0: the caller handles its stop); else its own
+ * copy of the code is mended and it is let go, at its first stop (1).
  */
-static void
+static int
 new_process(struct watch *w, struct psites_state *ps, struct tr_thread *t)
 {
+	char path[64];
 	int fd;
 
-	if (syscall(SYS_kcmp, ps->tr.pid, t->tgid, KCMP_VM, 0, 0) == 0) {
-		tr_resume(&ps->tr, t, TR_CONT, 0);
-		return;
-	}
-
-	if ((fd = wp_proc_mem_open(t->tgid)) != -1) {
+	if (syscall(SYS_kcmp, ps->tr.pid, t->tgid, KCMP_VM, 0, 0) == 0)
+		return 0;
+	snprintf(path, sizeof path, "/proc/%d/mem", (int)t->tgid);
+	if ((fd = open(path, O_RDWR | O_CLOEXEC)) != -1) {
 		put_bytes(fd, ps, w->nsites, 1);
 		close(fd);
 	}
 	tr_detach(&ps->tr, t, 0);
+	return 1;
 }
 
 static void
@@ -396,16 +397,15 @@ on_stop(struct watch *w, struct psites_state *ps, struct tr_thread *t)
 	struct user_regs_struct u;
 	ssize_t i;
 
+	if (t->stop != TR_EXITED && t->tgid != ps->tr.pid &&
+	    new_process(w, ps, t))
+		return;
 	switch (t->stop) {
 	case TR_EXITED:
 		if (t->tgid == ps->tr.pid)
 			traced_exited(w, t->tid, t->status);
 		return;
 	case TR_START:
-		if (t->tgid != ps->tr.pid) {
-			new_process(w, ps, t);
-			return;
-		}
 		tr_resume(&ps->tr, t, TR_CONT, 0);
 		return;
 	case TR_EVENT:
