@@ -437,3 +437,17 @@ done"
 	assert_equal "$(obs '[.uprobe.sites[] | .executions] | map(tostring) | join(" ")')" "0 10"
 	assert_equal "$(accesses 1)" "$(tinfo counter) $TPID 10 0"
 }
+
+@test "wp-arm ptrace: whose stack and TLS each address is, as the uprobe backend says it" {
+	start_target insn-where
+	watch_start --insn wpt_where_store -- --backend ptrace -d 60s
+	kill -USR1 "$TPID"
+	watch_wait
+	assert_equal "$(tail -n 1 "$TOUT")" done
+	# what the target says of itself: each thread's stack local and TLS
+	# copy (8 bytes below its fs base), each written once by it
+	expected=$(grep '"tid"' "$TOUT" | jq -r '"\(.stack) \(.tid) stack \(.tid)", "\(.tls) \(.tid) tls \(.tid) -0x8"' | sort)
+	assert_equal "$(jq -r 'select(.type=="access" and (.stack_of or .tls_of)) | if .stack_of then "\(.addr) \(.tid) stack \(.stack_of)" else "\(.addr) \(.tid) tls \(.tls_of) \(.tls_offset)" end' "$WOUT" | sort)" "$expected"
+	assert_equal "$(obs '.uprobe.sites[0] | [.executions, .addresses] | map(tostring) | join(" ")')" "10 10"
+	assert_contract "$WOUT"
+}

@@ -33,6 +33,7 @@
 #include "hmap.h"
 #include "proc.h"
 #include "record.h"
+#include "sites-where.h"
 #include "traced.h"
 #include "tracee.h"
 #include "util.h"
@@ -70,7 +71,12 @@ struct psites_state {
 	struct tracee		 tr;
 	struct ps_site		*s;		/* w->nsites */
 	struct wp_hmap		 tally;
+	struct wp_hmap		 thr;		/* struct site_thread: where
+						   each thread's stack and
+						   TLS were at its first */
 	struct wp_maps		 maps;		/* the latest read: regions */
+	uint64_t		 tls_below;	/* static TLS: its bytes below
+						   a thread's pointer */
 	int			 exec_seen;
 };
 
@@ -140,6 +146,7 @@ release(struct watch *w, struct psites_state *ps)
 {
 	tr_close(&ps->tr);
 	wp_hmap_free(&ps->tally);
+	wp_hmap_free(&ps->thr);
 	wp_proc_maps_free(&ps->maps);
 	free(ps->s);
 	free(ps);
@@ -189,6 +196,7 @@ psites_arm(struct watch *w, struct wp_error *e)
 	ps->s = wp_xcalloc(w->nsites, sizeof *ps->s);
 	ps_n = w->nsites;
 	wp_hmap_init(&ps->tally, sizeof(struct ps_tally));
+	wp_hmap_init(&ps->thr, sizeof(struct site_thread));
 	tr_init(&ps->tr, w->pid);
 	if (traced_open(w, &ps->tr, 0, e) == -1)
 		goto fail;
@@ -204,6 +212,7 @@ psites_arm(struct watch *w, struct wp_error *e)
 		goto detach;
 	}
 	wp_proc_maps(w->pid, &ps->maps);
+	ps->tls_below = sites_static_tls(&ps->maps);
 	traced_armed(w, ps->tr.n);
 	w->armed.events = (long)w->nsites;
 	/* the stops found at the seize stay queued for the loop */
@@ -233,11 +242,18 @@ tally(struct watch *w, struct psites_state *ps, size_t i, pid_t tid,
 	const struct wp_site_spec *s = &w->sites[i];
 	const struct wp_x86_mem *m = &s->in.mem;
 	struct ps_tally *t;
+	struct site_thread *th;
 	uint64_t a, base, val = 0, mask;
 	size_t k;
 	int isnew;
 
 	ps->s[i].execs++;
+	th = wp_hmap_put(&ps->thr, (uint64_t)tid, 0, &isnew);
+	if (isnew) {
+		th->tid = tid;
+		th->sp = r->v[WP_RSP];
+		th->tp = r->v[WP_FS_BASE];
+	}
 	base = reg(r, m->base);
 	if (m->base_bytes == 4)
 		base = (uint32_t)base;
@@ -461,6 +477,7 @@ psites_count(struct watch *w)
 	struct psites_state *ps = w->state;
 	struct psites_obs *o = w->obs;
 	const struct ps_tally *t;
+	struct site_thread *th;
 	struct wp_access_rec a;
 	struct wp_maps maps;
 	const struct wp_map *mp;
@@ -479,6 +496,9 @@ psites_count(struct watch *w)
 		o->sites[i].addresses = 0;
 	}
 	o->up.nsites = w->nsites;
+	for (i = 0; i < ps->thr.cap; i++)
+		if ((th = wp_hmap_slot(&ps->thr, i)) != NULL)
+			th->stack = wp_proc_maps_find(&ps->maps, th->sp);
 	for (i = 0; i < ps->tally.cap; i++) {
 		if ((t = wp_hmap_slot(&ps->tally, i)) == NULL)
 			continue;
@@ -504,6 +524,7 @@ psites_count(struct watch *w)
 			    mp->path != NULL ? mp->path : "[anon]");
 			a.map_start = mp->start;
 		}
+		sites_whose(ps->tls_below, w->pid, &ps->thr, mp, t->addr, &a);
 		watch_thread(w, a.tid, THR_INHERITED);
 		if (emit_access(w, &a) == -1)
 			break;
