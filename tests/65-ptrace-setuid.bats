@@ -152,7 +152,8 @@ failed_setuid_exec() {
 	chmod "$2" "$f"
 	[ -u "$f" ] || skip "cannot set the set-user-ID bit in $BATS_TEST_TMPDIR"
 	unwatched fork-exec -c 0 -n 1000 -e "$f"
-	assert_equal "$PLAIN_STATUS $PLAIN" "0 done
+	assert_equal "$PLAIN_STATUS $PLAIN" "0 child 0
+done
 exec failed $3
 after 2000
 page rw-p"

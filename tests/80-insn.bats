@@ -77,11 +77,12 @@ accesses() {
 		| group_by([.addr, .tid]) | map(last)[] | "\(.addr) \(.tid) \(.writes) \(.reads)"' "$WOUT" | sort
 }
 
-# expected_walk: what insn-walk says of itself: each of its n addresses
-# written rounds times by each thread, as accesses prints them
+# expected_walk [KEY]: what insn-walk (insn-lock: counters) says of
+# itself: each of its n addresses at KEY (array) written rounds times by
+# each thread, as accesses prints them
 expected_walk() {
 	local base n tid rounds i
-	base=$(tinfo array)
+	base=$(tinfo "${1:-array}")
 	n=$(tinfo n)
 	tail -n +2 "$TOUT" | grep '"tid"' | while read -r line; do
 		tid=$(jq .tid <<< "$line")
@@ -132,7 +133,7 @@ expected_walk() {
 	assert_equal "$(accesses 0)" "$(expected_walk)"
 }
 
-@test "wp-arm: site records go to the uprobe backend only, and without targets" {
+@test "wp-arm: site records go to the backends that count them only, and without targets" {
 	start_target insn-walk
 	wp-resolve -p "$TPID" --insn wpt_walk_store > "$BATS_TEST_TMPDIR/sites"
 	run --separate-stderr wp-arm --backend bpf -d 1s < "$BATS_TEST_TMPDIR/sites"
@@ -143,7 +144,7 @@ expected_walk() {
 	run --separate-stderr wp-arm -d 1s < "$BATS_TEST_TMPDIR/both"
 	assert_failure 1
 	assert_equal "$(tail -n 1 <<< "$output" | jq -r .error)" \
-		"the uprobe backend counts instructions' addresses (site records), not targets: a watch of its own each"
+		"site records are counted (instructions' addresses), targets watched: a watch of its own each"
 }
 
 @test "wp accesses: the summary first, every address with its exact count per thread; --json; the text report too" {
@@ -270,7 +271,7 @@ $(hexadd "$(tinfo array)" $(( 8 * 999 )))"
 	assert_equal "$(grep -c '<tr data-addr="0x[0-9a-f]*"><td class="mono">0x[0-9a-f]*</td><td class="num">6</td><td class="num">0</td><td class="mono">\[heap\]</td>' "$page")" 1000
 }
 
-@test "wp accesses: a rep stosq counted per element, up and down (DF); a push at rsp - 8; a gs-based store at the gs base; a lock add refused, said why" {
+@test "wp accesses: a rep stosq counted per element, up and down (DF); a push at rsp - 8; a gs-based store at the gs base; a lock add and code in no file: no uprobe, the ptrace backend, said why" {
 	start_target insn-kinds -n 5
 	local doc=$BATS_TEST_TMPDIR/report.json save=$BATS_TEST_TMPDIR/raw.ndjson
 	wp accesses --json --save "$save" -d 60s "$TPID" wpt_kinds_rep wpt_kinds_repdown wpt_kinds_push wpt_kinds_gs > "$doc" 2> "$BATS_TEST_TMPDIR/err" &
@@ -299,15 +300,100 @@ $(tinfo gs) 5"
 	assert_line "  values 0x0 1, 0x1 1, 0x2 1, 0x3 1"
 	assert_line "  (the first 4 distinct per address and thread, kept in the kernel; 1 write of others)"
 	assert_contract "$save"
-	# the kernel places no uprobe on a lock prefix: said, not a bare errno
+	# the kernel places no uprobe on a lock prefix: --backend uprobe
+	# says so; auto counts it with the ptrace backend, saying why
 	start_target insn-kinds
+	wp-resolve -p "$TPID" --insn wpt_kinds_lock > "$BATS_TEST_TMPDIR/lock"
+	run --separate-stderr wp-arm --backend uprobe -d 1s < "$BATS_TEST_TMPDIR/lock"
+	assert_failure 1
+	assert_regex "$stderr" "^wp-arm: site 0: 'lock add qword ptr \[rip \+ 0x[0-9a-f]+\], 1': the kernel puts no uprobe on a lock-prefixed instruction$"
 	run --separate-stderr wp accesses -d 1s "$TPID" wpt_kinds_lock
-	assert_failure 1
-	assert_regex "$stderr" "^wp-resolve: wpt_kinds_lock: at 0x[0-9a-f]+: 'lock add qword ptr \[rip \+ 0x[0-9a-f]+\], 1': the kernel puts no uprobe on a lock-prefixed instruction \\(only uprobes count instructions yet\\)$"
-	# code in no file: wp-arm's refusal, which wp accesses says
+	assert_success
+	assert_regex "$stderr" "^wp-arm: site 0: 'lock add qword ptr \[rip \+ 0x[0-9a-f]+\], 1': the kernel puts no uprobe on a lock-prefixed instruction: using the ptrace backend \\(an int3 at each instruction"
+	# code in no file: no uprobe there either, an int3 is
 	run --separate-stderr wp accesses -d 1s "$TPID" "$(tinfo anon)"
-	assert_failure 1
-	assert_equal "$(tail -n 1 <<< "$stderr")" "wp-arm: site 0: $(tinfo anon) is in no file (anonymous code): a uprobe needs one"
+	assert_success
+	assert_regex "$(grep "^wp-arm:" <<< "$stderr")" "^wp-arm: site 0: $(tinfo anon) is in no file \\(anonymous code\\): a uprobe needs one: using the ptrace backend "
+}
+
+# code_at PID ADDR N: the N bytes at ADDR of process PID, in hex
+code_at() {
+	dd if="/proc/$1/mem" iflag=skip_bytes,count_bytes skip=$(( $2 )) count="$3" bs=4096 status=none | od -An -tx1 | tr -d ' \n'
+}
+
+@test "wp-arm ptrace: a lock add (no uprobe there) from 3 threads, one made after arming: every counter's exact count per thread; the output as unwatched" {
+	start_target insn-lock -r 20
+	watch_start --insn wpt_lock_add -- -d 60s
+	assert_equal "$(jq -r 'select(.type=="armed") | .backend' "$WOUT")" ptrace_singlestep
+	assert_equal "$(cat "$WERR")" "wp-arm: site 0: 'lock add qword ptr [rdi + rax*8], 1': the kernel puts no uprobe on a lock-prefixed instruction: using the ptrace backend (an int3 at each instruction, every execution counted per address and thread, the instruction single-stepped: exact, but slow)"
+	kill -USR1 "$TPID"
+	watch_wait
+	local st=0
+	wait "$TPID" || st=$?
+	assert_equal "$st" 0
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(obs .stop_reason)" target_exited
+	# what the target counted itself: 20 + 40 + 60 adds to each counter
+	assert_equal "$(tail -n 2 "$TOUT")" "120 120 120 120 120 120 120 120
+done"
+	assert_equal "$(grep -c '"tid"' "$TOUT")" 3
+	assert_equal "$(accesses 0)" "$(expected_walk counters)"
+	assert_equal "$(obs '.uprobe.sites[0] | [.id, .executions, .addresses] | map(tostring) | join(" ")')" "0 960 24"
+	assert_equal "$(jq -r 'select(.type=="access") | .region' "$WOUT" | sort -u)" "[heap]"
+	assert_contract "$WOUT"
+}
+
+@test "wp-arm ptrace: wp-arm stopped (SIGTERM), armed or mid-loop: the code bytes back as they were, the target runs on to its own counts" {
+	start_target insn-lock -r 3000
+	site=$(tinfo add)
+	want=$(code_at "$TPID" "$site" 6)
+	watch_start --insn wpt_lock_add -- -d 60s
+	# the int3 in place while armed, its own byte back after
+	assert_equal "$(code_at "$TPID" "$site" 1)" cc
+	kill -TERM "$WPID"
+	watch_wait
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(obs .stop_reason)" signal
+	assert_equal "$(code_at "$TPID" "$site" 6)" "$want"
+	kill -USR1 "$TPID"
+	local st=0
+	wait "$TPID" || st=$?
+	assert_equal "$st" 0
+	assert_equal "$(tail -n 2 "$TOUT")" "18000 18000 18000 18000 18000 18000 18000 18000
+done"
+	# stopped while the threads trap there: none is left at an int3
+	start_target insn-lock -r 3000
+	watch_start --insn wpt_lock_add -- -d 60s
+	kill -USR1 "$TPID"
+	sleep 1
+	kill -TERM "$WPID"
+	watch_wait
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(obs .stop_reason)" signal
+	(( $(obs '.uprobe.sites[0].executions') > 0 ))
+	st=0
+	wait "$TPID" || st=$?
+	assert_equal "$st" 0
+	assert_equal "$(tail -n 2 "$TOUT")" "18000 18000 18000 18000 18000 18000 18000 18000
+done"
+}
+
+@test "wp-arm ptrace: the array walk, forced (--backend ptrace): every address with its exact count per thread" {
+	start_target insn-walk
+	watch_start --insn wpt_walk_store -- --backend ptrace -d 60s
+	assert_equal "$(cat "$WERR")" ""
+	assert_equal "$(jq -r 'select(.type=="armed") | .backend' "$WOUT")" ptrace_singlestep
+	kill -USR1 "$TPID"
+	watch_wait
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(tail -n 1 "$TOUT")" done
+	assert_equal "$(obs .stop_reason)" target_exited
+	assert_equal "$(accesses 0)" "$(expected_walk)"
+	assert_equal "$(obs '.uprobe.sites[0] | [.executions, .addresses] | map(tostring) | join(" ")')" "6000 3000"
+	# the values: the store's source register before it ran, its tid
+	assert_equal "$(jq -s -r '[.[] | select(.type=="access" and .site==0)] | group_by([.addr, .tid]) | map(last)[] | "\(.tid) \(.first_value) \(.last_value)"' "$WOUT" |
+		awk '{ t = sprintf("0x%x", $1) } $2 == t && $3 == t { n++ } END { print n + 0 }')" 3000
+	assert_contract "$WOUT"
 }
 
 @test "wp-arm uprobe: a slow reader misses counts along the way, not the last: every address exact, nothing called lost" {
@@ -328,4 +414,40 @@ $(tinfo gs) 5"
 	assert_equal "$(obs '[.lost_events.total, .lost_events.reasons, .counts_are_lower_bound, .lost_events.undelivered_records] | tostring')" '[0,[],false,null]'
 	run --separate-stderr wp report "$WOUT"
 	refute_output --partial "lower bound"
+}
+
+@test "wp-arm ptrace: a forked child's copy of the code is mended before it is let go: it runs as unwatched, the parent's executions counted" {
+	start_target fork-exec -c 7 -n 10
+	local child parent
+	child=$(objdump -d --no-show-raw-insn "$T/fork-exec" | awk '/mov +%rax,0x[0-9a-f]+\(%rip\) +# [0-9a-f]+ <wpt_counter>/{ sub(":", "", $1); print "0x" $1 }')
+	[ "$(wc -l <<< "$child")" = 2 ] || fail "not two stores of a register to wpt_counter: $child"
+	parent=$(tail -n 1 <<< "$child")
+	child=$(head -n 1 <<< "$child")
+	watch_start --insn "fork-exec+$child" --insn "fork-exec+$parent" -- --backend ptrace -d 60s
+	kill -USR1 "$TPID"
+	watch_wait
+	local st=0
+	wait "$TPID" || st=$?
+	assert_equal "$st" 0
+	assert_equal "$WSTATUS" 0
+	# the child exited 0, not killed by a SIGTRAP of an int3 left in
+	assert_equal "$(tail -n 2 "$TOUT")" "child 0
+done"
+	assert_equal "$(obs '.thread_coverage.forked_processes')" 1
+	assert_equal "$(obs '[.uprobe.sites[] | .executions] | map(tostring) | join(" ")')" "0 10"
+	assert_equal "$(accesses 1)" "$(tinfo counter) $TPID 10 0"
+}
+
+@test "wp-arm ptrace: whose stack and TLS each address is, as the uprobe backend says it" {
+	start_target insn-where
+	watch_start --insn wpt_where_store -- --backend ptrace -d 60s
+	kill -USR1 "$TPID"
+	watch_wait
+	assert_equal "$(tail -n 1 "$TOUT")" done
+	# what the target says of itself: each thread's stack local and TLS
+	# copy (8 bytes below its fs base), each written once by it
+	expected=$(grep '"tid"' "$TOUT" | jq -r '"\(.stack) \(.tid) stack \(.tid)", "\(.tls) \(.tid) tls \(.tid) -0x8"' | sort)
+	assert_equal "$(jq -r 'select(.type=="access" and (.stack_of or .tls_of)) | if .stack_of then "\(.addr) \(.tid) stack \(.stack_of)" else "\(.addr) \(.tid) tls \(.tls_of) \(.tls_offset)" end' "$WOUT" | sort)" "$expected"
+	assert_equal "$(obs '.uprobe.sites[0] | [.executions, .addresses] | map(tostring) | join(" ")')" "10 10"
+	assert_contract "$WOUT"
 }

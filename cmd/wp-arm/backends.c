@@ -2,7 +2,8 @@
  * The one table of backends, in the order auto tries them: debug
  * registers with a BPF program, without one (the perf ring), page
  * protection, single-step; and for instructions (site records), a
- * uprobe with a BPF program.  Nothing else in wp-arm lists them.
+ * uprobe with a BPF program, else an int3 the ptrace backend traps at
+ * (its site mode: the same word, ptrace, the kind of the watch picks).  Nothing else in wp-arm lists them.
  */
 #include <err.h>
 #include <stdio.h>
@@ -14,7 +15,7 @@
 
 const struct backend *const backends[] = {
 	&backend_bpf, &backend_perf, &backend_page, &backend_ptrace,
-	&backend_uprobe, NULL
+	&backend_uprobe, &backend_ptrace_sites, NULL
 };
 
 const struct backend *
@@ -72,10 +73,16 @@ backend_fits(struct watch *w, const struct backend *b, int chosen,
 		    "uprobe counts those", BK_WORD(b));
 		return 0;
 	}
-	if ((b->caps & BK_SITES) && (w->nsites == 0 || w->nt > 0)) {
+	/* said of no one backend: auto tries each that counts sites */
+	if ((b->caps & BK_SITES) && w->nsites > 0 && w->nt > 0) {
+		wp_error_set(e, WP_EXIT_ERROR, "site records are counted "
+		    "(instructions' addresses), targets watched: a watch of "
+		    "its own each");
+		return 0;
+	}
+	if ((b->caps & BK_SITES) && w->nsites == 0) {
 		wp_error_set(e, WP_EXIT_ERROR, "the %s backend counts "
-		    "instructions' addresses (site records)%s", BK_WORD(b),
-		    w->nt > 0 ? ", not targets: a watch of its own each" : "");
+		    "instructions' addresses (site records)", BK_WORD(b));
 		return 0;
 	}
 	if (b->fits == NULL)
@@ -126,8 +133,14 @@ backend_choose(struct watch *w, const char *name, struct wp_error *e)
 	const struct backend *const *b;
 	char reasons[512] = "";
 
-	if (strcmp(name, "auto") != 0)
+	if (strcmp(name, "auto") != 0) {
+		/* a word may name one for addresses and one for sites */
+		for (b = backends; *b != NULL; b++)
+			if (strcmp(BK_WORD(*b), name) == 0 &&
+			    backend_for(w, *b))
+				return chosen(w, *b, e);
 		return chosen(w, backend_named(name), e);
+	}
 	for (b = backends; *b != NULL; b++) {
 		if (!backend_for(w, *b))
 			continue;

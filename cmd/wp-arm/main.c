@@ -59,7 +59,8 @@ static const struct wp_opt opts[] = {
 	{ 'K', "--callchain-depth n", "at most n callers a hit, 1 to 128 "
 	    "(default 16)" },
 	{ 'B', "--backend name", "auto (the default), bpf, perf, ptrace, "
-	    "page, or uprobe (instructions: site records)" },
+	    "page, or uprobe (instructions: site records; ptrace too, an "
+	    "int3 at each)" },
 	{ 'P', "--ring-pages n", "perf ring pages per CPU, a power of two "
 	    "(default 64; with --regs, what kernel.perf_event_mlock_kb "
 	    "allows)" },

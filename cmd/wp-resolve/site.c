@@ -70,7 +70,11 @@ starts_insn(struct view *v, const struct wp_map *mp, uint64_t addr,
 	return rc;
 }
 
-/* What keeps in from being counted, into err; 0 when nothing does. */
+/*
+ * What keeps in from being counted, into err; 0 when nothing does.  A
+ * lock-prefixed instruction, on which the kernel puts no uprobe, is
+ * wp-arm's ptrace backend's to count (an int3 there).
+ */
 static int
 refuse(const struct wp_x86_insn *in, const struct target_opts *o,
     char *err, size_t errsz)
@@ -83,11 +87,6 @@ refuse(const struct wp_x86_insn *in, const struct target_opts *o,
 	else if (!in->writes && !o->rw)
 		snprintf(err, errsz, "'%s' only reads memory: -a rw counts "
 		    "its reads", in->text);
-	else if (strncmp(in->text, "lock ", 5) == 0)
-		/* arch/x86/kernel/uprobes.c, is_prefix_bad() */
-		snprintf(err, errsz, "'%s': the kernel puts no uprobe on a "
-		    "lock-prefixed instruction (only uprobes count "
-		    "instructions yet)", in->text);
 	else
 		return 0;
 	return -1;

@@ -4,12 +4,13 @@
  *
  * Prints one JSON line, waits for SIGUSR1, forks a child that writes
  * wpt_counter child_writes times and exits; the parent waits for it,
- * then writes wpt_counter parent_writes times.  Prints "done".  With -v
+ * then writes wpt_counter parent_writes times.  Prints the child's
+ * wait status ("child 0": it exited 0) and "done".  With -v
  * the child is made by vfork(2): its writes are to the parent's memory,
  * and the parent prints "vfork child stores N status S" (the stores it
- * counted, its wait status) before its own writes; with -E the child
- * execs path (no arguments) after its writes rather than exit, as
- * posix_spawn's child does.  With -x
+ * counted, its wait status) instead of "child", before its own writes;
+ * with -E the child execs path (no arguments) after its writes rather
+ * than exit, as posix_spawn's child does.  With -x
  * the parent then execs /bin/sleep 1 (so a watch sees the exec).  With
  * -e it execs path (no arguments); when that fails it prints "exec
  * failed ERRNO", then two threads each write wpt_counter parent_writes
@@ -111,6 +112,8 @@ main(int argc, char *argv[])
 	waitpid(child, &st, 0);
 	if (vf)
 		printf("vfork child stores %ld status %d\n", child_stores, st);
+	else
+		printf("child %#x\n", st);	/* its wait status: 0, exited 0 */
 	for (i = 0; i < np; i++)
 		wpt_counter = i;
 	printf("done\n");

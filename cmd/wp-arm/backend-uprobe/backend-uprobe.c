@@ -7,8 +7,9 @@
  * the task) and counts the execution per (site, address, thread) in a
  * hash map, read here into access records at each --interval and at the
  * end.  Every execution is counted; one no tally entry could hold is
- * counted as such (the observation's tally_full).  Where BPF is refused
- * nothing else counts sites yet (a ptrace fallback may come later).
+ * counted as such (the observation's tally_full).  Where no uprobe can
+ * serve (a lock prefix, code in no file, BPF refused) the ptrace
+ * backend's site mode counts sites (backend-ptrace/ptrace-sites.c).
  */
 #include <sys/syscall.h>
 
@@ -29,6 +30,7 @@
 #include "hmap.h"
 #include "proc.h"
 #include "record.h"
+#include "sites-where.h"
 #include "util.h"
 #include "watch.h"
 #include "x86.h"
@@ -38,13 +40,6 @@
 _Static_assert(WPU_NVALS == WP_ACCESS_NVALS, "the value budget: one");
 
 #define TALLY_MAX	(1 << 20)	/* (site, address, thread) tallies */
-/*
- * Above a thread's pointer (its fs base) lies glibc's thread descriptor
- * (struct pthread, its tcbhead first: fs:0x28 is the stack guard), below
- * it the static TLS blocks of the modules loaded at the start: what of
- * the descriptor is named the thread's TLS.
- */
-#define TCB_BYTES	0x700
 
 struct uprobe_state {
 	struct wpuprobe		*skel;
@@ -60,13 +55,6 @@ struct uprobe_state {
 struct utally {
 	struct wpu_key		 k;
 	struct wpu_val		 v;
-};
-
-/* A thread that executed a site: where its stack and TLS are. */
-struct uthread {
-	pid_t			 tid;
-	uint64_t		 sp, tp;
-	const struct wp_map	*stack;		/* the mapping that holds sp */
 };
 
 struct uprobe_obs {
@@ -112,37 +100,6 @@ uprobe_fits(struct watch *w, int chosen, struct wp_error *e)
 	return 1;
 }
 
-/*
- * The static TLS below a thread's pointer: the PT_TLS blocks of the
- * modules mapped now (glibc's x86-64 layout: each module's block below
- * the one before it, aligned), the surplus for later ones aside.
- */
-static uint64_t
-static_tls(const struct wp_maps *m)
-{
-	struct wp_elf *elf;
-	struct wp_error e;
-	uint64_t sz, al, sum = 0;
-	size_t i, j;
-
-	for (i = 0; i < m->n; i++) {
-		if (m->v[i].path == NULL || m->v[i].path[0] != '/')
-			continue;
-		for (j = 0; j < i; j++)		/* each file once */
-			if (m->v[j].path != NULL &&
-			    strcmp(m->v[j].path, m->v[i].path) == 0)
-				break;
-		if (j < i || (elf = wp_elf_open(m->v[i].path, &e)) == NULL)
-			continue;
-		if (wp_elf_tls(elf, &sz, &al) == 0 && sz > 0) {
-			al = al > 1 ? al : 1;
-			sum = (sum + sz + al - 1) / al * al;
-		}
-		wp_elf_close(elf);
-	}
-	return sum;
-}
-
 static int
 uprobe_open(struct watch *w, struct wp_error *e)
 {
@@ -173,7 +130,7 @@ uprobe_open(struct watch *w, struct wp_error *e)
 	}
 	u->pidfd = -1;
 	wp_proc_maps(w->pid, &u->maps);
-	u->tls_below = static_tls(&u->maps);
+	u->tls_below = sites_static_tls(&u->maps);
 	w->state = u;
 	return 0;
 }
@@ -327,41 +284,6 @@ uprobe_run(struct watch *w, uint64_t until)
 		w->stop_reason = wp_stop_names[WP_STOP_EXITED];
 }
 
-/*
- * Whose stack or TLS address a is, of the threads th (those that
- * executed a site, where they were then) into ac: a thread's TLS from
- * its static blocks below its pointer to its descriptor above it; its
- * stack, the mapping that held its stack pointer; the main thread's,
- * [stack].
- */
-static void
-whose(const struct uprobe_state *u, pid_t pid, struct wp_hmap *th,
-    const struct wp_map *mp, uint64_t a, struct wp_access_rec *ac)
-{
-	const struct uthread *t;
-	size_t i;
-
-	for (i = 0; i < th->cap; i++) {
-		if ((t = wp_hmap_slot(th, i)) == NULL || t->tp == 0)
-			continue;
-		if (a + u->tls_below >= t->tp && a < t->tp + TCB_BYTES) {
-			ac->tls_of = t->tid;
-			ac->tls_off = (int64_t)(a - t->tp);
-			return;
-		}
-	}
-	if (mp == NULL)
-		return;
-	for (i = 0; i < th->cap; i++)
-		if ((t = wp_hmap_slot(th, i)) != NULL && t->stack != NULL &&
-		    t->stack->start == mp->start) {
-			ac->stack_of = t->tid;
-			return;
-		}
-	if (mp->path != NULL && strcmp(mp->path, "[stack]") == 0)
-		ac->stack_of = pid;
-}
-
 /* Every tally, read from the map into *n (the caller frees them). */
 static struct utally *
 read_tallies(struct uprobe_state *u, size_t *n)
@@ -392,7 +314,7 @@ uprobe_count(struct watch *w)
 {
 	struct uprobe_state *u = w->state;
 	struct utally *tl;
-	struct uthread *th;
+	struct site_thread *th;
 	struct wpu_tot t;
 	struct wp_access_rec a;
 	struct wp_maps maps;
@@ -417,7 +339,7 @@ uprobe_count(struct watch *w)
 		}
 	}
 	tl = read_tallies(u, &n);
-	wp_hmap_init(&thr, sizeof(struct uthread));
+	wp_hmap_init(&thr, sizeof(struct site_thread));
 	for (i = 0; i < n; i++) {
 		th = wp_hmap_put(&thr, tl[i].k.tid, 0, &isnew);
 		if (!isnew)
@@ -455,7 +377,7 @@ uprobe_count(struct watch *w)
 			    mp->path != NULL ? mp->path : "[anon]");
 			a.map_start = mp->start;
 		}
-		whose(u, w->pid, &thr, mp, k->addr, &a);
+		sites_whose(u->tls_below, w->pid, &thr, mp, k->addr, &a);
 		watch_thread(w, a.tid, THR_INHERITED);
 		if (emit_access(w, &a) == -1)
 			break;

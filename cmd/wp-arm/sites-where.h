@@ -1,0 +1,43 @@
+/*
+ * sites-where: whose stack or TLS an address a site accessed is (the
+ * access records' stack_of, tls_of), shared by the backends that count
+ * sites.
+ */
+#ifndef WPARM_SITES_WHERE_H
+#define WPARM_SITES_WHERE_H
+
+#include <sys/types.h>
+#include <stdint.h>
+
+#include "hmap.h"
+#include "proc.h"
+#include "record.h"
+
+/*
+ * Above a thread's pointer (its fs base) lies glibc's thread descriptor
+ * (struct pthread, its tcbhead first: fs:0x28 is the stack guard), below
+ * it the static TLS blocks of the modules loaded at the start: what of
+ * the descriptor is named the thread's TLS.
+ */
+#define TCB_BYTES	0x700
+
+/* A thread that executed a site: where its stack and TLS are. */
+struct site_thread {
+	pid_t			 tid;
+	uint64_t		 sp, tp;
+	const struct wp_map	*stack;		/* the mapping that holds sp */
+};
+
+/*
+ * The static TLS below a thread's pointer: the PT_TLS blocks of the
+ * modules mapped now (m).
+ */
+uint64_t sites_static_tls(const struct wp_maps *m);
+/*
+ * Whose stack or TLS address a (in mapping mp, NULL: none) is, of the
+ * threads th (struct site_thread, keyed by tid) into ac.
+ */
+void	 sites_whose(uint64_t tls_below, pid_t pid, const struct wp_hmap *th,
+	    const struct wp_map *mp, uint64_t a, struct wp_access_rec *ac);
+
+#endif
