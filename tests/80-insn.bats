@@ -419,10 +419,17 @@ done"
 @test "wp-arm ptrace: a forked child's copy of the code is mended before it is let go: it runs as unwatched, the parent's executions counted" {
 	start_target fork-exec -c 7 -n 10
 	local child parent
-	child=$(objdump -d --no-show-raw-insn "$T/fork-exec" | awk '/mov +%rax,0x[0-9a-f]+\(%rip\) +# [0-9a-f]+ <wpt_counter>/{ sub(":", "", $1); print "0x" $1 }')
-	[ "$(wc -l <<< "$child")" = 2 ] || fail "not two stores of a register to wpt_counter: $child"
-	parent=$(tail -n 1 <<< "$child")
-	child=$(head -n 1 <<< "$child")
+	local src=$BATS_TEST_DIRNAME/targets/fork-exec.c a line
+	# the stores of a register to wpt_counter, each by its source line:
+	# the child's loop, and the parent's
+	for a in $(objdump -d --no-show-raw-insn "$T/fork-exec" | awk '/mov +%r[a-z0-9]+,0x[0-9a-f]+\(%rip\) +# [0-9a-f]+ <wpt_counter>/{ sub(":", "", $1); print "0x" $1 }'); do
+		line=$(addr2line -e "$T/fork-exec" "$a" | sed 's/.*://; s/ .*//')
+		case $(sed -n "${line}p" "$src") in
+		*"wpt_counter = 5000 + i;"*) child=$a ;;
+		*"wpt_counter = i;"*) parent=$a ;;
+		esac
+	done
+	[ -n "${child-}" ] && [ -n "${parent-}" ] || fail "no store of a register to wpt_counter on the child's and the parent's lines"
 	watch_start --insn "fork-exec+$child" --insn "fork-exec+$parent" -- --backend ptrace -d 60s
 	kill -USR1 "$TPID"
 	watch_wait
