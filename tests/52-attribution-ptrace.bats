@@ -44,10 +44,12 @@ attrib_watch() {
 
 @test "attribution: another process's write while the process waits in pause(2), which writes no memory, is unexplained, not pause's" {
 	attrib_watch pause shared -l 8
+	# one change seen at each stop after a write: one, or more where a
+	# loaded machine stretched the child's writes past a stop between
 	run jq -c 'select(.type=="hit") | [.flags, .writer_ip, .writer.kind, .writer.confidence]' <<< "$DEC"
-	assert_output '[["unexplained"],null,"unexplained","unknown"]'
-	assert_equal "$(jq -r 'select(.type=="hit") | .new_value' "$WOUT")" 0x5
-	assert_equal "$(obs .ptrace.unexplained_changes)" 1
+	assert_equal "$(sort -u <<< "$output")" '[["unexplained"],null,"unexplained","unknown"]'
+	assert_equal "$(obs .ptrace.unexplained_changes)" "${#lines[@]}"
+	assert_equal "$(jq -r 'select(.type=="hit") | .new_value' "$WOUT" | tail -n 1)" 0x5
 	run wp-report <<< "$DEC"
 	refute_output --partial pause
 }
