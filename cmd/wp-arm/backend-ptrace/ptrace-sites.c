@@ -21,6 +21,7 @@
 
 #include <linux/kcmp.h>
 
+#include <err.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -341,9 +342,20 @@ on_trap(struct watch *w, struct psites_state *ps, struct tr_thread *t,
 		return;
 	}
 	tr_hold(&ps->tr, t);
-	pwrite(ps->tr.memfd, &ps->s[i].orig, 1, (off_t)ps->s[i].addr);
+	if (pwrite(ps->tr.memfd, &ps->s[i].orig, 1,
+	    (off_t)ps->s[i].addr) != 1) {
+		/* its memory cannot be written: the process is gone */
+		tr_release(&ps->tr);
+		t->state = TR_GONE;
+		return;
+	}
 	rc = tr_step(&ps->tr, t, 0);
-	pwrite(ps->tr.memfd, &(uint8_t){ INT3 }, 1, (off_t)ps->s[i].addr);
+	if (pwrite(ps->tr.memfd, &(uint8_t){ INT3 }, 1,
+	    (off_t)ps->s[i].addr) != 1 && !w->obs_lower_bound) {
+		warnx("site %zu: its int3 could not be put back (%s): its "
+		    "later executions are not counted", i, strerror(errno));
+		w->obs_lower_bound = 1;
+	}
 	tr_release(&ps->tr);
 	if (rc == 0)
 		tr_resume(&ps->tr, t, TR_CONT, 0);
