@@ -470,8 +470,9 @@ unversioned(struct wp_dwfl *d, const char *name, size_t len)
 	return d->names[d->nnames++];
 }
 
-int
-wp_dwfl_func(struct wp_dwfl *d, uint64_t addr, struct wp_func *f)
+/* The symbol of type (STT_FUNC, STT_OBJECT) that holds addr: 0, or -1. */
+static int
+symbol_at(struct wp_dwfl *d, uint64_t addr, int type, struct wp_func *f)
 {
 	Dwfl_Module *mod;
 	const char *name, *at;
@@ -480,8 +481,9 @@ wp_dwfl_func(struct wp_dwfl *d, uint64_t addr, struct wp_func *f)
 
 	if ((mod = dwfl_addrmodule(d->dwfl, addr)) == NULL ||
 	    (name = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL,
-	    NULL)) == NULL || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
-	    sym.st_value == 0 || off >= (sym.st_size ? sym.st_size : 1))
+	    NULL)) == NULL || GELF_ST_TYPE(sym.st_info) != type ||
+	    (type == STT_FUNC && sym.st_value == 0) ||
+	    off >= (sym.st_size ? sym.st_size : 1))
 		return -1;
 	f->name = name;
 	if ((at = strchr(name, '@')) != NULL && at != name)
@@ -492,24 +494,15 @@ wp_dwfl_func(struct wp_dwfl *d, uint64_t addr, struct wp_func *f)
 }
 
 int
+wp_dwfl_func(struct wp_dwfl *d, uint64_t addr, struct wp_func *f)
+{
+	return symbol_at(d, addr, STT_FUNC, f);
+}
+
+int
 wp_dwfl_object(struct wp_dwfl *d, uint64_t addr, struct wp_func *f)
 {
-	Dwfl_Module *mod;
-	const char *name, *at;
-	GElf_Off off;
-	GElf_Sym sym;
-
-	if ((mod = dwfl_addrmodule(d->dwfl, addr)) == NULL ||
-	    (name = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL,
-	    NULL)) == NULL || GELF_ST_TYPE(sym.st_info) != STT_OBJECT ||
-	    off >= (sym.st_size ? sym.st_size : 1))
-		return -1;
-	f->name = name;
-	if ((at = strchr(name, '@')) != NULL && at != name)
-		f->name = unversioned(d, name, (size_t)(at - name));
-	f->addr = addr - off;
-	f->size = sym.st_size;
-	return 0;
+	return symbol_at(d, addr, STT_OBJECT, f);
 }
 
 int
