@@ -28,9 +28,36 @@ if [ "${WP_GUEST:-1}" != 0 ] && [ -x "$top/tests/vm/run-guest" ]; then
 	guest=$!
 fi
 
+# The host files run from one queue, the most tests first, by WP_JOBS
+# workers (default 2): most of a watch's time is spent waiting on its
+# target, so two files share two cores well.  Each file's TAP is printed
+# whole when it ends.
 set -- "$top"/tests/*.bats "$top"/tests/live/*.bats
-echo "== host suite: ${#} files"
-bats --tap "$@" | tee "$out/host.tap"
+echo "== host suite: ${#} files, ${WP_JOBS:=2} at a time"
+for f in "$@"; do
+	printf '%s %s\n' "$(grep -c '^@test' "$f")" "$f"
+done | sort -k1,1nr -k2 | cut -d' ' -f2- > "$out/queue"
+: > "$out/host.tap"
+worker() {
+	local f t0 tap=$out/worker$1.out
+	while :; do
+		f=$(flock "$out/queue.lock" sh -c 'f=$(head -n 1 "$1") &&
+		    sed -i 1d "$1" && printf %s "$f"' sh "$out/queue")
+		[ -n "$f" ] || return 0
+		t0=$(date +%s)
+		bats --tap "$f" > "$tap" 2>&1
+		flock "$out/host.lock" sh -c 'printf "== %s (%ss)\n" "$2" "$3"
+		    cat "$1"; cat "$1" >> "$4"' sh "$tap" "${f#$top/}" \
+		    "$(( $(date +%s) - t0 ))" "$out/host.tap"
+	done
+}
+i=0 workers=
+while [ "$i" -lt "$WP_JOBS" ]; do
+	worker "$i" &
+	workers="$workers $!"
+	i=$((i + 1))
+done
+wait $workers
 
 if [ -n "$guest" ]; then
 	echo "== guest suite (QEMU TCG)"
