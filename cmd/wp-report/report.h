@@ -311,6 +311,24 @@ void	 last_add(struct report *r, const struct wp_hit_in *h,
 	    struct rtarget *t);
 void	 last_free(struct rtarget *t);
 
+/*
+ * lost.c: where a tracer saw every write to t with its value, the
+ * values (t's whole, from its initial value, or of a target wider than
+ * 8 bytes its fields, each from its first write) whose writers' steps
+ * add up to other than they moved; -1 where that cannot be told (not
+ * every write seen, a writer that is not an adder).
+ */
+struct rlost {
+	int		 whole;		/* else a field, from its first write */
+	uint64_t	 off;		/* from the target's start */
+	int64_t		 len;
+	uint64_t	 writes;	/* added up */
+	int64_t		 moved, sum;	/* the value moved; the steps' sum */
+	int64_t		 less;		/* sum - moved */
+};
+ssize_t	 report_lost(const struct report *r, const struct rtarget *t,
+	    struct rlost a[MAXFIELDS]);
+
 /* document.c: the viewed report as one JSON document, into w */
 void	 report_document(const struct report *r, struct wp_jw *w);
 /* doc-watch.c: a watch of the document (a target, or a follow chain) */
