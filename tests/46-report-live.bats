@@ -153,3 +153,49 @@ target 0 score  6 hits  3/s  latest 0x6e; target 1 lives  0 hits  0/s  latest no
 	assert_equal "$(sed -n '/^150 /p; $p' <<< "$sums")" "150 150
 607 607"
 }
+
+# live_page ARM-ARGS...: mt-writer's 2 threads, 3000 writes each, watched
+# with the page backend and ARM-ARGS, the live view a line per second on
+# $LIVE; the report on $REPORT.  Its writes done, the watch runs on long
+# enough (3 s) for frames and count records (every 0.5 s) to come.
+live_page() {
+	start_target mt-writer -t 2 -n 3000 -L 0 -w
+	LIVE=$BATS_TEST_TMPDIR/live.err REPORT=$BATS_TEST_TMPDIR/report.out
+	local raw=$BATS_TEST_TMPDIR/raw.ndjson
+	wp-resolve -p "$TPID" wpt_counter |
+		wp-arm --backend page --interval 500ms -d 60s "$@" | tee "$raw" |
+		wp-decode | wp-report --live=lines --interval 1s > "$REPORT" 2> "$LIVE" &
+	local w=$!
+	wait_armed "$raw" "$w"
+	kill -USR1 "$TPID"
+	wait_for "$TOUT" '^done' 60 "$TPID"
+	sleep 3
+	kill -USR1 "$TPID"
+	wait "$w"
+	wait "$TPID"
+}
+
+@test "wp-report --live, page backend with --if: mid-watch, the count so far beside the matched hits, marked provisional (was: 0 or 1 hits until the tallies at the end)" {
+	# mt-writer's thread 1 writes 1000005 once, at its 6th write
+	live_page --if 'value == 1000005'
+	# the target's own: 2 threads of 3000 writes, done as unwatched
+	assert_equal "$(tail -n 1 "$TOUT")" "done 1002999"
+	run grep -c '^target 0 wpt_counter  1 hits  [0-9]*/s  latest 0xf4245  of 6000 counted so far (provisional: the writers'"'"' tallies come at the end)$' \
+		<(sed -E 's/^wp: [0-9]+\.[0-9] s of 60 s: //' "$LIVE")
+	[ "$output" -ge 2 ] || fail "no two frames after the writes said the count so far: $(cat "$LIVE")"
+	# the report, once the tallies came: every write by its writer
+	run grep -A1 '^target 0' "$REPORT"
+	assert_line "  6000 writes counted by page faults; 6000 tallied by writer; 1 matched --if 'value == 1000005'"
+}
+
+@test "wp-report --live, page backend: where every write is a hit read, nothing is provisional" {
+	live_page
+	assert_equal "$(tail -n 1 "$TOUT")" "done 1002999"
+	run sed -nE 's/^wp: [0-9]+\.[0-9] s of 60 s: target 0 wpt_counter  ([0-9]+) hits .*/\1/p' "$LIVE"
+	# the frames after the writes: the target's 6000, as the report's
+	assert_equal "$(tail -n 1 <<< "$output")" 6000
+	run grep -c 'counted so far' "$LIVE"
+	assert_output 0
+	run grep -A1 '^target 0' "$REPORT"
+	assert_line "  6000 writes counted by page faults; 6000 attributed to a writer"
+}

@@ -176,6 +176,10 @@ struct rtarget {
 	struct rfield	 fields[MAXFIELDS];
 	size_t		 nfields;
 	int		 fields_unknown;
+	/* the writes counted so far, as the latest count record said
+	   (wp-arm's, every --interval): the live view's */
+	int		 has_live_counted;
+	uint64_t	 live_counted;
 };
 
 /* A thread's name, from its thread record. */
@@ -302,6 +306,12 @@ void	 access_html(const struct report *r, FILE *f);
 /* view.c: sorts what the report shows, once the stream has ended, with
    the number of malformed lines; the view lives as long as r */
 void	 report_view(struct report *r, long malformed);
+/*
+ * Whether the writers' tallies come at the end of the watch only: a
+ * tracer's (ptrace, page), and wp-arm's evaluating --if on samples
+ * (the armed record's condition_where); bpf's come every --interval.
+ */
+int	 report_tallies_at_end(const struct report *r);
 /* Note n's name, and its text: the table's lines, a newline between. */
 extern const char *const report_note_names[RN_N];
 const char *report_note_text(const struct report *r, enum rnote n);
