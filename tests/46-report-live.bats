@@ -191,11 +191,20 @@ live_page() {
 @test "wp-report --live, page backend: where every write is a hit read, nothing is provisional" {
 	live_page
 	assert_equal "$(tail -n 1 "$TOUT")" "done 1002999"
-	run sed -nE 's/^wp: [0-9]+\.[0-9] s of 60 s: target 0 wpt_counter  ([0-9]+) hits .*/\1/p' "$LIVE"
-	# the frames after the writes: the target's 6000, as the report's
-	assert_equal "$(tail -n 1 <<< "$output")" 6000
-	run grep -c 'counted so far' "$LIVE"
-	assert_output 0
+	local last undelivered
+	last=$(sed -nE 's/^wp: [0-9]+\.[0-9] s of 60 s: (target 0 wpt_counter .*)/\1/p' "$LIVE" | tail -n 1)
+	undelivered=$(jq -r 'select(.type=="observation") | .lost_events.undelivered_records // 0' "$BATS_TEST_TMPDIR/raw.ndjson")
+	if [ "$undelivered" = 0 ]; then
+		# the frames after the writes: the target's 6000, as the report's
+		[[ $last == "target 0 wpt_counter  6000 hits  "* ]] || fail "the last frame: $last"
+		run grep -c 'counted so far' "$LIVE"
+		assert_output 0
+	else
+		# the reader fell behind (a loaded host): the hits it did not
+		# take are tallied at the end, and the frames say so
+		[[ $last == *" of 6000 counted so far (provisional: the writers' tallies come at the end)" ]] ||
+			fail "the last frame, $undelivered hits undelivered: $last"
+	fi
 	run grep -A1 '^target 0' "$REPORT"
-	assert_line "  6000 writes counted by page faults; 6000 attributed to a writer"
+	assert_line --regexp "^  6000 writes counted by page faults; 6000 (attributed to a writer|tallied by writer)"
 }
