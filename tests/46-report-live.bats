@@ -186,6 +186,16 @@ live_page() {
 	# the report, once the tallies came: every write by its writer
 	run grep -A1 '^target 0' "$REPORT"
 	assert_line "  6000 writes counted by page faults; 6000 tallied by writer; 1 matched --if 'value == 1000005'"
+	# on an 80-column terminal, the stream replayed up to its first count
+	# of all 6000, then a pause: a frame says it on a line of its own
+	local dec=$BATS_TEST_TMPDIR/dec.ndjson n
+	wp-decode < "$BATS_TEST_TMPDIR/raw.ndjson" > "$dec"
+	n=$(grep -n '"type":"count".*"counted":6000' "$dec" | head -n 1 | cut -d: -f1)
+	[ -n "$n" ] || fail "no count record of 6000 writes"
+	run script -qec "stty cols 80 rows 40; (head -n $n '$dec'; sleep 1.3; tail -n +$((n + 1)) '$dec') | '$WP_BUILD/wp-report' --live --interval 1s" /dev/null
+	assert_success
+	frames | grep -A1 '^  target 0 wpt_counter  1 hits  ' | grep -qxF "    of 6000 counted so far (provisional: the writers' tallies come at the end)" ||
+		fail "no frame said it under the target's line: $(frames)"
 }
 
 @test "wp-report --live, page backend: where every write is a hit read, nothing is provisional" {

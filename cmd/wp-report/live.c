@@ -158,7 +158,7 @@ none_matched(const struct rtarget *t)
 
 /*
  * Where the backend counted more writes so far (its count records) than
- * the hits the rows count, and no tally has come: "  of 6000 counted so
+ * the hits the rows count, and no tally has come: "of 6000 counted so
  * far", and whether the writers' counts are provisional (a tracer's
  * tallies, which hold every write, come at the end) or sampled.
  */
@@ -169,7 +169,8 @@ provisional(FILE *f, const struct rtarget *t, const struct tl_target *tt,
 	if (!t->has_live_counted || t->live_counted <= n ||
 	    (tt != NULL && tt->set[TL_TALLY].nw > 0))
 		return;
-	fprintf(f, "  of %llu counted so far (%s)",
+	/* the table's on a line of its own, within 80 columns */
+	fprintf(f, "%sof %llu counted so far (%s)", L.table ? "\n    " : "  ",
 	    (unsigned long long)t->live_counted,
 	    report_tallies_at_end(L.r) ? "provisional: the writers' tallies "
 	    "come at the end" : "the rest not sampled");
