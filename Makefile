@@ -48,7 +48,7 @@ DEPS	 = gcc make pkg-config libelf-dev libdw-dev libcapstone-dev \
 	   libbpf-dev clang libclang-rt-dev bpftool \
 	   bats bats-support bats-assert jq binutils \
 	   qemu-system-x86 linux-image-amd64 busybox-static cpio gzip \
-	   util-linux procps gdb time mandoc debuginfod libdebuginfod1
+	   util-linux procps gdb time mandoc debuginfod libdebuginfod1 libc6-dbg
 # and those make deb and its test need
 DEBDEPS	 = debhelper dpkg-dev lintian fakeroot
 # and those the report page's test needs (tests/45-report-html.bats)
