@@ -81,12 +81,7 @@ struct psites_state {
 	int			 exec_seen;
 };
 
-/* The counts per site, here or in the supervisor's copy (w->obs). */
-struct psites_obs {
-	struct wp_obs_uprobe	 up;
-	struct wp_obs_site	 sites[64];
-};
-#define PS_MAXSITES	64
+#define PS_MAXSITES	SITES_MAX
 
 static int
 psites_fits(struct watch *w, int chosen, struct wp_error *e)
@@ -487,7 +482,7 @@ static void
 psites_count(struct watch *w)
 {
 	struct psites_state *ps = w->state;
-	struct psites_obs *o = w->obs;
+	struct sites_obs *o = w->obs;
 	const struct ps_tally *t;
 	struct site_thread *th;
 	struct wp_access_rec a;
@@ -506,6 +501,7 @@ psites_count(struct watch *w)
 		o->sites[i].id = w->sites[i].id;
 		o->sites[i].executions = ps->s[i].execs;
 		o->sites[i].addresses = 0;
+		o->sites[i].counted_by = WP_BK_PTRACE + 1;
 	}
 	o->up.nsites = w->nsites;
 	for (i = 0; i < ps->thr.cap; i++)
@@ -522,6 +518,7 @@ psites_count(struct watch *w)
 		a.writes = t->writes;
 		a.reads = t->reads;
 		a.time_ns = watch_time(w, wp_now_ns());
+		a.backend = wp_backend_names[WP_BK_PTRACE];
 		if (w->sites[t->site].in.kind == WP_X86_REG_STORE) {
 			a.has_values = 1;
 			a.first = t->first;
@@ -601,7 +598,7 @@ psites_rearm(struct watch *w, size_t ti)
 static void
 psites_observe(struct watch *w, struct wp_observation *o)
 {
-	struct psites_obs *po = w->obs;
+	struct sites_obs *po = w->obs;
 
 	po->up.sites = po->sites;
 	o->uprobe = &po->up;
@@ -614,7 +611,7 @@ const struct backend backend_ptrace_sites = {
 	    "execution counted per address and thread, the instruction "
 	    "single-stepped: exact, but slow)",
 	.orphan_signal = SIGTRAP,
-	.obs_size = sizeof(struct psites_obs),
+	.obs_size = sizeof(struct sites_obs),
 	.fits = psites_fits, .arm = psites_arm, .run = psites_run,
 	.count = psites_count, .rearm = psites_rearm, .disarm = psites_disarm,
 	.observe = psites_observe
