@@ -442,6 +442,49 @@ done"
 done"
 }
 
+# xol_pages PID: the anonymous one-page r-x mappings of PID (the site
+# mode's scratch page is one)
+xol_pages() {
+	local r n=0
+	for r in $(awk '$2 == "r-xp" && $5 == 0 && NF == 5 { print $1 }' "/proc/$1/maps"); do
+		(( 0x${r#*-} - 0x${r%-*} == 4096 )) && n=$(( n + 1 ))
+	done
+	echo "$n"
+}
+
+@test "wp-arm ptrace: out of line: a rip-relative lock add stepped from the scratch page writes its own counter, exactly; the page there while armed, gone after, the code as it was" {
+	start_target insn-kinds
+	local before
+	before=$(xol_pages "$TPID")
+	watch_start --insn wpt_kinds_lock -- --backend ptrace -d 60s
+	assert_equal "$(xol_pages "$TPID")" $(( before + 1 ))
+	kill -USR1 "$TPID"
+	watch_wait
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(tail -n 1 "$TOUT")" done
+	# the copy's displacement reached the counter: the target's own count
+	assert_equal "$(tail -n 2 "$TOUT" | head -n 1 | jq .counter)" 5
+	assert_equal "$(accesses 0)" "$(tinfo counter) $TPID 5 0"
+	# stopped while armed: the page unmapped, the int3 gone
+	start_target insn-lock -r 20
+	before=$(xol_pages "$TPID")
+	local want
+	want=$(code_at "$TPID" "$(tinfo add)" 6)
+	watch_start --insn wpt_lock_add -- -d 60s
+	assert_equal "$(xol_pages "$TPID")" $(( before + 1 ))
+	kill -TERM "$WPID"
+	watch_wait
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(xol_pages "$TPID")" "$before"
+	assert_equal "$(code_at "$TPID" "$(tinfo add)" 6)" "$want"
+	kill -USR1 "$TPID"
+	local st=0
+	wait "$TPID" || st=$?
+	assert_equal "$st" 0
+	assert_equal "$(tail -n 2 "$TOUT")" "120 120 120 120 120 120 120 120
+done"
+}
+
 @test "wp-arm ptrace: the array walk, forced (--backend ptrace): every address with its exact count per thread" {
 	start_target insn-walk
 	watch_start --insn wpt_walk_store -- --backend ptrace -d 60s
