@@ -362,8 +362,7 @@ step_out_of_line(struct psites_state *ps, struct tr_thread *t, size_t i,
 		u->rip = ps->s[i].addr + len;
 	else if (u->rip >= xol && u->rip < xol + len) {
 		u->rip = ps->s[i].addr;
-		if (rc == 1)
-			pt->unstepped = (ssize_t)i + 1;
+		pt->unstepped = (ssize_t)i + 1;
 	}
 	if (ptrace(PTRACE_SETREGS, t->tid, 0, u) == -1) {
 		t->state = TR_GONE;
