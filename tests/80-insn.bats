@@ -485,6 +485,25 @@ xol_pages() {
 done"
 }
 
+@test "wp-arm ptrace: a rep stosq counted per element, up and down (DF), forced (--backend ptrace): each element exact, the target's output as unwatched" {
+	start_target insn-kinds
+	watch_start --insn wpt_kinds_rep --insn wpt_kinds_repdown -- --backend ptrace -d 60s
+	assert_equal "$(cat "$WERR")" ""
+	kill -USR1 "$TPID"
+	watch_wait
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(tail -n 1 "$TOUT")" done
+	assert_equal "$(tail -n 2 "$TOUT" | head -n 1 | jq .counter)" 5
+	local s base i
+	for s in 0 1; do
+		base=$(tinfo "$([ "$s" = 0 ] && echo buf || echo down)")
+		assert_equal "$(accesses "$s")" \
+			"$(for (( i = 0; i < 16; i++ )); do echo "$(hexadd "$base" $(( 8 * i ))) $TPID 5 0"; done | sort)"
+	done
+	assert_equal "$(obs '[.uprobe.sites[] | .executions] | map(tostring) | join(" ")')" "80 80"
+	assert_contract "$WOUT"
+}
+
 @test "wp-arm ptrace: the array walk, forced (--backend ptrace): every address with its exact count per thread" {
 	start_target insn-walk
 	watch_start --insn wpt_walk_store -- --backend ptrace -d 60s

@@ -11,7 +11,8 @@
  * (ptrace-xol.c); where a copy cannot serve (a branch, no page near
  * enough), the other threads held, the original byte is put back, the
  * instruction single-stepped, the int3 put in again and the threads let
- * go.  The
+ * go.  A rep string instruction traps once per element (a step runs
+ * one), each tallied at its rdi.  The
  * tallies are written as the uprobe backend writes them (access
  * records).  Every way out (the end, the target's exit or exec, a stop
  * signal, a killed wp-arm through the supervisor, a fatal failure)
@@ -106,10 +107,11 @@ psites_fits(struct watch *w, int chosen, struct wp_error *e)
 	}
 	for (i = 0; i < w->nsites; i++) {
 		s = &w->sites[i];
-		if (s->in.kind == WP_X86_STRING) {
+		if (s->in.kind == WP_X86_STRING && !s->in.rep &&
+		    s->in.width <= 0) {
 			wp_error_set(e, WP_EXIT_ERROR, "site %d: '%s': the "
-			    "ptrace backend does not count a string "
-			    "instruction's elements", s->id, s->in.text);
+			    "bytes of its elements are not known", s->id,
+			    s->in.text);
 			return 0;
 		}
 	}
@@ -344,7 +346,7 @@ step_out_of_line(struct psites_state *ps, struct tr_thread *t, size_t i,
     uint64_t len, struct user_regs_struct *u)
 {
 	struct ps_thr *pt = t->user;
-	uint64_t xol = ps->s[i].xol;
+	uint64_t xol = ps->s[i].xol, rcx = u->rcx;
 	int rc;
 
 	u->rip = xol;
@@ -361,8 +363,10 @@ step_out_of_line(struct psites_state *ps, struct tr_thread *t, size_t i,
 	if (u->rip == xol + len)
 		u->rip = ps->s[i].addr + len;
 	else if (u->rip >= xol && u->rip < xol + len) {
+		/* not run; or a rep's element, the next one's trap to come */
 		u->rip = ps->s[i].addr;
-		pt->unstepped = (ssize_t)i + 1;
+		if (u->rcx == rcx)
+			pt->unstepped = (ssize_t)i + 1;
 	}
 	if (ptrace(PTRACE_SETREGS, t->tid, 0, u) == -1) {
 		t->state = TR_GONE;
@@ -392,10 +396,14 @@ on_trap(struct watch *w, struct psites_state *ps, struct tr_thread *t,
 	if (t->user == NULL)
 		t->user = wp_xcalloc(1, sizeof(struct ps_thr));
 	pt = t->user;
-	/* its step cut short before (a signal): this is the same one */
+	/* its step cut short before (a signal): this is the same one; a
+	   rep string instruction traps before each element, none when
+	   rcx is 0 */
 	if (pt->unstepped == (ssize_t)i + 1)
 		pt->unstepped = 0;
-	else if (t->tgid == ps->tr.pid)
+	else if (t->tgid == ps->tr.pid && !(w->sites[i].in.rep &&
+	    (w->sites[i].in.mem.base_bytes == 4 ? (uint32_t)u->rcx :
+	    u->rcx) == 0))
 		tally(w, ps, i, t->tid, &r);
 	if (ps->s[i].xol != 0) {
 		step_out_of_line(ps, t, i, (uint64_t)w->sites[i].in.size, u);
