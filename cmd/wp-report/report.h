@@ -211,6 +211,8 @@ struct rasite {
 	int		 rw;
 	char		 input[256];
 	char		 insn[200];
+	const char	*backend;	/* which counted it (its access
+					   records'); NULL: not said */
 	/* so far, for the live view: each access's executions (its writes
 	   or reads, whichever more), its distinct addresses */
 	uint64_t	 execs;
