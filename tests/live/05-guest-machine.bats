@@ -1,0 +1,36 @@
+#!/usr/bin/env bats
+# What a guest must offer before any watch: its machine, test targets
+# built for it that run, and perf hardware watchpoints that count every
+# write.  No wp tool runs here: tests/vm/run-guest-arm64 runs this file
+# before the arm64 build of the tools exists.
+
+load ../helpers
+
+@test "guest: the machine is the one the guest was made for" {
+	[ -n "${WP_GUEST_MACHINE:-}" ] ||
+		skip "only tests/vm/run-guest-arm64 names its machine (WP_GUEST_MACHINE)"
+	run --separate-stderr uname -m
+	assert_success
+	assert_output "$WP_GUEST_MACHINE"
+}
+
+@test "guest: a test target runs, unwatched: three threads and a late one, its last write" {
+	start_target mt-writer -t 3 -n 1000 -L 5
+	assert_equal "$(tinfo threads)" 3
+	kill -USR1 "$TPID"
+	wait "$TPID"
+	run tail -n 1 "$TOUT"
+	assert_output "done 900000004"
+}
+
+@test "guest: the kernel offers perf breakpoints (PERF_TYPE_BREAKPOINT, 5)" {
+	run --separate-stderr cat /sys/bus/event_source/devices/breakpoint/type
+	assert_success
+	assert_output 5
+}
+
+@test "guest: a perf write watchpoint counts each of 1000 writes, exactly" {
+	run --separate-stderr "$T/bp-self" -n 1000
+	assert_success
+	assert_output "writes 1000 hits 1000"
+}
