@@ -184,10 +184,13 @@ read_results() {
 			echo "not ok 1000 the guest's records ($n files) are in the record contract"
 			echo "$errs" | sed 's/^/# /'
 		fi
-		if [ -z "${report:-}" ]; then
+		if [ "$n" -eq 0 ] && [ "${no_records_ok:-0}" = 1 ]; then
+			echo "ok 1001 the reports of the guest's watches keep to 100 columns # skip its tests start no watch"
+		elif [ -z "${report:-}" ]; then
 			echo "ok 1001 the reports of the guest's watches keep to 100 columns # skip no wp-report runs on this host"
 		else
 			wide=$(for f in "$work"/records/*.decoded; do
+				[ -e "$f" ] || continue
 				COLUMNS=100 "$report" < "$f" 2>/dev/null | awk -v f="$(basename "$f")" 'length > 100 { print f ": " $0 }'
 			done | head -n 10)
 			if [ -z "$wide" ]; then
