@@ -29,6 +29,17 @@ require_bp_off_guest() {
 	assert_output "done 900000004"
 }
 
+@test "guest: nm reads the targets: a non-PIE target's variable where its ready line says" {
+	start_target mt-writer-nopie -t 1 -n 1
+	assert_equal "$(tinfo counter)" "$(static_of "$T/mt-writer-nopie" wpt_counter)"
+}
+
+@test "guest: objdump disassembles the targets: write_counter, once" {
+	run --separate-stderr objdump -d --no-show-raw-insn "$T/mt-writer"
+	assert_success
+	assert_equal "$(grep -c '<write_counter>:$' <<< "$output")" 1
+}
+
 @test "guest: the kernel offers perf breakpoints (PERF_TYPE_BREAKPOINT, 5)" {
 	require_bp_off_guest
 	run --separate-stderr cat /sys/bus/event_source/devices/breakpoint/type
