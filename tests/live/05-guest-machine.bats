@@ -29,6 +29,14 @@ require_bp_off_guest() {
 	assert_output "done 900000004"
 }
 
+@test "guest: a target's JIT page, the machine's own code, stores 42" {
+	start_target jit
+	kill -USR1 "$TPID"
+	wait "$TPID"
+	run tail -n 1 "$TOUT"
+	assert_output "done 42"
+}
+
 @test "guest: nm reads the targets: a non-PIE target's variable where its ready line says" {
 	start_target mt-writer-nopie -t 1 -n 1
 	assert_equal "$(tinfo counter)" "$(static_of "$T/mt-writer-nopie" wpt_counter)"
