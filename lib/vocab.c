@@ -4,13 +4,17 @@
  */
 #include <string.h>
 
+#include "a64-insn.h"
 #include "vocab.h"
 #include "x86.h"
 
-/* the names of a hit's "regs" (declared in x86.h): here, so that
-   readers of records do not link the decoder */
+/* the names of a hit's "regs" (declared in x86.h, a64-insn.h): here,
+   so that readers of records do not link the decoders */
 #define REG_NAME(N, name, field, perf, dwarf)	#name,
 const char *const wp_x86_reg_names[WP_NREGS] = { WP_X86_REGS(REG_NAME) };
+const char *const wp_a64_reg_names[WP_A64_NREGS] = {
+	WP_ARM64_REGS(REG_NAME)
+};
 
 const char *const wp_flag_names[WP_NFLAGS] = {
 	"read", "syscall", "unexplained", "kernel", "unverified",
