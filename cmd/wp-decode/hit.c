@@ -9,6 +9,7 @@
 
 #include "decode.h"
 #include "dwfl.h"
+#include "machine.h"
 #include "util.h"
 
 static const char no_overlap[] =
@@ -148,23 +149,10 @@ kind_caveat(const struct wp_x86_insn *in)
 	}
 }
 
-/* The choice among a site's candidates. */
-struct choice {
-	int		 wi;		/* -1: none */
-	int		 kind;		/* enum wp_kind */
-	int		 conf;		/* enum wp_conf */
-	const char	*caveat;
-};
-
-/*
- * An exact backend names the instruction: exact when it does what the
- * hit says (writes, or reads for a read hit), else not a writer at all.
- */
-static void
-choose_exact(const struct site *st, unsigned flags, struct choice *c)
+void
+choose_named(int writes, int reads, const char *caveat, unsigned flags,
+    struct choice *c)
 {
-	const struct wp_x86_insn *in = &st->cand[0];
-
 	c->wi = 0;
 	c->kind = flags & WP_HIT_SYSCALL ? WP_KIND_SYSCALL : flags &
 	    WP_HIT_READ ? WP_KIND_READ : WP_KIND_WRITE;
@@ -178,9 +166,9 @@ choose_exact(const struct site *st, unsigned flags, struct choice *c)
 	} else if (flags & WP_HIT_UNMODELED) {
 		c->conf = WP_CONF_HIGH;
 		c->caveat = unmodeled;
-	} else if (flags & WP_HIT_READ ? in->reads : in->writes) {
+	} else if (flags & WP_HIT_READ ? reads : writes) {
 		c->conf = WP_CONF_EXACT;
-		c->caveat = kind_caveat(in);
+		c->caveat = caveat;
 	} else {
 		c->conf = WP_CONF_LOW;
 		c->caveat = flags & WP_HIT_READ ? "this instruction reads no "
@@ -295,12 +283,10 @@ source_of(struct image *im, struct dmod *m, uint64_t ip,
 	}
 }
 
-/* The writer object, rendered once per choice and trap IP. */
-static const char *
+const char *
 writer_text(struct decoder *d, struct site *st, const struct choice *c,
     uint64_t trap, size_t *len)
 {
-	const struct wp_x86_insn *in = c->wi >= 0 ? &st->cand[c->wi] : NULL;
 	struct wp_writer_rec r;
 	struct wp_jw w = { 0 };
 	struct variant *v;
@@ -324,14 +310,15 @@ writer_text(struct decoder *d, struct site *st, const struct choice *c,
 	r.module = st->mod >= 0 ? d->img.mods[st->mod].rec->path : NULL;
 	r.function = st->fname;
 	r.function_static = st->faddr;
-	if (in != NULL) {
+	if (c->wi >= 0) {
 		r.has_writer = 1;
-		r.writer_ip = in->addr;
+		r.writer_ip = st->a64 ? st->a64insn.addr : st->cand[c->wi].addr;
 		r.has_writer_static = st->mod >= 0;
-		r.writer_static = in->addr - st->bias;
+		r.writer_static = r.writer_ip - st->bias;
 		if (st->mod >= 0 && d->img.mods[st->mod].state == 1)
-			source_of(&d->img, &d->img.mods[st->mod], in->addr, &r);
-		r.insn = in->text;
+			source_of(&d->img, &d->img.mods[st->mod], r.writer_ip,
+			    &r);
+		r.insn = st->a64 ? st->a64insn.text : st->cand[c->wi].text;
 		r.confidence = c->conf;
 		r.candidates = st->ncand;
 	}
@@ -355,12 +342,7 @@ writer_text(struct decoder *d, struct site *st, const struct choice *c,
 	return v->text;
 }
 
-/*
- * What the backend read in memory after the write: the target's value;
- * of a target wider than a value (8 bytes), the bytes the write left
- * where it landed, where the hit says, else the target's bytes.
- */
-static void
+void
 observed(const struct wp_hit_in *h, const struct dtarget *t, int have_t,
     struct wp_value_rec *v)
 {
@@ -491,11 +473,14 @@ decoder_hit(struct decoder *d, const struct wp_hit_in *h)
 		frames_append(d, h, &r);
 		return &d->out;
 	}
+	if (d->img.session.machine == WP_MACH_AARCH64)
+		return decoder_hit_a64(d, h, have_t ? &t : NULL);
 	st = site_get(&d->sites, &d->img, h->exact ? h->writer_ip : h->ip,
 	    h->exact);
 	wp_rec_hit_regs(h, site_regs(st) | stack_regs(h), &r);
 	if (h->exact && st->ncand > 0)
-		choose_exact(st, h->flags, &c);
+		choose_named(st->cand[0].writes, st->cand[0].reads,
+		    kind_caveat(&st->cand[0]), h->flags, &c);
 	else
 		choose(st, have_t ? &t : NULL, &r, &c);
 	if (h->exact)
