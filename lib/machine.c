@@ -6,11 +6,6 @@
 
 #include "machine.h"
 
-const char *const wp_machine_names[WP_NMACHINES] = {
-	[WP_MACH_X86_64] = "x86_64",
-	[WP_MACH_AARCH64] = "aarch64",
-};
-
 const char *const wp_machine_titles[WP_NMACHINES] = {
 	[WP_MACH_X86_64] = "x86-64",
 	[WP_MACH_AARCH64] = "AArch64",
@@ -25,12 +20,8 @@ wp_machine_elf(enum wp_machine m)
 int
 wp_machine_of(const char *name)
 {
-	int m;
-
-	for (m = 0; m < WP_NMACHINES; m++)
-		if (strcmp(name, wp_machine_names[m]) == 0)
-			return m;
-	return -1;
+	return wp_vocab_find(wp_machine_names, WP_NMACHINES, name,
+	    strlen(name));
 }
 
 int

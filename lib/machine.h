@@ -1,19 +1,14 @@
 /*
- * machine: the instruction sets wp knows, as the session record names
- * them ("machine"), the ELF machine of their programs, and the one this
+ * machine: the instruction sets of the session's "machine" (their
+ * names: vocab.h), the ELF machine of their programs, and the one this
  * machine runs.
  */
 #ifndef WP_MACHINE_H
 #define WP_MACHINE_H
 
-enum wp_machine {
-	WP_MACH_X86_64,		/* "x86_64": older streams, without one */
-	WP_MACH_AARCH64,	/* "aarch64" */
-	WP_NMACHINES
-};
+#include "vocab.h"
 
-/* Their names, as uname(2) gives them; and what wp-resolve says. */
-extern const char *const wp_machine_names[WP_NMACHINES];
+/* What wp-resolve calls them: "x86-64", "AArch64". */
 extern const char *const wp_machine_titles[WP_NMACHINES];
 
 /* The ELF e_machine of each. */

@@ -83,6 +83,8 @@ const char *const wp_limits_names[WP_NLIMITS] = {
 
 #define VOCAB(m, t) { m, t, sizeof t / sizeof t[0] }
 
+const char *const wp_machine_names[WP_NMACHINES] = { "x86_64", "aarch64" };
+
 const struct wp_vocab wp_vocabs[] = {
 	VOCAB("hit.flags tally.flags last_write.flags", wp_flag_names),
 	VOCAB("hit.role tally.role count.role", wp_role_names),
@@ -96,6 +98,7 @@ const struct wp_vocab wp_vocabs[] = {
 	    wp_partial_names),
 	VOCAB("observation.lost_events.reasons", wp_lost_names),
 	VOCAB("session.limits", wp_limits_names),
+	VOCAB("session.machine", wp_machine_names),
 	VOCAB("armed.backend observation.backend", wp_backend_names),
 	VOCAB(NULL, wp_bound_names)
 };

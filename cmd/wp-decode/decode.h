@@ -136,6 +136,9 @@ struct choice {
 
 struct decoder;
 
+/* Of a writer whose access the registers place off the watched range. */
+extern const char spurious_caveat[];
+
 /*
  * An exact backend names the instruction: exact when it does what the
  * hit says (writes, or reads for a read hit), else not a writer at all;

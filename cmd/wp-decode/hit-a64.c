@@ -9,10 +9,6 @@
 
 #include "decode.h"
 
-static const char a64_spurious[] =
-    "spurious: its address (its operand, the sampled registers) lies "
-    "outside the watched range; not counted as an access there";
-
 static const char *
 a64_caveat(const struct wp_a64_insn *in)
 {
@@ -46,7 +42,7 @@ choose_at(const struct wp_a64_insn *in, const struct dtarget *t,
 	    t != NULL && wp_a64_store_range(in, r, &lo, &hi) == 0 &&
 	    !(lo < t->addr + t->len && t->addr < hi)) {
 		c->kind = WP_KIND_SPURIOUS;
-		c->caveat = a64_spurious;
+		c->caveat = spurious_caveat;
 	}
 }
 
@@ -77,7 +73,8 @@ decoder_hit_a64(struct decoder *d, const struct wp_hit_in *h,
 		c.caveat = NULL;
 	}
 	v.kind = WP_VALUE_UNKNOWN;
-	if (c.wi >= 0 && c.kind == WP_KIND_WRITE && !h->exact)
+	if (c.wi >= 0 && (c.kind == WP_KIND_WRITE ||
+	    c.kind == WP_KIND_SPURIOUS) && !h->exact)
 		wp_a64_value_of(&st->a64insn, &r, t != NULL ? t->addr : 0, &v);
 	if (v.kind == WP_VALUE_UNKNOWN && (h->exact || h->has_value_members))
 		observed(h, t, t != NULL, &v);
