@@ -95,3 +95,18 @@ write | spin_add+0x14 | exact | stxr w3, x2, [x1] | stores.c:72 | register_store
 	assert_line --regexp '^ +1 +exact +set_pos\+0x8 +stores\.c:32 +stp x0, x1, \[x2, #8\]$'
 	assert_line --regexp '^ +4242 +[0-9.]+ +set_pos\+0x8 +x1 = 0x4$'
 }
+
+@test "wp-decode arm64: a copied user stack says it is not unwound; a kernel write has no writer" {
+	stream 's/"regs":{/"user_stack":"00112233","regs":{/; s/"time_ns":7000,/"time_ns":7000,"flags":["kernel"],/'
+	run --separate-stderr wp-decode "$BATS_TEST_TMPDIR/in.ndjson"
+	assert_success
+	run jq -r 'select(.type=="hit") | [.writer.kind, (.writer.insn // "-"), .callchain_status] | join(" | ")' <<< "$output"
+	assert_output "write | str x0, [x1, #0xfe8] | user stacks of AArch64 are not unwound yet
+write | stp x0, x1, [x2, #8] | user stacks of AArch64 are not unwound yet
+write | strb w0, [x1] | user stacks of AArch64 are not unwound yet
+write | stlr x0, [x1] | user stacks of AArch64 are not unwound yet
+write | ldadd x0, x0, [x1] | user stacks of AArch64 are not unwound yet
+write | casa w3, w1, [x2] | user stacks of AArch64 are not unwound yet
+write | swpal w0, w0, [x1] | user stacks of AArch64 are not unwound yet
+kernel | - | user stacks of AArch64 are not unwound yet"
+}

@@ -204,7 +204,8 @@ void	 frames_clear(struct wp_hmap *frames);
 /*
  * Appends "callers" for the hit's "callchain", when it has one; for a
  * hit with a "user_stack" instead, the chain unwound from it (regs: the
- * registers at the trap) as "callchain" and "callchain_status" first.
+ * registers at the trap; NULL: AArch64's, not unwound yet) as
+ * "callchain" and "callchain_status" first.
  */
 void	 frames_append(struct decoder *d, const struct wp_hit_in *h,
 	    const struct wp_x86_regs *regs);

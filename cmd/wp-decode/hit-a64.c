@@ -50,7 +50,6 @@ const struct wp_jw *
 decoder_hit_a64(struct decoder *d, const struct wp_hit_in *h,
     const struct dtarget *t)
 {
-	struct wp_x86_regs none;
 	struct wp_a64_regs r;
 	struct wp_value_rec v;
 	struct choice c;
@@ -60,7 +59,6 @@ decoder_hit_a64(struct decoder *d, const struct wp_hit_in *h,
 	unsigned flags = h->exact ? h->flags : h->flags & WP_HIT_READ;
 
 	memset(&v, 0, sizeof v);
-	memset(&none, 0, sizeof none);
 	st = site_get(&d->sites, &d->img, h->exact ? h->writer_ip : h->ip, 1);
 	wp_rec_hit_regs_a64(h, st->ncand > 0 ? wp_a64_needs(&st->a64insn) :
 	    0, &r);
@@ -84,7 +82,6 @@ decoder_hit_a64(struct decoder *d, const struct wp_hit_in *h,
 	wp_jw_append(&d->out, text, tlen);
 	if (!h->tally)
 		wp_rec_value(&d->out, &v);
-	/* AArch64 user stacks are not unwound here yet: no registers */
-	frames_append(d, h, &none);
+	frames_append(d, h, NULL);
 	return &d->out;
 }

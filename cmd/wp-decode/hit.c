@@ -331,7 +331,8 @@ decoder_hit(struct decoder *d, const struct wp_hit_in *h)
 		if (!h->tally)
 			wp_rec_value(&d->out, &v);
 		wp_rec_hit_regs(h, stack_regs(h), &r);
-		frames_append(d, h, &r);
+		frames_append(d, h, d->img.session.machine == WP_MACH_AARCH64 ?
+		    NULL : &r);
 		return &d->out;
 	}
 	if (d->img.session.machine == WP_MACH_AARCH64)
