@@ -224,7 +224,7 @@ asan-check:
 # finds is left in $(O)/fuzz/crashes.
 FUZZCC	 ?= clang
 FUZZ_TIME ?= 60
-FUZZERS	 ?= records resolve arm-input decode report x86
+FUZZERS	 ?= records resolve arm-input decode report x86 a64
 FUZZFLAGS = -fsanitize=fuzzer,address,undefined \
 	    -fno-sanitize-recover=undefined -g -O1
 fuzzsrc_resolve   = cmd/wp-resolve/addr.c
@@ -270,7 +270,7 @@ $(O)/fuzz/seeds/.done: tests/fuzz/seeds.sh $(wildcard tests/data/*.ndjson \
 fuzz: fuzz-build
 	@mkdir -p $(O)/fuzz/crashes; status=0; \
 	for f in $(FUZZERS); do \
-		case $$f in resolve) len=256;; x86) len=64;; *) len=8192;; esac; \
+		case $$f in resolve) len=256;; x86|a64) len=64;; *) len=8192;; esac; \
 		mkdir -p $(O)/fuzz/corpus/$$f; \
 		echo "fuzz-$$f: $(FUZZ_TIME) s"; \
 		$(O)/fuzz/fuzz-$$f -max_total_time=$(FUZZ_TIME) -max_len=$$len \
