@@ -24,7 +24,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 mkdir -p "$b/bench"
-cc -O1 -g -Wall -Wextra -Werror -o "$b/bench/insn-loop" "$top/bench/insn-loop.c"
+cc -O1 -g -Wall -Wextra -Werror -pthread -o "$b/bench/insn-loop" "$top/bench/insn-loop.c"
 clang -O2 -g -target bpf -I"/usr/include/$(cc -dumpmachine)" -Wall -Werror \
 	-c -o "$b/bench/uprobe-floor.bpf.o" "$top/bench/uprobe-floor.bpf.c"
 cc -O1 -g -Wall -Wextra -Werror -o "$b/bench/uprobe-floor" \

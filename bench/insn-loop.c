@@ -1,10 +1,12 @@
 /*
- * insn-loop N [ADDRS]: prints "PID", waits for SIGUSR1, runs one store
- * instruction (bench_insn_store: mov [rdi + rax*8], rdx) N times over
- * ADDRS (1024) longs of a heap array, prints "ns T" (the loop's time),
+ * insn-loop N [ADDRS [THREADS]]: prints "PID", waits for SIGUSR1, runs
+ * one store instruction (bench_insn_store: mov [rdi + rax*8], rdx) N
+ * times over ADDRS (1024) longs of a heap array in each of THREADS (1)
+ * threads at once, prints "ns T" (the time until every thread is done),
  * and exits at another SIGUSR1 (a watcher's program is read while it
- * lives).  The target of bench/insn-cost.sh.
+ * lives).  The target of bench/insn-cost.sh and insn-ptrace-cost.sh.
  */
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,25 +33,45 @@ loop(long *a, long n, long addrs)
 		    : : "r" (a), "r" (i % addrs), "r" (i) : "memory");
 }
 
+static long n = 100000, addrs = 1024, *a;
+static pthread_barrier_t go;
+
+static void *
+run(void *arg)
+{
+	(void)arg;
+	pthread_barrier_wait(&go);
+	loop(a, n, addrs);
+	return NULL;
+}
+
 int
 main(int argc, char *argv[])
 {
-	long n = argc > 1 ? atol(argv[1]) : 100000;
-	long addrs = argc > 2 ? atol(argv[2]) : 1024, t0, *a;
+	long threads = argc > 3 ? atol(argv[3]) : 1, t0, k;
+	pthread_t t[64];
 	sigset_t s;
 	int sig;
 
-	if (addrs < 1 || (a = calloc((size_t)addrs, sizeof *a)) == NULL)
+	n = argc > 1 ? atol(argv[1]) : n;
+	addrs = argc > 2 ? atol(argv[2]) : addrs;
+	if (addrs < 1 || threads < 1 || threads > 64 ||
+	    (a = calloc((size_t)addrs, sizeof *a)) == NULL)
 		return 1;
 	sigemptyset(&s);
 	sigaddset(&s, SIGUSR1);
 	sigprocmask(SIG_BLOCK, &s, NULL);
 	loop(a, addrs, addrs);		/* the pages touched */
+	pthread_barrier_init(&go, NULL, (unsigned)threads);
+	for (k = 1; k < threads; k++)
+		pthread_create(&t[k], NULL, run, NULL);
 	printf("%d\n", (int)getpid());
 	fflush(stdout);
 	sigwait(&s, &sig);
 	t0 = now_ns();
-	loop(a, n, addrs);
+	run(NULL);
+	for (k = 1; k < threads; k++)
+		pthread_join(t[k], NULL);
 	printf("ns %ld\n", now_ns() - t0);
 	fflush(stdout);
 	sigwait(&s, &sig);

@@ -16,65 +16,26 @@
 #
 # usage: bench/page-fast.sh [rounds [frames [work [writes]]]]   (make first)
 set -euo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
-b=${WP_BUILD:-$top/build}
+. "$(dirname "$0")/page-lib.sh"
 rounds=${1:-5}
 frames=${2:-300}
 iters=${3:-540000}
 writes=${4:-20000}
-work=$(mktemp -d)
-pids=()
-main=$BASHPID
-trap '[ "$BASHPID" = "$main" ] || exit; for p in "${pids[@]}"; do kill "$p" 2> /dev/null || true; done; rm -rf "$work"' EXIT
 
 [ -x "$b/targets/page-game" ] || { echo "page-fast: make first" >&2; exit 1; }
 cc -O2 -o "$work/fault-floor" "$top/bench/fault-floor.c" ||
 	{ echo "page-fast: cannot build bench/fault-floor.c" >&2; exit 1; }
 
 # run CPU ARGS...: page-game ARGS, unwatched (CPU none) or watched with
-# --backend page --tracer-cpu CPU; sets RUN_NS, RUN_SUM, and RUN_MOVES
-# (the observation's tracer_moves, or -)
+# --backend page --tracer-cpu CPU (page-lib.sh's game)
 run() {
-	local cpu=$1 pid wpid=0 i
+	local cpu=$1
 	shift
-	: > "$work/obs"
-	rm -f "$work/t.out"
-	"$b/targets/page-game" "$@" > "$work/t.out" &
-	pid=$!
-	pids+=("$pid")
-	until grep -q "\"pid\":$pid," "$work/t.out" 2> /dev/null; do
-		sleep 0.02
-	done
-	if [ "$cpu" != none ]; then
-		{ "$b/wp-resolve" -p "$pid" --backend page wpt_score |
-			"$b/wp-arm" --backend page --tracer-cpu "$cpu" -d inf \
-			    -n 1000000000 --interval 0 2> "$work/w.err" |
-			grep --line-buffered -E '"type":"(armed|observation)"' \
-			    > "$work/obs"; } &
-		wpid=$!
-		for ((i = 0; i < 1200; i++)); do
-			grep -q '"type":"armed"' "$work/obs" && break
-			sleep 0.05
-		done
-		grep -q '"type":"armed"' "$work/obs" ||
-			{ cat "$work/w.err" >&2; exit 1; }
+	if [ "$cpu" = none ]; then
+		game none -- "$@"
+	else
+		game page --tracer-cpu "$cpu" -- "$@"
 	fi
-	kill -USR1 "$pid"
-	wait "$pid"
-	[ "$wpid" -eq 0 ] || wait "$wpid" || true
-	RUN_NS=$(awk '/^run_ns/ { print $2 }' "$work/t.out")
-	RUN_SUM=$(awk '/^sum/ { print $2 }' "$work/t.out")
-	RUN_MOVES=$(jq -r 'select(.type=="observation") | .page.tracer_moves // "-"' "$work/obs" 2> /dev/null || echo -)
-	[ -n "$RUN_NS" ] || { echo "page-game did not finish" >&2; exit 1; }
-}
-
-# median FILE: the median of the numbers in FILE, one a line
-median() {
-	sort -g "$1" | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'
-}
-
-ratio() {
-	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'
 }
 
 # the machine

@@ -13,32 +13,9 @@
 # usage: bench/page-real.sh [rounds]   (make first; python3, redis-server
 # and redis-benchmark from the distribution)
 set -euo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
-b=${WP_BUILD:-$top/build}
+. "$(dirname "$0")/page-lib.sh"
 rounds=${1:-3}
-work=$(mktemp -d)
-pids=()
-main=$BASHPID
-trap '[ "$BASHPID" = "$main" ] || exit; for p in "${pids[@]}"; do kill -9 "$p" 2> /dev/null || true; done; rm -rf "$work"' EXIT
 py=/usr/bin/python3
-
-# watch PID SYMBOL CPU: wp-arm --backend page on SYMBOL of PID in the
-# background (WPID), its observation into $work/obs once it ends
-watch() {
-	: > "$work/obs"
-	{ "$b/wp-resolve" -p "$1" --backend page "$2" |
-		"$b/wp-arm" --backend page --tracer-cpu "$3" -d inf \
-		    -n 1000000000 --interval 0 2> "$work/w.err" |
-		grep --line-buffered -E '"type":"(armed|observation)"' \
-		    > "$work/obs"; } &
-	WPID=$!
-	for ((i = 0; i < 1200; i++)); do
-		grep -q '"type":"armed"' "$work/obs" && return 0
-		sleep 0.05
-	done
-	cat "$work/w.err" >&2
-	exit 1
-}
 
 faults() {
 	jq -r 'select(.type=="observation") | .page.faults_watched + .page.faults_neighbour' "$work/obs"
@@ -64,7 +41,7 @@ print("ms", (time.monotonic() - t) * 1000, flush=True)
 	pids+=("$pid")
 	until [ -s "$work/py.out" ]; do sleep 0.02; done
 	FAULTS=-
-	[ "$1" = none ] || watch "$pid" _PyRuntime "$1"
+	[ "$1" = none ] || watch "$pid" _PyRuntime page --tracer-cpu "$1"
 	kill -USR1 "$pid"
 	wait "$pid"
 	[ "$1" = none ] || { wait "$WPID" || true; FAULTS=$(faults); }
@@ -81,7 +58,7 @@ redis_run() {
 	pids+=("$pid")
 	until [ -S "$sock" ]; do sleep 0.05; done
 	FAULTS=-
-	[ "$1" = none ] || watch "$pid" server "$1"
+	[ "$1" = none ] || watch "$pid" server page --tracer-cpu "$1"
 	redis-benchmark -s "$sock" -n 2000 -c 1 -t set,get --csv \
 	    > "$work/rb.out" 2> /dev/null
 	kill -TERM "$pid"
@@ -89,10 +66,6 @@ redis_run() {
 	[ "$1" = none ] || { wait "$WPID" || true; FAULTS=$(faults); }
 	# the two lines' requests per second, summed
 	awk -F'"' '/^"(SET|GET)"/ { s += $4 } END { print s }' "$work/rb.out"
-}
-
-median() {
-	sort -g "$1" | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'
 }
 
 for ((r = 0; r < rounds; r++)); do
@@ -104,7 +77,7 @@ for ((r = 0; r < rounds; r++)); do
 	done
 done
 
-echo "machine: $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo), $(nproc) CPUs, virtualisation: $(systemd-detect-virt --vm 2> /dev/null || echo unknown), load average $(cut -d' ' -f1 /proc/loadavg)"
+echo "machine: $(machine)"
 echo "medians of $rounds interleaved rounds:"
 pn=$(median "$work/py.none")
 size=$(nm -DS "$(readlink -f "$py")" 2> /dev/null | awk '$4 == "_PyRuntime" { print $2 }')

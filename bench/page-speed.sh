@@ -28,15 +28,10 @@
 # usage: bench/page-speed.sh [frames [writes [work]]]   (make first; work:
 # the arithmetic of a frame, default 900000 iterations)
 set -euo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
-b=${WP_BUILD:-$top/build}
+. "$(dirname "$0")/page-lib.sh"
 frames=${1:-1000}
 writes=${2:-200000}
 iters=${3:-900000}
-work=$(mktemp -d)
-pids=()
-main=$BASHPID
-trap '[ "$BASHPID" = "$main" ] || exit; for p in "${pids[@]}"; do kill "$p" 2> /dev/null || true; done; rm -rf "$work"' EXIT
 # where the page backend's observation counts its page neighbours' faults
 nf_field=${PAGE_NEIGHBOUR_FAULTS:-.page.faults_neighbour}
 
@@ -50,47 +45,11 @@ page=1
 	page=0
 
 # run BACKEND ARGS...: page-game ARGS, unwatched (BACKEND none) or
-# watched with BACKEND (wp-arm run under WRAP, when set); sets RUN_NS,
-# RUN_SUM and RUN_SW (the target's own time, sum and context switches),
-# and leaves the armed and observation records in $work/obs
-WRAP=()
+# watched with BACKEND (page-lib.sh's game)
 run() {
-	local backend=$1 pid wpid=0 i
+	local backend=$1
 	shift
-	: > "$work/obs"
-	rm -f "$work/t.out"
-	"$b/targets/page-game" "$@" > "$work/t.out" &
-	pid=$!
-	pids+=("$pid")
-	until grep -q "\"pid\":$pid," "$work/t.out" 2> /dev/null; do
-		sleep 0.02
-	done
-	if [ "$backend" != none ]; then
-		{ "$b/wp-resolve" -p "$pid" --backend "$backend" wpt_score |
-			${WRAP[@]+"${WRAP[@]}"} "$b/wp-arm" --backend "$backend" -d inf -n 1000000000 \
-			    --interval 0 2> "$work/w.err" |
-			grep --line-buffered -E '"type":"(armed|observation)"' \
-			    > "$work/obs"; } &
-		wpid=$!
-		for ((i = 0; i < 1200; i++)); do
-			grep -q '"type":"armed"' "$work/obs" && break
-			sleep 0.05
-		done
-		grep -q '"type":"armed"' "$work/obs" ||
-			{ cat "$work/w.err" >&2; exit 1; }
-	fi
-	kill -USR1 "$pid"
-	wait "$pid"
-	[ "$wpid" -eq 0 ] || wait "$wpid" || true
-	RUN_NS=$(awk '/^run_ns/ { print $2 }' "$work/t.out")
-	RUN_SUM=$(awk '/^sum/ { print $2 }' "$work/t.out")
-	RUN_SW=$(awk '/^switches/ { print $2 }' "$work/t.out")
-	[ -n "$RUN_NS" ] || { echo "page-game did not finish" >&2; exit 1; }
-}
-
-# ratio A B: A / B, two decimals
-ratio() {
-	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'
+	game "$backend" -- "$@"
 }
 
 ms() {

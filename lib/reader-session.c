@@ -3,11 +3,13 @@
  * every later stage reads, and a record's members by name for them and
  * the schema check.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "machine.h"
+#include "reader.h"
 #include "record.h"
 #include "util.h"
 
@@ -37,6 +39,27 @@ wp_rec_raw(const struct wp_record *rec, const char *key, size_t *len)
 	int v = wp_rec_get(rec, key);
 
 	return v < 0 ? NULL : wp_json_raw(rec->j, v, len);
+}
+
+/* ---- count ---- */
+
+void
+wp_rec_read_count(const struct wp_record *rec, struct wp_count_in *c)
+{
+	int64_t v;
+
+	memset(c, 0, sizeof *c);
+	if (wp_rec_int(rec, "target", &v) == 0 && v >= INT32_MIN &&
+	    v <= INT32_MAX) {
+		c->has_target = 1;
+		c->target = (int)v;
+	}
+	if (wp_rec_int(rec, "counted", &v) == 0 && v >= 0) {
+		c->has_counted = 1;
+		c->counted = (uint64_t)v;
+	}
+	c->pointer = wp_json_streq(rec->j, wp_rec_get(rec, "role"),
+	    wp_role_names[WP_ROLE_POINTER]);
 }
 
 /* ---- session ---- */

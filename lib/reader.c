@@ -657,6 +657,7 @@ wp_rec_read_access(const struct wp_record *rec, struct wp_access_rec *a,
     struct wp_error *err)
 {
 	int64_t site, tid, w, r, t;
+	char bk[32];
 	int arr, x;
 
 	memset(a, 0, sizeof *a);
@@ -696,6 +697,10 @@ wp_rec_read_access(const struct wp_record *rec, struct wp_access_rec *a,
 			    wp_json_get(rec->j, x, "count"), &t) == 0 && t >= 0)
 				a->vn[a->nvals++] = (uint64_t)t;
 	}
+	if (wp_json_str(rec->j, wp_rec_get(rec, "backend"), bk,
+	    sizeof bk) != -1 && (x = wp_vocab_find(wp_backend_names,
+	    WP_NBACKENDS, bk, strlen(bk))) >= 0)
+		a->backend = wp_backend_names[x];
 	if (wp_rec_int(rec, "stack_of", &t) == 0 && t > 0 && t <= INT32_MAX)
 		a->stack_of = (pid_t)t;
 	if (wp_rec_int(rec, "tls_of", &t) == 0 && t > 0 && t <= INT32_MAX &&

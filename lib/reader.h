@@ -174,6 +174,16 @@ struct wp_armed_in {
 
 void	 wp_rec_read_armed(const struct wp_record *rec, struct wp_armed_in *a);
 
+/* A count record: what the backend counted of one entry so far. */
+struct wp_count_in {
+	int		 has_target, has_counted;
+	int		 target;
+	int		 pointer;	/* a follow chain's pointer's */
+	uint64_t	 counted;
+};
+
+void	 wp_rec_read_count(const struct wp_record *rec, struct wp_count_in *c);
+
 /* The count of a lost record, or 0. */
 uint64_t wp_rec_read_lost(const struct wp_record *rec);
 

@@ -140,6 +140,8 @@ obs_site(struct wp_jw *w, const void *p)
 	wp_jw_uint(w, "addresses", s->addresses);
 	wp_jw_uint(w, "tally_full", s->tally_full);
 	wp_jw_uint(w, "segment_unread", s->segment_unread);
+	if (s->counted_by > 0 && s->counted_by <= WP_NBACKENDS)
+		wp_jw_str(w, "backend", wp_backend_names[s->counted_by - 1]);
 }
 
 static void

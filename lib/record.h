@@ -360,6 +360,8 @@ struct wp_access_rec {
 	size_t		 nvals;
 	uint64_t	 vals[WP_ACCESS_NVALS], vn[WP_ACCESS_NVALS];
 	uint64_t	 vother;
+	const char	*backend;	/* which counted it (wp_backend_names);
+					   NULL: not said */
 };
 
 void	 wp_rec_access(struct wp_jw *w, const struct wp_access_rec *a);
@@ -446,6 +448,8 @@ struct wp_obs_site {
 	uint64_t	 tally_full;	/* executions no tally could hold */
 	uint64_t	 segment_unread;	/* executions whose fs base was
 					   not read */
+	int		 counted_by;	/* which backend counted it: enum
+					   wp_backend + 1; 0: not said */
 };
 
 struct wp_obs_uprobe {

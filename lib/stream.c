@@ -166,7 +166,7 @@ sound(struct wp_reader *rd, const struct wp_record *rec, char *why,
 const char *const wp_rtype_names[WP_NRTYPES] = {
 	NULL, "session", "target", "follow", "armed", "hit", "tally",
 	"last_write", "rebind", "observation", "lost", "thread", "site",
-	"access"
+	"access", "count"
 };
 
 static enum wp_rtype

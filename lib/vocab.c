@@ -99,7 +99,8 @@ const struct wp_vocab wp_vocabs[] = {
 	VOCAB("observation.lost_events.reasons", wp_lost_names),
 	VOCAB("session.limits", wp_limits_names),
 	VOCAB("session.machine", wp_machine_names),
-	VOCAB("armed.backend observation.backend", wp_backend_names),
+	VOCAB("armed.backend observation.backend access.backend "
+	    "observation.uprobe.sites.backend", wp_backend_names),
 	VOCAB(NULL, wp_bound_names)
 };
 

@@ -88,3 +88,33 @@ want() {
 	run jq -r 'select(.type=="hit") | "\(.writer.source) \(.callers[0].symbol)"' <<< "$output"
 	assert_output "$(for k in 1 2 3 4 5; do echo "null null"; done)"
 }
+
+@test "wp watch of a buffer that libc's memset and memcpy write: the writers in libc are named with their source lines from the system's debug file (libc6-dbg)" {
+	local libc id
+	libc=$(ldd "$T/fill-libc" | awk '$1 == "libc.so.6" { print $3 }')
+	libc=$(readlink -f "$libc")
+	id=$(readelf -n "$libc" | awk '/Build ID/ { print $3 }')
+	[ -f "/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug" ] ||
+		skip "no debug file of $libc (build-id $id) under /usr/lib/debug/.build-id: libc6-dbg is not installed"
+	start_target fill-libc -n 5
+	watch_start --backend page wpt_fill -l 256 -- --backend page -d 120s
+	kill -USR1 "$TPID"
+	wait_for "$TOUT" '^done' 60
+	watch_wait
+	assert_equal "$WSTATUS" 0
+	# the target's own, as unwatched
+	assert_equal "$(sed -n 2,4p "$TOUT" | tr '\n' ' ')" "memset 5 memcpy 5 done "
+	run --separate-stderr sh -c "wp-decode < '$WOUT' | wp-report --json"
+	assert_success
+	# no "no debug info for .../libc.so.6 ...: source lines unknown"
+	assert_equal "$stderr" ""
+	local doc=$output
+	# every write by one of libc's memset or memmove (memcpy's), each
+	# named with its assembly source's line; each store instruction runs
+	# the same in every one of the 5 calls of a size
+	run jq -r '.watches[0].writer_sites[] | [(.module | split("/") | last), (.writer_function | sub("_(avx512|avx2|evex|sse2)[a-z0-9_]*$"; "")), (.source.file | split("/") | last | sub("-.*"; "")), (.source.line > 0), (.hits % 5 == 0)] | @tsv' <<< "$doc"
+	assert_success
+	assert_equal "$(sort -u <<< "$output" | cut -f 1,4,5 | sort -u)" "libc.so.6	true	true"
+	assert_equal "$(cut -f 2,3 <<< "$output" | sort -u | tr '\t\n' ': ')" "__memmove:memmove __memset:memset "
+	assert_equal "$(jq -c '.watches[0] | [.counted, (.writer_sites | map(.hits) | add)]' <<< "$doc")" "$(jq -c '.watches[0] | [.counted, .counted]' <<< "$doc")"
+}

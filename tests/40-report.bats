@@ -422,3 +422,28 @@ cells() {
 	assert_equal "$(grep -o '<g class="lane" data-lane="writer"[^>]*data-hits="[0-9]*"' "$BATS_TEST_TMPDIR/p.html" | grep -o 'data-hits="[0-9]*"' | tr '\n' ' ')" \
 		'data-hits="5" data-hits="3" data-hits="3" '
 }
+
+@test "wp-report --json: lost updates (a non-atomic += on two threads, seen by the page backend) are in the document as in the table and on the page" {
+	# tests/targets/lost-update -n 4 (its total 4003 of 4004 added),
+	# watched with --backend page: 8 writes, steps of 1 and 1000, one lost
+	run --separate-stderr wp-report --json "$DATA/report-lost.in.ndjson"
+	assert_success
+	run jq -c '.watches | map(.lost_updates)' <<< "$output"
+	assert_output '[[{"offset":"0x0","len":8,"since":"initial_value","moved":4003,"writes":8,"writes_add_up_to":4004,"lost":1}]]'
+	run --separate-stderr wp-report "$DATA/report-lost.in.ndjson"
+	assert_line "  lost updates: the value moved by 4003, but the 8 writes, each the step most of its"
+	wp-report --html "$BATS_TEST_TMPDIR/page.html" "$DATA/report-lost.in.ndjson" > /dev/null
+	run grep -c '<p class="lost">Lost updates: the value moved by 4003, but the 8 writes' "$BATS_TEST_TMPDIR/page.html"
+	assert_output 1
+	# the struct (lost-update -s -n 4, wpt_acct -l 16): its total at +0x8
+	# from its first write; the rounds at +0x0 lost nothing
+	run --separate-stderr wp-report --json "$DATA/report-lost-field.in.ndjson"
+	assert_success
+	run jq -c '.watches | map(.lost_updates)' <<< "$output"
+	assert_output '[[{"offset":"0x8","len":8,"since":"first_write","moved":4002,"writes":7,"writes_add_up_to":4003,"lost":1}]]'
+	# writes that add up: an empty list; a kernel's count (no tracer saw
+	# each write's value): null, not told
+	edited report-lost 's/0xfa3/0xfa4/g; s/a30f000000000000/a40f000000000000/g; s/0xbbb/0xbbc/g; s/bb0b000000000000/bc0b000000000000/g'
+	assert_equal "$(wp-report --json "$IN" | jq -c '.watches | map(.lost_updates)')" '[[]]'
+	assert_equal "$(wp-report --json "$DATA/report-basic.in.ndjson" | jq -c '.watches | map(.lost_updates) | unique')" '[null]'
+}

@@ -74,14 +74,23 @@ FEED="f=$DATA/report-basic.in.ndjson; head -n 4 \$f; sleep 0.3; sed -n 5,8p \$f;
 	done
 }
 
+# live_states FIRST SECOND: $stderr's interval lines are FIRST, then the
+# state SECOND (rates left out): a loaded host may draw a line more
+# between the feed's last records and its end, at a lower rate
+live_states() {
+	run sed -E 's/^wp: [0-9]+\.[0-9] s: //' <<< "$stderr"
+	assert_line --index 0 "$1"
+	run bash -c "sed -E 's/^wp: [0-9]+\\.[0-9] s: //; s/  [0-9]+\\/s//g' | sed 1d | uniq" <<< "$stderr"
+	assert_output "$2"
+}
+
 @test "wp-report --live where standard error is not a terminal: a line per interval" {
 	run --separate-stderr bash -c "($FEED) | wp-report --live --interval 1s"
 	assert_success
 	assert_line --index 0 "process  pid 4242  game  start 123456  binary not_checked  slide 0x555555554000"
 	# at 1 s and 2 s: 3 then 6 hits of target 0, none of target 1
-	run sed -E 's/^wp: [0-9]+\.[0-9] s: //' <<< "$stderr"
-	assert_output "target 0 score  3 hits  3/s  latest -; target 1 lives  0 hits  0/s  latest -
-target 0 score  6 hits  3/s  latest 0x6e; target 1 lives  0 hits  0/s  latest -"
+	live_states "target 0 score  3 hits  3/s  latest -; target 1 lives  0 hits  0/s  latest -" \
+	    "target 0 score  6 hits  latest 0x6e; target 1 lives  0 hits  latest -"
 	run --separate-stderr wp-report --live=fast "$DATA/report-basic.in.ndjson"
 	assert_failure 64
 	assert_equal "$stderr" "wp-report: --live=fast: not table or lines"
@@ -93,9 +102,8 @@ target 0 score  6 hits  3/s  latest 0x6e; target 1 lives  0 hits  0/s  latest -"
 	local feed="f=$BATS_TEST_TMPDIR/cond.ndjson; head -n 4 \$f; sleep 0.3; sed -n 5,8p \$f; sleep 1.2; sed -n 9,12p \$f; sleep 1.2; tail -n +13 \$f"
 	run --separate-stderr bash -c "($feed) | wp-report --live --interval 1s"
 	assert_success
-	run sed -E 's/^wp: [0-9]+\.[0-9] s: //' <<< "$stderr"
-	assert_output "target 0 score  3 hits  3/s  latest -; target 1 lives  0 hits  0/s  latest none matched
-target 0 score  6 hits  3/s  latest 0x6e; target 1 lives  0 hits  0/s  latest none matched"
+	live_states "target 0 score  3 hits  3/s  latest -; target 1 lives  0 hits  0/s  latest none matched" \
+	    "target 0 score  6 hits  latest 0x6e; target 1 lives  0 hits  latest none matched"
 }
 
 @test "wp watch on a terminal: the live table until Ctrl-C, then the report and a clean terminal" {
@@ -152,4 +160,69 @@ target 0 score  6 hits  3/s  latest 0x6e; target 1 lives  0 hits  0/s  latest no
 	assert_equal "$(awk '$1 != $2' <<< "$sums")" ""
 	assert_equal "$(sed -n '/^150 /p; $p' <<< "$sums")" "150 150
 607 607"
+}
+
+# live_page ARM-ARGS...: mt-writer's 2 threads, 3000 writes each, watched
+# with the page backend and ARM-ARGS, the live view a line per second on
+# $LIVE; the report on $REPORT.  Its writes done, the watch runs on long
+# enough (3 s) for frames and count records (every 0.5 s) to come.
+live_page() {
+	start_target mt-writer -t 2 -n 3000 -L 0 -w
+	LIVE=$BATS_TEST_TMPDIR/live.err REPORT=$BATS_TEST_TMPDIR/report.out
+	local raw=$BATS_TEST_TMPDIR/raw.ndjson
+	wp-resolve -p "$TPID" wpt_counter |
+		wp-arm --backend page --interval 500ms -d 60s "$@" | tee "$raw" |
+		wp-decode | wp-report --live=lines --interval 1s > "$REPORT" 2> "$LIVE" &
+	local w=$!
+	wait_armed "$raw" "$w"
+	kill -USR1 "$TPID"
+	wait_for "$TOUT" '^done' 60 "$TPID"
+	sleep 3
+	kill -USR1 "$TPID"
+	wait "$w"
+	wait "$TPID"
+}
+
+@test "wp-report --live, page backend with --if: mid-watch, the count so far beside the matched hits, marked provisional (was: 0 or 1 hits until the tallies at the end)" {
+	# mt-writer's thread 1 writes 1000005 once, at its 6th write
+	live_page --if 'value == 1000005'
+	# the target's own: 2 threads of 3000 writes, done as unwatched
+	assert_equal "$(tail -n 1 "$TOUT")" "done 1002999"
+	run grep -c '^target 0 wpt_counter  1 hits  [0-9]*/s  latest 0xf4245  of 6000 counted so far (provisional: the writers'"'"' tallies come at the end)$' \
+		<(sed -E 's/^wp: [0-9]+\.[0-9] s of 60 s: //' "$LIVE")
+	[ "$output" -ge 2 ] || fail "no two frames after the writes said the count so far: $(cat "$LIVE")"
+	# the report, once the tallies came: every write by its writer
+	run grep -A1 '^target 0' "$REPORT"
+	assert_line "  6000 writes counted by page faults; 6000 tallied by writer; 1 matched --if 'value == 1000005'"
+	# on an 80-column terminal, the stream replayed up to its first count
+	# of all 6000, then a pause: a frame says it on a line of its own
+	local dec=$BATS_TEST_TMPDIR/dec.ndjson n
+	wp-decode < "$BATS_TEST_TMPDIR/raw.ndjson" > "$dec"
+	n=$(grep -n '"type":"count".*"counted":6000' "$dec" | head -n 1 | cut -d: -f1)
+	[ -n "$n" ] || fail "no count record of 6000 writes"
+	run script -qec "stty cols 80 rows 40; (head -n $n '$dec'; sleep 1.3; tail -n +$((n + 1)) '$dec') | '$WP_BUILD/wp-report' --live --interval 1s" /dev/null
+	assert_success
+	frames | grep -A1 '^  target 0 wpt_counter  1 hits  ' | grep -qxF "    of 6000 counted so far (provisional: the writers' tallies come at the end)" ||
+		fail "no frame said it under the target's line: $(frames)"
+}
+
+@test "wp-report --live, page backend: where every write is a hit read, nothing is provisional" {
+	live_page
+	assert_equal "$(tail -n 1 "$TOUT")" "done 1002999"
+	local last undelivered
+	last=$(sed -nE 's/^wp: [0-9]+\.[0-9] s of 60 s: (target 0 wpt_counter .*)/\1/p' "$LIVE" | tail -n 1)
+	undelivered=$(jq -r 'select(.type=="observation") | .lost_events.undelivered_records // 0' "$BATS_TEST_TMPDIR/raw.ndjson")
+	if [ "$undelivered" = 0 ]; then
+		# the frames after the writes: the target's 6000, as the report's
+		[[ $last == "target 0 wpt_counter  6000 hits  "* ]] || fail "the last frame: $last"
+		run grep -c 'counted so far' "$LIVE"
+		assert_output 0
+	else
+		# the reader fell behind (a loaded host): the hits it did not
+		# take are tallied at the end, and the frames say so
+		[[ $last == *" of 6000 counted so far (provisional: the writers' tallies come at the end)" ]] ||
+			fail "the last frame, $undelivered hits undelivered: $last"
+	fi
+	run grep -A1 '^target 0' "$REPORT"
+	assert_line --regexp "^  6000 writes counted by page faults; 6000 (attributed to a writer|tallied by writer)"
 }

@@ -263,3 +263,7 @@ assert_native_estimate() {
 	load page
 	scenario_rep_strings ptrace 2 q
 }
+
+@test "wp-arm ptrace: a counter ticking before and while the watch is armed: the writes counted are what its value moved from arming" {
+	scenario_ticking ptrace
+}

@@ -946,3 +946,7 @@ paced_watch() {
 	assert_failure 64
 	assert_equal "$stderr" "wp-arm: --tracer-cpu near: expected follow or free"
 }
+
+@test "wp-arm page: a counter ticking before and while the watch is armed: the writes counted are what its value moved from arming" {
+	scenario_ticking page
+}

@@ -217,6 +217,29 @@ assert_ended_by() {
 	wait_for "$TOUT" '^done' 30
 }
 
+@test "wp watch --tracer-cpu: passed to wp-arm: free keeps the page tracer where the scheduler puts it, follow (the default) counts its moves" {
+	local mode save w
+	start_target mt-writer -t 1 -n 5
+	run --separate-stderr wp watch --backend ptrace --tracer-cpu free -d 1s "$TPID" wpt_counter
+	assert_failure 64
+	assert_equal "$stderr" "wp-arm: --tracer-cpu with --backend ptrace: only the tracer of page follows a thread's CPU"
+	for mode in free follow; do
+		start_target mt-writer -t 2 -n 500
+		save=$BATS_TEST_TMPDIR/$mode.ndjson
+		wp watch --json --backend page --tracer-cpu "$mode" --save "$save" -d 120s "$TPID" wpt_counter \
+			> "$BATS_TEST_TMPDIR/$mode.json" 2> "$BATS_TEST_TMPDIR/err" &
+		w=$!
+		wait_armed "$save" "$w" "$BATS_TEST_TMPDIR/err"
+		kill -USR1 "$TPID"
+		wait "$w"
+		wait_for "$TOUT" '^done' 30
+		run jq -r '.watches[0].accepted_hits' "$BATS_TEST_TMPDIR/$mode.json"
+		assert_output 1000
+		run jq -r 'select(.type == "observation") | .page.tracer_moves | type' "$save"
+		[ "$mode" = free ] && assert_output null || assert_output number
+	done
+}
+
 @test "wp watch --callchain: memcpy writes; its callers are named in the table and the JSON" {
 	start_target callers -a 2 -b 4
 	local save=$BATS_TEST_TMPDIR/raw.ndjson

@@ -174,11 +174,13 @@ $(hexadd "$(tinfo array)" $(( 8 * 999 )))"
 	refute_output --partial "no slot limit"
 	assert_line --index 3 --regexp "^site 0  wpt_walk_store  $(tinfo store)  mov qword ptr \[rdi \+ rax\*8\], rdx$"
 	assert_line --index 4 "  wrote 1,000 distinct addresses, 100% in [heap], stride 0x8; 6,000 writes by 3 threads"
+	assert_line --index 5 "  counted in the kernel by a uprobe (the uprobe backend), every execution"
+	assert_equal "$(jq -r '.sites[0].counted_by' "$doc")" uprobe_bpf
 	# the values: each thread's tid, as many times as it wrote, most first
 	vals=$(tail -n +2 "$TOUT" | grep '"tid"' | jq -s -r 'sort_by(-.rounds) | .[] | "\(.tid) \(.rounds)"' |
 		while read -r t k; do printf '0x%x %s,000, ' "$t" "$k"; done)
-	assert_line --index 5 "  values ${vals%, }"
-	assert_line --index 6 "  (the first 4 distinct per address and thread, kept in the kernel; 0 writes of others)"
+	assert_line --index 6 "  values ${vals%, }"
+	assert_line --index 7 "  (the first 4 distinct per address and thread, kept in the kernel; 0 writes of others)"
 	assert_equal "$(grep -c '^  0x[0-9a-f]* *6 *0  \[heap\] ' <<< "$output")" 1000
 	run --separate-stderr wp accesses "$TPID"
 	assert_failure 64
@@ -203,7 +205,7 @@ $(hexadd "$(tinfo array)" $(( 8 * 999 )))"
 	for o in "--if value==0" --stop "--last 4"; do
 		run --separate-stderr wp-arm $o -d 1s < "$BATS_TEST_TMPDIR/sites"
 		assert_failure 64
-		assert_equal "$stderr" "wp-arm: --if, --stop and --last watch the writes to addresses: site records are counted (the uprobe backend), not watched"
+		assert_equal "$stderr" "wp-arm: --if, --stop and --last watch the writes to addresses: site records are counted (by the uprobe or the ptrace backend), not watched"
 	done
 }
 
@@ -343,6 +345,68 @@ done"
 	assert_contract "$WOUT"
 }
 
+@test "wp-arm auto: a lock add and a plain store, 3 threads: the plain store by a uprobe, only the lock add by the ptrace backend, in one watch; exact counts, each record saying which counted" {
+	start_target insn-lock -r 20
+	watch_start --insn wpt_lock_add --insn wpt_plain_store -- -d 60s
+	assert_equal "$(cat "$WERR")" "wp-arm: site 0: 'lock add qword ptr [rdi + rax*8], 1': the kernel puts no uprobe on a lock-prefixed instruction: using the uprobe backend, and the ptrace backend for the sites no uprobe can take (an int3 at each, every execution counted per address and thread, the instruction single-stepped: exact, but slow)"
+	assert_equal "$(jq -r 'select(.type=="armed") | .backend' "$WOUT")" uprobe_bpf
+	# the int3 at the lock add only; the store's uprobe is the kernel's
+	assert_equal "$(code_at "$TPID" "$(tinfo add)" 1)" cc
+	kill -USR1 "$TPID"
+	watch_wait
+	local st=0
+	wait "$TPID" || st=$?
+	assert_equal "$st" 0
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(obs .stop_reason)" target_exited
+	assert_equal "$(tail -n 2 "$TOUT")" "120 120 120 120 120 120 120 120
+done"
+	assert_equal "$(grep -c '"tid"' "$TOUT")" 3
+	assert_equal "$(accesses 0)" "$(expected_walk counters)"
+	assert_equal "$(accesses 1)" "$(expected_walk seen)"
+	assert_equal "$(jq -r 'select(.type=="access") | "\(.site) \(.backend)"' "$WOUT" | sort -u)" "0 ptrace_singlestep
+1 uprobe_bpf"
+	assert_equal "$(obs '.uprobe.sites[] | [.id, .executions, .addresses, .backend] | map(tostring) | join(" ")')" "0 960 24 ptrace_singlestep
+1 960 24 uprobe_bpf"
+	# the values the plain store wrote: each counter's index
+	local base n=0 a v
+	base=$(tinfo seen)
+	while read -r a v; do
+		(( a - base == 8 * v )) && n=$(( n + 1 ))
+	done < <(jq -s -r '[.[] | select(.type=="access" and .site==1)] | group_by([.addr, .tid]) | map(last)[] | "\(.addr) \(.first_value) \(.last_value)"' "$WOUT" |
+		awk '$2 == $3 { print $1, $3 }')
+	assert_equal "$n" 24
+	assert_contract "$WOUT"
+	# the report names what counted each site, and where the values
+	# were kept
+	run --separate-stderr wp-report "$WOUT"
+	assert_success
+	assert_equal "$(grep -A 2 '^site 0 ' <<< "$output" | tail -n 1)" "  counted by wp-arm at an int3 (the ptrace backend), every execution"
+	assert_equal "$(grep -A 4 '^site 1 ' <<< "$output" | tail -n 3)" "  counted in the kernel by a uprobe (the uprobe backend), every execution
+  values 0x0 120, 0x1 120, 0x2 120, 0x3 120, 0x4 120, 0x5 120, 0x6 120, 0x7 120
+  (the first 4 distinct per address and thread, kept in the kernel; 0 writes of others)"
+	# stopped (SIGTERM): both sites' code as it was (the int3 and the
+	# uprobe's), the target runs on to its own counts
+	start_target insn-lock -r 3000
+	local add plain want
+	add=$(tinfo add)
+	plain=$(tinfo plain)
+	want="$(code_at "$TPID" "$add" 6) $(code_at "$TPID" "$plain" 4)"
+	watch_start --insn wpt_lock_add --insn wpt_plain_store -- -d 60s
+	assert_equal "$(code_at "$TPID" "$add" 1) $(code_at "$TPID" "$plain" 1)" "cc cc"
+	kill -TERM "$WPID"
+	watch_wait
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(obs .stop_reason)" signal
+	assert_equal "$(code_at "$TPID" "$add" 6) $(code_at "$TPID" "$plain" 4)" "$want"
+	kill -USR1 "$TPID"
+	st=0
+	wait "$TPID" || st=$?
+	assert_equal "$st" 0
+	assert_equal "$(tail -n 2 "$TOUT")" "18000 18000 18000 18000 18000 18000 18000 18000
+done"
+}
+
 @test "wp-arm ptrace: wp-arm stopped (SIGTERM), armed or mid-loop: the code bytes back as they were, the target runs on to its own counts" {
 	start_target insn-lock -r 3000
 	site=$(tinfo add)
@@ -376,6 +440,68 @@ done"
 	assert_equal "$st" 0
 	assert_equal "$(tail -n 2 "$TOUT")" "18000 18000 18000 18000 18000 18000 18000 18000
 done"
+}
+
+# xol_pages PID: the anonymous one-page r-x mappings of PID (the site
+# mode's scratch page is one)
+xol_pages() {
+	local r n=0
+	for r in $(awk '$2 == "r-xp" && $5 == 0 && NF == 5 { print $1 }' "/proc/$1/maps"); do
+		(( 0x${r#*-} - 0x${r%-*} == 4096 )) && n=$(( n + 1 ))
+	done
+	echo "$n"
+}
+
+@test "wp-arm ptrace: out of line: a rip-relative lock add stepped from the scratch page writes its own counter, exactly; the page there while armed, gone after, the code as it was" {
+	start_target insn-kinds
+	local before
+	before=$(xol_pages "$TPID")
+	watch_start --insn wpt_kinds_lock -- --backend ptrace -d 60s
+	assert_equal "$(xol_pages "$TPID")" $(( before + 1 ))
+	kill -USR1 "$TPID"
+	watch_wait
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(tail -n 1 "$TOUT")" done
+	# the copy's displacement reached the counter: the target's own count
+	assert_equal "$(tail -n 2 "$TOUT" | head -n 1 | jq .counter)" 5
+	assert_equal "$(accesses 0)" "$(tinfo counter) $TPID 5 0"
+	# stopped while armed: the page unmapped, the int3 gone
+	start_target insn-lock -r 20
+	before=$(xol_pages "$TPID")
+	local want
+	want=$(code_at "$TPID" "$(tinfo add)" 6)
+	watch_start --insn wpt_lock_add -- -d 60s
+	assert_equal "$(xol_pages "$TPID")" $(( before + 1 ))
+	kill -TERM "$WPID"
+	watch_wait
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(xol_pages "$TPID")" "$before"
+	assert_equal "$(code_at "$TPID" "$(tinfo add)" 6)" "$want"
+	kill -USR1 "$TPID"
+	local st=0
+	wait "$TPID" || st=$?
+	assert_equal "$st" 0
+	assert_equal "$(tail -n 2 "$TOUT")" "120 120 120 120 120 120 120 120
+done"
+}
+
+@test "wp-arm ptrace: a rep stosq counted per element, up and down (DF), forced (--backend ptrace): each element exact, the target's output as unwatched" {
+	start_target insn-kinds
+	watch_start --insn wpt_kinds_rep --insn wpt_kinds_repdown -- --backend ptrace -d 60s
+	assert_equal "$(cat "$WERR")" ""
+	kill -USR1 "$TPID"
+	watch_wait
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(tail -n 1 "$TOUT")" done
+	assert_equal "$(tail -n 2 "$TOUT" | head -n 1 | jq .counter)" 5
+	local s base i
+	for s in 0 1; do
+		base=$(tinfo "$([ "$s" = 0 ] && echo buf || echo down)")
+		assert_equal "$(accesses "$s")" \
+			"$(for (( i = 0; i < 16; i++ )); do echo "$(hexadd "$base" $(( 8 * i ))) $TPID 5 0"; done | sort)"
+	done
+	assert_equal "$(obs '[.uprobe.sites[] | .executions] | map(tostring) | join(" ")')" "80 80"
+	assert_contract "$WOUT"
 }
 
 @test "wp-arm ptrace: the array walk, forced (--backend ptrace): every address with its exact count per thread" {

@@ -2,7 +2,7 @@
 # Runs the host bats suite and, beside it, the guest (QEMU) suite, and
 # prints one closing line: N passed, N failed, N skipped.  The live
 # tests (tests/live) run where hardware breakpoints fire: on the host
-# where they do (wp doctor says so), else in the guest, which starts
+# where they do (wp doctor says so), else in the guest only, which starts
 # first and runs while the host suite does (it waits on QEMU's
 # emulation as much as the host suite waits on its targets); its TAP
 # is printed after the host's.
@@ -14,8 +14,9 @@ export WP_BUILD
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-guest=
-if [ -z "${WP_GUEST:-}" ] && "$WP_BUILD/wp-arm" --check-bp > /dev/null 2>&1; then
+guest= fire=0
+"$WP_BUILD/wp-arm" --check-bp > /dev/null 2>&1 && fire=1
+if [ -z "${WP_GUEST:-}" ] && [ "$fire" = 1 ]; then
 	echo "== guest suite: not run: hardware breakpoints fire on this host, where the live tests run (WP_GUEST=1 runs it too)"
 	WP_GUEST=0
 fi
@@ -28,9 +29,41 @@ if [ "${WP_GUEST:-1}" != 0 ] && [ -x "$top/tests/vm/run-guest" ]; then
 	guest=$!
 fi
 
-set -- "$top"/tests/*.bats "$top"/tests/live/*.bats
-echo "== host suite: ${#} files"
-bats --tap "$@" | tee "$out/host.tap"
+# The host files run from one queue, the most tests first, by WP_JOBS
+# workers (default 2): most of a watch's time is spent waiting on its
+# target, so two files share two cores well.  Each file's TAP is printed
+# whole when it ends.
+set -- "$top"/tests/*.bats
+if [ -n "$guest" ] && [ "$fire" = 0 ]; then
+	echo "== tests/live: in the guest only: hardware breakpoints do not fire on this host"
+else
+	set -- "$@" "$top"/tests/live/*.bats
+fi
+echo "== host suite: ${#} files, ${WP_JOBS:=2} at a time"
+for f in "$@"; do
+	printf '%s %s\n' "$(grep -c '^@test' "$f")" "$f"
+done | sort -k1,1nr -k2 | cut -d' ' -f2- > "$out/queue"
+: > "$out/host.tap"
+worker() {
+	local f t0 tap=$out/worker$1.out
+	while :; do
+		f=$(flock "$out/queue.lock" sh -c 'f=$(head -n 1 "$1") &&
+		    sed -i 1d "$1" && printf %s "$f"' sh "$out/queue")
+		[ -n "$f" ] || return 0
+		t0=$(date +%s)
+		bats --tap "$f" > "$tap" 2>&1
+		flock "$out/host.lock" sh -c 'printf "== %s (%ss)\n" "$2" "$3"
+		    cat "$1"; cat "$1" >> "$4"' sh "$tap" "${f#$top/}" \
+		    "$(( $(date +%s) - t0 ))" "$out/host.tap"
+	done
+}
+i=0 workers=
+while [ "$i" -lt "$WP_JOBS" ]; do
+	worker "$i" &
+	workers="$workers $!"
+	i=$((i + 1))
+done
+wait $workers
 
 if [ -n "$guest" ]; then
 	echo "== guest suite (QEMU TCG)"

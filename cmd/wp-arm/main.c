@@ -407,7 +407,7 @@ main(int argc, char *argv[])
 	    op.filter.stop != STOP_NONE || w.last > 0)) {
 		wp_error_set(&e, WP_EXIT_USAGE, "--if, --stop and --last "
 		    "watch the writes to addresses: site records are counted "
-		    "(the uprobe backend), not watched");
+		    "(by the uprobe or the ptrace backend), not watched");
 		wp_cond_free(op.filter.cond);
 		return refused(&w, &e, 1);
 	}

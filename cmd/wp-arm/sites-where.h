@@ -1,7 +1,8 @@
 /*
  * sites-where: whose stack or TLS an address a site accessed is (the
- * access records' stack_of, tls_of), shared by the backends that count
- * sites.
+ * access records' stack_of, tls_of), and the counters in w->obs, shared
+ * by the backends that count sites (uprobe, ptrace's site mode, and the
+ * two together: sites-split.c).
  */
 #ifndef WPARM_SITES_WHERE_H
 #define WPARM_SITES_WHERE_H
@@ -20,6 +21,22 @@
  * the descriptor is named the thread's TLS.
  */
 #define TCB_BYTES	0x700
+
+#define SITES_MAX	64	/* instructions counted in one watch */
+
+/* A site backend's w->obs: its counts per site (the observation's). */
+struct sites_obs {
+	struct wp_obs_uprobe	 up;
+	struct wp_obs_site	 sites[SITES_MAX];
+};
+
+struct watch;
+
+/*
+ * The uprobe backend's state let go, nothing counted (a split watch
+ * whose other half failed to arm).
+ */
+void	 uprobe_release(struct watch *w);
 
 /* A thread that executed a site: where its stack and TLS are. */
 struct site_thread {

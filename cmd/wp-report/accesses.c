@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "accesses.h"
 #include "html.h"
 #include "record.h"
 #include "report.h"
@@ -18,24 +19,6 @@
 #define ACC_COLUMNS	100	/* the table's width, as the watches' */
 #define THREADS_COL	71	/* where an address's threads begin */
 #define HTML_ROWS	5000	/* addresses a page shows per site */
-
-/* One (address, thread) of a site: its latest counts. */
-struct racc {
-	uint64_t	 addr;
-	int		 site;
-	pid_t		 tid;
-	uint64_t	 writes, reads;
-	const char	*region;	/* in r->aregions; NULL: not known */
-	uint64_t	 map_start;	/* with region: where its mapping
-					   starts */
-	int		 has_values;	/* a register store's first and last */
-	uint64_t	 first, last;
-	const char	*name;		/* in r->aregions: SYMBOL+0xOFF */
-	size_t		 nvals;		/* its value budget's */
-	uint64_t	 vals[WP_ACCESS_NVALS], vn[WP_ACCESS_NVALS], vother;
-	pid_t		 stack_of, tls_of;
-	int64_t		 tls_off;
-};
 
 /* A distinct address of a site, over its threads. */
 struct raddr {
@@ -73,123 +56,6 @@ struct rval {
 	uint64_t	 value, count;
 };
 
-void
-access_site(struct report *r, const struct wp_record *rec)
-{
-	struct rasite *s;
-	struct wp_site_spec sp;
-	struct wp_error e;
-
-	if (wp_rec_read_site(rec, &sp, &e) == -1)
-		return;
-	r->asites = wp_xrealloc(r->asites, (r->nasites + 1) *
-	    sizeof *r->asites);
-	s = &r->asites[r->nasites++];
-	memset(s, 0, sizeof *s);
-	s->id = sp.id;
-	s->addr = sp.addr;
-	s->rw = sp.rw;
-	snprintf(s->insn, sizeof s->insn, "%s", sp.in.text);
-	if (wp_json_str(rec->j, wp_rec_get(rec, "input"), s->input,
-	    sizeof s->input) == -1)
-		s->input[0] = '\0';
-	if (r->acc.vsize == 0)
-		wp_hmap_init(&r->acc, sizeof(struct racc));
-	if (r->accaddr.vsize == 0)
-		wp_hmap_init(&r->accaddr, 1);
-}
-
-/* The site of id, or NULL. */
-static struct rasite *
-site_of(struct report *r, int id)
-{
-	size_t i;
-
-	for (i = 0; i < r->nasites; i++)
-		if (r->asites[i].id == id)
-			return &r->asites[i];
-	return NULL;
-}
-
-#define EXECS(w, rd)	((w) > (rd) ? (w) : (rd))
-
-/* s, kept once in r->aregions; NULL for "" (not known). */
-static const char *
-region(struct report *r, const char *s)
-{
-	size_t i;
-
-	if (s[0] == '\0')
-		return NULL;
-	for (i = 0; i < r->naregions; i++)
-		if (strcmp(r->aregions[i], s) == 0)
-			return r->aregions[i];
-	r->aregions = wp_xrealloc(r->aregions, (r->naregions + 1) *
-	    sizeof *r->aregions);
-	return r->aregions[r->naregions++] = wp_xstrdup(s);
-}
-
-void
-access_add(struct report *r, const struct wp_record *rec)
-{
-	struct wp_access_rec a;
-	struct wp_error e;
-	struct rasite *s;
-	struct racc *v;
-	int isnew;
-
-	if (wp_rec_read_access(rec, &a, &e) == -1)
-		return;
-	if (r->acc.vsize == 0)
-		wp_hmap_init(&r->acc, sizeof(struct racc));
-	if (r->accaddr.vsize == 0)
-		wp_hmap_init(&r->accaddr, 1);
-	/* cumulative: the latest replaces the one before */
-	v = wp_hmap_put(&r->acc, a.addr, (uint64_t)a.site << 32 |
-	    (uint32_t)a.tid, &isnew);
-	if ((s = site_of(r, a.site)) != NULL) {
-		s->execs += EXECS(a.writes, a.reads);
-		if (!isnew)
-			s->execs -= EXECS(v->writes, v->reads);
-		wp_hmap_put(&r->accaddr, a.addr, (uint64_t)a.site, &isnew);
-		s->naddrs += isnew != 0;
-	}
-	v->addr = a.addr;
-	v->site = a.site;
-	v->tid = a.tid;
-	v->writes = a.writes;
-	v->reads = a.reads;
-	v->region = region(r, a.region);
-	v->map_start = a.map_start;
-	v->has_values = a.has_values;
-	v->first = a.first;
-	v->last = a.last;
-	v->name = region(r, a.name);
-	v->nvals = a.nvals;
-	memcpy(v->vals, a.vals, sizeof v->vals);
-	memcpy(v->vn, a.vn, sizeof v->vn);
-	v->vother = a.vother;
-	v->stack_of = a.stack_of;
-	v->tls_of = a.tls_of;
-	v->tls_off = a.tls_off;
-}
-
-void
-access_free(struct report *r)
-{
-	size_t i;
-
-	for (i = 0; i < r->naregions; i++)
-		free(r->aregions[i]);
-	free(r->aregions);
-	free(r->asites);
-	if (r->acc.vsize != 0)
-		wp_hmap_free(&r->acc);
-	if (r->accaddr.vsize != 0)
-		wp_hmap_free(&r->accaddr);
-	r->asites = NULL;
-	r->nasites = 0;
-}
 
 static int
 by_addr_tid(const void *pa, const void *pb)
@@ -457,15 +323,59 @@ summary(const struct rasite *s, const struct rview *v, char *buf,
 #define SHOWN_VALUES	4	/* the values the table and page name */
 
 /*
- * The values a register store wrote, into buf: "values 0x1d2f 3,000,
- * 0x1d30 2,000" (as many as fit a table's line, most written first,
- * then how many more), and into note what budget kept them: "(the first
- * 4 distinct per address and thread, kept in the kernel; 0 writes of
- * others)"; "" for other instructions.
+ * Which backend counted site s (its access records say; a stream of
+ * before they did, the watch's), or NULL.
  */
 static const char *
-values_line(const struct rview *v, char *buf, size_t sz, char *note,
-    size_t nsz)
+counter_of(const struct report *r, const struct rasite *s)
+{
+	return s->backend != NULL ? s->backend : r->backend;
+}
+
+/* What counted site s, as a line says it; "" when not known. */
+static const char *
+counted_line(const struct report *r, const struct rasite *s, char *buf,
+    size_t sz)
+{
+	const char *b = counter_of(r, s);
+
+	buf[0] = '\0';
+	if (b == NULL)
+		return buf;
+	if (strcmp(b, wp_backend_names[WP_BK_UPROBE]) == 0)
+		snprintf(buf, sz, "counted in the kernel by a uprobe (the "
+		    "uprobe backend), every execution");
+	else if (strcmp(b, wp_backend_names[WP_BK_PTRACE]) == 0)
+		snprintf(buf, sz, "counted by wp-arm at an int3 (the ptrace "
+		    "backend), every execution");
+	else
+		snprintf(buf, sz, "counted by %s", b);
+	return buf;
+}
+
+/* Where the value budget of site s was kept: "in the kernel". */
+static const char *
+kept_where(const struct report *r, const struct rasite *s)
+{
+	const char *b = counter_of(r, s);
+
+	if (b != NULL && strcmp(b, wp_backend_names[WP_BK_UPROBE]) == 0)
+		return " in the kernel";
+	if (b != NULL && strcmp(b, wp_backend_names[WP_BK_PTRACE]) == 0)
+		return " by wp-arm";
+	return "";
+}
+
+/*
+ * The values a register store wrote, into buf: "values 0x1d2f 3,000,
+ * 0x1d30 2,000" (as many as fit a table's line, most written first,
+ * then how many more), and into note what budget kept them, and where
+ * (kept): "(the first 4 distinct per address and thread, kept in the
+ * kernel; 0 writes of others)"; "" for other instructions.
+ */
+static const char *
+values_line(const struct rview *v, const char *kept, char *buf, size_t sz,
+    char *note, size_t nsz)
 {
 	char c[32], one[64];
 	size_t i, o, len;
@@ -488,7 +398,7 @@ values_line(const struct rview *v, char *buf, size_t sz, char *note,
 		snprintf(buf + o, sz - o, "%s %zu more", i ? "," : "",
 		    v->nvals - i);
 	snprintf(note, nsz, "(the first %d distinct per address and thread, "
-	    "kept in the kernel; %s write%s of others)", WP_ACCESS_NVALS,
+	    "kept%s; %s write%s of others)", WP_ACCESS_NVALS, kept,
 	    grouped(v->vother, c, sizeof c), v->vother == 1 ? "" : "s");
 	return buf;
 }
@@ -515,7 +425,9 @@ access_table(const struct report *r, FILE *f)
 			fprintf(f, "  %s;\n  %s\n", line, semi + 2);
 		} else
 			fprintf(f, "  %s\n", line);
-		if (values_line(&v, line, sizeof line, note,
+		if (counted_line(r, s, line, sizeof line)[0] != '\0')
+			fprintf(f, "  %s\n", line);
+		if (values_line(&v, kept_where(r, s), line, sizeof line, note,
 		    sizeof note)[0] != '\0')
 			fprintf(f, "  %s\n  %s\n", line, note);
 		if (v.n > 0)
@@ -570,6 +482,8 @@ access_document(const struct report *r, struct wp_jw *w)
 		wp_jw_hex(w, "runtime_addr", s->addr);
 		wp_jw_str(w, "insn", s->insn);
 		wp_jw_str(w, "summary", line);
+		WP_JW_OR_NULL(wp_jw_str, w, "counted_by",
+		    counter_of(r, s) != NULL, counter_of(r, s));
 		wp_jw_uint(w, "distinct_addresses", v.n);
 		wp_jw_uint(w, "writes", v.writes);
 		wp_jw_uint(w, "reads", v.reads);
@@ -655,7 +569,12 @@ access_html(const struct report *r, FILE *f)
 		fprintf(f, "</p>\n<p class=\"summary\">");
 		html_text(f, line);
 		fprintf(f, "</p>\n");
-		if (values_line(&v, line, sizeof line, note,
+		if (counted_line(r, s, line, sizeof line)[0] != '\0') {
+			fprintf(f, "<p class=\"counted\">");
+			html_text(f, line);
+			fprintf(f, "</p>\n");
+		}
+		if (values_line(&v, kept_where(r, s), line, sizeof line, note,
 		    sizeof note)[0] != '\0') {
 			fprintf(f, "<p class=\"values\">");
 			html_fmt(f, "%s %s", line, note);

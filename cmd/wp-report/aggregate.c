@@ -530,6 +530,21 @@ add_thread(struct report *r, const struct wp_record *rec)
 		memcpy(c->comm, th.comm, sizeof c->comm);
 }
 
+/* A count record: the writes the backend counted so far of a target. */
+static void
+add_count(struct report *r, const struct wp_record *rec)
+{
+	struct wp_count_in c;
+	struct rtarget *t;
+
+	wp_rec_read_count(rec, &c);
+	if (!c.has_target || !c.has_counted || c.pointer ||
+	    (t = target(r, c.target)) == NULL)
+		return;
+	t->has_live_counted = 1;
+	t->live_counted = c.counted;
+}
+
 void
 report_add(struct report *r, const struct wp_record *rec)
 {
@@ -564,6 +579,10 @@ report_add(struct report *r, const struct wp_record *rec)
 		access_site(r, rec);
 	else if (rec->kind == WP_REC_ACCESS)
 		access_add(r, rec);
-	else
+	else {
+		/* a count record: the live view's, not the report's */
+		if (rec->kind == WP_REC_COUNT)
+			add_count(r, rec);
 		r->stream[RS_OTHERS]++;
+	}
 }

@@ -180,6 +180,34 @@ samples(const struct report *r, const struct rtarget *t, struct wp_jw *w)
 	wp_jw_bool(w, "samples_truncated", t->samples_truncated);
 }
 
+/* Updates lost (lost.c), or null where that cannot be told. */
+static void
+lost_updates(const struct report *r, const struct rtarget *t,
+    struct wp_jw *w)
+{
+	struct rlost a[MAXFIELDS];
+	ssize_t i, n = report_lost(r, t, a);
+
+	if (n < 0) {
+		wp_jw_null(w, "lost_updates");
+		return;
+	}
+	wp_jw_arr(w, "lost_updates");
+	for (i = 0; i < n; i++) {
+		wp_jw_obj(w, NULL);
+		wp_jw_hex(w, "offset", a[i].off);
+		wp_jw_int(w, "len", a[i].len);
+		wp_jw_str(w, "since", a[i].whole ? "initial_value" :
+		    "first_write");
+		wp_jw_int(w, "moved", a[i].moved);
+		wp_jw_uint(w, "writes", a[i].writes);
+		wp_jw_int(w, "writes_add_up_to", a[i].sum);
+		wp_jw_int(w, "lost", a[i].less);
+		wp_jw_end(w);
+	}
+	wp_jw_end(w);
+}
+
 /* What a target and a follow chain's leaf both show: counts, sites. */
 static void
 leaf(const struct report *r, const struct rtarget *t, struct wp_jw *w)
@@ -208,6 +236,7 @@ leaf(const struct report *r, const struct rtarget *t, struct wp_jw *w)
 	wp_jw_uint(w, "read_hits", t->read_hits);
 	wp_jw_uint(w, "write_hits", t->write_hits);
 	wp_jw_uint(w, "spurious_hits", t->spurious_hits);
+	lost_updates(r, t, w);
 	threads(r, t, w);
 	wp_jw_arr(w, "writer_sites");
 	for (i = 0; i < t->nsorted; i++)

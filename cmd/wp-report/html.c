@@ -441,6 +441,30 @@ threads(const struct report *r, const struct rtarget *t, FILE *f)
 	fprintf(f, "</tbody></table>\n");
 }
 
+/* Updates lost (lost.c), a line each. */
+static void
+lost_updates(const struct report *r, const struct rtarget *t, FILE *f)
+{
+	struct rlost a[MAXFIELDS];
+	ssize_t i, n = report_lost(r, t, a);
+
+	for (i = 0; i < n; i++) {
+		fprintf(f, "<p class=\"lost\">Lost updates");
+		if (!a[i].whole)
+			html_fmt(f, " at +0x%llx (%lld bytes), from its first "
+			    "write", (unsigned long long)a[i].off,
+			    (long long)a[i].len);
+		html_fmt(f, ": the value moved by %lld, but the %llu writes, "
+		    "each the step most of its writer's make, add up to "
+		    "%lld: %lld less, as where a non-atomic "
+		    "read-modify-write (x += d) on one thread overwrote "
+		    "another thread's update.", (long long)a[i].moved,
+		    (unsigned long long)a[i].writes, (long long)a[i].sum,
+		    (long long)a[i].less);
+		fprintf(f, "</p>\n");
+	}
+}
+
 /* What and where the target is, and its counts. */
 static void
 target_head(const struct report *r, const struct rtarget *t, FILE *f)
@@ -488,6 +512,7 @@ target_head(const struct report *r, const struct rtarget *t, FILE *f)
 		html_text(f, r->snapshot_caveat);
 	}
 	fprintf(f, "</p>\n");
+	lost_updates(r, t, f);
 }
 
 /* Why no hit said what it wrote, as the records tell. */

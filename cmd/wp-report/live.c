@@ -157,6 +157,26 @@ none_matched(const struct rtarget *t)
 }
 
 /*
+ * Where the backend counted more writes so far (its count records) than
+ * the hits the rows count, and no tally has come: "of 6000 counted so
+ * far", and whether the writers' counts are provisional (a tracer's
+ * tallies, which hold every write, come at the end) or sampled.
+ */
+static void
+provisional(FILE *f, const struct rtarget *t, const struct tl_target *tt,
+    uint64_t n)
+{
+	if (!t->has_live_counted || t->live_counted <= n ||
+	    (tt != NULL && tt->set[TL_TALLY].nw > 0))
+		return;
+	/* the table's on a line of its own, within 80 columns */
+	fprintf(f, "%sof %llu counted so far (%s)", L.table ? "\n    " : "  ",
+	    (unsigned long long)t->live_counted,
+	    report_tallies_at_end(L.r) ? "provisional: the writers' tallies "
+	    "come at the end" : "the rest not sampled");
+}
+
+/*
  * A target's counts: "score  1345 hits  120/s  latest 0x2a"; the latest
  * value a hit wrote, "-" when none said it, "none matched" while no
  * write matched --if.
@@ -177,6 +197,7 @@ target_counts(FILE *f, const struct rtarget *t, const struct tl_target *tt,
 	    t->follow ? "follow" : "target", t->id, name,
 	    (unsigned long long)n, secs > 0 && n > before ?
 	    (double)(n - before) / secs : 0, v);
+	provisional(f, t, tt, n);
 }
 
 /*

@@ -176,6 +176,10 @@ struct rtarget {
 	struct rfield	 fields[MAXFIELDS];
 	size_t		 nfields;
 	int		 fields_unknown;
+	/* the writes counted so far, as the latest count record said
+	   (wp-arm's, every --interval): the live view's */
+	int		 has_live_counted;
+	uint64_t	 live_counted;
 };
 
 /* A thread's name, from its thread record. */
@@ -207,6 +211,8 @@ struct rasite {
 	int		 rw;
 	char		 input[256];
 	char		 insn[200];
+	const char	*backend;	/* which counted it (its access
+					   records'); NULL: not said */
 	/* so far, for the live view: each access's executions (its writes
 	   or reads, whichever more), its distinct addresses */
 	uint64_t	 execs;
@@ -302,6 +308,12 @@ void	 access_html(const struct report *r, FILE *f);
 /* view.c: sorts what the report shows, once the stream has ended, with
    the number of malformed lines; the view lives as long as r */
 void	 report_view(struct report *r, long malformed);
+/*
+ * Whether the writers' tallies come at the end of the watch only: a
+ * tracer's (ptrace, page), and wp-arm's evaluating --if on samples
+ * (the armed record's condition_where); bpf's come every --interval.
+ */
+int	 report_tallies_at_end(const struct report *r);
 /* Note n's name, and its text: the table's lines, a newline between. */
 extern const char *const report_note_names[RN_N];
 const char *report_note_text(const struct report *r, enum rnote n);
@@ -310,6 +322,24 @@ const char *report_note_text(const struct report *r, enum rnote n);
 void	 last_add(struct report *r, const struct wp_hit_in *h,
 	    struct rtarget *t);
 void	 last_free(struct rtarget *t);
+
+/*
+ * lost.c: where a tracer saw every write to t with its value, the
+ * values (t's whole, from its initial value, or of a target wider than
+ * 8 bytes its fields, each from its first write) whose writers' steps
+ * add up to other than they moved; -1 where that cannot be told (not
+ * every write seen, a writer that is not an adder).
+ */
+struct rlost {
+	int		 whole;		/* else a field, from its first write */
+	uint64_t	 off;		/* from the target's start */
+	int64_t		 len;
+	uint64_t	 writes;	/* added up */
+	int64_t		 moved, sum;	/* the value moved; the steps' sum */
+	int64_t		 less;		/* sum - moved */
+};
+ssize_t	 report_lost(const struct report *r, const struct rtarget *t,
+	    struct rlost a[MAXFIELDS]);
 
 /* document.c: the viewed report as one JSON document, into w */
 void	 report_document(const struct report *r, struct wp_jw *w);

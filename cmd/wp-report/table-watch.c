@@ -439,122 +439,34 @@ counter(const struct report *r)
 	return r->tracer != NULL ? r->tracer : "the kernel";
 }
 
-/* v, of a target of len bytes, as a signed number. */
-static int64_t
-signed_of(uint64_t v, int64_t len)
-{
-	int sh = 64 - 8 * (int)len;
-
-	return sh > 0 ? (int64_t)(v << sh) >> sh : (int64_t)v;
-}
-
-/* Whether r's tracer saw every write to t, each with its writer. */
-static int
-every_write(const struct report *r, const struct rtarget *t)
-{
-	return r->tracer != NULL && !t->lower && !t->tallied &&
-	    !t->conditioned && !t->follow && t->nsorted > 0 &&
-	    t->obs != NULL && wp_field_int(&t->obs->counted) ==
-	    (int64_t)t->hits;
-}
-
-/*
- * Of a target wider than 8 bytes: per field (where stores of 8 bytes or
- * less landed), what its writers' steps add up to after its first store
- * against what the field moved from it, as lost_updates below.
- */
-static void
-field_lost_updates(const struct rtarget *t, FILE *f)
-{
-	const struct rfield *fd;
-	const struct rsite *s;
-	uint64_t sum, mask, n;
-	size_t i, k;
-	int ok;
-
-	if (t->fields_unknown)
-		return;
-	for (i = 0; i < t->nsorted; i++)
-		if (t->sorted[i]->field < 0)
-			return;		/* a writer of several fields */
-	for (k = 0; k < t->nfields; k++) {
-		fd = &t->fields[k];
-		mask = fd->len == 8 ? ~0ULL : (1ULL << (8 * fd->len)) - 1;
-		sum = n = 0;
-		ok = fd->stores > 1;
-		for (i = 0; i < t->nsorted && ok; i++) {
-			s = t->sorted[i];
-			if (s->field != (int)k + 1 || s->dvoted == 0)
-				continue;
-			/* an adder's step: most of its writes make it */
-			ok = s->dvotes * 2 >= s->dvoted && (s->dcand & mask) != 0;
-			sum += s->dvoted * s->dcand;
-			n += s->dvoted;
-		}
-		if (!ok || n != fd->stores - 1 ||
-		    ((fd->first + sum - fd->prev) & mask) == 0)
-			continue;
-		out(f, "  lost updates at +0x%llx (%lld bytes): from its first "
-		    "write the field moved by %lld, but the %llu\n  writes "
-		    "since, each the step most of its writer's make, add up "
-		    "to %lld: %lld less, as where a\n  non-atomic "
-		    "read-modify-write (x += d) on one thread overwrote "
-		    "another thread's update\n", (unsigned long long)fd->off,
-		    (long long)fd->len, (long long)signed_of((fd->prev -
-		    fd->first) & mask, fd->len), (unsigned long long)n,
-		    (long long)signed_of(sum & mask, fd->len),
-		    (long long)signed_of((fd->first + sum - fd->prev) & mask,
-		    fd->len));
-	}
-}
-
-/*
- * Where a tracer saw every write with its value: what the writers' hits
- * add up to, each the step most of its writer's make, against what the
- * value moved (to the latest value, or the last hit's where the
- * process ended first).  Less: another thread's update was lost between a
- * non-atomic read and its write (x += d on two threads).
- */
+/* What lost.c found: updates lost, per value. */
 static void
 lost_updates(const struct report *r, const struct rtarget *t, FILE *f)
 {
-	const struct wp_field *latest = t->obs ? &t->obs->latest_value : NULL;
-	int64_t len = wp_field_int(&t->rec.len);
-	uint64_t init, last, sum = 0, mask;
-	const struct rsite *s;
-	size_t i;
+	struct rlost a[MAXFIELDS];
+	ssize_t i, n = report_lost(r, t, a);
 
-	if (!every_write(r, t))
-		return;
-	if (len > 8) {
-		field_lost_updates(t, f);
-		return;
-	}
-	if (t->steps_unknown || len < 1 || t->initial->text == NULL ||
-	    wp_parse_u64(t->initial->text, &init) == -1)
-		return;
-	/* the value at the end; where it was not read, the last hit's */
-	if (latest == NULL || latest->text == NULL ||
-	    wp_parse_u64(latest->text, &last) == -1)
-		last = t->prev;
-	mask = len == 8 ? ~0ULL : (1ULL << (8 * len)) - 1;
-	for (i = 0; i < t->nsorted; i++) {
-		s = t->sorted[i];
-		/* an adder's step: most of its writes make it */
-		if (s->dvoted == 0 || s->dvotes * 2 < s->dvoted ||
-		    (s->dcand & mask) == 0)
-			return;
-		sum += s->hits * s->dcand;
-	}
-	if (((init + sum - last) & mask) == 0)
-		return;
-	out(f, "  lost updates: the value moved by %lld, but the %llu writes, "
-	    "each the step most of its\n  writer's make, add up to %lld: "
-	    "%lld less, as where a non-atomic read-modify-write\n  (x += d) "
-	    "on one thread overwrote another thread's update\n",
-	    (long long)signed_of((last - init) & mask, len),
-	    (unsigned long long)t->hits, (long long)signed_of(sum & mask, len),
-	    (long long)signed_of((init + sum - last) & mask, len));
+	for (i = 0; i < n; i++)
+		if (a[i].whole)
+			out(f, "  lost updates: the value moved by %lld, but "
+			    "the %llu writes, each the step most of its\n  "
+			    "writer's make, add up to %lld: %lld less, as "
+			    "where a non-atomic read-modify-write\n  (x += "
+			    "d) on one thread overwrote another thread's "
+			    "update\n", (long long)a[i].moved,
+			    (unsigned long long)a[i].writes,
+			    (long long)a[i].sum, (long long)a[i].less);
+		else
+			out(f, "  lost updates at +0x%llx (%lld bytes): from "
+			    "its first write the field moved by %lld, but "
+			    "the %llu\n  writes since, each the step most of "
+			    "its writer's make, add up to %lld: %lld less, "
+			    "as where a\n  non-atomic read-modify-write (x "
+			    "+= d) on one thread overwrote another thread's "
+			    "update\n", (unsigned long long)a[i].off,
+			    (long long)a[i].len, (long long)a[i].moved,
+			    (unsigned long long)a[i].writes,
+			    (long long)a[i].sum, (long long)a[i].less);
 }
 
 /* The counts: by the kernel, tallied, sampled, and the values. */

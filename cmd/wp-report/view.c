@@ -414,10 +414,22 @@ tracer(const struct report *r)
 	return NULL;
 }
 
+int
+report_tallies_at_end(const struct report *r)
+{
+	const char *b = wp_field_str(&r->armed.backend);
+	const char *where = wp_field_str(&r->armed.condition_where);
+
+	if (tracer(r) != NULL || (b != NULL &&
+	    (strcmp(b, wp_backend_names[WP_BK_PTRACE]) == 0 ||
+	    strcmp(b, wp_backend_names[WP_BK_PAGE]) == 0)))
+		return 1;
+	return where != NULL && strcmp(where, "wp-arm") == 0;
+}
+
 void
 report_view(struct report *r, long malformed)
 {
-	const char *where;
 	size_t i;
 
 	r->malformed = malformed;
@@ -425,11 +437,7 @@ report_view(struct report *r, long malformed)
 	    wp_field_str(&r->observation.backend) :
 	    wp_field_str(&r->armed.backend);
 	r->tracer = tracer(r);
-	/* a tracer, and wp-arm evaluating --if on samples, tally at the
-	   end only (see the armed record's condition_where) */
-	where = wp_field_str(&r->armed.condition_where);
-	r->kernel_tallies = r->tracer == NULL &&
-	    (where == NULL || strcmp(where, "wp-arm") != 0);
+	r->kernel_tallies = !report_tallies_at_end(r);
 	/* perf and bpf cannot hold the threads for the values' reads */
 	r->snapshot_caveat = r->tracer != NULL ? NULL : "values read as "
 	    "the threads ran, apart from the hits: latest - initial need "

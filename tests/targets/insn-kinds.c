@@ -8,7 +8,8 @@
  * a push (rsp - 8, the main thread's stack) and a gs-based store (the
  * gs base set with arch_prctl to gsblk).  The ready line: pid and the
  * addresses, and anon: a store in anonymous code (mov [rdi], rax; ret),
- * never run; after the stores the push's address; then "done".
+ * never run; after the stores the push's address and the counter's
+ * value; then "done".
  */
 #include <asm/prctl.h>
 #include <sys/mman.h>
@@ -73,7 +74,8 @@ main(int argc, char *argv[])
 		__asm__ volatile(".globl wpt_kinds_gs\n"
 		    "wpt_kinds_gs: movq %0, %%gs:0x10" : : "r" (i) : "memory");
 	}
-	printf("{\"push\":\"0x%lx\"}\ndone\n", pushed);
+	printf("{\"push\":\"0x%lx\",\"counter\":%ld}\ndone\n", pushed,
+	    wpt_kinds_counter);
 	fflush(stdout);
 	(void)wpt_kinds_lock, (void)wpt_kinds_rep, (void)wpt_kinds_repdown;
 	(void)wpt_kinds_push, (void)wpt_kinds_gs;

@@ -5,15 +5,20 @@
  * (trace/tracee.c); an int3 replaces the first byte of each site.  At
  * its trap the thread's registers give the memory operand's effective
  * address (base, index, scale, displacement, the fs or gs base), and the
- * execution is tallied per (site, address, thread), exactly; then, the
- * other threads held, the original byte is put back, the instruction
- * single-stepped, the int3 put in again and the threads let go.  The
+ * execution is tallied per (site, address, thread), exactly; then the
+ * thread steps a copy of the instruction in a scratch page and goes on
+ * after the site, the int3 left in place and the other threads running
+ * (ptrace-xol.c); where a copy cannot serve (a branch, no page near
+ * enough), the other threads held, the original byte is put back, the
+ * instruction single-stepped, the int3 put in again and the threads let
+ * go.  A rep string instruction traps once per element (a step runs
+ * one), each tallied at its rdi.  The
  * tallies are written as the uprobe backend writes them (access
  * records).  Every way out (the end, the target's exit or exec, a stop
  * signal, a killed wp-arm through the supervisor, a fatal failure)
  * puts the original bytes back before the process is let go, and a
- * forked child's copy is mended before it is.  Slow: a trap, a hold and
- * a step per execution.
+ * forked child's copy is mended before it is.  Slow: a trap and a step
+ * per execution (and a hold of the others, stepped in place).
  */
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
@@ -33,6 +38,7 @@
 
 #include "hmap.h"
 #include "proc.h"
+#include "ptrace-xol.h"
 #include "record.h"
 #include "sites-where.h"
 #include "traced.h"
@@ -46,6 +52,9 @@
 struct ps_site {
 	uint64_t		 addr;
 	uint8_t			 orig;		/* its first byte */
+	uint8_t			 code[16];	/* the instruction */
+	uint64_t		 xol;		/* its copy's address; 0:
+						   stepped in place */
 	int			 planted;	/* the int3 is there */
 	uint64_t		 execs;
 };
@@ -78,15 +87,11 @@ struct psites_state {
 	struct wp_maps		 maps;		/* the latest read: regions */
 	uint64_t		 tls_below;	/* static TLS: its bytes below
 						   a thread's pointer */
+	uint64_t		 xol_page;	/* the copies' page; 0: none */
 	int			 exec_seen;
 };
 
-/* The counts per site, here or in the supervisor's copy (w->obs). */
-struct psites_obs {
-	struct wp_obs_uprobe	 up;
-	struct wp_obs_site	 sites[64];
-};
-#define PS_MAXSITES	64
+#define PS_MAXSITES	SITES_MAX
 
 static int
 psites_fits(struct watch *w, int chosen, struct wp_error *e)
@@ -102,10 +107,11 @@ psites_fits(struct watch *w, int chosen, struct wp_error *e)
 	}
 	for (i = 0; i < w->nsites; i++) {
 		s = &w->sites[i];
-		if (s->in.kind == WP_X86_STRING) {
+		if (s->in.kind == WP_X86_STRING && !s->in.rep &&
+		    s->in.width <= 0) {
 			wp_error_set(e, WP_EXIT_ERROR, "site %d: '%s': the "
-			    "ptrace backend does not count a string "
-			    "instruction's elements", s->id, s->in.text);
+			    "bytes of its elements are not known", s->id,
+			    s->in.text);
 			return 0;
 		}
 	}
@@ -183,8 +189,22 @@ decode_sites(struct watch *w, struct psites_state *ps, struct wp_error *e)
 		s->in.src_bytes = in.src_bytes;
 		ps->s[i].addr = s->addr;
 		ps->s[i].orig = code[0];
+		memcpy(ps->s[i].code, code, sizeof code);
 	}
 	return 0;
+}
+
+/* The scratch page and each site's copy in it, where they can be. */
+static void
+out_of_line(struct watch *w, struct psites_state *ps)
+{
+	size_t i;
+
+	if ((ps->xol_page = xol_map(&ps->tr, ps->s[0].addr)) == 0)
+		return;
+	for (i = 0; i < w->nsites; i++)
+		ps->s[i].xol = xol_slot(ps->tr.memfd, ps->xol_page, i,
+		    ps->s[i].addr, ps->s[i].code, &w->sites[i].in);
 }
 
 static int
@@ -199,12 +219,13 @@ psites_arm(struct watch *w, struct wp_error *e)
 	wp_hmap_init(&ps->tally, sizeof(struct ps_tally));
 	wp_hmap_init(&ps->thr, sizeof(struct site_thread));
 	tr_init(&ps->tr, w->pid);
-	if (traced_open(w, &ps->tr, 0, e) == -1)
+	if (traced_open(w, &ps->tr, 1, e) == -1)
 		goto fail;
 	if (traced_attach(w, &ps->tr, e) == -1)
 		goto fail;
 	if (decode_sites(w, ps, e) == -1)
 		goto detach;
+	out_of_line(w, ps);
 	traced_on_fatal(ps_fatal, ps);
 	if (put_bytes(ps->tr.memfd, ps, w->nsites, 0) == -1) {
 		put_bytes(ps->tr.memfd, ps, w->nsites, 1);
@@ -316,8 +337,51 @@ site_of_trap(struct watch *w, struct psites_state *ps, struct tr_thread *t,
 }
 
 /*
+ * t, counted at site i's int3, steps its copy (the others run on): then
+ * on after the site; a stop before it ran (a signal): back at the site,
+ * its next trap the same execution.
+ */
+static void
+step_out_of_line(struct psites_state *ps, struct tr_thread *t, size_t i,
+    uint64_t len, struct user_regs_struct *u)
+{
+	struct ps_thr *pt = t->user;
+	uint64_t xol = ps->s[i].xol, rcx = u->rcx;
+	int rc;
+
+	u->rip = xol;
+	if (ptrace(PTRACE_SETREGS, t->tid, 0, u) == -1) {
+		t->state = TR_GONE;
+		return;
+	}
+	if ((rc = tr_step(&ps->tr, t, 0)) == -1)
+		return;
+	if (ptrace(PTRACE_GETREGS, t->tid, 0, u) == -1) {
+		t->state = TR_GONE;
+		return;
+	}
+	if (u->rip == xol + len)
+		u->rip = ps->s[i].addr + len;
+	else if (u->rip >= xol && u->rip < xol + len) {
+		/* not run; or a rep's element, the next one's trap to come */
+		u->rip = ps->s[i].addr;
+		if (u->rcx == rcx)
+			pt->unstepped = (ssize_t)i + 1;
+	}
+	if (ptrace(PTRACE_SETREGS, t->tid, 0, u) == -1) {
+		t->state = TR_GONE;
+		return;
+	}
+	if (rc == 0)
+		tr_resume(&ps->tr, t, TR_CONT, 0);
+	else
+		t->queued = 1;	/* the next round's */
+}
+
+/*
  * t stopped at site i's int3: counted, rewound to the site, and the
- * instruction run (its byte back for one step, the others held).
+ * instruction run (out of line, or its byte back for one step, the
+ * others held).
  */
 static void
 on_trap(struct watch *w, struct psites_state *ps, struct tr_thread *t,
@@ -332,11 +396,19 @@ on_trap(struct watch *w, struct psites_state *ps, struct tr_thread *t,
 	if (t->user == NULL)
 		t->user = wp_xcalloc(1, sizeof(struct ps_thr));
 	pt = t->user;
-	/* its step cut short before (a signal): this is the same one */
+	/* its step cut short before (a signal): this is the same one; a
+	   rep string instruction traps before each element, none when
+	   rcx is 0 */
 	if (pt->unstepped == (ssize_t)i + 1)
 		pt->unstepped = 0;
-	else if (t->tgid == ps->tr.pid)
+	else if (t->tgid == ps->tr.pid && !(w->sites[i].in.rep &&
+	    (w->sites[i].in.mem.base_bytes == 4 ? (uint32_t)u->rcx :
+	    u->rcx) == 0))
 		tally(w, ps, i, t->tid, &r);
+	if (ps->s[i].xol != 0) {
+		step_out_of_line(ps, t, i, (uint64_t)w->sites[i].in.size, u);
+		return;
+	}
 	if (ptrace(PTRACE_SETREGS, t->tid, 0, u) == -1) {
 		t->state = TR_GONE;
 		return;
@@ -487,7 +559,7 @@ static void
 psites_count(struct watch *w)
 {
 	struct psites_state *ps = w->state;
-	struct psites_obs *o = w->obs;
+	struct sites_obs *o = w->obs;
 	const struct ps_tally *t;
 	struct site_thread *th;
 	struct wp_access_rec a;
@@ -506,6 +578,7 @@ psites_count(struct watch *w)
 		o->sites[i].id = w->sites[i].id;
 		o->sites[i].executions = ps->s[i].execs;
 		o->sites[i].addresses = 0;
+		o->sites[i].counted_by = WP_BK_PTRACE + 1;
 	}
 	o->up.nsites = w->nsites;
 	for (i = 0; i < ps->thr.cap; i++)
@@ -522,6 +595,7 @@ psites_count(struct watch *w)
 		a.writes = t->writes;
 		a.reads = t->reads;
 		a.time_ns = watch_time(w, wp_now_ns());
+		a.backend = wp_backend_names[WP_BK_PTRACE];
 		if (w->sites[t->site].in.kind == WP_X86_REG_STORE) {
 			a.has_values = 1;
 			a.first = t->first;
@@ -584,8 +658,10 @@ psites_disarm(struct watch *w)
 	tr_hold(&ps->tr, NULL);
 	for (i = 0; i < ps->tr.n; i++)
 		unwind_trap(w, ps, ps->tr.t[i]);
-	if (!ps->exec_seen)
+	if (!ps->exec_seen) {
 		put_bytes(ps->tr.memfd, ps, w->nsites, 1);
+		xol_unmap(&ps->tr, ps->xol_page);
+	}
 	psites_count(w);
 	traced_detach(&ps->tr);
 	release(w, ps);
@@ -601,7 +677,7 @@ psites_rearm(struct watch *w, size_t ti)
 static void
 psites_observe(struct watch *w, struct wp_observation *o)
 {
-	struct psites_obs *po = w->obs;
+	struct sites_obs *po = w->obs;
 
 	po->up.sites = po->sites;
 	o->uprobe = &po->up;
@@ -614,7 +690,7 @@ const struct backend backend_ptrace_sites = {
 	    "execution counted per address and thread, the instruction "
 	    "single-stepped: exact, but slow)",
 	.orphan_signal = SIGTRAP,
-	.obs_size = sizeof(struct psites_obs),
+	.obs_size = sizeof(struct sites_obs),
 	.fits = psites_fits, .arm = psites_arm, .run = psites_run,
 	.count = psites_count, .rearm = psites_rearm, .disarm = psites_disarm,
 	.observe = psites_observe

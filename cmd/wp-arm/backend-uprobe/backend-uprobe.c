@@ -57,10 +57,7 @@ struct utally {
 	struct wpu_val		 v;
 };
 
-struct uprobe_obs {
-	struct wp_obs_uprobe	 up;
-	struct wp_obs_site	 sites[WPU_MAXSITES];
-};
+_Static_assert(WPU_MAXSITES == SITES_MAX, "the sites of a watch: one");
 
 static int
 uprobe_fits(struct watch *w, int chosen, struct wp_error *e)
@@ -201,7 +198,7 @@ decode_sites(struct watch *w, struct wp_error *e)
 	return bad ? -1 : 0;
 }
 
-static void
+void
 uprobe_release(struct watch *w)
 {
 	struct uprobe_state *u = w->state;
@@ -331,6 +328,7 @@ uprobe_count(struct watch *w)
 	for (i = 0; i < w->nsites; i++) {
 		u->sites[i].id = w->sites[i].id;
 		u->sites[i].addresses = 0;
+		u->sites[i].counted_by = WP_BK_UPROBE + 1;
 		if (bpf_map_lookup_elem(bpf_map__fd(u->skel->maps.totals), &i,
 		    &t) == 0) {
 			u->sites[i].executions = t.execs;
@@ -363,6 +361,7 @@ uprobe_count(struct watch *w)
 		a.writes = v->writes;
 		a.reads = v->reads;
 		a.time_ns = watch_time(w, wp_now_ns());
+		a.backend = wp_backend_names[WP_BK_UPROBE];
 		if (w->sites[k->site].in.kind == WP_X86_REG_STORE) {
 			a.has_values = 1;
 			a.first = v->first;
@@ -397,7 +396,7 @@ static void
 uprobe_disarm(struct watch *w)
 {
 	struct uprobe_state *u = w->state;
-	struct uprobe_obs *o = w->obs;
+	struct sites_obs *o = w->obs;
 	size_t i;
 
 	if (u == NULL)
@@ -415,7 +414,7 @@ uprobe_disarm(struct watch *w)
 static void
 uprobe_observe(struct watch *w, struct wp_observation *o)
 {
-	struct uprobe_obs *uo = w->obs;
+	struct sites_obs *uo = w->obs;
 
 	uo->up.sites = uo->sites;
 	o->uprobe = &uo->up;
@@ -426,7 +425,7 @@ const struct backend backend_uprobe = {
 	.caps = BK_SITES | BK_TALLIES,
 	.chosen = "the uprobe backend (every execution of each instruction "
 	    "counted per address and thread in the kernel)",
-	.obs_size = sizeof(struct uprobe_obs),
+	.obs_size = sizeof(struct sites_obs),
 	.fits = uprobe_fits, .open = uprobe_open, .arm = uprobe_arm,
 	.run = uprobe_run, .count = uprobe_count, .rearm = uprobe_rearm,
 	.disarm = uprobe_disarm, .observe = uprobe_observe

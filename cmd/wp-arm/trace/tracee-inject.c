@@ -140,7 +140,7 @@ tr_unblock_forced(struct tr_thread *t, uint64_t *mask)
 	return set_mask(t, &m) == 0;
 }
 
-/* nr(a[0]..a[n - 1]) run in t (n: 3 or 4): see tr_inject. */
+/* nr(a[0]..a[n - 1]) run in t (n: 3, 4 or 6): see tr_inject. */
 static long
 inject(struct tracee *tr, struct tr_thread *t, long nr, const uint64_t *a,
     int n)
@@ -168,6 +168,10 @@ inject(struct tracee *tr, struct tr_thread *t, long nr, const uint64_t *a,
 	r.rdx = a[2];
 	if (n > 3)
 		r.r10 = a[3];
+	if (n > 5) {
+		r.r8 = a[4];
+		r.r9 = a[5];
+	}
 	if (set_mask(t, &all) == -1 ||
 	    ptrace(PTRACE_SETREGS, t->tid, 0, &r) == -1)
 		return -ENOSYS;
@@ -228,6 +232,13 @@ tr_inject4(struct tracee *tr, struct tr_thread *t, long nr,
     const uint64_t a[4])
 {
 	return inject(tr, t, nr, a, 4);
+}
+
+long
+tr_inject6(struct tracee *tr, struct tr_thread *t, long nr,
+    const uint64_t a[6])
+{
+	return inject(tr, t, nr, a, 6);
 }
 
 long

@@ -169,6 +169,9 @@ long	 tr_inject(struct tracee *tr, struct tr_thread *t, long nr,
 /* The same with a fourth argument (r10), a[3]. */
 long	 tr_inject4(struct tracee *tr, struct tr_thread *t, long nr,
 	    const uint64_t a[4]);
+/* The same with six (r10, r8, r9): mmap(2). */
+long	 tr_inject6(struct tracee *tr, struct tr_thread *t, long nr,
+	    const uint64_t a[6]);
 /* struct kernel_sigaction, as rt_sigaction(2) reads and writes it. */
 struct tr_sigaction {
 	uint64_t	 handler;	/* SIG_DFL 0, SIG_IGN 1, or a function */
