@@ -55,7 +55,9 @@ STRIP	?= strip
 # wp-arm by a skeleton header.
 BPFCC	?= clang
 BPFTOOL	?= bpftool
-BPFINC	 = -I/usr/include/$(shell $(CC) -dumpmachine)
+MACHINE	 = $(shell $(CC) -dumpmachine)
+BPFINC	 = -I/usr/include/$(MACHINE) \
+	   -D__TARGET_ARCH_$(if $(filter aarch64%,$(MACHINE)),arm64,x86)
 
 # Debian packages the build, the tests and the guest suite need.
 DEPS	 = gcc make pkg-config libelf-dev libdw-dev libcapstone-dev \
@@ -67,6 +69,10 @@ DEPS	 = gcc make pkg-config libelf-dev libdw-dev libcapstone-dev \
 DEBDEPS	 = debhelper dpkg-dev lintian fakeroot
 # and those the report page's test needs (tests/45-report-html.bats)
 PAGEDEPS = chromium tidy
+# and those make arm64 needs on an x86-64 machine (make arm64-deps)
+ARM64DEPS = gcc-aarch64-linux-gnu libc6-dev:arm64 libelf-dev:arm64 \
+	   libdw-dev:arm64 libcapstone-dev:arm64 libbpf-dev:arm64 \
+	   zlib1g-dev:arm64
 
 all: tools $(O)/wp-demo targets progs
 
@@ -198,6 +204,19 @@ $(O)/targets/callers-fp: tests/targets/callers.c $(O)/targets/libwpt.so \
 $(O)/targets/%-stripped: $(O)/targets/%
 	$(STRIP) -o $@ $<
 
+# The tools for AArch64, cross-built into $(O)/arm64 over Debian's
+# multiarch arm64 libraries: wp-resolve, wp-decode and wp-report, and
+# wp-arm too with ARM64_ARM=1 (its port is not complete yet).
+ARM64CC	?= aarch64-linux-gnu-gcc
+ARM64TOOLS = wp-resolve wp-decode wp-report $(if $(ARM64_ARM),wp-arm)
+arm64:
+	@sh tests/deps.sh -n $(ARM64DEPS)
+	$(MAKE) O=$(O)/arm64 CC=$(ARM64CC) $(ARM64TOOLS:%=$(O)/arm64/%) \
+	    $(O)/arm64/wp
+
+arm64-deps:
+	@sh tests/deps.sh -a arm64 $(ARM64DEPS)
+
 demo: deps all
 	@sh share/demo/run-demo.sh $(O)
 
@@ -226,7 +245,7 @@ asan-check:
 # finds is left in $(O)/fuzz/crashes.
 FUZZCC	 ?= clang
 FUZZ_TIME ?= 60
-FUZZERS	 ?= records resolve arm-input decode report x86
+FUZZERS	 ?= records resolve arm-input decode report x86 a64
 FUZZFLAGS = -fsanitize=fuzzer,address,undefined \
 	    -fno-sanitize-recover=undefined -g -O1
 fuzzsrc_resolve   = cmd/wp-resolve/addr.c
@@ -272,7 +291,7 @@ $(O)/fuzz/seeds/.done: tests/fuzz/seeds.sh $(wildcard tests/data/*.ndjson \
 fuzz: fuzz-build
 	@mkdir -p $(O)/fuzz/crashes; status=0; \
 	for f in $(FUZZERS); do \
-		case $$f in resolve) len=256;; x86) len=64;; *) len=8192;; esac; \
+		case $$f in resolve) len=256;; x86|a64) len=64;; *) len=8192;; esac; \
 		mkdir -p $(O)/fuzz/corpus/$$f; \
 		echo "fuzz-$$f: $(FUZZ_TIME) s"; \
 		$(O)/fuzz/fuzz-$$f -max_total_time=$(FUZZ_TIME) -max_len=$$len \
@@ -333,6 +352,6 @@ lint:
 clean:
 	rm -rf build build-asan
 
-.PHONY: all tools targets progs deps check guest-arm64 asan-check install deb lint clean demo fuzz \
+.PHONY: all tools targets progs deps arm64 arm64-deps check guest-arm64 asan-check install deb lint clean demo fuzz \
 	fuzz-build bench
 .SECONDARY:

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "machine.h"
 #include "reader.h"
 #include "record.h"
 #include "util.h"
@@ -133,8 +134,10 @@ wp_rec_read_session(const struct wp_record *rec, struct wp_session *s,
 {
 	const struct wp_json *j = rec->j;
 	int64_t pid, start;
+	char name[16];
+	int m;
 
-	memset(s, 0, sizeof *s);
+	memset(s, 0, sizeof *s);	/* no "machine" (older streams): x86_64 */
 	if (wp_rec_int(rec, "pid", &pid) == -1 || pid <= 0 ||
 	    pid > INT32_MAX || wp_rec_int(rec, "start_time", &start) == -1 ||
 	    start < 0)
@@ -142,6 +145,13 @@ wp_rec_read_session(const struct wp_record *rec, struct wp_session *s,
 		    "without pid or start_time");
 	s->pid = (pid_t)pid;
 	s->start_time = (uint64_t)start;
+	if ((m = wp_rec_get(rec, "machine")) >= 0 &&
+	    (wp_json_str(j, m, name, sizeof name) == -1 ||
+	    (s->machine = wp_machine_of(name)) == -1)) {
+		s->machine = 0;
+		return wp_error_set(err, WP_EXIT_MALFORMED, "session record: "
+		    "\"machine\" is none of x86_64, aarch64");
+	}
 	s->exe = wp_json_strdup(j, wp_rec_get(rec, "exe"));
 	s->exe_build_id = wp_json_strdup(j, wp_rec_get(rec, "exe_build_id"));
 	if (read_array(rec, "modules", sizeof *s->mods, (void **)&s->mods,

@@ -224,41 +224,61 @@ wp_rec_read_hit(const struct wp_record *rec, struct wp_hit_in *h)
 
 /*
  * The registers of a hit in need, from its "regs" object: no other one
- * is looked at.
+ * is looked at.  names: the register table's (n of them); at: where
+ * each was in the last hit (hits list them in one order).
  */
-int
-wp_rec_hit_regs(const struct wp_hit_in *h, uint32_t need,
-    struct wp_x86_regs *r)
+static uint64_t
+hit_regs(const struct wp_hit_in *h, const char *const *names, int n,
+    int *at, uint64_t need, uint64_t *val)
 {
-	/* where each was in the last hit: hits list them in one order */
-	static int at[WP_NREGS];
 	const struct wp_json *j = h->rec->j;
 	const struct wp_jtok *t;
 	int o = h->regs_tok, k, v;
+	uint64_t have = 0;
 
-	r->have = 0;
 	if (o < 0 || j->t[o].type != WP_JOBJECT)
 		return 0;
-	for (k = 0; k < WP_NREGS; k++) {
-		if (!(need & (1u << k)))
+	for (k = 0; k < n; k++) {
+		if (!(need & (1ULL << k)))
 			continue;
 		/* values of one token each: member i's is at o + 2 + 2i */
 		v = o + 2 + 2 * at[k];
 		t = &j->t[v - 1];
 		if ((j->t[o].kinds & (1u << WP_JOBJECT | 1u << WP_JARRAY)) ||
 		    v >= (int)j->t[o].end || t->esc ||
-		    t->len != strlen(wp_x86_reg_names[k]) + 2 ||
-		    memcmp(j->text + t->start + 1, wp_x86_reg_names[k],
+		    t->len != strlen(names[k]) + 2 ||
+		    memcmp(j->text + t->start + 1, names[k],
 		    t->len - 2) != 0) {
-			if ((v = wp_json_get(j, o, wp_x86_reg_names[k])) < 0)
+			if ((v = wp_json_get(j, o, names[k])) < 0)
 				continue;
 			if (!(j->t[o].kinds & (1u << WP_JOBJECT |
 			    1u << WP_JARRAY)))
 				at[k] = (v - o - 2) / 2;
 		}
-		if (wp_json_hex(j, v, &r->v[k]) == 0)
-			r->have |= 1u << k;
+		if (wp_json_hex(j, v, &val[k]) == 0)
+			have |= 1ULL << k;
 	}
+	return have;
+}
+
+int
+wp_rec_hit_regs(const struct wp_hit_in *h, uint32_t need,
+    struct wp_x86_regs *r)
+{
+	static int at[WP_NREGS];
+
+	r->have = (uint32_t)hit_regs(h, wp_x86_reg_names, WP_NREGS, at, need,
+	    r->v);
+	return r->have != 0;
+}
+
+int
+wp_rec_hit_regs_a64(const struct wp_hit_in *h, uint64_t need,
+    struct wp_a64_regs *r)
+{
+	static int at[WP_A64_NREGS];
+
+	r->have = hit_regs(h, wp_a64_reg_names, WP_A64_NREGS, at, need, r->v);
 	return r->have != 0;
 }
 

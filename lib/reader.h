@@ -82,6 +82,9 @@ void	 wp_rec_read_hit(const struct wp_record *rec, struct wp_hit_in *h);
  * there.  Returns whether any was. */
 int	 wp_rec_hit_regs(const struct wp_hit_in *h, uint32_t need,
 	    struct wp_x86_regs *r);
+/* Those of a hit on AArch64 (bit 1 << WP_A64_x), likewise. */
+int	 wp_rec_hit_regs_a64(const struct wp_hit_in *h, uint64_t need,
+	    struct wp_a64_regs *r);
 /* The bytes of h's user_stack into *buf (grown, *cap its size; the
  * caller frees it): their number, or -1 when it is not a hex string. */
 ssize_t	 wp_rec_hit_stack(const struct wp_hit_in *h, unsigned char **buf,

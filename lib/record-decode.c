@@ -74,6 +74,8 @@ wp_rec_value(struct wp_jw *w, const struct wp_value_rec *v)
 			wp_jw_str(w, "register", v->reg);
 		wp_jw_int(w, "width", v->width);
 		WP_JW_OR_NULL(wp_jw_hex, w, "value", v->has_value, v->value);
+		if (v->has_addr)
+			wp_jw_hex(w, "addr", v->addr);
 		if (v->kind == WP_VALUE_OBSERVED) {
 			if (v->bytes != NULL)
 				wp_jw_raw(w, "bytes", v->bytes, v->nbytes);
@@ -124,6 +126,55 @@ wp_value_of(const struct wp_x86_insn *in, const struct wp_x86_regs *r,
 		v->reason = (size_t)in->kind < NKINDS &&
 		    no_value[in->kind] != NULL ?
 		    no_value[in->kind] : "instruction not modelled";
+		return;
+	}
+}
+
+static const char *const a64_no_value[] = {
+	[WP_A64_ATOMIC] = "read-modify-write: memory's old value and the "
+	    "source register",
+	[WP_A64_SIMD] = "SIMD or floating-point register (not sampled)",
+	[WP_A64_OTHER] = NULL
+};
+#define A64_NKINDS	(sizeof a64_no_value / sizeof a64_no_value[0])
+
+void
+wp_a64_value_of(const struct wp_a64_insn *in, const struct wp_a64_regs *r,
+    uint64_t watch, struct wp_value_rec *v)
+{
+	uint64_t lo, hi, mask;
+	int i = 0, placed, reg;
+
+	v->kind = WP_VALUE_UNKNOWN;
+	v->width = in->width;
+	placed = wp_a64_store_range(in, r, &lo, &hi) == 0;
+	switch (in->kind) {
+	case WP_A64_STORE:
+	case WP_A64_EXCLUSIVE:
+	case WP_A64_SWAP:
+	case WP_A64_CAS:
+		if (in->nsrc == 2 && placed && watch >= lo +
+		    (uint64_t)in->src_bytes && watch < hi)
+			i = 1;
+		reg = in->src[i];
+		if (reg != WP_A64_ZR && (reg < 0 || !(r->have & (1ULL << reg)))) {
+			v->reason = "no registers sampled (watch with --regs)";
+			return;
+		}
+		mask = in->src_bytes >= 8 ? ~0ULL :
+		    (1ULL << (8 * in->src_bytes)) - 1;
+		v->kind = WP_VALUE_REGISTER;
+		v->reg = in->src_name[i];
+		v->width = in->src_bytes;
+		v->has_value = 1;
+		v->value = (reg == WP_A64_ZR ? 0 : r->v[reg]) & mask;
+		v->has_addr = placed;
+		v->addr = lo + (uint64_t)(i * in->src_bytes);
+		return;
+	default:
+		v->reason = (size_t)in->kind < A64_NKINDS &&
+		    a64_no_value[in->kind] != NULL ?
+		    a64_no_value[in->kind] : "instruction not modelled";
 		return;
 	}
 }

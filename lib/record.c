@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "machine.h"
 #include "record.h"
 #include "util.h"
 
@@ -90,7 +91,8 @@ wp_rec_session(struct wp_jw *w, const struct wp_session *s)
 	wp_jw_str(w, "bin", s->bin);
 	wp_jw_str(w, "bin_build_id", s->bin_build_id);
 	wp_jw_str(w, "binary_match", s->binary_match);
-	wp_jw_str(w, "arch", "x86_64");
+	wp_jw_str(w, "arch", wp_machine_names[s->machine]);
+	wp_jw_str(w, "machine", wp_machine_names[s->machine]);
 	wp_jw_bool(w, "pie", s->pie);
 	wp_jw_hex(w, "pie_slide", s->pie_slide);
 	if (s->slot_limit)
@@ -263,35 +265,40 @@ hit_flags(struct wp_jw *w, const struct wp_hit_rec *h)
 	wp_jw_int_known(w, "signal", h->signal > 0 ? h->signal : -1);
 }
 
+/* The keys of a register table, each with its quotes, colon and "0x". */
+struct regkeys {
+	char		 qkey[WP_A64_NREGS][16];	/* ,"rax":" (12 at most) */
+	size_t		 qlen[WP_A64_NREGS];
+};
+
 /*
- * "regs":{...}: a member per register sampled, in the register table's
- * order.  A hit of wp-arm --regs carries 18 of them, so they are
- * written at once: each key is made once, with its quotes, colon and
- * the value's "0x".
+ * "regs":{...}: a member per register sampled (bit i of have), in the
+ * register table's order (names, n of them: x86-64's or AArch64's).
+ * A hit of wp-arm --regs carries 18 of them (34), so they are written
+ * at once: each key is made once.
  */
 static void
-regs_member(struct wp_jw *w, const struct wp_x86_regs *r)
+regs_member(struct wp_jw *w, struct regkeys *k, const char *const *names,
+    int n, const uint64_t *v, uint64_t have)
 {
-	static char qkey[WP_NREGS][16];	/* ,"rax":" (12 at most) */
-	static size_t qlen[WP_NREGS];
 	char *buf, *p;
 	size_t first;
 	int i;
 
-	if (qlen[0] == 0)
-		for (i = 0; i < WP_NREGS; i++)
-			qlen[i] = (size_t)snprintf(qkey[i], sizeof qkey[i],
-			    ",\"%s\":\"", wp_x86_reg_names[i]);
-	p = buf = wp_jw_raw_begin(w, "regs", WP_NREGS * 32 + 2);
+	if (k->qlen[0] == 0)
+		for (i = 0; i < n; i++)
+			k->qlen[i] = (size_t)snprintf(k->qkey[i],
+			    sizeof k->qkey[i], ",\"%s\":\"", names[i]);
+	p = buf = wp_jw_raw_begin(w, "regs", (size_t)n * 32 + 2);
 	*p++ = '{';
-	for (i = 0; i < WP_NREGS; i++) {
-		if (!(r->have & (1u << i)))
+	for (i = 0; i < n; i++) {
+		if (!(have & (1ULL << i)))
 			continue;
 		first = p == buf + 1;	/* no comma */
 		/* a fixed size: no call; the bytes after are written over */
-		memcpy(p, qkey[i] + first, 14);
-		p += qlen[i] - first;
-		p += wp_fmt_hex(p, r->v[i]);
+		memcpy(p, k->qkey[i] + first, 14);
+		p += k->qlen[i] - first;
+		p += wp_fmt_hex(p, v[i]);
 		*p++ = '"';
 	}
 	*p++ = '}';
@@ -360,6 +367,8 @@ wp_rec_frame(struct wp_jw *w, const struct wp_frame_in *f)
 	wp_jw_end(w);
 }
 
+static struct regkeys x86keys, a64keys;
+
 void
 wp_rec_hit(struct wp_jw *w, const struct wp_hit_rec *h)
 {
@@ -392,7 +401,11 @@ wp_rec_hit(struct wp_jw *w, const struct wp_hit_rec *h)
 		wp_jw_int(w, "len", h->len);
 	}
 	if (h->regs != NULL)
-		regs_member(w, h->regs);
+		regs_member(w, &x86keys, wp_x86_reg_names, WP_NREGS,
+		    h->regs->v, h->regs->have);
+	else if (h->a64_regs != NULL)
+		regs_member(w, &a64keys, wp_a64_reg_names, WP_A64_NREGS,
+		    h->a64_regs->v, h->a64_regs->have);
 	if (h->chain_status != NULL)
 		chain_member(w, h->chain_status, h->chain, h->nchain);
 	if (h->stack != NULL)

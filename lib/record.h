@@ -20,6 +20,7 @@
 #include "stream.h"
 #include "util.h"
 #include "vocab.h"
+#include "a64-insn.h"
 #include "x86.h"
 
 /* ---- field access on a record read from the stream ---- */
@@ -62,6 +63,8 @@ struct wp_session {
 	char			*comm;		/* its command name, or NULL */
 	char			*bin, *bin_build_id;	/* --bin, or NULL */
 	const char		*binary_match;
+	int			 machine;	/* enum wp_machine: the
+						   target's instruction set */
 	int			 pie;
 	uint64_t		 pie_slide;
 	int			 slot_limit;	/* 0: --no-slot-limit */
@@ -244,6 +247,8 @@ struct wp_hit_rec {
 	uint64_t		 addr;
 	int			 len;
 	const struct wp_x86_regs *regs;		/* NULL: none sampled */
+	/* on an AArch64 machine, its registers instead of regs */
+	const struct wp_a64_regs *a64_regs;	/* NULL: none sampled */
 	/* --callchain: the callers' return addresses, innermost first */
 	const char		*chain_status;	/* NULL: not asked */
 	const uint64_t		*chain;
@@ -625,6 +630,8 @@ struct wp_value_rec {
 	const char	*bytes;	/* raw JSON (a string or null), observed */
 	size_t		 nbytes;
 	const char	*reason;
+	int		 has_addr;	/* AArch64: where the register went */
+	uint64_t	 addr;
 };
 
 /*
@@ -634,6 +641,12 @@ struct wp_value_rec {
  */
 void	 wp_value_of(const struct wp_x86_insn *in, const struct wp_x86_regs *r,
 	    struct wp_value_rec *v);
+/*
+ * The same of an AArch64 store, from the registers before it ran: of a
+ * pair, the register whose half holds the watched address watch.
+ */
+void	 wp_a64_value_of(const struct wp_a64_insn *in,
+	    const struct wp_a64_regs *r, uint64_t watch, struct wp_value_rec *v);
 /* The member "written_value":{...}, with its leading comma. */
 void	 wp_rec_value(struct wp_jw *w, const struct wp_value_rec *v);
 

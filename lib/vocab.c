@@ -4,13 +4,17 @@
  */
 #include <string.h>
 
+#include "a64-insn.h"
 #include "vocab.h"
 #include "x86.h"
 
-/* the names of a hit's "regs" (declared in x86.h): here, so that
-   readers of records do not link the decoder */
+/* the names of a hit's "regs" (declared in x86.h, a64-insn.h): here,
+   so that readers of records do not link the decoders */
 #define REG_NAME(N, name, field, perf, dwarf)	#name,
 const char *const wp_x86_reg_names[WP_NREGS] = { WP_X86_REGS(REG_NAME) };
+const char *const wp_a64_reg_names[WP_A64_NREGS] = {
+	WP_ARM64_REGS(REG_NAME)
+};
 
 const char *const wp_flag_names[WP_NFLAGS] = {
 	"read", "syscall", "unexplained", "kernel", "unverified",
@@ -79,6 +83,8 @@ const char *const wp_limits_names[WP_NLIMITS] = {
 
 #define VOCAB(m, t) { m, t, sizeof t / sizeof t[0] }
 
+const char *const wp_machine_names[WP_NMACHINES] = { "x86_64", "aarch64" };
+
 const struct wp_vocab wp_vocabs[] = {
 	VOCAB("hit.flags tally.flags last_write.flags", wp_flag_names),
 	VOCAB("hit.role tally.role count.role", wp_role_names),
@@ -92,6 +98,7 @@ const struct wp_vocab wp_vocabs[] = {
 	    wp_partial_names),
 	VOCAB("observation.lost_events.reasons", wp_lost_names),
 	VOCAB("session.limits", wp_limits_names),
+	VOCAB("session.machine", wp_machine_names),
 	VOCAB("armed.backend observation.backend access.backend "
 	    "observation.uprobe.sites.backend", wp_backend_names),
 	VOCAB(NULL, wp_bound_names)

@@ -95,6 +95,9 @@ enum wp_backend {
 	WP_NBACKENDS
 };
 
+/* session.machine: the target's instruction set ("x86_64" where absent) */
+enum wp_machine { WP_MACH_X86_64, WP_MACH_AARCH64, WP_NMACHINES };
+
 /* session.limits: which backend's limits wp-resolve checked */
 enum wp_limits { WP_LIMITS_DEBUG_REGISTERS, WP_LIMITS_NONE, WP_NLIMITS };
 
@@ -121,6 +124,7 @@ extern const char *const wp_partial_names[WP_NPARTIALS];
 extern const char *const wp_lost_names[WP_NLOSTS];
 extern const char *const wp_bound_names[WP_NBOUNDS];
 extern const char *const wp_limits_names[WP_NLIMITS];
+extern const char *const wp_machine_names[WP_NMACHINES];	/* as uname(2) */
 
 /* The index of the word s (len bytes) in names[0..n), or -1. */
 int	 wp_vocab_find(const char *const *names, size_t n, const char *s,

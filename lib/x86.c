@@ -3,7 +3,6 @@
 
 #include <capstone/capstone.h>
 
-#include <cpuid.h>
 #include <err.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -41,6 +40,22 @@ static const struct regmap regmap[] = {
 	{ X86_REG_RIP, WP_RIP, 8, 0 }, { X86_REG_EIP, WP_RIP, 4, 0 },
 };
 
+/*
+ * What only an x86-64 machine has: its CPUID (leaf 0xd, sub-leaf sub:
+ * the XSAVE area's layout; 0 elsewhere, where no XSAVE area is read)
+ * and ptrace's user_regs_struct of x86-64.
+ */
+#if defined(__x86_64__)
+#include <cpuid.h>
+
+static int
+cpuid_xsave(unsigned sub, unsigned *a, unsigned *b, unsigned *c)
+{
+	unsigned d;
+
+	return __get_cpuid_count(0xd, sub, a, b, c, &d);
+}
+
 void
 wp_x86_regs_from_user(struct wp_x86_regs *r, const struct user_regs_struct *u)
 {
@@ -49,6 +64,15 @@ wp_x86_regs_from_user(struct wp_x86_regs *r, const struct user_regs_struct *u)
 #undef FROM_USER
 	r->have = (1u << WP_NREGS) - 1;
 }
+#else
+static int
+cpuid_xsave(unsigned sub, unsigned *a, unsigned *b, unsigned *c)
+{
+	(void)sub;
+	*a = *b = *c = 0;
+	return 0;
+}
+#endif
 
 static const struct regmap *
 reg_lookup(x86_reg r)
@@ -213,7 +237,7 @@ static void
 classify_mask(const char *mn, const cs_x86 *x, struct wp_x86_insn *in)
 {
 	const cs_x86_op *op1 = x->op_count > 1 ? &x->operands[1] : NULL;
-	unsigned a, b, c, d;
+	unsigned a, b, c;
 	int r = op1 != NULL && op1->type == X86_OP_REG ? regno(op1->reg) : -1;
 
 	if (prefix(mn, "vpscatter") || prefix(mn, "vscatter")) {
@@ -224,7 +248,7 @@ classify_mask(const char *mn, const cs_x86 *x, struct wp_x86_insn *in)
 		in->width = 512;
 	} else if (prefix(mn, "xsave")) {
 		in->unmodeled = 1;
-		in->width = __get_cpuid_count(0xd, 0, &a, &b, &c, &d) && c > 0 ?
+		in->width = cpuid_xsave(0, &a, &b, &c) && c > 0 ?
 		    (int)c : 4096;
 	} else if (op1 != NULL && op1->type == X86_OP_REG && op1->size == 2 &&
 	    r >= 0 && cs_reg_name(cs, op1->reg)[0] == 'k') {
@@ -535,9 +559,9 @@ wp_x86_masked_writes(const struct wp_x86_insn *in, uint64_t lo,
 static size_t
 xsave_offset(unsigned c)
 {
-	unsigned a, b, cc, d;
+	unsigned a, b, cc;
 
-	if (!__get_cpuid_count(0xd, c, &a, &b, &cc, &d) || a == 0)
+	if (!cpuid_xsave(c, &a, &b, &cc) || a == 0)
 		return 0;
 	return b;
 }

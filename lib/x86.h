@@ -20,7 +20,8 @@ struct wp_x86_regs {
 };
 
 struct user_regs_struct;
-/* All the registers of a thread ptrace stopped, from PTRACE_GETREGS. */
+/* All the registers of a thread ptrace stopped, from PTRACE_GETREGS
+   (on an x86-64 machine only). */
 void	 wp_x86_regs_from_user(struct wp_x86_regs *r,
 	    const struct user_regs_struct *u);
 

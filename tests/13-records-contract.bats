@@ -133,3 +133,22 @@ wp-report: $BATS_TEST_TMPDIR/in.ndjson: line 5: invalid JSON at byte 23: bad \\u
 wp-decode: $BATS_TEST_TMPDIR/in.ndjson: line 3: site.operand.scale is not integer
 wp-decode: $BATS_TEST_TMPDIR/in.ndjson: line 4: access.writes is not integer"
 }
+
+@test "records: the session names the target's machine, as uname -m; arch says the same" {
+	start_target stores
+	run --separate-stderr wp-resolve -p "$TPID" -l 8 "$(tinfo buf)"
+	assert_success
+	run jq -r 'select(.type=="session") | "\(.machine) \(.arch)"' <<< "$output"
+	assert_output "$(uname -m) $(uname -m)"
+	# a hit's registers may be AArch64's, in the session of that machine
+	printf '%s\n' '{"type":"session","schema_version":1,"pid":1,"start_time":1,"machine":"aarch64"}' \
+		'{"type":"target","id":0,"runtime_addr":"0x1000","len":4}' \
+		'{"type":"hit","target":0,"pid":1,"tid":1,"cpu":0,"time_ns":1,"ip":"0x400154","regs":{"x0":"0x3e8","x30":"0x4001f8","sp":"0x7ffffff0","pc":"0x400154","pstate":"0x60000000"}}' \
+		> "$BATS_TEST_TMPDIR/in.ndjson"
+	assert_contract <(tail -n 1 "$BATS_TEST_TMPDIR/in.ndjson")
+	run --separate-stderr wp-decode "$BATS_TEST_TMPDIR/in.ndjson"
+	assert_success
+	assert_contract <(tail -n 1 <<< "$output")
+	run jq -r 'select(.type=="hit") | .writer.reason' <<< "$output"
+	assert_output "trap IP is in no mapping of the session"
+}

@@ -70,6 +70,10 @@ $(tail -n 20 <<< "$stderr")"
 	fuzz x86 64
 }
 
+@test "fuzz: the AArch64 instruction decoder" {
+	fuzz a64 64
+}
+
 @test "fuzz found: a tally whose writer is unknown (writer_ip null) is a site of its own, not a crash" {
 	run --separate-stderr wp-report --json "$DATA/fuzz/report-tally-unknown-writer.ndjson"
 	assert_success

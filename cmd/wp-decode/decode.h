@@ -12,6 +12,7 @@
 
 #include "hmap.h"
 #include "json.h"
+#include "a64-insn.h"
 #include "reader.h"
 #include "x86.h"
 
@@ -98,6 +99,10 @@ struct site {
 	int			 reader;	/* cand[0] only reads (-a rw) */
 	int			 ncand;
 	struct wp_x86_insn	 cand[MAXCAND];
+	/* AArch64 (the session's machine): the instruction at the IP,
+	   the one candidate (ncand 1) */
+	int			 a64;
+	struct wp_a64_insn	 a64insn;
 	char			*fname;		/* function symbol, or NULL */
 	uint64_t		 faddr;
 	const char		*reason;	/* why no candidate */
@@ -120,6 +125,37 @@ struct dtarget {
 	uint64_t	 addr;
 	size_t		 len;
 };
+
+/* The choice among a site's candidates. */
+struct choice {
+	int		 wi;		/* -1: none */
+	int		 kind;		/* enum wp_kind */
+	int		 conf;		/* enum wp_conf */
+	const char	*caveat;
+};
+
+struct decoder;
+
+/* Of a writer whose access the registers place off the watched range. */
+extern const char spurious_caveat[];
+
+/*
+ * An exact backend names the instruction: exact when it does what the
+ * hit says (writes, or reads for a read hit), else not a writer at all;
+ * caveat: what to say of its kind of writer.
+ */
+void	 choose_named(int writes, int reads, const char *caveat,
+	    unsigned flags, struct choice *c);
+/* The writer object, rendered once per choice and trap IP. */
+const char *writer_text(struct decoder *d, struct site *st,
+	    const struct choice *c, uint64_t trap, size_t *len);
+/*
+ * What the backend read in memory after the write: the target's value;
+ * of a target wider than a value (8 bytes), the bytes the write left
+ * where it landed, where the hit says, else the target's bytes.
+ */
+void	 observed(const struct wp_hit_in *h, const struct dtarget *t,
+	    int have_t, struct wp_value_rec *v);
 
 /* ---- stack.c: call chains from copied stacks (--callchain dwarf) ---- */
 
@@ -168,7 +204,8 @@ void	 frames_clear(struct wp_hmap *frames);
 /*
  * Appends "callers" for the hit's "callchain", when it has one; for a
  * hit with a "user_stack" instead, the chain unwound from it (regs: the
- * registers at the trap) as "callchain" and "callchain_status" first.
+ * registers at the trap; NULL: AArch64's, not unwound yet) as
+ * "callchain" and "callchain_status" first.
  */
 void	 frames_append(struct decoder *d, const struct wp_hit_in *h,
 	    const struct wp_x86_regs *regs);
@@ -195,5 +232,10 @@ void	 decoder_armed(struct decoder *d, const struct wp_record *rec);
  * call.
  */
 const struct wp_jw *decoder_hit(struct decoder *d, const struct wp_hit_in *h);
+
+/* ---- hit-a64.c: the same on AArch64, t the watched range or NULL ---- */
+
+const struct wp_jw *decoder_hit_a64(struct decoder *d,
+	    const struct wp_hit_in *h, const struct dtarget *t);
 
 #endif

@@ -164,7 +164,9 @@ frames_append(struct decoder *d, const struct wp_hit_in *h,
 		return;
 	max = d->chain_depth > 0 && d->chain_depth < MAXFRAMES ?
 	    d->chain_depth : MAXFRAMES;
-	status = ustack_unwind(&d->ustack, &d->img, h, regs, ips, max, &n);
+	n = 0;
+	status = regs == NULL ? "user stacks of AArch64 are not unwound yet" :
+	    ustack_unwind(&d->ustack, &d->img, h, regs, ips, max, &n);
 	wp_jw_arr(out, "callchain");
 	for (i = 0; i < n; i++)
 		wp_jw_hex(out, NULL, ips[i]);

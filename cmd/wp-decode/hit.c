@@ -9,20 +9,14 @@
 
 #include "decode.h"
 #include "dwfl.h"
+#include "machine.h"
 #include "util.h"
 
 static const char no_overlap[] =
     "its store address does not overlap the watched range";
-static const char spurious[] =
-    "spurious: its address (its operand, the sampled registers) lies "
-    "outside the watched range; not counted as an access there";
 static const char masked[] =
     "masked store: its mask register is not sampled, so whether it wrote "
     "the watched bytes is not known";
-static const char unmodeled[] =
-    "wp cannot tell which bytes this instruction writes: the watched "
-    "bytes changed as it ran";
-
 void
 decoder_init(struct decoder *d)
 {
@@ -148,46 +142,6 @@ kind_caveat(const struct wp_x86_insn *in)
 	}
 }
 
-/* The choice among a site's candidates. */
-struct choice {
-	int		 wi;		/* -1: none */
-	int		 kind;		/* enum wp_kind */
-	int		 conf;		/* enum wp_conf */
-	const char	*caveat;
-};
-
-/*
- * An exact backend names the instruction: exact when it does what the
- * hit says (writes, or reads for a read hit), else not a writer at all.
- */
-static void
-choose_exact(const struct site *st, unsigned flags, struct choice *c)
-{
-	const struct wp_x86_insn *in = &st->cand[0];
-
-	c->wi = 0;
-	c->kind = flags & WP_HIT_SYSCALL ? WP_KIND_SYSCALL : flags &
-	    WP_HIT_READ ? WP_KIND_READ : WP_KIND_WRITE;
-	if (flags & WP_HIT_SYSCALL) {
-		c->conf = flags & WP_HIT_UNVERIFIED ? WP_CONF_MEDIUM :
-		    WP_CONF_EXACT;
-		c->caveat = flags & WP_HIT_UNVERIFIED ? "the kernel wrote "
-		    "during this system call, and wp does not know what it "
-		    "writes: the change may not be its" : "the kernel wrote "
-		    "during this system call";
-	} else if (flags & WP_HIT_UNMODELED) {
-		c->conf = WP_CONF_HIGH;
-		c->caveat = unmodeled;
-	} else if (flags & WP_HIT_READ ? in->reads : in->writes) {
-		c->conf = WP_CONF_EXACT;
-		c->caveat = kind_caveat(in);
-	} else {
-		c->conf = WP_CONF_LOW;
-		c->caveat = flags & WP_HIT_READ ? "this instruction reads no "
-		    "memory" : "this instruction writes no memory";
-	}
-}
-
 /*
  * Where candidate in's access is, by the registers r: 1 on t, 0 provably
  * elsewhere, -1 not known (registers missing, or the instruction writes
@@ -261,7 +215,7 @@ choose(const struct site *st, const struct dtarget *t,
 	if (matched == 0 && computable == (st->sweep ? 1 : st->ncand) &&
 	    !st->at_trap) {
 		c->kind = WP_KIND_SPURIOUS;
-		c->caveat = spurious;
+		c->caveat = spurious_caveat;
 	}
 	if (c->caveat == NULL && st->at_trap)
 		c->caveat = "rep string instruction trapped between "
@@ -275,117 +229,6 @@ choose(const struct site *st, const struct dtarget *t,
 	}
 	if (c->caveat == NULL)
 		c->caveat = kind_caveat(&st->cand[c->wi]);
-}
-
-/* The source line of address ip of module m, or why none, once. */
-static void
-source_of(struct image *im, struct dmod *m, uint64_t ip,
-    struct wp_writer_rec *r)
-{
-	const char *file, *why;
-	int line;
-
-	if (wp_dwfl_srcline(im->dwfl, ip, &file, &line) == 0) {
-		r->source_file = file;
-		r->source_line = line;
-	} else if (!m->told) {
-		m->told = 1;
-		if ((why = wp_dwfl_debug_why(im->dwfl, ip)) != NULL)
-			warnx("%s: source lines unknown", why);
-	}
-}
-
-/* The writer object, rendered once per choice and trap IP. */
-static const char *
-writer_text(struct decoder *d, struct site *st, const struct choice *c,
-    uint64_t trap, size_t *len)
-{
-	const struct wp_x86_insn *in = c->wi >= 0 ? &st->cand[c->wi] : NULL;
-	struct wp_writer_rec r;
-	struct wp_jw w = { 0 };
-	struct variant *v;
-	int i;
-
-	for (i = 0; i < st->nvar; i++) {
-		v = &st->var[i];
-		if (v->wi == c->wi && v->conf == c->conf && v->kind == c->kind &&
-		    v->caveat == c->caveat && v->trap == trap) {
-			*len = v->len;
-			return v->text;
-		}
-	}
-	memset(&r, 0, sizeof r);
-	r.kind = c->kind;
-	r.has_trap = 1;
-	r.trap_ip = trap;
-	r.trap_module = image_module_of(&d->img, trap, &r.trap_static);
-	r.has_trap_static = r.trap_module != NULL;
-	r.trap_static = trap - r.trap_static;
-	r.module = st->mod >= 0 ? d->img.mods[st->mod].rec->path : NULL;
-	r.function = st->fname;
-	r.function_static = st->faddr;
-	if (in != NULL) {
-		r.has_writer = 1;
-		r.writer_ip = in->addr;
-		r.has_writer_static = st->mod >= 0;
-		r.writer_static = in->addr - st->bias;
-		if (st->mod >= 0 && d->img.mods[st->mod].state == 1)
-			source_of(&d->img, &d->img.mods[st->mod], in->addr, &r);
-		r.insn = in->text;
-		r.confidence = c->conf;
-		r.candidates = st->ncand;
-	}
-	r.reason = st->reason;
-	r.caveat = c->caveat;
-	wp_jw_resume(&w);
-	wp_rec_writer(&w, &r);
-	if (st->nvar == MAXVAR) {
-		free(st->var[MAXVAR - 1].text);
-		st->nvar--;
-	}
-	v = &st->var[st->nvar++];
-	v->wi = c->wi;
-	v->kind = c->kind;
-	v->conf = c->conf;
-	v->caveat = c->caveat;
-	v->trap = trap;
-	v->text = w.buf;
-	v->len = w.len;
-	*len = v->len;
-	return v->text;
-}
-
-/*
- * What the backend read in memory after the write: the target's value;
- * of a target wider than a value (8 bytes), the bytes the write left
- * where it landed, where the hit says, else the target's bytes.
- */
-static void
-observed(const struct wp_hit_in *h, const struct dtarget *t, int have_t,
-    struct wp_value_rec *v)
-{
-	unsigned char b[8];
-	size_t n;
-
-	v->kind = WP_VALUE_OBSERVED;
-	v->width = have_t ? (int)t->len : 0;
-	v->has_value = h->has_new_value;
-	v->value = h->new_value;
-	v->bytes = h->new_bytes;
-	v->nbytes = h->nnew_bytes;
-	if (!v->has_value && h->has_store && h->store_bytes != NULL) {
-		v->width = (int)h->store_len;
-		v->bytes = h->store_bytes;
-		v->nbytes = h->nstore_bytes;
-		v->has_value = h->store_len <= 8 && wp_json_bytes(h->rec->j,
-		    h->store_bytes_tok, b, sizeof b, &n) == 0 &&
-		    n == (size_t)h->store_len;
-		v->value = v->has_value ? wp_le64(b, n) : 0;
-	}
-	if (!v->has_value && v->bytes == NULL) {
-		v->kind = WP_VALUE_UNKNOWN;
-		v->reason = "no value in the hit";
-	}
 }
 
 /*
@@ -488,14 +331,18 @@ decoder_hit(struct decoder *d, const struct wp_hit_in *h)
 		if (!h->tally)
 			wp_rec_value(&d->out, &v);
 		wp_rec_hit_regs(h, stack_regs(h), &r);
-		frames_append(d, h, &r);
+		frames_append(d, h, d->img.session.machine == WP_MACH_AARCH64 ?
+		    NULL : &r);
 		return &d->out;
 	}
+	if (d->img.session.machine == WP_MACH_AARCH64)
+		return decoder_hit_a64(d, h, have_t ? &t : NULL);
 	st = site_get(&d->sites, &d->img, h->exact ? h->writer_ip : h->ip,
 	    h->exact);
 	wp_rec_hit_regs(h, site_regs(st) | stack_regs(h), &r);
 	if (h->exact && st->ncand > 0)
-		choose_exact(st, h->flags, &c);
+		choose_named(st->cand[0].writes, st->cand[0].reads,
+		    kind_caveat(&st->cand[0]), h->flags, &c);
 	else
 		choose(st, have_t ? &t : NULL, &r, &c);
 	if (h->exact)

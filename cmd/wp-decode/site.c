@@ -2,7 +2,8 @@
  * Writer candidates per trap IP, cached: x86 traps after the writing
  * instruction, so the writer is the instruction that ends at the trap
  * IP, found by sweeping from the function's start or, without symbols,
- * by scanning backwards.
+ * by scanning backwards.  AArch64 reports the writer's own address: the
+ * instruction there is the one candidate.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "decode.h"
 #include "dwfl.h"
 #include "elf.h"
+#include "machine.h"
 #include "util.h"
 
 #define EXACT_KEY	1	/* second key word: keyed by the writer IP */
@@ -112,7 +114,14 @@ find_candidates(struct image *im, struct dmod *m, struct site *st,
 	code_window(st, mp, fn, sip, exact, &from, &want);
 	code = wp_xmalloc(want + 1);
 	n = read_code(im, m, st->bias, from, code, want);
-	if (exact) {
+	if (st->a64) {
+		if (n >= 4 && wp_a64_decode(code, n, trap, &st->a64insn) == 0) {
+			st->ncand = 1;
+			st->sweep = 1;
+		} else
+			st->reason = m ? "no instruction at the writer IP" :
+			    image_live_why(im);
+	} else if (exact) {
 		if (n > 0 && wp_x86_decode(code, n, trap, &st->cand[0]) == 0) {
 			st->ncand = 1;
 			st->sweep = 1;
@@ -143,6 +152,9 @@ build(struct image *im, struct site *st, uint64_t trap, int exact)
 	struct wp_func f;
 
 	st->mod = -1;
+	st->a64 = im->session.machine == WP_MACH_AARCH64;
+	if (st->a64)
+		exact = 1;	/* the IP is the writer's */
 	mp = image_map_at(im, exact ? trap : trap - 1);
 	if (mp == NULL) {
 		st->reason = "trap IP is in no mapping of the session";

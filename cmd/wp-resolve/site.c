@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "dwfl.h"
+#include "machine.h"
 #include "proc.h"
 #include "record.h"
 #include "site.h"
@@ -112,6 +113,12 @@ site_resolve(struct view *v, int id, const char *input,
 
 	memset(t, 0, sizeof *t);
 	t->input = input;
+	if (v->machine != WP_MACH_X86_64) {
+		snprintf(err, errsz, "%s: instruction sites are decoded on "
+		    "x86-64 only, not on %s yet", input,
+		    wp_machine_titles[v->machine]);
+		return -1;
+	}
 	if (target_locate(v, a, o, &t->addr, &symsize, err, errsz) == -1)
 		return -1;
 	if (a->kind != ADDR_RUNTIME)

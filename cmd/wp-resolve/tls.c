@@ -3,15 +3,15 @@
  * own debugger interface finds it (libthread_db, td_thr_tlsbase), from
  * the layout glibc describes in the _thread_db_* symbols it exports.
  *
- * A thread's pointer (its fs base) is its thread descriptor, which holds
- * the dynamic thread vector (DTV): entry m is the thread's block of the
- * module with TLS id m (its link map's l_tls_modid), or a mark that it
- * is not allocated yet.  Modules loaded with dlopen get their ids and a
+ * A thread's pointer (its fs base; tpidr_el0 on AArch64) leads to its
+ * thread descriptor, which holds the dynamic thread vector (DTV):
+ * entry m is the thread's block of the module with TLS id m (its link
+ * map's l_tls_modid), or a mark that it is not allocated yet.  Modules loaded with dlopen get their ids and a
  * generation (in the dynamic linker's slotinfo list) when loaded; each
  * thread's DTV catches up, and its block is allocated, at the thread's
  * first access.  A DTV older than the module's generation has not seen
  * the module: its entry m may be stale, or past its end.  A module in
- * static TLS sits at a fixed offset below every thread's pointer.
+ * static TLS sits at a fixed offset from every thread's pointer.
  */
 #include <sys/ptrace.h>
 #include <sys/types.h>
@@ -45,20 +45,54 @@ struct glibc {
 	struct desc	 len, next, slotinfo;	/* a list's chunk */
 	struct desc	 gen, map;	/* a slotinfo */
 	uint64_t	 rtld_global;
+	uint64_t	 descr_size;	/* struct pthread's */
 };
 
-/* l_tls_offset: none, or dynamic TLS only (x86-64, TLS_TCB_AT_TP) */
+/* l_tls_offset: none, or dynamic TLS only */
 #define NO_TLS_OFFSET			0
 #define FORCED_DYNAMIC_TLS_OFFSET	UINT64_MAX
 /* the mark of a DTV entry not allocated yet is odd */
 #define DTV_UNALLOCATED(p)		(((p) & 1) != 0)
 #define MAX_MODID			(1u << 20)
 
-/* The thread's fs base, read with ptrace for a moment. */
+/*
+ * Where a thread's pointer is, per machine, and how glibc lays TLS out
+ * from it.  x86-64 (TLS_TCB_AT_TP): the fs base is the thread
+ * descriptor, static TLS blocks lie below it.  AArch64 (TLS_DTV_AT_TP):
+ * tpidr_el0 points past the descriptor (struct pthread), at the TCB,
+ * and static TLS blocks lie above it (l_tls_offset counts the TCB).
+ */
+#if defined(__aarch64__)
+#include <sys/uio.h>
+
 static int
-fs_base(pid_t tid, uint64_t *fs, char *err, size_t errsz)
+tp_regs(pid_t tid, uint64_t *tp)
+{
+	struct iovec iov = { tp, sizeof *tp };
+
+	return ptrace(PTRACE_GETREGSET, tid, NT_ARM_TLS, &iov) == -1 ? -1 : 0;
+}
+#define DESCR_BELOW_TP			1
+#define STATIC_BLOCK(tp, off)		((tp) + (off))
+#else
+static int
+tp_regs(pid_t tid, uint64_t *tp)
 {
 	struct user_regs_struct regs;
+
+	if (ptrace(PTRACE_GETREGS, tid, 0, &regs) == -1)
+		return -1;
+	*tp = regs.fs_base;
+	return 0;
+}
+#define DESCR_BELOW_TP			0
+#define STATIC_BLOCK(tp, off)		((tp) - (off))
+#endif
+
+/* The thread's pointer, read with ptrace for a moment. */
+static int
+thread_pointer(pid_t tid, uint64_t *tp, char *err, size_t errsz)
+{
 	int status, rc = -1;
 
 	if (ptrace(PTRACE_SEIZE, tid, 0, 0) == -1) {
@@ -68,10 +102,9 @@ fs_base(pid_t tid, uint64_t *fs, char *err, size_t errsz)
 	}
 	if (ptrace(PTRACE_INTERRUPT, tid, 0, 0) == 0 &&
 	    waitpid(tid, &status, __WALL) == tid && WIFSTOPPED(status) &&
-	    ptrace(PTRACE_GETREGS, tid, 0, &regs) == 0) {
-		*fs = regs.fs_base;
+	    tp_regs(tid, tp) == 0)
 		rc = 0;
-	} else
+	else
 		snprintf(err, errsz, "--tid %d: cannot read its registers: %s",
 		    (int)tid, strerror(errno));
 	ptrace(PTRACE_DETACH, tid, 0, 0);
@@ -116,6 +149,23 @@ desc_of(struct view *v, const char *name, struct desc *d)
 	return d->bits == 8 || d->bits == 32 || d->bits % 64 == 0 ? 0 : -1;
 }
 
+/* sizeof (struct pthread), where the descriptor lies below the pointer */
+static int
+descr_size(struct view *v, uint64_t *size)
+{
+	uint64_t addr;
+	uint32_t u32;
+
+	*size = 0;
+	if (!DESCR_BELOW_TP)
+		return 0;
+	if (symbol_addr(v, "_thread_db_sizeof_pthread", &addr) == -1 ||
+	    wp_proc_read(v->memfd, addr, &u32, sizeof u32) == -1)
+		return -1;
+	*size = u32;
+	return 0;
+}
+
 static int
 glibc_layout(struct view *v, struct glibc *g)
 {
@@ -132,7 +182,8 @@ glibc_layout(struct view *v, struct glibc *g)
 	    desc_of(v, "dtv_slotinfo_list_slotinfo", &g->slotinfo) == -1 ||
 	    desc_of(v, "dtv_slotinfo_gen", &g->gen) == -1 ||
 	    desc_of(v, "dtv_slotinfo_map", &g->map) == -1 ||
-	    symbol_addr(v, "_rtld_global", &g->rtld_global) == -1 ? -1 : 0;
+	    symbol_addr(v, "_rtld_global", &g->rtld_global) == -1 ||
+	    descr_size(v, &g->descr_size) == -1 ? -1 : 0;
 }
 
 /* The address of element idx of the field d of the object at base. */
@@ -256,7 +307,7 @@ tls_address(struct view *v, const struct module *m, uint64_t off,
 		    (int)tid, (int)v->pid);
 		return -1;
 	}
-	if (fs_base(tid, &tp, err, errsz) == -1)
+	if (thread_pointer(tid, &tp, err, errsz) == -1)
 		return -1;
 	if (map_of(v, m, &map) == -1) {
 		snprintf(err, errsz, "%s is not in the dynamic linker's list "
@@ -275,7 +326,7 @@ tls_address(struct view *v, const struct module *m, uint64_t off,
 		    "list", m->path);
 		return -1;
 	}
-	if (tp == 0 || field(v, tp, &g.dtvp, &dtv) == -1 ||
+	if (tp == 0 || field(v, tp - g.descr_size, &g.dtvp, &dtv) == -1 ||
 	    field(v, field_addr(dtv, &g.dtv, 0), &g.counter, &dtvgen) == -1 ||
 	    field(v, field_addr(dtv, &g.dtv, modid), &g.pointer, &block) == -1)
 		block = 1;
@@ -290,7 +341,7 @@ tls_address(struct view *v, const struct module *m, uint64_t off,
 			    m->path);
 			return -1;
 		}
-		block = tp - tlsoff;
+		block = STATIC_BLOCK(tp, tlsoff);
 	}
 	*addr = block + off;
 	return 0;

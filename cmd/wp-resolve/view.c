@@ -16,6 +16,7 @@
 
 #include "elf.h"
 #include "hwbp.h"
+#include "machine.h"
 #include "record.h"
 #include "util.h"
 #include "view.h"
@@ -173,9 +174,12 @@ check_process(struct view *v)
 		warnx("pid %d: %s: %s", (int)pid, v->exe, e.msg);
 		return -1;
 	}
-	if (elf->machine != EM_X86_64 || !elf->is64) {
-		warnx("pid %d: %s is not an x86-64 program (ELF machine %d)",
-		    (int)pid, v->exe, elf->machine);
+	if ((v->machine = wp_machine_here()) == -1)
+		v->machine = WP_MACH_X86_64;	/* its programs are refused */
+	if (elf->machine != wp_machine_elf(v->machine) || !elf->is64) {
+		warnx("pid %d: %s is not an %s program (ELF machine %d)",
+		    (int)pid, v->exe, wp_machine_titles[v->machine],
+		    elf->machine);
 		wp_elf_close(elf);
 		return -1;
 	}
@@ -369,6 +373,7 @@ view_session_record(struct view *v, enum wp_limits limits, struct wp_jw *w)
 	s.bin = (char *)v->bin;
 	s.bin_build_id = v->bin && v->bin_build_id[0] ? v->bin_build_id : NULL;
 	s.binary_match = v->binary_match;
+	s.machine = v->machine;
 	s.pie = v->main->elf != NULL && v->main->elf->type == ET_DYN;
 	s.pie_slide = v->main->bias;
 	s.slot_limit = limits == WP_LIMITS_DEBUG_REGISTERS ?

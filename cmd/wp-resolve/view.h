@@ -34,6 +34,7 @@ struct view {
 	const char		*bin;		/* --bin, or NULL */
 	char			 bin_build_id[128];
 	const char		*binary_match;
+	int			 machine;	/* enum wp_machine: this one's */
 	struct wp_maps		 maps;
 	struct module		*mods;
 	size_t			 nmods;

@@ -4,7 +4,8 @@
 # tests/data, whole and (for the reader) line by line; streams of hits
 # on the test targets' stores, their modules the files in BUILD/targets,
 # for wp-decode, and what wp-decode makes of them, for wp-report and the
-# reader; and the targets' code, in pieces, for the x86 decoder.
+# reader; and the targets' code, in pieces, for the x86 decoder (and
+# the arm64 fixture's, tests/data/arm64, for the AArch64 one).
 # usage: tests/fuzz/seeds.sh BUILD DIR
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -15,7 +16,7 @@ bias=0x555555554000
 pid=2147480000		# no process's: wp-decode reads the files
 
 rm -rf "$tmp"
-for n in records resolve arm-input decode report x86; do
+for n in records resolve arm-input decode report x86 a64; do
 	mkdir -p "$tmp/$n"
 	if [ -d "$top/tests/fuzz/corpus/$n" ]; then
 		cp "$top/tests/fuzz/corpus/$n"/* "$tmp/$n/"
@@ -94,6 +95,12 @@ for f in stores mt-writer libwpt.so; do
 	split -b 64 -a 3 "$tmp/text" "$tmp/x86/$f-"
 	rm -f "$tmp/text"
 done
+a64=$top/tests/data/arm64
+objcopy -I elf64-little -O binary --only-section=.text "$a64/stores" \
+    "$tmp/text"
+split -b 64 -a 3 "$tmp/text" "$tmp/a64/stores-"
+rm -f "$tmp/text"
+sed "s|@DIR@|$a64|g" "$a64/stores.ndjson" > "$tmp/decode/arm64-stores"
 
 # large inputs for make fuzz's long run (the 8 KB runs cannot reach
 # them): an object of 200,000 members; one of escaped names, the last a
