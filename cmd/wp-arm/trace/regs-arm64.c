@@ -1,0 +1,168 @@
+/*
+ * regs on AArch64 (regs.h): NT_PRSTATUS' struct user_pt_regs through
+ * PTRACE_GETREGSET (arm64 has no PTRACE_GETREGS), `svc #0` with the
+ * call in x8 and its arguments in x0-x5, the call a thread is in through
+ * NT_ARM_SYSTEM_CALL, tpidr_el0 through NT_ARM_TLS, and the watchpoint
+ * slots through NT_ARM_HW_WATCH.  The build compiles every file of
+ * wp-arm: this one is empty elsewhere.
+ */
+#if defined(__aarch64__)
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <asm/ptrace.h>
+#include <elf.h>
+#include <string.h>
+
+#include "regs.h"
+#include "x86.h"
+
+const unsigned tr_sc_len = 4;
+const unsigned tr_insn_align = 4;
+const unsigned tr_red_zone = 0;		/* AAPCS64 has none */
+
+/*
+ * struct rt_sigframe: siginfo (16 words), then struct ucontext: uc_flags,
+ * uc_link, uc_stack (ss_sp word 18, ss_size 20), uc_sigmask and padding
+ * to 1024 bits, uc_mcontext at byte 304 (fault_address, x0-x30, sp at
+ * word 70, pc, pstate: 584 bytes every frame writes), 4096 reserved
+ * bytes (the records of the vector state, as many as the thread has),
+ * then a frame record.
+ */
+const struct tr_frame_shape tr_frame_shape = { 18, 20, 70, 584, 4720, 4720 };
+
+static int
+regset(pid_t tid, int set, int type, void *p, size_t len)
+{
+	struct iovec iov = { p, len };
+
+	return ptrace(set ? PTRACE_SETREGSET : PTRACE_GETREGSET, tid,
+	    (void *)(long)type, &iov) == -1 ? -1 : 0;
+}
+
+int
+tr_getregs(pid_t tid, struct user_regs_struct *u)
+{
+	return regset(tid, 0, NT_PRSTATUS, u, sizeof *u);
+}
+
+int
+tr_setregs(pid_t tid, const struct user_regs_struct *u)
+{
+	return regset(tid, 1, NT_PRSTATUS, (void *)u, sizeof *u);
+}
+
+uint64_t
+tr_pc(const struct user_regs_struct *u)
+{
+	return u->pc;
+}
+
+void
+tr_set_pc(struct user_regs_struct *u, uint64_t pc)
+{
+	u->pc = pc;
+}
+
+uint64_t
+tr_sp(const struct user_regs_struct *u)
+{
+	return u->sp;
+}
+
+uint64_t
+tr_ret(const struct user_regs_struct *u)
+{
+	return u->regs[0];
+}
+
+int
+tr_is_sc(const uint8_t *code)
+{
+	static const uint8_t svc0[4] = { 0x01, 0x00, 0x00, 0xd4 };
+
+	return memcmp(code, svc0, sizeof svc0) == 0;
+}
+
+/* The call tid is in (its syscallno): -1 makes it none, not restarted. */
+static int
+set_syscallno(pid_t tid, int nr)
+{
+	return regset(tid, 1, NT_ARM_SYSTEM_CALL, &nr, sizeof nr);
+}
+
+int
+tr_set_call(pid_t tid, struct user_regs_struct *u, uint64_t pc, long nr,
+    const uint64_t *a, int n)
+{
+	int i;
+
+	u->pc = pc;
+	u->regs[8] = (unsigned long long)nr;
+	for (i = 0; i < n && i < 6; i++)
+		u->regs[i] = a[i];
+	if (set_syscallno(tid, -1) == -1)
+		return -1;
+	return tr_setregs(tid, u);
+}
+
+int
+tr_set_entry_call(pid_t tid, const struct user_regs_struct *entry, long nr)
+{
+	(void)entry;
+	/* at the entry the kernel has read x8: only syscallno counts */
+	return set_syscallno(tid, (int)nr);
+}
+
+int
+tr_rewind_call(pid_t tid, const struct user_regs_struct *entry)
+{
+	struct user_regs_struct r = *entry;
+
+	/* x0 (the first argument, which the result overwrote) as at the
+	   entry, and the call run again from its svc */
+	r.pc -= tr_sc_len;
+	if (set_syscallno(tid, -1) == -1)
+		return -1;
+	return tr_setregs(tid, &r);
+}
+
+int
+tr_tls(pid_t tid, const struct user_regs_struct *u, uint64_t *tp)
+{
+	(void)u;
+	return regset(tid, 0, NT_ARM_TLS, tp, sizeof *tp);
+}
+
+/*
+ * The records' register table is x86-64's so far (lib/x86-regs.h): an
+ * arm64 thread's registers are not put in records until it has arm64's
+ * (lib/arm64-regs.h).  None known.
+ */
+void
+tr_regs(const struct user_regs_struct *u, struct wp_x86_regs *r)
+{
+	(void)u;
+	memset(r, 0, sizeof *r);
+}
+
+const uint8_t *
+tr_xstate(pid_t tid, size_t *len)
+{
+	(void)tid;
+	*len = 0;
+	return NULL;
+}
+
+int
+tr_watch_slots(pid_t tid)
+{
+	struct user_hwdebug_state st;
+
+	memset(&st, 0, sizeof st);
+	if (regset(tid, 0, NT_ARM_HW_WATCH, &st, sizeof st) == -1)
+		return 0;
+	/* dbg_info: the slots in its low byte */
+	return (int)(st.dbg_info & 0xff);
+}
+#endif

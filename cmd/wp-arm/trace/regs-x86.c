@@ -1,0 +1,142 @@
+/*
+ * regs on x86-64 (regs.h): PTRACE_GETREGS' struct user_regs_struct,
+ * `syscall` (0f 05) with the call in rax and orig_rax, fs_base.  The
+ * build compiles every file of wp-arm: this one is empty elsewhere.
+ */
+#if defined(__x86_64__)
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <elf.h>
+
+#include "regs.h"
+#include "x86.h"
+
+const unsigned tr_sc_len = 2;
+const unsigned tr_insn_align = 1;
+const unsigned tr_red_zone = 128;
+
+/* struct rt_sigframe: pretcode, then struct ucontext (uc_stack at 16);
+   uc_mcontext.rsp is its 21st word; 240 the frame's fixed bytes, 304
+   the end of the sigcontext's reserved ones */
+const struct tr_frame_shape tr_frame_shape = { 3, 5, 21, 240, 304, 440 };
+
+int
+tr_getregs(pid_t tid, struct user_regs_struct *u)
+{
+	return ptrace(PTRACE_GETREGS, tid, 0, u) == -1 ? -1 : 0;
+}
+
+int
+tr_setregs(pid_t tid, const struct user_regs_struct *u)
+{
+	return ptrace(PTRACE_SETREGS, tid, 0, u) == -1 ? -1 : 0;
+}
+
+uint64_t
+tr_pc(const struct user_regs_struct *u)
+{
+	return u->rip;
+}
+
+void
+tr_set_pc(struct user_regs_struct *u, uint64_t pc)
+{
+	u->rip = pc;
+}
+
+uint64_t
+tr_sp(const struct user_regs_struct *u)
+{
+	return u->rsp;
+}
+
+uint64_t
+tr_ret(const struct user_regs_struct *u)
+{
+	return u->rax;
+}
+
+int
+tr_is_sc(const uint8_t *code)
+{
+	return code[0] == 0x0f && code[1] == 0x05;
+}
+
+int
+tr_set_call(pid_t tid, struct user_regs_struct *u, uint64_t pc, long nr,
+    const uint64_t *a, int n)
+{
+	u->rip = pc;
+	u->rax = (unsigned long)nr;
+	u->orig_rax = (unsigned long)-1;
+	u->rdi = a[0];
+	u->rsi = a[1];
+	u->rdx = a[2];
+	if (n > 3)
+		u->r10 = a[3];
+	return tr_setregs(tid, u);
+}
+
+int
+tr_set_entry_call(pid_t tid, const struct user_regs_struct *entry, long nr)
+{
+	struct user_regs_struct r = *entry;
+
+	r.orig_rax = (unsigned long)nr;
+	return tr_setregs(tid, &r);
+}
+
+int
+tr_rewind_call(pid_t tid, const struct user_regs_struct *entry)
+{
+	struct user_regs_struct r = *entry;
+
+	/* the call runs again from its syscall instruction */
+	r.rip -= tr_sc_len;
+	r.rax = entry->orig_rax;
+	r.orig_rax = (unsigned long)-1;
+	return tr_setregs(tid, &r);
+}
+
+int
+tr_tls(pid_t tid, const struct user_regs_struct *u, uint64_t *tp)
+{
+	(void)tid;
+	*tp = u->fs_base;
+	return 0;
+}
+
+void
+tr_regs(const struct user_regs_struct *u, struct wp_x86_regs *r)
+{
+	r->v[WP_RAX] = u->rax; r->v[WP_RBX] = u->rbx; r->v[WP_RCX] = u->rcx;
+	r->v[WP_RDX] = u->rdx; r->v[WP_RSI] = u->rsi; r->v[WP_RDI] = u->rdi;
+	r->v[WP_RBP] = u->rbp; r->v[WP_RSP] = u->rsp; r->v[WP_RIP] = u->rip;
+	r->v[WP_RFLAGS] = u->eflags; r->v[WP_R8] = u->r8; r->v[WP_R9] = u->r9;
+	r->v[WP_R10] = u->r10; r->v[WP_R11] = u->r11; r->v[WP_R12] = u->r12;
+	r->v[WP_R13] = u->r13; r->v[WP_R14] = u->r14; r->v[WP_R15] = u->r15;
+	r->v[WP_FS_BASE] = u->fs_base; r->v[WP_GS_BASE] = u->gs_base;
+	r->have = (1u << WP_NREGS) - 1;
+}
+
+const uint8_t *
+tr_xstate(pid_t tid, size_t *len)
+{
+	static uint8_t xs[16384];
+	struct iovec iov = { xs, sizeof xs };
+
+	if (ptrace(PTRACE_GETREGSET, tid, (void *)NT_X86_XSTATE, &iov) == -1)
+		return NULL;
+	*len = iov.iov_len;
+	return xs;
+}
+
+int
+tr_watch_slots(pid_t tid)
+{
+	(void)tid;
+	return 4;
+}
+#endif
