@@ -12,6 +12,8 @@
 #include <sys/user.h>
 #include <asm/ptrace.h>
 #include <elf.h>
+#include <signal.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "regs.h"
@@ -127,6 +129,69 @@ tr_rewind_call(pid_t tid, const struct user_regs_struct *entry)
 	return tr_setregs(tid, &r);
 }
 
+long
+tr_call_of(const struct user_regs_struct *u, int restart, uint64_t a[6])
+{
+	int i;
+
+	for (i = 0; i < 6; i++)
+		a[i] = u->regs[i];
+	/* a restarted call's x0 is its result, the argument gone */
+	return restart ? -1 : (long)u->regs[8];
+}
+
+long
+tr_entry_call(const struct user_regs_struct *u, uint64_t a[6])
+{
+	return tr_call_of(u, 0, a);
+}
+
+/* The call tid is in: its syscallno, -1 none. */
+static int
+syscallno(pid_t tid)
+{
+	int nr = -1;
+
+	if (regset(tid, 0, NT_ARM_SYSTEM_CALL, &nr, sizeof nr) == -1)
+		return -1;
+	return nr;
+}
+
+int
+tr_restart_pending(pid_t tid, const struct user_regs_struct *u)
+{
+	long x0 = (long)u->regs[0];
+
+	return x0 >= -516 && x0 <= -512 && syscallno(tid) >= 0;
+}
+
+/* brk #0: its trap leaves the PC at it */
+const struct tr_brk tr_brk = { { 0x00, 0x00, 0x20, 0xd4 }, 4, 0, TRAP_BRKPT };
+
+int
+tr_decode(const uint8_t *code, size_t len, uint64_t ip, struct wp_x86_insn *in)
+{
+	if (len < tr_sc_len || !tr_is_sc(code))
+		return -1;
+	memset(in, 0, sizeof *in);
+	in->addr = ip;
+	in->size = (int)tr_sc_len;
+	in->kind = WP_X86_OTHER;
+	in->is_syscall = 1;
+	in->writes = 1;
+	in->mem.base = in->mem.index = -1;
+	snprintf(in->text, sizeof in->text, "svc #0");
+	return 0;
+}
+
+int
+tr_undecoded_quiet(const uint8_t *code, size_t len)
+{
+	(void)code;
+	(void)len;
+	return 0;
+}
+
 int
 tr_tls(pid_t tid, const struct user_regs_struct *u, uint64_t *tp)
 {
@@ -152,6 +217,16 @@ tr_xstate(pid_t tid, size_t *len)
 	(void)tid;
 	*len = 0;
 	return NULL;
+}
+
+uint64_t
+tr_add_chain(uint64_t x, unsigned rounds)
+{
+	unsigned i;
+
+	for (i = 0; i < rounds; i++)
+		__asm__ volatile (".rept 64\n\tadd %0, %0, #1\n\t.endr" : "+r" (x));
+	return x;
 }
 
 int

@@ -9,6 +9,7 @@
 #include <sys/uio.h>
 #include <sys/user.h>
 #include <elf.h>
+#include <signal.h>
 
 #include "regs.h"
 #include "x86.h"
@@ -100,6 +101,44 @@ tr_rewind_call(pid_t tid, const struct user_regs_struct *entry)
 	return tr_setregs(tid, &r);
 }
 
+long
+tr_call_of(const struct user_regs_struct *u, int restart, uint64_t a[6])
+{
+	a[0] = u->rdi; a[1] = u->rsi; a[2] = u->rdx;
+	a[3] = u->r10; a[4] = u->r8; a[5] = u->r9;
+	return restart ? (long)u->orig_rax : (long)u->rax;
+}
+
+long
+tr_entry_call(const struct user_regs_struct *u, uint64_t a[6])
+{
+	return tr_call_of(u, 1, a);
+}
+
+int
+tr_restart_pending(pid_t tid, const struct user_regs_struct *u)
+{
+	long rax = (long)u->rax;
+
+	(void)tid;
+	return (long long)u->orig_rax >= 0 && rax >= -516 && rax <= -512;
+}
+
+/* int3: its trap leaves the PC after it */
+const struct tr_brk tr_brk = { { 0xcc }, 1, 1, SI_KERNEL };
+
+int
+tr_decode(const uint8_t *code, size_t len, uint64_t ip, struct wp_x86_insn *in)
+{
+	return wp_x86_decode(code, len, ip, in);
+}
+
+int
+tr_undecoded_quiet(const uint8_t *code, size_t len)
+{
+	return wp_x86_undecoded_quiet(code, len);
+}
+
 int
 tr_tls(pid_t tid, const struct user_regs_struct *u, uint64_t *tp)
 {
@@ -131,6 +170,16 @@ tr_xstate(pid_t tid, size_t *len)
 		return NULL;
 	*len = iov.iov_len;
 	return xs;
+}
+
+uint64_t
+tr_add_chain(uint64_t x, unsigned rounds)
+{
+	unsigned i;
+
+	for (i = 0; i < rounds; i++)
+		__asm__ volatile (".rept 64\n\taddq $1, %0\n\t.endr" : "+r" (x));
+	return x;
 }
 
 int

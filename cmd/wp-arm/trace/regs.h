@@ -52,6 +52,44 @@ int	 tr_set_entry_call(pid_t tid, const struct user_regs_struct *entry,
 int	 tr_rewind_call(pid_t tid, const struct user_regs_struct *entry);
 
 /*
+ * The system call u is about to make at its system call instruction
+ * (restart 0), or the one it was in and restarts (restart 1, where
+ * tr_restart_pending says so): its number, its arguments into a[6].
+ * -1: which call it is cannot be told from the registers (arm64 keeps
+ * a restarted call's first argument only in the kernel): the caller
+ * learns it at the call's entry stop.
+ */
+long	 tr_call_of(const struct user_regs_struct *u, int restart,
+	    uint64_t a[6]);
+/* At a system-call entry stop: the call's number, its arguments. */
+long	 tr_entry_call(const struct user_regs_struct *u, uint64_t a[6]);
+/* Whether stopped thread tid is in a call the kernel will restart. */
+int	 tr_restart_pending(pid_t tid, const struct user_regs_struct *u);
+
+/*
+ * The machine's software breakpoint: its bytes (len of them), where its
+ * trap leaves the PC (pc_after bytes past it) and its SIGTRAP's si_code.
+ */
+struct tr_brk {
+	uint8_t		 code[4];
+	unsigned	 len, pc_after;
+	int		 si_code;
+};
+extern const struct tr_brk tr_brk;
+
+/*
+ * The machine's instruction at ip (code, len bytes of it) decoded for
+ * the single-step and page backends: 0, or -1 when it is not (then
+ * tr_undecoded_quiet says whether it surely writes no memory).  arm64
+ * decodes only its system call so far: every other instruction is
+ * undecoded, stepped and its effect compared.
+ */
+struct wp_x86_insn;
+int	 tr_decode(const uint8_t *code, size_t len, uint64_t ip,
+	    struct wp_x86_insn *in);
+int	 tr_undecoded_quiet(const uint8_t *code, size_t len);
+
+/*
  * The thread pointer of stopped thread tid (x86-64 fs_base, arm64
  * tpidr_el0): 0, or -1.
  */
@@ -79,6 +117,12 @@ struct tr_frame_shape {
 	unsigned	 core, gap, size;
 };
 extern const struct tr_frame_shape tr_frame_shape;
+
+/*
+ * x plus rounds * 64 additions of 1, each waiting for the one before
+ * (one a cycle): what the clock rate is measured by.
+ */
+uint64_t tr_add_chain(uint64_t x, unsigned rounds);
 
 /*
  * Debug registers of the machine, as ptrace reports them: the number
