@@ -42,6 +42,10 @@ TARGETS	 = $(patsubst tests/targets/%.c,%,$(filter-out tests/targets/lib%,\
 BPFCC	?= clang
 BPFTOOL	?= bpftool
 BPFINC	 = -I/usr/include/$(shell $(CC) -dumpmachine)
+# the machine the programs read registers of: arm64's pt_regs (x86-64's
+# by default)
+BPFARCH	 = $(if $(filter aarch64%,$(shell $(CC) -dumpmachine)),\
+	   -D__TARGET_ARCH_arm64)
 
 # Debian packages the build, the tests and the guest suite need.
 DEPS	 = gcc make pkg-config libelf-dev libdw-dev libcapstone-dev \
@@ -90,10 +94,10 @@ $(O)/libwp.a: $(LIBOBJ)
 # whose struct SKEL_NAME names.
 $(O)/bpf/%.bpf.o: $$(wildcard cmd/wp-arm/backend-*/bpf/$$*.bpf.c) \
     $$(wildcard cmd/wp-arm/backend-*/bpf/*.h) lib/bounds.h lib/x86-regs.h \
-    lib/cond-ops.h
+    lib/arm64-regs.h lib/sample-regs.h lib/cond-ops.h
 	@mkdir -p $(@D)
-	$(BPFCC) -O2 -g -target bpf $(BPFINC) -iquote lib -Wall -Werror \
-	    -c -o $@ $<
+	$(BPFCC) -O2 -g -target bpf $(BPFINC) $(BPFARCH) -iquote lib -Wall \
+	    -Werror -c -o $@ $<
 
 $(O)/bpf/%.skel.h: $(O)/bpf/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $(SKEL_$*) > $@.tmp

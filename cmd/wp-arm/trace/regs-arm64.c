@@ -10,11 +10,15 @@
 #include <sys/ptrace.h>
 #include <sys/uio.h>
 #include <sys/user.h>
+#include <sys/wait.h>
 #include <asm/ptrace.h>
 #include <elf.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "bounds.h"
 
 #include "regs.h"
 #include "x86.h"
@@ -219,6 +223,13 @@ tr_xstate(pid_t tid, size_t *len)
 	return NULL;
 }
 
+void
+tr_cpu_vector(int *avx512, unsigned *xsave_bytes)
+{
+	*avx512 = 0;
+	*xsave_bytes = 0;
+}
+
 uint64_t
 tr_add_chain(uint64_t x, unsigned rounds)
 {
@@ -230,14 +241,43 @@ tr_add_chain(uint64_t x, unsigned rounds)
 }
 
 int
-tr_watch_slots(pid_t tid)
+tr_watch_slots(void)
 {
-	struct user_hwdebug_state st;
+	static int n = -1;
+	struct user_hwdebug_state hw;
+	pid_t c;
+	int st;
 
-	memset(&st, 0, sizeof st);
-	if (regset(tid, 0, NT_ARM_HW_WATCH, &st, sizeof st) == -1)
-		return 0;
-	/* dbg_info: the slots in its low byte */
-	return (int)(st.dbg_info & 0xff);
+	if (n >= 0)
+		return n;
+	n = 0;
+	/* a child stopped under ptrace: its watchpoint registers' dbg_info
+	   has their number in its low byte */
+	if ((c = fork()) == -1)
+		return n;
+	if (c == 0) {
+		if (ptrace(PTRACE_TRACEME, 0, 0, 0) == 0)
+			raise(SIGSTOP);
+		_exit(0);
+	}
+	memset(&hw, 0, sizeof hw);
+	if (waitpid(c, &st, 0) == c && WIFSTOPPED(st) &&
+	    regset(c, 0, NT_ARM_HW_WATCH, &hw, sizeof hw) == 0)
+		n = (int)(hw.dbg_info & 0xff);
+	kill(c, SIGKILL);
+	waitpid(c, &st, 0);
+	if (n > WP_HWBP_SLOTS)
+		n = WP_HWBP_SLOTS;
+	return n;
+}
+
+const char *
+tr_watch_slots_text(void)
+{
+	static char s[64];
+
+	snprintf(s, sizeof s, "this arm64 machine has %d (its watchpoint "
+	    "registers)", tr_watch_slots());
+	return s;
 }
 #endif

@@ -8,6 +8,7 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/user.h>
+#include <cpuid.h>
 #include <elf.h>
 #include <signal.h>
 
@@ -172,6 +173,17 @@ tr_xstate(pid_t tid, size_t *len)
 	return xs;
 }
 
+void
+tr_cpu_vector(int *avx512, unsigned *xsave_bytes)
+{
+	unsigned a, b, c, d;
+
+	if (__get_cpuid_count(7, 0, &a, &b, &c, &d))
+		*avx512 = (b >> 16) & 1;
+	if (__get_cpuid_count(0xd, 0, &a, &b, &c, &d))
+		*xsave_bytes = b;
+}
+
 uint64_t
 tr_add_chain(uint64_t x, unsigned rounds)
 {
@@ -183,9 +195,14 @@ tr_add_chain(uint64_t x, unsigned rounds)
 }
 
 int
-tr_watch_slots(pid_t tid)
+tr_watch_slots(void)
 {
-	(void)tid;
 	return 4;
+}
+
+const char *
+tr_watch_slots_text(void)
+{
+	return "x86-64 has 4 (DR0..DR3)";
 }
 #endif

@@ -119,16 +119,25 @@ struct tr_frame_shape {
 extern const struct tr_frame_shape tr_frame_shape;
 
 /*
+ * The CPU's vector state as x86-64 has it: whether it has AVX-512 (the
+ * page backend emulates its stores), its XSAVE area's bytes; 0 and 0 on
+ * a machine without (arm64).
+ */
+void	 tr_cpu_vector(int *avx512, unsigned *xsave_bytes);
+
+/*
  * x plus rounds * 64 additions of 1, each waiting for the one before
  * (one a cycle): what the clock rate is measured by.
  */
 uint64_t tr_add_chain(uint64_t x, unsigned rounds);
 
 /*
- * Debug registers of the machine, as ptrace reports them: the number
- * of watchpoint (write breakpoint) slots; 0 when it cannot be told.
- * x86-64: 4 (DR0-DR3).
+ * The machine's watchpoint (write breakpoint) slots: x86-64's 4 (DR0..
+ * DR3); arm64's as ptrace reports them (NT_ARM_HW_WATCH of a child of
+ * wp-arm's, read once), 0 when they cannot be told.  What the messages
+ * say of them: "x86-64 has 4 (DR0..DR3)".
  */
-int	 tr_watch_slots(pid_t tid);
+int	 tr_watch_slots(void);
+const char *tr_watch_slots_text(void);
 
 #endif
