@@ -8,7 +8,9 @@
  * WP_SAMPLE_REGS(X) the registers sampled, in perf's order (X as the
  * tables'); WP_SAMPLE_NREGS how many; WP_SAMPLE_IDX(N) register N's
  * index; WP_SAMPLE_PERF(p) its PERF_REG_*; WP_SAMPLE_PC and _SP the
- * fields of the pc and the stack pointer in the BPF program's pt_regs;
+ * fields of the pc and the stack pointer in the BPF program's pt_regs,
+ * _SP_IDX the stack pointer's index, _REP_IDX a string instruction's
+ * count's (x86-64's rcx; -1: none);
  * WP_SAMPLE_IN_RECORDS whether the records' register table (x86-64's
  * so far) can hold them.
  */
@@ -23,6 +25,8 @@
 #define WP_SAMPLE_PERF(p)	PERF_REG_ARM64_##p
 #define WP_SAMPLE_PC		pc
 #define WP_SAMPLE_SP		sp
+#define WP_SAMPLE_SP_IDX	WP_A64_SP
+#define WP_SAMPLE_REP_IDX	(-1)
 #define WP_SAMPLE_IN_RECORDS	0
 #else
 #include "x86-regs.h"
@@ -32,6 +36,8 @@
 #define WP_SAMPLE_PERF(p)	PERF_REG_X86_##p
 #define WP_SAMPLE_PC		rip
 #define WP_SAMPLE_SP		rsp
+#define WP_SAMPLE_SP_IDX	WP_RSP
+#define WP_SAMPLE_REP_IDX	WP_RCX
 #define WP_SAMPLE_IN_RECORDS	1
 #endif
 

@@ -90,6 +90,12 @@ tr_is_sc(const uint8_t *code)
 	return memcmp(code, svc0, sizeof svc0) == 0;
 }
 
+int
+tr_enters_kernel(const uint8_t *code)
+{
+	return tr_is_sc(code);
+}
+
 /* The call tid is in (its syscallno): -1 makes it none, not restarted. */
 static int
 set_syscallno(pid_t tid, int nr)
@@ -223,6 +229,41 @@ tr_xstate(pid_t tid, size_t *len)
 	return NULL;
 }
 
+uint64_t
+tr_str_count(const struct user_regs_struct *u)
+{
+	(void)u;
+	return 0;
+}
+
+uint64_t
+tr_str_dst(const struct user_regs_struct *u)
+{
+	(void)u;
+	return 0;
+}
+
+uint64_t
+tr_str_src(const struct user_regs_struct *u)
+{
+	(void)u;
+	return 0;
+}
+
+int
+tr_str_down(const struct user_regs_struct *u)
+{
+	(void)u;
+	return 0;
+}
+
+int
+tr_same_regs(const struct user_regs_struct *a,
+    const struct user_regs_struct *b)
+{
+	return memcmp(a, b, sizeof *a) == 0;
+}
+
 void
 tr_cpu_vector(int *avx512, unsigned *xsave_bytes)
 {
@@ -236,7 +277,8 @@ tr_add_chain(uint64_t x, unsigned rounds)
 	unsigned i;
 
 	for (i = 0; i < rounds; i++)
-		__asm__ volatile (".rept 64\n\tadd %0, %0, #1\n\t.endr" : "+r" (x));
+		__asm__ volatile (".rept 64\n\tadd %0, %0, #1\n\t.endr"
+		    : "+r" (x));
 	return x;
 }
 

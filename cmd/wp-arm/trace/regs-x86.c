@@ -11,6 +11,7 @@
 #include <cpuid.h>
 #include <elf.h>
 #include <signal.h>
+#include <string.h>
 
 #include "regs.h"
 #include "x86.h"
@@ -64,6 +65,13 @@ int
 tr_is_sc(const uint8_t *code)
 {
 	return code[0] == 0x0f && code[1] == 0x05;
+}
+
+int
+tr_enters_kernel(const uint8_t *b)
+{
+	return (b[0] == 0x0f && (b[1] == 0x05 || b[1] == 0x34)) ||
+	    (b[0] == 0xcd && b[1] == 0x80);
 }
 
 int
@@ -173,6 +181,42 @@ tr_xstate(pid_t tid, size_t *len)
 	return xs;
 }
 
+uint64_t
+tr_str_count(const struct user_regs_struct *u)
+{
+	return u->rcx;
+}
+
+uint64_t
+tr_str_dst(const struct user_regs_struct *u)
+{
+	return u->rdi;
+}
+
+uint64_t
+tr_str_src(const struct user_regs_struct *u)
+{
+	return u->rsi;
+}
+
+int
+tr_str_down(const struct user_regs_struct *u)
+{
+	return (u->eflags & 0x400) != 0;
+}
+
+int
+tr_same_regs(const struct user_regs_struct *a,
+    const struct user_regs_struct *b)
+{
+	struct user_regs_struct x = *a, y = *b;
+
+	x.eflags &= 0xcd5;
+	y.eflags &= 0xcd5;
+	x.orig_rax = y.orig_rax = 0;
+	return memcmp(&x, &y, sizeof x) == 0;
+}
+
 void
 tr_cpu_vector(int *avx512, unsigned *xsave_bytes)
 {
@@ -190,7 +234,8 @@ tr_add_chain(uint64_t x, unsigned rounds)
 	unsigned i;
 
 	for (i = 0; i < rounds; i++)
-		__asm__ volatile (".rept 64\n\taddq $1, %0\n\t.endr" : "+r" (x));
+		__asm__ volatile (".rept 64\n\taddq $1, %0\n\t.endr"
+		    : "+r" (x));
 	return x;
 }
 

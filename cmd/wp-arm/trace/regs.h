@@ -33,6 +33,11 @@ uint64_t tr_ret(const struct user_regs_struct *u);
 
 /* Whether code (tr_sc_len bytes) is the system call instruction. */
 int	 tr_is_sc(const uint8_t *code);
+/*
+ * Whether it is any way into the kernel (x86-64: syscall, sysenter,
+ * int $0x80; arm64: svc #0).
+ */
+int	 tr_enters_kernel(const uint8_t *code);
 
 /*
  * Sets u (stopped thread tid's, not at a system call entry) to run
@@ -117,6 +122,20 @@ struct tr_frame_shape {
 	unsigned	 core, gap, size;
 };
 extern const struct tr_frame_shape tr_frame_shape;
+
+/*
+ * The registers of x86-64's string instructions in u: the rep count
+ * (rcx), destination (rdi) and source (rsi) pointers, the direction
+ * flag; arm64 has no such instruction: 0.  Whether a and b are the same
+ * registers, the flags aside but the ALU's and DF (x86-64), all of
+ * them (arm64).
+ */
+uint64_t tr_str_count(const struct user_regs_struct *u);
+uint64_t tr_str_dst(const struct user_regs_struct *u);
+uint64_t tr_str_src(const struct user_regs_struct *u);
+int	 tr_str_down(const struct user_regs_struct *u);
+int	 tr_same_regs(const struct user_regs_struct *a,
+	    const struct user_regs_struct *b);
 
 /*
  * The CPU's vector state as x86-64 has it: whether it has AVX-512 (the

@@ -1,6 +1,6 @@
 /*
- * The user memory the system calls of x86-64 and arm64 write, from their arguments.  A
- * call not described here is unknown, not innocent.
+ * The user memory the system calls of x86-64 and arm64 write, from their
+ * arguments.  A call not described here is unknown, not innocent.
  */
 #include <sys/epoll.h>
 #include <sys/stat.h>

@@ -6,11 +6,11 @@
  * set to a system call instruction that is already there (the vDSO has
  * some, libc's text more), the call's registers are set with the call
  * the thread was in marked none (so that the kernel's restart of an
- * interrupted call leaves them alone: regs.h), the thread steps that one instruction with every signal
- * blocked but SIGTRAP (the step's trap, raised while it is blocked,
- * would set the target's handler of it back to SIG_DFL), and all its
- * registers and its signal mask are put back; at
- * a signal-delivery-stop, the signal's siginfo too (the step's trap
+ * interrupted call leaves them alone: regs.h), the thread steps that one
+ * instruction with every signal blocked but SIGTRAP (the step's trap,
+ * raised while it is blocked, would set the target's handler of it back
+ * to SIG_DFL), and all its registers and its signal mask are put back;
+ * at a signal-delivery-stop, the signal's siginfo too (the step's trap
  * replaced it: a fault's address, a sender's pid and value).
  *
  * The kernel forces a step's trap and a fault's SIGSEGV on the thread:
@@ -37,7 +37,8 @@
 #include "util.h"
 
 /*
- * A system call instruction (regs.h) in the vDSO, else in an executable mapping, or 0;
+ * A system call instruction (regs.h) in the vDSO, else in an executable
+ * mapping, or 0;
  * -1 (errno) when the mappings cannot be read.
  */
 static uint64_t

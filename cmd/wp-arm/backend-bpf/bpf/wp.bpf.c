@@ -593,8 +593,8 @@ SEC("perf_event") int on_s1(struct bpf_perf_event_data *ctx) { return hit(ctx, 1
 SEC("perf_event") int on_s2(struct bpf_perf_event_data *ctx) { return hit(ctx, 2); }
 SEC("perf_event") int on_s3(struct bpf_perf_event_data *ctx) { return hit(ctx, 3); }
 #if WPB_SLOTS > 4
-#define ON_SLOT(k) \
-SEC("perf_event") int on_s##k(struct bpf_perf_event_data *ctx) { return hit(ctx, k); }
+#define ON_SLOT(k) SEC("perf_event") int \
+on_s##k(struct bpf_perf_event_data *ctx) { return hit(ctx, k); }
 ON_SLOT(4) ON_SLOT(5) ON_SLOT(6) ON_SLOT(7) ON_SLOT(8) ON_SLOT(9)
 ON_SLOT(10) ON_SLOT(11) ON_SLOT(12) ON_SLOT(13) ON_SLOT(14) ON_SLOT(15)
 #endif
