@@ -96,6 +96,11 @@ psites_fits(struct watch *w, int chosen, struct wp_error *e)
 	size_t i;
 
 	(void)chosen;
+	if (tr_decode_missing != NULL) {
+		wp_error_set(e, WP_EXIT_ERROR, "the ptrace backend's site "
+		    "mode: %s", tr_decode_missing);
+		return 0;
+	}
 	if (w->nsites > PS_MAXSITES) {
 		wp_error_set(e, WP_EXIT_ERROR, "%zu sites: the ptrace backend "
 		    "counts at most %d", w->nsites, PS_MAXSITES);

@@ -194,6 +194,9 @@ tr_decode(const uint8_t *code, size_t len, uint64_t ip, struct wp_x86_insn *in)
 	return 0;
 }
 
+const char *const tr_decode_missing = "wp-arm does not decode arm64 "
+    "instructions' memory operands yet";
+
 int
 tr_undecoded_quiet(const uint8_t *code, size_t len)
 {

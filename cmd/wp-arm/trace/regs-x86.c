@@ -142,6 +142,8 @@ tr_decode(const uint8_t *code, size_t len, uint64_t ip, struct wp_x86_insn *in)
 	return wp_x86_decode(code, len, ip, in);
 }
 
+const char *const tr_decode_missing = NULL;
+
 int
 tr_undecoded_quiet(const uint8_t *code, size_t len)
 {

@@ -95,6 +95,13 @@ int	 tr_decode(const uint8_t *code, size_t len, uint64_t ip,
 int	 tr_undecoded_quiet(const uint8_t *code, size_t len);
 
 /*
+ * Why the machine's instructions cannot be read as site mode (the
+ * uprobe backend, the ptrace backend's sites) and a sample's writer
+ * need them, their memory operands: NULL where they can (x86-64).
+ */
+extern const char *const tr_decode_missing;
+
+/*
  * The thread pointer of stopped thread tid (x86-64 fs_base, arm64
  * tpidr_el0): 0, or -1.
  */
