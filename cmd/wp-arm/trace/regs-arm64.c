@@ -119,6 +119,23 @@ tr_set_call(pid_t tid, struct user_regs_struct *u, uint64_t pc, long nr,
 }
 
 int
+tr_save_call(pid_t tid, long *call)
+{
+	int nr;
+
+	if (regset(tid, 0, NT_ARM_SYSTEM_CALL, &nr, sizeof nr) == -1)
+		return -1;
+	*call = nr;
+	return 0;
+}
+
+int
+tr_restore_call(pid_t tid, long call)
+{
+	return set_syscallno(tid, (int)call);
+}
+
+int
 tr_set_entry_call(pid_t tid, const struct user_regs_struct *entry, long nr)
 {
 	(void)entry;
@@ -156,23 +173,13 @@ tr_entry_call(const struct user_regs_struct *u, uint64_t a[6])
 	return tr_call_of(u, 0, a);
 }
 
-/* The call tid is in: its syscallno, -1 none. */
-static int
-syscallno(pid_t tid)
-{
-	int nr = -1;
-
-	if (regset(tid, 0, NT_ARM_SYSTEM_CALL, &nr, sizeof nr) == -1)
-		return -1;
-	return nr;
-}
-
 int
 tr_restart_pending(pid_t tid, const struct user_regs_struct *u)
 {
-	long x0 = (long)u->regs[0];
+	long x0 = (long)u->regs[0], nr;
 
-	return x0 >= -516 && x0 <= -512 && syscallno(tid) >= 0;
+	return x0 >= -516 && x0 <= -512 && tr_save_call(tid, &nr) == 0 &&
+	    nr >= 0;
 }
 
 /* brk #0: its trap leaves the PC at it */

@@ -90,6 +90,22 @@ tr_set_call(pid_t tid, struct user_regs_struct *u, uint64_t pc, long nr,
 }
 
 int
+tr_save_call(pid_t tid, long *call)
+{
+	(void)tid;
+	*call = -1;
+	return 0;
+}
+
+int
+tr_restore_call(pid_t tid, long call)
+{
+	(void)tid;
+	(void)call;
+	return 0;
+}
+
+int
 tr_set_entry_call(pid_t tid, const struct user_regs_struct *entry, long nr)
 {
 	struct user_regs_struct r = *entry;

@@ -4,8 +4,9 @@
  * of which the build compiles the one of the machine.  A thread's
  * registers are the C library's struct user_regs_struct of that machine
  * (x86-64: PTRACE_GETREGS' layout; arm64: NT_PRSTATUS', struct
- * user_pt_regs).  Nothing outside regs-*.c names a register of one
- * machine.
+ * user_pt_regs).  Outside regs-*.c (and page-emulate.c, x86-64's
+ * alone) nothing of wp-arm's ptrace engine and backends names a
+ * register of one machine.
  */
 #ifndef WPARM_REGS_H
 #define WPARM_REGS_H
@@ -47,6 +48,13 @@ int	 tr_enters_kernel(const uint8_t *code);
  */
 int	 tr_set_call(pid_t tid, struct user_regs_struct *u, uint64_t pc,
 	    long nr, const uint64_t *a, int n);
+/*
+ * The call stopped thread tid is in, as far as the registers do not
+ * hold it (arm64's syscallno; x86-64's orig_rax is in them): saved
+ * before tr_set_call and put back with the registers after.  0, or -1.
+ */
+int	 tr_save_call(pid_t tid, long *call);
+int	 tr_restore_call(pid_t tid, long call);
 /*
  * At a system-call entry stop of tid, whose registers there are entry:
  * the call made nr instead (0, or -1); tr_rewind_call after its exit

@@ -151,12 +151,13 @@ inject(struct tracee *tr, struct tr_thread *t, long nr, const uint64_t *a,
 	struct tr_thread keep = *t;
 	siginfo_t si;
 	uint64_t mask, all = ~(1ULL << (SIGTRAP - 1));
-	long rv = -ENOSYS;
+	long rv = -ENOSYS, call;
 	int k, rc, sigstop = 0, sigtrap = 0, has_si;
 
 	if (tr->gadget == 0 || t->state != TR_STOPPED ||
 	    t->stop == TR_SC_ENTRY ||
 	    tr_getregs(t->tid, &saved) == -1 ||
+	    tr_save_call(t->tid, &call) == -1 ||
 	    ptrace(PTRACE_GETSIGMASK, t->tid, sizeof mask, &mask) == -1)
 		return -ENOSYS;
 	has_si = t->stop == TR_SIGNAL &&
@@ -189,6 +190,7 @@ inject(struct tracee *tr, struct tr_thread *t, long nr, const uint64_t *a,
 		drain_traps(t);
 	if (t->state != TR_GONE) {
 		tr_setregs(t->tid, &saved);
+		tr_restore_call(t->tid, call);
 		set_mask(t, &mask);
 		/* the trap's stop is a signal-delivery-stop: it takes the
 		   signal's siginfo back, for page_fault_ours and delivery */
