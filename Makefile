@@ -110,10 +110,10 @@ $(O)/libwp.a: $(LIBOBJ)
 # whose struct SKEL_NAME names.
 $(O)/bpf/%.bpf.o: $$(wildcard cmd/wp-arm/backend-*/bpf/$$*.bpf.c) \
     $$(wildcard cmd/wp-arm/backend-*/bpf/*.h) lib/bounds.h lib/x86-regs.h \
-    lib/cond-ops.h
+    lib/arm64-regs.h lib/sample-regs.h lib/cond-ops.h
 	@mkdir -p $(@D)
-	$(BPFCC) -O2 -g -target bpf $(BPFINC) -iquote lib -Wall -Werror \
-	    -c -o $@ $<
+	$(BPFCC) -O2 -g -target bpf $(BPFINC) -iquote lib -Wall \
+	    -Werror -c -o $@ $<
 
 $(O)/bpf/%.skel.h: $(O)/bpf/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $(SKEL_$*) > $@.tmp

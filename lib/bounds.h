@@ -5,8 +5,14 @@
 #ifndef WP_BOUNDS_H
 #define WP_BOUNDS_H
 
-/* the debug registers, DR0..DR3 (lib/hwbp.c has their rules) */
+/* the debug registers (lib/hwbp.c has their rules): x86-64's DR0..DR3;
+   on arm64 the most its debug architecture has, the machine's own count
+   read at run time (the BPF program: built with __TARGET_ARCH_arm64) */
+#if defined(__aarch64__) || defined(__TARGET_ARCH_arm64)
+#define WP_HWBP_SLOTS		16
+#else
 #define WP_HWBP_SLOTS		4
+#endif
 /* pointers in a --follow chain */
 #define WP_CHAIN_MAXDEPTH	8
 /* the longest target, in bytes (wp-resolve -l, a target record's len) */

@@ -1,8 +1,11 @@
 /*
- * hwbp: the x86-64 debug-register rules, in one place: four slots
- * (DR0..DR3), each watching 1, 2, 4 or 8 bytes at an address aligned to
- * that length.  wp-resolve checks them before a watch and wp-arm before
- * it arms perf breakpoints.
+ * hwbp: the debug-register rules of the machine built for, in one place.
+ * x86-64: four slots (DR0..DR3), each watching 1, 2, 4 or 8 bytes at an
+ * address aligned to that length.  arm64: 2 to 16 watchpoint slots (how
+ * many: the machine's, which wp-arm reads), each watching 1 to 8 bytes
+ * within one aligned doubleword (its byte-select mask), at any address.
+ * wp-resolve checks them before a watch and wp-arm before it arms perf
+ * breakpoints.
  */
 #ifndef WP_HWBP_H
 #define WP_HWBP_H
@@ -14,11 +17,15 @@
 
 /* Whether one debug register can watch len bytes. */
 int	 wp_hwbp_len_ok(size_t len);
-/* Whether addr is aligned to len, as a debug register needs. */
+/*
+ * Whether a debug register can watch len bytes at addr: aligned to len
+ * (x86-64), or within one aligned doubleword (arm64).
+ */
 int	 wp_hwbp_aligned(uint64_t addr, size_t len);
 /*
- * Splits [addr, addr + len) into naturally aligned pieces of 8, 4, 2 or
- * 1 bytes, the widest first: returns how many it takes, and writes the
+ * Splits [addr, addr + len) into pieces one debug register each watches
+ * (x86-64: naturally aligned 8, 4, 2 or 1 bytes, the widest first; arm64:
+ * the bytes of each doubleword): returns how many it takes, and writes the
  * first max of their lengths into plen (which may be NULL when max is 0).
  */
 size_t	 wp_hwbp_split(uint64_t addr, size_t len, size_t *plen, size_t max);

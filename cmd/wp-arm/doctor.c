@@ -9,7 +9,6 @@
 #include <sys/ptrace.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
-#include <cpuid.h>
 #include <dlfcn.h>
 #include <err.h>
 #include <errno.h>
@@ -24,6 +23,7 @@
 #include "json.h"
 #include "perf.h"
 #include "proc.h"
+#include "regs.h"
 #include "util.h"
 #include "watch.h"
 
@@ -192,7 +192,6 @@ static void
 kernel_facts(struct facts *m)
 {
 	struct utsname u;
-	unsigned a, b, c, d;
 
 	if (uname(&u) == 0)
 		snprintf(m->machine, sizeof m->machine, "Linux %s, %s",
@@ -203,10 +202,7 @@ kernel_facts(struct facts *m)
 	    "/sys/kernel/tracing" : access("/sys/kernel/debug/tracing/trace",
 	    F_OK) == 0 ? "/sys/kernel/debug/tracing" : NULL;
 	m->tracefs = m->tracefs_at != NULL;
-	if (__get_cpuid_count(7, 0, &a, &b, &c, &d))
-		m->avx512 = (b >> 16) & 1;
-	if (__get_cpuid_count(0xd, 0, &a, &b, &c, &d))
-		m->xsave_bytes = b;
+	tr_cpu_vector(&m->avx512, &m->xsave_bytes);
 	m->debuginfod_urls = getenv("DEBUGINFOD_URLS");
 	if (m->debuginfod_urls != NULL && *m->debuginfod_urls == '\0')
 		m->debuginfod_urls = NULL;
@@ -271,7 +267,7 @@ json(const struct facts *m)
 	wp_jw_str(&j, "machine", m->machine);
 	wp_jw_obj(&j, "breakpoints");
 	wp_jw_bool(&j, "fire", m->bp.status);
-	wp_jw_int(&j, "slots", WP_HWBP_SLOTS);
+	wp_jw_int(&j, "slots", tr_watch_slots());
 	if (m->bp_free >= 0)
 		wp_jw_int(&j, "slots_free", m->bp_free);
 	wp_jw_str(&j, "why", m->bp.msg);
@@ -346,7 +342,7 @@ text(const struct facts *m)
 	printf("  breakpoints  %s  %s", yes(m->bp.status), m->bp.msg);
 	if (m->bp_free >= 0)
 		printf(" (%d of %d debug registers free)", m->bp_free,
-		    WP_HWBP_SLOTS);
+		    tr_watch_slots());
 	printf("\n");
 	printf("  bpf          %s  %s\n", yes(m->bpf.status), m->bpf.msg);
 	printf("  perf         %s  ", yes(m->paranoid != -99));

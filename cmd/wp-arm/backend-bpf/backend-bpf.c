@@ -158,10 +158,12 @@ on_sample(void *arg, const void *data, size_t size)
 		bytes[i] = (unsigned char)(smp->value >> (8 * i));
 	h.bytes = bytes;
 	h.nbytes = (size_t)w->t[ti].len <= 8 ? (size_t)w->t[ti].len : 8;
-	if ((smp->flags & WPB_F_REGS) && size >= sizeof *r) {
+	/* the records' table is x86-64's so far (sample-regs.h) */
+	if (WP_SAMPLE_IN_RECORDS && (smp->flags & WPB_F_REGS) &&
+	    size >= sizeof *r) {
 		for (i = 0; i < WPB_NREGS; i++)
 			regs.v[i] = r->regs[i];
-		regs.have = (1u << WPB_NREGS) - 1;
+		regs.have = (uint32_t)((1ULL << WPB_NREGS) - 1);
 		h.regs = &regs;
 	}
 	if (bpfw_chains(s->prog)) {

@@ -230,12 +230,16 @@ bpfw_stop_signal(struct bpfw *b, const struct watch *w, int sig)
 int
 bpfw_attach(struct bpfw *b, int fd, size_t slot)
 {
-	struct bpf_program *p[WPB_SLOTS] = { b->skel->progs.on_s0,
-	    b->skel->progs.on_s1, b->skel->progs.on_s2, b->skel->progs.on_s3 };
+	struct bpf_program *p;
+	char name[16];
 
 	if (slot >= WPB_SLOTS)
 		return EINVAL;
-	if (ioctl(fd, PERF_EVENT_IOC_SET_BPF, bpf_program__fd(p[slot])) == -1)
+	/* on_s0 .. : one per slot the machine's program has */
+	snprintf(name, sizeof name, "on_s%zu", slot);
+	if ((p = bpf_object__find_program_by_name(b->skel->obj, name)) == NULL)
+		return EINVAL;
+	if (ioctl(fd, PERF_EVENT_IOC_SET_BPF, bpf_program__fd(p)) == -1)
 		return errno;
 	return 0;
 }

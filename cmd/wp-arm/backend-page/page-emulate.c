@@ -12,7 +12,9 @@
  * the CPU's own.  A lock one is atomic as emulated: no other thread
  * writes the page meanwhile (it is protected, they stop at it, and
  * wp-arm handles one stop at a time), and shared memory is refused.
+ * x86-64 only: page-emulate-arm64.c is arm64's (none, so far).
  */
+#if defined(__x86_64__)
 #include <sys/ptrace.h>
 #include <sys/user.h>
 
@@ -373,3 +375,4 @@ page_emulate(struct page_state *s, struct tr_thread *t, struct user_regs_struct 
 		    (uint64_t)in->width;
 	return (int)ptrace(PTRACE_SETREGS, t->tid, 0, u);
 }
+#endif

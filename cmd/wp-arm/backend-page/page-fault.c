@@ -52,24 +52,12 @@ step_cut(struct tr_thread *t, const struct wp_x86_insn *in,
 {
 	struct pthr *pt = pthr_of(t);
 
-	if (u->rip != in->addr)
+	if (tr_pc(u) != in->addr)
 		return;
 	pt->cut = 1;
 	pt->cut_u = *u;
 	pt->cut_elem = in->rep && in->kind == WP_X86_STRING ?
 	    (uint64_t)in->width : 0;
-}
-
-/* Whether a and b are the same registers, flags but the ALU's and DF aside. */
-static int
-same_regs(const struct user_regs_struct *a, const struct user_regs_struct *b)
-{
-	struct user_regs_struct x = *a, y = *b;
-
-	x.eflags &= 0xcd5;
-	y.eflags &= 0xcd5;
-	x.orig_rax = y.orig_rax = 0;
-	return memcmp(&x, &y, sizeof x) == 0;
 }
 
 /*
@@ -86,18 +74,20 @@ cut_resumed(struct tr_thread *t, const struct user_regs_struct *u)
 	const struct user_regs_struct *c = &pt->cut_u;
 	uint64_t d;
 
-	if (!pt->cut || u->rip != c->rip || u->rsp != c->rsp)
+	if (!pt->cut || tr_pc(u) != tr_pc(c) || tr_sp(u) != tr_sp(c))
 		return 0;
 	pt->cut = 0;
 	if (pt->cut_elem == 0)
-		return same_regs(u, c);
-	if (u->rcx > c->rcx)
+		return tr_same_regs(u, c);
+	if (tr_str_count(u) > tr_str_count(c))
 		return 0;
-	d = (c->rcx - u->rcx) * pt->cut_elem;
-	if (u->eflags & 0x400)
+	d = (tr_str_count(c) - tr_str_count(u)) * pt->cut_elem;
+	if (tr_str_down(u))
 		d = -d;
-	return (u->rdi == c->rdi || u->rdi == c->rdi + d) &&
-	    (u->rsi == c->rsi || u->rsi == c->rsi + d);
+	return (tr_str_dst(u) == tr_str_dst(c) ||
+	    tr_str_dst(u) == tr_str_dst(c) + d) &&
+	    (tr_str_src(u) == tr_str_src(c) ||
+	    tr_str_src(u) == tr_str_src(c) + d);
 }
 
 /* Whether [lo, hi) reaches a pointer of a follow chain. */
@@ -128,7 +118,7 @@ rep_round(struct watch *w, struct page_state *s, struct tr_thread *t,
 	int st, ld;
 	size_t ti;
 
-	if (b->rcx == 0)
+	if (tr_str_count(b) == 0)
 		return;
 	tr_regs(b, &r);
 	st = wp_x86_store_range(in, &r, 0, &lo, &hi) == 0;
@@ -179,8 +169,8 @@ static uint64_t
 rep_bulk(struct watch *w, struct page_state *s, struct tr_thread *t,
     const struct wp_x86_insn *in, struct user_regs_struct *u)
 {
-	uint64_t e = (uint64_t)in->width, k = u->rcx, lo, hi;
-	int df = (u->eflags & 0x400) != 0;
+	uint64_t e = (uint64_t)in->width, k = tr_str_count(u), lo, hi;
+	int df = tr_str_down(u);
 	size_t ti;
 
 	if (!in->rep || in->kind != WP_X86_STRING || e == 0)
@@ -188,9 +178,9 @@ rep_bulk(struct watch *w, struct page_state *s, struct tr_thread *t,
 	for (ti = 0; ti < w->nt && k > 0; ti++) {
 		lo = w->t[ti].addr;
 		hi = lo + (uint64_t)w->t[ti].len;
-		k = first_reaching(u->rdi, e, k, df, lo, hi);
+		k = first_reaching(tr_str_dst(u), e, k, df, lo, hi);
 		if (w->t[ti].rw)
-			k = first_reaching(u->rsi, e, k, df, lo, hi);
+			k = first_reaching(tr_str_src(u), e, k, df, lo, hi);
 	}
 	if (k > REP_BULK_MAX / e)
 		k = REP_BULK_MAX / e;
@@ -230,19 +220,20 @@ step_over(struct watch *w, struct page_state *s, struct tr_thread *t,
 	for (n = 0; n < step_max(); n++) {
 		/* rounds that reach no target: made at once, not stepped */
 		if (*rounds && rep_bulk(w, s, t, in, u) > 0 &&
-		    u->rip != in->addr) {
+		    tr_pc(u) != in->addr) {
 			r = 1;
 			break;
 		}
 		b = *u;
 		if ((r = tr_step(&s->tr, t, 0)) == -1 ||
-		    ptrace(PTRACE_GETREGS, t->tid, 0, u) == -1) {
+		    tr_getregs(t->tid, u) == -1) {
 			r = -1;
 			break;
 		}
-		ran = u->rip != in->addr || (*rounds && u->rcx != b.rcx);
+		ran = tr_pc(u) != in->addr ||
+		    (*rounds && tr_str_count(u) != tr_str_count(&b));
 		if (ran && *rounds)
-			rep_round(w, s, t, in, &b, u->rip);
+			rep_round(w, s, t, in, &b, tr_pc(u));
 		if (r == 1 && !ran && t->stop == TR_SIGNAL &&
 		    page_fault_ours(s, t, &q, NULL) &&
 		    nopen < sizeof opened / sizeof opened[0] &&
@@ -250,12 +241,12 @@ step_over(struct watch *w, struct page_state *s, struct tr_thread *t,
 			opened[nopen++] = q;
 			continue;
 		}
-		if (r == 0 && ran && u->rip == in->addr)
+		if (r == 0 && ran && tr_pc(u) == in->addr)
 			continue;	/* a rep round made, more to make */
 		if (r == 1 || !ran)
 			t->queued = 1;	/* another stop: a trap it had made
 					   is still pending, and taken after */
-		r = u->rip != in->addr;
+		r = tr_pc(u) != in->addr;
 		break;
 	}
 	if (unmasked && t->state == TR_STOPPED)
@@ -316,7 +307,7 @@ decode_at(struct watch *w, struct page_state *s, uint64_t rip,
 		*in = d->in;
 		return 0;
 	}
-	if (wp_x86_decode(code, sizeof code, rip, in) == -1)
+	if (tr_decode(code, sizeof code, rip, in) == -1)
 		return -1;
 	d->valid = 1;
 	d->rip = rip;
@@ -491,7 +482,7 @@ make(struct watch *w, struct page_state *s, struct tr_thread *t,
 		return 2;
 	if (!decoded) {
 		memset(in, 0, sizeof *in);
-		in->addr = u->rip;
+		in->addr = tr_pc(u);
 	}
 	return step_over(w, s, t, in, u, p, rounds) == 1;
 }
@@ -513,7 +504,7 @@ page_on_fault(struct watch *w, struct page_state *s, struct tr_thread *t,
 	size_t ti, nhit;
 	int decoded, done, ptr, held, fl, rounds, cont;
 
-	if (ptrace(PTRACE_GETREGS, t->tid, 0, &u) == -1)
+	if (tr_getregs(t->tid, &u) == -1)
 		return;
 	if (page_rseq_fault(w, s, t, &u, &p, &addr)) {
 		if (!t->queued)
@@ -524,7 +515,7 @@ again:
 	at = u;
 	nhit = 0;
 	tr_regs(&u, &r);
-	decoded = decode_at(w, s, u.rip, &in) == 0;
+	decoded = decode_at(w, s, tr_pc(&u), &in) == 0;
 	place(p, t->tid, &in, decoded, &r, addr, &f);
 	for (ti = 0; ti < w->nt; ti++)
 		nhit += w->t[ti].armed && hit_flags(s, &f, &w->t[ti], ti, 0) >= 0;
@@ -552,7 +543,7 @@ again:
 		for (ti = 0; ti < w->nt && nhit > 0; ti++)
 			if (w->t[ti].armed &&
 			    (fl = hit_flags(s, &f, &w->t[ti], ti, 1)) >= 0)
-				page_emit(w, s, ti, t->tid, u.rip, at.rip,
+				page_emit(w, s, ti, t->tid, tr_pc(&u), tr_pc(&at),
 				    (unsigned)fl, 0, &r);
 	s->st = NULL;
 	s->el_lo = s->el_hi = 0;

@@ -84,8 +84,9 @@ stack_of(struct page_state *s, const struct ppage *p)
 
 	for (i = 0; i < s->tr.n; i++)
 		if (s->tr.t[i]->state == TR_STOPPED &&
-		    ptrace(PTRACE_GETREGS, s->tr.t[i]->tid, 0, &u) == 0 &&
-		    u.rsp - 128 < p->addr + PAGE_SZ && p->addr <= u.rsp + PAGE_SZ)
+		    tr_getregs(s->tr.t[i]->tid, &u) == 0 &&
+		    tr_sp(&u) - tr_red_zone < p->addr + PAGE_SZ &&
+		    p->addr <= tr_sp(&u) + PAGE_SZ)
 			return s->tr.t[i]->tid;
 	return 0;
 }

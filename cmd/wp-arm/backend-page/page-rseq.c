@@ -127,13 +127,11 @@ inside(const struct tr_rseq_cs *cs, uint64_t ip)
 static int
 at_syscall(int memfd, uint64_t ip)
 {
-	unsigned char b[2];
+	unsigned char b[4];
 
-	if (pread(memfd, b, sizeof b, (off_t)ip) != sizeof b)
+	if (pread(memfd, b, tr_sc_len, (off_t)ip) != (ssize_t)tr_sc_len)
 		return 0;
-	/* syscall, sysenter, int $0x80 */
-	return (b[0] == 0x0f && (b[1] == 0x05 || b[1] == 0x34)) ||
-	    (b[0] == 0xcd && b[1] == 0x80);
+	return tr_enters_kernel(b);
 }
 
 /*
@@ -154,24 +152,25 @@ steps(struct watch *w, struct page_state *s, struct tr_thread *t,
 	if (pt->rseq_steps == 0)
 		pt->rseq_steps = RSEQ_STEPS;
 	for (n = 0; n < pt->rseq_steps; n++) {
-		if (at_syscall(s->tr.memfd, u->rip)) {
+		if (at_syscall(s->tr.memfd, tr_pc(u))) {
 			obs(w)->rseq_retry_calls++;
 			pt->rseq_call = 1;
 			return 1;
 		}
 		if ((r = tr_step(&s->tr, t, 0)) == -1 ||
-		    ptrace(PTRACE_GETREGS, t->tid, 0, u) == -1)
+		    tr_getregs(t->tid, u) == -1)
 			return 1;
 		if (r == 1) {
 			if (t->stop == TR_SIGNAL && t->sig == SIGSEGV &&
 			    page_fault_ours(s, t, pp, addr) &&
-			    (s->rseq_cs.ptr == 0 || inside(&s->rseq_cs, u->rip)))
+			    (s->rseq_cs.ptr == 0 ||
+			    inside(&s->rseq_cs, tr_pc(u))))
 				return 0;
 			t->queued = 1;
 			return 1;
 		}
 		if (s->rseq_cs.ptr != 0) {
-			if (!inside(&s->rseq_cs, u->rip))
+			if (!inside(&s->rseq_cs, tr_pc(u)))
 				return 1;	/* left it without a fault */
 		} else if (tr_rseq_cs(s->tr.memfd, s->rseq_area,
 		    &s->rseq_cs) == 0)
@@ -228,10 +227,10 @@ page_rseq_fault(struct watch *w, struct page_state *s, struct tr_thread *t,
 
 	if (s->rseq_area != 0 || (area = area_of(t)) == 0 ||
 	    tr_rseq_cs(s->tr.memfd, area, &cs) == -1 ||
-	    !inside(&cs, u->rip))
+	    !inside(&cs, tr_pc(u)))
 		return 0;
-	u->rip = cs.abort_ip;
-	if (ptrace(PTRACE_SETREGS, t->tid, 0, u) == -1)
+	tr_set_pc(u, cs.abort_ip);
+	if (tr_setregs(t->tid, u) == -1)
 		return 1;
 	tr_rseq_cs_put(s->tr.memfd, area, 0);
 	obs(w)->rseq_retries++;
@@ -252,7 +251,7 @@ page_rseq_call(struct watch *w, struct page_state *s, struct tr_thread *t,
 	/* another thread's retry under way: it runs on its own */
 	if (s->rseq_area != 0 || s->holding || t->state != TR_STOPPED ||
 	    (area = area_of(t)) == 0 ||
-	    ptrace(PTRACE_GETREGS, t->tid, 0, &u) == -1)
+	    tr_getregs(t->tid, &u) == -1)
 		return 0;
 	if (alone(w, s, t, area, &u, pp, addr) == 0)
 		return 2;
@@ -267,8 +266,8 @@ page_rseq_done(struct page_state *s, struct tr_thread *t)
 	if (s->rseq_area == 0)
 		return;
 	if (t->state == TR_STOPPED &&
-	    ptrace(PTRACE_GETREGS, t->tid, 0, &u) == 0 &&
-	    inside(&s->rseq_cs, u.rip))
+	    tr_getregs(t->tid, &u) == 0 &&
+	    inside(&s->rseq_cs, tr_pc(&u)))
 		tr_rseq_cs_put(s->tr.memfd, s->rseq_area, s->rseq_cs.ptr);
 	s->rseq_area = 0;
 	memset(&s->rseq_cs, 0, sizeof s->rseq_cs);
@@ -284,7 +283,7 @@ page_rseq_more(struct watch *w, struct page_state *s, struct tr_thread *t,
 {
 	if (s->rseq_area == 0)
 		return 1;
-	if ((s->rseq_cs.ptr == 0 || inside(&s->rseq_cs, u->rip)) &&
+	if ((s->rseq_cs.ptr == 0 || inside(&s->rseq_cs, tr_pc(u))) &&
 	    !t->queued && t->state == TR_STOPPED &&
 	    retry(w, s, t, u, pp, addr) == 0)
 		return 0;

@@ -80,26 +80,31 @@ may_write(int memfd, long nr, const uint64_t a[6], uint64_t lo, uint64_t hi)
 
 /* Calls that reach user memory only where their arguments point. */
 static const long direct[] = {
-	SYS_read, SYS_write, SYS_pread64, SYS_pwrite64, SYS_open, SYS_openat,
-	SYS_close, SYS_futex, SYS_poll, SYS_nanosleep, SYS_clock_nanosleep,
-	SYS_clock_gettime, SYS_clock_getres, SYS_gettimeofday, SYS_getpid,
-	SYS_gettid, SYS_getppid, SYS_sched_yield, SYS_exit, SYS_exit_group,
+	SYS_read, SYS_write, SYS_pread64, SYS_pwrite64, SYS_openat, SYS_close,
+	SYS_futex, SYS_nanosleep, SYS_clock_nanosleep, SYS_clock_gettime,
+	SYS_clock_getres, SYS_gettimeofday, SYS_getpid, SYS_gettid,
+	SYS_getppid, SYS_sched_yield, SYS_exit, SYS_exit_group,
 	SYS_rt_sigprocmask, SYS_rt_sigaction, SYS_sigaltstack, SYS_lseek,
-	SYS_fstat, SYS_stat, SYS_lstat, SYS_newfstatat, SYS_getrandom,
-	SYS_epoll_wait, SYS_kill, SYS_tgkill, SYS_tkill, SYS_getcpu, SYS_wait4,
-	SYS_pipe, SYS_pipe2, SYS_dup, SYS_dup2, SYS_dup3, SYS_recvfrom,
-	SYS_sendto, SYS_access, SYS_faccessat, SYS_getuid, SYS_geteuid,
-	SYS_getgid, SYS_getegid, SYS_uname, SYS_set_tid_address, SYS_pause,
-	SYS_alarm, SYS_times, SYS_getrusage, SYS_prlimit64, SYS_readlink,
-	SYS_unlink, SYS_mkdir, SYS_getdents64, SYS_clone, SYS_rseq,
+	SYS_fstat, SYS_newfstatat, SYS_getrandom, SYS_kill, SYS_tgkill,
+	SYS_tkill, SYS_getcpu, SYS_wait4, SYS_pipe2, SYS_dup, SYS_dup3,
+	SYS_recvfrom, SYS_sendto, SYS_faccessat, SYS_getuid, SYS_geteuid,
+	SYS_getgid, SYS_getegid, SYS_uname, SYS_set_tid_address, SYS_times,
+	SYS_getrusage, SYS_prlimit64, SYS_getdents64, SYS_clone, SYS_rseq,
 	SYS_sched_getaffinity, SYS_sched_setaffinity, SYS_fcntl,
-	SYS_set_robust_list, SYS_membarrier, SYS_arch_prctl, SYS_getcwd,
-	SYS_chdir, SYS_statx, SYS_epoll_ctl, SYS_epoll_pwait, SYS_eventfd2,
-	SYS_socket, SYS_connect, SYS_bind, SYS_accept, SYS_accept4,
-	SYS_listen, SYS_shutdown, SYS_getsockopt, SYS_setsockopt,
-	SYS_getsockname, SYS_getpeername, SYS_ppoll, SYS_select,
+	SYS_set_robust_list, SYS_membarrier, SYS_getcwd, SYS_chdir, SYS_statx,
+	SYS_epoll_ctl, SYS_epoll_pwait, SYS_eventfd2, SYS_socket, SYS_connect,
+	SYS_bind, SYS_accept, SYS_accept4, SYS_listen, SYS_shutdown,
+	SYS_getsockopt, SYS_setsockopt, SYS_getsockname, SYS_getpeername,
+	SYS_ppoll,
 	/* its clone_args, at the argument (not their set_tid array) */
-	SYS_clone3
+	SYS_clone3,
+#ifdef SYS_open
+	/* x86-64's calls from before the generic table (arm64 has only
+	   their *at and p* forms) */
+	SYS_open, SYS_poll, SYS_stat, SYS_lstat, SYS_epoll_wait, SYS_pipe,
+	SYS_dup2, SYS_access, SYS_pause, SYS_alarm, SYS_readlink, SYS_unlink,
+	SYS_mkdir, SYS_arch_prctl, SYS_select,
+#endif
 };
 
 /*
@@ -313,13 +318,13 @@ kernel_reach(struct page_state *s, const struct pthr *pt, unsigned flags,
 	uint64_t lo = wt->addr, hi = wt->addr + (uint64_t)wt->len;
 
 	if (flags & WP_HIT_SYSCALL)
-		return page_call_writes(s->tr.memfd, pt, (int64_t)u->rax, lo,
+		return page_call_writes(s->tr.memfd, pt, (int64_t)tr_ret(u), lo,
 		    hi);
 	if (traced_frame_wrote(f, lo, hi, NULL))
 		return 2;
 	if (f->known)
 		return lo < f->hi && f->lo < hi;
-	return lo < u->rsp + FRAME_MAX && u->rsp < hi;
+	return lo < tr_sp(u) + FRAME_MAX && tr_sp(u) < hi;
 }
 
 /*
@@ -337,7 +342,7 @@ kernel_span(struct watch *w, struct page_state *s, const struct pthr *pt,
 	uint64_t span[2], hi = wt->addr + (uint64_t)wt->len;
 
 	if ((flags & WP_HIT_SYSCALL) ? !syscall_wrote(s->tr.memfd, pt->nr,
-	    pt->args, (int64_t)u->rax, wt->addr, hi, span) :
+	    pt->args, (int64_t)tr_ret(u), wt->addr, hi, span) :
 	    !traced_frame_wrote(f, wt->addr, hi, span))
 		watch_changed(s->last[ti], s->buf, (size_t)wt->len, wt->addr,
 		    span);
@@ -354,7 +359,7 @@ page_kernel_writes(struct watch *w, struct page_state *s, struct tr_thread *t,
 	size_t ti, k;
 	int on, reach;
 
-	if (ptrace(PTRACE_GETREGS, t->tid, 0, &u) == -1)
+	if (tr_getregs(t->tid, &u) == -1)
 		memset(&u, 0, sizeof u);
 	/* stopped at the handler: each frame a write where it certainly
 	   lies, changed or not */
@@ -375,8 +380,9 @@ page_kernel_writes(struct watch *w, struct page_state *s, struct tr_thread *t,
 		obs(w)->kernel_writes++;
 		kernel_span(w, s, pt, flags, &u, &f, ti);
 		memcpy(s->last[ti], s->buf, (size_t)w->t[ti].len);
-		/* the syscall instruction: two bytes before the IP */
-		page_emit(w, s, ti, t->tid, u.rip, u.rip - 2, flags, sig, NULL);
+		/* the syscall instruction: just before the IP */
+		page_emit(w, s, ti, t->tid, tr_pc(&u), tr_pc(&u) - tr_sc_len,
+		    flags, sig, NULL);
 	}
 	s->el_lo = s->el_hi = 0;
 }

@@ -165,7 +165,8 @@ ptrace_disarm(struct watch *w)
 
 /*
  * This CPU's clock rate, as a chain of dependent additions measures it
- * (each waits for the one before: one a cycle on every x86-64): the
+ * (each waits for the one before: one a cycle on every x86-64 and
+ * arm64 core: regs.h): the
  * instructions per second of code that runs one instruction a cycle,
  * what the native run time of the single-stepped instructions is
  * estimated by.  Of five runs of 2^20 additions (a millisecond or less
@@ -176,13 +177,11 @@ static uint64_t
 native_rate(void)
 {
 	uint64_t t0, ns, best = UINT64_MAX, x = 0;
-	int i, k;
+	int k;
 
 	for (k = 0; k < 6; k++) {
 		t0 = wp_now_ns();
-		for (i = 0; i < 1 << 14; i++)
-			__asm__ volatile (".rept 64\n\taddq $1, %0\n\t.endr"
-			    : "+r" (x));
+		x = tr_add_chain(x, 1 << 14);
 		ns = wp_now_ns() - t0;
 		if (k > 0 && ns < best)
 			best = ns;

@@ -49,13 +49,13 @@ report_hit(struct watch *w, struct ptrace_state *s, struct pthr *p, size_t ti,
 	struct wp_hit_rec h;
 	int have_u;
 
-	have_u = ptrace(PTRACE_GETREGS, p->tid, 0, &u) == 0;
+	have_u = tr_getregs(p->tid, &u) == 0;
 	memset(&h, 0, sizeof h);
 	h.pid = w->pid;
 	h.tid = p->tid;
 	h.cpu = -1;
 	h.time_ns = watch_time(w, wp_now_ns());
-	h.ip = have_u ? u.rip : 0;
+	h.ip = have_u ? tr_pc(&u) : 0;
 	h.exact = 1;
 	h.has_writer_ip = !(flags & (WP_HIT_KERNEL | WP_HIT_UNEXPLAINED));
 	h.writer_ip = p->insn_ip;
@@ -112,9 +112,9 @@ kernel_wrote(struct ptrace_state *s, struct pthr *p, const struct wtarget *t,
 	if (p->sigstep && traced_frame_wrote(f, t->addr, hi, NULL))
 		return WP_HIT_KERNEL;
 	if (was_syscall && syscall_writes(s->tr.memfd, p->sc_nr, p->sc_args,
-	    t->addr, hi) == SC_YES && ptrace(PTRACE_GETREGS, p->tid, 0,
+	    t->addr, hi) == SC_YES && tr_getregs(p->tid,
 	    &u) == 0 && syscall_wrote(s->tr.memfd, p->sc_nr, p->sc_args,
-	    (int64_t)u.rax, t->addr, hi, NULL))
+	    (int64_t)tr_ret(&u), t->addr, hi, NULL))
 		return WP_HIT_SYSCALL;
 	return 0;
 }
@@ -214,8 +214,8 @@ ran(struct pthr *p)
 {
 	struct user_regs_struct u;
 
-	if (p->next == 0 || ptrace(PTRACE_GETREGS, p->tid, 0, &u) == -1 ||
-	    u.rip == p->next)
+	if (p->next == 0 || tr_getregs(p->tid, &u) == -1 ||
+	    tr_pc(&u) == p->next)
 		return 1;
 	p->steady = 0;
 	return 0;
@@ -232,9 +232,9 @@ kernel_span(struct ptrace_state *s, struct pthr *p, const struct wtarget *t,
 {
 	struct user_regs_struct u;
 
-	if (!(kind & WP_HIT_SYSCALL) || ptrace(PTRACE_GETREGS, p->tid, 0,
+	if (!(kind & WP_HIT_SYSCALL) || tr_getregs(p->tid,
 	    &u) == -1 || !syscall_wrote(s->tr.memfd, p->sc_nr, p->sc_args,
-	    (int64_t)u.rax, t->addr, t->addr + (uint64_t)t->len, span))
+	    (int64_t)tr_ret(&u), t->addr, t->addr + (uint64_t)t->len, span))
 		watch_changed(s->last[ti], s->buf, (size_t)t->len, t->addr,
 		    span);
 }

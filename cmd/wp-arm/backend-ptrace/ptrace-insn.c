@@ -103,7 +103,7 @@ pt_decode(struct ptrace_state *s, uint64_t rip, struct pthr *p)
 	}
 	memset(code, 0, sizeof code);
 	if (pread(s->tr.memfd, code, sizeof code, (off_t)rip) <= 0 ||
-	    wp_x86_decode(code, sizeof code, rip, &p->insn) == -1) {
+	    tr_decode(code, sizeof code, rip, &p->insn) == -1) {
 		/* not decoded: unless it surely accesses no memory, it may
 		   write anything: compared after it, a change credited to
 		   it, flagged unmodeled, and no change a write perhaps
@@ -111,7 +111,7 @@ pt_decode(struct ptrace_state *s, uint64_t rip, struct pthr *p)
 		memset(&p->insn, 0, sizeof p->insn);
 		p->insn.addr = rip;
 		p->insn.kind = WP_X86_OTHER;
-		p->insn.writes = !wp_x86_undecoded_quiet(code, sizeof code);
+		p->insn.writes = !tr_undecoded_quiet(code, sizeof code);
 		p->insn.unmodeled = 1;
 		p->insn.mem.base = p->insn.mem.index = -1;
 		p->iflags = I_REGS_W;

@@ -73,7 +73,7 @@ pt_rseq_resume(struct ptrace_state *s, struct tr_thread *t, int plain)
 
 	if (p->cs == 0)
 		return 0;
-	inside = p->pre.rip - p->cs_start < p->cs_end - p->cs_start;
+	inside = tr_pc(&p->pre) - p->cs_start < p->cs_end - p->cs_start;
 	if (!inside || !plain) {
 		/* left: the kernel clears rseq_cs; else it aborts */
 		leave(s, p, inside);

@@ -2,7 +2,8 @@
  * The ptrace backend's site mode: which addresses does an instruction
  * access, where no uprobe can say (the kernel puts none on a
  * lock-prefixed instruction).  Every thread of the process is traced
- * (trace/tracee.c); an int3 replaces the first byte of each site.  At
+ * (trace/tracee.c); a software breakpoint (regs.h: an int3, on arm64
+ * brk #0) replaces the first bytes of each site.  At
  * its trap the thread's registers give the memory operand's effective
  * address (base, index, scale, displacement, the fs or gs base), and the
  * execution is tallied per (site, address, thread), exactly; then the
@@ -47,11 +48,11 @@
 #include "watch.h"
 #include "x86.h"
 
-#define INT3	0xcc
 
 struct ps_site {
 	uint64_t		 addr;
-	uint8_t			 orig;		/* its first byte */
+	uint8_t			 orig[4];	/* its first bytes: as many
+						   as tr_brk's */
 	uint8_t			 code[16];	/* the instruction */
 	uint64_t		 xol;		/* its copy's address; 0:
 						   stepped in place */
@@ -100,6 +101,11 @@ psites_fits(struct watch *w, int chosen, struct wp_error *e)
 	size_t i;
 
 	(void)chosen;
+	if (tr_decode_missing != NULL) {
+		wp_error_set(e, WP_EXIT_ERROR, "the ptrace backend's site "
+		    "mode: %s", tr_decode_missing);
+		return 0;
+	}
 	if (w->nsites > PS_MAXSITES) {
 		wp_error_set(e, WP_EXIT_ERROR, "%zu sites: the ptrace backend "
 		    "counts at most %d", w->nsites, PS_MAXSITES);
@@ -125,13 +131,14 @@ psites_fits(struct watch *w, int chosen, struct wp_error *e)
 static int
 put_bytes(int fd, const struct psites_state *ps, size_t n, int orig)
 {
-	uint8_t b;
+	const uint8_t *b;
 	size_t i;
 	int rc = 0;
 
 	for (i = 0; i < n; i++) {
-		b = orig ? ps->s[i].orig : INT3;
-		if (pwrite(fd, &b, 1, (off_t)ps->s[i].addr) != 1)
+		b = orig ? ps->s[i].orig : tr_brk.code;
+		if (pwrite(fd, b, tr_brk.len, (off_t)ps->s[i].addr) !=
+		    (ssize_t)tr_brk.len)
 			rc = -1;
 	}
 	return rc;
@@ -188,7 +195,7 @@ decode_sites(struct watch *w, struct psites_state *ps, struct wp_error *e)
 		s->in.src_shift = in.src_shift;
 		s->in.src_bytes = in.src_bytes;
 		ps->s[i].addr = s->addr;
-		ps->s[i].orig = code[0];
+		memcpy(ps->s[i].orig, code, tr_brk.len);
 		memcpy(ps->s[i].code, code, sizeof code);
 	}
 	return 0;
@@ -327,11 +334,10 @@ site_of_trap(struct watch *w, struct psites_state *ps, struct tr_thread *t,
 
 	if (t->stop != TR_SIGNAL || t->sig != SIGTRAP ||
 	    ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) == -1 ||
-	    si.si_code != SI_KERNEL ||
-	    ptrace(PTRACE_GETREGS, t->tid, 0, u) == -1)
+	    si.si_code != tr_brk.si_code || tr_getregs(t->tid, u) == -1)
 		return -1;
 	for (i = 0; i < w->nsites; i++)
-		if (u->rip - 1 == ps->s[i].addr)
+		if (tr_pc(u) - tr_brk.pc_after == ps->s[i].addr)
 			return (ssize_t)i;
 	return -1;
 }
@@ -346,29 +352,30 @@ step_out_of_line(struct psites_state *ps, struct tr_thread *t, size_t i,
     uint64_t len, struct user_regs_struct *u)
 {
 	struct ps_thr *pt = t->user;
-	uint64_t xol = ps->s[i].xol, rcx = u->rcx;
+	uint64_t xol = ps->s[i].xol, count = tr_count(u), pc;
 	int rc;
 
-	u->rip = xol;
-	if (ptrace(PTRACE_SETREGS, t->tid, 0, u) == -1) {
+	tr_set_pc(u, xol);
+	if (tr_setregs(t->tid, u) == -1) {
 		t->state = TR_GONE;
 		return;
 	}
 	if ((rc = tr_step(&ps->tr, t, 0)) == -1)
 		return;
-	if (ptrace(PTRACE_GETREGS, t->tid, 0, u) == -1) {
+	if (tr_getregs(t->tid, u) == -1) {
 		t->state = TR_GONE;
 		return;
 	}
-	if (u->rip == xol + len)
-		u->rip = ps->s[i].addr + len;
-	else if (u->rip >= xol && u->rip < xol + len) {
+	pc = tr_pc(u);
+	if (pc == xol + len)
+		tr_set_pc(u, ps->s[i].addr + len);
+	else if (pc >= xol && pc < xol + len) {
 		/* not run; or a rep's element, the next one's trap to come */
-		u->rip = ps->s[i].addr;
-		if (u->rcx == rcx)
+		tr_set_pc(u, ps->s[i].addr);
+		if (tr_count(u) == count)
 			pt->unstepped = (ssize_t)i + 1;
 	}
-	if (ptrace(PTRACE_SETREGS, t->tid, 0, u) == -1) {
+	if (tr_setregs(t->tid, u) == -1) {
 		t->state = TR_GONE;
 		return;
 	}
@@ -391,7 +398,7 @@ on_trap(struct watch *w, struct psites_state *ps, struct tr_thread *t,
 	struct ps_thr *pt;
 	int rc;
 
-	u->rip = ps->s[i].addr;
+	tr_set_pc(u, ps->s[i].addr);
 	tr_regs(u, &r);
 	if (t->user == NULL)
 		t->user = wp_xcalloc(1, sizeof(struct ps_thr));
@@ -402,28 +409,29 @@ on_trap(struct watch *w, struct psites_state *ps, struct tr_thread *t,
 	if (pt->unstepped == (ssize_t)i + 1)
 		pt->unstepped = 0;
 	else if (t->tgid == ps->tr.pid && !(w->sites[i].in.rep &&
-	    (w->sites[i].in.mem.base_bytes == 4 ? (uint32_t)u->rcx :
-	    u->rcx) == 0))
+	    (w->sites[i].in.mem.base_bytes == 4 ? (uint32_t)tr_count(u) :
+	    tr_count(u)) == 0))
 		tally(w, ps, i, t->tid, &r);
 	if (ps->s[i].xol != 0) {
 		step_out_of_line(ps, t, i, (uint64_t)w->sites[i].in.size, u);
 		return;
 	}
-	if (ptrace(PTRACE_SETREGS, t->tid, 0, u) == -1) {
+	if (tr_setregs(t->tid, u) == -1) {
 		t->state = TR_GONE;
 		return;
 	}
 	tr_hold(&ps->tr, t);
-	if (pwrite(ps->tr.memfd, &ps->s[i].orig, 1,
-	    (off_t)ps->s[i].addr) != 1) {
+	if (pwrite(ps->tr.memfd, ps->s[i].orig, tr_brk.len,
+	    (off_t)ps->s[i].addr) != (ssize_t)tr_brk.len) {
 		/* its memory cannot be written: the process is gone */
 		tr_release(&ps->tr);
 		t->state = TR_GONE;
 		return;
 	}
 	rc = tr_step(&ps->tr, t, 0);
-	if (pwrite(ps->tr.memfd, &(uint8_t){ INT3 }, 1,
-	    (off_t)ps->s[i].addr) != 1 && !w->obs_lower_bound) {
+	if (pwrite(ps->tr.memfd, tr_brk.code, tr_brk.len,
+	    (off_t)ps->s[i].addr) != (ssize_t)tr_brk.len &&
+	    !w->obs_lower_bound) {
 		warnx("site %zu: its int3 could not be put back (%s): its "
 		    "later executions are not counted", i, strerror(errno));
 		w->obs_lower_bound = 1;
@@ -434,8 +442,7 @@ on_trap(struct watch *w, struct psites_state *ps, struct tr_thread *t,
 	else if (rc == 1) {
 		/* another stop first: the instruction has not run if the
 		   thread is still at it, and its next trap is not counted */
-		if (ptrace(PTRACE_GETREGS, t->tid, 0, u) == 0 &&
-		    u->rip == ps->s[i].addr)
+		if (tr_getregs(t->tid, u) == 0 && tr_pc(u) == ps->s[i].addr)
 			pt->unstepped = (ssize_t)i + 1;
 		t->queued = 1;	/* the next round's */
 	}
@@ -636,8 +643,8 @@ unwind_trap(struct watch *w, struct psites_state *ps, struct tr_thread *t)
 	if (t->state != TR_STOPPED ||
 	    (i = site_of_trap(w, ps, t, &u)) < 0)
 		return;
-	u.rip = ps->s[i].addr;
-	ptrace(PTRACE_SETREGS, t->tid, 0, &u);
+	tr_set_pc(&u, ps->s[i].addr);
+	tr_setregs(t->tid, &u);
 	t->stop = TR_START;	/* no signal to pass on */
 	t->sig = 0;
 }

@@ -19,21 +19,16 @@
 #include "watch.h"
 
 void
-pt_set_call(struct pthr *p, long nr, const struct user_regs_struct *u)
+pt_set_call(struct pthr *p, long nr, const uint64_t a[6])
 {
 	p->sc_nr = nr;
-	p->sc_args[0] = u->rdi;
-	p->sc_args[1] = u->rsi;
-	p->sc_args[2] = u->rdx;
-	p->sc_args[3] = u->r10;
-	p->sc_args[4] = u->r8;
-	p->sc_args[5] = u->r9;
+	memcpy(p->sc_args, a, sizeof p->sc_args);
 }
 
 static int
 get_regs(struct pthr *p)
 {
-	if (ptrace(PTRACE_GETREGS, p->tid, 0, &p->pre) == -1)
+	if (tr_getregs(p->tid, &p->pre) == -1)
 		return -1;
 	p->known = K_ALL;
 	return 0;
@@ -51,13 +46,13 @@ fetch(struct ptrace_state *s, struct pthr *p)
 
 	if (p->known == K_NONE && get_regs(p) == -1)
 		return -1;
-	pt_decode(s, p->pre.rip, p);
+	pt_decode(s, tr_pc(&p->pre), p);
 	if (p->known == K_IP && (p->iflags & s->need)) {
-		ip = p->pre.rip;
+		ip = tr_pc(&p->pre);
 		if (get_regs(p) == -1)
 			return -1;
-		if (p->pre.rip != ip)	/* see pt_ran_on */
-			pt_decode(s, p->pre.rip, p);
+		if (tr_pc(&p->pre) != ip)	/* see pt_ran_on */
+			pt_decode(s, tr_pc(&p->pre), p);
 	}
 	p->have = p->known == K_ALL ? (1u << WP_NREGS) - 1 : 1u << WP_RIP;
 	return 0;
@@ -76,19 +71,10 @@ void
 pt_ran_on(struct watch *w, struct pthr *p)
 {
 	if (p->steady && p->next != 0 && pt_ctr(w)->steps % RECHECK != 0) {
-		p->pre.rip = p->next;
+		tr_set_pc(&p->pre, p->next);
 		p->known = K_IP;
 	}
 	p->trapped = 1;
-}
-
-/* A system call interrupted by a stop is restarted on the way out. */
-static int
-restart_pending(const struct user_regs_struct *u)
-{
-	long rax = (long)u->rax;
-
-	return (long long)u->orig_rax >= 0 && rax >= -516 && rax <= -512;
 }
 
 /*
@@ -163,15 +149,17 @@ static int
 resume_step(struct watch *w, struct ptrace_state *s, struct tr_thread *t)
 {
 	struct pthr *p = pt_of(t);
+	uint64_t a[6];
+	long nr;
 	int sig = p->sig, restart;
 
 	if (fetch(s, p) == -1)
 		return -1;
-	p->insn_ip = p->pre.rip;
+	p->insn_ip = tr_pc(&p->pre);
 	p->steady = p->trapped;
 	p->sig = 0;
 	/* after a step's trap no call is pending: what is known will do */
-	restart = p->known == K_ALL && restart_pending(&p->pre);
+	restart = p->known == K_ALL && tr_restart_pending(p->tid, &p->pre);
 	if (p->freerun && !p->insn.is_syscall && !restart) {
 		if (w->lost_unknown == NULL)
 			w->lost_unknown = "a thread ran unstepped while it "
@@ -188,10 +176,10 @@ resume_step(struct watch *w, struct ptrace_state *s, struct tr_thread *t)
 	if ((p->insn.is_syscall || restart) && (sig == 0 ||
 	    !tr_catches(p->tid, sig))) {
 		/* the call and its arguments; a restarted one sits behind */
-		pt_set_call(p, restart ? (long)p->pre.orig_rax :
-		    (long)p->pre.rax, &p->pre);
+		nr = tr_call_of(&p->pre, restart, a);
+		pt_set_call(p, nr, a);
 		if (restart)
-			p->insn_ip -= 2;	/* syscall is 0f 05 */
+			p->insn_ip -= tr_sc_len;
 		return to_syscall(w, s, t, sig);
 	}
 	return single_step(w, s, t, sig);

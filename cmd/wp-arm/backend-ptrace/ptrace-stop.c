@@ -53,11 +53,14 @@ static void
 entered(struct pthr *p)
 {
 	struct user_regs_struct u;
+	uint64_t a[6];
+	long nr;
 
-	if (ptrace(PTRACE_GETREGS, p->tid, 0, &u) == -1)
+	if (tr_getregs(p->tid, &u) == -1)
 		return;
-	pt_set_call(p, (long)u.orig_rax, &u);
-	p->insn_ip = u.rip - 2;
+	nr = tr_entry_call(&u, a);
+	pt_set_call(p, nr, a);
+	p->insn_ip = tr_pc(&u) - tr_sc_len;
 }
 
 /*
@@ -137,7 +140,7 @@ on_trap(struct watch *w, struct ptrace_state *s, struct tr_thread *t)
 		p->state = P_READY;
 		return 1;
 	}
-	if (ptrace(PTRACE_GETREGS, p->tid, 0, &u) == 0 && u.rip != p->insn_ip)
+	if (tr_getregs(p->tid, &u) == 0 && tr_pc(&u) != p->insn_ip)
 		pt_after_step(w, s, p, 0);
 	p->sig = SIGTRAP;
 	p->sigstep = 0;

@@ -138,7 +138,7 @@ struct tr_thread *pt_next_ready(struct ptrace_state *s);
  */
 int	 pt_step(struct watch *w, struct ptrace_state *s, struct tr_thread *t);
 /* The call thread p entered, or is to run: nr, and its arguments in u. */
-void	 pt_set_call(struct pthr *p, long nr, const struct user_regs_struct *u);
+void	 pt_set_call(struct pthr *p, long nr, const uint64_t a[6]);
 /* Whether a thread is in a system call; whether one starts or exits. */
 int	 pt_in_syscall(struct ptrace_state *s);
 int	 pt_unsettled(struct ptrace_state *s);

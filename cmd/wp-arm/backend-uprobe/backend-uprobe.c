@@ -30,6 +30,7 @@
 #include "hmap.h"
 #include "proc.h"
 #include "record.h"
+#include "regs.h"
 #include "sites-where.h"
 #include "util.h"
 #include "watch.h"
@@ -66,6 +67,11 @@ uprobe_fits(struct watch *w, int chosen, struct wp_error *e)
 	size_t i;
 
 	(void)chosen;
+	if (tr_decode_missing != NULL) {
+		wp_error_set(e, WP_EXIT_ERROR, "the uprobe backend: %s",
+		    tr_decode_missing);
+		return 0;
+	}
 	if (w->nsites > WPU_MAXSITES) {
 		wp_error_set(e, WP_EXIT_ERROR, "%zu sites: the uprobe backend "
 		    "counts at most %d", w->nsites, WPU_MAXSITES);

@@ -24,6 +24,7 @@
 #include "bp-events.h"
 #include "perf.h"
 #include "proc.h"
+#include "regs.h"
 #include "util.h"
 #include "vocab.h"
 #include "watch.h"
@@ -326,7 +327,7 @@ others_on(const struct watch *w)
 		asked++;
 		if ((nfree = perf_bp_free(w->thr[i].tid)) == -1)
 			continue;
-		n = WP_HWBP_SLOTS - nfree - (int)w->nt;
+		n = tr_watch_slots() - nfree - (int)w->nt;
 		if (n > most)
 			most = n;
 	}

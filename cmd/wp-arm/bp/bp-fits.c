@@ -18,6 +18,7 @@
 #include "hwbp.h"
 #include "perf.h"
 #include "proc.h"
+#include "regs.h"
 #include "util.h"
 #include "watch.h"
 
@@ -50,10 +51,9 @@ targets_fit(const struct watch *w, int verbose, char *why, size_t whysz)
 	for (i = 0; i <= w->nt; i++) {
 		if (i < w->nt)
 			bad = misfit(&w->t[i], msg, sizeof msg);
-		else if ((bad = w->nt > WP_HWBP_SLOTS))
+		else if ((bad = w->nt > (size_t)tr_watch_slots()))
 			snprintf(msg, sizeof msg, "%zu hardware slots in the "
-			    "stream: x86-64 has %d (DR0..DR3)", w->nt,
-			    WP_HWBP_SLOTS);
+			    "stream: %s", w->nt, tr_watch_slots_text());
 		if (!bad)
 			continue;
 		if (ok)

@@ -79,11 +79,11 @@ parse_sample(const uint64_t *p, size_t n, const struct perf_layout *lay,
 		if (k >= n)
 			return -1;
 		if (p[k++] != PERF_SAMPLE_REGS_ABI_NONE) {
-			if (n - k < WP_NGPREGS)
+			if (n - k < WP_SAMPLE_NREGS)
 				return -1;
 			memcpy(r->regs, p + k, sizeof r->regs);
-			r->nregs = WP_NGPREGS;
-			k += WP_NGPREGS;
+			r->nregs = WP_SAMPLE_NREGS;
+			k += WP_SAMPLE_NREGS;
 		}
 	}
 	if (lay->stack) {
@@ -176,7 +176,8 @@ perf_sample_hit(const struct perf_rec *r, struct wp_hit_rec *h,
 	h->tid = (pid_t)r->tid;
 	h->cpu = (int)r->cpu;
 	h->ip = r->ip;
-	if (r->nregs > 0) {
+	/* the records' table is x86-64's so far (sample-regs.h) */
+	if (WP_SAMPLE_IN_RECORDS && r->nregs > 0) {
 		memcpy(regs->v, r->regs, (size_t)r->nregs * sizeof r->regs[0]);
 		regs->have = (1u << r->nregs) - 1;
 		h->regs = regs;

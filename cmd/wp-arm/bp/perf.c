@@ -17,13 +17,14 @@
 #include <unistd.h>
 
 #include "bounds.h"
+#include "hwbp.h"
 #include "perf.h"
 #include "proc.h"
 #include "util.h"
 
-/* the registers of x86-regs.h, which perf then writes in that order */
-#define PERF_BIT(N, name, field, perf, dwarf)	| 1ULL << PERF_REG_X86_##perf
-#define REGS_MASK	(0 WP_X86_GPREGS(PERF_BIT))
+/* the registers of sample-regs.h, which perf then writes in that order */
+#define PERF_BIT(N, name, field, perf, dwarf)	| 1ULL << WP_SAMPLE_PERF(perf)
+#define REGS_MASK	(0 WP_SAMPLE_REGS(PERF_BIT))
 
 #define SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | \
 	PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
@@ -38,12 +39,8 @@ perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu, int group,
 static int
 bp_len(int len)
 {
-	switch (len) {
-	case 1: return HW_BREAKPOINT_LEN_1;
-	case 2: return HW_BREAKPOINT_LEN_2;
-	case 4: return HW_BREAKPOINT_LEN_4;
-	default: return HW_BREAKPOINT_LEN_8;
-	}
+	/* HW_BREAKPOINT_LEN_n is n, for each length the machine takes */
+	return wp_hwbp_len_ok((size_t)len) ? len : HW_BREAKPOINT_LEN_8;
 }
 
 /*

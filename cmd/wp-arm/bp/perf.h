@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "record.h"
+#include "sample-regs.h"
 #include "x86.h"
 
 struct perf_bp {
@@ -64,8 +65,8 @@ struct perf_rec {
 	const unsigned char *stack;	/* the user stack copied from the
 					   stack pointer on; in the ring */
 	size_t		 nstack;
-	int		 nregs;		/* 0, or WP_NGPREGS in regs */
-	uint64_t	 regs[WP_NGPREGS];	/* last: only nregs are set */
+	int		 nregs;		/* 0, or WP_SAMPLE_NREGS in regs */
+	uint64_t	 regs[WP_SAMPLE_NREGS];	/* last: only nregs are set */
 };
 
 /* What the samples of a ring carry besides the fixed fields. */

@@ -18,6 +18,7 @@
 #include "filter.h"
 #include "hmap.h"
 #include "proc.h"
+#include "regs.h"
 #include "util.h"
 #include "watch.h"
 #include "x86.h"
@@ -144,9 +145,11 @@ site(struct csample *cs, uint64_t trap)
 	int isnew;
 
 	s = wp_hmap_put(&cs->sites, trap, 0, &isnew);
+	/* not on a machine whose instructions are not decoded (regs.h) */
 	if (isnew)
-		s->known = swept(cs, trap, &s->in) == 0 ||
-		    scanned(cs, trap, &s->in) == 0;
+		s->known = tr_decode_missing == NULL &&
+		    (swept(cs, trap, &s->in) == 0 ||
+		    scanned(cs, trap, &s->in) == 0);
 	return s;
 }
 
@@ -234,7 +237,7 @@ csample_reaching(struct csample *cs, uint64_t lo, uint64_t hi, size_t max,
 	const struct wp_map *m;
 	uint64_t at = lo;
 
-	if (cs->dwfl == NULL)
+	if (cs->dwfl == NULL || tr_decode_missing != NULL)
 		return 0;
 	/* a .bss past the module's file: the anonymous memory after it */
 	if ((m = wp_proc_maps_find(&cs->maps, lo)) != NULL &&

@@ -364,39 +364,40 @@ traced_read_latest(struct watch *w, int memfd)
 		}
 }
 
-#define FRAME_SIZE	440	/* struct rt_sigframe */
-#define FRAME_GAP	304	/* the end of the sigcontext's reserved bytes */
 
 void
 traced_frame(int memfd, pid_t tid, struct traced_frame *f)
 {
+	const struct tr_frame_shape *fs = &tr_frame_shape;
 	struct user_regs_struct u;
-	uint64_t hdr[22], sp, ss, ssz;
+	uint64_t hdr[72], sp, ss, ssz, at;
 
 	memset(f, 0, sizeof *f);
-	if (ptrace(PTRACE_GETREGS, tid, 0, &u) == -1 || pread(memfd, hdr,
-	    sizeof hdr, (off_t)u.rsp) != (ssize_t)sizeof hdr)
+	if (tr_getregs(tid, &u) == -1 || pread(memfd, hdr,
+	    (fs->sp + 1) * 8, (off_t)(at = tr_sp(&u))) !=
+	    (ssize_t)(fs->sp + 1) * 8)
 		return;
-	ss = hdr[3];		/* uc_stack.ss_sp, ss_size */
-	ssz = hdr[5];
-	sp = hdr[21];		/* uc_mcontext.rsp: the interrupted one */
+	ss = hdr[fs->ss_sp];	/* uc_stack.ss_sp, ss_size */
+	ssz = hdr[fs->ss_size];
+	sp = hdr[fs->sp];	/* the interrupted stack pointer */
 	f->known = 1;
-	f->lo = u.rsp;
-	f->core = u.rsp + 240;
-	if (u.rsp >= ss && u.rsp < ss + ssz && !(sp >= ss && sp < ss + ssz))
+	f->lo = at;
+	f->core = at + fs->core;
+	if (at >= ss && at < ss + ssz && !(sp >= ss && sp < ss + ssz))
 		f->hi = ss + ssz;
 	else
-		f->hi = sp - 128;
-	if (f->hi < f->lo + FRAME_SIZE || f->hi - f->lo > (1 << 20))
-		f->hi = f->lo + FRAME_SIZE;
+		f->hi = sp - tr_red_zone;
+	if (f->hi < f->lo + fs->size || f->hi - f->lo > (1 << 20))
+		f->hi = f->lo + fs->size;
 }
 
 int
 traced_frame_wrote(const struct traced_frame *f, uint64_t lo, uint64_t hi,
     uint64_t span[2])
 {
+	const struct tr_frame_shape *fs = &tr_frame_shape;
 	const uint64_t part[2][2] = { { f->lo, f->core },
-	    { f->lo + FRAME_GAP, f->lo + FRAME_SIZE } };
+	    { f->lo + fs->gap, f->lo + fs->size } };
 	uint64_t a, b;
 	int k, n = 0;
 

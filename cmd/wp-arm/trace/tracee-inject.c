@@ -3,14 +3,14 @@
  * stopped thread of it.
  *
  * A system call is injected without writing code: the thread's IP is
- * set to a `syscall` instruction that is already there (the vDSO has
- * some, libc's text more), the call's registers are set with orig_rax
- * -1 (so that the kernel's restart of an interrupted call leaves them
- * alone), the thread steps that one instruction with every signal
- * blocked but SIGTRAP (the step's trap, raised while it is blocked,
- * would set the target's handler of it back to SIG_DFL), and all its
- * registers and its signal mask are put back; at
- * a signal-delivery-stop, the signal's siginfo too (the step's trap
+ * set to a system call instruction that is already there (the vDSO has
+ * some, libc's text more), the call's registers are set with the call
+ * the thread was in marked none (so that the kernel's restart of an
+ * interrupted call leaves them alone: regs.h), the thread steps that one
+ * instruction with every signal blocked but SIGTRAP (the step's trap,
+ * raised while it is blocked, would set the target's handler of it back
+ * to SIG_DFL), and all its registers and its signal mask are put back;
+ * at a signal-delivery-stop, the signal's siginfo too (the step's trap
  * replaced it: a fault's address, a sender's pid and value).
  *
  * The kernel forces a step's trap and a fault's SIGSEGV on the thread:
@@ -37,7 +37,8 @@
 #include "util.h"
 
 /*
- * A `syscall` (0f 05) in the vDSO, else in an executable mapping, or 0;
+ * A system call instruction (regs.h) in the vDSO, else in an executable
+ * mapping, or 0;
  * -1 (errno) when the mappings cannot be read.
  */
 static uint64_t
@@ -63,8 +64,9 @@ find_gadget(pid_t pid, int memfd)
 			buf = wp_xmalloc(len);
 			if (pread(memfd, buf, len, (off_t)m.v[i].start) ==
 			    (ssize_t)len)
-				for (k = 0; k + 1 < len && found == 0; k++)
-					if (buf[k] == 0x0f && buf[k + 1] == 0x05)
+				for (k = 0; k + tr_sc_len <= len && found == 0;
+				    k += tr_insn_align)
+					if (tr_is_sc(buf + k))
 						found = m.v[i].start + k;
 			free(buf);
 		}
@@ -149,39 +151,28 @@ inject(struct tracee *tr, struct tr_thread *t, long nr, const uint64_t *a,
 	struct tr_thread keep = *t;
 	siginfo_t si;
 	uint64_t mask, all = ~(1ULL << (SIGTRAP - 1));
-	long rv = -ENOSYS;
+	long rv = -ENOSYS, call;
 	int k, rc, sigstop = 0, sigtrap = 0, has_si;
 
 	if (tr->gadget == 0 || t->state != TR_STOPPED ||
 	    t->stop == TR_SC_ENTRY ||
-	    ptrace(PTRACE_GETREGS, t->tid, 0, &saved) == -1 ||
+	    tr_getregs(t->tid, &saved) == -1 ||
+	    tr_save_call(t->tid, &call) == -1 ||
 	    ptrace(PTRACE_GETSIGMASK, t->tid, sizeof mask, &mask) == -1)
 		return -ENOSYS;
 	has_si = t->stop == TR_SIGNAL &&
 	    ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) == 0;
 	r = saved;
-	r.rip = tr->gadget;
-	r.rax = (unsigned long)nr;
-	r.orig_rax = (unsigned long)-1;
-	r.rdi = a[0];
-	r.rsi = a[1];
-	r.rdx = a[2];
-	if (n > 3)
-		r.r10 = a[3];
-	if (n > 5) {
-		r.r8 = a[4];
-		r.r9 = a[5];
-	}
 	if (set_mask(t, &all) == -1 ||
-	    ptrace(PTRACE_SETREGS, t->tid, 0, &r) == -1)
+	    tr_set_call(t->tid, &r, tr->gadget, nr, a, n) == -1)
 		return -ENOSYS;
 	/* a group-stop or an interrupt may come first: step again; a
 	   SIGSTOP (not blocked by any mask) or the target's own SIGTRAP
 	   (a trap before the syscall ran) is sent again afterwards */
 	for (k = 0; k < 4; k++) {
 		if ((rc = tr_step(tr, t, 0)) == 0 &&
-		    ptrace(PTRACE_GETREGS, t->tid, 0, &r) == 0 &&
-		    r.rip == tr->gadget) {
+		    tr_getregs(t->tid, &r) == 0 &&
+		    tr_pc(&r) == tr->gadget) {
 			sigtrap = 1;
 			continue;
 		}
@@ -192,13 +183,14 @@ inject(struct tracee *tr, struct tr_thread *t, long nr, const uint64_t *a,
 		else if (t->stop == TR_SIGNAL)
 			break;
 	}
-	if (t->state != TR_GONE && ptrace(PTRACE_GETREGS, t->tid, 0, &r) == 0 &&
-	    r.rip == tr->gadget + 2)
-		rv = (long)r.rax;
+	if (t->state != TR_GONE && tr_getregs(t->tid, &r) == 0 &&
+	    tr_pc(&r) == tr->gadget + tr_sc_len)
+		rv = (long)tr_ret(&r);
 	if (t->state != TR_GONE)
 		drain_traps(t);
 	if (t->state != TR_GONE) {
-		ptrace(PTRACE_SETREGS, t->tid, 0, &saved);
+		tr_setregs(t->tid, &saved);
+		tr_restore_call(t->tid, call);
 		set_mask(t, &mask);
 		/* the trap's stop is a signal-delivery-stop: it takes the
 		   signal's siginfo back, for page_fault_ours and delivery */
@@ -251,10 +243,10 @@ tr_sigaction(struct tracee *tr, struct tr_thread *t, int sig,
 	long rv;
 
 	if (t->state != TR_STOPPED ||
-	    ptrace(PTRACE_GETREGS, t->tid, 0, &r) == -1)
+	    tr_getregs(t->tid, &r) == -1)
 		return -ENOSYS;
 	/* below the red zone: nothing of the thread's is there */
-	at = (r.rsp - 128 - sizeof keep) & ~(uint64_t)15;
+	at = (tr_sp(&r) - tr_red_zone - sizeof keep) & ~(uint64_t)15;
 	if (pread(tr->memfd, keep, sizeof keep, (off_t)at) != sizeof keep ||
 	    (act != NULL && pwrite(tr->memfd, act, sizeof *act, (off_t)at) !=
 	    sizeof *act))
@@ -275,23 +267,13 @@ tr_sigaction(struct tracee *tr, struct tr_thread *t, int sig,
 int
 tr_leave_entry(struct tracee *tr, struct tr_thread *t)
 {
-	struct user_regs_struct r;
-
 	(void)tr;
-	if (t->stop != TR_SC_ENTRY ||
-	    ptrace(PTRACE_GETREGS, t->tid, 0, &t->entry_regs) == -1)
+	if (t->stop != TR_SC_ENTRY || tr_getregs(t->tid, &t->entry_regs) == -1)
 		return -1;
-	r = t->entry_regs;
-	r.orig_rax = SYS_getpid;
-	if (ptrace(PTRACE_SETREGS, t->tid, 0, &r) == -1 ||
+	if (tr_set_entry_call(t->tid, &t->entry_regs, SYS_getpid) == -1 ||
 	    ptrace(PTRACE_SYSCALL, t->tid, 0, 0) == -1 || tr_take(t) == -1)
 		return -1;
-	/* the call runs again from its syscall instruction (2 bytes) */
-	r = t->entry_regs;
-	r.rip -= 2;
-	r.rax = t->entry_regs.orig_rax;
-	r.orig_rax = (unsigned long)-1;
-	if (ptrace(PTRACE_SETREGS, t->tid, 0, &r) == -1)
+	if (tr_rewind_call(t->tid, &t->entry_regs) == -1)
 		return -1;
 	t->rewind = 1;
 	return 0;

@@ -639,31 +639,6 @@ tr_detach_all(struct tracee *tr)
 	}
 }
 
-void
-tr_regs(const struct user_regs_struct *u, struct wp_x86_regs *r)
-{
-	r->v[WP_RAX] = u->rax; r->v[WP_RBX] = u->rbx; r->v[WP_RCX] = u->rcx;
-	r->v[WP_RDX] = u->rdx; r->v[WP_RSI] = u->rsi; r->v[WP_RDI] = u->rdi;
-	r->v[WP_RBP] = u->rbp; r->v[WP_RSP] = u->rsp; r->v[WP_RIP] = u->rip;
-	r->v[WP_RFLAGS] = u->eflags; r->v[WP_R8] = u->r8; r->v[WP_R9] = u->r9;
-	r->v[WP_R10] = u->r10; r->v[WP_R11] = u->r11; r->v[WP_R12] = u->r12;
-	r->v[WP_R13] = u->r13; r->v[WP_R14] = u->r14; r->v[WP_R15] = u->r15;
-	r->v[WP_FS_BASE] = u->fs_base; r->v[WP_GS_BASE] = u->gs_base;
-	r->have = (1u << WP_NREGS) - 1;
-}
-
-const uint8_t *
-tr_xstate(pid_t tid, size_t *len)
-{
-	static uint8_t xs[16384];
-	struct iovec iov = { xs, sizeof xs };
-
-	if (ptrace(PTRACE_GETREGSET, tid, (void *)NT_X86_XSTATE, &iov) == -1)
-		return NULL;
-	*len = iov.iov_len;
-	return xs;
-}
-
 uint64_t
 tr_sigmask(pid_t tid, const char *key)
 {

@@ -19,6 +19,7 @@
 #include <signal.h>
 #include <stdint.h>
 
+#include "regs.h"
 #include "util.h"
 
 /* What a thread's latest stop was. */
@@ -71,7 +72,8 @@ struct tracee {
 	struct tr_thread **t;		/* entries never move */
 	size_t		  n, cap;
 	int		  memfd;	/* /proc/PID/mem, read and write */
-	uint64_t	  gadget;	/* a `syscall` (0f 05) to run, 0: none */
+	uint64_t	  gadget;	/* a system call instruction to run
+					   (regs.h), 0: none */
 	long		  opts;		/* PTRACE_O_* of every seize */
 	uint64_t	  stopped_ns;	/* threads' time held by tr_hold */
 	int		  stop_sig;	/* the caller has it sent to stop a
@@ -234,14 +236,6 @@ void	 tr_let_go(struct tracee *tr, pid_t child);
  */
 int	 tr_own_trap(struct tr_thread *t);
 
-/* Registers as ptrace gives them, in the records' table. */
-struct wp_x86_regs;
-void	 tr_regs(const struct user_regs_struct *u, struct wp_x86_regs *r);
-/*
- * Thread tid's XSAVE area (PTRACE_GETREGSET NT_X86_XSTATE), *len bytes,
- * in a buffer the next call reuses; NULL when it cannot be read.
- */
-const uint8_t *tr_xstate(pid_t tid, size_t *len);
 /* The signal mask key (SigPnd, SigBlk, SigCgt...) of tid's status. */
 uint64_t tr_sigmask(pid_t tid, const char *key);
 /* Whether thread tid has a handler for sig (SigCgt of its status). */

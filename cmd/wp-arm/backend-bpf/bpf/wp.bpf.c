@@ -11,8 +11,8 @@
  * with --follow-mode stop signals the writing thread, so that it stops
  * (wp-arm traces it) before its next instruction, until the leaf is
  * re-armed.  It returns 0: the kernel writes no perf sample.  One
- * program per slot (on_s0 .. on_s3): the program that runs says which
- * slot the event is, in inherited copies too.
+ * program per slot (on_s0 .. on_s3; on arm64, up to on_s15): the program
+ * that runs says which slot the event is, in inherited copies too.
  */
 #include <linux/bpf.h>
 #include <linux/bpf_perf_event.h>
@@ -114,7 +114,7 @@ read_value(__u64 addr, __u32 len, struct wpb_tot *tot, int *known)
 }
 
 /*
- * The general registers at the trap into v, in x86-regs.h's order
+ * The general registers at the trap into v, in sample-regs.h's order
  * (samples' too): field by field, as the verifier wants each read of
  * ctx at a constant offset.
  */
@@ -122,8 +122,8 @@ static __always_inline void
 gpregs(__u64 *v, struct bpf_perf_event_data *ctx)
 {
 #define PT_REG(N, name, field, perf, dwarf) \
-	v[WP_##N] = ctx->regs.field;
-	WP_X86_GPREGS(PT_REG)
+	v[WP_SAMPLE_IDX(N)] = ctx->regs.field;
+	WP_SAMPLE_REGS(PT_REG)
 #undef PT_REG
 }
 
@@ -137,21 +137,21 @@ gpregs(__u64 *v, struct bpf_perf_event_data *ctx)
 static __always_inline int
 stored(struct bpf_perf_event_data *ctx, __u32 len, __u64 *v)
 {
-	__u64 ip = ctx->regs.rip, lo, x;
+	__u64 ip = ctx->regs.WP_SAMPLE_PC, lo, x;
 	struct wpb_store *s = bpf_map_lookup_elem(&stores, &ip);
 
 	if (s == NULL || s->src == WPB_SRC_PENDING)
 		return -1;
 	if (s->src == WPB_SRC_MEMORY || len == 0 || len > 8)
 		return 0;
-	lo = s->disp + wp_x86_reg_at(ctx, s->base) +
-	    wp_x86_reg_at(ctx, s->index) * s->scale;
+	lo = s->disp + wp_sample_reg_at(ctx, s->base) +
+	    wp_sample_reg_at(ctx, s->index) * s->scale;
 	if (s->addr32)
 		lo = (__u32)lo;
 	if (lo > ctx->addr || ctx->addr + len > lo + s->width)
 		return 0;
 	x = s->src == WPB_SRC_IMM ? s->imm :
-	    wp_x86_reg_at(ctx, s->src) >> s->shift;
+	    wp_sample_reg_at(ctx, s->src) >> s->shift;
 	x >>= 8 * ((ctx->addr - lo) & 7);
 	*v = len >= 8 ? x : x & ((1ULL << (8 * len)) - 1);
 	return 1;
@@ -222,7 +222,7 @@ count(struct bpf_perf_event_data *ctx, __u32 slot, __s32 stack, __u64 cur,
 	struct wpb_key k = {};
 	struct wpb_val *v, nv = {};
 
-	k.ip = ctx->regs.rip;
+	k.ip = ctx->regs.WP_SAMPLE_PC;
 	k.tid = (__u32)bpf_get_current_pid_tgid();
 	k.slot = slot;
 	k.stack = stack;
@@ -312,7 +312,7 @@ matches(const struct wpb_cond *cd, struct bpf_perf_event_data *ctx,
     __u64 cur, __u64 prev, int known)
 {
 	struct eval e = { .cd = cd, .cur = cur, .prev = prev,
-	    .ip = ctx->regs.rip, .known = known,
+	    .ip = ctx->regs.WP_SAMPLE_PC, .known = known,
 	    .tid = (__u32)bpf_get_current_pid_tgid() };
 	__u32 zero = 0;
 	__u64 *st;
@@ -336,7 +336,7 @@ fill(struct wpb_sample *s, struct bpf_perf_event_data *ctx, __u32 slot,
 	__u64 pt = bpf_get_current_pid_tgid();
 
 	s->time_ns = now;
-	s->ip = ctx->regs.rip;
+	s->ip = ctx->regs.WP_SAMPLE_PC;
 	s->value = cur;
 	s->addr = ctx->addr;
 	s->leaf_addr = s->leaf_value = s->prev = 0;
@@ -359,7 +359,7 @@ regs(struct wpb_sample_regs *r, struct bpf_perf_event_data *ctx)
 static __always_inline void
 copy_stack(struct wpb_sample_stack *st, struct bpf_perf_event_data *ctx)
 {
-	__u64 sp = ctx->regs.rsp;
+	__u64 sp = ctx->regs.WP_SAMPLE_SP;
 	__u32 i, off, n = 0;
 
 	for (i = 0; i < WPB_MAXSTACK / WPB_STACK_CHUNK; i++) {
@@ -506,7 +506,7 @@ keep(struct bpf_perf_event_data *ctx, __u32 slot, __s32 stack, __u64 cur,
 	if ((l = bpf_map_lookup_elem(&lastw, &i)) == NULL)
 		return;
 	l->time_ns = now;
-	l->ip = ctx->regs.rip;
+	l->ip = ctx->regs.WP_SAMPLE_PC;
 	l->value = cur;
 	l->tid = (__u32)bpf_get_current_pid_tgid();
 	l->known = known != 0;
@@ -530,7 +530,7 @@ pending(struct bpf_perf_event_data *ctx, __u32 slot, __s32 stack,
 {
 	struct wpb_store m = { .src = WPB_SRC_PENDING };
 	struct wpb_sample_regs *r;
-	__u64 ip = ctx->regs.rip;
+	__u64 ip = ctx->regs.WP_SAMPLE_PC;
 	int first;
 
 	first = bpf_map_update_elem(&stores, &ip, &m, BPF_NOEXIST) == 0;
@@ -592,5 +592,11 @@ SEC("perf_event") int on_s0(struct bpf_perf_event_data *ctx) { return hit(ctx, 0
 SEC("perf_event") int on_s1(struct bpf_perf_event_data *ctx) { return hit(ctx, 1); }
 SEC("perf_event") int on_s2(struct bpf_perf_event_data *ctx) { return hit(ctx, 2); }
 SEC("perf_event") int on_s3(struct bpf_perf_event_data *ctx) { return hit(ctx, 3); }
+#if WPB_SLOTS > 4
+#define ON_SLOT(k) SEC("perf_event") int \
+on_s##k(struct bpf_perf_event_data *ctx) { return hit(ctx, k); }
+ON_SLOT(4) ON_SLOT(5) ON_SLOT(6) ON_SLOT(7) ON_SLOT(8) ON_SLOT(9)
+ON_SLOT(10) ON_SLOT(11) ON_SLOT(12) ON_SLOT(13) ON_SLOT(14) ON_SLOT(15)
+#endif
 
 char LICENSE[] SEC("license") = "GPL";

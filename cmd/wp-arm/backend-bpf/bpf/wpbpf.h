@@ -10,11 +10,11 @@
 
 #include "bounds.h"
 #include "cond-ops.h"
-#include "x86-regs.h"
+#include "sample-regs.h"
 
 #define WPB_SLOTS	WP_HWBP_SLOTS	/* one program per debug register */
 #define WPB_MAXDEPTH	WP_CHAIN_MAXDEPTH /* pointers in a follow chain */
-#define WPB_NREGS	WP_NGPREGS	/* rax .. r15, in x86-regs.h's order */
+#define WPB_NREGS	WP_SAMPLE_NREGS	/* in sample-regs.h's order */
 
 enum { WPB_TARGET, WPB_POINTER, WPB_LEAF };
 
@@ -123,7 +123,7 @@ struct wpb_cond {
 #define WPB_STORES	4096
 
 struct wpb_store {
-	__s32	src;		/* a register (x86-regs.h's order), or
+	__s32	src;		/* a register (sample-regs.h's order), or
 				   WPB_SRC_* */
 	__u32	shift;		/* of the register: 8 for ah .. dh */
 	__u32	width;		/* bytes stored: 1, 2, 4 or 8 */

@@ -92,11 +92,11 @@ on_insn(struct pt_regs *ctx)
 	    (tot = bpf_map_lookup_elem(&totals, &site)) == NULL)
 		return 0;
 	__sync_fetch_and_add(&tot->execs, 1);
-	base = wp_x86_reg_at(ctx, s->base);
+	base = wp_sample_reg_at(ctx, s->base);
 	if (s->addr32)
 		base = (__u32)base;
 	a = (__u64)s->disp + s->next_ip + base +
-	    wp_x86_reg_at(ctx, s->index) * (__u64)s->scale;
+	    wp_sample_reg_at(ctx, s->index) * (__u64)s->scale;
 	if (s->addr32)
 		a = (__u32)a;
 	if (with_fs && s->seg == WPU_SEG_FS) {
@@ -123,13 +123,13 @@ on_insn(struct pt_regs *ctx)
 	 * nothing.
 	 */
 	if (s->rep) {
-		n = wp_x86_reg_at(ctx, WP_RCX);
+		n = wp_sample_reg_at(ctx, WP_SAMPLE_REP_IDX);
 		if ((s->addr32 ? (__u32)n : n) == 0)
 			return 0;
 	}
 	/* before the instruction: what a register store stores */
 	if (s->src >= 0)
-		val = (wp_x86_reg_at(ctx, s->src) >> s->shift) & s->mask;
+		val = (wp_sample_reg_at(ctx, s->src) >> s->shift) & s->mask;
 	k.addr = a;
 	k.site = site;
 	k.tid = (__u32)bpf_get_current_pid_tgid();
@@ -150,7 +150,7 @@ on_insn(struct pt_regs *ctx)
 		one.nvals = 1;
 	}
 	/* once per address and thread: where its stack and TLS are */
-	one.sp = wp_x86_reg_at(ctx, WP_RSP);
+	one.sp = wp_sample_reg_at(ctx, WP_SAMPLE_SP_IDX);
 	task = (struct task_struct *)bpf_get_current_task();
 	if (bpf_core_read(&one.tp, sizeof one.tp, &task->thread.fsbase))
 		one.tp = 0;

@@ -9,7 +9,7 @@
 #include <linux/types.h>
 
 #include "bounds.h"
-#include "x86-regs.h"
+#include "sample-regs.h"
 
 #define WPU_MAXSITES	64	/* instructions probed in one watch */
 #define WPU_NVALS	4	/* the value budget: distinct values kept
@@ -19,7 +19,7 @@ enum { WPU_SEG_NONE, WPU_SEG_FS, WPU_SEG_GS };
 
 /* conf: per site (the uprobe's cookie), its memory operand */
 struct wpu_site {
-	__s32	base;		/* x86-regs.h's index; -1 none */
+	__s32	base;		/* sample-regs.h's index; -1 none */
 	__s32	index;		/* -1 none */
 	__u32	scale;
 	__u32	seg;		/* WPU_SEG_* */
@@ -29,7 +29,7 @@ struct wpu_site {
 	__u32	writes;		/* counted as writes */
 	__u32	reads;		/* counted as reads (-a rw) */
 	__s32	src;		/* a register store's source register
-				   (x86-regs.h's order); -1: none */
+				   (sample-regs.h's order); -1: none */
 	__u32	shift;		/* of the register: 8 for ah .. dh */
 	__u32	rep;		/* a rep string store: each iteration is
 				   a hit (the uprobe runs before each) */
