@@ -48,9 +48,23 @@ kernel_watchpoints() {
 	assert_equal "$(obs .tallied)" true
 }
 
-@test "wp-arm ptrace on arm64: several threads, one created after armed, each write a hit of its thread" {
+@test "wp-arm ptrace on arm64: several threads, one created after armed, each write a hit of its thread; the counts said to be a lower bound (arm64 stores stepped, not read)" {
 	require_arm64
-	scenario_threads ptrace
+	start_target mt-writer -t 3 -n 200 -L 100
+	watch_start wpt_counter -- --backend ptrace -d 300s
+	kill -USR1 "$TPID"
+	watch_wait
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(hits) $(obs .accepted_hits)" "700 700"
+	run jq -s -c '[.[] | select(.type=="hit") | .tid] | group_by(.) | map(length) | sort' "$WOUT"
+	assert_output "[100,200,200,200]"
+	assert_equal "$(obs .thread_coverage.partial_coverage)" false
+	# wp-arm's step path does not read an arm64 store's operands yet
+	# (wp-decode does: lib/a64-insn.c): a store of the value already
+	# there would go unseen, and the observation says so
+	assert_equal "$(obs .counts_are_lower_bound)" true
+	[ "$(obs .ptrace.unmodeled_stores)" -ge 700 ] ||
+		fail "the stores stepped unread: $(obs .ptrace.unmodeled_stores)"
 }
 
 @test "wp-arm page on arm64: every write counted, each one stepped (none emulated)" {
