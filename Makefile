@@ -73,6 +73,8 @@ PAGEDEPS = chromium tidy
 ARM64DEPS = gcc-aarch64-linux-gnu libc6-dev:arm64 libelf-dev:arm64 \
 	   libdw-dev:arm64 libcapstone-dev:arm64 libbpf-dev:arm64 \
 	   zlib1g-dev:arm64
+# and those the arm64 guest needs (the rest it fetches itself)
+ARM64VMDEPS = qemu-system-arm binutils
 
 all: tools $(O)/wp-demo targets progs
 
@@ -205,10 +207,9 @@ $(O)/targets/%-stripped: $(O)/targets/%
 	$(STRIP) -o $@ $<
 
 # The tools for AArch64, cross-built into $(O)/arm64 over Debian's
-# multiarch arm64 libraries: wp-resolve, wp-decode and wp-report, and
-# wp-arm too with ARM64_ARM=1 (its port is not complete yet).
+# multiarch arm64 libraries.
 ARM64CC	?= aarch64-linux-gnu-gcc
-ARM64TOOLS = wp-resolve wp-decode wp-report $(if $(ARM64_ARM),wp-arm)
+ARM64TOOLS = wp-resolve wp-arm wp-decode wp-report
 arm64:
 	@sh tests/deps.sh -n $(ARM64DEPS)
 	$(MAKE) O=$(O)/arm64 CC=$(ARM64CC) $(ARM64TOOLS:%=$(O)/arm64/%) \
@@ -223,20 +224,27 @@ demo: deps all
 deps:
 	@sh tests/deps.sh $(DEPS) $(DEBDEPS) $(PAGEDEPS)
 
-check: deps all
-	@WP_BUILD=$(CURDIR)/$(O) sh tests/run.sh
+# CHECK_ARM64=0: without the arm64 guest (tests/run.sh runs its subset
+# after the x86-64 guest), and so without its packages and builds
+CHECK_ARM64 ?= 1
+check: deps all $(if $(filter 1,$(CHECK_ARM64)),arm64-guest-build)
+	@WP_BUILD=$(CURDIR)/$(O) WP_ARM64=$(CHECK_ARM64) sh tests/run.sh
+
+# The arm64 guest's tools and test targets, its packages first.
+arm64-guest-build: deps
+	@sh tests/deps.sh -a arm64 $(ARM64DEPS) $(ARM64VMDEPS)
+	$(MAKE) arm64
+	$(MAKE) O=$(O)/arm64 CC=$(ARM64CC) STRIP=aarch64-linux-gnu-strip \
+	    targets
 
 # The live tests (T: some of them, tests/live's names) in the arm64
-# guest, the targets cross-built first; the tools are make arm64's.  Not
-# in check: the suite's time budget has no room for it yet.
-guest-arm64:
-	$(MAKE) O=$(O)/arm64 CC=aarch64-linux-gnu-gcc \
-	    STRIP=aarch64-linux-gnu-strip targets
+# guest, with make arm64's tools.
+guest-arm64: arm64-guest-build
 	WP_BUILD_ARM64=$(CURDIR)/$(O)/arm64 tests/vm/run-guest-arm64 $(T)
 
 # a local read before it is set holds the same pattern in every run
 asan-check:
-	$(MAKE) O=build-asan CFLAGS="-O1 -g $(SANFLAGS) \
+	$(MAKE) O=build-asan CHECK_ARM64=0 CFLAGS="-O1 -g $(SANFLAGS) \
 	    -ftrivial-auto-var-init=pattern" check
 
 # Fuzzing (tests/fuzz): a libFuzzer harness per stage's input, built
@@ -352,6 +360,6 @@ lint:
 clean:
 	rm -rf build build-asan
 
-.PHONY: all tools targets progs deps arm64 arm64-deps check guest-arm64 asan-check install deb lint clean demo fuzz \
+.PHONY: all tools targets progs deps arm64 arm64-deps arm64-guest-build check guest-arm64 asan-check install deb lint clean demo fuzz \
 	fuzz-build bench
 .SECONDARY:

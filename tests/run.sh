@@ -20,11 +20,35 @@ if [ -z "${WP_GUEST:-}" ] && [ "$fire" = 1 ]; then
 	echo "== guest suite: not run: hardware breakpoints fire on this host, where the live tests run (WP_GUEST=1 runs it too)"
 	WP_GUEST=0
 fi
+# The arm64 guest's subset (every backend on arm64: ARM64_TESTS) runs
+# after the x86-64 guest, where make check built its tools
+# (build/arm64); WP_ARM64=0 leaves it out.
+ARM64_TESTS="05-guest-machine.bats 60-arm64-backends.bats"
+arm64=
+if [ "${WP_ARM64:-1}" = 0 ]; then
+	echo "== arm64 guest: not run (WP_ARM64=0)"
+elif [ ! -x "$WP_BUILD/arm64/wp-arm" ]; then
+	echo "== arm64 guest: not run: no arm64 tools in $WP_BUILD/arm64 (make check builds them)"
+else
+	arm64=1
+fi
 if [ "${WP_GUEST:-1}" != 0 ] && [ -x "$top/tests/vm/run-guest" ]; then
-	echo "== guest suite (QEMU TCG), started beside the host suite"
+	echo "== guest suite (QEMU TCG), started beside the host suite${arm64:+, then the arm64 guest's subset}"
 	{
 		"$top/tests/vm/run-guest" > "$out/guest.out" 2> "$out/guest.err"
 		echo $? > "$out/guest.rc"
+		if [ -n "$arm64" ]; then
+			WP_BUILD_ARM64=$WP_BUILD/arm64 "$top/tests/vm/run-guest-arm64" \
+			    $ARM64_TESTS > "$out/guest64.out" 2> "$out/guest64.err"
+			echo $? > "$out/guest64.rc"
+		fi
+	} &
+	guest=$!
+elif [ -n "$arm64" ]; then
+	{
+		WP_BUILD_ARM64=$WP_BUILD/arm64 "$top/tests/vm/run-guest-arm64" \
+		    $ARM64_TESTS > "$out/guest64.out" 2> "$out/guest64.err"
+		echo $? > "$out/guest64.rc"
 	} &
 	guest=$!
 fi
@@ -65,17 +89,23 @@ while [ "$i" -lt "$WP_JOBS" ]; do
 done
 wait $workers
 
-if [ -n "$guest" ]; then
-	echo "== guest suite (QEMU TCG)"
-	wait "$guest"
-	cat "$out/guest.err" >&2
-	cp "$out/guest.out" "$out/guest.tap"
-	# 1: a test failed and the TAP says which; anything else: no answer
-	case $(cat "$out/guest.rc" 2> /dev/null) in
+# guest_tap NAME TITLE: a guest's TAP, counted; 1 from the guest: a
+# test failed and the TAP says which; anything else: no answer
+guest_tap() {
+	[ -f "$out/$1.out" ] || return 0
+	echo "== $2"
+	cat "$out/$1.err" >&2
+	cp "$out/$1.out" "$out/$1.tap"
+	case $(cat "$out/$1.rc" 2> /dev/null) in
 	0|1)	;;
-	*)	echo "not ok 1 guest suite did not complete" >> "$out/guest.tap" ;;
+	*)	echo "not ok 1 $2 did not complete" >> "$out/$1.tap" ;;
 	esac
-	cat "$out/guest.tap"
+	cat "$out/$1.tap"
+}
+if [ -n "$guest" ]; then
+	wait "$guest"
+	guest_tap guest "guest suite (QEMU TCG)"
+	guest_tap guest64 "arm64 guest: $ARM64_TESTS (QEMU TCG)"
 fi
 
 cat "$out"/*.tap | awk '
