@@ -260,7 +260,8 @@ fuzzsrc_resolve   = cmd/wp-resolve/addr.c
 fuzzsrc_arm-input = cmd/wp-arm/input.c cmd/wp-arm/follow.c cmd/wp-arm/watch.c \
 		    cmd/wp-arm/emit.c cmd/wp-arm/filter/filter.c \
 		    cmd/wp-arm/filter/stop.c cmd/wp-arm/signals.c \
-		    cmd/wp-arm/filter/cond-sample.c
+		    cmd/wp-arm/filter/cond-sample.c cmd/wp-arm/trace/regs-x86.c \
+		    cmd/wp-arm/trace/regs-arm64.c
 fuzzsrc_decode	  = $(filter-out %/main.c,$(wildcard cmd/wp-decode/*.c))
 fuzzsrc_report	  = $(filter-out %/main.c,$(wildcard cmd/wp-report/*.c))
 fuzzobj	 = $(patsubst %.c,$(O)/fuzz/obj/%.o,$(fuzzsrc_$(1)))
