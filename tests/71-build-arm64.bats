@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
-# The cross build for AArch64: make arm64 builds wp-resolve, wp-decode
-# and wp-report (and the front command) for aarch64 into O/arm64, with
+# The cross build for AArch64: make arm64 builds the four tools (and the
+# front command) for aarch64 into O/arm64, with
 # the arm64 cross compiler and Debian's multiarch :arm64 libraries.
 
 load helpers
@@ -14,7 +14,7 @@ need_cross() {
 		skip "aarch64-linux-gnu-gcc is not installed (make arm64-deps installs gcc-aarch64-linux-gnu)"
 	command -v dpkg-query > /dev/null ||
 		skip "no dpkg-query to tell whether the :arm64 libraries are installed"
-	for p in libelf-dev:arm64 libdw-dev:arm64 libcapstone-dev:arm64 \
+	for p in libelf-dev:arm64 libdw-dev:arm64 libcapstone-dev:arm64 libbpf-dev:arm64 \
 	    zlib1g-dev:arm64; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
 			grep -q 'ok installed' ||
@@ -22,18 +22,17 @@ need_cross() {
 	done
 }
 
-@test "make arm64: wp-resolve, wp-decode and wp-report for ARM aarch64 in O/arm64" {
+@test "make arm64: wp-resolve, wp-arm, wp-decode and wp-report for ARM aarch64 in O/arm64" {
 	need_cross
 	local o=$BATS_TEST_TMPDIR/build t
-	run --separate-stderr nice -n 15 make -C "$TOP" O="$o" arm64
+	run --separate-stderr nice -n 15 make -j2 -C "$TOP" O="$o" arm64
 	[ "$status" -eq 0 ] || fail "make arm64 failed: $(tail -n 20 <<< "$stderr")"
-	for t in wp-resolve wp-decode wp-report; do
+	for t in wp-resolve wp-arm wp-decode wp-report; do
 		run file -b "$o/arm64/$t"
 		assert_output --partial "ARM aarch64"
 	done
 	[ -x "$o/arm64/wp" ] || fail "no front command in O/arm64"
-	# wp-arm only with ARM64_ARM=1; nothing of the host's build
-	[ ! -e "$o/arm64/wp-arm" ] || fail "wp-arm built without ARM64_ARM=1"
+	# nothing of the host's build
 	[ ! -e "$o/wp-decode" ] || fail "make arm64 built the host's tools too"
 }
 

@@ -134,7 +134,14 @@ run_qemu() {
 		rc=0
 		timeout "$timeout_s" "$@" < /dev/null > "$work/console.log" 2>&1 ||
 			rc=$?
-		if [ "$rc" -le 128 ] || [ "$try" = 2 ] ||
+		[ "$try" = 2 ] && break
+		if ! grep -q '^WP-GUEST-BEGIN' "$work/tap.out" 2> /dev/null &&
+		    [ "$rc" != 124 ]; then
+			# the kernel panicked or QEMU died before a test ran
+			echo "# $me: the guest did not boot (qemu status $rc: $(grep -m 1 -o 'Kernel panic.*' "$work/console.log" || echo 'no panic line')): booted once more" >&2
+			continue
+		fi
+		if [ "$rc" -le 128 ] ||
 		    grep -q '^WP-GUEST-END' "$work/tap.out"; then
 			break
 		fi
