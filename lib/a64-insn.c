@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "a64-insn.h"
+#include "util.h"
 
 static csh cs;
 static int cs_ready;
@@ -20,12 +21,6 @@ wp_a64_init(void)
 	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
 	cs_ready = 1;
 	return 0;
-}
-
-static int
-prefix(const char *m, const char *p)
-{
-	return strncmp(m, p, strlen(p)) == 0;
 }
 
 /*
@@ -106,10 +101,10 @@ atomic_rest(const char *mn)
 {
 	const char *const *op;
 
-	if (!prefix(mn, "ld") && !prefix(mn, "st"))
+	if (!wp_prefix(mn, "ld") && !wp_prefix(mn, "st"))
 		return NULL;
 	for (op = atomic_ops; *op != NULL; op++)
-		if (prefix(mn + 2, *op))
+		if (wp_prefix(mn + 2, *op))
 			return mn + 2 + strlen(*op);
 	return NULL;
 }
@@ -125,21 +120,21 @@ kind_of(const char *mn, int *sized)
 		*sized = 1;
 		return WP_A64_ATOMIC;
 	}
-	if (prefix(mn, "swp") || prefix(mn, "cas")) {
+	if (wp_prefix(mn, "swp") || wp_prefix(mn, "cas")) {
 		*sized = 1;
 		return mn[0] == 's' ? WP_A64_SWAP : WP_A64_CAS;
 	}
-	if (prefix(mn, "stxr") || prefix(mn, "stlxr") || prefix(mn, "stxp") ||
-	    prefix(mn, "stlxp")) {
+	if (wp_prefix(mn, "stxr") || wp_prefix(mn, "stlxr") || wp_prefix(mn, "stxp") ||
+	    wp_prefix(mn, "stlxp")) {
 		*sized = 1;
 		return WP_A64_EXCLUSIVE;
 	}
-	if (prefix(mn, "st1") || prefix(mn, "st2") || prefix(mn, "st3") ||
-	    prefix(mn, "st4"))
+	if (wp_prefix(mn, "st1") || wp_prefix(mn, "st2") || wp_prefix(mn, "st3") ||
+	    wp_prefix(mn, "st4"))
 		return WP_A64_SIMD;
-	if (prefix(mn, "str") || prefix(mn, "stur") || prefix(mn, "stlr") ||
-	    prefix(mn, "stllr") || prefix(mn, "stlur") || prefix(mn, "stp") ||
-	    prefix(mn, "stnp") || prefix(mn, "sttr")) {
+	if (wp_prefix(mn, "str") || wp_prefix(mn, "stur") || wp_prefix(mn, "stlr") ||
+	    wp_prefix(mn, "stllr") || wp_prefix(mn, "stlur") || wp_prefix(mn, "stp") ||
+	    wp_prefix(mn, "stnp") || wp_prefix(mn, "sttr")) {
 		*sized = 1;
 		return WP_A64_STORE;
 	}
@@ -215,7 +210,7 @@ classify(struct wp_a64_insn *in, const cs_insn *ci)
 	in->reads = in->kind == WP_A64_NONE || in->kind == WP_A64_ATOMIC ||
 	    in->kind == WP_A64_SWAP || in->kind == WP_A64_CAS;
 	if (in->kind == WP_A64_NONE) {
-		in->reads = prefix(ci->mnemonic, "ld");
+		in->reads = wp_prefix(ci->mnemonic, "ld");
 		return;
 	}
 	in->writes = 1;

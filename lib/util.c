@@ -96,6 +96,12 @@ wp_xstrdup(const char *s)
 }
 
 int
+wp_prefix(const char *s, const char *p)
+{
+	return strncmp(s, p, strlen(p)) == 0;
+}
+
+int
 wp_parse_hexn(const char *s, size_t n, uint64_t *v)
 {
 	uint64_t x = 0;

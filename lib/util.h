@@ -62,6 +62,8 @@ void	*wp_xmalloc(size_t n);
 void	*wp_xcalloc(size_t n, size_t size);
 void	*wp_xrealloc(void *p, size_t n);
 char	*wp_xstrdup(const char *s);
+/* Whether s begins with p. */
+int	 wp_prefix(const char *s, const char *p);
 void	 wp_fatal_nomem(void) __attribute__((noreturn));
 /*
  * fn(why) runs once, first, when a fatal failure is to end the process

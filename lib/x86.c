@@ -94,12 +94,6 @@ wp_x86_init(void)
 }
 
 static int
-prefix(const char *m, const char *p)
-{
-	return strncmp(m, p, strlen(p)) == 0;
-}
-
-static int
 one_of(const char *m, const char *const *list)
 {
 	for (; *list != NULL; list++)
@@ -183,7 +177,7 @@ simd_store(const char *mn)
 	size_t i;
 
 	for (i = 0; p[i] != NULL; i++)
-		if (prefix(mn, p[i]))
+		if (wp_prefix(mn, p[i]))
 			return 1;
 	return 0;
 }
@@ -198,7 +192,7 @@ regno(x86_reg r)
 		return -1;
 	if (n[0] == 'k' && n[1] >= '0' && n[1] <= '7' && n[2] == '\0')
 		return n[1] - '0';
-	if ((prefix(n, "xmm") || prefix(n, "ymm") || prefix(n, "zmm")) &&
+	if ((wp_prefix(n, "xmm") || wp_prefix(n, "ymm") || wp_prefix(n, "zmm")) &&
 	    n[3] >= '0' && n[3] <= '9')
 		return atoi(n + 3);
 	return -1;
@@ -211,13 +205,13 @@ k_elem(const char *mn)
 	size_t n = strlen(mn);
 	char c = n > 0 ? mn[n - 1] : '\0';
 
-	if (prefix(mn, "vmovdq"))
+	if (wp_prefix(mn, "vmovdq"))
 		return atoi(mn + 7) / 8;	/* vmovdqu8 .. vmovdqa64 */
-	if (prefix(mn, "vpcompress"))
+	if (wp_prefix(mn, "vpcompress"))
 		return c == 'b' ? 1 : c == 'w' ? 2 : c == 'd' ? 4 : 8;
-	if (prefix(mn, "vextract") && n >= 11)
+	if (wp_prefix(mn, "vextract") && n >= 11)
 		return atoi(mn + 9) / 8;	/* vextractf32x4 */
-	if (prefix(mn, "vpmov") && (c == 'b' || c == 'w' || c == 'd'))
+	if (wp_prefix(mn, "vpmov") && (c == 'b' || c == 'w' || c == 'd'))
 		return c == 'b' ? 1 : c == 'w' ? 2 : 4;
 	if (n >= 2 && (strcmp(mn + n - 2, "ps") == 0 ||
 	    strcmp(mn + n - 2, "ss") == 0))
@@ -240,13 +234,13 @@ classify_mask(const char *mn, const cs_x86 *x, struct wp_x86_insn *in)
 	unsigned a, b, c;
 	int r = op1 != NULL && op1->type == X86_OP_REG ? regno(op1->reg) : -1;
 
-	if (prefix(mn, "vpscatter") || prefix(mn, "vscatter")) {
+	if (wp_prefix(mn, "vpscatter") || wp_prefix(mn, "vscatter")) {
 		in->unmodeled = 1;	/* the index is a vector */
 		in->has_mem = 0;
-	} else if (prefix(mn, "fxsave")) {
+	} else if (wp_prefix(mn, "fxsave")) {
 		in->unmodeled = 1;
 		in->width = 512;
-	} else if (prefix(mn, "xsave")) {
+	} else if (wp_prefix(mn, "xsave")) {
 		in->unmodeled = 1;
 		in->width = cpuid_xsave(0, &a, &b, &c) && c > 0 ?
 		    (int)c : 4096;
@@ -255,11 +249,11 @@ classify_mask(const char *mn, const cs_x86 *x, struct wp_x86_insn *in)
 		in->mask = WP_X86_MASK_K;
 		in->mask_reg = r;
 		in->elem = k_elem(mn);
-		in->compress = prefix(mn, "vpcompress") ||
-		    prefix(mn, "vcompress");
+		in->compress = wp_prefix(mn, "vpcompress") ||
+		    wp_prefix(mn, "vcompress");
 		if (in->elem == 0 || in->width % in->elem != 0)
 			in->unmodeled = 1;
-	} else if ((prefix(mn, "vmaskmov") || prefix(mn, "vpmaskmov")) &&
+	} else if ((wp_prefix(mn, "vmaskmov") || wp_prefix(mn, "vpmaskmov")) &&
 	    r >= 0) {
 		in->mask = WP_X86_MASK_VEC;
 		in->mask_reg = r;
@@ -311,7 +305,7 @@ classify_store(const char *mn, const cs_x86 *x, const cs_x86_op *dst,
 		in->kind = WP_X86_IMM_STORE;
 		in->imm = (uint64_t)op1->imm;
 	} else if ((op1 != NULL && op1->type == X86_OP_REG &&
-	    reg_lookup(op1->reg) == NULL && !prefix(mn, "set")) ||
+	    reg_lookup(op1->reg) == NULL && !wp_prefix(mn, "set")) ||
 	    simd_store(mn))
 		in->kind = WP_X86_SIMD;	/* xmm, ymm, st, mm, sreg */
 	else
@@ -337,10 +331,10 @@ mnemonic(cs_insn *ci, const cs_x86 *x, struct wp_x86_insn *in)
 	const char *mn = ci->mnemonic;
 
 	in->rep = x->prefix[0] == X86_PREFIX_REP ||
-	    prefix(mn, "rep ") || prefix(mn, "repe ") || prefix(mn, "repne ");
+	    wp_prefix(mn, "rep ") || wp_prefix(mn, "repe ") || wp_prefix(mn, "repne ");
 	if (in->rep && strchr(mn, ' ') != NULL)
 		mn = strchr(mn, ' ') + 1;
-	if (prefix(mn, "lock ") || prefix(mn, "notrack "))
+	if (wp_prefix(mn, "lock ") || wp_prefix(mn, "notrack "))
 		mn = strchr(mn, ' ') + 1;
 	return mn;
 }
@@ -356,7 +350,7 @@ classify(const char *mn, const cs_x86 *x, struct wp_x86_insn *in)
 	for (i = 0; i < x->op_count && memop < 0; i++)
 		if (x->operands[i].type == X86_OP_MEM)
 			memop = i;
-	if (memop >= 0 && strcmp(mn, "lea") != 0 && !prefix(mn, "nop"))
+	if (memop >= 0 && strcmp(mn, "lea") != 0 && !wp_prefix(mn, "nop"))
 		in->reads = 1;
 	if (strcmp(mn, "maskmovdqu") == 0 || strcmp(mn, "vmaskmovdqu") == 0)
 		classify_maskmovdqu(x, in);
@@ -374,8 +368,8 @@ classify(const char *mn, const cs_x86 *x, struct wp_x86_insn *in)
 		classify_push(op0, in);
 	else if (memop >= 0 && op0 != NULL && (op0->type == X86_OP_MEM ||
 	    (one_of(mn, xchg_like) && op1 != NULL && op1->type == X86_OP_MEM)) &&
-	    !one_of(mn, readonly_dest) && !prefix(mn, "j") &&
-	    !prefix(mn, "prefetch"))
+	    !one_of(mn, readonly_dest) && !wp_prefix(mn, "j") &&
+	    !wp_prefix(mn, "prefetch"))
 		classify_store(mn, x, &x->operands[memop], op1, in);
 	else {
 		in->kind = WP_X86_NONE;

@@ -20,6 +20,7 @@
 #include "proc.h"
 #include "ptrace-xol.h"
 #include "tracee.h"
+#include "util.h"
 
 #define PAGE_SZ		4096
 #define REACH		(1LL << 30)	/* a rel32's reach, with room */
@@ -116,11 +117,11 @@ branch(const char *text)
 	size_t i;
 
 	for (i = 0; skip[i] != NULL; i++)
-		if (strncmp(text, skip[i], strlen(skip[i])) == 0)
+		if (wp_prefix(text, skip[i]))
 			text += strlen(skip[i]);
-	return text[0] == 'j' || strncmp(text, "call", 4) == 0 ||
-	    strncmp(text, "lcall", 5) == 0 || strncmp(text, "ret", 3) == 0 ||
-	    strncmp(text, "iret", 4) == 0 || strncmp(text, "loop", 4) == 0;
+	return text[0] == 'j' || wp_prefix(text, "call") ||
+	    wp_prefix(text, "lcall") || wp_prefix(text, "ret") ||
+	    wp_prefix(text, "iret") || wp_prefix(text, "loop");
 }
 
 static int
