@@ -380,7 +380,9 @@ nothing_left() {
 		wait_armed "$BATS_TEST_TMPDIR/raw.ndjson" "$w" "$BATS_TEST_TMPDIR/err"
 		kill -USR1 "$TPID"
 		wait "$w"
-		n=$(jq '.watches[0].accepted_hits' "$BATS_TEST_TMPDIR/report.json")
+		# counted, not accepted: on a loaded host the pipe fills, and
+		# hit records beyond it are tallied, not delivered
+		n=$(jq '.watches[0].counted' "$BATS_TEST_TMPDIR/report.json")
 		[ "$n" -gt 0 ] || fail "no hits in the 1 s watch"
 		assert_equal "$(jq -r '.watches[0].latest_value' "$BATS_TEST_TMPDIR/report.json")" "$(printf '0x%x' $((n - 1)))"
 		kill "$TPID"
