@@ -64,7 +64,7 @@ const char *const wp_bound_names[WP_NBOUNDS] = {
 	"partial_thread_coverage", "output_closed", "malformed_input_lines",
 	"reported_by_wp_arm", "unmodeled_stores", "follow_rebind_window",
 	"breakpoints_quiet", "pages_dropped", "page_windows_shared",
-	"page_async_io"
+	"page_async_io", "rep_string_traps"
 };
 
 const char *const wp_backend_names[WP_NBACKENDS] = {

@@ -129,10 +129,6 @@ static const char *const push_like[] = {
 	"push", "call", "enter", "pushfq", "pushf", "pushal", NULL
 };
 
-static const char *const string_stores[] = {
-	"stosb", "stosw", "stosd", "stosq", "movsb", "movsw", "movsq", NULL
-};
-
 static void
 mem_of(const cs_x86_op *op, struct wp_x86_insn *in, int addr_size)
 {
@@ -354,7 +350,7 @@ classify(const char *mn, const cs_x86 *x, struct wp_x86_insn *in)
 		in->reads = 1;
 	if (strcmp(mn, "maskmovdqu") == 0 || strcmp(mn, "vmaskmovdqu") == 0)
 		classify_maskmovdqu(x, in);
-	else if (one_of(mn, string_stores)) {
+	else if (one_of(mn, wp_x86_string_stores)) {
 		in->kind = WP_X86_STRING;
 		in->writes = 1;
 		in->width = mn[4] == 'b' ? 1 : mn[4] == 'w' ? 2 :

@@ -97,6 +97,10 @@ struct wp_x86_insn {
 
 /* Opens capstone once; wp_x86_decode calls it.  0, or -1. */
 int	 wp_x86_init(void);
+/* The string stores' mnemonics (rep's too), NULL-terminated. */
+extern const char *const wp_x86_string_stores[];
+/* Whether an instruction's text (mnemonic first) is a rep string store. */
+int	 wp_x86_text_rep_store(const char *insn);
 /*
  * Decodes the instruction at code (len bytes, at address addr) and
  * classifies how it writes memory.  0, or -1 when it is no instruction.

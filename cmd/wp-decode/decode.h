@@ -98,7 +98,10 @@ struct site {
 	int			 at_trap;	/* rep string stopped mid-way */
 	int			 reader;	/* cand[0] only reads (-a rw) */
 	int			 ncand;
-	struct wp_x86_insn	 cand[MAXCAND];
+	/* cand[ncand]: a rep string store at the trap IP, besides what
+	   ends there, stopped mid-way where that one accessed elsewhere */
+	int			 rep_alt;
+	struct wp_x86_insn	 cand[MAXCAND + 1];
 	/* AArch64 (the session's machine): the instruction at the IP,
 	   the one candidate (ncand 1) */
 	int			 a64;

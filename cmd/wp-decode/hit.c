@@ -12,6 +12,9 @@
 #include "machine.h"
 #include "util.h"
 
+static const char rep_stopped[] =
+    "rep string instruction trapped between iterations: the IP is the "
+    "writer itself";
 static const char no_overlap[] =
     "its store address does not overlap the watched range";
 static const char masked[] =
@@ -133,7 +136,8 @@ kind_caveat(const struct wp_x86_insn *in)
 	case WP_X86_PUSH:
 		return "stack write by push or call";
 	case WP_X86_STRING:
-		return in->rep ? "rep string instruction: one hit per element"
+		return in->rep ? "rep string instruction: one hit per element "
+		    "stepped, or per trap of a data breakpoint"
 		    : "string instruction";
 	case WP_X86_XCHG:
 		return "atomic exchange: reads and writes in one instruction";
@@ -190,6 +194,16 @@ choose(const struct site *st, const struct dtarget *t,
 			matched++;
 		}
 	}
+	/* what ends at the trap IP accessed elsewhere, or the registers
+	   place the rep string at the IP on the target: it stopped there */
+	if (st->rep_alt && t != NULL && (placed(&st->cand[st->ncand], 0, t,
+	    r) == 1 || (matched == 0 && computable == st->ncand))) {
+		c->wi = st->ncand;
+		c->kind = WP_KIND_WRITE;
+		c->conf = WP_CONF_HIGH;
+		c->caveat = rep_stopped;
+		return;
+	}
 	if (st->sweep) {
 		c->wi = 0;
 		c->conf = WP_CONF_HIGH;
@@ -218,8 +232,7 @@ choose(const struct site *st, const struct dtarget *t,
 		c->caveat = spurious_caveat;
 	}
 	if (c->caveat == NULL && st->at_trap)
-		c->caveat = "rep string instruction trapped between "
-		    "iterations: the IP is the writer itself";
+		c->caveat = rep_stopped;
 	if (c->caveat == NULL && st->cand[c->wi].mask != WP_X86_MASK_NONE &&
 	    c->kind == WP_KIND_WRITE) {
 		/* the mask registers are not sampled */

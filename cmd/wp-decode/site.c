@@ -64,7 +64,9 @@ read_code(struct image *im, struct dmod *m, uint64_t bias, uint64_t sa,
 
 /*
  * A rep string store traps between iterations with the IP still on the
- * instruction itself.
+ * instruction itself: the candidate when nothing ends at the trap IP,
+ * else the alternative to what does (a CPU with fast strings traps
+ * there, after the load of the count, say).
  */
 static void
 rep_at_trap(struct image *im, struct dmod *m, struct site *st, uint64_t trap)
@@ -74,12 +76,17 @@ rep_at_trap(struct image *im, struct dmod *m, struct site *st, uint64_t trap)
 	size_t n;
 
 	n = read_code(im, m, st->bias, trap - st->bias, code, sizeof code);
-	if (n > 0 && wp_x86_decode(code, n, trap, &in) == 0 && in.rep &&
-	    in.kind == WP_X86_STRING) {
-		st->cand[st->ncand++] = in;
-		st->sweep = 1;
-		st->at_trap = 1;
+	if (n == 0 || wp_x86_decode(code, n, trap, &in) == -1 || !in.rep ||
+	    in.kind != WP_X86_STRING)
+		return;
+	st->cand[st->ncand] = in;
+	if (st->ncand > 0) {
+		st->rep_alt = 1;
+		return;
 	}
+	st->ncand++;
+	st->sweep = 1;
+	st->at_trap = 1;
 }
 
 /* The code to decode: the whole function up to the trap, or 15 bytes. */
@@ -131,8 +138,7 @@ find_candidates(struct image *im, struct dmod *m, struct site *st,
 	} else if (n == want && want > 0) {
 		find_writers(st, code, n, from + st->bias, trap,
 		    fn != NULL && from == fn->addr);
-		if (st->ncand == 0)
-			rep_at_trap(im, m, st, trap);
+		rep_at_trap(im, m, st, trap);
 	} else
 		st->reason = m ? "no code bytes in the module file" :
 		    image_live_why(im);

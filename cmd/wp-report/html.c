@@ -166,6 +166,10 @@ static const char *const bound_why[WP_NBOUNDS] = {
 	    "meanwhile were not seen",
 	[WP_BOUND_ASYNC_IO] = "the process had an io_uring or Linux AIO "
 	    "context: its reads into the protected pages failed, unseen",
+	[WP_BOUND_REP_TRAPS] = "a rep string instruction wrote under a "
+	    "data breakpoint, which a CPU with fast strings raises once for "
+	    "several of its elements: its count is of traps (the page and "
+	    "ptrace backends count each element)",
 };
 
 /* The text report, as the table prints it at 100 columns, into *buf

@@ -10,6 +10,7 @@
 
 #include "report.h"
 #include "util.h"
+#include "x86.h"
 
 static int
 cmp_chain(const void *a, const void *b)
@@ -335,6 +336,35 @@ reason(struct report *r, enum wp_bound why)
 	r->reasons[r->nreasons++] = why;
 }
 
+/*
+ * Whether a rep string instruction wrote under a data breakpoint (perf
+ * or bpf): a CPU with fast strings traps once for several elements.
+ */
+static int
+rep_traps(const struct report *r)
+{
+	const char *b = r->backend;
+	const struct rsite *s;
+	const struct rtally *y;
+	size_t i, j;
+
+	if (r->tracer != NULL || b == NULL ||
+	    (strcmp(b, wp_backend_names[WP_BK_PERF]) != 0 &&
+	    strcmp(b, wp_backend_names[WP_BK_BPF]) != 0))
+		return 0;
+	for (i = 0; i < r->nt; i++) {
+		for (j = 0; j < r->t[i].sites.cap; j++)
+			if ((s = wp_hmap_slot(&r->t[i].sites, j)) != NULL &&
+			    s->has_writer && wp_x86_text_rep_store(s->writer.insn))
+				return 1;
+		for (j = 0; j < r->t[i].tallies.cap; j++)
+			if ((y = wp_hmap_slot(&r->t[i].tallies, j)) != NULL &&
+			    y->has_writer && wp_x86_text_rep_store(y->writer.insn))
+				return 1;
+	}
+	return 0;
+}
+
 static void
 lower_bound_reasons(struct report *r)
 {
@@ -377,6 +407,8 @@ lower_bound_reasons(struct report *r)
 		reason(r, WP_BOUND_MALFORMED);
 	if (wp_field_int(&o->unmodeled_stores) > 0)
 		reason(r, WP_BOUND_UNMODELED);
+	if (rep_traps(r))
+		reason(r, WP_BOUND_REP_TRAPS);
 	if (r->nreasons == 0 && wp_field_bool(&o->counts_are_lower_bound))
 		reason(r, WP_BOUND_WP_ARM);
 }
