@@ -580,7 +580,7 @@ dropped_bound() {
 	WOUT=$BATS_TEST_TMPDIR/slow.out
 	# 3 s of hits with registers: several times the 1 MiB pipe and the
 	# 1 MiB buffer, however busy the machine
-	wp-resolve -p "$TPID" wpt_counter | wp-arm --backend page --regs -d 3s --interval 100ms 2> "$BATS_TEST_TMPDIR/slow.err" | { sleep 8; cat; } > "$WOUT" &
+	wp-resolve -p "$TPID" wpt_counter | wp-arm --backend page --regs -d 3s -n 1000000000 --interval 100ms 2> "$BATS_TEST_TMPDIR/slow.err" | { sleep 8; cat; } > "$WOUT" &
 	local reader=$!
 	sleep 0.5
 	kill -USR1 "$TPID"
@@ -725,11 +725,12 @@ usr1_run() {
 # a bound the truth satisfies, the truth being the time watched less
 # what the watch added to the target's run (PLAIN_NS unwatched,
 # WATCHED_NS watched, both measured by the test, in two runs a loaded
-# host may stretch apart: a tenth of the truth is their margin; the
+# host may stretch apart: a quarter of the truth is their margin (a
+# tenth was short once, at a load average of 8 on 2 cores); the
 # estimates this replaced were 24 times off); and the report says it is
 # a bound, for the stops
 pace_bound() {
-	local truth=$(( ($(obs .page.watched_us) - ($2 - $1) / 1000) * 9 / 10 ))
+	local truth=$(( ($(obs .page.watched_us) - ($2 - $1) / 1000) * 3 / 4 ))
 	(( $(obs .page.native_run_us) >= truth )) ||
 		fail "native run time $(obs .page.native_run_us) us of $(obs .page.watched_us) us watched, under the truth: $truth us"
 	run --separate-stderr sh -c "wp-decode < '$WOUT' | wp-report"
