@@ -339,18 +339,27 @@ install: $(TOOLS:%=$(O)/%) $(O)/wp
 	for t in $(TOOLS); do ln -sf wp $(DESTDIR)$(COMPDIR)/$$t; done
 
 # The Debian package (debian/), built by dpkg-buildpackage in a copy of
-# the sources under $(O)/deb, where it leaves wp_VERSION_amd64.deb; the
-# make variables given here stay out of the package's own make.
+# the sources under $(O)/deb, where it leaves wp_VERSION_ARCH.deb.
+# DEB_ARCH=arm64 cross-builds it (make arm64-deps installs what that
+# needs) with the cross compiler of its GNU type, as CC, and without
+# the tests a cross build cannot run.  The make variables given here
+# stay out of the package's own make.
 VERSION	 = $(shell sed -n 's/^\#define WP_VERSION "\(.*\)"$$/\1/p' lib/util.h)
 DEBSRC	 = Makefile LICENSE README.md cmd lib man share debian
 DEBJOBS	?= $(shell nproc)
+DEB_ARCH ?= $(shell dpkg --print-architecture)
+DEBCROSS = $(if $(filter-out $(shell dpkg --print-architecture),$(DEB_ARCH)),\
+	   CC=$(shell dpkg-architecture -a$(DEB_ARCH) -qDEB_HOST_GNU_TYPE \
+	   2>/dev/null)-gcc DEB_BUILD_OPTIONS=nocheck DEB_BUILD_PROFILES=cross)
 deb:
-	rm -rf $(O)/deb
+	$(if $(filter arm64,$(DEBCROSS:%=$(DEB_ARCH))),@sh tests/deps.sh -n $(ARM64DEPS))
+	rm -rf $(O)/deb/wp-$(VERSION) $(O)/deb/wp*_$(VERSION)_$(DEB_ARCH).*
 	mkdir -p $(O)/deb/wp-$(VERSION)
 	cp -R $(DEBSRC) $(O)/deb/wp-$(VERSION)
-	cd $(O)/deb/wp-$(VERSION) && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
-	    -u MAKEOVERRIDES dpkg-buildpackage -b -us -uc -J$(DEBJOBS); \
-	    s=$$?; rm -rf $(O)/deb/wp-$(VERSION); exit $$s
+	(cd $(O)/deb/wp-$(VERSION) && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+	    -u MAKEOVERRIDES $(DEBCROSS) dpkg-buildpackage -a$(DEB_ARCH) \
+	    -b -us -uc -J$(DEBJOBS)); s=$$?; rm -rf $(O)/deb/wp-$(VERSION); \
+	    exit $$s
 
 # The man pages render without warnings; the shell scripts parse.
 lint:
