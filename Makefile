@@ -242,6 +242,14 @@ arm64-guest-build: deps
 guest-arm64: arm64-guest-build
 	WP_BUILD_ARM64=$(CURDIR)/$(O)/arm64 tests/vm/run-guest-arm64 $(T)
 
+# The arm64 package (make deb DEB_ARCH=arm64) installed and run in the
+# arm64 guest (tests/live/61-arm64-deb.bats).
+guest-arm64-deb: arm64-guest-build
+	$(MAKE) deb DEB_ARCH=arm64
+	WP_BUILD_ARM64=$(CURDIR)/$(O)/arm64 \
+	    WP_DEB_ARM64=$(CURDIR)/$(O)/deb/wp_$(VERSION)_arm64.deb \
+	    tests/vm/run-guest-arm64 61-arm64-deb.bats
+
 # a local read before it is set holds the same pattern in every run
 asan-check:
 	$(MAKE) O=build-asan CHECK_ARM64=0 CFLAGS="-O1 -g $(SANFLAGS) \
@@ -370,6 +378,6 @@ lint:
 clean:
 	rm -rf build build-asan
 
-.PHONY: all tools targets progs deps arm64 arm64-deps arm64-guest-build check guest-arm64 asan-check install deb lint clean demo fuzz \
+.PHONY: all tools targets progs deps arm64 arm64-deps arm64-guest-build check guest-arm64 guest-arm64-deb asan-check install deb lint clean demo fuzz \
 	fuzz-build bench
 .SECONDARY:
