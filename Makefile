@@ -242,6 +242,14 @@ arm64-guest-build: deps
 guest-arm64: arm64-guest-build
 	WP_BUILD_ARM64=$(CURDIR)/$(O)/arm64 tests/vm/run-guest-arm64 $(T)
 
+# The arm64 package (make deb DEB_ARCH=arm64) installed and run in the
+# arm64 guest (tests/live/61-arm64-deb.bats).
+guest-arm64-deb: arm64-guest-build
+	$(MAKE) deb DEB_ARCH=arm64
+	WP_BUILD_ARM64=$(CURDIR)/$(O)/arm64 \
+	    WP_DEB_ARM64=$(CURDIR)/$(O)/deb/wp_$(VERSION)_arm64.deb \
+	    tests/vm/run-guest-arm64 61-arm64-deb.bats
+
 # a local read before it is set holds the same pattern in every run
 asan-check:
 	$(MAKE) O=build-asan CHECK_ARM64=0 CFLAGS="-O1 -g $(SANFLAGS) \
@@ -339,18 +347,27 @@ install: $(TOOLS:%=$(O)/%) $(O)/wp
 	for t in $(TOOLS); do ln -sf wp $(DESTDIR)$(COMPDIR)/$$t; done
 
 # The Debian package (debian/), built by dpkg-buildpackage in a copy of
-# the sources under $(O)/deb, where it leaves wp_VERSION_amd64.deb; the
-# make variables given here stay out of the package's own make.
+# the sources under $(O)/deb, where it leaves wp_VERSION_ARCH.deb.
+# DEB_ARCH=arm64 cross-builds it (make arm64-deps installs what that
+# needs) with the cross compiler of its GNU type, as CC, and without
+# the tests a cross build cannot run.  The make variables given here
+# stay out of the package's own make.
 VERSION	 = $(shell sed -n 's/^\#define WP_VERSION "\(.*\)"$$/\1/p' lib/util.h)
 DEBSRC	 = Makefile LICENSE README.md cmd lib man share debian
 DEBJOBS	?= $(shell nproc)
+DEB_ARCH ?= $(shell dpkg --print-architecture)
+DEBCROSS = $(if $(filter-out $(shell dpkg --print-architecture),$(DEB_ARCH)),\
+	   CC=$(shell dpkg-architecture -a$(DEB_ARCH) -qDEB_HOST_GNU_TYPE \
+	   2>/dev/null)-gcc DEB_BUILD_OPTIONS=nocheck DEB_BUILD_PROFILES=cross)
 deb:
-	rm -rf $(O)/deb
+	$(if $(filter arm64,$(DEBCROSS:%=$(DEB_ARCH))),@sh tests/deps.sh -n $(ARM64DEPS))
+	rm -rf $(O)/deb/wp-$(VERSION) $(O)/deb/wp*_$(VERSION)_$(DEB_ARCH).*
 	mkdir -p $(O)/deb/wp-$(VERSION)
 	cp -R $(DEBSRC) $(O)/deb/wp-$(VERSION)
-	cd $(O)/deb/wp-$(VERSION) && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
-	    -u MAKEOVERRIDES dpkg-buildpackage -b -us -uc -J$(DEBJOBS); \
-	    s=$$?; rm -rf $(O)/deb/wp-$(VERSION); exit $$s
+	(cd $(O)/deb/wp-$(VERSION) && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+	    -u MAKEOVERRIDES $(DEBCROSS) dpkg-buildpackage -a$(DEB_ARCH) \
+	    -b -us -uc -J$(DEBJOBS)); s=$$?; rm -rf $(O)/deb/wp-$(VERSION); \
+	    exit $$s
 
 # The man pages render without warnings; the shell scripts parse.
 lint:
@@ -361,6 +378,6 @@ lint:
 clean:
 	rm -rf build build-asan
 
-.PHONY: all tools targets progs deps arm64 arm64-deps arm64-guest-build check guest-arm64 asan-check install deb lint clean demo fuzz \
+.PHONY: all tools targets progs deps arm64 arm64-deps arm64-guest-build check guest-arm64 guest-arm64-deb asan-check install deb lint clean demo fuzz \
 	fuzz-build bench
 .SECONDARY:

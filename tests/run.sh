@@ -22,8 +22,9 @@ if [ -z "${WP_GUEST:-}" ] && [ "$fire" = 1 ]; then
 fi
 # The arm64 guest's subset (every backend on arm64: ARM64_TESTS) runs
 # after the x86-64 guest, where make check built its tools
-# (build/arm64); WP_ARM64=0 leaves it out.
-ARM64_TESTS="05-guest-machine.bats 60-arm64-backends.bats"
+# (build/arm64); WP_ARM64=0 leaves it out.  WP_DEB_ARM64 (an arm64
+# .deb: make deb DEB_ARCH=arm64) is installed and run there too.
+ARM64_TESTS="05-guest-machine.bats 60-arm64-backends.bats 61-arm64-deb.bats"
 arm64=
 if [ "${WP_ARM64:-1}" = 0 ]; then
 	echo "== arm64 guest: not run (WP_ARM64=0)"
