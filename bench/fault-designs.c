@@ -4,10 +4,11 @@
  * 42's candidate designs), on this machine.  A child writes a word of
  * its page N times (movq %rcx, (%rdi), 3 bytes), GAP iterations of
  * arithmetic before each write (0: the tight loop); it times each store
- * itself and writes the sum into memory shared with this process, which
- * prints "MODE ns_per_write W faults_per_write F total_ns T" (F counts
- * what the resolver saw: stops, signals or uffd messages; T the whole
- * loop, arithmetic included) and exits 1 where the
+ * itself and writes the figures into memory shared with this process,
+ * which prints "MODE ns_per_write W faults_per_write F total_ns T
+ * median_ns M" (W a store's mean time, M its median; F counts what the
+ * resolver saw: stops, signals or uffd messages; T the whole loop,
+ * arithmetic included) and exits 1 where the
  * page's last value or a count is wrong.  MODE:
  *   none      the page writable: the loop's own cost
  *   tracer    (a) today: the child traced, the tracer sleeping in
@@ -65,6 +66,7 @@
 struct shared {
 	uint64_t	 ns;		/* the child's time in its stores */
 	uint64_t	 total;		/* and in its whole loop */
+	uint64_t	 median;	/* a store's median time */
 	uint64_t	 faults;	/* what the in-child resolver saw */
 	uint64_t	 last;		/* the page's word at the end */
 	unsigned long	 pc;		/* the store's address */
@@ -99,6 +101,14 @@ extern const char store_insn[];
 
 static int uffd_protect(int, int);
 
+static int
+cmp64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 /*
  * The writer: n stores, gap iterations of arithmetic before each; held,
  * where not -1: a uffd with which it protects the page again after each
@@ -108,31 +118,26 @@ static int uffd_protect(int, int);
 static void
 writer(unsigned long n, unsigned long gap, int held)
 {
+	static uint64_t lat[4096];
 	volatile unsigned long x = 1;
 	unsigned long i, j;
 	uint64_t t, t0, sum = 0;
 
 	t0 = now_ns();
-	if (gap == 0) {
+	for (i = 1; i <= n; i++) {
+		for (j = 0; j < gap; j++)
+			x = x * 6364136223846793005UL + 1;
 		t = now_ns();
-		for (i = 1; i <= n; i++) {
-			store(page, i);
-			if (held != -1)
-				uffd_protect(held, 1);
-		}
-		sum = now_ns() - t;
-	} else
-		for (i = 1; i <= n; i++) {
-			for (j = 0; j < gap; j++)
-				x = x * 6364136223846793005UL + 1;
-			t = now_ns();
-			store(page, i);
-			if (held != -1)
-				uffd_protect(held, 1);
-			sum += now_ns() - t;
-		}
-	sh->ns = sum;
+		store(page, i);
+		if (held != -1)
+			uffd_protect(held, 1);
+		lat[i - 1] = now_ns() - t;
+		sum += lat[i - 1];
+	}
 	sh->total = now_ns() - t0;
+	sh->ns = sum;
+	qsort(lat, n, sizeof lat[0], cmp64);
+	sh->median = lat[n / 2];
 	sh->last = page[0];
 }
 
@@ -394,8 +399,9 @@ main(int argc, char *argv[])
 	    ((mode == 2 || mode == 3) && sh->nring != n))
 		errx(1, "%s: last %lu of %lu, %lu faults", argv[1],
 		    (unsigned long)sh->last, n, (unsigned long)faults);
-	printf("%s ns_per_write %.0f faults_per_write %.2f total_ns %llu\n",
-	    argv[1], (double)sh->ns / (double)n, (double)faults / (double)n,
-	    (unsigned long long)sh->total);
+	printf("%s ns_per_write %.0f faults_per_write %.2f total_ns %llu "
+	    "median_ns %llu\n", argv[1], (double)sh->ns / (double)n,
+	    (double)faults / (double)n, (unsigned long long)sh->total,
+	    (unsigned long long)sh->median);
 	return 0;
 }

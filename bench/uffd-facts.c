@@ -1,0 +1,261 @@
+/*
+ * uffd-facts: what this kernel does with a userfaultfd write-protected
+ * page, the facts an in-target agent design for issue 42 rests on (run
+ * by bench/fault-designs.sh beside its figures).  Each line is "FACT
+ * yes|no|VALUE":
+ *   sigbus_user_wp   with UFFD_FEATURE_SIGBUS, a user-mode write into
+ *                    the protected page raises SIGBUS at the written
+ *                    address (the thread's registers in the handler:
+ *                    no uffd reader, no tracer, no ptrace stop)
+ *   sigbus_procmem   and that handler can write the page through
+ *                    /proc/self/mem (what the agent of fault-designs.c
+ *                    does on an mprotect-ed page); "no": EIO
+ *   sigbus_kernel    with UFFD_FEATURE_SIGBUS, a system call writing
+ *                    into the page: its result (like mprotect: EFAULT)
+ *   release_clears   the uffd's only holder, another process, is
+ *                    SIGKILLed: the page is writable again, by the
+ *                    kernel and by the process itself
+ *   release_wakes    without UFFD_FEATURE_SIGBUS, a write waiting for
+ *                    the reader lands when the reader's holder dies
+ *   syscall_pc       /proc/PID/task/TID/syscall names the faulting
+ *                    store's pc while the thread waits on a uffd fault
+ */
+#define _GNU_SOURCE
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include <linux/userfaultfd.h>
+
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static volatile unsigned long *page;
+
+static __attribute__((noinline)) void
+store(unsigned long v)
+{
+	__asm__ volatile(".globl facts_store\nfacts_store: movq %0, (%1)" : :
+	    "c"(v), "D"(page) : "memory");
+}
+extern const char facts_store[];
+
+static int
+protect(int uffd, int on)
+{
+	struct uffdio_writeprotect wp = {
+		.range = { (uintptr_t)page, 4096 },
+		.mode = on ? UFFDIO_WRITEPROTECT_MODE_WP : 0,
+	};
+
+	return ioctl(uffd, UFFDIO_WRITEPROTECT, &wp);
+}
+
+static int
+make(unsigned long long features)
+{
+	struct uffdio_api api = { .api = UFFD_API, .features = features };
+	struct uffdio_register reg = { .range = { (uintptr_t)page, 4096 },
+	    .mode = UFFDIO_REGISTER_MODE_WP };
+	int uffd;
+
+	if ((uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC)) == -1 ||
+	    ioctl(uffd, UFFDIO_API, &api) == -1 ||
+	    ioctl(uffd, UFFDIO_REGISTER, &reg) == -1 || protect(uffd, 1) == -1)
+		_exit(99);
+	return uffd;
+}
+
+/* SIGBUS: 10 + (at the page) + 2 * (written through /proc/self/mem) */
+static void
+on_bus(int sig, siginfo_t *si, void *ctx)
+{
+	unsigned long v = 42;
+	int fd, wrote;
+
+	(void)sig;
+	(void)ctx;
+	fd = open("/proc/self/mem", O_RDWR);
+	wrote = pwrite(fd, &v, sizeof v, (off_t)(uintptr_t)page) == sizeof v;
+	_exit(10 + (si->si_addr == (void *)page) + 2 * wrote);
+}
+
+/* Runs fn in a child; its exit status, or -1. */
+static int
+child(void (*fn)(void))
+{
+	int status;
+	pid_t pid;
+
+	if ((pid = fork()) == -1)
+		err(1, "fork");
+	if (pid == 0) {
+		fn();
+		_exit(98);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+static void
+user_write(void)
+{
+	struct sigaction sa = { .sa_sigaction = on_bus, .sa_flags = SA_SIGINFO };
+
+	if (sigaction(SIGBUS, &sa, NULL) == -1)
+		_exit(97);
+	make(UFFD_FEATURE_SIGBUS);
+	store(2);
+	_exit(0);
+}
+
+/* 0: the read landed; else its errno */
+static void
+kernel_write(void)
+{
+	int p[2];
+
+	make(UFFD_FEATURE_SIGBUS);
+	if (pipe(p) == -1 || write(p[1], "abcdefgh", 8) != 8)
+		_exit(97);
+	_exit(read(p[0], (void *)page, 8) == 8 ? 0 : errno);
+}
+
+/*
+ * A holder process takes the uffd (pidfd_getfd); this one closes its
+ * own; wait says whether to write before the holder dies (and wait on
+ * it) or after.  0: both writes landed.
+ */
+static void
+held(int features, int wait)
+{
+	char c;
+	int uffd, p[2], pidfd, got;
+	pid_t h;
+
+	uffd = make(features);
+	if (pipe(p) == -1)
+		_exit(97);
+	if ((h = fork()) == 0) {
+		pidfd = (int)syscall(SYS_pidfd_open, getppid(), 0);
+		got = (int)syscall(SYS_pidfd_getfd, pidfd, uffd, 0);
+		if (write(p[1], got == -1 ? "n" : "y", 1) != 1)
+			_exit(1);
+		if (wait)
+			usleep(200000);
+		else
+			pause();
+		kill(getpid(), SIGKILL);
+	}
+	if (read(p[0], &c, 1) != 1 || c != 'y')
+		_exit(96);
+	close(uffd);
+	if (wait)
+		store(8);	/* waits, unread, until the holder exits */
+	else {
+		kill(h, SIGKILL);
+		waitpid(h, NULL, 0);
+		if (write(p[1], "abcdefgh", 8) != 8 ||
+		    read(p[0], (void *)page, 8) != 8)
+			_exit(2);
+		store(7);
+	}
+	_exit(page[0] == (wait ? 8UL : 7UL) ? 0 : 3);
+}
+
+static void
+held_sigbus(void)
+{
+	held(UFFD_FEATURE_SIGBUS, 0);
+}
+
+static void
+held_wait(void)
+{
+	held(0, 1);
+}
+
+/* syscall_pc: a reader thread of this process checks the writer's pc */
+static int
+syscall_pc(void)
+{
+	struct uffd_msg msg;
+	char path[80], buf[256];
+	unsigned long pc;
+	long nr;
+	int uffd = -1, fd, status, ok, tries;
+	pid_t pid;
+
+	if ((pid = fork()) == 0) {
+		make(UFFD_FEATURE_THREAD_ID);
+		store(5);
+		_exit(page[0] == 5 ? 0 : 1);
+	}
+	/* the child's uffd, found among its fds */
+	for (tries = 0; tries < 200 && uffd == -1; tries++) {
+		int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+		int i;
+
+		for (i = 3; i < 16 && uffd == -1; i++) {
+			char l[64];
+			ssize_t n;
+
+			snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)pid, i);
+			if ((n = readlink(path, l, sizeof l - 1)) > 0) {
+				l[n] = '\0';
+				if (strstr(l, "userfaultfd") != NULL)
+					uffd = (int)syscall(SYS_pidfd_getfd,
+					    pidfd, i, 0);
+			}
+		}
+		close(pidfd);
+		if (uffd == -1)
+			usleep(5000);
+	}
+	if (uffd == -1 || read(uffd, &msg, sizeof msg) != sizeof msg)
+		return -1;
+	snprintf(path, sizeof path, "/proc/%d/task/%u/syscall", (int)pid,
+	    msg.arg.pagefault.feat.ptid);
+	ok = (fd = open(path, O_RDONLY)) != -1 &&
+	    read(fd, buf, sizeof buf - 1) > 0 &&
+	    sscanf(buf, "%ld %*x %lx", &nr, &pc) == 2 && nr == -1 &&
+	    pc == (uintptr_t)facts_store;
+	protect(uffd, 0);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 0)
+		return -1;
+	return ok;
+}
+
+int
+main(void)
+{
+	int s, pc;
+
+	page = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (page == MAP_FAILED)
+		err(1, "mmap");
+	page[0] = 1;
+	s = child(user_write);
+	printf("sigbus_user_wp %s\n", s == 11 || s == 13 ? "yes" : "no");
+	printf("sigbus_procmem %s\n", s == 13 ? "yes" : "no");
+	s = child(kernel_write);
+	printf("sigbus_kernel %s\n", s == 0 ? "landed" : s > 0 && s < 96 ?
+	    strerror(s) : "failed");
+	printf("release_clears %s\n", child(held_sigbus) == 0 ? "yes" : "no");
+	printf("release_wakes %s\n", child(held_wait) == 0 ? "yes" : "no");
+	pc = syscall_pc();
+	printf("syscall_pc %s\n", pc == 1 ? "yes" : pc == 0 ? "no" : "failed");
+	return 0;
+}
