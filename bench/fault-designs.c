@@ -37,10 +37,19 @@
  *             pc from /proc/PID/task/TID/syscall (and checks it)
  *   spin      (d) tracer as today, but polling waitpid(WNOHANG) in a
  *             loop instead of sleeping
+ * and a system call (getppid) in place of the store, for what a design
+ * pays on the target's system calls (N calls):
+ *   sys-none  bare
+ *   sys-tracer   the page backend's way: PTRACE_SYSCALL, a stop at each
+ *             call's entry and exit, the registers read at each
+ *   sys-sud   an agent's: Syscall User Dispatch raises SIGSYS in the
+ *             target, whose handler makes the call again from the
+ *             agent's code (where calls pass), no tracer
  */
 #define _GNU_SOURCE
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/user.h>
@@ -110,13 +119,14 @@ cmp64(const void *a, const void *b)
 }
 
 /*
- * The writer: n stores, gap iterations of arithmetic before each; held,
- * where not -1: a uffd with which it protects the page again after each
- * store (the uffd reader cannot: it does not know when the store has
- * landed, and until then the page is open to every thread).
+ * The writer: n stores (sys: getppid calls), gap iterations of
+ * arithmetic before each; held, where not -1: a uffd with which it
+ * protects the page again after each store (the uffd reader cannot: it
+ * does not know when the store has landed, and until then the page is
+ * open to every thread).
  */
 static void
-writer(unsigned long n, unsigned long gap, int held)
+writer(unsigned long n, unsigned long gap, int held, int sys)
 {
 	static uint64_t lat[4096];
 	volatile unsigned long x = 1;
@@ -128,7 +138,10 @@ writer(unsigned long n, unsigned long gap, int held)
 		for (j = 0; j < gap; j++)
 			x = x * 6364136223846793005UL + 1;
 		t = now_ns();
-		store(page, i);
+		if (sys)
+			sh->last = (uint64_t)syscall(SYS_getppid);
+		else
+			store(page, i);
 		if (held != -1)
 			uffd_protect(held, 1);
 		lat[i - 1] = now_ns() - t;
@@ -138,7 +151,8 @@ writer(unsigned long n, unsigned long gap, int held)
 	sh->ns = sum;
 	qsort(lat, n, sizeof lat[0], cmp64);
 	sh->median = lat[n / 2];
-	sh->last = page[0];
+	if (!sys)
+		sh->last = page[0];
 }
 
 /* The agent: a recipe per store IP (source register, width). */
@@ -270,30 +284,38 @@ serve_thread(void *v)
 }
 
 /*
- * The tracer's loop: resolve (or pass on) each SIGSEGV until the child
- * ends (its wait status in *end).
+ * The tracer's loop until the child ends (its wait status in *end):
+ * resolves each SIGSEGV (or, pass, hands it on); sys: resumes with
+ * PTRACE_SYSCALL and reads the registers at each system call stop, as
+ * a tracer checking calls' arguments must.  Returns the stops it
+ * counted: SIGSEGVs, or system call stops.
  */
 static uint64_t
-trace(pid_t pid, int pass, int spin, int *end)
+trace(pid_t pid, int pass, int spin, int sys, int *end)
 {
 	struct user_regs_struct u;
 	uint64_t stops = 0;
 	siginfo_t si;
 	char path[64];
-	int status, fd, sig;
+	int status, fd, sig, req = sys ? PTRACE_SYSCALL : PTRACE_CONT;
 	pid_t w;
 
 	snprintf(path, sizeof path, "/proc/%d/mem", (int)pid);
-	if ((fd = open(path, O_RDWR)) == -1)
-		exit(1);
-	ptrace(PTRACE_CONT, pid, 0, 0);
+	if ((fd = open(path, O_RDWR)) == -1 ||
+	    ptrace(PTRACE_SETOPTIONS, pid, 0, PTRACE_O_TRACESYSGOOD) == -1)
+		err(1, "%s", path);
+	ptrace(req, pid, 0, 0);
 	for (;;) {
 		while ((w = waitpid(pid, &status, spin ? WNOHANG : 0)) == 0)
 			;
 		if (w != pid || !WIFSTOPPED(status))
 			break;
 		sig = WSTOPSIG(status);
-		if (sig == SIGSEGV) {
+		if (sig == (SIGTRAP | 0x80)) {
+			stops++;
+			ptrace(PTRACE_GETREGS, pid, 0, &u);
+			sig = 0;
+		} else if (sig == SIGSEGV && !sys) {
 			stops++;
 			if (!pass) {
 				ptrace(PTRACE_GETSIGINFO, pid, 0, &si);
@@ -306,31 +328,96 @@ trace(pid_t pid, int pass, int spin, int *end)
 				sig = 0;
 			}
 		}
-		ptrace(PTRACE_CONT, pid, 0, sig);
+		ptrace(req, pid, 0, sig);
 	}
 	close(fd);
 	*end = status;
 	return stops;
 }
 
+/*
+ * Syscall User Dispatch: the agent's code, where system calls always
+ * pass (sud_begin to sud_end): a call with six arguments and the
+ * signal return.  Every other system call raises SIGSYS, which the
+ * agent makes from here.
+ */
+__asm__(".text\n"
+    ".globl sud_begin, sud_call, sud_restorer, sud_end\n"
+    "sud_begin:\n"
+    "sud_call:\n\t"
+    "movq %rdi, %rax\n\tmovq %rsi, %rdi\n\tmovq %rdx, %rsi\n\t"
+    "movq %rcx, %rdx\n\tmovq %r8, %r10\n\tmovq %r9, %r8\n\t"
+    "movq 8(%rsp), %r9\n\tsyscall\n\tret\n"
+    "sud_restorer:\n\tmovq $15, %rax\n\tsyscall\n"
+    "\tud2\n"	/* the kernel checks the address after the syscall */
+    "sud_end:\n");
+extern const char sud_begin[], sud_end[], sud_restorer[];
+long sud_call(long, long, long, long, long, long, long);
+
+static volatile char sud_selector;
+static uint64_t sud_calls;
+
+static void
+sud_agent(int sig, siginfo_t *si, void *ctx)
+{
+	greg_t *g = ((ucontext_t *)ctx)->uc_mcontext.gregs;
+
+	(void)sig;
+	sud_calls++;
+	g[REG_RAX] = sud_call(si->si_syscall, g[REG_RDI], g[REG_RSI],
+	    g[REG_RDX], g[REG_R10], g[REG_R8], g[REG_R9]);
+}
+
+/* The agent's SIGSYS handler (its restorer in the passing range), on. */
+static void
+sud_install(void)
+{
+	struct {
+		void	(*handler)(int, siginfo_t *, void *);
+		unsigned long flags;
+		const void *restorer;
+		uint64_t mask;
+	} ka = { sud_agent, SA_SIGINFO | 0x04000000 /* SA_RESTORER */,
+	    sud_restorer, 0 };
+
+	if (syscall(SYS_rt_sigaction, SIGSYS, &ka, NULL, 8) == -1 ||
+	    prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_ON,
+	    (unsigned long)(uintptr_t)sud_begin,
+	    (unsigned long)(sud_end - sud_begin),
+	    (unsigned long)(uintptr_t)&sud_selector) == -1)
+		_exit(6);
+	sud_selector = SYSCALL_DISPATCH_FILTER_BLOCK;
+}
+
+enum mode {
+	NONE, TRACER, TRACED_AGENT, AGENT, UFFD_THREAD, UFFD_TRACER, SPIN,
+	SYS_NONE, SYS_TRACER, SYS_SUD, NMODES
+};
+static const char *const modes[NMODES] = { "none", "tracer", "traced-agent",
+    "agent", "uffd-thread", "uffd-tracer", "spin", "sys-none", "sys-tracer",
+    "sys-sud" };
+
 int
 main(int argc, char *argv[])
 {
-	static const char *const modes[] = { "none", "tracer",
-	    "traced-agent", "agent", "uffd-thread", "uffd-tracer", "spin" };
 	unsigned long n, gap;
 	uint64_t faults = 0;
-	int mode, status, pidfd, uffd;
+	int mode, status, pidfd, uffd, traced, protect, sys;
 	pid_t pid;
 
 	if (argc != 4 || (n = strtoul(argv[2], NULL, 10)) == 0 || n > 4095)
 		errx(64, "usage: fault-designs MODE N(1-4095) GAP");
 	gap = strtoul(argv[3], NULL, 10);
-	for (mode = 0; mode < 7; mode++)
+	for (mode = 0; mode < NMODES; mode++)
 		if (strcmp(argv[1], modes[mode]) == 0)
 			break;
-	if (mode == 7)
+	if (mode == NMODES)
 		errx(64, "%s: no such mode", argv[1]);
+	traced = mode == TRACER || mode == TRACED_AGENT || mode == AGENT ||
+	    mode == SPIN || mode == SYS_TRACER;
+	protect = mode == TRACER || mode == TRACED_AGENT || mode == AGENT ||
+	    mode == SPIN;
+	sys = mode >= SYS_NONE;
 	sh = mmap(NULL, sizeof *sh, PROT_READ | PROT_WRITE,
 	    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	page = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
@@ -346,40 +433,48 @@ main(int argc, char *argv[])
 		pthread_t t;
 		struct serve_arg a = { -1, n };
 
-		if (mode == 2 || mode == 3)
+		if (mode == TRACED_AGENT || mode == AGENT)
 			agent_install();
-		if (((mode >= 1 && mode <= 3) || mode == 6) && mprotect((void *)page, 4096,
-		    PROT_READ) == -1)
+		if (protect && mprotect((void *)page, 4096, PROT_READ) == -1)
 			_exit(2);
-		if (mode == 1 || mode == 2 || mode == 3 || mode == 6) {
+		if (traced) {
 			ptrace(PTRACE_TRACEME, 0, 0, 0);
 			raise(SIGSTOP);
 		}
-		if (mode == 4 || mode == 5) {
+		if (mode == UFFD_THREAD || mode == UFFD_TRACER) {
 			if ((a.uffd = uffd_make()) == -1)
 				_exit(4);
 			sh->uffd = a.uffd;
 		}
-		if (mode == 4 && pthread_create(&t, NULL, serve_thread, &a))
+		if (mode == UFFD_THREAD &&
+		    pthread_create(&t, NULL, serve_thread, &a))
 			_exit(5);
 		sh->ready = 1;
-		while (mode == 5 && sh->ready != 2)
+		while (mode == UFFD_TRACER && sh->ready != 2)
 			;
-		writer(n, gap, a.uffd);
-		if (mode == 4)
+		if (mode == SYS_SUD)
+			sud_install();
+		writer(n, gap, a.uffd, sys);
+		if (mode == SYS_SUD) {
+			sud_selector = SYSCALL_DISPATCH_FILTER_ALLOW;
+			sh->faults = sud_calls;
+		}
+		if (mode == UFFD_THREAD)
 			pthread_join(t, NULL);
 		_exit(0);
 	}
-	if (mode == 1 || mode == 2 || mode == 3 || mode == 6) {
+	if (traced) {
 		if (waitpid(pid, &status, 0) != pid || !WIFSTOPPED(status))
 			errx(1, "the child did not stop");
-		if (mode == 3) {
+		if (mode == AGENT) {
 			if (ptrace(PTRACE_DETACH, pid, 0, 0) == -1)
 				err(1, "PTRACE_DETACH");
+			traced = 0;
 		} else
-			faults = trace(pid, mode == 2, mode == 6, &status);
+			faults = trace(pid, mode == TRACED_AGENT, mode == SPIN,
+			    sys, &status);
 	}
-	if (mode == 5) {
+	if (mode == UFFD_TRACER) {
 		while (!sh->ready)
 			;
 		if ((pidfd = (int)syscall(SYS_pidfd_open, pid, 0)) == -1 ||
@@ -389,14 +484,15 @@ main(int argc, char *argv[])
 		sh->ready = 2;
 		faults = uffd_serve(uffd, n, pid);
 	}
-	if (((mode != 1 && mode != 2 && mode != 6) &&
-	    waitpid(pid, &status, 0) != pid) || !WIFEXITED(status) ||
-	    WEXITSTATUS(status) != 0)
+	if ((!traced && waitpid(pid, &status, 0) != pid) ||
+	    !WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		errx(1, "%s: the child failed (status %#x)", argv[1], status);
-	if (mode == 2 || mode == 3 || mode == 4)
+	if (mode == TRACED_AGENT || mode == AGENT || mode == UFFD_THREAD ||
+	    mode == SYS_SUD)
 		faults = sh->faults;
-	if (sh->last != n || (mode != 0 && faults < n) ||
-	    ((mode == 2 || mode == 3) && sh->nring != n))
+	if ((!sys && sh->last != n) || (mode != NONE && mode != SYS_NONE &&
+	    faults < n) || ((mode == TRACED_AGENT || mode == AGENT) &&
+	    sh->nring != n) || (sys && sh->last != (unsigned long)getpid()))
 		errx(1, "%s: last %lu of %lu, %lu faults", argv[1],
 		    (unsigned long)sh->last, n, (unsigned long)faults);
 	printf("%s ns_per_write %.0f faults_per_write %.2f total_ns %llu "

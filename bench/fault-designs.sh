@@ -12,7 +12,10 @@
 # The tracer rows are also run with the whole bench on one CPU
 # (taskset -c 0): tracer and target then never wake each other across
 # CPUs.  It says which machine the figures are from, and what its kernel
-# does with a userfaultfd write-protected page (bench/uffd-facts.c).
+# does with a userfaultfd write-protected page and Syscall User Dispatch
+# (bench/agent-facts.c).  Then the same for a system call: bare, under
+# the page backend's PTRACE_SYSCALL stops, caught by an agent's SIGSYS
+# handler through Syscall User Dispatch.
 #
 # usage: bench/fault-designs.sh [rounds [writes [paced [gap]]]]
 set -euo pipefail
@@ -24,12 +27,13 @@ gap=${4:-400000}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-for f in fault-designs uffd-facts; do
+for f in fault-designs agent-facts; do
 	cc -O2 -Wall -Wextra -Werror -pthread -o "$work/$f" "$top/bench/$f.c" ||
 		{ echo "fault-designs: cannot build bench/$f.c" >&2; exit 1; }
 done
 
 modes="none tracer tracer@cpu0 spin traced-agent agent uffd-thread uffd-tracer"
+sysmodes="sys-none sys-tracer sys-sud"
 
 # one MODE N GAP FILE: a run's ns_per_write, total_ns and median_ns,
 # appended to FILE
@@ -48,7 +52,7 @@ median() {
 load0=$(cut -d' ' -f1 /proc/loadavg)
 for ((r = 0; r < rounds; r++)); do
 	# rotate the order each round so no mode always follows another
-	set -- $modes
+	set -- $modes $sysmodes
 	for ((i = 0; i < r % $#; i++)); do set -- "${@:2}" "$1"; done
 	for m in "$@"; do
 		one "$m" "$writes" 0 "$work/t.$m"
@@ -89,5 +93,16 @@ echo "       * writes / unwatched loop (the mean is what the loop pays, a resolv
 echo "       that must wait for a CPU included; the median shows the resolution"
 echo "       itself).  \"loop x none\": the whole paced loop's time against the"
 echo "       unwatched one's, which load moves more than a watch"
-echo "this kernel and a uffd write-protected page (bench/uffd-facts.c):"
-"$work/uffd-facts" | sed 's/^/  /'
+echo "a system call (getppid) beside them, us a call, the same rounds: the page"
+echo "backend's tracer stops at each call's entry and exit (PTRACE_SYSCALL);"
+echo "an agent can catch calls with Syscall User Dispatch (SIGSYS in the target,"
+echo "the call made again from the agent's code)"
+printf '%-13s %7s %7s   %7s %7s\n' "" tight tight paced paced
+printf '%-13s %7s %7s   %7s %7s\n' mode mean median mean median
+for m in $sysmodes; do
+	awk -v m="$m" -v tm="$(col "$work/t.$m" 1)" -v t="$(col "$work/t.$m" 3)" \
+	    -v pm="$(col "$work/p.$m" 1)" -v p="$(col "$work/p.$m" 3)" 'BEGIN {
+		printf "%-13s %7.2f %7.2f   %7.2f %7.2f\n", m, tm / 1000, t / 1000, pm / 1000, p / 1000 }'
+done
+echo "this kernel, a uffd write-protected page and Syscall User Dispatch (bench/agent-facts.c):"
+"$work/agent-facts" | sed 's/^/  /'

@@ -1,8 +1,8 @@
 /*
- * uffd-facts: what this kernel does with a userfaultfd write-protected
- * page, the facts an in-target agent design for issue 42 rests on (run
- * by bench/fault-designs.sh beside its figures).  Each line is "FACT
- * yes|no|VALUE":
+ * agent-facts: what this kernel does with a userfaultfd write-protected
+ * page and with Syscall User Dispatch, the facts an in-target agent
+ * design for issue 42 rests on (run by bench/fault-designs.sh beside its
+ * figures).  Each line is "FACT yes|no|VALUE":
  *   sigbus_user_wp   with UFFD_FEATURE_SIGBUS, a user-mode write into
  *                    the protected page raises SIGBUS at the written
  *                    address (the thread's registers in the handler:
@@ -19,10 +19,17 @@
  *                    the reader lands when the reader's holder dies
  *   syscall_pc       /proc/PID/task/TID/syscall names the faulting
  *                    store's pc while the thread waits on a uffd fault
+ *   sud_fork         Syscall User Dispatch (on, the selector blocking)
+ *                    holds in a child made by fork
+ *   sud_thread       and in a thread made by pthread_create
+ *   sud_exec         and in the program a thread executes
+ * (an agent that catches system calls with it must turn it on in every
+ * new thread and process itself; what it leaves behind, exec clears)
  */
 #define _GNU_SOURCE
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -32,6 +39,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -237,6 +245,118 @@ syscall_pc(void)
 	return ok;
 }
 
+/*
+ * Syscall User Dispatch: system calls pass only from sud_begin to
+ * sud_end (sud_call, six arguments, and the signal return); any other
+ * raises SIGSYS, whose handler here exits 20.
+ */
+__asm__(".text\n"
+    ".globl sud_begin, sud_call, sud_restorer, sud_end\n"
+    "sud_begin:\n"
+    "sud_call:\n\t"
+    "movq %rdi, %rax\n\tmovq %rsi, %rdi\n\tmovq %rdx, %rsi\n\t"
+    "movq %rcx, %rdx\n\tmovq %r8, %r10\n\tmovq %r9, %r8\n\t"
+    "movq 8(%rsp), %r9\n\tsyscall\n\tret\n"
+    "sud_restorer:\n\tmovq $15, %rax\n\tsyscall\n\tud2\n"
+    "sud_end:\n");
+extern const char sud_begin[], sud_end[], sud_restorer[];
+long sud_call(long, long, long, long, long, long, long);
+
+static volatile char selector;
+
+static void
+on_sys(int sig, siginfo_t *si, void *ctx)
+{
+	(void)sig;
+	(void)si;
+	(void)ctx;
+	sud_call(SYS_exit_group, 20, 0, 0, 0, 0, 0);
+}
+
+static void
+sud_on(void)
+{
+	struct {
+		void	(*handler)(int, siginfo_t *, void *);
+		unsigned long flags;
+		const void *restorer;
+		uint64_t mask;
+	} ka = { on_sys, SA_SIGINFO | 0x04000000 /* SA_RESTORER */,
+	    sud_restorer, 0 };
+
+	if (syscall(SYS_rt_sigaction, SIGSYS, &ka, NULL, 8) == -1 ||
+	    prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_ON,
+	    (unsigned long)(uintptr_t)sud_begin,
+	    (unsigned long)(sud_end - sud_begin),
+	    (unsigned long)(uintptr_t)&selector) == -1)
+		_exit(97);
+	selector = SYSCALL_DISPATCH_FILTER_BLOCK;
+}
+
+/* 20: the forked child's getppid raised SIGSYS; 0: it passed */
+static void
+sud_fork(void)
+{
+	int status;
+	pid_t pid;
+
+	sud_on();
+	pid = (pid_t)sud_call(SYS_fork, 0, 0, 0, 0, 0, 0);
+	if (pid == 0) {
+		syscall(SYS_getppid);
+		sud_call(SYS_exit_group, 0, 0, 0, 0, 0, 0);
+	}
+	sud_call(SYS_wait4, pid, (long)&status, 0, 0, 0, 0);
+	sud_call(SYS_exit_group, WIFEXITED(status) ? WEXITSTATUS(status) : 96,
+	    0, 0, 0, 0, 0);
+}
+
+static volatile int go;
+
+static void *
+sud_thread_main(void *v)
+{
+	(void)v;
+	while (!go)
+		;
+	syscall(SYS_getppid);
+	go = 2;
+	return NULL;
+}
+
+/* 20: the new thread's getppid raised SIGSYS; 0: it passed */
+static void
+sud_thread(void)
+{
+	pthread_t t;
+
+	/* pthread_create's own calls would trap: made before, joined after */
+	sud_on();
+	selector = SYSCALL_DISPATCH_FILTER_ALLOW;
+	if (pthread_create(&t, NULL, sud_thread_main, NULL) != 0)
+		_exit(96);
+	selector = SYSCALL_DISPATCH_FILTER_BLOCK;
+	go = 1;
+	while (go != 2)
+		;
+	selector = SYSCALL_DISPATCH_FILTER_ALLOW;
+	pthread_join(t, NULL);
+	_exit(0);
+}
+
+/* 0: the executed shell ran and exited; else the SIGSYS kept it from */
+static void
+sud_exec(void)
+{
+	static char *const argv[] = { "/bin/sh", "-c", "exit 0", NULL };
+	extern char **environ;
+
+	sud_on();
+	sud_call(SYS_execve, (long)argv[0], (long)argv, (long)environ, 0, 0,
+	    0);
+	_exit(95);
+}
+
 int
 main(void)
 {
@@ -257,5 +377,12 @@ main(void)
 	printf("release_wakes %s\n", child(held_wait) == 0 ? "yes" : "no");
 	pc = syscall_pc();
 	printf("syscall_pc %s\n", pc == 1 ? "yes" : pc == 0 ? "no" : "failed");
+	s = child(sud_fork);
+	printf("sud_fork %s\n", s == 20 ? "yes" : s == 0 ? "no" : "failed");
+	s = child(sud_thread);
+	printf("sud_thread %s\n", s == 20 ? "yes" : s == 0 ? "no" : "failed");
+	s = child(sud_exec);
+	printf("sud_exec %s\n", s == 20 || s == 159 ? "yes" : s == 0 ? "no" :
+	    "failed");
 	return 0;
 }
