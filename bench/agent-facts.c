@@ -357,26 +357,65 @@ sud_exec(void)
 	_exit(95);
 }
 
+/* 0 where this process may write-protect page with a uffd, else errno */
+static int
+uffd_probe(void)
+{
+	struct uffdio_api api = { .api = UFFD_API,
+	    .features = UFFD_FEATURE_SIGBUS | UFFD_FEATURE_THREAD_ID };
+	struct uffdio_register reg = { .range = { (uintptr_t)page, 4096 },
+	    .mode = UFFDIO_REGISTER_MODE_WP };
+	int uffd, e = 0;
+
+	if ((uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC)) == -1)
+		return errno;
+	if (ioctl(uffd, UFFDIO_API, &api) == -1 ||
+	    ioctl(uffd, UFFDIO_REGISTER, &reg) == -1)
+		e = errno;
+	close(uffd);
+	return e;
+}
+
 int
 main(void)
 {
-	int s, pc;
+	static const char *const ufacts[] = { "sigbus_user_wp",
+	    "sigbus_procmem", "sigbus_kernel", "release_clears",
+	    "release_wakes", "syscall_pc" };
+	size_t i;
+	int s, pc, e;
 
 	page = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (page == MAP_FAILED)
 		err(1, "mmap");
 	page[0] = 1;
-	s = child(user_write);
-	printf("sigbus_user_wp %s\n", s == 11 || s == 13 ? "yes" : "no");
-	printf("sigbus_procmem %s\n", s == 13 ? "yes" : "no");
-	s = child(kernel_write);
-	printf("sigbus_kernel %s\n", s == 0 ? "landed" : s > 0 && s < 96 ?
-	    strerror(s) : "failed");
-	printf("release_clears %s\n", child(held_sigbus) == 0 ? "yes" : "no");
-	printf("release_wakes %s\n", child(held_wait) == 0 ? "yes" : "no");
-	pc = syscall_pc();
-	printf("syscall_pc %s\n", pc == 1 ? "yes" : pc == 0 ? "no" : "failed");
+	if ((e = uffd_probe()) != 0)
+		for (i = 0; i < sizeof ufacts / sizeof ufacts[0]; i++)
+			printf("%s unknown (userfaultfd write-protect: %s)\n",
+			    ufacts[i], strerror(e));
+	else {
+		s = child(user_write);
+		printf("sigbus_user_wp %s\n", s == 11 || s == 13 ? "yes" : "no");
+		printf("sigbus_procmem %s\n", s == 13 ? "yes" : "no");
+		s = child(kernel_write);
+		printf("sigbus_kernel %s\n", s == 0 ? "landed" :
+		    s > 0 && s < 96 ? strerror(s) : "failed");
+		printf("release_clears %s\n",
+		    child(held_sigbus) == 0 ? "yes" : "no");
+		printf("release_wakes %s\n", child(held_wait) == 0 ? "yes" : "no");
+		pc = syscall_pc();
+		printf("syscall_pc %s\n", pc == 1 ? "yes" : pc == 0 ? "no" :
+		    "failed");
+	}
+	if (prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_OFF, 0, 0,
+	    0) == -1) {
+		e = errno;
+		printf("sud_fork unknown (Syscall User Dispatch: %s)\n"
+		    "sud_thread unknown (the same)\nsud_exec unknown (the same)\n",
+		    strerror(e));
+		return 0;
+	}
 	s = child(sud_fork);
 	printf("sud_fork %s\n", s == 20 ? "yes" : s == 0 ? "no" : "failed");
 	s = child(sud_thread);

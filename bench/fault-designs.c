@@ -8,8 +8,9 @@
  * which prints "MODE ns_per_write W faults_per_write F total_ns T
  * median_ns M" (W a store's mean time, M its median; F counts what the
  * resolver saw: stops, signals or uffd messages; T the whole loop,
- * arithmetic included) and exits 1 where the
- * page's last value or a count is wrong.  MODE:
+ * arithmetic included); it exits 77 where the kernel or its settings
+ * lack what MODE needs (saying what), and 1 where the page's last value
+ * or a count is wrong.  MODE:
  *   none      the page writable: the loop's own cost
  *   tracer    (a) today: the child traced, the tracer sleeping in
  *             waitpid; per fault PTRACE_GETSIGINFO, GETREGS, the 8
@@ -71,6 +72,8 @@
 #include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
+
+#define UNSUPPORTED	77	/* this kernel or its settings lack the means */
 
 struct shared {
 	uint64_t	 ns;		/* the child's time in its stores */
@@ -385,7 +388,7 @@ sud_install(void)
 	    (unsigned long)(uintptr_t)sud_begin,
 	    (unsigned long)(sud_end - sud_begin),
 	    (unsigned long)(uintptr_t)&sud_selector) == -1)
-		_exit(6);
+		err(UNSUPPORTED, "Syscall User Dispatch");
 	sud_selector = SYSCALL_DISPATCH_FILTER_BLOCK;
 }
 
@@ -443,7 +446,7 @@ main(int argc, char *argv[])
 		}
 		if (mode == UFFD_THREAD || mode == UFFD_TRACER) {
 			if ((a.uffd = uffd_make()) == -1)
-				_exit(4);
+				err(UNSUPPORTED, "userfaultfd write-protect");
 			sh->uffd = a.uffd;
 		}
 		if (mode == UFFD_THREAD &&
@@ -476,17 +479,26 @@ main(int argc, char *argv[])
 	}
 	if (mode == UFFD_TRACER) {
 		while (!sh->ready)
-			;
+			if (waitpid(pid, &status, WNOHANG) == pid)
+				return WIFEXITED(status) &&
+				    WEXITSTATUS(status) == UNSUPPORTED ?
+				    UNSUPPORTED : 1;
 		if ((pidfd = (int)syscall(SYS_pidfd_open, pid, 0)) == -1 ||
 		    (uffd = (int)syscall(SYS_pidfd_getfd, pidfd, sh->uffd,
-		    0)) == -1)
-			err(1, "pidfd_getfd");
+		    0)) == -1) {
+			warn("pidfd_getfd");
+			kill(pid, SIGKILL);
+			return UNSUPPORTED;
+		}
 		sh->ready = 2;
 		faults = uffd_serve(uffd, n, pid);
 	}
 	if ((!traced && waitpid(pid, &status, 0) != pid) ||
-	    !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+	    !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		if (WIFEXITED(status) && WEXITSTATUS(status) == UNSUPPORTED)
+			return UNSUPPORTED;
 		errx(1, "%s: the child failed (status %#x)", argv[1], status);
+	}
 	if (mode == TRACED_AGENT || mode == AGENT || mode == UFFD_THREAD ||
 	    mode == SYS_SUD)
 		faults = sh->faults;
