@@ -26,6 +26,7 @@
  * (an agent that catches system calls with it must turn it on in every
  * new thread and process itself; what it leaves behind, exec clears)
  */
+/* x86-64: the store and the SUD stubs are its */
 #define _GNU_SOURCE
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -38,7 +39,6 @@
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>

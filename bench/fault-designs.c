@@ -47,6 +47,7 @@
  *             target, whose handler makes the call again from the
  *             agent's code (where calls pass), no tracer
  */
+/* x86-64: the store, the agents' registers and the SUD stubs are its */
 #define _GNU_SOURCE
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -61,7 +62,6 @@
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stddef.h>

@@ -27,6 +27,8 @@ gap=${4:-400000}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
+[ "$(uname -m)" = x86_64 ] ||
+	{ echo "fault-designs: x86-64 only (its store and agents are), not $(uname -m)" >&2; exit 1; }
 for f in fault-designs agent-facts; do
 	cc -O2 -Wall -Wextra -Werror -pthread -o "$work/$f" "$top/bench/$f.c" ||
 		{ echo "fault-designs: cannot build bench/$f.c" >&2; exit 1; }
