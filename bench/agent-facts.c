@@ -25,6 +25,11 @@
  *   sud_exec         and in the program a thread executes
  * (an agent that catches system calls with it must turn it on in every
  * new thread and process itself; what it leaves behind, exec clears)
+ *   segv_blocked_kills  a thread with SIGSEGV blocked writes a read-only
+ *                    page while a handler is installed: the kernel kills
+ *                    the process (no tracer: no stop to resolve it in, so
+ *                    an agent must keep SIGSEGV unblocked in every thread,
+ *                    its own handler's SA_NODEFER included)
  */
 /* x86-64: the store and the SUD stubs are its */
 #define _GNU_SOURCE
@@ -97,7 +102,7 @@ on_bus(int sig, siginfo_t *si, void *ctx)
 	_exit(10 + (si->si_addr == (void *)page) + 2 * wrote);
 }
 
-/* Runs fn in a child; its exit status, or -1. */
+/* Runs fn in a child: its exit status, 128 + its signal, or -1. */
 static int
 child(void (*fn)(void))
 {
@@ -110,9 +115,11 @@ child(void (*fn)(void))
 		fn();
 		_exit(98);
 	}
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+	if (waitpid(pid, &status, 0) != pid)
 		return -1;
-	return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 static void
@@ -357,6 +364,29 @@ sud_exec(void)
 	_exit(95);
 }
 
+static void
+on_segv(int sig)
+{
+	(void)sig;
+	_exit(30);
+}
+
+/* 30: the handler ran; else how the child ended (main: 139, killed) */
+static void
+segv_blocked(void)
+{
+	sigset_t set;
+
+	signal(SIGSEGV, on_segv);
+	sigemptyset(&set);
+	sigaddset(&set, SIGSEGV);
+	if (mprotect((void *)page, 4096, PROT_READ) == -1 ||
+	    sigprocmask(SIG_BLOCK, &set, NULL) == -1)
+		_exit(97);
+	store(9);
+	_exit(0);
+}
+
 /* 0 where this process may write-protect page with a uffd, else errno */
 static int
 uffd_probe(void)
@@ -408,6 +438,9 @@ main(void)
 		printf("syscall_pc %s\n", pc == 1 ? "yes" : pc == 0 ? "no" :
 		    "failed");
 	}
+	s = child(segv_blocked);
+	printf("segv_blocked_kills %s\n", s == 128 + SIGSEGV ? "yes" :
+	    s == 30 ? "no" : "failed");
 	if (prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_OFF, 0, 0,
 	    0) == -1) {
 		e = errno;
