@@ -26,6 +26,9 @@
  *             IP, writes the bytes through /proc/self/mem, appends (ip,
  *             address, tid, value) to a ring shared with the tracer, and
  *             moves rip past the store
+ *   agent+sud the same agent with Syscall User Dispatch on (as sys-sud
+ *             below): its calls made from its own code, its SIGSEGV
+ *             handler SA_NODEFER and returning through its restorer
  *   uffd-thread  (c) userfaultfd write-protect, a reader thread in the
  *             child: it reads the fault (address, tid) and lifts the
  *             protection, waking the writer.  It has no registers to
@@ -92,6 +95,8 @@ struct shared {
 
 static struct shared *sh;
 static int self_mem = -1;
+static int agent_sud;		/* agent+sud: its calls made from sud_call */
+long sud_call(long, long, long, long, long, long, long);
 static volatile unsigned long *page;
 
 static uint64_t
@@ -177,14 +182,17 @@ agent(int sig, siginfo_t *si, void *ctx)
 	for (r = recipes; r < recipes + 1; r++)
 		if ((uintptr_t)r->ip == (uintptr_t)m->gregs[REG_RIP])
 			break;
-	if (r == recipes + 1 || pwrite(self_mem, &m->gregs[r->reg], r->len,
-	    (off_t)(uintptr_t)si->si_addr) != r->len)
+	if (r == recipes + 1 || (agent_sud ? sud_call(SYS_pwrite64, self_mem,
+	    (long)&m->gregs[r->reg], r->len, (long)si->si_addr, 0, 0) :
+	    pwrite(self_mem, &m->gregs[r->reg], r->len,
+	    (off_t)(uintptr_t)si->si_addr)) != r->len)
 		_exit(3);
 	k = __atomic_fetch_add(&sh->nring, 1, __ATOMIC_RELAXED);
 	h = &sh->ring[k % 4096];
 	h->ip = (uint64_t)m->gregs[REG_RIP];
 	h->addr = (uint64_t)(uintptr_t)si->si_addr;
-	h->tid = (uint64_t)syscall(SYS_gettid);
+	h->tid = (uint64_t)(agent_sud ? sud_call(SYS_gettid, 0, 0, 0, 0, 0,
+	    0) : syscall(SYS_gettid));
 	h->value = (uint64_t)m->gregs[r->reg];
 	m->gregs[REG_RIP] += 3;
 	sh->faults++;
@@ -355,7 +363,6 @@ __asm__(".text\n"
     "\tud2\n"	/* the kernel checks the address after the syscall */
     "sud_end:\n");
 extern const char sud_begin[], sud_end[], sud_restorer[];
-long sud_call(long, long, long, long, long, long, long);
 
 static volatile char sud_selector;
 static uint64_t sud_calls;
@@ -371,7 +378,11 @@ sud_agent(int sig, siginfo_t *si, void *ctx)
 	    g[REG_RDX], g[REG_R10], g[REG_R8], g[REG_R9]);
 }
 
-/* The agent's SIGSYS handler (its restorer in the passing range), on. */
+/*
+ * The agent's SIGSYS handler (its restorer in the passing range), and
+ * for agent+sud its SIGSEGV handler the same way, with SA_NODEFER (a
+ * fault inside a handler must not find SIGSEGV blocked); then SUD on.
+ */
 static void
 sud_install(void)
 {
@@ -383,8 +394,15 @@ sud_install(void)
 	} ka = { sud_agent, SA_SIGINFO | 0x04000000 /* SA_RESTORER */,
 	    sud_restorer, 0 };
 
-	if (syscall(SYS_rt_sigaction, SIGSYS, &ka, NULL, 8) == -1 ||
-	    prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_ON,
+	if (syscall(SYS_rt_sigaction, SIGSYS, &ka, NULL, 8) == -1)
+		err(1, "rt_sigaction");
+	if (agent_sud) {
+		ka.handler = agent;
+		ka.flags |= SA_NODEFER;
+		if (syscall(SYS_rt_sigaction, SIGSEGV, &ka, NULL, 8) == -1)
+			err(1, "rt_sigaction");
+	}
+	if (prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_ON,
 	    (unsigned long)(uintptr_t)sud_begin,
 	    (unsigned long)(sud_end - sud_begin),
 	    (unsigned long)(uintptr_t)&sud_selector) == -1)
@@ -393,11 +411,11 @@ sud_install(void)
 }
 
 enum mode {
-	NONE, TRACER, TRACED_AGENT, AGENT, UFFD_THREAD, UFFD_TRACER, SPIN,
-	SYS_NONE, SYS_TRACER, SYS_SUD, NMODES
+	NONE, TRACER, TRACED_AGENT, AGENT, AGENT_SUD, UFFD_THREAD, UFFD_TRACER,
+	SPIN, SYS_NONE, SYS_TRACER, SYS_SUD, NMODES
 };
 static const char *const modes[NMODES] = { "none", "tracer", "traced-agent",
-    "agent", "uffd-thread", "uffd-tracer", "spin", "sys-none", "sys-tracer",
+    "agent", "agent+sud", "uffd-thread", "uffd-tracer", "spin", "sys-none", "sys-tracer",
     "sys-sud" };
 
 int
@@ -417,9 +435,9 @@ main(int argc, char *argv[])
 	if (mode == NMODES)
 		errx(64, "%s: no such mode", argv[1]);
 	traced = mode == TRACER || mode == TRACED_AGENT || mode == AGENT ||
-	    mode == SPIN || mode == SYS_TRACER;
+	    mode == AGENT_SUD || mode == SPIN || mode == SYS_TRACER;
 	protect = mode == TRACER || mode == TRACED_AGENT || mode == AGENT ||
-	    mode == SPIN;
+	    mode == AGENT_SUD || mode == SPIN;
 	sys = mode >= SYS_NONE;
 	sh = mmap(NULL, sizeof *sh, PROT_READ | PROT_WRITE,
 	    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -436,7 +454,7 @@ main(int argc, char *argv[])
 		pthread_t t;
 		struct serve_arg a = { -1, n };
 
-		if (mode == TRACED_AGENT || mode == AGENT)
+		if (mode == TRACED_AGENT || mode == AGENT || mode == AGENT_SUD)
 			agent_install();
 		if (protect && mprotect((void *)page, 4096, PROT_READ) == -1)
 			_exit(2);
@@ -455,13 +473,15 @@ main(int argc, char *argv[])
 		sh->ready = 1;
 		while (mode == UFFD_TRACER && sh->ready != 2)
 			;
-		if (mode == SYS_SUD)
+		if (mode == SYS_SUD || mode == AGENT_SUD) {
+			agent_sud = mode == AGENT_SUD;
 			sud_install();
-		writer(n, gap, a.uffd, sys);
-		if (mode == SYS_SUD) {
-			sud_selector = SYSCALL_DISPATCH_FILTER_ALLOW;
-			sh->faults = sud_calls;
 		}
+		writer(n, gap, a.uffd, sys);
+		if (mode == SYS_SUD || mode == AGENT_SUD)
+			sud_selector = SYSCALL_DISPATCH_FILTER_ALLOW;
+		if (mode == SYS_SUD)
+			sh->faults = sud_calls;
 		if (mode == UFFD_THREAD)
 			pthread_join(t, NULL);
 		_exit(0);
@@ -469,7 +489,7 @@ main(int argc, char *argv[])
 	if (traced) {
 		if (waitpid(pid, &status, 0) != pid || !WIFSTOPPED(status))
 			errx(1, "the child did not stop");
-		if (mode == AGENT) {
+		if (mode == AGENT || mode == AGENT_SUD) {
 			if (ptrace(PTRACE_DETACH, pid, 0, 0) == -1)
 				err(1, "PTRACE_DETACH");
 			traced = 0;
@@ -499,12 +519,12 @@ main(int argc, char *argv[])
 			return UNSUPPORTED;
 		errx(1, "%s: the child failed (status %#x)", argv[1], status);
 	}
-	if (mode == TRACED_AGENT || mode == AGENT || mode == UFFD_THREAD ||
-	    mode == SYS_SUD)
+	if (mode == TRACED_AGENT || mode == AGENT || mode == AGENT_SUD ||
+	    mode == UFFD_THREAD || mode == SYS_SUD)
 		faults = sh->faults;
 	if ((!sys && sh->last != n) || (mode != NONE && mode != SYS_NONE &&
-	    faults < n) || ((mode == TRACED_AGENT || mode == AGENT) &&
-	    sh->nring != n) || (sys && sh->last != (unsigned long)getpid()))
+	    faults < n) || ((mode == TRACED_AGENT || mode == AGENT ||
+	    mode == AGENT_SUD) && sh->nring != n) || (sys && sh->last != (unsigned long)getpid()))
 		errx(1, "%s: last %lu of %lu, %lu faults", argv[1],
 		    (unsigned long)sh->last, n, (unsigned long)faults);
 	printf("%s ns_per_write %.0f faults_per_write %.2f total_ns %llu "

@@ -9,13 +9,13 @@
 #   paced loop: PACED writes, each after GAP iterations of arithmetic
 #       (about 0.6 ms on an idle machine)    goal: at most 1.1x the
 #       unwatched loop ("none")
-# The tracer rows are also run with the whole bench on one CPU
-# (taskset -c 0): tracer and target then never wake each other across
-# CPUs.  It says which machine the figures are from, and what its kernel
-# does with a userfaultfd write-protected page and Syscall User Dispatch
-# (bench/agent-facts.c).  Then the same for a system call: bare, under
-# the page backend's PTRACE_SYSCALL stops, caught by an agent's SIGSYS
-# handler through Syscall User Dispatch.
+# The tracer is also run with the whole bench on one CPU (tracer@cpu0,
+# taskset -c 0): tracer and target then never wake each other across
+# CPUs.  Then the same for a system call: bare, under the page backend's
+# PTRACE_SYSCALL stops, caught by an agent's SIGSYS handler through
+# Syscall User Dispatch.  It says which machine the figures are from,
+# and what its kernel does with a userfaultfd write-protected page, with
+# Syscall User Dispatch and with SIGSEGV blocked (bench/agent-facts.c).
 #
 # usage: bench/fault-designs.sh [rounds [writes [paced [gap]]]]
 set -euo pipefail
@@ -34,7 +34,7 @@ for f in fault-designs agent-facts; do
 		{ echo "fault-designs: cannot build bench/$f.c" >&2; exit 1; }
 done
 
-modes="none tracer tracer@cpu0 spin traced-agent agent uffd-thread uffd-tracer"
+modes="none tracer tracer@cpu0 spin traced-agent agent agent+sud uffd-thread uffd-tracer"
 sysmodes="sys-none sys-tracer sys-sud"
 
 # one MODE N GAP FILE: a run's ns_per_write, total_ns and median_ns,
