@@ -120,5 +120,5 @@ for m in $sysmodes; do
 	    -v pm="$(col "$work/p.$m" 1)" -v p="$(col "$work/p.$m" 3)" 'BEGIN {
 		printf "%-13s %7.2f %7.2f   %7.2f %7.2f\n", m, tm / 1000, t / 1000, pm / 1000, p / 1000 }'
 done
-echo "this kernel, a uffd write-protected page and Syscall User Dispatch (bench/agent-facts.c):"
+echo "this kernel: a uffd write-protected page, Syscall User Dispatch, SIGSEGV blocked (bench/agent-facts.c):"
 "$work/agent-facts" | sed 's/^/  /'
