@@ -30,7 +30,7 @@ load helpers
 		assert_equal "$(jq -r '.breakpoints.slots_free' <<< "$j")" 4
 	else
 		assert_equal "$(jq -r .breakpoints.fire <<< "$j")" false
-		assert_equal "$(jq -r .breakpoints.why <<< "$j")" "$(wp-arm --check-bp 2>&1 | sed 's/^wp-arm: hardware breakpoints do not fire on this machine: .*/hardware breakpoints do not fire on this machine (they do on bare metal and in VMs that virtualize debug registers)/')"
+		assert_equal "$(jq -r .breakpoints.why <<< "$j")" "$(wp-arm --check-bp 2>&1 | sed 's/^wp-arm: hardware breakpoints do not fire on this machine: .*/hardware breakpoints do not fire on this machine (they do on bare metal and in VMs that virtualize debug registers)/')${WP_SUITE_ARM_BP:+ (WP_ARM_BP=none says so)}"
 	fi
 	assert_equal "$(jq -r .breakpoints.slots <<< "$j")" 4
 	assert_equal "$(jq -r .perf.perf_event_paranoid <<< "$j")" "$(cat /proc/sys/kernel/perf_event_paranoid)"

@@ -131,11 +131,14 @@ assert_json_eq() {
 
 # doctor FILTER: what wp doctor --json says of this machine, through
 # jq -r FILTER (asked once a suite run): the machine facts a test skips
-# on, and the backend auto takes (.default_backend["8"].name).
+# on, and the backend auto takes (.default_backend["8"].name).  A test's
+# own WP_ARM_BP is not the machine's; the suite's (WP_SUITE_ARM_BP,
+# tests/run.sh) is.
 doctor() {
 	local f=${BATS_RUN_TMPDIR:-$BATS_TEST_TMPDIR}/doctor.json
 	if [ ! -s "$f" ]; then
-		env -u WP_ARM_BP wp-arm --doctor --json > "$f.$$" &&
+		env -u WP_ARM_BP ${WP_SUITE_ARM_BP:+WP_ARM_BP=$WP_SUITE_ARM_BP} \
+		    wp-arm --doctor --json > "$f.$$" &&
 			mv -f "$f.$$" "$f"
 	fi
 	[ -s "$f" ] || fail "wp-arm --doctor --json wrote nothing"
