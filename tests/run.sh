@@ -79,7 +79,7 @@ worker() {
 		    sed -i 1d "$1" && printf %s "$f"' sh "$out/queue")
 		[ -n "$f" ] || return 0
 		t0=$(date +%s)
-		bats --tap "$f" > "$tap" 2>&1
+		bats --tap --timing "$f" > "$tap" 2>&1
 		flock "$out/host.lock" sh -c 'printf "== %s (%ss)\n" "$2" "$3"
 		    cat "$1"; cat "$1" >> "$4"' sh "$tap" "${f#$top/}" \
 		    "$(( $(date +%s) - t0 ))" "$out/host.tap"
