@@ -349,7 +349,8 @@ done"
 	start_target insn-lock -r 20
 	watch_start --insn wpt_lock_add --insn wpt_plain_store -- -d 60s
 	assert_equal "$(cat "$WERR")" "wp-arm: site 0: 'lock add qword ptr [rdi + rax*8], 1': the kernel puts no uprobe on a lock-prefixed instruction: using the uprobe backend, and the ptrace backend for the sites no uprobe can take (an int3 at each, every execution counted per address and thread, the instruction single-stepped: exact, but slow)"
-	assert_equal "$(jq -r 'select(.type=="armed") | .backend' "$WOUT")" uprobe_bpf
+	# both count: the armed record and the observation say so
+	assert_equal "$(jq -r 'select(.type=="armed") | .backend' "$WOUT")" uprobe_bpf+ptrace_singlestep
 	# the int3 at the lock add only; the store's uprobe is the kernel's
 	assert_equal "$(code_at "$TPID" "$(tinfo add)" 1)" cc
 	kill -USR1 "$TPID"
@@ -366,6 +367,7 @@ done"
 	assert_equal "$(accesses 1)" "$(expected_walk seen)"
 	assert_equal "$(jq -r 'select(.type=="access") | "\(.site) \(.backend)"' "$WOUT" | sort -u)" "0 ptrace_singlestep
 1 uprobe_bpf"
+	assert_equal "$(obs .backend)" uprobe_bpf+ptrace_singlestep
 	assert_equal "$(obs '.uprobe.sites[] | [.id, .executions, .addresses, .backend] | map(tostring) | join(" ")')" "0 960 24 ptrace_singlestep
 1 960 24 uprobe_bpf"
 	# the values the plain store wrote: each counter's index

@@ -26,7 +26,7 @@ backend_named(const char *option)
 	const struct backend *const *b;
 
 	for (b = backends; *b != NULL; b++)
-		if (strcmp(BK_WORD(*b), option) == 0)
+		if (BK_WORD(*b) != NULL && strcmp(BK_WORD(*b), option) == 0)
 			return *b;
 	errx(WP_EXIT_ERROR, "--backend %s: not in wp-arm's table of backends",
 	    option);
@@ -43,7 +43,7 @@ backend_words_with(unsigned caps)
 
 	buf[0] = '\0';
 	for (b = backends; *b != NULL; b++) {
-		if (((*b)->caps & caps) != caps)
+		if (((*b)->caps & caps) != caps || BK_WORD(*b) == NULL)
 			continue;
 		if (last != NULL)
 			n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s",
@@ -138,8 +138,8 @@ backend_choose(struct watch *w, const char *name, struct wp_error *e)
 	if (strcmp(name, "auto") != 0) {
 		/* a word may name one for addresses and one for sites */
 		for (b = backends; *b != NULL; b++)
-			if (strcmp(BK_WORD(*b), name) == 0 &&
-			    backend_for(w, *b))
+			if (BK_WORD(*b) != NULL &&
+			    strcmp(BK_WORD(*b), name) == 0 && backend_for(w, *b))
 				return chosen(w, *b, e);
 		return chosen(w, backend_named(name), e);
 	}

@@ -190,7 +190,7 @@ struct backend {
 
 /* as records give it, and as --backend does (lib/vocab.c) */
 #define BK_NAME(b)	(wp_backend_names[(b)->id])
-#define BK_WORD(b)	(wp_backend_words[(b)->id + 1])
+#define BK_WORD(b)	(wp_backend_words[(b)->id + 1])	/* NULL: auto's only */
 
 /* Where a backend evaluates --if, and its word in the armed record. */
 enum { CW_NONE, CW_KERNEL, CW_WPARM, CW_TRACER, CW_N };
