@@ -133,6 +133,26 @@ expected_walk() {
 	assert_equal "$(accesses 0)" "$(expected_walk)"
 }
 
+@test "wp-arm uprobe: 100 sites in one watch (the same store, a site each), each counted exactly; past 1024 sites refused, the limit named (status 1)" {
+	start_target insn-walk -n 50
+	local args=() i
+	for (( i = 0; i < 1025; i++ )); do args+=(--insn wpt_walk_store); done
+	wp-resolve -p "$TPID" "${args[@]}" > "$BATS_TEST_TMPDIR/sites"
+	assert_equal "$(grep -c '"type":"site"' "$BATS_TEST_TMPDIR/sites")" 1025
+	run --separate-stderr wp-arm --backend uprobe -d 1s < "$BATS_TEST_TMPDIR/sites"
+	assert_failure 1
+	assert_equal "$stderr" "wp-arm: 1025 sites: the uprobe backend counts at most 1024"
+	watch_start "${args[@]:0:200}" -- -d 60s
+	assert_equal "$(jq -r 'select(.type=="armed") | "\(.backend) \(.events)"' "$WOUT")" "uprobe_bpf 100"
+	kill -USR1 "$TPID"
+	watch_wait
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(tail -n 1 "$TOUT")" done
+	# every site: the target's 3 threads' 50 + 100 + 150 stores
+	assert_equal "$(obs '[.uprobe.sites[] | "\(.executions) \(.addresses) \(.tally_full)"] | group_by(.) | map("\(length) \(.[0])")[]')" "100 300 150 0"
+	assert_equal "$(accesses 99)" "$(expected_walk)"
+}
+
 @test "wp-arm: site records go to the backends that count them only, and without targets" {
 	start_target insn-walk
 	wp-resolve -p "$TPID" --insn wpt_walk_store > "$BATS_TEST_TMPDIR/sites"

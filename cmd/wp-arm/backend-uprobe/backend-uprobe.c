@@ -111,6 +111,8 @@ uprobe_open(struct watch *w, struct wp_error *e)
 	int err, fs = 0, gs = 0;
 
 	bpfw_verbose(w->verbose);
+	/* a uprobe is two: its perf event and the link */
+	wp_need_fds("wp-arm", 2 * (int)w->nsites + 64);
 	if ((u->skel = wpuprobe__open()) == NULL) {
 		bpfw_load_error(e, errno);
 		free(u);

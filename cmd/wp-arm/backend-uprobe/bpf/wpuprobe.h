@@ -11,7 +11,7 @@
 #include "bounds.h"
 #include "sample-regs.h"
 
-#define WPU_MAXSITES	64	/* instructions probed in one watch */
+#define WPU_MAXSITES	1024	/* instructions probed in one watch */
 #define WPU_NVALS	4	/* the value budget: distinct values kept
 				   per site, address and thread */
 
