@@ -1,8 +1,9 @@
 /*
  * The one table of backends, in the order auto tries them: debug
  * registers with a BPF program, without one (the perf ring), page
- * protection, single-step; and for instructions (site records), a
- * uprobe with a BPF program; uprobes where they can be and int3s at
+ * protection, single-step; and for instructions (site records), an
+ * execute breakpoint with a BPF program (the bpf backend's site mode:
+ * the same word, bpf), a uprobe with the same program; uprobes where they can be and int3s at
  * the sites they cannot (sites-split.c: auto's only); else an int3 the
  * ptrace backend traps at (its site mode: the same word, ptrace, the
  * kind of the watch picks).  Nothing else in wp-arm lists them.
@@ -17,7 +18,8 @@
 
 const struct backend *const backends[] = {
 	&backend_bpf, &backend_perf, &backend_page, &backend_ptrace,
-	&backend_uprobe, &backend_sites_split, &backend_ptrace_sites, NULL
+	&backend_execbp, &backend_uprobe, &backend_sites_split,
+	&backend_ptrace_sites, NULL
 };
 
 const struct backend *

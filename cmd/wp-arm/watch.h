@@ -200,6 +200,7 @@ extern const char *const cond_where_names[CW_N];	/* filter.c */
 extern const struct backend *const backends[];
 extern const struct backend backend_perf, backend_bpf, backend_ptrace;
 extern const struct backend backend_page, backend_uprobe, backend_ptrace_sites;
+extern const struct backend backend_execbp;
 extern const struct backend backend_sites_split;
 const char *backend_words_with(unsigned caps);
 /*

@@ -12,6 +12,7 @@
 #include "sample-regs.h"
 
 #define WPU_MAXSITES	1024	/* instructions probed in one watch */
+#define WPU_XSLOTS	4	/* execute breakpoints: a program each */
 #define WPU_NVALS	4	/* the value budget: distinct values kept
 				   per site, address and thread */
 
@@ -56,6 +57,20 @@ struct wpu_val {
 	__u64	sp;		/* the thread's stack pointer and thread */
 	__u64	tp;		/* pointer (fs base) at the first: whose
 				   stack or TLS an address is */
+};
+
+/* runs: a rep string's executions at an execute breakpoint */
+struct wpu_run_key {
+	__u64	first;		/* the first element's address */
+	__u64	n;		/* elements */
+	__s64	step;		/* bytes to the next: DF's sign */
+	__u32	site;
+	__u32	tid;
+};
+
+struct wpu_run_val {
+	__u64	count;		/* executions */
+	__u64	sp, tp;		/* as wpu_val's, at the first */
 };
 
 /* totals: per site */
