@@ -94,7 +94,7 @@ one() {
 		echo "$ns" ;;
 	wp)
 		wp-resolve -p "$tp" --insn bench_insn_store |
-			wp-arm -d 600s > "$work/wp" &
+			wp-arm --backend uprobe -d 600s > "$work/wp" &
 		w=$!
 		armed "$work/wp" '"type":"armed"' "$w"
 		go "$w"

@@ -112,10 +112,16 @@ NOBP="hardware breakpoints do not fire on this machine (they do on bare metal an
 @test "wp-arm: site records go to the backends that count them only, and without targets" {
 	start_target insn-walk
 	wp-resolve -p "$TPID" --insn wpt_walk_store > "$BATS_TEST_TMPDIR/sites"
-	run --separate-stderr wp-arm --backend bpf -d 1s < "$BATS_TEST_TMPDIR/sites"
+	run --separate-stderr wp-arm --backend perf -d 1s < "$BATS_TEST_TMPDIR/sites"
 	assert_failure 1
 	assert_equal "$(tail -n 1 <<< "$output" | jq -r '[.stop_reason, .error] | join(": ")')" \
-		"error: the bpf backend watches addresses, not instructions (site records): --backend uprobe counts those"
+		"error: the perf backend watches addresses, not instructions (site records): --backend uprobe counts those"
+	# bpf's site mode (execute breakpoints) where breakpoints do not
+	# fire: the machine's reason, status 5
+	run --separate-stderr wp-arm --backend bpf -d 1s < "$BATS_TEST_TMPDIR/sites"
+	assert_failure 5
+	assert_equal "$(tail -n 1 <<< "$output" | jq -r '[.stop_reason, .error] | join(": ")')" \
+		"error: hardware breakpoints cannot be used here"
 	wp-resolve -p "$TPID" --insn wpt_walk_store "$(tinfo array)" > "$BATS_TEST_TMPDIR/both"
 	run --separate-stderr wp-arm -d 1s < "$BATS_TEST_TMPDIR/both"
 	assert_failure 1

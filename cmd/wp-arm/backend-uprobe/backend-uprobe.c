@@ -550,14 +550,16 @@ uprobe_count(struct watch *w)
 	struct uprobe_state *u = w->state;
 	struct utally *tl;
 	struct site_thread *th;
-	struct wpu_tot t;
+	struct wpu_tot *t;
 	struct wp_access_rec a;
 	struct wp_maps maps;
 	struct wp_hmap thr;
 	const struct wp_map *mp;
 	size_t i, n;
-	int isnew;
+	int isnew, c, ncpu;
 
+	ncpu = libbpf_num_possible_cpus();
+	t = wp_xcalloc(ncpu > 0 ? (size_t)ncpu : 1, sizeof *t);
 	/* where each address lies, while the process is there to say */
 	if (wp_proc_maps(w->pid, &maps) == 0) {
 		wp_proc_maps_free(&u->maps);
@@ -569,12 +571,18 @@ uprobe_count(struct watch *w)
 		u->sites[i].counted_by = (u->exec ? WP_BK_BPF : WP_BK_UPROBE) +
 		    1;
 		if (bpf_map_lookup_elem(bpf_map__fd(u->skel->maps.totals), &i,
-		    &t) == 0) {
-			u->sites[i].executions = t.execs;
-			u->sites[i].tally_full = t.full;
-			u->sites[i].segment_unread = t.noseg;
+		    t) == 0) {
+			u->sites[i].executions = 0;
+			u->sites[i].tally_full = 0;
+			u->sites[i].segment_unread = 0;
+			for (c = 0; c < ncpu; c++) {
+				u->sites[i].executions += t[c].execs;
+				u->sites[i].tally_full += t[c].full;
+				u->sites[i].segment_unread += t[c].noseg;
+			}
 		}
 	}
+	free(t);
 	tl = read_tallies(u, &n);
 	if (u->exec)
 		read_runs(w, u, &tl, &n);

@@ -44,7 +44,7 @@ struct {
 } tally SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, WPU_MAXSITES);
 	__type(key, __u32);
 	__type(value, struct wpu_tot);
@@ -97,9 +97,13 @@ tally_one(struct acc *c, __u64 addr, struct pt_regs *regs)
 	k.addr = addr;
 	k.site = c->site;
 	k.tid = c->tid;
+	/*
+	 * The thread's own entry: no other changes it (a thread runs
+	 * one program at a time), so plain adds
+	 */
 	if ((v = bpf_map_lookup_elem(&tally, &k)) != NULL) {
-		__sync_fetch_and_add(&v->writes, c->writes);
-		__sync_fetch_and_add(&v->reads, c->reads);
+		v->writes += c->writes;
+		v->reads += c->reads;
 		v->last = c->val;
 		if (c->src >= 0)
 			tally_value(v, c->val);
@@ -120,10 +124,9 @@ tally_one(struct acc *c, __u64 addr, struct pt_regs *regs)
 		one.tp = 0;
 	if (bpf_map_update_elem(&tally, &k, &one, BPF_NOEXIST) == 0)
 		return;
-	/* another CPU made it first: add to its entry */
 	if ((v = bpf_map_lookup_elem(&tally, &k)) != NULL) {
-		__sync_fetch_and_add(&v->writes, c->writes);
-		__sync_fetch_and_add(&v->reads, c->reads);
+		v->writes += c->writes;
+		v->reads += c->reads;
 	} else if ((tot = bpf_map_lookup_elem(&totals, &c->site)) != NULL)
 		__sync_fetch_and_add(&tot->full, 1);
 }
@@ -173,7 +176,7 @@ tally_run(struct pt_regs *regs, struct wpu_tot *tot, __u32 site, __u32 tid,
 	k.site = site;
 	k.tid = tid;
 	if ((v = bpf_map_lookup_elem(&runs, &k)) != NULL) {
-		__sync_fetch_and_add(&v->count, 1);
+		v->count++;
 		return;
 	}
 	one.count = 1;
@@ -184,7 +187,7 @@ tally_run(struct pt_regs *regs, struct wpu_tot *tot, __u32 site, __u32 tid,
 	if (bpf_map_update_elem(&runs, &k, &one, BPF_NOEXIST) == 0)
 		return;
 	if ((v = bpf_map_lookup_elem(&runs, &k)) != NULL)
-		__sync_fetch_and_add(&v->count, 1);
+		v->count++;
 	else
 		__sync_fetch_and_add(&tot->full, n);
 }

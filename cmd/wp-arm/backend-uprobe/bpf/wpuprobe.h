@@ -73,7 +73,10 @@ struct wpu_run_val {
 	__u64	sp, tp;		/* as wpu_val's, at the first */
 };
 
-/* totals: per site */
+/*
+ * totals: per site, and per CPU (no line shared by the CPUs of the
+ * threads that run it; atomic adds still, where a program is preempted)
+ */
 struct wpu_tot {
 	__u64	execs;		/* every execution */
 	__u64	full;		/* executions no tally entry could hold */
