@@ -8,6 +8,9 @@
 # read to the end); the median of R runs of each, taken in turns.  The
 # cost per execution is the watched time less the unwatched, over N.
 # wp-arm's counts are checked: every execution, over 1024 addresses.
+# Where hardware breakpoints fire (wp-arm --check-bp), the same again
+# with execute breakpoints: wp-arm --backend bpf against an execute
+# breakpoint whose program only counts (uprobe-floor --exec).
 #
 # usage: bench/insn-cost.sh [N [R]]   (make first; root, or CAP_BPF and
 # CAP_PERFMON)
@@ -50,7 +53,8 @@ go() {
 	ns=$(sed -n 's/^ns //p' "$work/t")
 }
 
-# prog_ns PID: the ns per run of PID's program on_insn (its fd's
+# prog_ns PID: the ns per run of PID's program that ran (on_insn, or on_x* at
+# an execute breakpoint; its fd's
 # prog_id in /proc/PID/fdinfo), as the kernel counted them (its
 # statistics on: uprobe-floor --stats)
 prog_ns() {
@@ -58,8 +62,9 @@ prog_ns() {
 	ids=$(cat /proc/"$1"/fdinfo/* 2> /dev/null | sed -n 's/^prog_id:[[:space:]]*//p' |
 		jq -s -c .)
 	bpftool prog show -j | jq -r --argjson ids "$ids" '.[] |
-	    select(.name == "on_insn" and (.id as $i | $ids | index($i))) |
-	    if .run_cnt > 0 then .run_time_ns / .run_cnt else 0 end'
+	    select((.name == "on_insn" or (.name | startswith("on_x"))) and
+	    (.id as $i | $ids | index($i))) | select((.run_cnt // 0) > 0) |
+	    .run_time_ns / .run_cnt'
 }
 
 # armed FILE PATTERN PID: waits for PATTERN in FILE, written by PID
@@ -79,12 +84,18 @@ one() {
 	base)
 		go
 		echo "$ns" ;;
-	floor)
+	floor|xfloor)
 		wp-resolve -p "$tp" --insn bench_insn_store > "$work/site"
-		"$b/bench/uprobe-floor" "$tp" \
-		    "$(jq -r 'select(.type=="site") | .region' "$work/site")" \
-		    "$(jq -r 'select(.type=="site") | .file_offset' "$work/site")" \
-		    "$b/bench/uprobe-floor.bpf.o" > "$work/floor" &
+		if [ "$1" = floor ]; then
+			"$b/bench/uprobe-floor" "$tp" \
+			    "$(jq -r 'select(.type=="site") | .region' "$work/site")" \
+			    "$(jq -r 'select(.type=="site") | .file_offset' "$work/site")" \
+			    "$b/bench/uprobe-floor.bpf.o" > "$work/floor" &
+		else
+			"$b/bench/uprobe-floor" --exec "$tp" \
+			    "$(jq -r 'select(.type=="site") | .runtime_addr' "$work/site")" \
+			    "$b/bench/uprobe-floor.bpf.o" > "$work/floor" &
+		fi
 		w=$!
 		armed "$work/floor" armed "$w"
 		go "$w"
@@ -92,9 +103,10 @@ one() {
 		[ "$(sed -n 's/^counted //p' "$work/floor")" = "$n" ] ||
 			{ echo "floor: counted $(cat "$work/floor"), not $n" >&2; exit 1; }
 		echo "$ns" ;;
-	wp)
+	wp|xwp)
 		wp-resolve -p "$tp" --insn bench_insn_store |
-			wp-arm -d 600s > "$work/wp" &
+			wp-arm --backend "$([ "$1" = wp ] && echo uprobe || echo bpf)" \
+			-d 600s > "$work/wp" &
 		w=$!
 		armed "$work/wp" '"type":"armed"' "$w"
 		go "$w"
@@ -114,8 +126,10 @@ median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 st=$!
 trap 'kill "$st" 2> /dev/null; rm -rf "$work"' EXIT
 armed "$work/stats" enabled "$st"
+kinds="base floor wp"
+! "$b/wp-arm" --check-bp > /dev/null 2>&1 || kinds="$kinds xfloor xwp"
 for (( r = 0; r < rounds; r++ )); do
-	for kind in base floor wp; do one "$kind" >> "$work/ns.$kind"; done
+	for kind in $kinds; do one "$kind" >> "$work/ns.$kind"; done
 done
 base=$(median < "$work/ns.base")
 floor=$(median < "$work/ns.floor")
@@ -137,3 +151,18 @@ awk -v n="$n" -v base="$base" -v floor="$floor" -v wp="$wp" -v goal="$goal" \
 	    w / f <= goal ? "met" : "NOT met"
 	printf "the programs alone (the kernel\x27s run time): floor %.0f ns, wp-arm %.0f ns a run\n", pf, pw
 }'
+if [ -s "$work/ns.xwp" ]; then
+	xfloor=$(median < "$work/ns.xfloor")
+	xwp=$(median < "$work/ns.xwp")
+	awk -v n="$n" -v base="$base" -v floor="$xfloor" -v wp="$xwp" -v goal="$goal" \
+	    -v pf="$(median < "$work/prog.xfloor")" -v pw="$(median < "$work/prog.xwp")" 'BEGIN {
+		f = (floor - base) / n; w = (wp - base) / n
+		printf "exec bp floor   %8.1f ns per execution (an execute breakpoint whose program only counts)\n", f
+		printf "wp-arm bpf      %8.1f ns per execution (the same tally, at an execute breakpoint)\n", w
+		printf "wp / floor      %8.2fx   goal: at most %.1fx  %s\n", w / f, goal,
+		    w / f <= goal ? "met" : "NOT met"
+		printf "the programs alone (the kernel\x27s run time): floor %.0f ns, wp-arm %.0f ns a run\n", pf, pw
+	}'
+else
+	echo "exec bp:        not timed (hardware breakpoints do not fire here: wp-arm --check-bp)"
+fi

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The uprobe floor (bench/uprobe-floor.c): a uprobe program that only
- * counts its runs, one add to an array's one entry.  What a uprobe on an
+ * counts its runs, one add to an array's one entry; and the same program
+ * for an execute breakpoint.  What a uprobe on an
  * instruction costs the target at least: the floor wp-arm's uprobe
  * backend is measured against.
  */
@@ -19,6 +20,20 @@ struct {
 SEC("uprobe")
 int
 on_insn(struct pt_regs *ctx)
+{
+	__u32 k = 0;
+	__u64 *v;
+
+	(void)ctx;
+	if ((v = bpf_map_lookup_elem(&runs, &k)) != NULL)
+		__sync_fetch_and_add(v, 1);
+	return 0;
+}
+
+/* the same at an execute breakpoint (uprobe-floor --exec) */
+SEC("perf_event")
+int
+on_x(void *ctx)
 {
 	__u32 k = 0;
 	__u64 *v;

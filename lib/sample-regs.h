@@ -10,7 +10,8 @@
  * index; WP_SAMPLE_PERF(p) its PERF_REG_*; WP_SAMPLE_PC and _SP the
  * fields of the pc and the stack pointer in the BPF program's pt_regs,
  * _SP_IDX the stack pointer's index, _REP_IDX a string instruction's
- * count's (x86-64's rcx; -1: none);
+ * count's (x86-64's rcx; -1: none), _FLAGS_IDX the flags' (its
+ * direction flag; -1: none);
  * WP_SAMPLE_IN_RECORDS whether the records' register table (x86-64's
  * so far) can hold them.
  */
@@ -27,6 +28,7 @@
 #define WP_SAMPLE_SP		sp
 #define WP_SAMPLE_SP_IDX	WP_A64_SP
 #define WP_SAMPLE_REP_IDX	(-1)
+#define WP_SAMPLE_FLAGS_IDX	(-1)
 #define WP_SAMPLE_IN_RECORDS	0
 #else
 #include "x86-regs.h"
@@ -38,6 +40,7 @@
 #define WP_SAMPLE_SP		rsp
 #define WP_SAMPLE_SP_IDX	WP_RSP
 #define WP_SAMPLE_REP_IDX	WP_RCX
+#define WP_SAMPLE_FLAGS_IDX	WP_RFLAGS
 #define WP_SAMPLE_IN_RECORDS	1
 #endif
 

@@ -69,12 +69,12 @@ const char *const wp_bound_names[WP_NBOUNDS] = {
 
 const char *const wp_backend_names[WP_NBACKENDS] = {
 	"bpf_tally", "perf_breakpoint", "ptrace_singlestep", "page_protect",
-	"uprobe_bpf"
+	"uprobe_bpf", "uprobe_bpf+ptrace_singlestep"
 };
 
 /* NULL ends it, for wp_opt_word() */
 const char *const wp_backend_words[WP_NBACKENDS + 2] = {
-	"auto", "bpf", "perf", "ptrace", "page", "uprobe", NULL
+	"auto", "bpf", "perf", "ptrace", "page", "uprobe", NULL, NULL
 };
 
 const char *const wp_limits_names[WP_NLIMITS] = {

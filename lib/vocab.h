@@ -89,10 +89,12 @@ enum wp_lost { WP_LOST_RING_OVERFLOW, WP_LOST_OUTPUT_BLOCKED, WP_NLOSTS };
  * The backends: the records' name (armed.backend, observation.backend)
  * and --backend's word, wp_backend_words[i + 1] (after "auto").
  * wp-arm's table of backends (cmd/wp-arm/backends.c) has one per name.
+ * The last, sites split between the uprobe and ptrace backends, is
+ * auto's only: it has a name, no word.
  */
 enum wp_backend {
 	WP_BK_BPF, WP_BK_PERF, WP_BK_PTRACE, WP_BK_PAGE, WP_BK_UPROBE,
-	WP_NBACKENDS
+	WP_BK_SPLIT, WP_NBACKENDS
 };
 
 /* session.machine: the target's instruction set ("x86_64" where absent) */

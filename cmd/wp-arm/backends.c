@@ -1,8 +1,9 @@
 /*
  * The one table of backends, in the order auto tries them: debug
  * registers with a BPF program, without one (the perf ring), page
- * protection, single-step; and for instructions (site records), a
- * uprobe with a BPF program; uprobes where they can be and int3s at
+ * protection, single-step; and for instructions (site records), an
+ * execute breakpoint with a BPF program (the bpf backend's site mode:
+ * the same word, bpf), a uprobe with the same program; uprobes where they can be and int3s at
  * the sites they cannot (sites-split.c: auto's only); else an int3 the
  * ptrace backend traps at (its site mode: the same word, ptrace, the
  * kind of the watch picks).  Nothing else in wp-arm lists them.
@@ -17,7 +18,8 @@
 
 const struct backend *const backends[] = {
 	&backend_bpf, &backend_perf, &backend_page, &backend_ptrace,
-	&backend_uprobe, &backend_sites_split, &backend_ptrace_sites, NULL
+	&backend_execbp, &backend_uprobe, &backend_sites_split,
+	&backend_ptrace_sites, NULL
 };
 
 const struct backend *
@@ -26,7 +28,7 @@ backend_named(const char *option)
 	const struct backend *const *b;
 
 	for (b = backends; *b != NULL; b++)
-		if (strcmp(BK_WORD(*b), option) == 0)
+		if (BK_WORD(*b) != NULL && strcmp(BK_WORD(*b), option) == 0)
 			return *b;
 	errx(WP_EXIT_ERROR, "--backend %s: not in wp-arm's table of backends",
 	    option);
@@ -43,7 +45,7 @@ backend_words_with(unsigned caps)
 
 	buf[0] = '\0';
 	for (b = backends; *b != NULL; b++) {
-		if (((*b)->caps & caps) != caps)
+		if (((*b)->caps & caps) != caps || BK_WORD(*b) == NULL)
 			continue;
 		if (last != NULL)
 			n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s",
@@ -138,8 +140,8 @@ backend_choose(struct watch *w, const char *name, struct wp_error *e)
 	if (strcmp(name, "auto") != 0) {
 		/* a word may name one for addresses and one for sites */
 		for (b = backends; *b != NULL; b++)
-			if (strcmp(BK_WORD(*b), name) == 0 &&
-			    backend_for(w, *b))
+			if (BK_WORD(*b) != NULL &&
+			    strcmp(BK_WORD(*b), name) == 0 && backend_for(w, *b))
 				return chosen(w, *b, e);
 		return chosen(w, backend_named(name), e);
 	}

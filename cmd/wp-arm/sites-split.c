@@ -288,7 +288,7 @@ split_observe(struct watch *w, struct wp_observation *o)
 }
 
 const struct backend backend_sites_split = {
-	.id = WP_BK_UPROBE,
+	.id = WP_BK_SPLIT,
 	.caps = BK_SITES | BK_TRACES,
 	.chosen = "the uprobe backend, and the ptrace backend for the "
 	    "sites no uprobe can take (an int3 at each, every execution "

@@ -22,7 +22,7 @@
  */
 #define TCB_BYTES	0x700
 
-#define SITES_MAX	64	/* instructions counted in one watch */
+#define SITES_MAX	1024	/* instructions counted in one watch */
 
 /* A site backend's w->obs: its counts per site (the observation's). */
 struct sites_obs {

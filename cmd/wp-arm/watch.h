@@ -190,7 +190,7 @@ struct backend {
 
 /* as records give it, and as --backend does (lib/vocab.c) */
 #define BK_NAME(b)	(wp_backend_names[(b)->id])
-#define BK_WORD(b)	(wp_backend_words[(b)->id + 1])
+#define BK_WORD(b)	(wp_backend_words[(b)->id + 1])	/* NULL: auto's only */
 
 /* Where a backend evaluates --if, and its word in the armed record. */
 enum { CW_NONE, CW_KERNEL, CW_WPARM, CW_TRACER, CW_N };
@@ -200,6 +200,7 @@ extern const char *const cond_where_names[CW_N];	/* filter.c */
 extern const struct backend *const backends[];
 extern const struct backend backend_perf, backend_bpf, backend_ptrace;
 extern const struct backend backend_page, backend_uprobe, backend_ptrace_sites;
+extern const struct backend backend_execbp;
 extern const struct backend backend_sites_split;
 const char *backend_words_with(unsigned caps);
 /*

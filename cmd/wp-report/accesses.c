@@ -345,6 +345,9 @@ counted_line(const struct report *r, const struct rasite *s, char *buf,
 	if (strcmp(b, wp_backend_names[WP_BK_UPROBE]) == 0)
 		snprintf(buf, sz, "counted in the kernel by a uprobe (the "
 		    "uprobe backend), every execution");
+	else if (strcmp(b, wp_backend_names[WP_BK_BPF]) == 0)
+		snprintf(buf, sz, "counted in the kernel at an execute "
+		    "breakpoint (the bpf backend), every execution");
 	else if (strcmp(b, wp_backend_names[WP_BK_PTRACE]) == 0)
 		snprintf(buf, sz, "counted by wp-arm at an int3 (the ptrace "
 		    "backend), every execution");
@@ -359,7 +362,8 @@ kept_where(const struct report *r, const struct rasite *s)
 {
 	const char *b = counter_of(r, s);
 
-	if (b != NULL && strcmp(b, wp_backend_names[WP_BK_UPROBE]) == 0)
+	if (b != NULL && (strcmp(b, wp_backend_names[WP_BK_UPROBE]) == 0 ||
+	    strcmp(b, wp_backend_names[WP_BK_BPF]) == 0))
 		return " in the kernel";
 	if (b != NULL && strcmp(b, wp_backend_names[WP_BK_PTRACE]) == 0)
 		return " by wp-arm";

@@ -169,9 +169,11 @@ bp_attr(const struct perf_bp *bp, int inherit, struct perf_event_attr *a)
 	a->inherit_thread = inherit ? 1 : 0;
 	a->read_format = PERF_FORMAT_ID | (read_lost ? PERF_FORMAT_LOST : 0);
 	a->type = PERF_TYPE_BREAKPOINT;
-	a->bp_type = bp->rw ? HW_BREAKPOINT_RW : HW_BREAKPOINT_W;
+	a->bp_type = bp->exec ? HW_BREAKPOINT_X : bp->rw ? HW_BREAKPOINT_RW :
+	    HW_BREAKPOINT_W;
 	a->bp_addr = bp->addr;
-	a->bp_len = (unsigned)bp_len(bp->len);
+	/* an execute breakpoint's length is the kernel's: a long */
+	a->bp_len = bp->exec ? sizeof(long) : (unsigned)bp_len(bp->len);
 	a->sample_period = 1;
 	if (bp->wake) {
 		a->watermark = 0;

@@ -21,6 +21,8 @@ struct perf_bp {
 	uint64_t	addr;
 	int		len;		/* 1, 2, 4, 8 */
 	int		rw;		/* watch reads too */
+	int		exec;		/* an execute breakpoint at addr (the
+					   instruction's start; len unused) */
 	int		regs;		/* sample user registers */
 	int		disabled;	/* opened disarmed */
 	int		chain;		/* user call chains (frame pointers)

@@ -11,7 +11,8 @@
 #include "bounds.h"
 #include "sample-regs.h"
 
-#define WPU_MAXSITES	64	/* instructions probed in one watch */
+#define WPU_MAXSITES	1024	/* instructions probed in one watch */
+#define WPU_XSLOTS	4	/* execute breakpoints: a program each */
 #define WPU_NVALS	4	/* the value budget: distinct values kept
 				   per site, address and thread */
 
@@ -58,7 +59,24 @@ struct wpu_val {
 				   stack or TLS an address is */
 };
 
-/* totals: per site */
+/* runs: a rep string's executions at an execute breakpoint */
+struct wpu_run_key {
+	__u64	first;		/* the first element's address */
+	__u64	n;		/* elements */
+	__s64	step;		/* bytes to the next: DF's sign */
+	__u32	site;
+	__u32	tid;
+};
+
+struct wpu_run_val {
+	__u64	count;		/* executions */
+	__u64	sp, tp;		/* as wpu_val's, at the first */
+};
+
+/*
+ * totals: per site, and per CPU (no line shared by the CPUs of the
+ * threads that run it; atomic adds still, where a program is preempted)
+ */
 struct wpu_tot {
 	__u64	execs;		/* every execution */
 	__u64	full;		/* executions no tally entry could hold */

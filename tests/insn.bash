@@ -1,0 +1,138 @@
+# What the tests of the second question (issue 43: which addresses does
+# this instruction access?) share: tests/80-insn.bats (the uprobe and
+# ptrace backends) and tests/live/80-insn-bpf.bats (execute breakpoints).
+
+# store_in FILE FUNCTION: the static address of the first plain store
+# mov %reg,(%reg) of the function, as objdump shows it.
+store_in() {
+	objdump -d --no-show-raw-insn "$1" |
+		awk -v f="<$2>:" '$2 == f { on = 1; next } on && /^$/ { exit }
+			on && /mov +%r[a-z0-9]+,\(%r[a-z0-9]+\)$/ { sub(":", "", $1); print "0x" $1; exit }'
+}
+
+# accesses [SITE]: the last access record of each (site, addr, tid) of
+# site SITE (0), as "ADDR TID WRITES READS" lines, sorted
+accesses() {
+	jq -s -r --argjson s "${1:-0}" '[.[] | select(.type == "access" and .site == $s)]
+		| group_by([.addr, .tid]) | map(last)[] | "\(.addr) \(.tid) \(.writes) \(.reads)"' "$WOUT" | sort
+}
+
+# expected_walk [KEY]: what insn-walk (insn-lock: counters) says of
+# itself: each of its n addresses at KEY (array) written rounds times by
+# each thread, as accesses prints them
+expected_walk() {
+	local base n tid rounds i
+	base=$(tinfo "${1:-array}")
+	n=$(tinfo n)
+	tail -n +2 "$TOUT" | grep '"tid"' | while read -r line; do
+		tid=$(jq .tid <<< "$line")
+		rounds=$(jq .rounds <<< "$line")
+		for (( i = 0; i < n; i++ )); do
+			printf '0x%x %d %d 0\n' $(( base + 8 * i )) "$tid" "$rounds"
+		done
+	done | sort
+}
+
+# code_at PID ADDR N: the N bytes at ADDR of process PID, in hex
+code_at() {
+	dd if="/proc/$1/mem" iflag=skip_bytes,count_bytes skip=$(( $2 )) count="$3" bs=4096 status=none | od -An -tx1 | tr -d ' \n'
+}
+
+# regex_quote TEXT: TEXT with the characters an ERE gives meaning quoted
+regex_quote() {
+	sed 's/[][\.*^$()+?{}|]/\\&/g' <<< "$1"
+}
+
+# The scenarios each backend that counts sites runs: scenario_insn_NAME
+# BACKEND ARG..., BACKEND the armed record's backend, ARG... wp-arm's
+# options (--backend WORD).
+
+# the walk: insn-walk's store over its 1000 addresses from 3 threads, one
+# made after arming, and its add (a read operand, with -a rw): every
+# address's exact count per thread, against the target's own rounds
+scenario_insn_walk() {
+	local name=$1
+	shift
+	start_target insn-walk
+	watch_start --insn wpt_walk_store --insn wpt_walk_add -a rw -- -d 60s "$@"
+	assert_equal "$(jq -r 'select(.type=="armed") | .backend' "$WOUT")" "$name"
+	kill -USR1 "$TPID"
+	watch_wait
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(tail -n 1 "$TOUT")" done
+	assert_equal "$(obs .stop_reason)" target_exited
+	assert_equal "$(grep -c '"tid"' "$TOUT")" 3
+	assert_equal "$(accesses 0)" "$(expected_walk)"
+	assert_equal "$(obs '.uprobe.sites[0] | [.id, .executions, .addresses, .tally_full, .backend] | map(tostring) | join(" ")')" "0 6000 3000 0 $name"
+	# the read-modify-write: each address read and written once, by main
+	assert_equal "$(accesses 1 | awk '{ print $2, $3, $4 }' | sort | uniq -c | awk '{ print $1, $2, $3, $4 }')" "1000 $TPID 1 1"
+	assert_contract "$WOUT"
+}
+
+# a lock add from 3 threads, one made after arming: every counter's
+# exact count per thread, the target's own counts as unwatched
+scenario_insn_lock() {
+	local name=$1
+	shift
+	start_target insn-lock -r 20
+	watch_start --insn wpt_lock_add -- -d 60s "$@"
+	assert_equal "$(jq -r 'select(.type=="armed") | .backend' "$WOUT")" "$name"
+	kill -USR1 "$TPID"
+	watch_wait
+	local st=0
+	wait "$TPID" || st=$?
+	assert_equal "$st" 0
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(obs .stop_reason)" target_exited
+	# what the target counted itself: 20 + 40 + 60 adds to each counter
+	assert_equal "$(tail -n 2 "$TOUT")" "120 120 120 120 120 120 120 120
+done"
+	assert_equal "$(grep -c '"tid"' "$TOUT")" 3
+	assert_equal "$(accesses 0)" "$(expected_walk counters)"
+	assert_equal "$(obs '.uprobe.sites[0] | [.id, .executions, .addresses] | map(tostring) | join(" ")')" "0 960 24"
+	assert_equal "$(jq -r 'select(.type=="access") | .region' "$WOUT" | sort -u)" "[heap]"
+	assert_contract "$WOUT"
+}
+
+# a rep stosq up and one down (DF), a push and a gs-based store, 5
+# rounds: each element, the push's rsp - 8 and the gs slot exactly
+scenario_insn_kinds() {
+	local name=$1 s base i
+	shift
+	start_target insn-kinds
+	watch_start --insn wpt_kinds_rep --insn wpt_kinds_repdown --insn wpt_kinds_push --insn wpt_kinds_gs -- -d 60s "$@"
+	assert_equal "$(jq -r 'select(.type=="armed") | .backend' "$WOUT")" "$name"
+	kill -USR1 "$TPID"
+	watch_wait
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(tail -n 1 "$TOUT")" done
+	assert_equal "$(tail -n 2 "$TOUT" | head -n 1 | jq .counter)" 5
+	for s in 0 1; do
+		base=$(tinfo "$([ "$s" = 0 ] && echo buf || echo down)")
+		assert_equal "$(accesses "$s")" \
+			"$(for (( i = 0; i < 16; i++ )); do echo "$(hexadd "$base" $(( 8 * i ))) $TPID 5 0"; done | sort)"
+	done
+	assert_equal "$(accesses 2)" "$(sed -n 's/.*"push":"\(0x[0-9a-f]*\)".*/\1/p' "$TOUT") $TPID 5 0"
+	assert_equal "$(accesses 3)" "$(tinfo gs) $TPID 5 0"
+	assert_equal "$(obs '[.uprobe.sites[] | .executions] | map(tostring) | join(" ")')" "80 80 5 5"
+	assert_contract "$WOUT"
+}
+
+# an instruction in a shared library, and a stripped program's by
+# MODULE+0xOFF
+scenario_insn_lib() {
+	local name=$1
+	shift
+	start_target shlib-writer -n 250
+	watch_start --insn "libwpt.so+$(store_in "$T/libwpt.so" wpt_lib_write)" -- -d 60s "$@"
+	assert_equal "$(jq -r 'select(.type=="armed") | .backend' "$WOUT")" "$name"
+	kill -USR1 "$TPID"
+	watch_wait
+	assert_equal "$(accesses 0)" "$(tinfo lib_counter) $TPID 250 0"
+	start_target insn-walk-stripped -n 300
+	watch_start --insn "insn-walk-stripped+$(static_of "$T/insn-walk" wpt_walk_store)" -- -d 60s "$@"
+	kill -USR1 "$TPID"
+	watch_wait
+	assert_equal "$(obs .uprobe.sites[0].executions)" 1800
+	assert_equal "$(accesses 0)" "$(expected_walk)"
+}
