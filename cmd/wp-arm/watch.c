@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cond.h"
 #include "filter.h"
 #include "proc.h"
 #include "record.h"
@@ -194,6 +195,7 @@ watch_free(struct watch *w)
 	free(w->t);
 	free(w->chains);
 	free(w->sites);
+	wp_cond_free(w->sites_if);
 	free(w->obs);
 	filter_free(w);
 	wp_jw_free(&w->jw);
@@ -201,6 +203,7 @@ watch_free(struct watch *w)
 	w->t = NULL;
 	w->chains = NULL;
 	w->sites = NULL;
+	w->sites_if = NULL;
 	w->obs = NULL;
 }
 
