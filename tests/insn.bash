@@ -189,6 +189,14 @@ scenario_insn_if() {
 	walk_if "addr >= @800 && addr < @1600" "$name" "$@"
 	assert_equal "$(matched 0)" "$(expected_if 'a >= 800 && a < 1600')"
 	assert_equal "$(matched 0 | wc -l)" 300
+	assert_equal "$(jq -r 'select(.type=="armed") | "\(.condition_where) \(.condition)"' "$WOUT")" "wp-arm addr >= $(hexadd "$(tinfo array)" 800) && addr < $(hexadd "$(tinfo array)" 1600)"
+	# the report: how many matched, where, by whom, beside every count
+	run --separate-stderr wp-report "$WOUT"
+	assert_success
+	assert_equal "$(grep -- '--if' <<< "$output")" "  --if matched 600 of 6,000 executions, at 100 addresses by 3 threads"
+	run --separate-stderr wp-report --json "$WOUT"
+	assert_success
+	assert_equal "$(jq -c '.sites[0] | [.writes, .matched, .match_unknown, ([.addresses[] | select(.matched > 0)] | length)]' <<< "$output")" "[6000,600,0,100]"
 	walk_if "tid == PID" "$name" "$@"
 	assert_equal "$(matched 0)" "$(expected_if 't == main')"
 	assert_equal "$(matched 0 | wc -l)" 1000

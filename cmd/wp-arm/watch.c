@@ -152,6 +152,11 @@ watch_run(struct watch *w, struct wp_error *e)
 	}
 	watch_read_initial(w);
 	filter_armed(w);
+	/* a site's tallies are tested as wp-arm reads them (sites_match) */
+	if (w->sites_if != NULL) {
+		w->armed.condition = wp_cond_text(w->sites_if);
+		w->armed.condition_where = "wp-arm";
+	}
 	emit_armed(w);
 	emit_seeded(w);
 	deadline = wp_now_ns() + w->duration_ms * 1000000;
