@@ -70,7 +70,8 @@ static const struct wp_opt opts[] = {
 	{ 'F', "--follow-mode mode", "stop, stop-all or async: how a followed "
 	    "leaf re-arms (default stop with bpf, async with perf)" },
 	{ 'i', "--if expr", "only writes that match expr are hits, each "
-	    "writer's writes all counted (every backend; see CONDITIONS)" },
+	    "writer's writes all counted (every backend; see CONDITIONS); "
+	    "site records: each execution tested on addr, tid, value" },
 	{ 'S', "--stop[=core]", "at the first matching write, leave the "
 	    "process stopped there for a debugger (core: write its core with "
 	    "gcore)" },
