@@ -203,6 +203,23 @@ $(hexadd "$(tinfo array)" $(( 8 * 999 )))"
 	scenario_insn_if ptrace_singlestep --backend ptrace
 }
 
+@test "wp accesses --if: the main thread's executions, counted as matched beside every execution, in the JSON document and the table" {
+	start_target insn-walk
+	local save=$BATS_TEST_TMPDIR/raw.ndjson doc=$BATS_TEST_TMPDIR/report.json
+	wp accesses --json --save "$save" -d 60s --if "tid == $TPID" "$TPID" wpt_walk_store > "$doc" 2> "$BATS_TEST_TMPDIR/err" &
+	local w=$!
+	wait_armed "$save" "$w" "$BATS_TEST_TMPDIR/err"
+	kill -USR1 "$TPID"
+	wait "$w"
+	rounds=$(grep '"tid"' "$TOUT" | jq -r "select(.tid == $TPID) | .rounds")
+	assert_equal "$(jq -c '.sites[0] | [.writes, .matched, .match_unknown]' "$doc")" "[6000,$(( 1000 * rounds )),0]"
+	assert_equal "$(jq -r '.sites[0].addresses[] | .threads[] | select(.matched > 0) | "\(.tid) \(.writes) \(.matched)"' "$doc" | sort | uniq -c | awk '{ print $1, $2, $3, $4 }')" \
+		"1000 $TPID $rounds $rounds"
+	run --separate-stderr wp report "$save"
+	assert_success
+	assert_equal "$(grep -- --if <<< "$output")" "  --if matched $rounds,000 of 6,000 executions, at 1,000 addresses by 1 thread"
+}
+
 @test "wp accesses: what each address is: a static array's element by name, the heap, an anonymous mapping by its start, each thread's stack and TLS; each copyable into wp watch" {
 	start_target insn-where
 	local save=$BATS_TEST_TMPDIR/raw.ndjson doc=$BATS_TEST_TMPDIR/report.json

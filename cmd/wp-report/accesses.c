@@ -434,7 +434,7 @@ values_line(const struct rview *v, const char *kept, char *buf, size_t sz,
 static const char *
 match_line(const struct rview *v, char *buf, size_t sz)
 {
-	char m[32], n[32], u[96] = "";
+	char m[32], n[32], a[32], u[96] = "";
 
 	if (!v->has_match) {
 		buf[0] = '\0';
@@ -443,10 +443,11 @@ match_line(const struct rview *v, char *buf, size_t sz)
 	if (v->match_unknown > 0)
 		snprintf(u, sizeof u, "; %s not known (values past the "
 		    "budget)", grouped(v->match_unknown, n, sizeof n));
-	snprintf(buf, sz, "--if matched %s of %s executions, at %zu "
+	snprintf(buf, sz, "--if matched %s of %s executions, at %s "
 	    "address%s by %zu thread%s%s", grouped(v->matched, m, sizeof m),
 	    grouped(v->writes > v->reads ? v->writes : v->reads, n, sizeof n),
-	    v->match_addrs, v->match_addrs == 1 ? "" : "es", v->match_threads,
+	    grouped(v->match_addrs, a, sizeof a), v->match_addrs == 1 ?
+	    "" : "es", v->match_threads,
 	    v->match_threads == 1 ? "" : "s", u);
 	return buf;
 }
