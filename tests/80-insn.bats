@@ -218,6 +218,8 @@ $(hexadd "$(tinfo array)" $(( 8 * 999 )))"
 	run --separate-stderr wp report "$save"
 	assert_success
 	assert_equal "$(grep -- --if <<< "$output")" "  --if matched $rounds,000 of 6,000 executions, at 1,000 addresses by 1 thread"
+	wp report --html "$BATS_TEST_TMPDIR/page.html" "$save" > /dev/null
+	assert_equal "$(grep -o '<p class="matched">[^<]*</p>' "$BATS_TEST_TMPDIR/page.html")" "<p class=\"matched\">--if matched $rounds,000 of 6,000 executions, at 1,000 addresses by 1 thread</p>"
 }
 
 @test "wp accesses: what each address is: a static array's element by name, the heap, an anonymous mapping by its start, each thread's stack and TLS; each copyable into wp watch" {

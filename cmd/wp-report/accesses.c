@@ -643,6 +643,11 @@ access_html(const struct report *r, FILE *f)
 			html_fmt(f, "%s %s", line, note);
 			fprintf(f, "</p>\n");
 		}
+		if (match_line(&v, line, sizeof line)[0] != '\0') {
+			fprintf(f, "<p class=\"matched\">");
+			html_text(f, line);
+			fprintf(f, "</p>\n");
+		}
 		if (v.n > HTML_ROWS)
 			fprintf(f, "<p class=\"note\">The first %d addresses of "
 			    "%zu; the JSON report (--json) has every one.</p>\n",
