@@ -17,7 +17,7 @@
 
 enum kind {
 	K_OR, K_AND, K_NOT, K_CHANGED, K_UNCHANGED, K_VALUE, K_TID, K_COMM,
-	K_WRITER
+	K_WRITER, K_ADDR
 };
 /* what a writer test compares to */
 enum where { W_ADDR, W_FUNC, W_MODOFF, W_MODULE };
@@ -272,7 +272,7 @@ comm_test(struct parser *p, int n)
 {
 	struct node *d = &p->c->n[n];
 
-	p->c->uses |= WP_COND_THREAD;
+	p->c->uses |= WP_COND_THREAD | WP_COND_COMM;
 	if (p->tok != T_CMP || (p->cmp != WP_CMP_EQ && p->cmp != WP_CMP_NE))
 		return fail(p, "expected == or != after 'comm'");
 	d->negate = p->cmp == WP_CMP_NE;
@@ -291,7 +291,7 @@ test(struct parser *p)
 	static const struct { const char *w; enum kind k; } fields[] = {
 		{ "changed", K_CHANGED }, { "unchanged", K_UNCHANGED },
 		{ "value", K_VALUE }, { "tid", K_TID }, { "comm", K_COMM },
-		{ "writer", K_WRITER }
+		{ "writer", K_WRITER }, { "addr", K_ADDR }
 	};
 	size_t i;
 	char *w;
@@ -301,14 +301,14 @@ test(struct parser *p)
 		return fail(p, "the expression ends where a test was expected");
 	if (p->tok != T_WORD)
 		return fail(p, "expected a test (value, changed, unchanged, "
-		    "writer, tid, comm) or '('");
+		    "writer, tid, comm, addr) or '('");
 	for (i = 0; i < sizeof fields / sizeof fields[0]; i++)
 		if (is_word(p, fields[i].w))
 			break;
 	if (i == sizeof fields / sizeof fields[0]) {
 		w = word(p);
 		fail(p, "unknown field '%s' (value, changed, unchanged, "
-		    "writer, tid, comm)", w);
+		    "writer, tid, comm, addr)", w);
 		free(w);
 		return -1;
 	}
@@ -317,7 +317,7 @@ test(struct parser *p)
 	switch (fields[i].k) {
 	case K_CHANGED:
 	case K_UNCHANGED:
-		p->c->uses |= WP_COND_VALUE;
+		p->c->uses |= WP_COND_VALUE | WP_COND_PREV;
 		break;
 	case K_VALUE:
 		rc = value_test(p, n);
@@ -328,6 +328,10 @@ test(struct parser *p)
 		break;
 	case K_COMM:
 		rc = comm_test(p, n);
+		break;
+	case K_ADDR:
+		p->c->uses |= WP_COND_ADDR;
+		rc = compare(p, n);
 		break;
 	default:
 		rc = writer_test(p, n);
@@ -577,6 +581,9 @@ eval(const struct wp_cond *c, int i, const struct wp_cond_write *w)
 	case K_COMM:
 		return w->comm != NULL &&
 		    (strcmp(w->comm, d->name) == 0) != d->negate;
+	case K_ADDR:
+		return w->has_addr && wp_cmp_holds(w->addr, d->cmp,
+		    at_width(d->num, d->neg, 8));
 	default:
 		if (w->has_writer)
 			return d->bound && (w->writer_ip >= d->lo &&
@@ -595,7 +602,8 @@ compile(const struct wp_cond *c, int i, size_t width, struct wp_cond_op *ops,
 	    [K_AND] = WP_COP_AND, [K_NOT] = WP_COP_NOT,
 	    [K_CHANGED] = WP_COP_CHANGED, [K_UNCHANGED] = WP_COP_UNCHANGED,
 	    [K_VALUE] = WP_COP_VALUE, [K_TID] = WP_COP_TID,
-	    [K_COMM] = WP_COP_COMM, [K_WRITER] = WP_COP_TRAP };
+	    [K_COMM] = WP_COP_COMM, [K_WRITER] = WP_COP_TRAP,
+	    [K_ADDR] = WP_COP_FALSE };
 	const struct node *d = &c->n[i];
 	struct wp_cond_op *o;
 

@@ -9,6 +9,7 @@
  *		 | "value" CMP NUM | "value" "&" NUM [CMP NUM]
  *		 | "tid" CMP NUM | "comm" ("==" | "!=") NAME
  *		 | "writer" ("==" | "!=") WHERE | "writer" ["not"] "in" NAME
+ *		 | "addr" CMP NUM
  *	WHERE	:= FUNCTION | MODULE+0xOFF | 0xADDR
  *	CMP	:= "==" | "!=" | "<" | "<=" | ">" | ">="
  *
@@ -45,12 +46,17 @@ struct wp_cond_write {
 	uint64_t	 trap_ip;
 	pid_t		 tid;
 	const char	*comm;		/* the thread's name; NULL: unknown */
+	int		 has_addr;	/* addr: the address a site's execution */
+	uint64_t	 addr;		/* accessed (wp-arm's site records) */
 };
 
 /* What a condition uses (wp_cond_uses): bits. */
 #define WP_COND_VALUE	0x1	/* value, changed, unchanged */
 #define WP_COND_WRITER	0x2
 #define WP_COND_THREAD	0x4	/* tid, comm */
+#define WP_COND_ADDR	0x8	/* addr */
+#define WP_COND_COMM	0x10	/* comm (with WP_COND_THREAD) */
+#define WP_COND_PREV	0x20	/* changed, unchanged (with WP_COND_VALUE) */
 
 /*
  * Parses text into *c (freed with wp_cond_free; text is not kept): 0,
@@ -86,7 +92,8 @@ int	 wp_cond_resolve_traps(struct wp_cond *c, int memfd,
  * program, which keeps a stack of truth values): each test pushes its
  * truth, not flips the top, and and or pop two and push one.  Numbers
  * are cut to a value of width bytes; writer tests are on trap IPs
- * (wp_cond_resolve_traps), a name not bound is WP_COP_FALSE; comm
+ * (wp_cond_resolve_traps), a name not bound is WP_COP_FALSE, and so is
+ * addr (a site's, which no BPF program tests); comm
  * names are cut to 15 bytes, as the kernel keeps them.
  */
 

@@ -697,6 +697,12 @@ wp_rec_read_access(const struct wp_record *rec, struct wp_access_rec *a,
 			    wp_json_get(rec->j, x, "count"), &t) == 0 && t >= 0)
 				a->vn[a->nvals++] = (uint64_t)t;
 	}
+	if (wp_rec_int(rec, "matched", &t) == 0 && t >= 0) {
+		a->has_match = 1;
+		a->matched = (uint64_t)t;
+		if (wp_rec_int(rec, "match_unknown", &t) == 0 && t >= 0)
+			a->match_unknown = (uint64_t)t;
+	}
 	if (wp_json_str(rec->j, wp_rec_get(rec, "backend"), bk,
 	    sizeof bk) != -1 && (x = wp_vocab_find(wp_backend_names,
 	    WP_NBACKENDS, bk, strlen(bk))) >= 0)

@@ -543,6 +543,10 @@ wp_rec_access(struct wp_jw *w, const struct wp_access_rec *a)
 		wp_jw_end(w);
 		wp_jw_uint(w, "values_other", a->vother);
 	}
+	if (a->has_match) {
+		wp_jw_uint(w, "matched", a->matched);
+		wp_jw_uint(w, "match_unknown", a->match_unknown);
+	}
 	if (a->backend != NULL)
 		wp_jw_str(w, "backend", a->backend);
 	wp_jw_end(w);

@@ -360,6 +360,10 @@ struct wp_access_rec {
 	size_t		 nvals;
 	uint64_t	 vals[WP_ACCESS_NVALS], vn[WP_ACCESS_NVALS];
 	uint64_t	 vother;
+	/* wp-arm --if: of writes + reads, the executions that matched, and
+	   those whose match is not known (a value past the budget) */
+	int		 has_match;
+	uint64_t	 matched, match_unknown;
 	const char	*backend;	/* which counted it (wp_backend_names);
 					   NULL: not said */
 };

@@ -158,6 +158,16 @@ doctor
 	assert_output "--backend"
 	run completions wp watch -d ""
 	assert_line inf
+	# --if: what each command's condition tests
+	run completions wp accesses --if ""
+	assert_output "addr
+tid
+value
+not"
+	run completions wp watch --if a
+	assert_output ""
+	run completions wp-arm --if a
+	assert_output addr
 	run completions wp-resolve --backend p
 	assert_output "perf
 ptrace

@@ -16,8 +16,8 @@ bad_if() {
 }
 
 @test "wp-arm --if: an unknown field, its column" {
-	bad_if 'valu == 0' "column 1: unknown field 'valu' (value, changed, unchanged, writer, tid, comm)"
-	bad_if 'value == 0 or sizeof > 2' "column 15: unknown field 'sizeof' (value, changed, unchanged, writer, tid, comm)"
+	bad_if 'valu == 0' "column 1: unknown field 'valu' (value, changed, unchanged, writer, tid, comm, addr)"
+	bad_if 'value == 0 or sizeof > 2' "column 15: unknown field 'sizeof' (value, changed, unchanged, writer, tid, comm, addr)"
 }
 
 @test "wp-arm --if: a bad number, its column" {

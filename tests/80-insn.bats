@@ -181,14 +181,45 @@ $(hexadd "$(tinfo array)" $(( 8 * 999 )))"
 	assert_equal "$(obs '.uprobe.sites[0] | [.executions, .segment_unread, .tally_full] | map(tostring) | join(" ")')" "21 0 0"
 }
 
-@test "wp-arm: --if, --stop and --last do not apply to site records, said in one line (status 64)" {
+@test "wp-arm: --stop and --last do not apply to site records, said in one line (status 64)" {
 	start_target insn-walk
 	wp-resolve -p "$TPID" --insn wpt_walk_store > "$BATS_TEST_TMPDIR/sites"
-	for o in "--if value==0" --stop "--last 4"; do
+	for o in --stop "--last 4"; do
 		run --separate-stderr wp-arm $o -d 1s < "$BATS_TEST_TMPDIR/sites"
 		assert_failure 64
-		assert_equal "$stderr" "wp-arm: --if, --stop and --last watch the writes to addresses: site records are counted (by the uprobe or the ptrace backend), not watched"
+		assert_equal "$stderr" "wp-arm: --stop and --last watch the writes to addresses: site records are counted (by the uprobe or the ptrace backend), not watched"
 	done
+	# addr is a site's: an address watch's writes are to its targets
+	run --separate-stderr bash -c "wp-resolve -p $TPID $(tinfo array) | wp-arm -d 1s --if 'addr == 0x10'"
+	assert_failure 64
+	assert_equal "$stderr" "wp-arm: --if 'addr == 0x10': addr tests the address a site record's instruction accesses; an address watch's writes are to its targets"
+}
+
+@test "wp-arm uprobe --if: an address range of 100 addresses, one thread, a value: the matching executions exact per address and thread; writer, and the value of a store not known before it runs, refused" {
+	scenario_insn_if uprobe_bpf
+}
+
+@test "wp-arm ptrace --if: the same, forced (--backend ptrace)" {
+	scenario_insn_if ptrace_singlestep --backend ptrace
+}
+
+@test "wp accesses --if: the main thread's executions, counted as matched beside every execution, in the JSON document and the table" {
+	start_target insn-walk
+	local save=$BATS_TEST_TMPDIR/raw.ndjson doc=$BATS_TEST_TMPDIR/report.json
+	wp accesses --json --save "$save" -d 60s --if "tid == $TPID" "$TPID" wpt_walk_store > "$doc" 2> "$BATS_TEST_TMPDIR/err" &
+	local w=$!
+	wait_armed "$save" "$w" "$BATS_TEST_TMPDIR/err"
+	kill -USR1 "$TPID"
+	wait "$w"
+	rounds=$(grep '"tid"' "$TOUT" | jq -r "select(.tid == $TPID) | .rounds")
+	assert_equal "$(jq -c '.sites[0] | [.writes, .matched, .match_unknown]' "$doc")" "[6000,$(( 1000 * rounds )),0]"
+	assert_equal "$(jq -r '.sites[0].addresses[] | .threads[] | select(.matched > 0) | "\(.tid) \(.writes) \(.matched)"' "$doc" | sort | uniq -c | awk '{ print $1, $2, $3, $4 }')" \
+		"1000 $TPID $rounds $rounds"
+	run --separate-stderr wp report "$save"
+	assert_success
+	assert_equal "$(grep -- --if <<< "$output")" "  --if matched $rounds,000 of 6,000 executions, at 1,000 addresses by 1 thread"
+	wp report --html "$BATS_TEST_TMPDIR/page.html" "$save" > /dev/null
+	assert_equal "$(grep -o '<p class="matched">[^<]*</p>' "$BATS_TEST_TMPDIR/page.html")" "<p class=\"matched\">--if matched $rounds,000 of 6,000 executions, at 1,000 addresses by 1 thread</p>"
 }
 
 @test "wp accesses: what each address is: a static array's element by name, the heap, an anonymous mapping by its start, each thread's stack and TLS; each copyable into wp watch" {

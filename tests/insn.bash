@@ -136,3 +136,83 @@ scenario_insn_lib() {
 	assert_equal "$(obs .uprobe.sites[0].executions)" 1800
 	assert_equal "$(accesses 0)" "$(expected_walk)"
 }
+
+# matched [SITE]: as accesses, of the (addr, tid) whose executions
+# matched --if: "ADDR TID MATCHED UNKNOWN" lines, sorted
+matched() {
+	jq -s -r --argjson s "${1:-0}" '[.[] | select(.type == "access" and .site == $s)]
+		| group_by([.addr, .tid]) | map(last)[] | select(.matched > 0 or .match_unknown > 0)
+		| "\(.addr) \(.tid) \(.matched) \(.match_unknown)"' "$WOUT" | sort
+}
+
+# walk_if IF BACKEND ARG...: the walk watched with --if IF, where @N
+# is the address N bytes into its array and PID its main thread's tid:
+# every execution still counted, the target's output as unwatched
+walk_if() {
+	local cond=$1 name=$2
+	shift 2
+	start_target insn-walk
+	while [[ $cond =~ @([0-9]+) ]]; do
+		cond=${cond/"${BASH_REMATCH[0]}"/$(hexadd "$(tinfo array)" "${BASH_REMATCH[1]}")}
+	done
+	watch_start --insn wpt_walk_store -- -d 60s --if "${cond//PID/$TPID}" "$@"
+	assert_equal "$(jq -r 'select(.type=="armed") | .backend' "$WOUT")" "$name"
+	kill -USR1 "$TPID"
+	watch_wait
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(tail -n 1 "$TOUT")" done
+	assert_equal "$(grep -c '"tid"' "$TOUT")" 3
+	assert_equal "$(accesses 0)" "$(expected_walk)"
+	assert_equal "$(obs '.uprobe.sites[0].executions')" 6000
+	assert_contract "$WOUT"
+}
+
+# expected_if TEST: expected_walk's lines for which TEST (bash
+# arithmetic on a: the offset into the array, t: the tid, main: the
+# main thread's) holds, as matched prints them
+expected_if() {
+	local base=$(( $(tinfo array) )) main=$TPID addr t n r a
+	expected_walk | while read -r addr t n r; do
+		a=$(( addr - base ))
+		if (( $1 )); then echo "$addr $t $n 0"; fi
+	done | sort
+}
+
+# --if on the walk's store: an address range of 100 of its 1000
+# addresses, one thread, a value (the store's source register before it
+# ran: the thread's tid in insn-walk) with a range: exactly the target's
+# own counts of the executions that match, per address and thread;
+# what a site's execution cannot be tested on refused in one line
+scenario_insn_if() {
+	local name=$1
+	shift
+	walk_if "addr >= @800 && addr < @1600" "$name" "$@"
+	assert_equal "$(matched 0)" "$(expected_if 'a >= 800 && a < 1600')"
+	assert_equal "$(matched 0 | wc -l)" 300
+	assert_equal "$(jq -r 'select(.type=="armed") | "\(.condition_where) \(.condition)"' "$WOUT")" "wp-arm addr >= $(hexadd "$(tinfo array)" 800) && addr < $(hexadd "$(tinfo array)" 1600)"
+	# the report: how many matched, where, by whom, beside every count
+	run --separate-stderr wp-report "$WOUT"
+	assert_success
+	assert_equal "$(grep -- '--if' <<< "$output")" "  --if matched 600 of 6,000 executions, at 100 addresses by 3 threads"
+	run --separate-stderr wp-report --json "$WOUT"
+	assert_success
+	assert_equal "$(jq -c '.sites[0] | [.writes, .matched, .match_unknown, ([.addresses[] | select(.matched > 0)] | length)]' <<< "$output")" "[6000,600,0,100]"
+	walk_if "tid == PID" "$name" "$@"
+	assert_equal "$(matched 0)" "$(expected_if 't == main')"
+	assert_equal "$(matched 0 | wc -l)" 1000
+	walk_if "value == PID && addr < @800" "$name" "$@"
+	assert_equal "$(matched 0)" "$(expected_if 't == main && a < 800')"
+	assert_equal "$(matched 0 | wc -l)" 100
+	walk_if "tid == 0" "$name" "$@"
+	assert_equal "$(matched 0)" ""
+	# what no execution of a site says, and the add's value, which is
+	# not known before it runs: refused in one line, nothing armed
+	start_target insn-walk
+	wp-resolve -p "$TPID" --insn wpt_walk_store --insn wpt_walk_add -a rw > "$BATS_TEST_TMPDIR/sites"
+	run --separate-stderr wp-arm -d 1s --if 'value == 1' "$@" < "$BATS_TEST_TMPDIR/sites"
+	assert_failure 64
+	assert_equal "$(tail -n 1 <<< "$stderr")" "wp-arm: --if 'value == 1': site 1 stores no register's value, so the value it writes is not known before it runs: value cannot be tested"
+	run --separate-stderr wp-arm -d 1s --if 'writer == main' "$@" < "$BATS_TEST_TMPDIR/sites"
+	assert_failure 64
+	assert_equal "$(tail -n 1 <<< "$stderr")" "wp-arm: --if 'writer == main': a site's executions are tested on addr, tid and value, not on writer (the site is the writer)"
+}

@@ -13,6 +13,7 @@
 #include "filter.h"
 #include "hwbp.h"
 #include "perf.h"
+#include "sites-where.h"
 #include "stream.h"
 #include "usage.h"
 #include "util.h"
@@ -69,7 +70,8 @@ static const struct wp_opt opts[] = {
 	{ 'F', "--follow-mode mode", "stop, stop-all or async: how a followed "
 	    "leaf re-arms (default stop with bpf, async with perf)" },
 	{ 'i', "--if expr", "only writes that match expr are hits, each "
-	    "writer's writes all counted (every backend; see CONDITIONS)" },
+	    "writer's writes all counted (every backend; see CONDITIONS); "
+	    "site records: each execution tested on addr, tid, value" },
 	{ 'S', "--stop[=core]", "at the first matching write, leave the "
 	    "process stopped there for a debugger (core: write its core with "
 	    "gcore)" },
@@ -403,11 +405,27 @@ main(int argc, char *argv[])
 		return e.status;
 	}
 	/* instructions are counted, not watched for a write */
-	if (w.nsites > 0 && (op.filter.cond != NULL ||
-	    op.filter.stop != STOP_NONE || w.last > 0)) {
-		wp_error_set(&e, WP_EXIT_USAGE, "--if, --stop and --last "
-		    "watch the writes to addresses: site records are counted "
-		    "(by the uprobe or the ptrace backend), not watched");
+	if (w.nsites > 0 && (op.filter.stop != STOP_NONE || w.last > 0)) {
+		wp_error_set(&e, WP_EXIT_USAGE, "--stop and --last watch the "
+		    "writes to addresses: site records are counted (by the "
+		    "uprobe or the ptrace backend), not watched");
+		wp_cond_free(op.filter.cond);
+		return refused(&w, &e, 1);
+	}
+	/* --if on sites: their tallies are tested, each (addr, tid) */
+	if (w.nsites > 0 && op.filter.cond != NULL) {
+		if (sites_if_check(op.filter.cond, w.sites, 0, &e) == -1) {
+			wp_cond_free(op.filter.cond);
+			return refused(&w, &e, 1);
+		}
+		w.sites_if = op.filter.cond;
+		op.filter.cond = NULL;
+	} else if (op.filter.cond != NULL &&
+	    (wp_cond_uses(op.filter.cond) & WP_COND_ADDR)) {
+		wp_error_set(&e, WP_EXIT_USAGE, "--if '%s': addr tests the "
+		    "address a site record's instruction accesses; an address "
+		    "watch's writes are to its targets",
+		    wp_cond_text(op.filter.cond));
 		wp_cond_free(op.filter.cond);
 		return refused(&w, &e, 1);
 	}

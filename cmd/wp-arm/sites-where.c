@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "cond.h"
 #include "elf.h"
 #include "hmap.h"
 #include "proc.h"
@@ -76,4 +77,58 @@ sites_whose(uint64_t tls_below, pid_t pid, const struct wp_hmap *th,
 		}
 	if (mp->path != NULL && strcmp(mp->path, "[stack]") == 0)
 		ac->stack_of = pid;
+}
+
+int
+sites_if_check(const struct wp_cond *c, const struct wp_site_spec *s,
+    size_t n, struct wp_error *e)
+{
+	unsigned u = wp_cond_uses(c);
+	size_t i;
+
+	if (u & (WP_COND_WRITER | WP_COND_COMM | WP_COND_PREV))
+		return wp_error_set(e, WP_EXIT_USAGE, "--if '%s': a site's "
+		    "executions are tested on addr, tid and value, not on %s",
+		    wp_cond_text(c), (u & WP_COND_WRITER) ? "writer (the "
+		    "site is the writer)" : (u & WP_COND_COMM) ? "comm" :
+		    "changed or unchanged");
+	if (!(u & WP_COND_VALUE))
+		return 0;
+	for (i = 0; i < n; i++)
+		if (s[i].in.kind != WP_X86_REG_STORE)
+			return wp_error_set(e, WP_EXIT_USAGE, "--if '%s': site "
+			    "%d stores no register's value, so the value it "
+			    "writes is not known before it runs: value cannot "
+			    "be tested", wp_cond_text(c), s[i].id);
+	return 0;
+}
+
+void
+sites_match(const struct wp_cond *c, const struct wp_site_spec *s,
+    struct wp_access_rec *ac)
+{
+	struct wp_cond_write cw;
+	uint64_t n = ac->writes > ac->reads ? ac->writes : ac->reads;
+	size_t i;
+
+	if (c == NULL)
+		return;
+	memset(&cw, 0, sizeof cw);
+	cw.tid = ac->tid;
+	cw.has_addr = 1;
+	cw.addr = ac->addr;
+	ac->has_match = 1;
+	if (!(wp_cond_uses(c) & WP_COND_VALUE)) {
+		ac->matched = wp_cond_eval(c, &cw) ? n : 0;
+		return;
+	}
+	cw.has_value = 1;
+	cw.width = s->in.width >= 1 && s->in.width <= 8 ?
+	    (size_t)s->in.width : 8;
+	for (i = 0; i < ac->nvals && i < WP_ACCESS_NVALS; i++) {
+		cw.value = ac->vals[i];
+		if (wp_cond_eval(c, &cw))
+			ac->matched += ac->vn[i];
+	}
+	ac->match_unknown = ac->vother;
 }

@@ -57,4 +57,23 @@ uint64_t sites_static_tls(const struct wp_maps *m);
 void	 sites_whose(uint64_t tls_below, pid_t pid, const struct wp_hmap *th,
 	    const struct wp_map *mp, uint64_t a, struct wp_access_rec *ac);
 
+struct wp_cond;
+struct wp_site_spec;
+/*
+ * --if on the accesses of the n sites s (decoded: their kind known; 0
+ * before): 0, or -1 with e set (status WP_EXIT_USAGE) when c asks what
+ * a site's execution does not know (writer, comm, changed), or the
+ * value of a site that is no register store (its value is not known
+ * before it runs).
+ */
+int	 sites_if_check(const struct wp_cond *c, const struct wp_site_spec *s,
+	    size_t n, struct wp_error *e);
+/*
+ * Which of ac's executions (of site s) match c (NULL: no --if): its
+ * addr and tid decide them all; a value test, each value of the budget,
+ * the values past it not known.
+ */
+void	 sites_match(const struct wp_cond *c, const struct wp_site_spec *s,
+	    struct wp_access_rec *ac);
+
 #endif

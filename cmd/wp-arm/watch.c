@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cond.h"
 #include "filter.h"
 #include "proc.h"
 #include "record.h"
@@ -151,6 +152,11 @@ watch_run(struct watch *w, struct wp_error *e)
 	}
 	watch_read_initial(w);
 	filter_armed(w);
+	/* a site's tallies are tested as wp-arm reads them (sites_match) */
+	if (w->sites_if != NULL) {
+		w->armed.condition = wp_cond_text(w->sites_if);
+		w->armed.condition_where = "wp-arm";
+	}
 	emit_armed(w);
 	emit_seeded(w);
 	deadline = wp_now_ns() + w->duration_ms * 1000000;
@@ -194,6 +200,7 @@ watch_free(struct watch *w)
 	free(w->t);
 	free(w->chains);
 	free(w->sites);
+	wp_cond_free(w->sites_if);
 	free(w->obs);
 	filter_free(w);
 	wp_jw_free(&w->jw);
@@ -201,6 +208,7 @@ watch_free(struct watch *w)
 	w->t = NULL;
 	w->chains = NULL;
 	w->sites = NULL;
+	w->sites_if = NULL;
 	w->obs = NULL;
 }
 

@@ -231,6 +231,7 @@ struct watch {
 	size_t			 nchains;
 	struct wp_site_spec	*sites;		/* instructions (--insn) */
 	size_t			 nsites;
+	struct wp_cond		*sites_if;	/* --if on them; NULL: none */
 	uint64_t		 duration_ms;
 	uint64_t		 max_events;
 	uint64_t		 interval_ms;	/* count records; 0: none */

@@ -113,6 +113,9 @@ access_add(struct report *r, const struct wp_record *rec)
 	v->stack_of = a.stack_of;
 	v->tls_of = a.tls_of;
 	v->tls_off = a.tls_off;
+	v->has_match = a.has_match;
+	v->matched = a.matched;
+	v->match_unknown = a.match_unknown;
 }
 
 void

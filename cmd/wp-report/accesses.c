@@ -24,6 +24,7 @@
 struct raddr {
 	uint64_t	 addr;
 	uint64_t	 writes, reads;
+	uint64_t	 matched, match_unknown;	/* --if */
 	const char	*region;
 	const struct racc *what;	/* its name, stack or TLS */
 	const struct racc **thr;
@@ -50,6 +51,11 @@ struct rview {
 	size_t		 nvals;
 	uint64_t	 vother;	/* writes of values past a budget */
 	int		 valued;
+	/* wp-arm --if: the executions that matched, those not known, the
+	   addresses and threads of the matches */
+	int		 has_match;
+	uint64_t	 matched, match_unknown;
+	size_t		 match_addrs, match_threads;
 };
 
 struct rval {
@@ -199,12 +205,26 @@ view_site(const struct report *r, int id, struct rview *v)
 		v->writes += c->writes;
 		v->reads += c->reads;
 		tids[i] = (uint64_t)c->tid;
+		if (c->has_match) {
+			v->has_match = 1;
+			v->match_addrs += a->matched == 0 && c->matched > 0;
+			a->matched += c->matched;
+			a->match_unknown += c->match_unknown;
+			v->matched += c->matched;
+			v->match_unknown += c->match_unknown;
+		}
 	}
 	v->n = na;
 	qsort(tids, k, sizeof *tids, by_u64);
 	for (i = 0, nt = 0; i < k; i++)
 		nt += i == 0 || tids[i] != tids[i - 1];
 	v->threads = nt;
+	for (i = 0, nt = 0; i < k; i++)
+		if (v->acc[i].matched > 0)
+			tids[nt++] = (uint64_t)v->acc[i].tid;
+	qsort(tids, nt, sizeof *tids, by_u64);
+	for (i = 0; i < nt; i++)
+		v->match_threads += i == 0 || tids[i] != tids[i - 1];
 	free(tids);
 	/* where most of them lie: counted per place, in one pass */
 	wp_hmap_init(&places, sizeof(size_t));
@@ -407,6 +427,31 @@ values_line(const struct rview *v, const char *kept, char *buf, size_t sz,
 	return buf;
 }
 
+/*
+ * wp-arm --if: "--if matched 300 of 6,000 executions, at 100 addresses
+ * by 3 threads[; 12 not known (values past the budget)]"; "" without.
+ */
+static const char *
+match_line(const struct rview *v, char *buf, size_t sz)
+{
+	char m[32], n[32], a[32], u[96] = "";
+
+	if (!v->has_match) {
+		buf[0] = '\0';
+		return buf;
+	}
+	if (v->match_unknown > 0)
+		snprintf(u, sizeof u, "; %s not known (values past the "
+		    "budget)", grouped(v->match_unknown, n, sizeof n));
+	snprintf(buf, sz, "--if matched %s of %s executions, at %s "
+	    "address%s by %zu thread%s%s", grouped(v->matched, m, sizeof m),
+	    grouped(v->writes > v->reads ? v->writes : v->reads, n, sizeof n),
+	    grouped(v->match_addrs, a, sizeof a), v->match_addrs == 1 ?
+	    "" : "es", v->match_threads,
+	    v->match_threads == 1 ? "" : "s", u);
+	return buf;
+}
+
 void
 access_table(const struct report *r, FILE *f)
 {
@@ -434,6 +479,8 @@ access_table(const struct report *r, FILE *f)
 		if (values_line(&v, kept_where(r, s), line, sizeof line, note,
 		    sizeof note)[0] != '\0')
 			fprintf(f, "  %s\n  %s\n", line, note);
+		if (match_line(&v, line, sizeof line)[0] != '\0')
+			fprintf(f, "  %s\n", line);
 		if (v.n > 0)
 			fprintf(f, "  %-18s  %10s  %10s  %-24s  %s\n", "ADDRESS",
 			    "WRITES", "READS", "WHERE", "THREADS (TID:WRITES)");
@@ -493,6 +540,10 @@ access_document(const struct report *r, struct wp_jw *w)
 		wp_jw_uint(w, "reads", v.reads);
 		wp_jw_uint(w, "threads", v.threads);
 		WP_JW_OR_NULL(wp_jw_hex, w, "stride", v.has_stride, v.stride);
+		if (v.has_match) {
+			wp_jw_uint(w, "matched", v.matched);
+			wp_jw_uint(w, "match_unknown", v.match_unknown);
+		}
 		if (v.valued) {
 			wp_jw_uint(w, "value_budget", WP_ACCESS_NVALS);
 			wp_jw_arr(w, "values");
@@ -522,12 +573,20 @@ access_document(const struct report *r, struct wp_jw *w)
 			}
 			wp_jw_uint(w, "writes", a->writes);
 			wp_jw_uint(w, "reads", a->reads);
+			if (v.has_match) {
+				wp_jw_uint(w, "matched", a->matched);
+				wp_jw_uint(w, "match_unknown",
+				    a->match_unknown);
+			}
 			wp_jw_arr(w, "threads");
 			for (j = 0; j < a->nthr; j++) {
 				wp_jw_obj(w, NULL);
 				wp_jw_int(w, "tid", a->thr[j]->tid);
 				wp_jw_uint(w, "writes", a->thr[j]->writes);
 				wp_jw_uint(w, "reads", a->thr[j]->reads);
+				if (a->thr[j]->has_match)
+					wp_jw_uint(w, "matched",
+					    a->thr[j]->matched);
 				if (a->thr[j]->has_values) {
 					wp_jw_hex(w, "first_value",
 					    a->thr[j]->first);
@@ -582,6 +641,11 @@ access_html(const struct report *r, FILE *f)
 		    sizeof note)[0] != '\0') {
 			fprintf(f, "<p class=\"values\">");
 			html_fmt(f, "%s %s", line, note);
+			fprintf(f, "</p>\n");
+		}
+		if (match_line(&v, line, sizeof line)[0] != '\0') {
+			fprintf(f, "<p class=\"matched\">");
+			html_text(f, line);
 			fprintf(f, "</p>\n");
 		}
 		if (v.n > HTML_ROWS)

@@ -26,6 +26,8 @@ struct racc {
 	uint64_t	 vals[WP_ACCESS_NVALS], vn[WP_ACCESS_NVALS], vother;
 	pid_t		 stack_of, tls_of;
 	int64_t		 tls_off;
+	int		 has_match;	/* wp-arm --if: of its executions */
+	uint64_t	 matched, match_unknown;
 };
 
 #endif

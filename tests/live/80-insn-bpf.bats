@@ -30,6 +30,10 @@ setup() {
 	scenario_insn_lib bpf_tally --backend bpf
 }
 
+@test "wp-arm bpf sites --if: an address range of 100 addresses, one thread, a value: the matching executions exact per address and thread; what cannot be tested refused" {
+	scenario_insn_if bpf_tally --backend bpf
+}
+
 @test "wp-arm auto: execute breakpoints where the sites fit the debug registers, a lock add too, no split; uprobes past the slots, saying why" {
 	start_target insn-lock -r 20
 	watch_start --insn wpt_lock_add --insn wpt_plain_store -- -d 60s

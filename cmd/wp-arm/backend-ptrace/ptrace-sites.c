@@ -198,7 +198,8 @@ decode_sites(struct watch *w, struct psites_state *ps, struct wp_error *e)
 		memcpy(ps->s[i].orig, code, tr_brk.len);
 		memcpy(ps->s[i].code, code, sizeof code);
 	}
-	return 0;
+	return w->sites_if == NULL ? 0 :
+	    sites_if_check(w->sites_if, w->sites, w->nsites, e);
 }
 
 /* The scratch page and each site's copy in it, where they can be. */
@@ -618,6 +619,7 @@ psites_count(struct watch *w)
 			a.map_start = mp->start;
 		}
 		sites_whose(ps->tls_below, w->pid, &ps->thr, mp, t->addr, &a);
+		sites_match(w->sites_if, &w->sites[t->site], &a);
 		watch_thread(w, a.tid, THR_INHERITED);
 		if (emit_access(w, &a) == -1)
 			break;

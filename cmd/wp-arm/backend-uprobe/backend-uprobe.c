@@ -283,6 +283,8 @@ decode_sites(struct watch *w, struct wp_error *e)
 		s->in.src_bytes = in.src_bytes;
 	}
 	close(fd);
+	if (!bad && w->sites_if != NULL)
+		return sites_if_check(w->sites_if, w->sites, w->nsites, e);
 	return bad ? -1 : 0;
 }
 
@@ -627,6 +629,7 @@ uprobe_count(struct watch *w)
 			a.map_start = mp->start;
 		}
 		sites_whose(u->tls_below, w->pid, &thr, mp, k->addr, &a);
+		sites_match(w->sites_if, &w->sites[k->site], &a);
 		watch_thread(w, a.tid, THR_INHERITED);
 		if (emit_access(w, &a) == -1)
 			break;
