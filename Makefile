@@ -41,7 +41,7 @@ TARGETS	 = $(patsubst tests/targets/%.c,%,$(filter-out tests/targets/lib%,\
 # targets builds the others for the arm64 guest, tests/vm/run-guest-arm64).
 X86TARGETS = frames insn-kinds insn-lock insn-walk insn-where masked \
 	   page-evex page-movs page-rmw page-rw page-sigkeep page-signals \
-	   page-struct rseq stores truth
+	   rseq stores truth
 ifeq ($(filter x86_64-%,$(shell $(CC) -dumpmachine)),)
 TARGETS	:= $(filter-out $(X86TARGETS),$(TARGETS))
 X86EXTRA =
@@ -235,7 +235,7 @@ arm64-guest-build: deps
 	@sh tests/deps.sh -a arm64 $(ARM64DEPS) $(ARM64VMDEPS)
 	$(MAKE) arm64
 	$(MAKE) O=$(O)/arm64 CC=$(ARM64CC) STRIP=aarch64-linux-gnu-strip \
-	    targets
+	    targets $(O)/arm64/wp-demo
 
 # The live tests (T: some of them, tests/live's names) in the arm64
 # guest, with make arm64's tools.

@@ -12,6 +12,8 @@
  *   copy:  a memcpy of 64 bytes: 4 movdqu       4 stores a write
  *   avx:   vmovdqu %ymm0, (mem) (32 bytes)      1 store a write, or
  *          without AVX 2 movdqu of 16 bytes     2 stores a write
+ * and on arm64 str of a register, stadd (LSE), 4 str q, and stp q0, q1
+ * (32 bytes, 1 store a write: "avx" there),
  * (the third thread alternates copy and avx), and a fourth writes the
  * neighbour, a long on the same page as the struct (past its end), N
  * times (default 0).  Each writer is its own function: write_imm,
@@ -25,7 +27,9 @@
  * "lock value V" and "done", and with -w waits for another SIGUSR1
  * before exiting 0.
  */
+#if defined(__x86_64__)
 #include <cpuid.h>
+#endif
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
@@ -63,6 +67,45 @@ static const unsigned char src[64] __attribute__((aligned(16))) = {
 	49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64
 };
 
+#if defined(__aarch64__)
+static int
+cpu_avx(void)
+{
+	return 1;	/* stp q0, q1: 32 bytes at once */
+}
+
+__attribute__((noinline)) static void
+write_imm(void)
+{
+	__asm__ volatile("str %1, [%0]" : : "r"(&ps->imm), "r"(0x5a5aL) :
+	    "memory");
+}
+
+__attribute__((noinline)) static void
+write_lock(void)
+{
+	__asm__ volatile(".arch_extension lse\n\tstadd %0, [%1]" : :
+	    "r"(1L), "r"(&ps->lock) : "memory");
+}
+
+__attribute__((noinline)) static void
+write_copy(void)
+{
+	__asm__ volatile(
+	    "ldr q0, [%1]\n\tstr q0, [%0]\n\t"
+	    "ldr q0, [%1, #16]\n\tstr q0, [%0, #16]\n\t"
+	    "ldr q0, [%1, #32]\n\tstr q0, [%0, #32]\n\t"
+	    "ldr q0, [%1, #48]\n\tstr q0, [%0, #48]"
+	    : : "r"(ps->copy), "r"(src) : "v0", "memory");
+}
+
+__attribute__((noinline)) static void
+write_avx(void)
+{
+	__asm__ volatile("ldp q0, q1, [%1]\n\tstp q0, q1, [%0]"
+	    : : "r"(ps->avx), "r"(src) : "v0", "v1", "memory");
+}
+#else
 /* AVX, and an OS that saves the ymm registers. */
 static int
 cpu_avx(void)
@@ -113,6 +156,7 @@ write_avx(void)
 		    "movdqu 16(%1), %%xmm0\n\tmovdqu %%xmm0, 16(%0)"
 		    : : "r"(ps->avx), "r"(src) : "xmm0", "memory");
 }
+#endif
 
 __attribute__((noinline)) static void
 write_neighbour(long v)
@@ -263,8 +307,12 @@ main(int argc, char *argv[])
 	    "\"0x%lx\",\"imm\":\"0x%lx\",\"rd\":\"0x%lx\",\"avx\":%s}\n",
 	    (int)getpid(), WPT_ADDR(ps), WPT_ADDR(neighbour),
 	    WPT_ADDR(&ps->imm), WPT_ADDR(ps->rd), have_avx ? "true" : "false");
+#if defined(__aarch64__)
+	printf("avx arm64: stp q0, q1, 1 store a write\n");
+#else
 	printf("avx %s\n", have_avx ? "yes: vmovdqu ymm, 1 store a write" :
 	    "no: the CPU has no AVX (cpuid), 2 movdqu stores a write");
+#endif
 	fflush(stdout);
 	run(th);
 	printf("imm writes %ld stores %ld\n", nwrites, nwrites);

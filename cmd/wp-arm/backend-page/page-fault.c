@@ -379,17 +379,17 @@ mask_of(pid_t tid, const struct wp_x86_insn *in, struct fault *f)
 
 /*
  * Fault at addr on page p of thread tid's instruction in (decoded) with
- * registers r.
+ * registers u (as the records have them: r).
  */
 static void
 place(const struct ppage *p, pid_t tid, const struct wp_x86_insn *in,
-    int decoded, const struct wp_x86_regs *r, uint64_t addr,
-    struct fault *f)
+    int decoded, const struct user_regs_struct *u,
+    const struct wp_x86_regs *r, uint64_t addr, struct fault *f)
 {
 	int st, ld;
 
 	memset(f, 0, sizeof *f);
-	if (!(st = decoded && wp_x86_store_range(in, r, 0, &f->lo,
+	if (!(st = decoded && tr_store_range(in, u, r, &f->lo,
 	    &f->hi) == 0)) {
 		f->lo = addr;
 		f->hi = addr + 1;
@@ -516,7 +516,7 @@ again:
 	nhit = 0;
 	tr_regs(&u, &r);
 	decoded = decode_at(w, s, tr_pc(&u), &in) == 0;
-	place(p, t->tid, &in, decoded, &r, addr, &f);
+	place(p, t->tid, &in, decoded, &u, &r, addr, &f);
 	for (ti = 0; ti < w->nt; ti++)
 		nhit += w->t[ti].armed && hit_flags(s, &f, &w->t[ti], ti, 0) >= 0;
 	/* the fault of an instruction made on from a cut was counted */
@@ -533,6 +533,8 @@ again:
 	}
 	done = make(w, s, t, p, &u, &r, &in, decoded, &f, addr, stored,
 	    &rounds);
+	if (done == 1 && decoded && !tr_store_held(t->tid, &in))
+		f.lo = f.hi = 0;	/* an exclusive store that failed */
 	if (!cont && done == 2)
 		obs(w)->emulated++;
 	else if (!cont)

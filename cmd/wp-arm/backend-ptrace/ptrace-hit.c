@@ -196,7 +196,9 @@ step_of(struct pthr *p, const struct wp_x86_regs *r, struct stepped *d)
 	memset(d, 0, sizeof *d);
 	if (p->sigstep)
 		return;
-	d->stored = wp_x86_store_range(&p->insn, r, 0, &d->slo, &d->shi) == 0;
+	d->stored = tr_store_range(&p->insn, p->have == (1u << WP_NREGS) - 1 ?
+	    &p->pre : NULL, r, &d->slo, &d->shi) == 0 &&
+	    tr_store_held(p->tid, &p->insn);
 	d->anywhere = !d->stored && p->insn.writes && p->insn.unmodeled;
 	if (d->stored && p->insn.mask != WP_X86_MASK_NONE &&
 	    !p->insn.unmodeled)

@@ -12,6 +12,7 @@
 
 #include <signal.h>
 #include <stdint.h>
+#include <unistd.h>
 
 #include "ptrace.h"
 #include "tracee.h"
@@ -136,6 +137,51 @@ single_step(struct watch *w, struct ptrace_state *s, struct tr_thread *t,
 }
 
 /*
+ * Runs thread t (at a load-exclusive, no signal to deliver) through the
+ * exclusive sequence to its store st as one step, as gdb does: a
+ * breakpoint at each of its ends, the thread let run to one (the other
+ * threads are stopped or in the kernel meanwhile), the code put back.
+ * Stopped after the store, the step is the store's: its registers there
+ * place it (a store-exclusive writes back no register of its address)
+ * and its status says whether it stored.  1 when it stopped (its stop
+ * for pt_on_stop), -1 when it could not be resumed.
+ */
+static int
+run_exclusive(struct watch *w, struct ptrace_state *s, struct tr_thread *t,
+    uint64_t st, const uint64_t *ends, int n)
+{
+	struct pthr *p = pt_of(t);
+	uint8_t saved[TR_SEQ_ENDS][sizeof tr_brk.code];
+	int i, k, rc = 1;
+
+	for (k = 0; k < n; k++)
+		if (pread(s->tr.memfd, saved[k], tr_brk.len,
+		    (off_t)ends[k]) != (ssize_t)tr_brk.len ||
+		    pwrite(s->tr.memfd, tr_brk.code, tr_brk.len,
+		    (off_t)ends[k]) != (ssize_t)tr_brk.len)
+			break;
+	if (k == n) {
+		p->state = P_STEP;
+		if (ptrace(PTRACE_CONT, t->tid, 0, 0) == -1)
+			rc = -1;
+		else if (tr_take(t) == -1)
+			rc = 1;		/* gone: its exit for pt_on_stop */
+		pt_ctr(w)->steps++;
+	} else
+		rc = 0;
+	for (i = 0; i < k; i++)
+		pwrite(s->tr.memfd, saved[i], tr_brk.len, (off_t)ends[i]);
+	if (rc != 1 || t->state != TR_STOPPED)
+		return rc == 0 ? 0 : rc;
+	if (tr_getregs(t->tid, &p->pre) == 0 && tr_pc(&p->pre) == st + 4) {
+		pt_decode(s, st, p);
+		p->insn_ip = st;
+		p->have = (1u << WP_NREGS) - 1;
+	}
+	return 1;
+}
+
+/*
  * Resumes thread t for one instruction.  A system call is run with
  * PTRACE_SYSCALL instead (entry and exit stops, no single-step trap), so
  * that a call that blocks does not hold up the other threads.
@@ -149,9 +195,9 @@ static int
 resume_step(struct watch *w, struct ptrace_state *s, struct tr_thread *t)
 {
 	struct pthr *p = pt_of(t);
-	uint64_t a[6];
+	uint64_t a[6], st, ends[TR_SEQ_ENDS];
 	long nr;
-	int sig = p->sig, restart;
+	int sig = p->sig, restart, n, rc;
 
 	if (fetch(s, p) == -1)
 		return -1;
@@ -182,6 +228,11 @@ resume_step(struct watch *w, struct ptrace_state *s, struct tr_thread *t)
 			p->insn_ip -= tr_sc_len;
 		return to_syscall(w, s, t, sig);
 	}
+	/* a load-exclusive: its sequence run as one (run_exclusive) */
+	if (sig == 0 && p->cs == 0 && !p->insn.writes &&
+	    tr_excl_seq(s->tr.memfd, p->insn_ip, &st, ends, &n) &&
+	    (rc = run_exclusive(w, s, t, st, ends, n)) != 0)
+		return rc;
 	return single_step(w, s, t, sig);
 }
 

@@ -15,11 +15,14 @@
 #include <elf.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "bounds.h"
+#include "util.h"
 
+#include "a64-insn.h"
 #include "regs.h"
 #include "x86.h"
 
@@ -192,11 +195,76 @@ tr_restart_pending(pid_t tid, const struct user_regs_struct *u)
 /* brk #0: its trap leaves the PC at it */
 const struct tr_brk tr_brk = { { 0x00, 0x00, 0x20, 0xd4 }, 4, 0, TRAP_BRKPT };
 
+/*
+ * A store lib/a64-insn.c decoded, in the engine's instruction: its
+ * address in mem (base and index WP_A64_*, scale the index's shift, seg
+ * its extension 'w', 's' or 0, rip_rel: post-indexed), op_reg an
+ * exclusive store's status register (-1: none).  Its kind is x86-64's
+ * nearest: a plain or exclusive store a register store, an atomic
+ * (swp, cas, ldadd, ...) an exchange (its source register overwritten,
+ * no byte written outside it), a vector store SIMD.  Loads are not
+ * placed (reads 0).  A cas is a store whether or not it compared equal.
+ */
+static int
+to_insn(const struct wp_a64_insn *a, struct wp_x86_insn *in)
+{
+	static const enum wp_x86_kind kinds[] = {
+		[WP_A64_STORE] = WP_X86_REG_STORE,
+		[WP_A64_EXCLUSIVE] = WP_X86_REG_STORE,
+		[WP_A64_SWAP] = WP_X86_XCHG,
+		[WP_A64_CAS] = WP_X86_XCHG,
+		[WP_A64_ATOMIC] = WP_X86_XCHG,
+		[WP_A64_SIMD] = WP_X86_SIMD,
+	};
+
+	if (!a->writes || a->width == 0 || a->base < 0 ||
+	    a->kind >= (int)(sizeof kinds / sizeof kinds[0]) ||
+	    kinds[a->kind] == WP_X86_NONE)
+		return -1;
+	memset(in, 0, sizeof *in);
+	in->addr = a->addr;
+	in->size = a->size;
+	snprintf(in->text, sizeof in->text, "%s", a->text);
+	in->kind = kinds[a->kind];
+	in->writes = 1;
+	in->width = a->width;
+	in->has_mem = 1;
+	in->mem.base = a->base;
+	in->mem.index = a->index;
+	in->mem.scale = a->index_shift;
+	in->mem.seg = a->index_ext;
+	in->mem.rip_rel = a->post_index;
+	in->mem.disp = a->disp;
+	in->src_reg = in->ld_reg = -1;
+	in->op_reg = a->kind == WP_A64_EXCLUSIVE ? a->status_reg : -1;
+	return 0;
+}
+
+/* What a64-store.c takes of a store to_insn made. */
+static void
+of_insn(const struct wp_x86_insn *in, struct wp_a64_insn *a)
+{
+	memset(a, 0, sizeof *a);
+	a->writes = in->writes;
+	a->width = in->width;
+	a->base = in->mem.base;
+	a->index = in->mem.index;
+	a->index_shift = in->mem.scale;
+	a->index_ext = in->mem.seg;
+	a->post_index = in->mem.rip_rel;
+	a->disp = in->mem.disp;
+}
+
 int
 tr_decode(const uint8_t *code, size_t len, uint64_t ip, struct wp_x86_insn *in)
 {
-	if (len < tr_sc_len || !tr_is_sc(code))
+	struct wp_a64_insn a;
+
+	if (len < tr_sc_len)
 		return -1;
+	if (!tr_is_sc(code))
+		return wp_a64_decode(code, len, ip, &a) == -1 ? -1 :
+		    to_insn(&a, in);
 	memset(in, 0, sizeof *in);
 	in->addr = ip;
 	in->size = (int)tr_sc_len;
@@ -208,15 +276,137 @@ tr_decode(const uint8_t *code, size_t len, uint64_t ip, struct wp_x86_insn *in)
 	return 0;
 }
 
+int
+tr_store_range(const struct wp_x86_insn *in, const struct user_regs_struct *u,
+    const struct wp_x86_regs *r, uint64_t *lo, uint64_t *hi)
+{
+	struct wp_a64_insn a;
+	struct wp_a64_regs ar;
+	int i;
+
+	(void)r;
+	if (u == NULL || in->is_syscall || !in->has_mem)
+		return -1;
+	of_insn(in, &a);
+	for (i = 0; i < 31; i++)
+		ar.v[WP_A64_X0 + i] = u->regs[i];
+	ar.v[WP_A64_SP] = u->sp;
+	ar.v[WP_A64_PC] = u->pc;
+	ar.v[WP_A64_PSTATE] = u->pstate;
+	ar.have = (1ULL << WP_A64_NREGS) - 1;
+	return wp_a64_store_range(&a, &ar, lo, hi);
+}
+
+int
+tr_store_held(pid_t tid, const struct wp_x86_insn *in)
+{
+	struct user_regs_struct u;
+
+	if (in->op_reg < 0 || in->is_syscall || !in->has_mem)
+		return 1;
+	/* stxr's status: 0 when it stored */
+	return tr_getregs(tid, &u) == 0 && (uint32_t)u.regs[in->op_reg] == 0;
+}
+
+#define SEQ_MAX		16	/* instructions of a sequence, as gdb's */
+
+/* Where branch a goes when its condition holds (its last #operand). */
+static uint64_t
+branch_to(const struct wp_a64_insn *a)
+{
+	const char *h = strrchr(a->text, '#');
+
+	return h == NULL ? 0 : strtoull(h + 1, NULL, 0);
+}
+
+static int
+add_end(uint64_t ends[TR_SEQ_ENDS], int *n, uint64_t a)
+{
+	int i;
+
+	for (i = 0; i < *n; i++)
+		if (ends[i] == a)
+			return 0;
+	if (*n == TR_SEQ_ENDS)
+		return -1;
+	ends[(*n)++] = a;
+	return 0;
+}
+
+/*
+ * As gdb's aarch64_software_single_step: from a load-exclusive, the
+ * exclusive store within SEQ_MAX instructions, no unconditional branch
+ * or call before it; conditional branches out of it are ends too.
+ */
+int
+tr_excl_seq(int memfd, uint64_t ip, uint64_t *st, uint64_t ends[TR_SEQ_ENDS],
+    int *n)
+{
+	static const char *const lx[] = { "ldxr", "ldaxr", "ldxp", "ldaxp",
+	    NULL };
+	static const char *const cond[] = { "b.", "cbz", "cbnz", "tbz",
+	    "tbnz", NULL };
+	static const char *const jump[] = { "b", "bl", "br", "blr", "ret",
+	    "svc", "brk", "eret", NULL };
+	uint8_t code[SEQ_MAX * 4];
+	struct wp_a64_insn a;
+	uint64_t to[SEQ_MAX];
+	uint32_t w;
+	int i, k, nto = 0;
+
+	*n = 0;
+	/* the load/store exclusive class, a load (o2 0, L 1), first: no
+	   decoding at every other step */
+	if (pread(memfd, &w, sizeof w, (off_t)ip) != (ssize_t)sizeof w ||
+	    (w & 0x3fc00000) != 0x08400000)
+		return 0;
+	if (pread(memfd, code, sizeof code, (off_t)ip) != (ssize_t)sizeof code ||
+	    wp_a64_decode(code, 4, ip, &a) == -1)
+		return 0;
+	for (k = 0; lx[k] != NULL && !wp_prefix(a.mnemonic, lx[k]); k++)
+		;
+	if (lx[k] == NULL)
+		return 0;
+	for (i = 1; i < SEQ_MAX; i++) {
+		if (wp_a64_decode(code + 4 * i, 4, ip + 4 * (uint64_t)i,
+		    &a) == -1)
+			return 0;
+		if (a.kind == WP_A64_EXCLUSIVE)
+			break;
+		for (k = 0; cond[k] != NULL && !wp_prefix(a.mnemonic,
+		    cond[k]); k++)
+			;
+		if (cond[k] != NULL) {
+			if ((to[nto++] = branch_to(&a)) == 0)
+				return 0;
+			continue;
+		}
+		for (k = 0; jump[k] != NULL &&
+		    strcmp(a.mnemonic, jump[k]) != 0; k++)
+			;
+		if (jump[k] != NULL)
+			return 0;
+	}
+	if (i == SEQ_MAX)
+		return 0;
+	*st = a.addr;
+	for (k = 0; k < nto; k++)
+		if ((to[k] < ip || to[k] > *st) && add_end(ends, n, to[k]) == -1)
+			return 0;
+	return add_end(ends, n, *st + 4) == 0;
+}
+
 const char *const tr_decode_missing = "wp-arm does not decode arm64 "
     "instructions' memory operands yet";
 
+/* Whether it is an instruction that writes no memory. */
 int
 tr_undecoded_quiet(const uint8_t *code, size_t len)
 {
-	(void)code;
-	(void)len;
-	return 0;
+	struct wp_a64_insn a;
+
+	return !tr_is_sc(code) && wp_a64_decode(code, len, 0, &a) == 0 &&
+	    a.kind == WP_A64_NONE;
 }
 
 int

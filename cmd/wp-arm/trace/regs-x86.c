@@ -168,6 +168,31 @@ tr_decode(const uint8_t *code, size_t len, uint64_t ip, struct wp_x86_insn *in)
 	return wp_x86_decode(code, len, ip, in);
 }
 
+int
+tr_store_range(const struct wp_x86_insn *in, const struct user_regs_struct *u,
+    const struct wp_x86_regs *r, uint64_t *lo, uint64_t *hi)
+{
+	(void)u;
+	return wp_x86_store_range(in, r, 0, lo, hi);
+}
+
+int
+tr_store_held(pid_t tid, const struct wp_x86_insn *in)
+{
+	(void)tid;
+	(void)in;
+	return 1;
+}
+
+int
+tr_excl_seq(int memfd, uint64_t ip, uint64_t *st, uint64_t ends[TR_SEQ_ENDS],
+    int *n)
+{
+	(void)memfd; (void)ip; (void)st; (void)ends;
+	*n = 0;
+	return 0;
+}
+
 const char *const tr_decode_missing = NULL;
 
 int

@@ -96,13 +96,45 @@ extern const struct tr_brk tr_brk;
  * The machine's instruction at ip (code, len bytes of it) decoded for
  * the single-step and page backends: 0, or -1 when it is not (then
  * tr_undecoded_quiet says whether it surely writes no memory).  arm64
- * decodes only its system call so far: every other instruction is
- * undecoded, stepped and its effect compared.
+ * decodes its system call and its stores whose bytes lib/a64-insn.c
+ * places (str, stp, stlr, stxr, swp, cas, ldadd, st1, ...); every other
+ * instruction is undecoded: quiet where it writes no memory, else
+ * stepped and its effect compared.
  */
 struct wp_x86_insn;
 int	 tr_decode(const uint8_t *code, size_t len, uint64_t ip,
 	    struct wp_x86_insn *in);
 int	 tr_undecoded_quiet(const uint8_t *code, size_t len);
+
+/*
+ * The bytes [*lo, *hi) decoded store in writes, from the registers
+ * before it ran: u (arm64's; NULL where they were not read) or r
+ * (x86-64's, its have bits).  0, or -1 when it stores nothing or the
+ * registers do not tell.
+ */
+struct wp_x86_regs;
+int	 tr_store_range(const struct wp_x86_insn *in,
+	    const struct user_regs_struct *u, const struct wp_x86_regs *r,
+	    uint64_t *lo, uint64_t *hi);
+/*
+ * After stopped thread tid ran decoded store in: whether it stored (an
+ * exclusive store, arm64's stxr, when its status register says so;
+ * every other, 1).
+ */
+int	 tr_store_held(pid_t tid, const struct wp_x86_insn *in);
+
+/*
+ * Whether the instruction at ip (read through memfd) begins an
+ * exclusive sequence that a single step would break (arm64: ldxr ..
+ * stxr, whose monitor the step's trap clears, so that the stxr never
+ * stores): 1, with the exclusive store's address *st and the addresses
+ * the sequence leaves by (ends, *n of them: the one after the store,
+ * and where a conditional branch in it goes outside it), to be run as
+ * one; 0, none (always on x86-64, whose lock prefix has no such loop).
+ */
+#define TR_SEQ_ENDS	4
+int	 tr_excl_seq(int memfd, uint64_t ip, uint64_t *st,
+	    uint64_t ends[TR_SEQ_ENDS], int *n);
 
 /*
  * Why the machine's instructions cannot be read as site mode (the
@@ -118,7 +150,6 @@ extern const char *const tr_decode_missing;
 int	 tr_tls(pid_t tid, const struct user_regs_struct *u, uint64_t *tp);
 
 /* Registers as ptrace gives them, in the records' table. */
-struct wp_x86_regs;
 void	 tr_regs(const struct user_regs_struct *u, struct wp_x86_regs *r);
 /*
  * Thread tid's XSAVE area (PTRACE_GETREGSET NT_X86_XSTATE), *len bytes,
