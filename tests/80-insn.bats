@@ -181,14 +181,15 @@ $(hexadd "$(tinfo array)" $(( 8 * 999 )))"
 	assert_equal "$(obs '.uprobe.sites[0] | [.executions, .segment_unread, .tally_full] | map(tostring) | join(" ")')" "21 0 0"
 }
 
-@test "wp-arm: --stop and --last do not apply to site records, said in one line (status 64)" {
+@test "wp-arm: --last does not apply to site records, nor --stop but with the ptrace backend, said in one line (status 64)" {
 	start_target insn-walk
 	wp-resolve -p "$TPID" --insn wpt_walk_store > "$BATS_TEST_TMPDIR/sites"
-	for o in --stop "--last 4"; do
-		run --separate-stderr wp-arm $o -d 1s < "$BATS_TEST_TMPDIR/sites"
-		assert_failure 64
-		assert_equal "$stderr" "wp-arm: --stop and --last watch the writes to addresses: site records are counted (by the uprobe or the ptrace backend), not watched"
-	done
+	run --separate-stderr wp-arm --last 4 -d 1s < "$BATS_TEST_TMPDIR/sites"
+	assert_failure 64
+	assert_equal "$stderr" "wp-arm: --last keeps the writes to addresses: site records are counted (by the uprobe or the ptrace backend), not watched"
+	run --separate-stderr wp-arm --stop --backend uprobe -d 1s < "$BATS_TEST_TMPDIR/sites"
+	assert_failure 64
+	assert_equal "$stderr" "wp-arm: --stop on site records: the ptrace backend stops at an execution (--backend ptrace); the uprobe and bpf backends only count, yet"
 	# addr is a site's: an address watch's writes are to its targets
 	run --separate-stderr bash -c "wp-resolve -p $TPID $(tinfo array) | wp-arm -d 1s --if 'addr == 0x10'"
 	assert_failure 64
@@ -576,4 +577,60 @@ done"
 	assert_equal "$(jq -r 'select(.type=="access" and (.stack_of or .tls_of)) | if .stack_of then "\(.addr) \(.tid) stack \(.stack_of)" else "\(.addr) \(.tid) tls \(.tls_of) \(.tls_offset)" end' "$WOUT" | sort)" "$expected"
 	assert_equal "$(obs '.uprobe.sites[0] | [.executions, .addresses] | map(tostring) | join(" ")')" "10 10"
 	assert_contract "$WOUT"
+}
+
+# stop_checks SITE: the process left stopped (state T) by --stop, its
+# stopping thread at SITE (the instruction not run), the code bytes as
+# they were (WANT) and the observation's stopped_at saying so
+stop_checks() {
+	local site=$1 want=$2 tid
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(obs .stop_reason)" stopped_at_match
+	assert_equal "$(awk '{ print $3 }' "/proc/$TPID/stat")" T
+	tid=$(obs .stopped_at.tid)
+	assert_equal "$(obs '.stopped_at | [.ip, .writer_ip, .process] | join(" ")')" "$site $site stopped"
+	assert_equal "$(printf '0x%x' "$(awk '{ print $3 }' "/proc/$TPID/task/$tid/syscall")")" "$site"
+	assert_equal "$(code_at "$TPID" "$site" 6)" "$want"
+}
+
+@test "wp-arm ptrace --stop: the process left stopped at the site's first execution, not run; SIGCONT runs it on to its own counts" {
+	start_target insn-lock -r 20
+	site=$(tinfo add)
+	want=$(code_at "$TPID" "$site" 6)
+	watch_start --insn wpt_lock_add -- -d 60s --backend ptrace --stop
+	kill -USR1 "$TPID"
+	watch_wait
+	stop_checks "$site" "$want"
+	# the first add not done: every counter still 0
+	for i in 0 1 2 3 4 5 6 7; do
+		assert_equal "$(code_at "$TPID" "$(hexadd "$(tinfo counters)" $((i * 8)))" 8)" 0000000000000000
+	done
+	assert_equal "$(jq -s -r 'map(select(.type=="access")) | map([.addr, .writes] | map(tostring) | join(" ")) | join(",")' "$WOUT")" "$(tinfo counters) 1"
+	assert_contract "$WOUT"
+	kill -CONT "$TPID"
+	local st=0
+	wait "$TPID" || st=$?
+	assert_equal "$st" 0
+	assert_equal "$(tail -n 2 "$TOUT")" "120 120 120 120 120 120 120 120
+done"
+}
+
+@test "wp-arm ptrace --stop --if: stopped at the first execution that matches (addr), not run" {
+	start_target insn-lock -r 20
+	site=$(tinfo add)
+	want=$(code_at "$TPID" "$site" 6)
+	third=$(hexadd "$(tinfo counters)" 24)
+	watch_start --insn wpt_lock_add -- -d 60s --backend ptrace --stop --if "addr == $third"
+	kill -USR1 "$TPID"
+	watch_wait
+	stop_checks "$site" "$want"
+	# counters[3] not added to yet: the stopped execution is its first
+	assert_equal "$(code_at "$TPID" "$third" 8)" 0000000000000000
+	assert_equal "$(jq -s -r --arg a "$third" 'map(select(.type=="access" and .addr==$a)) | map([.writes, .matched] | map(tostring) | join(" ")) | join(",")' "$WOUT")" "1 1"
+	kill -CONT "$TPID"
+	local st=0
+	wait "$TPID" || st=$?
+	assert_equal "$st" 0
+	assert_equal "$(tail -n 2 "$TOUT")" "120 120 120 120 120 120 120 120
+done"
 }

@@ -405,10 +405,10 @@ main(int argc, char *argv[])
 		return e.status;
 	}
 	/* instructions are counted, not watched for a write */
-	if (w.nsites > 0 && (op.filter.stop != STOP_NONE || w.last > 0)) {
-		wp_error_set(&e, WP_EXIT_USAGE, "--stop and --last watch the "
-		    "writes to addresses: site records are counted (by the "
-		    "uprobe or the ptrace backend), not watched");
+	if (w.nsites > 0 && w.last > 0) {
+		wp_error_set(&e, WP_EXIT_USAGE, "--last keeps the writes to "
+		    "addresses: site records are counted (by the uprobe or the "
+		    "ptrace backend), not watched");
 		wp_cond_free(op.filter.cond);
 		return refused(&w, &e, 1);
 	}
@@ -430,7 +430,8 @@ main(int argc, char *argv[])
 		return refused(&w, &e, 1);
 	}
 	/* auto: page, which stops at the write (perf: when it reads it) */
-	if (strcmp(op.backend, "auto") == 0 && (op.filter.cond != NULL ||
+	if (strcmp(op.backend, "auto") == 0 && w.nsites == 0 &&
+	    (op.filter.cond != NULL ||
 	    op.filter.stop != STOP_NONE || w.last > 0))
 		op.backend = "page";
 	/* a site's refusal is said here: wp-resolve checks no backend's
@@ -440,6 +441,15 @@ main(int argc, char *argv[])
 		/* the condition is filter_open's to keep, or to free */
 		wp_cond_free(op.filter.cond);
 		return refused(&w, &e, w.nsites > 0);
+	}
+	/* --stop at a site: its tracer stops the execution before it runs */
+	if (w.nsites > 0 && op.filter.stop != STOP_NONE &&
+	    w.backend->cond_where != CW_TRACER) {
+		wp_error_set(&e, WP_EXIT_USAGE, "--stop on site records: the "
+		    "ptrace backend stops at an execution (--backend ptrace); "
+		    "the uprobe and bpf backends only count, yet");
+		wp_cond_free(op.filter.cond);
+		return refused(&w, &e, 1);
 	}
 	/* a tracer's writes are tallied by writer, for hits a slow
 	   reader could not take */
