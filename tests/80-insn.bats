@@ -615,12 +615,14 @@ stop_checks() {
 done"
 }
 
-@test "wp-arm ptrace --stop --if: stopped at the first execution that matches (addr), not run" {
+@test "wp-arm --stop --if: auto takes ptrace, stopped at the first execution that matches (addr), not run" {
 	start_target insn-lock -r 20
 	site=$(tinfo add)
 	want=$(code_at "$TPID" "$site" 6)
 	third=$(hexadd "$(tinfo counters)" 24)
-	watch_start --insn wpt_lock_add -- -d 60s --backend ptrace --stop --if "addr == $third"
+	# auto takes the ptrace backend for --stop
+	watch_start --insn wpt_lock_add -- -d 60s --stop --if "addr == $third"
+	assert_equal "$(jq -r 'select(.type=="armed") | .backend' "$WOUT")" ptrace_singlestep
 	kill -USR1 "$TPID"
 	watch_wait
 	stop_checks "$site" "$want"
@@ -629,6 +631,29 @@ done"
 	assert_equal "$(jq -s -r --arg a "$third" 'map(select(.type=="access" and .addr==$a)) | map([.writes, .matched] | map(tostring) | join(" ")) | join(",")' "$WOUT")" "1 1"
 	kill -CONT "$TPID"
 	local st=0
+	wait "$TPID" || st=$?
+	assert_equal "$st" 0
+	assert_equal "$(tail -n 2 "$TOUT")" "120 120 120 120 120 120 120 120
+done"
+}
+
+@test "wp accesses --stop: the process left stopped at the instruction's first execution, said on stderr; SIGCONT runs it on" {
+	start_target insn-lock -r 20
+	local save=$BATS_TEST_TMPDIR/raw.ndjson site
+	site=$(tinfo add)
+	wp accesses --save "$save" -d 60s --stop "$TPID" wpt_lock_add > "$BATS_TEST_TMPDIR/report" 2> "$BATS_TEST_TMPDIR/err" &
+	local w=$! st=0
+	wait_armed "$save" "$w" "$BATS_TEST_TMPDIR/err"
+	kill -USR1 "$TPID"
+	wait "$w" || st=$?
+	assert_equal "$st" 0
+	assert_equal "$(awk '{ print $3 }' "/proc/$TPID/stat")" T
+	assert_equal "$(code_at "$TPID" "$(tinfo counters)" 8)" 0000000000000000
+	tid=$(jq -r 'select(.type=="observation") | .stopped_at.tid' "$save")
+	assert_equal "$(grep -cE "^wp-arm: the first matching execution: pid $TPID thread $tid at [^ ]+, the instruction at $site not run yet\$" "$BATS_TEST_TMPDIR/err")" 1
+	assert_equal "$(grep -c "^    gdb -p $TPID\$" "$BATS_TEST_TMPDIR/err")" 1
+	kill -CONT "$TPID"
+	st=0
 	wait "$TPID" || st=$?
 	assert_equal "$st" 0
 	assert_equal "$(tail -n 2 "$TOUT")" "120 120 120 120 120 120 120 120

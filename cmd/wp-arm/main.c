@@ -429,11 +429,15 @@ main(int argc, char *argv[])
 		wp_cond_free(op.filter.cond);
 		return refused(&w, &e, 1);
 	}
-	/* auto: page, which stops at the write (perf: when it reads it) */
+	/* auto: page, which stops at the write (perf: when it reads it);
+	   for sites, ptrace, which stops before the execution */
 	if (strcmp(op.backend, "auto") == 0 && w.nsites == 0 &&
 	    (op.filter.cond != NULL ||
 	    op.filter.stop != STOP_NONE || w.last > 0))
 		op.backend = "page";
+	else if (strcmp(op.backend, "auto") == 0 && w.nsites > 0 &&
+	    op.filter.stop != STOP_NONE)
+		op.backend = "ptrace";
 	/* a site's refusal is said here: wp-resolve checks no backend's
 	   limits for sites, and wp accesses shows no observation of a
 	   watch that never armed */
