@@ -181,7 +181,7 @@ $(hexadd "$(tinfo array)" $(( 8 * 999 )))"
 	assert_equal "$(obs '.uprobe.sites[0] | [.executions, .segment_unread, .tally_full] | map(tostring) | join(" ")')" "21 0 0"
 }
 
-@test "wp-arm: --last does not apply to site records, nor --stop but with the ptrace backend, said in one line (status 64)" {
+@test "wp-arm: --last does not apply to site records, nor --stop with the uprobe backend, said in one line (status 64)" {
 	start_target insn-walk
 	wp-resolve -p "$TPID" --insn wpt_walk_store > "$BATS_TEST_TMPDIR/sites"
 	run --separate-stderr wp-arm --last 4 -d 1s < "$BATS_TEST_TMPDIR/sites"
@@ -189,7 +189,7 @@ $(hexadd "$(tinfo array)" $(( 8 * 999 )))"
 	assert_equal "$stderr" "wp-arm: --last keeps the writes to addresses: site records are counted (by the uprobe or the ptrace backend), not watched"
 	run --separate-stderr wp-arm --stop --backend uprobe -d 1s < "$BATS_TEST_TMPDIR/sites"
 	assert_failure 64
-	assert_equal "$stderr" "wp-arm: --stop on site records: the ptrace backend stops at an execution (--backend ptrace); the uprobe and bpf backends only count, yet"
+	assert_equal "$stderr" "wp-arm: --stop on site records: the ptrace backend stops at an execution (--backend ptrace); the uprobe backend only counts (its thread runs the instruction before it takes a signal)"
 	# addr is a site's: an address watch's writes are to its targets
 	run --separate-stderr bash -c "wp-resolve -p $TPID $(tinfo array) | wp-arm -d 1s --if 'addr == 0x10'"
 	assert_failure 64
@@ -579,20 +579,6 @@ done"
 	assert_contract "$WOUT"
 }
 
-# stop_checks SITE: the process left stopped (state T) by --stop, its
-# stopping thread at SITE (the instruction not run), the code bytes as
-# they were (WANT) and the observation's stopped_at saying so
-stop_checks() {
-	local site=$1 want=$2 tid
-	assert_equal "$WSTATUS" 0
-	assert_equal "$(obs .stop_reason)" stopped_at_match
-	assert_equal "$(awk '{ print $3 }' "/proc/$TPID/stat")" T
-	tid=$(obs .stopped_at.tid)
-	assert_equal "$(obs '.stopped_at | [.ip, .writer_ip, .process] | join(" ")')" "$site $site stopped"
-	assert_equal "$(printf '0x%x' "$(awk '{ print $3 }' "/proc/$TPID/task/$tid/syscall")")" "$site"
-	assert_equal "$(code_at "$TPID" "$site" 6)" "$want"
-}
-
 @test "wp-arm ptrace --stop: the process left stopped at the site's first execution, not run; SIGCONT runs it on to its own counts" {
 	start_target insn-lock -r 20
 	site=$(tinfo add)
@@ -635,6 +621,10 @@ done"
 	assert_equal "$st" 0
 	assert_equal "$(tail -n 2 "$TOUT")" "120 120 120 120 120 120 120 120
 done"
+}
+
+@test "wp-arm ptrace --stop: a lock add in one thread, stopped before its first execution, the counter 0; SIGCONT runs it on to 5" {
+	scenario_insn_stop ptrace_singlestep --backend ptrace
 }
 
 @test "wp accesses --stop: the process left stopped at the instruction's first execution, said on stderr; SIGCONT runs it on" {

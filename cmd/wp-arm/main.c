@@ -446,12 +446,18 @@ main(int argc, char *argv[])
 		wp_cond_free(op.filter.cond);
 		return refused(&w, &e, w.nsites > 0);
 	}
-	/* --stop at a site: its tracer stops the execution before it runs */
+	/* --stop at a site: its tracer (any execution), or an execute
+	   breakpoint's program (the first), stops it before it runs; a
+	   uprobe's thread runs the instruction before it takes a signal */
 	if (w.nsites > 0 && op.filter.stop != STOP_NONE &&
-	    w.backend->cond_where != CW_TRACER) {
+	    (w.backend->cond_where == CW_NONE || (w.sites_if != NULL &&
+	    w.backend->cond_where != CW_TRACER))) {
 		wp_error_set(&e, WP_EXIT_USAGE, "--stop on site records: the "
-		    "ptrace backend stops at an execution (--backend ptrace); "
-		    "the uprobe and bpf backends only count, yet");
+		    "ptrace backend stops at an execution (--backend ptrace)%s",
+		    w.backend->cond_where == CW_NONE ? "; the uprobe backend "
+		    "only counts (its thread runs the instruction before it "
+		    "takes a signal)" : ", the bpf backend at the first "
+		    "execution only, not with --if, yet");
 		wp_cond_free(op.filter.cond);
 		return refused(&w, &e, 1);
 	}

@@ -427,7 +427,7 @@ on_trap(struct watch *w, struct psites_state *ps, struct tr_thread *t,
 		t->stop = TR_START;	/* no SIGTRAP to pass on */
 		t->sig = 0;
 		ps->tr.keep_stopped = 1;
-		filter_site_stop(w, t->tid, ps->s[i].addr);
+		filter_site_stop(w, t->tid, ps->s[i].addr, 0);
 		return;
 	}
 	if (ps->s[i].xol != 0) {

@@ -605,7 +605,7 @@ filter_stops(const struct watch *w)
 }
 
 void
-filter_site_stop(struct watch *w, pid_t tid, uint64_t site)
+filter_site_stop(struct watch *w, pid_t tid, uint64_t site, int by_program)
 {
 	struct wp_hit_rec h;
 
@@ -614,7 +614,7 @@ filter_site_stop(struct watch *w, pid_t tid, uint64_t site)
 	h.ip = site;
 	h.has_writer_ip = 1;
 	h.writer_ip = site;
-	stop_at(w, &h, 0);
+	stop_at(w, &h, by_program);
 }
 
 void
