@@ -181,14 +181,15 @@ $(hexadd "$(tinfo array)" $(( 8 * 999 )))"
 	assert_equal "$(obs '.uprobe.sites[0] | [.executions, .segment_unread, .tally_full] | map(tostring) | join(" ")')" "21 0 0"
 }
 
-@test "wp-arm: --stop and --last do not apply to site records, said in one line (status 64)" {
+@test "wp-arm: --last does not apply to site records, nor --stop with the uprobe backend, said in one line (status 64)" {
 	start_target insn-walk
 	wp-resolve -p "$TPID" --insn wpt_walk_store > "$BATS_TEST_TMPDIR/sites"
-	for o in --stop "--last 4"; do
-		run --separate-stderr wp-arm $o -d 1s < "$BATS_TEST_TMPDIR/sites"
-		assert_failure 64
-		assert_equal "$stderr" "wp-arm: --stop and --last watch the writes to addresses: site records are counted (by the uprobe or the ptrace backend), not watched"
-	done
+	run --separate-stderr wp-arm --last 4 -d 1s < "$BATS_TEST_TMPDIR/sites"
+	assert_failure 64
+	assert_equal "$stderr" "wp-arm: --last keeps the writes to addresses: site records are counted (by the uprobe or the ptrace backend), not watched"
+	run --separate-stderr wp-arm --stop --backend uprobe -d 1s < "$BATS_TEST_TMPDIR/sites"
+	assert_failure 64
+	assert_equal "$stderr" "wp-arm: --stop on site records: the ptrace backend stops at an execution (--backend ptrace); the uprobe backend only counts (its thread runs the instruction before it takes a signal)"
 	# addr is a site's: an address watch's writes are to its targets
 	run --separate-stderr bash -c "wp-resolve -p $TPID $(tinfo array) | wp-arm -d 1s --if 'addr == 0x10'"
 	assert_failure 64
@@ -576,4 +577,75 @@ done"
 	assert_equal "$(jq -r 'select(.type=="access" and (.stack_of or .tls_of)) | if .stack_of then "\(.addr) \(.tid) stack \(.stack_of)" else "\(.addr) \(.tid) tls \(.tls_of) \(.tls_offset)" end' "$WOUT" | sort)" "$expected"
 	assert_equal "$(obs '.uprobe.sites[0] | [.executions, .addresses] | map(tostring) | join(" ")')" "10 10"
 	assert_contract "$WOUT"
+}
+
+@test "wp-arm ptrace --stop: the process left stopped at the site's first execution, not run; SIGCONT runs it on to its own counts" {
+	start_target insn-lock -r 20
+	site=$(tinfo add)
+	want=$(code_at "$TPID" "$site" 6)
+	watch_start --insn wpt_lock_add -- -d 60s --backend ptrace --stop
+	kill -USR1 "$TPID"
+	watch_wait
+	stop_checks "$site" "$want"
+	# the first add not done: every counter still 0
+	for i in 0 1 2 3 4 5 6 7; do
+		assert_equal "$(code_at "$TPID" "$(hexadd "$(tinfo counters)" $((i * 8)))" 8)" 0000000000000000
+	done
+	assert_equal "$(jq -s -r 'map(select(.type=="access")) | map([.addr, .writes] | map(tostring) | join(" ")) | join(",")' "$WOUT")" "$(tinfo counters) 1"
+	assert_contract "$WOUT"
+	kill -CONT "$TPID"
+	local st=0
+	wait "$TPID" || st=$?
+	assert_equal "$st" 0
+	assert_equal "$(tail -n 2 "$TOUT")" "120 120 120 120 120 120 120 120
+done"
+}
+
+@test "wp-arm --stop --if: auto takes ptrace, stopped at the first execution that matches (addr), not run" {
+	start_target insn-lock -r 20
+	site=$(tinfo add)
+	want=$(code_at "$TPID" "$site" 6)
+	third=$(hexadd "$(tinfo counters)" 24)
+	# auto takes the ptrace backend for --stop
+	watch_start --insn wpt_lock_add -- -d 60s --stop --if "addr == $third"
+	assert_equal "$(jq -r 'select(.type=="armed") | .backend' "$WOUT")" ptrace_singlestep
+	kill -USR1 "$TPID"
+	watch_wait
+	stop_checks "$site" "$want"
+	# counters[3] not added to yet: the stopped execution is its first
+	assert_equal "$(code_at "$TPID" "$third" 8)" 0000000000000000
+	assert_equal "$(jq -s -r --arg a "$third" 'map(select(.type=="access" and .addr==$a)) | map([.writes, .matched] | map(tostring) | join(" ")) | join(",")' "$WOUT")" "1 1"
+	kill -CONT "$TPID"
+	local st=0
+	wait "$TPID" || st=$?
+	assert_equal "$st" 0
+	assert_equal "$(tail -n 2 "$TOUT")" "120 120 120 120 120 120 120 120
+done"
+}
+
+@test "wp-arm ptrace --stop: a lock add in one thread, stopped before its first execution, the counter 0; SIGCONT runs it on to 5" {
+	scenario_insn_stop ptrace_singlestep --backend ptrace
+}
+
+@test "wp accesses --stop: the process left stopped at the instruction's first execution, said on stderr; SIGCONT runs it on" {
+	start_target insn-lock -r 20
+	local save=$BATS_TEST_TMPDIR/raw.ndjson site
+	site=$(tinfo add)
+	wp accesses --save "$save" -d 60s --stop "$TPID" wpt_lock_add > "$BATS_TEST_TMPDIR/report" 2> "$BATS_TEST_TMPDIR/err" &
+	local w=$! st=0
+	wait_armed "$save" "$w" "$BATS_TEST_TMPDIR/err"
+	kill -USR1 "$TPID"
+	wait "$w" || st=$?
+	assert_equal "$st" 0
+	assert_equal "$(awk '{ print $3 }' "/proc/$TPID/stat")" T
+	assert_equal "$(code_at "$TPID" "$(tinfo counters)" 8)" 0000000000000000
+	tid=$(jq -r 'select(.type=="observation") | .stopped_at.tid' "$save")
+	assert_equal "$(grep -cE "^wp-arm: the first matching execution: pid $TPID thread $tid at [^ ]+, the instruction at $site not run yet\$" "$BATS_TEST_TMPDIR/err")" 1
+	assert_equal "$(grep -c "^    gdb -p $TPID\$" "$BATS_TEST_TMPDIR/err")" 1
+	kill -CONT "$TPID"
+	st=0
+	wait "$TPID" || st=$?
+	assert_equal "$st" 0
+	assert_equal "$(tail -n 2 "$TOUT")" "120 120 120 120 120 120 120 120
+done"
 }

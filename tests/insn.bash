@@ -216,3 +216,41 @@ scenario_insn_if() {
 	assert_failure 64
 	assert_equal "$(tail -n 1 <<< "$stderr")" "wp-arm: --if 'writer == main': a site's executions are tested on addr, tid and value, not on writer (the site is the writer)"
 }
+
+# stop_checks SITE: the process left stopped (state T) by --stop, its
+# stopping thread at SITE (the instruction not run), the code bytes as
+# they were (WANT) and the observation's stopped_at saying so
+stop_checks() {
+	local site=$1 want=$2 tid
+	assert_equal "$WSTATUS" 0
+	assert_equal "$(obs .stop_reason)" stopped_at_match
+	assert_equal "$(awk '{ print $3 }' "/proc/$TPID/stat")" T
+	tid=$(obs .stopped_at.tid)
+	assert_equal "$(obs '.stopped_at | [.ip, .writer_ip, .process] | join(" ")')" "$site $site stopped"
+	assert_equal "$(printf '0x%x' "$(awk '{ print $3 }' "/proc/$TPID/task/$tid/syscall")")" "$site"
+	assert_equal "$(code_at "$TPID" "$site" 6)" "$want"
+}
+
+# --stop: insn-kinds' lock add (one thread, 5 times) stopped before its
+# first execution: the counter still 0 and one execution counted at it;
+# after SIGCONT the target's own count and status as unwatched
+scenario_insn_stop() {
+	local name=$1 site want st=0
+	shift
+	start_target insn-kinds
+	site=$(wp-resolve -p "$TPID" --insn wpt_kinds_lock | jq -r 'select(.type=="site") | .runtime_addr')
+	want=$(code_at "$TPID" "$site" 6)
+	watch_start --insn wpt_kinds_lock -- -d 60s --stop "$@"
+	assert_equal "$(jq -r 'select(.type=="armed") | .backend' "$WOUT")" "$name"
+	kill -USR1 "$TPID"
+	watch_wait
+	stop_checks "$site" "$want"
+	assert_equal "$(code_at "$TPID" "$(tinfo counter)" 8)" 0000000000000000
+	assert_equal "$(jq -s -r 'map(select(.type=="access")) | map([.addr, .writes, .tid] | map(tostring) | join(" ")) | join(",")' "$WOUT")" "$(tinfo counter) 1 $TPID"
+	assert_contract "$WOUT"
+	kill -CONT "$TPID"
+	wait "$TPID" || st=$?
+	assert_equal "$st" 0
+	assert_equal "$(tail -n 2 "$TOUT")" "{\"push\":\"$(jq -r .push <<< "$(tail -n 2 "$TOUT" | head -n 1)")\",\"counter\":5}
+done"
+}

@@ -405,10 +405,10 @@ main(int argc, char *argv[])
 		return e.status;
 	}
 	/* instructions are counted, not watched for a write */
-	if (w.nsites > 0 && (op.filter.stop != STOP_NONE || w.last > 0)) {
-		wp_error_set(&e, WP_EXIT_USAGE, "--stop and --last watch the "
-		    "writes to addresses: site records are counted (by the "
-		    "uprobe or the ptrace backend), not watched");
+	if (w.nsites > 0 && w.last > 0) {
+		wp_error_set(&e, WP_EXIT_USAGE, "--last keeps the writes to "
+		    "addresses: site records are counted (by the uprobe or the "
+		    "ptrace backend), not watched");
 		wp_cond_free(op.filter.cond);
 		return refused(&w, &e, 1);
 	}
@@ -429,10 +429,15 @@ main(int argc, char *argv[])
 		wp_cond_free(op.filter.cond);
 		return refused(&w, &e, 1);
 	}
-	/* auto: page, which stops at the write (perf: when it reads it) */
-	if (strcmp(op.backend, "auto") == 0 && (op.filter.cond != NULL ||
+	/* auto: page, which stops at the write (perf: when it reads it);
+	   for sites, ptrace, which stops before the execution */
+	if (strcmp(op.backend, "auto") == 0 && w.nsites == 0 &&
+	    (op.filter.cond != NULL ||
 	    op.filter.stop != STOP_NONE || w.last > 0))
 		op.backend = "page";
+	else if (strcmp(op.backend, "auto") == 0 && w.nsites > 0 &&
+	    op.filter.stop != STOP_NONE)
+		op.backend = "ptrace";
 	/* a site's refusal is said here: wp-resolve checks no backend's
 	   limits for sites, and wp accesses shows no observation of a
 	   watch that never armed */
@@ -440,6 +445,21 @@ main(int argc, char *argv[])
 		/* the condition is filter_open's to keep, or to free */
 		wp_cond_free(op.filter.cond);
 		return refused(&w, &e, w.nsites > 0);
+	}
+	/* --stop at a site: its tracer (any execution), or an execute
+	   breakpoint's program (the first), stops it before it runs; a
+	   uprobe's thread runs the instruction before it takes a signal */
+	if (w.nsites > 0 && op.filter.stop != STOP_NONE &&
+	    (w.backend->cond_where == CW_NONE || (w.sites_if != NULL &&
+	    w.backend->cond_where != CW_TRACER))) {
+		wp_error_set(&e, WP_EXIT_USAGE, "--stop on site records: the "
+		    "ptrace backend stops at an execution (--backend ptrace)%s",
+		    w.backend->cond_where == CW_NONE ? "; the uprobe backend "
+		    "only counts (its thread runs the instruction before it "
+		    "takes a signal)" : ", the bpf backend at the first "
+		    "execution only, not with --if, yet");
+		wp_cond_free(op.filter.cond);
+		return refused(&w, &e, 1);
 	}
 	/* a tracer's writes are tallied by writer, for hits a slow
 	   reader could not take */

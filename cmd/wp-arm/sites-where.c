@@ -103,6 +103,33 @@ sites_if_check(const struct wp_cond *c, const struct wp_site_spec *s,
 	return 0;
 }
 
+/* The condition's view of one execution of site s by tid at addr. */
+static void
+site_write(const struct wp_site_spec *s, pid_t tid, uint64_t addr,
+    struct wp_cond_write *cw)
+{
+	memset(cw, 0, sizeof *cw);
+	cw->tid = tid;
+	cw->has_addr = 1;
+	cw->addr = addr;
+	cw->width = s->in.width >= 1 && s->in.width <= 8 ?
+	    (size_t)s->in.width : 8;
+}
+
+int
+sites_match_one(const struct wp_cond *c, const struct wp_site_spec *s,
+    pid_t tid, uint64_t addr, int has_value, uint64_t value)
+{
+	struct wp_cond_write cw;
+
+	if (c == NULL)
+		return 1;
+	site_write(s, tid, addr, &cw);
+	cw.has_value = has_value;
+	cw.value = value;
+	return wp_cond_eval(c, &cw);
+}
+
 void
 sites_match(const struct wp_cond *c, const struct wp_site_spec *s,
     struct wp_access_rec *ac)
@@ -113,18 +140,13 @@ sites_match(const struct wp_cond *c, const struct wp_site_spec *s,
 
 	if (c == NULL)
 		return;
-	memset(&cw, 0, sizeof cw);
-	cw.tid = ac->tid;
-	cw.has_addr = 1;
-	cw.addr = ac->addr;
+	site_write(s, ac->tid, ac->addr, &cw);
 	ac->has_match = 1;
 	if (!(wp_cond_uses(c) & WP_COND_VALUE)) {
 		ac->matched = wp_cond_eval(c, &cw) ? n : 0;
 		return;
 	}
 	cw.has_value = 1;
-	cw.width = s->in.width >= 1 && s->in.width <= 8 ?
-	    (size_t)s->in.width : 8;
 	for (i = 0; i < ac->nvals && i < WP_ACCESS_NVALS; i++) {
 		cw.value = ac->vals[i];
 		if (wp_cond_eval(c, &cw))

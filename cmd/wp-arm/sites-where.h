@@ -75,5 +75,8 @@ int	 sites_if_check(const struct wp_cond *c, const struct wp_site_spec *s,
  */
 void	 sites_match(const struct wp_cond *c, const struct wp_site_spec *s,
 	    struct wp_access_rec *ac);
+/* Whether one execution (its value where has_value) matches c (NULL: 1). */
+int	 sites_match_one(const struct wp_cond *c, const struct wp_site_spec *s,
+	    pid_t tid, uint64_t addr, int has_value, uint64_t value);
 
 #endif

@@ -34,6 +34,14 @@ setup() {
 	scenario_insn_if bpf_tally --backend bpf
 }
 
+@test "wp-arm bpf sites --stop: the program stops the first execution's thread before it runs it (the counter 0); SIGCONT runs it on to 5; with --if refused (64)" {
+	scenario_insn_stop bpf_tally --backend bpf
+	start_target insn-kinds
+	run --separate-stderr bash -c "wp-resolve -p $TPID --insn wpt_kinds_lock | wp-arm --backend bpf --stop --if 'tid == 1' -d 1s"
+	assert_failure 64
+	assert_equal "$stderr" "wp-arm: --stop on site records: the ptrace backend stops at an execution (--backend ptrace), the bpf backend at the first execution only, not with --if, yet"
+}
+
 @test "wp-arm auto: execute breakpoints where the sites fit the debug registers, a lock add too, no split; uprobes past the slots, saying why" {
 	start_target insn-lock -r 20
 	watch_start --insn wpt_lock_add --insn wpt_plain_store -- -d 60s

@@ -37,6 +37,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "filter.h"
 #include "hmap.h"
 #include "proc.h"
 #include "ptrace-xol.h"
@@ -264,8 +265,11 @@ reg(const struct wp_x86_regs *r, int i)
 	return i >= 0 && i < WP_NREGS ? r->v[i] : 0;
 }
 
-/* Site i's execution by t, its registers r (rip at the site): tallied. */
-static void
+/*
+ * Site i's execution by t, its registers r (rip at the site): tallied;
+ * 1 where it matches --if (all do without one).
+ */
+static int
 tally(struct watch *w, struct psites_state *ps, size_t i, pid_t tid,
     const struct wp_x86_regs *r)
 {
@@ -306,23 +310,23 @@ tally(struct watch *w, struct psites_state *ps, size_t i, pid_t tid,
 	t->writes += s->in.writes ? 1 : 0;
 	t->reads += s->rw && s->in.reads ? 1 : 0;
 	if (s->in.kind != WP_X86_REG_STORE)
-		return;
+		return sites_match_one(w->sites_if, s, tid, a, 0, 0);
 	mask = s->in.width >= 8 || s->in.width <= 0 ? ~0ULL :
 	    (1ULL << (8 * s->in.width)) - 1;
 	val = (reg(r, s->in.src_reg) >> s->in.src_shift) & mask;
 	if (isnew)
 		t->first = val;
 	t->last = val;
-	for (k = 0; k < t->nvals; k++)
-		if (t->vals[k] == val) {
-			t->vn[k]++;
-			return;
-		}
-	if (t->nvals < WP_ACCESS_NVALS) {
+	for (k = 0; k < t->nvals && t->vals[k] != val; k++)
+		;
+	if (k < t->nvals)
+		t->vn[k]++;
+	else if (t->nvals < WP_ACCESS_NVALS) {
 		t->vals[t->nvals] = val;
 		t->vn[t->nvals++] = 1;
 	} else
 		t->vother++;
+	return sites_match_one(w->sites_if, s, tid, a, 1, val);
 }
 
 /* The site whose int3 t stopped after (its SIGTRAP), or -1. */
@@ -397,7 +401,7 @@ on_trap(struct watch *w, struct psites_state *ps, struct tr_thread *t,
 {
 	struct wp_x86_regs r;
 	struct ps_thr *pt;
-	int rc;
+	int rc, match = 0;
 
 	tr_set_pc(u, ps->s[i].addr);
 	tr_regs(u, &r);
@@ -412,7 +416,20 @@ on_trap(struct watch *w, struct psites_state *ps, struct tr_thread *t,
 	else if (t->tgid == ps->tr.pid && !(w->sites[i].in.rep &&
 	    (w->sites[i].in.mem.base_bytes == 4 ? (uint32_t)tr_count(u) :
 	    tr_count(u)) == 0))
-		tally(w, ps, i, t->tid, &r);
+		match = tally(w, ps, i, t->tid, &r);
+	/* --stop: left at the site, the instruction not run, and the
+	   watch ends (its int3 taken out, the process left stopped) */
+	if (match && filter_stops(w)) {
+		if (tr_setregs(t->tid, u) == -1) {
+			t->state = TR_GONE;
+			return;
+		}
+		t->stop = TR_START;	/* no SIGTRAP to pass on */
+		t->sig = 0;
+		ps->tr.keep_stopped = 1;
+		filter_site_stop(w, t->tid, ps->s[i].addr, 0);
+		return;
+	}
 	if (ps->s[i].xol != 0) {
 		step_out_of_line(ps, t, i, (uint64_t)w->sites[i].in.size, u);
 		return;
@@ -698,7 +715,7 @@ const struct backend backend_ptrace_sites = {
 	.chosen = "the ptrace backend (an int3 at each instruction, every "
 	    "execution counted per address and thread, the instruction "
 	    "single-stepped: exact, but slow)",
-	.orphan_signal = SIGTRAP,
+	.cond_where = CW_TRACER, .orphan_signal = SIGTRAP,
 	.obs_size = sizeof(struct sites_obs),
 	.fits = psites_fits, .arm = psites_arm, .run = psites_run,
 	.count = psites_count, .rearm = psites_rearm, .disarm = psites_disarm,

@@ -37,6 +37,7 @@
 #include "bp-events.h"
 #include "bpf-prog.h"
 #include "elf.h"
+#include "filter.h"
 #include "hmap.h"
 #include "proc.h"
 #include "record.h"
@@ -418,6 +419,17 @@ execbp_arm(struct watch *w, struct wp_error *e)
 	}
 	for (i = 0; i < w->nsites; i++)
 		site_conf(u, &w->sites[i], (__u32)i);
+	if (filter_stops(w)) {
+		struct wpu_stop st = { .want = 1 };
+		__u32 z = 0;
+
+		if (bpf_map_update_elem(bpf_map__fd(u->skel->maps.stop), &z,
+		    &st, BPF_ANY) != 0) {
+			uprobe_release(w);
+			return wp_error_set(e, WP_EXIT_ERROR, "--stop: the "
+			    "program's stop map: %s", strerror(errno));
+		}
+	}
 	do {
 		nnew = 0;
 		free(tids);
@@ -460,12 +472,19 @@ uprobe_run(struct watch *w, uint64_t until)
 	struct pollfd pf[2] = { { u->pidfd, POLLIN, 0 },
 	    { STDOUT_FILENO, 0, 0 } };
 	struct timespec ts;
+	struct wpu_stop st;
 	uint64_t now = wp_now_ns();
+	__u32 z = 0;
 
 	ts.tv_sec = (time_t)((until > now ? until - now : 0) / 1000000000);
 	ts.tv_nsec = (long)((until > now ? until - now : 0) % 1000000000);
 	if (ppoll(pf, 2, &ts, &w->waitmask) > 0 && (pf[0].revents & POLLIN))
 		w->stop_reason = wp_stop_names[WP_STOP_EXITED];
+	/* --stop: the program stopped the first execution's thread */
+	if (u->exec && filter_stops(w) &&
+	    bpf_map_lookup_elem(bpf_map__fd(u->skel->maps.stop), &z, &st) == 0 &&
+	    st.done > 0 && st.site < w->nsites)
+		filter_site_stop(w, (pid_t)st.tid, w->sites[st.site].addr, 1);
 }
 
 /* Every tally, read from the map into *n (the caller frees them). */
@@ -682,7 +701,7 @@ const struct backend backend_execbp = {
 	.chosen = "the bpf backend (an execute breakpoint on each "
 	    "instruction, every execution counted per address and thread in "
 	    "the kernel)",
-	.obs_size = sizeof(struct sites_obs),
+	.cond_where = CW_KERNEL, .obs_size = sizeof(struct sites_obs),
 	.fits = execbp_fits, .open = execbp_open, .arm = execbp_arm,
 	.run = uprobe_run, .count = uprobe_count, .rearm = uprobe_rearm,
 	.disarm = uprobe_disarm, .observe = uprobe_observe

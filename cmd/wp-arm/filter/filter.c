@@ -151,7 +151,8 @@ filter_open(struct watch *w, const struct filter_opts *o,
 {
 	struct wp_cond *cond = o->cond;
 	struct filter *f;
-	int sampled = !(w->backend->caps & BK_EXACT);
+	/* a site's tracer stops at the execution itself */
+	int sampled = !(w->backend->caps & (BK_EXACT | BK_SITES));
 	size_t i;
 
 	if (refuse(w, cond, o->stop, e) == -1 || (cond != NULL &&
@@ -593,6 +594,27 @@ filter_holds(const struct watch *w)
 	const struct filter *f = w->filter;
 
 	return f != NULL && f->stopped && !f->sampled;
+}
+
+int
+filter_stops(const struct watch *w)
+{
+	const struct filter *f = w->filter;
+
+	return f != NULL && f->stop != STOP_NONE && !f->stopped;
+}
+
+void
+filter_site_stop(struct watch *w, pid_t tid, uint64_t site, int by_program)
+{
+	struct wp_hit_rec h;
+
+	memset(&h, 0, sizeof h);
+	h.tid = tid;
+	h.ip = site;
+	h.has_writer_ip = 1;
+	h.writer_ip = site;
+	stop_at(w, &h, by_program);
 }
 
 void

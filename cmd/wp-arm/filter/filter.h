@@ -111,6 +111,12 @@ struct csample *filter_csample(const struct watch *w);
  * left stopped as it detaches (tracee.h's keep_stopped).
  */
 int	 filter_holds(const struct watch *w);
+/* Whether --stop waits for its first match still (a site's execution). */
+int	 filter_stops(const struct watch *w);
+/* --stop at a site's execution by tid: it stops at site, not yet run
+   (by_program: the bpf program sent it SIGSTOP). */
+void	 filter_site_stop(struct watch *w, pid_t tid, uint64_t site,
+	    int by_program);
 /* The observation's stopped_at. */
 void	 filter_observe(const struct watch *w, struct wp_observation *o);
 void	 filter_free(struct watch *w);

@@ -133,9 +133,15 @@ stop_say(struct watch *w, pid_t tid, int has_writer, uint64_t writer_ip,
 	if (has_writer)
 		name_of(d, writer_ip, writer, sizeof writer);
 	wp_dwfl_close(d);
-	fprintf(stderr, "wp-arm: the first matching write: pid %d thread %d "
-	    "writer %s at 0x%" PRIx64 ", next instruction 0x%" PRIx64 "\n",
-	    (int)w->pid, (int)tid, writer, has_writer ? writer_ip : 0, ip);
+	if (w->nsites > 0)
+		fprintf(stderr, "wp-arm: the first matching execution: pid %d "
+		    "thread %d at %s, the instruction at 0x%" PRIx64 " not run "
+		    "yet\n", (int)w->pid, (int)tid, writer, ip);
+	else
+		fprintf(stderr, "wp-arm: the first matching write: pid %d "
+		    "thread %d writer %s at 0x%" PRIx64 ", next instruction "
+		    "0x%" PRIx64 "\n", (int)w->pid, (int)tid, writer,
+		    has_writer ? writer_ip : 0, ip);
 	if (core != NULL)
 		fprintf(stderr, "wp-arm: its core is %s (gdb -c %s); the process "
 		    "runs on\n", core, core);

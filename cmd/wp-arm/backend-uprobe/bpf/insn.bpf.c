@@ -50,6 +50,29 @@ struct {
 	__type(value, struct wpu_tot);
 } totals SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct wpu_stop);
+} stop SEC(".maps");
+
+/* --stop: the first execution's thread stopped before it runs it. */
+static __always_inline void
+stop_first(__u32 site, __u32 tid, __u64 a)
+{
+	struct wpu_stop *st;
+	__u32 z = 0;
+
+	if ((st = bpf_map_lookup_elem(&stop, &z)) == NULL || !st->want ||
+	    __sync_fetch_and_add(&st->done, 1) != 0)
+		return;
+	st->tid = tid;
+	st->site = site;
+	st->addr = a;
+	bpf_send_signal_thread(19);	/* SIGSTOP */
+}
+
 /*
  * The value budget: the first WPU_NVALS distinct values a register store
  * wrote at one address, each with its count, then how many writes were
@@ -237,6 +260,8 @@ count_at(struct pt_regs *regs, __u32 site, int per_exec)
 	}
 	c.site = site;
 	c.tid = (__u32)bpf_get_current_pid_tgid();
+	if (per_exec)
+		stop_first(site, c.tid, a);
 	c.writes = s->writes;
 	c.reads = s->reads;
 	c.src = s->src;

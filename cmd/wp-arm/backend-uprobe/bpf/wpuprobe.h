@@ -83,4 +83,17 @@ struct wpu_tot {
 	__u64	noseg;		/* the segment base could not be read */
 };
 
+/*
+ * --stop (execute breakpoints): the first execution's thread is sent
+ * SIGSTOP, which it takes before the instruction runs; what it was.
+ */
+struct wpu_stop {
+	__u64	done;		/* executions that found it wanted */
+	__u32	want;		/* set by wp-arm */
+	__u32	tid;
+	__u32	site;
+	__u32	pad;
+	__u64	addr;
+};
+
 #endif
