@@ -184,9 +184,13 @@ follow_nopause() {
 	wait_for "$TOUT" '^ptr 1' 30
 	kill -USR1 "$TPID"
 	wait_for "$TOUT" '^gen 1' 30
+	# a step at a time: two SIGUSR1s sent at once may be one (was: the
+	# target waited, and the watch ran its 300 s)
 	kill -USR1 "$TPID"
+	wait_for "$TOUT" '^null' 30
 	kill -USR1 "$TPID"
 	watch_wait
+	assert_equal "$(obs .stop_reason)" target_exited
 	assert_equal "$(hits '.role == "leaf" and .generation == 2')" 10
 	assert_equal "$(obs .follow_mode)" stop
 }
