@@ -24,7 +24,8 @@ if [ -z "${WP_GUEST:-}" ] && [ "$fire" = 1 ]; then
 	WP_GUEST=0
 fi
 # The arm64 guest's subset (every backend on arm64: ARM64_TESTS) runs
-# after the x86-64 guest, where make check built its tools
+# when the host suite ends, beside the x86-64 guest (from the start
+# where that does not run), with the tools make check built
 # (build/arm64); WP_ARM64=0 leaves it out.  WP_DEB_ARM64 (an arm64
 # .deb: make deb DEB_ARCH=arm64) is installed and run there too.
 ARM64_TESTS="05-guest-machine.bats 60-arm64-backends.bats 61-arm64-deb.bats"
@@ -36,25 +37,24 @@ elif [ ! -x "$WP_BUILD/arm64/wp-arm" ]; then
 else
 	arm64=1
 fi
+arm64_guest() {
+	WP_BUILD_ARM64=$WP_BUILD/arm64 "$top/tests/vm/run-guest-arm64" \
+	    $ARM64_TESTS > "$out/guest64.out" 2> "$out/guest64.err"
+	echo $? > "$out/guest64.rc"
+}
+guest64=
 if [ "${WP_GUEST:-1}" != 0 ] && [ -x "$top/tests/vm/run-guest" ]; then
-	echo "== guest suite (QEMU TCG), started beside the host suite${arm64:+, then the arm64 guest's subset}"
+	echo "== guest suite (QEMU TCG), started beside the host suite${arm64:+; the arm64 guest's subset when the host suite ends}"
 	{
 		"$top/tests/vm/run-guest" > "$out/guest.out" 2> "$out/guest.err"
 		echo $? > "$out/guest.rc"
-		if [ -n "$arm64" ]; then
-			WP_BUILD_ARM64=$WP_BUILD/arm64 "$top/tests/vm/run-guest-arm64" \
-			    $ARM64_TESTS > "$out/guest64.out" 2> "$out/guest64.err"
-			echo $? > "$out/guest64.rc"
-		fi
 	} &
 	guest=$!
 elif [ -n "$arm64" ]; then
-	{
-		WP_BUILD_ARM64=$WP_BUILD/arm64 "$top/tests/vm/run-guest-arm64" \
-		    $ARM64_TESTS > "$out/guest64.out" 2> "$out/guest64.err"
-		echo $? > "$out/guest64.rc"
-	} &
-	guest=$!
+	echo "== arm64 guest's subset (QEMU TCG), started beside the host suite"
+	arm64_guest &
+	guest64=$!
+	arm64=
 fi
 
 # The host files run from one queue, the most tests first, by WP_JOBS
@@ -92,6 +92,13 @@ while [ "$i" -lt "$WP_JOBS" ]; do
 	i=$((i + 1))
 done
 wait $workers
+# the x86-64 guest runs on: the arm64 guest takes the cores the host
+# suite leaves (they are busy with one guest less than with two)
+if [ -n "$arm64" ]; then
+	echo "== arm64 guest's subset (QEMU TCG), started as the host suite ended"
+	arm64_guest &
+	guest64=$!
+fi
 
 # guest_tap NAME TITLE: a guest's TAP, counted; 1 from the guest: a
 # test failed and the TAP says which; anything else: no answer
@@ -106,11 +113,10 @@ guest_tap() {
 	esac
 	cat "$out/$1.tap"
 }
-if [ -n "$guest" ]; then
-	wait "$guest"
-	guest_tap guest "guest suite (QEMU TCG)"
-	guest_tap guest64 "arm64 guest: $ARM64_TESTS (QEMU TCG)"
-fi
+[ -z "$guest" ] || wait "$guest"
+[ -z "$guest64" ] || wait "$guest64"
+guest_tap guest "guest suite (QEMU TCG)"
+guest_tap guest64 "arm64 guest: $ARM64_TESTS (QEMU TCG)"
 
 cat "$out"/*.tap | awk '
 	/^ok .*# skip/ { s++; next }
