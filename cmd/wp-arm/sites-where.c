@@ -11,7 +11,10 @@
 #include "hmap.h"
 #include "proc.h"
 #include "record.h"
+#include "regs.h"
 #include "sites-where.h"
+#include "watch.h"
+#include "x86.h"
 
 /*
  * The static TLS below a thread's pointer: the PT_TLS blocks of the
@@ -153,4 +156,28 @@ sites_match(const struct wp_cond *c, const struct wp_site_spec *s,
 			ac->matched += ac->vn[i];
 	}
 	ac->match_unknown = ac->vother;
+}
+
+int
+sites_known(struct watch *w, const char *who, struct wp_error *e)
+{
+	const struct wp_site_spec *s;
+	size_t i;
+
+	if (tr_decode_missing != NULL) {
+		wp_error_set(e, WP_EXIT_ERROR, "the %s: %s", who,
+		    tr_decode_missing);
+		return 0;
+	}
+	for (i = 0; i < w->nsites; i++) {
+		s = &w->sites[i];
+		if (s->in.kind == WP_X86_STRING && !s->in.rep &&
+		    s->in.width <= 0) {
+			wp_error_set(e, WP_EXIT_ERROR, "site %d: '%s': the "
+			    "bytes of its elements are not known", s->id,
+			    s->in.text);
+			return 0;
+		}
+	}
+	return 1;
 }

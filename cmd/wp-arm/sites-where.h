@@ -76,6 +76,12 @@ int	 sites_if_check(const struct wp_cond *c, const struct wp_site_spec *s,
 void	 sites_match(const struct wp_cond *c, const struct wp_site_spec *s,
 	    struct wp_access_rec *ac);
 /* Whether one execution (its value where has_value) matches c (NULL: 1). */
+/*
+ * What every backend of sites needs of them: the machine's decoder, and
+ * the bytes of each string store's elements.  1, else 0 with e set (who:
+ * "the WHO: why").
+ */
+int	 sites_known(struct watch *w, const char *who, struct wp_error *e);
 int	 sites_match_one(const struct wp_cond *c, const struct wp_site_spec *s,
 	    pid_t tid, uint64_t addr, int has_value, uint64_t value);
 

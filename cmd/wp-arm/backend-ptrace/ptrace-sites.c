@@ -98,29 +98,13 @@ struct psites_state {
 static int
 psites_fits(struct watch *w, int chosen, struct wp_error *e)
 {
-	const struct wp_site_spec *s;
-	size_t i;
-
 	(void)chosen;
-	if (tr_decode_missing != NULL) {
-		wp_error_set(e, WP_EXIT_ERROR, "the ptrace backend's site "
-		    "mode: %s", tr_decode_missing);
+	if (!sites_known(w, "ptrace backend's site mode", e))
 		return 0;
-	}
 	if (w->nsites > PS_MAXSITES) {
 		wp_error_set(e, WP_EXIT_ERROR, "%zu sites: the ptrace backend "
 		    "counts at most %d", w->nsites, PS_MAXSITES);
 		return 0;
-	}
-	for (i = 0; i < w->nsites; i++) {
-		s = &w->sites[i];
-		if (s->in.kind == WP_X86_STRING && !s->in.rep &&
-		    s->in.width <= 0) {
-			wp_error_set(e, WP_EXIT_ERROR, "site %d: '%s': the "
-			    "bytes of its elements are not known", s->id,
-			    s->in.text);
-			return 0;
-		}
 	}
 	return 1;
 }

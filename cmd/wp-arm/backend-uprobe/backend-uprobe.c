@@ -76,31 +76,6 @@ struct utally {
 
 _Static_assert(WPU_MAXSITES == SITES_MAX, "the sites of a watch: one");
 
-/* What both modes need of every site: 1, else 0 with e set. */
-static int
-sites_known(struct watch *w, const char *who, struct wp_error *e)
-{
-	const struct wp_site_spec *s;
-	size_t i;
-
-	if (tr_decode_missing != NULL) {
-		wp_error_set(e, WP_EXIT_ERROR, "the %s backend: %s", who,
-		    tr_decode_missing);
-		return 0;
-	}
-	for (i = 0; i < w->nsites; i++) {
-		s = &w->sites[i];
-		if (s->in.kind == WP_X86_STRING && !s->in.rep &&
-		    s->in.width <= 0) {
-			wp_error_set(e, WP_EXIT_ERROR, "site %d: '%s': the "
-			    "bytes of its elements are not known", s->id,
-			    s->in.text);
-			return 0;
-		}
-	}
-	return 1;
-}
-
 static int
 uprobe_fits(struct watch *w, int chosen, struct wp_error *e)
 {
@@ -108,7 +83,7 @@ uprobe_fits(struct watch *w, int chosen, struct wp_error *e)
 	size_t i;
 
 	(void)chosen;
-	if (!sites_known(w, "uprobe", e))
+	if (!sites_known(w, "uprobe backend", e))
 		return 0;
 	if (w->nsites > WPU_MAXSITES) {
 		wp_error_set(e, WP_EXIT_ERROR, "%zu sites: the uprobe backend "
@@ -144,7 +119,7 @@ execbp_fits(struct watch *w, int chosen, struct wp_error *e)
 	char why[200];
 	int slots = tr_watch_slots();
 
-	if (!sites_known(w, "bpf", e))
+	if (!sites_known(w, "bpf backend", e))
 		return 0;
 	if (slots > WPU_XSLOTS)
 		slots = WPU_XSLOTS;
@@ -311,16 +286,11 @@ uprobe_release(struct watch *w)
 	w->state = NULL;
 }
 
+/* Both modes' start: the process held by a pidfd, its sites decoded
+   again; 0, or -1 with e set and the state released. */
 static int
-uprobe_arm(struct watch *w, struct wp_error *e)
+arm_start(struct watch *w, struct uprobe_state *u, struct wp_error *e)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, o);
-	struct uprobe_state *u = w->state;
-	const struct wp_site_spec *s;
-	pid_t *tids = NULL;
-	size_t i, n = 0;
-	int err;
-
 	if ((u->pidfd = (int)syscall(SYS_pidfd_open, w->pid, 0)) == -1 ||
 	    !wp_proc_alive(w->pid, w->start_time)) {
 		uprobe_release(w);
@@ -331,6 +301,21 @@ uprobe_arm(struct watch *w, struct wp_error *e)
 		uprobe_release(w);
 		return -1;
 	}
+	return 0;
+}
+
+static int
+uprobe_arm(struct watch *w, struct wp_error *e)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, o);
+	struct uprobe_state *u = w->state;
+	const struct wp_site_spec *s;
+	pid_t *tids = NULL;
+	size_t i, n = 0;
+	int err;
+
+	if (arm_start(w, u, e) == -1)
+		return -1;
 	for (i = 0; i < w->nsites; i++) {
 		s = &w->sites[i];
 		site_conf(u, s, (__u32)i);
@@ -407,16 +392,8 @@ execbp_arm(struct watch *w, struct wp_error *e)
 	size_t i, n = 0, nnew, total = 0;
 	int err, isnew;
 
-	if ((u->pidfd = (int)syscall(SYS_pidfd_open, w->pid, 0)) == -1 ||
-	    !wp_proc_alive(w->pid, w->start_time)) {
-		uprobe_release(w);
-		return wp_error_set(e, WP_EXIT_PROCESS, "pid %d: the process "
-		    "has exited or its pid was reused", (int)w->pid);
-	}
-	if (decode_sites(w, e) == -1) {
-		uprobe_release(w);
+	if (arm_start(w, u, e) == -1)
 		return -1;
-	}
 	for (i = 0; i < w->nsites; i++)
 		site_conf(u, &w->sites[i], (__u32)i);
 	if (filter_stops(w)) {
