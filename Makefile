@@ -8,7 +8,7 @@ DESTDIR	?=
 O	?= build
 
 CC	?= cc
-CFLAGS	?= -O2 -g
+CFLAGS	?= -O2 -g -D_FORTIFY_SOURCE=2
 WPFLAGS	 = -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -iquote lib
 # What each tool links besides libwp.a; the fuzzers and benchmarks, all.
 LDLIBS_wp-resolve = -lcapstone -ldw -lelf

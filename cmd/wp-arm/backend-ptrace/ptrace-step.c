@@ -169,8 +169,11 @@ run_exclusive(struct watch *w, struct ptrace_state *s, struct tr_thread *t,
 		pt_ctr(w)->steps++;
 	} else
 		rc = 0;
+	/* a brk not taken back out is the watch's failure, never left */
 	for (i = 0; i < k; i++)
-		pwrite(s->tr.memfd, saved[i], tr_brk.len, (off_t)ends[i]);
+		if (pwrite(s->tr.memfd, saved[i], tr_brk.len,
+		    (off_t)ends[i]) != (ssize_t)tr_brk.len)
+			rc = -1;
 	if (rc != 1 || t->state != TR_STOPPED)
 		return rc == 0 ? 0 : rc;
 	if (tr_getregs(t->tid, &p->pre) == 0 && tr_pc(&p->pre) == st + 4) {
