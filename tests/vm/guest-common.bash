@@ -52,7 +52,8 @@ copy_project() {
 		[ -x "$f" ] && copy_bin "$f" && rm -f "$root$f"
 	done
 	find "$root$build" -depth -type d -empty -delete 2>/dev/null || true
-	cp "$top"/tests/*.bash "$top"/tests/contract.jq "$root/wp/tests/"
+	cp "$top"/tests/*.bash "$top"/tests/contract.jq "$top"/tests/contract-check \
+	    "$root/wp/tests/"
 	mkdir -p "$root/wp/share"
 	cp "$top"/share/wp-records.schema.json "$root/wp/share/"
 	cp -r "$top"/tests/live "$root/wp/tests/"
