@@ -99,7 +99,9 @@ kernel_watchpoints() {
 	watch_wait
 	kill "$TPID"
 	assert_equal "$WSTATUS" 0
-	assert_equal "$(obs .counts_are_lower_bound)" false
+	# once a lower bound under a loaded host's two guests: why, said
+	[ "$(obs .counts_are_lower_bound)" = false ] ||
+		fail "a lower bound: $(jq -c '{lost_events, thread_coverage, stop_reason, targets}' <<< "$OBS")"
 	assert_equal "$(obs '.targets[0].counted')" "$(hits)"
 	# in the order they were made (perf's rings, one a CPU, are read
 	# one after another)
