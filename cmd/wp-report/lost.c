@@ -42,6 +42,24 @@ adder(const struct rsite *s, uint64_t mask)
 	    (s->dcand & mask) != 0;
 }
 
+/*
+ * Whether updates were lost between from and to, writes adding up to
+ * sum: what is missing is of sum's sign and no more than sum (a value
+ * that moved further than its writes add up, or the other way, was
+ * not left short by overwritten updates: its writers are not the
+ * adders they seemed, such as threads each storing its own count).
+ */
+static int
+short_of(uint64_t from, uint64_t to, uint64_t sum, int64_t len)
+{
+	uint64_t mask = mask_of(len);
+	int64_t less = signed_of((from + sum - to) & mask, len);
+	int64_t all = signed_of(sum & mask, len);
+
+	return less != 0 && (all > 0 ? less > 0 && less <= all :
+	    less < 0 && less >= all);
+}
+
 static void
 found(struct rlost *l, int whole, uint64_t off, int64_t len,
     uint64_t writes, uint64_t from, uint64_t to, uint64_t sum)
@@ -90,7 +108,7 @@ fields_lost(const struct rtarget *t, struct rlost *a)
 			n += s->dvoted;
 		}
 		if (!ok || n != fd->stores - 1 ||
-		    ((fd->first + sum - fd->prev) & mask) == 0)
+		    !short_of(fd->first, fd->prev, sum, fd->len))
 			continue;
 		found(&a[nl++], 0, fd->off, fd->len, n, fd->first, fd->prev,
 		    sum);
@@ -123,7 +141,7 @@ report_lost(const struct report *r, const struct rtarget *t,
 			return -1;
 		sum += t->sorted[i]->hits * t->sorted[i]->dcand;
 	}
-	if (((init + sum - last) & mask_of(len)) == 0)
+	if (!short_of(init, last, sum, len))
 		return 0;
 	found(&a[0], 1, 0, len, t->hits, init, last, sum);
 	return 1;
