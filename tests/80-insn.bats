@@ -394,11 +394,7 @@ done"
 	assert_equal "$(obs .stop_reason)" signal
 	assert_equal "$(code_at "$TPID" "$add" 6) $(code_at "$TPID" "$plain" 4)" "$want"
 	kill -USR1 "$TPID"
-	st=0
-	wait "$TPID" || st=$?
-	assert_equal "$st" 0
-	assert_equal "$(tail -n 2 "$TOUT")" "18000 18000 18000 18000 18000 18000 18000 18000
-done"
+	target_ends "18000 18000 18000 18000 18000 18000 18000 18000"
 }
 
 @test "wp-arm ptrace: wp-arm stopped (SIGTERM), armed or mid-loop: the code bytes back as they were, the target runs on to its own counts" {
@@ -414,11 +410,7 @@ done"
 	assert_equal "$(obs .stop_reason)" signal
 	assert_equal "$(code_at "$TPID" "$site" 6)" "$want"
 	kill -USR1 "$TPID"
-	local st=0
-	wait "$TPID" || st=$?
-	assert_equal "$st" 0
-	assert_equal "$(tail -n 2 "$TOUT")" "18000 18000 18000 18000 18000 18000 18000 18000
-done"
+	target_ends "18000 18000 18000 18000 18000 18000 18000 18000"
 	# stopped while the threads trap there: none is left at an int3
 	start_target insn-lock -r 3000
 	watch_start --insn wpt_lock_add -- -d 60s
@@ -429,11 +421,7 @@ done"
 	assert_equal "$WSTATUS" 0
 	assert_equal "$(obs .stop_reason)" signal
 	(( $(obs '.uprobe.sites[0].executions') > 0 ))
-	st=0
-	wait "$TPID" || st=$?
-	assert_equal "$st" 0
-	assert_equal "$(tail -n 2 "$TOUT")" "18000 18000 18000 18000 18000 18000 18000 18000
-done"
+	target_ends "18000 18000 18000 18000 18000 18000 18000 18000"
 }
 
 # xol_pages PID: the anonymous one-page r-x mappings of PID (the site
@@ -472,11 +460,7 @@ xol_pages() {
 	assert_equal "$(xol_pages "$TPID")" "$before"
 	assert_equal "$(code_at "$TPID" "$(tinfo add)" 6)" "$want"
 	kill -USR1 "$TPID"
-	local st=0
-	wait "$TPID" || st=$?
-	assert_equal "$st" 0
-	assert_equal "$(tail -n 2 "$TOUT")" "120 120 120 120 120 120 120 120
-done"
+	target_ends "120 120 120 120 120 120 120 120"
 }
 
 @test "wp-arm ptrace: a rep stosq counted per element, up and down (DF), forced (--backend ptrace): each element exact, the target's output as unwatched" {
@@ -594,11 +578,7 @@ done"
 	assert_equal "$(jq -s -r 'map(select(.type=="access")) | map([.addr, .writes] | map(tostring) | join(" ")) | join(",")' "$WOUT")" "$(tinfo counters) 1"
 	assert_contract "$WOUT"
 	kill -CONT "$TPID"
-	local st=0
-	wait "$TPID" || st=$?
-	assert_equal "$st" 0
-	assert_equal "$(tail -n 2 "$TOUT")" "120 120 120 120 120 120 120 120
-done"
+	target_ends "120 120 120 120 120 120 120 120"
 }
 
 @test "wp-arm --stop --if: auto takes ptrace, stopped at the first execution that matches (addr), not run" {
@@ -616,11 +596,7 @@ done"
 	assert_equal "$(code_at "$TPID" "$third" 8)" 0000000000000000
 	assert_equal "$(jq -s -r --arg a "$third" 'map(select(.type=="access" and .addr==$a)) | map([.writes, .matched] | map(tostring) | join(" ")) | join(",")' "$WOUT")" "1 1"
 	kill -CONT "$TPID"
-	local st=0
-	wait "$TPID" || st=$?
-	assert_equal "$st" 0
-	assert_equal "$(tail -n 2 "$TOUT")" "120 120 120 120 120 120 120 120
-done"
+	target_ends "120 120 120 120 120 120 120 120"
 }
 
 @test "wp-arm ptrace --stop: a lock add in one thread, stopped before its first execution, the counter 0; SIGCONT runs it on to 5" {
@@ -643,9 +619,5 @@ done"
 	assert_equal "$(grep -cE "^wp-arm: the first matching execution: pid $TPID thread $tid at [^ ]+, the instruction at $site not run yet\$" "$BATS_TEST_TMPDIR/err")" 1
 	assert_equal "$(grep -c "^    gdb -p $TPID\$" "$BATS_TEST_TMPDIR/err")" 1
 	kill -CONT "$TPID"
-	st=0
-	wait "$TPID" || st=$?
-	assert_equal "$st" 0
-	assert_equal "$(tail -n 2 "$TOUT")" "120 120 120 120 120 120 120 120
-done"
+	target_ends "120 120 120 120 120 120 120 120"
 }

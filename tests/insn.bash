@@ -43,6 +43,16 @@ regex_quote() {
 	sed 's/[][\.*^$()+?{}|]/\\&/g' <<< "$1"
 }
 
+# target_ends LAST: the target exits 0, its last lines LAST and "done",
+# as it ends unwatched
+target_ends() {
+	local st=0
+	wait "$TPID" || st=$?
+	assert_equal "$st" 0
+	assert_equal "$(tail -n 2 "$TOUT")" "$1
+done"
+}
+
 # The scenarios each backend that counts sites runs: scenario_insn_NAME
 # BACKEND ARG..., BACKEND the armed record's backend, ARG... wp-arm's
 # options (--backend WORD).
